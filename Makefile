@@ -1,0 +1,76 @@
+# The two commands: `make run` serves the configurator, `make test` checks
+# everything. Both install what is missing (Go modules, the pinned npm
+# packages, and, for browser tests as root, Debian's chromium).
+
+GO          ?= go
+BIN         := $(CURDIR)/bin
+STATICCHECK := $(BIN)/staticcheck
+# staticcheck 2026.2.2
+STATICCHECK_VERSION := v0.8.2
+HTMX        := frontend/static/vendor/htmx.min.js
+ADDR        ?= 127.0.0.1:8080
+FUZZTIME    ?= 10s
+
+.PHONY: run test deps frontend chromium check-fmt vet lint unit fuzz-short fuzz bench bench-full soak
+
+run: deps
+	@echo "Serving the N-Queens configurator on http://$(ADDR)/"
+	$(GO) run ./cmd/web -addr $(ADDR)
+
+test: deps check-fmt vet lint chromium unit fuzz-short
+
+deps: frontend
+	$(GO) mod download
+
+# The front-end packages come from npm, pinned in frontend/package-lock.json,
+# and are copied beside the other static files so go:embed puts them in the
+# binary.
+frontend: $(HTMX)
+$(HTMX): frontend/package.json frontend/package-lock.json
+	cd frontend && npm ci --no-audit --no-fund --loglevel=error
+	mkdir -p $(dir $(HTMX))
+	cp frontend/node_modules/htmx.org/dist/htmx.min.js $(HTMX)
+	cp frontend/node_modules/htmx-ext-sse/dist/sse.min.js $(dir $(HTMX))
+	touch $(HTMX)
+
+# Browser tests drive Debian's chromium. As root it is installed when
+# missing; otherwise the browser tests skip with a loud message.
+chromium:
+	@if ! command -v chromium >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ]; then \
+			echo "installing chromium for the browser tests"; \
+			(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || \
+			echo "WARNING: could not install chromium; browser tests will be SKIPPED"; \
+		else \
+			echo "WARNING: chromium is missing and this is not root: browser tests will be SKIPPED"; \
+		fi; \
+	fi
+
+check-fmt:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './frontend/node_modules/*')); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+$(STATICCHECK):
+	GOBIN=$(BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+lint: $(STATICCHECK)
+	$(STATICCHECK) ./...
+
+unit:
+	$(GO) test -race -timeout 12m ./...
+
+# Each fuzz target runs briefly in `make test`, longer in `make fuzz`.
+FUZZ_TARGETS = $(shell grep -rl --include='*_test.go' '^func Fuzz' . | grep -v node_modules | xargs -r dirname | sort -u)
+fuzz-short:
+	@for d in $(FUZZ_TARGETS); do \
+		for f in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$d/*_test.go | sed 's/func //'); do \
+			echo "fuzz $$d $$f ($(FUZZTIME))"; \
+			$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$d || exit 1; \
+		done; \
+	done
+
+fuzz:
+	$(MAKE) fuzz-short FUZZTIME=2m

@@ -1,0 +1,137 @@
+package configurator
+
+import (
+	"context"
+	"errors"
+	"math/big"
+	"math/rand/v2"
+	"time"
+)
+
+// Backend is a decision procedure for models: it compiles a model once into
+// a Space that then answers every question about placements on that board.
+type Backend interface {
+	// Name is the backend's short name, as users type it: "bdd", "sat".
+	Name() string
+	// Compile prepares the model. It honours ctx, and a model beyond the
+	// backend's limits fails with an error that errors.Is(err, ErrTooLarge)
+	// recognises.
+	Compile(ctx context.Context, m *Model) (Space, error)
+}
+
+// Space is a compiled model. It is immutable and safe for concurrent use:
+// many requests query one Space at once.
+//
+// Every method takes the user's queens, which the caller has checked with
+// Model.Check (on the board, no duplicates). Optional capabilities are
+// separate interfaces (Sampler, Marginaler, Diagrammer, Sizer) discovered
+// by type assertion, as io.WriterTo is.
+type Space interface {
+	// Model is the model the space was compiled from.
+	Model() *Model
+	// Analyze classifies every cell under the placement. A placement that
+	// no solution contains gives an error wrapping ErrNoSolution.
+	Analyze(ctx context.Context, queens []Cell) (*Analysis, error)
+	// Satisfiable reports whether some solution has a queen on every cell
+	// of with and none on any cell of without.
+	Satisfiable(ctx context.Context, with, without []Cell) (bool, error)
+	// Solve returns the queens of one solution that contains all of
+	// queens, or an error wrapping ErrNoSolution.
+	Solve(ctx context.Context, queens []Cell) ([]Cell, error)
+}
+
+// Sampler is a Space that draws solutions uniformly at random.
+type Sampler interface {
+	// Sample returns a solution containing queens, each such solution
+	// equally likely.
+	Sample(ctx context.Context, queens []Cell, rng *rand.Rand) ([]Cell, error)
+}
+
+// Marginaler is a Space that counts, for every cell, the solutions that
+// hold the placement and a queen on that cell: the data of a heat map.
+type Marginaler interface {
+	// Marginals returns one count per variable (row-major).
+	Marginals(ctx context.Context, queens []Cell) ([]*big.Int, error)
+}
+
+// Diagrammer is a Space that can draw itself restricted to a placement.
+type Diagrammer interface {
+	// Diagram returns the Graphviz DOT text of the diagram restricted to
+	// queens (their cells true, the rest of their ranks false) and its node
+	// count. Above maxNodes it returns no text, only the count.
+	Diagram(ctx context.Context, queens []Cell, maxNodes int) (dot string, nodes int, err error)
+}
+
+// Sizer is a Space that knows how much memory it holds, for caches bounded
+// in bytes.
+type Sizer interface {
+	Bytes() int64
+}
+
+// State is what the configurator shows on a cell.
+type State uint8
+
+const (
+	// Free: empty, and some remaining solution puts a queen here.
+	Free State = iota
+	// Blocked: no remaining solution puts a queen here.
+	Blocked
+	// Queen: the user put a queen here.
+	Queen
+	// Forced: every remaining solution puts a queen here, and the user has
+	// not; the configurator places it.
+	Forced
+)
+
+var stateNames = [...]string{Free: "free", Blocked: "blocked", Queen: "queen", Forced: "forced"}
+
+func (s State) String() string {
+	if int(s) < len(stateNames) {
+		return stateNames[s]
+	}
+	return "State(?)"
+}
+
+// Analysis is the configurator's view of a placement.
+type Analysis struct {
+	N     int
+	Cells []State // row-major: Cells[Row*N+Col]
+	// Solutions counts the solutions that hold the placement; nil when the
+	// backend does not count. AtLeast marks it as a lower bound (a
+	// counting cap was hit).
+	Solutions *big.Int
+	AtLeast   bool
+	// Elapsed is how long the backend took to answer.
+	Elapsed time.Duration
+}
+
+// At is the state of cell c.
+func (a *Analysis) At(c Cell) State { return a.Cells[c.Row*a.N+c.Col] }
+
+// In lists the cells in state s, row-major.
+func (a *Analysis) In(s State) []Cell {
+	var cells []Cell
+	for i, st := range a.Cells {
+		if st == s {
+			cells = append(cells, Cell{i / a.N, i % a.N})
+		}
+	}
+	return cells
+}
+
+// Errors of the session logic and the backends.
+var (
+	// ErrNoSolution: no solution holds the queens placed.
+	ErrNoSolution = errors.New("no solution holds these queens")
+	// ErrBlocked: a placement on a cell that no remaining solution uses.
+	ErrBlocked = errors.New("cell is blocked")
+	// ErrOccupied: a placement on a cell that already holds a queen.
+	ErrOccupied = errors.New("cell already holds a queen")
+	// ErrNoQueen: a removal from a cell without a user queen.
+	ErrNoQueen = errors.New("no queen of yours on that cell")
+	// ErrNotExplained: Why? or Make room on a cell that needs no reason.
+	ErrNotExplained = errors.New("cell is neither blocked nor forced")
+	// ErrTooLarge: the request exceeds a backend's limits (board size,
+	// node budget).
+	ErrTooLarge = errors.New("too large for this backend")
+)

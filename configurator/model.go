@@ -1,0 +1,271 @@
+// Package configurator holds the N-Queens model, the Backend interface that
+// decision procedures implement, and the session logic of the interactive
+// configurator (place, remove, explain, make room, complete).
+//
+// The rules of N-Queens are written once, in Model, as data: every backend
+// compiles the same list of constraints, so a bug in the rules shows in all
+// backends at once and the independent oracle of the cross-check catches it.
+package configurator
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+)
+
+// MaxN is the largest board any model may describe. Backends have lower
+// limits of their own; this one only keeps a hostile request from allocating
+// an absurd board.
+const MaxN = 1000
+
+// Kind says how many queens a constraint's cells may hold.
+type Kind uint8
+
+const (
+	// ExactlyOne: one queen on the line, no more, no fewer (the rows).
+	ExactlyOne Kind = iota
+	// AtMostOne: no two queens on the line (columns and diagonals).
+	AtMostOne
+)
+
+// Constraint is one line of the board together with what it demands.
+type Constraint struct {
+	Kind  Kind
+	Name  string // for people: "row 3", "file c", "diagonal a1-h8"
+	Cells []Cell // in row-major order
+}
+
+// Model is the N-Queens problem on an N×N board: a Boolean variable per cell
+// ("a queen stands here"), numbered row-major (Var), the constraints over
+// them, and the variable order decision diagrams use. A Model is immutable.
+type Model struct {
+	n           int
+	order       Order
+	constraints []Constraint
+	level       []int32   // variable -> position in the order
+	atLevel     []int32   // position in the order -> variable
+	lines       [][]int32 // variable -> indices of the constraints it is in
+}
+
+// New returns the N-Queens model of an n×n board with the given variable
+// order: exactly one queen per row, at most one per column, per diagonal and
+// per anti-diagonal.
+func New(n int, order Order) (*Model, error) {
+	if n < 1 || n > MaxN {
+		return nil, fmt.Errorf("board size %d: %w", n, ErrSize)
+	}
+	var cs []Constraint
+	for r := range n {
+		c := Constraint{Kind: ExactlyOne, Name: fmt.Sprintf("rank %d", r+1)}
+		for col := range n {
+			c.Cells = append(c.Cells, Cell{r, col})
+		}
+		cs = append(cs, c)
+	}
+	for col := range n {
+		c := Constraint{Kind: AtMostOne, Name: "file " + FileName(col)}
+		for r := range n {
+			c.Cells = append(c.Cells, Cell{r, col})
+		}
+		cs = append(cs, c)
+	}
+	// Diagonals keep r-c constant, anti-diagonals r+c; lines of one cell
+	// constrain nothing and are left out.
+	for d := -(n - 2); d <= n-2; d++ {
+		var cells []Cell
+		for r := range n {
+			if col := r - d; col >= 0 && col < n {
+				cells = append(cells, Cell{r, col})
+			}
+		}
+		cs = append(cs, Constraint{Kind: AtMostOne, Name: "diagonal " + cells[0].String() + "-" + cells[len(cells)-1].String(), Cells: cells})
+	}
+	for s := 1; s <= 2*n-3; s++ {
+		var cells []Cell
+		for r := range n {
+			if col := s - r; col >= 0 && col < n {
+				cells = append(cells, Cell{r, col})
+			}
+		}
+		cs = append(cs, Constraint{Kind: AtMostOne, Name: "anti-diagonal " + cells[0].String() + "-" + cells[len(cells)-1].String(), Cells: cells})
+	}
+	return Custom(n, order, cs)
+}
+
+// Custom returns a model of an n×n board with the given constraints instead
+// of the N-Queens rules. The cross-check uses it to plant faults (a model
+// missing a line) and prove that the suite notices.
+func Custom(n int, order Order, constraints []Constraint) (*Model, error) {
+	if n < 1 || n > MaxN {
+		return nil, fmt.Errorf("board size %d: %w", n, ErrSize)
+	}
+	m := &Model{n: n, order: order, constraints: constraints, lines: make([][]int32, n*n)}
+	for i, c := range constraints {
+		for _, cell := range c.Cells {
+			if !m.Contains(cell) {
+				return nil, fmt.Errorf("constraint %q: cell %v: %w", c.Name, cell, ErrOffBoard)
+			}
+			v := m.Var(cell)
+			m.lines[v] = append(m.lines[v], int32(i))
+		}
+	}
+	var err error
+	if m.atLevel, err = order.permutation(n); err != nil {
+		return nil, err
+	}
+	m.level = make([]int32, n*n)
+	for l, v := range m.atLevel {
+		m.level[v] = int32(l)
+	}
+	return m, nil
+}
+
+// N is the board size.
+func (m *Model) N() int { return m.n }
+
+// Order is the variable order of the model.
+func (m *Model) Order() Order { return m.order }
+
+// Constraints returns the model's constraints; callers must not modify them.
+func (m *Model) Constraints() []Constraint { return m.constraints }
+
+// Vars is the number of variables, N*N.
+func (m *Model) Vars() int { return m.n * m.n }
+
+// Var is the variable of a cell: Row*N + Col.
+func (m *Model) Var(c Cell) int { return c.Row*m.n + c.Col }
+
+// Cell is the cell of variable v.
+func (m *Model) Cell(v int) Cell { return Cell{v / m.n, v % m.n} }
+
+// Level is the position of variable v in the variable order (0 = top).
+func (m *Model) Level(v int) int { return int(m.level[v]) }
+
+// VarAt is the variable at position l of the variable order.
+func (m *Model) VarAt(l int) int { return int(m.atLevel[l]) }
+
+// Contains reports whether c is on the board.
+func (m *Model) Contains(c Cell) bool {
+	return c.Row >= 0 && c.Row < m.n && c.Col >= 0 && c.Col < m.n
+}
+
+// Attacks reports whether queens on a and b would break a constraint: two
+// distinct cells on a common line. It is derived from the constraints, so a
+// custom model attacks exactly as it constrains.
+func (m *Model) Attacks(a, b Cell) bool {
+	if a == b {
+		return false
+	}
+	for _, i := range m.lines[m.Var(a)] {
+		for _, j := range m.lines[m.Var(b)] {
+			if i == j {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Check validates a placement of queens for this board: every cell on the
+// board, no cell twice. It does not check that a solution holds them all:
+// that is a question for a backend.
+func (m *Model) Check(queens []Cell) error {
+	seen := make(map[Cell]bool, len(queens))
+	for _, q := range queens {
+		if !m.Contains(q) {
+			return fmt.Errorf("queen %v on a %d×%d board: %w", q, m.n, m.n, ErrOffBoard)
+		}
+		if seen[q] {
+			return fmt.Errorf("queen %v: %w", q, ErrDuplicate)
+		}
+		seen[q] = true
+	}
+	return nil
+}
+
+// Order is a variable order for decision diagrams. It changes nothing about
+// the solutions, only the size of a diagram that represents them.
+type Order uint8
+
+const (
+	// RowMajor orders cells rank by rank, file by file: a1, b1, ..., a2, ...
+	RowMajor Order = iota
+	// ColMajor orders cells file by file: a1, a2, ..., b1, ...
+	ColMajor
+	// Diagonal orders cells by anti-diagonal (Row+Col), then by row.
+	Diagonal
+	// MiddleOut orders whole ranks from the middle of the board outwards,
+	// each rank file by file.
+	MiddleOut
+)
+
+var orderNames = [...]string{RowMajor: "row", ColMajor: "col", Diagonal: "diag", MiddleOut: "middle"}
+
+// Orders lists every order, for menus and tests.
+func Orders() []Order { return []Order{RowMajor, ColMajor, Diagonal, MiddleOut} }
+
+// String is the order's name as ParseOrder accepts it.
+func (o Order) String() string {
+	if int(o) < len(orderNames) {
+		return orderNames[o]
+	}
+	return fmt.Sprintf("Order(%d)", uint8(o))
+}
+
+// ParseOrder parses an order name: row, col, diag or middle.
+func ParseOrder(s string) (Order, error) {
+	for o, name := range orderNames {
+		if s == name {
+			return Order(o), nil
+		}
+	}
+	return 0, fmt.Errorf("order %q: %w", s, ErrOrder)
+}
+
+// permutation lists the variables of an n×n board in order o.
+func (o Order) permutation(n int) ([]int32, error) {
+	vars := make([]int32, 0, n*n)
+	for v := range n * n {
+		vars = append(vars, int32(v))
+	}
+	row := func(v int32) int { return int(v) / n }
+	col := func(v int32) int { return int(v) % n }
+	var less func(a, b int32) bool
+	switch o {
+	case RowMajor:
+		return vars, nil
+	case ColMajor:
+		less = func(a, b int32) bool { return col(a) < col(b) || col(a) == col(b) && row(a) < row(b) }
+	case Diagonal:
+		less = func(a, b int32) bool {
+			da, db := row(a)+col(a), row(b)+col(b)
+			return da < db || da == db && row(a) < row(b)
+		}
+	case MiddleOut:
+		// Ranks by distance from the middle of the board; of two ranks
+		// equally far, the upper one comes first.
+		dist := func(v int32) int {
+			d := 2*row(v) - (n - 1)
+			if d < 0 {
+				return -2*d + 1
+			}
+			return 2 * d
+		}
+		less = func(a, b int32) bool {
+			return dist(a) < dist(b) || dist(a) == dist(b) && a < b
+		}
+	default:
+		return nil, fmt.Errorf("%v: %w", o, ErrOrder)
+	}
+	sort.Slice(vars, func(i, j int) bool { return less(vars[i], vars[j]) })
+	return vars, nil
+}
+
+// Errors of input validation. Handlers map them to statuses; errors.Is
+// recognises them through any wrapping.
+var (
+	ErrSize      = errors.New("board size out of range")
+	ErrOrder     = errors.New("unknown variable order (want row, col, diag or middle)")
+	ErrOffBoard  = errors.New("cell is off the board")
+	ErrDuplicate = errors.New("queen placed twice")
+)
