@@ -134,4 +134,6 @@ var (
 	// ErrTooLarge: the request exceeds a backend's limits (board size,
 	// node budget).
 	ErrTooLarge = errors.New("too large for this backend")
+	// ErrBusy: the backend's queue is full; try again shortly.
+	ErrBusy = errors.New("backend busy, try again shortly")
 )
