@@ -12,11 +12,29 @@
 // so 20 bytes a node before the operation caches. A Manager never grows past
 // its budget: an operation that would returns an error that
 // errors.Is(err, ErrNodeLimit) recognises, and the Manager stays usable.
+//
+// The operations (And, Or, ITE, Restrict, ...) share a lossy computed cache
+// of 16-byte entries, allocated by the first operation and kept at one entry
+// per four bucket heads. The budget charges every node the worst case of all
+// three: 16 bytes of store, up to 8 of bucket heads (the table has just
+// doubled) and up to 8 of cache, so budget/32 nodes; typically a node costs
+// 24 to 28 bytes. Growing a slice briefly holds its old copy as well.
+// Compact (garbage collection by compaction) frees the nodes no root reaches.
+//
+// Node ids are topological: a node's children always have smaller ids than
+// the node (MakeNode can only refer to nodes that exist, and Compact keeps
+// the relative order). The read-only queries rely on it: the diagram of a
+// root n lies within the ids 0..n, so they sweep flat slices bottom-up by
+// increasing id and top-down by decreasing id, in time linear in n, which
+// is the size of the diagram when n was the last node made or the only root
+// kept by Compact.
 package bdd
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"sync"
 )
 
 // Node is a node of a Manager: 0 is the constant false, 1 the constant true,
@@ -38,10 +56,15 @@ type node struct {
 	level, lo, hi, next uint32
 }
 
-// nodeBytes is what a node costs: its 16 bytes in the store and a 4-byte
-// bucket head (the bucket array is kept at most as long as the store's
-// capacity).
-const nodeBytes = 20
+// nodeBytes is what the budget charges a node: its 16 bytes in the store,
+// at most two 4-byte bucket heads (the bucket array is a power of two at
+// most twice the node limit) and at most half a 16-byte cache entry (the
+// cache has a quarter as many entries as the bucket array).
+const nodeBytes = 32
+
+// maxIDs bounds node ids below the operation tags of the computed cache
+// (cache.go), which must never be taken for nodes.
+const maxIDs = opFirst
 
 // ErrNodeLimit reports that an operation needed more nodes than the
 // Manager's budget allows.
@@ -56,12 +79,25 @@ type Manager struct {
 	nodes    []node
 	buckets  []uint32 // heads of the unique table's chains; length a power of two
 	maxNodes int
+
+	cache opCache // computed table of the operations; empty until the first
+	gen   uint32  // tag of the current Restrict or Exists call in the cache
+
+	// ctx, when set (during CompileApply), is polled every few thousand
+	// recursive steps of an operation, counted by steps, so that a long
+	// conjunction can be cancelled.
+	ctx   context.Context
+	steps uint32
+
+	// scratch holds *scratch values: per-call work space of the read-only
+	// queries, which must not write to the Manager.
+	scratch sync.Pool
 }
 
 // NewManager returns a Manager over vars variables whose nodes take at most
 // budget bytes (a budget <= 0 means no limit beyond the 32-bit ids).
 func NewManager(vars int, budget int64) *Manager {
-	maxNodes := int64(1<<32 - 1)
+	maxNodes := int64(maxIDs)
 	if budget > 0 && budget/nodeBytes < maxNodes {
 		maxNodes = budget / nodeBytes
 	}
@@ -82,10 +118,14 @@ func (m *Manager) Vars() int { return m.vars }
 // Size is the number of nodes in the store, terminals included.
 func (m *Manager) Size() int { return len(m.nodes) }
 
-// Bytes is the memory the store and the unique table hold.
+// Bytes is the memory the store, the unique table and the operation cache
+// hold.
 func (m *Manager) Bytes() int64 {
-	return int64(cap(m.nodes))*16 + int64(len(m.buckets))*4
+	return int64(cap(m.nodes))*16 + int64(len(m.buckets))*4 + m.cache.bytes()
 }
+
+// MaxNodes is the most nodes, terminals included, the budget allows.
+func (m *Manager) MaxNodes() int { return m.maxNodes }
 
 // Level is the level of n's variable; terminals are at level Vars().
 func (m *Manager) Level(n Node) int { return int(m.nodes[n].level) }
@@ -124,6 +164,9 @@ func (m *Manager) MakeNode(level int, lo, hi Node) (Node, error) {
 	if len(m.nodes) >= m.maxNodes {
 		return False, fmt.Errorf("%d nodes: %w", m.maxNodes, ErrNodeLimit)
 	}
+	if len(m.nodes) == cap(m.nodes) {
+		m.grow()
+	}
 	id := uint32(len(m.nodes))
 	m.nodes = append(m.nodes, node{level: l, lo: uint32(lo), hi: uint32(hi), next: m.buckets[b]})
 	m.buckets[b] = id
@@ -133,8 +176,24 @@ func (m *Manager) MakeNode(level int, lo, hi Node) (Node, error) {
 	return Node(id), nil
 }
 
-// rehash rebuilds the unique table with size buckets (a power of two).
+// grow enlarges the store's capacity, never past the node limit, so that
+// the budget bounds the capacity and not only the length.
+func (m *Manager) grow() {
+	c := cap(m.nodes)
+	n := 2 * c
+	if c >= 1<<20 {
+		n = c + c/2
+	}
+	n = min(n, m.maxNodes)
+	nodes := make([]node, len(m.nodes), n)
+	copy(nodes, m.nodes)
+	m.nodes = nodes
+}
+
+// rehash rebuilds the unique table with size buckets (a power of two), and
+// resizes the operation cache to match when there is one.
 func (m *Manager) rehash(size int) {
+	m.cache.resize(size / cacheRatio)
 	m.buckets = make([]uint32, size)
 	mask := uint32(size - 1)
 	for i := 2; i < len(m.nodes); i++ {

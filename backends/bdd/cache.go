@@ -1,0 +1,144 @@
+package bdd
+
+import "math/bits"
+
+// The computed cache remembers results of the operations. An entry is four
+// 32-bit words: the operands a, b, c and the result r. ITE stores its three
+// operands; the other operations store an operation tag in c, a value no
+// node id reaches (ids stay below maxIDs = opFirst):
+//
+//	And, Or, Xor, Imp:  a, b = operands       c = tag
+//	Not:                a = operand, b = 0    c = opNot
+//	Restrict, Exists:   a = operand, b = gen  c = tag
+//
+// Restrict and Exists depend on an argument besides the node (the
+// assignment, the quantified levels), so every call takes a fresh
+// generation number gen and finds only its own entries. An all-zero entry
+// reads as ITE(False, False, False) = False, which is true, so a cleared
+// cache needs no valid bits.
+const (
+	opFirst uint32 = 0xFFFF_FF00 + iota
+	opAnd
+	opOr
+	opXor
+	opImp
+	opNot
+	opRestrict
+	opExists
+)
+
+// cacheRatio is how many bucket heads of the unique table there are per
+// cache entry (see the memory figures in the package documentation).
+const cacheRatio = 4
+
+// minCache is the smallest cache, in entries.
+const minCache = 1 << 10
+
+type cacheEntry struct {
+	a, b, c, r uint32
+}
+
+// opCache is a direct-mapped, lossy computed table: a new entry overwrites
+// whatever shared its slot. Its length is zero (not yet allocated) or a
+// power of two.
+type opCache struct {
+	entries []cacheEntry
+	shift   uint8 // 64 - log2(len(entries))
+}
+
+func (c *opCache) bytes() int64 { return int64(len(c.entries)) * 16 }
+
+// alloc makes an empty cache of n entries (a power of two).
+func (c *opCache) alloc(n int) {
+	n = max(n, minCache)
+	c.entries = make([]cacheEntry, n)
+	c.shift = uint8(64 - bits.TrailingZeros(uint(n)))
+}
+
+// resize reallocates an existing cache to n entries; results are lost. A
+// cache not yet allocated stays so.
+func (c *opCache) resize(n int) {
+	if len(c.entries) == 0 || max(n, minCache) == len(c.entries) {
+		return
+	}
+	c.alloc(n)
+}
+
+// clear forgets every entry (Compact renumbers nodes).
+func (c *opCache) clear() { clear(c.entries) }
+
+func (c *opCache) slot(a, b, op uint32) *cacheEntry {
+	h := (uint64(a)*0x9E3779B97F4A7C15 + uint64(b)) * 0xC2B2AE3D27D4EB4F
+	h ^= uint64(op) * 0x165667B19E3779F9
+	return &c.entries[h>>c.shift]
+}
+
+func (c *opCache) lookup(a, b, op uint32) (uint32, bool) {
+	e := c.slot(a, b, op)
+	if e.a == a && e.b == b && e.c == op {
+		return e.r, true
+	}
+	return 0, false
+}
+
+func (c *opCache) store(a, b, op, r uint32) {
+	*c.slot(a, b, op) = cacheEntry{a, b, op, r}
+}
+
+// ensureCache allocates the cache at the first operation, sized to the
+// unique table.
+func (m *Manager) ensureCache() {
+	if len(m.cache.entries) == 0 {
+		m.cache.alloc(len(m.buckets) / cacheRatio)
+	}
+}
+
+// nextGen starts a Restrict or Exists call: a generation number that no
+// entry of the cache holds yet.
+func (m *Manager) nextGen() uint32 {
+	m.gen++
+	if m.gen == 0 { // wrapped: old entries could match again
+		m.cache.clear()
+		m.gen = 1
+	}
+	return m.gen
+}
+
+// tick counts a recursive step of an operation and, every 16384 steps,
+// polls the context of an interruptible build.
+func (m *Manager) tick() error {
+	m.steps++
+	if m.steps&(1<<14-1) == 0 && m.ctx != nil {
+		return m.ctx.Err()
+	}
+	return nil
+}
+
+// scratch is the work space of one read-only query, indexed by node id or
+// by level. Queries take one from the Manager's pool and give it back, so
+// that concurrent readers never share memory and repeated queries on a big
+// diagram do not allocate.
+type scratch struct {
+	u64a, u64b []uint64
+	bytes      []byte
+	words      []uint64 // bit sets
+	stack      []Node
+}
+
+func (m *Manager) getScratch() *scratch {
+	if s, ok := m.scratch.Get().(*scratch); ok {
+		return s
+	}
+	return new(scratch)
+}
+
+func (m *Manager) putScratch(s *scratch) { m.scratch.Put(s) }
+
+// resized returns s with length n, reusing its array when it is large
+// enough. The contents are not cleared.
+func resized[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}

@@ -1,0 +1,94 @@
+package bdd
+
+import "math/bits"
+
+// Compact collects garbage: it keeps only the nodes that the given roots
+// reach, renumbers them densely in their old order (so children keep
+// smaller ids than their parents, and canonicity holds), rebuilds the
+// unique table and clears the operation cache. It returns the roots'
+// new ids, in the order given. Every other Node of m is invalid afterwards.
+//
+// Compaction rather than a free list keeps node ids topological and the
+// store a dense prefix of its slice, which the read-only sweeps need. It
+// works in place, with one mark bit and a rank counter per 64 nodes of
+// extra memory. When the survivors fill less than a quarter of the store's
+// capacity, the store and the table shrink to fit, returning memory.
+func (m *Manager) Compact(roots ...Node) []Node {
+	return m.compact(2, roots)
+}
+
+// compact is Compact sparing every node below base: those keep their ids
+// whatever the roots, so a build that started at base can collect its own
+// garbage without invalidating nodes its caller holds.
+func (m *Manager) compact(base int, roots []Node) []Node {
+	n := len(m.nodes)
+	out := make([]Node, len(roots))
+	copy(out, roots)
+	if base >= n {
+		return out
+	}
+	words := (n + 63) / 64
+	mark := make([]uint64, words)
+	for _, r := range roots {
+		if int(r) >= base {
+			mark[r/64] |= 1 << (r % 64)
+		}
+	}
+	// Parents have larger ids than their children: one sweep downwards
+	// marks everything reachable.
+	for i := n - 1; i >= base; i-- {
+		if mark[i/64]&(1<<(i%64)) == 0 {
+			continue
+		}
+		nd := &m.nodes[i]
+		if int(nd.lo) >= base {
+			mark[nd.lo/64] |= 1 << (nd.lo % 64)
+		}
+		if int(nd.hi) >= base {
+			mark[nd.hi/64] |= 1 << (nd.hi % 64)
+		}
+	}
+	// rank[w] counts the marked nodes in words before w: a marked node's
+	// new id is base plus the marked nodes below it.
+	rank := make([]uint32, words)
+	var total uint32
+	for w := range mark {
+		if w*64+63 < base {
+			continue
+		}
+		rank[w] = total
+		total += uint32(bits.OnesCount64(mark[w]))
+	}
+	newID := func(id uint32) uint32 {
+		if int(id) < base {
+			return id
+		}
+		w, b := id/64, id%64
+		return uint32(base) + rank[w] + uint32(bits.OnesCount64(mark[w]&(1<<b-1)))
+	}
+	j := base
+	for i := base; i < n; i++ {
+		if mark[i/64]&(1<<(i%64)) == 0 {
+			continue
+		}
+		nd := m.nodes[i]
+		m.nodes[j] = node{level: nd.level, lo: newID(nd.lo), hi: newID(nd.hi)}
+		j++
+	}
+	for k, r := range out {
+		out[k] = Node(newID(uint32(r)))
+	}
+	m.nodes = m.nodes[:j]
+	if j < cap(m.nodes)/4 && cap(m.nodes) > 1024 {
+		nodes := make([]node, j, max(2*j, 1024))
+		copy(nodes, m.nodes)
+		m.nodes = nodes
+	}
+	size := len(m.buckets)
+	for size > 1024 && size/2 >= j {
+		size /= 2
+	}
+	m.rehash(size)
+	m.cache.clear()
+	return out
+}

@@ -1,0 +1,424 @@
+package bdd
+
+import "fmt"
+
+// Assignment is a partial assignment of a Manager's variables, indexed by
+// level: 0 sets the variable false, 1 sets it true, and any other value
+// (Unassigned) leaves it free. A nil Assignment assigns nothing; any other
+// must have length Vars(), or the method given it panics.
+type Assignment []int8
+
+// Unassigned marks a free variable in an Assignment.
+const Unassigned int8 = -1
+
+// NewAssignment returns an Assignment of m's variables with every variable
+// free.
+func (m *Manager) NewAssignment() Assignment {
+	a := make(Assignment, m.vars)
+	for i := range a {
+		a[i] = Unassigned
+	}
+	return a
+}
+
+// check panics when a does not fit m.
+func (m *Manager) check(a Assignment) {
+	if a != nil && len(a) != m.vars {
+		panic(fmt.Sprintf("bdd: assignment of %d variables for a manager of %d", len(a), m.vars))
+	}
+}
+
+// The operations below build nodes: they are not safe for concurrent use.
+// Each returns the canonical node of its result, or an error wrapping
+// ErrNodeLimit when the budget runs out midway; the nodes made before that
+// stay valid and the Manager usable (Compact reclaims them).
+
+// Not returns the negation of f.
+func (m *Manager) Not(f Node) (Node, error) {
+	m.ensureCache()
+	r, err := m.not(f)
+	if err != nil {
+		return False, fmt.Errorf("bdd not: %w", err)
+	}
+	return r, nil
+}
+
+// And returns the conjunction of f and g.
+func (m *Manager) And(f, g Node) (Node, error) { return m.binary("and", opAnd, f, g) }
+
+// Or returns the disjunction of f and g.
+func (m *Manager) Or(f, g Node) (Node, error) { return m.binary("or", opOr, f, g) }
+
+// Xor returns the exclusive or of f and g.
+func (m *Manager) Xor(f, g Node) (Node, error) { return m.binary("xor", opXor, f, g) }
+
+// Imp returns the implication f → g.
+func (m *Manager) Imp(f, g Node) (Node, error) { return m.binary("imp", opImp, f, g) }
+
+func (m *Manager) binary(name string, op uint32, f, g Node) (Node, error) {
+	m.ensureCache()
+	r, err := m.apply(op, f, g)
+	if err != nil {
+		return False, fmt.Errorf("bdd %s: %w", name, err)
+	}
+	return r, nil
+}
+
+// ITE returns if-then-else: (f ∧ g) ∨ (¬f ∧ h).
+func (m *Manager) ITE(f, g, h Node) (Node, error) {
+	m.ensureCache()
+	r, err := m.ite(f, g, h)
+	if err != nil {
+		return False, fmt.Errorf("bdd ite: %w", err)
+	}
+	return r, nil
+}
+
+// Restrict returns the cofactor of f by the partial assignment a: f with
+// every assigned variable replaced by its value. The result does not
+// depend on the assigned variables.
+func (m *Manager) Restrict(f Node, a Assignment) (Node, error) {
+	m.check(a)
+	deepest := -1
+	for l, v := range a {
+		if v == 0 || v == 1 {
+			deepest = l
+		}
+	}
+	if deepest < 0 {
+		return f, nil
+	}
+	m.ensureCache()
+	r, err := m.restrict(f, a, uint32(deepest), m.nextGen())
+	if err != nil {
+		return False, fmt.Errorf("bdd restrict: %w", err)
+	}
+	return r, nil
+}
+
+// Exists returns the existential quantification of f over the variables at
+// the given levels: f with each of them replaced by false, or by true.
+func (m *Manager) Exists(f Node, levels ...int) (Node, error) {
+	quant := make([]bool, m.vars)
+	deepest := -1
+	for _, l := range levels {
+		if l < 0 || l >= m.vars {
+			return False, fmt.Errorf("bdd exists: variable level %d of %d", l, m.vars)
+		}
+		quant[l] = true
+		deepest = max(deepest, l)
+	}
+	if deepest < 0 {
+		return f, nil
+	}
+	m.ensureCache()
+	r, err := m.exists(f, quant, uint32(deepest), m.nextGen())
+	if err != nil {
+		return False, fmt.Errorf("bdd exists: %w", err)
+	}
+	return r, nil
+}
+
+// cofactors returns f's children for the variable at level l: the node's
+// own children when f tests l, f itself twice when it lies below.
+func (m *Manager) cofactors(f Node, l uint32) (Node, Node) {
+	n := m.nodes[f]
+	if n.level == l {
+		return Node(n.lo), Node(n.hi)
+	}
+	return f, f
+}
+
+func (m *Manager) not(f Node) (Node, error) {
+	if f <= True {
+		return f ^ 1, nil
+	}
+	if r, ok := m.cache.lookup(uint32(f), 0, opNot); ok {
+		return Node(r), nil
+	}
+	if err := m.tick(); err != nil {
+		return False, err
+	}
+	n := m.nodes[f]
+	lo, err := m.not(Node(n.lo))
+	if err != nil {
+		return False, err
+	}
+	hi, err := m.not(Node(n.hi))
+	if err != nil {
+		return False, err
+	}
+	r, err := m.MakeNode(int(n.level), lo, hi)
+	if err != nil {
+		return False, err
+	}
+	m.cache.store(uint32(f), 0, opNot, uint32(r))
+	return r, nil
+}
+
+// apply computes a binary operation by Shannon expansion on the top
+// variable of its operands.
+func (m *Manager) apply(op uint32, f, g Node) (Node, error) {
+	switch op {
+	case opAnd:
+		switch {
+		case f == g || g == True:
+			return f, nil
+		case f == False || g == False:
+			return False, nil
+		case f == True:
+			return g, nil
+		}
+		if f > g { // commutative: one cache entry for both orders
+			f, g = g, f
+		}
+	case opOr:
+		switch {
+		case f == g || g == False:
+			return f, nil
+		case f == True || g == True:
+			return True, nil
+		case f == False:
+			return g, nil
+		}
+		if f > g {
+			f, g = g, f
+		}
+	case opXor:
+		switch {
+		case f == g:
+			return False, nil
+		case f == False:
+			return g, nil
+		case g == False:
+			return f, nil
+		case f == True:
+			return m.not(g)
+		case g == True:
+			return m.not(f)
+		}
+		if f > g {
+			f, g = g, f
+		}
+	case opImp:
+		switch {
+		case f == False || g == True || f == g:
+			return True, nil
+		case f == True:
+			return g, nil
+		case g == False:
+			return m.not(f)
+		}
+	}
+	if r, ok := m.cache.lookup(uint32(f), uint32(g), op); ok {
+		return Node(r), nil
+	}
+	if err := m.tick(); err != nil {
+		return False, err
+	}
+	l := min(m.nodes[f].level, m.nodes[g].level)
+	f0, f1 := m.cofactors(f, l)
+	g0, g1 := m.cofactors(g, l)
+	lo, err := m.apply(op, f0, g0)
+	if err != nil {
+		return False, err
+	}
+	hi, err := m.apply(op, f1, g1)
+	if err != nil {
+		return False, err
+	}
+	r, err := m.MakeNode(int(l), lo, hi)
+	if err != nil {
+		return False, err
+	}
+	m.cache.store(uint32(f), uint32(g), op, uint32(r))
+	return r, nil
+}
+
+func (m *Manager) ite(f, g, h Node) (Node, error) {
+	switch {
+	case f == True:
+		return g, nil
+	case f == False:
+		return h, nil
+	}
+	// ITE(f, f, h) = ITE(f, 1, h) and ITE(f, g, f) = ITE(f, g, 0).
+	if g == f {
+		g = True
+	}
+	if h == f {
+		h = False
+	}
+	switch {
+	case g == h:
+		return g, nil
+	case g == True && h == False:
+		return f, nil
+	case g == False && h == True:
+		return m.not(f)
+	case g == True:
+		return m.apply(opOr, f, h)
+	case h == False:
+		return m.apply(opAnd, f, g)
+	}
+	if r, ok := m.cache.lookup(uint32(f), uint32(g), uint32(h)); ok {
+		return Node(r), nil
+	}
+	if err := m.tick(); err != nil {
+		return False, err
+	}
+	l := min(m.nodes[f].level, m.nodes[g].level, m.nodes[h].level)
+	f0, f1 := m.cofactors(f, l)
+	g0, g1 := m.cofactors(g, l)
+	h0, h1 := m.cofactors(h, l)
+	lo, err := m.ite(f0, g0, h0)
+	if err != nil {
+		return False, err
+	}
+	hi, err := m.ite(f1, g1, h1)
+	if err != nil {
+		return False, err
+	}
+	r, err := m.MakeNode(int(l), lo, hi)
+	if err != nil {
+		return False, err
+	}
+	m.cache.store(uint32(f), uint32(g), uint32(h), uint32(r))
+	return r, nil
+}
+
+// restrict is Restrict below its checks: deepest is the deepest assigned
+// level, below which nothing changes.
+func (m *Manager) restrict(f Node, a Assignment, deepest, gen uint32) (Node, error) {
+	n := m.nodes[f]
+	if n.level > deepest { // terminals included: their level is vars
+		return f, nil
+	}
+	if r, ok := m.cache.lookup(uint32(f), gen, opRestrict); ok {
+		return Node(r), nil
+	}
+	if err := m.tick(); err != nil {
+		return False, err
+	}
+	var r Node
+	var err error
+	switch a[n.level] {
+	case 0:
+		r, err = m.restrict(Node(n.lo), a, deepest, gen)
+	case 1:
+		r, err = m.restrict(Node(n.hi), a, deepest, gen)
+	default:
+		var lo, hi Node
+		if lo, err = m.restrict(Node(n.lo), a, deepest, gen); err != nil {
+			return False, err
+		}
+		if hi, err = m.restrict(Node(n.hi), a, deepest, gen); err != nil {
+			return False, err
+		}
+		r, err = m.MakeNode(int(n.level), lo, hi)
+	}
+	if err != nil {
+		return False, err
+	}
+	m.cache.store(uint32(f), gen, opRestrict, uint32(r))
+	return r, nil
+}
+
+func (m *Manager) exists(f Node, quant []bool, deepest, gen uint32) (Node, error) {
+	n := m.nodes[f]
+	if n.level > deepest {
+		return f, nil
+	}
+	if r, ok := m.cache.lookup(uint32(f), gen, opExists); ok {
+		return Node(r), nil
+	}
+	if err := m.tick(); err != nil {
+		return False, err
+	}
+	lo, err := m.exists(Node(n.lo), quant, deepest, gen)
+	if err != nil {
+		return False, err
+	}
+	var r Node
+	if quant[n.level] && lo == True {
+		r = True // no need to look at the high branch
+	} else {
+		hi, err := m.exists(Node(n.hi), quant, deepest, gen)
+		if err != nil {
+			return False, err
+		}
+		if quant[n.level] {
+			r, err = m.apply(opOr, lo, hi)
+		} else {
+			r, err = m.MakeNode(int(n.level), lo, hi)
+		}
+		if err != nil {
+			return False, err
+		}
+	}
+	m.cache.store(uint32(f), gen, opExists, uint32(r))
+	return r, nil
+}
+
+// Extract copies the diagram of f restricted by a into a new Manager of the
+// same variables and the given budget, and returns it with the copy's root.
+// It only reads m, so, unlike Restrict, it is safe on a diagram that
+// concurrent readers share (to draw a restricted diagram, say).
+func (m *Manager) Extract(f Node, a Assignment, budget int64) (*Manager, Node, error) {
+	m.check(a)
+	dst := NewManager(m.vars, budget)
+	s := m.getScratch()
+	defer m.putScratch(s)
+	// memo[id] is 1 + the copy of node id, 0 before it is made.
+	memo := resized(s.u64a, int(f)+1)
+	s.u64a = memo
+	clear(memo)
+	var copyNode func(Node) (Node, error)
+	copyNode = func(n Node) (Node, error) {
+		if n <= True {
+			return n, nil
+		}
+		if c := memo[n]; c != 0 {
+			return Node(c - 1), nil
+		}
+		nd := m.nodes[n]
+		var r Node
+		var err error
+		switch v := assigned(a, nd.level); v {
+		case 0:
+			r, err = copyNode(Node(nd.lo))
+		case 1:
+			r, err = copyNode(Node(nd.hi))
+		default:
+			var lo, hi Node
+			if lo, err = copyNode(Node(nd.lo)); err != nil {
+				return False, err
+			}
+			if hi, err = copyNode(Node(nd.hi)); err != nil {
+				return False, err
+			}
+			r, err = dst.MakeNode(int(nd.level), lo, hi)
+		}
+		if err != nil {
+			return False, err
+		}
+		memo[n] = uint64(r) + 1
+		return r, nil
+	}
+	r, err := copyNode(f)
+	if err != nil {
+		return nil, False, fmt.Errorf("bdd extract: %w", err)
+	}
+	return dst, r, nil
+}
+
+// assigned is a's value at level l: 0, 1 or Unassigned.
+func assigned(a Assignment, l uint32) int8 {
+	if a == nil {
+		return Unassigned
+	}
+	if v := a[l]; v == 0 || v == 1 {
+		return v
+	}
+	return Unassigned
+}

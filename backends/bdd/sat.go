@@ -1,0 +1,248 @@
+package bdd
+
+import (
+	"iter"
+	"math/big"
+	"math/rand/v2"
+)
+
+// Solutions are []bool indexed by level, Vars() long: the value of every
+// variable. These methods only read the Manager.
+
+// AnySat returns an assignment of all variables that satisfies f and agrees
+// with a, or false when there is none. Free variables that f does not
+// decide are false. It visits each node at most once.
+func (m *Manager) AnySat(f Node, a Assignment) ([]bool, bool) {
+	v := m.view(a)
+	s := m.getScratch()
+	defer m.putScratch(s)
+	dead := bitset(s, int(f)+1)
+	x := v.initial()
+	// find reports whether some path from n to True agrees with the
+	// assignment, and writes the levels it tests into x. A node without
+	// such a path is marked dead, so no node is searched twice.
+	var find func(n Node) bool
+	find = func(n Node) bool {
+		if n <= True {
+			return n == True
+		}
+		if dead[n/64]&(1<<(n%64)) != 0 {
+			return false
+		}
+		nd := m.nodes[n]
+		val := v.val[nd.level]
+		if val != 1 && find(Node(nd.lo)) {
+			x[nd.level] = false
+			return true
+		}
+		if val != 0 && find(Node(nd.hi)) {
+			x[nd.level] = true
+			return true
+		}
+		dead[n/64] |= 1 << (n % 64)
+		return false
+	}
+	if !find(f) {
+		return nil, false
+	}
+	return x, true
+}
+
+// initial is the start of a solution: assigned variables at their value,
+// free ones false.
+func (v view) initial() []bool {
+	x := make([]bool, len(v.val))
+	for l, val := range v.val {
+		x[l] = val == 1
+	}
+	return x
+}
+
+// bitset returns a cleared bit set of n bits from s.
+func bitset(s *scratch, n int) []uint64 {
+	w := resized(s.words, (n+63)/64)
+	s.words = w
+	clear(w)
+	return w
+}
+
+// RandomSat returns an assignment of all variables drawn uniformly at
+// random from those that satisfy f and agree with a, or false when there
+// is none. It counts the solutions below every node (a sweep linear in f's
+// id), then walks down once, taking each branch with probability in
+// proportion to its count.
+func (m *Manager) RandomSat(f Node, a Assignment, rng *rand.Rand) ([]bool, bool) {
+	v := m.view(a)
+	s := m.getScratch()
+	defer m.putScratch(s)
+	cnt := m.countUp(f, v, s)
+	rootLevel := m.nodes[f].level
+	switch shl(cnt[f], v.free[rootLevel]) {
+	case 0:
+		return nil, false
+	case sat:
+		return m.randomSatBig(f, v, rng), true
+	}
+	x := v.initial()
+	v.randomFree(x, 0, rootLevel, rng)
+	for n := f; n > True; {
+		nd := m.nodes[n]
+		after := v.free[nd.level+1]
+		lc, hc := m.nodes[nd.lo].level, m.nodes[nd.hi].level
+		high := v.val[nd.level] == 1
+		if v.val[nd.level] == Unassigned {
+			wlo := shl(cnt[nd.lo], v.free[lc]-after)
+			whi := shl(cnt[nd.hi], v.free[hc]-after)
+			high = rng.Uint64N(wlo+whi) >= wlo
+		}
+		x[nd.level] = high
+		if high {
+			v.randomFree(x, nd.level+1, hc, rng)
+			n = Node(nd.hi)
+		} else {
+			v.randomFree(x, nd.level+1, lc, rng)
+			n = Node(nd.lo)
+		}
+	}
+	return x, true
+}
+
+// randomFree draws the free levels in [from, to) of x uniformly.
+func (v view) randomFree(x []bool, from, to uint32, rng *rand.Rand) {
+	var bits uint64
+	var left int
+	for l := from; l < to; l++ {
+		if v.val[l] != Unassigned {
+			continue
+		}
+		if left == 0 {
+			bits, left = rng.Uint64(), 64
+		}
+		x[l] = bits&1 != 0
+		bits >>= 1
+		left--
+	}
+}
+
+// randomSatBig is RandomSat for counts beyond 64 bits.
+func (m *Manager) randomSatBig(f Node, v view, rng *rand.Rand) []bool {
+	cnt := m.countUpBig(f, v)
+	x := v.initial()
+	v.randomFree(x, 0, m.nodes[f].level, rng)
+	var wlo, sum big.Int
+	for n := f; n > True; {
+		nd := m.nodes[n]
+		after := v.free[nd.level+1]
+		lc, hc := m.nodes[nd.lo].level, m.nodes[nd.hi].level
+		high := v.val[nd.level] == 1
+		if v.val[nd.level] == Unassigned {
+			wlo.Lsh(&cnt[nd.lo], uint(v.free[lc]-after))
+			sum.Lsh(&cnt[nd.hi], uint(v.free[hc]-after))
+			sum.Add(&sum, &wlo)
+			high = randBelow(rng, &sum).Cmp(&wlo) >= 0
+		}
+		x[nd.level] = high
+		if high {
+			v.randomFree(x, nd.level+1, hc, rng)
+			n = Node(nd.hi)
+		} else {
+			v.randomFree(x, nd.level+1, lc, rng)
+			n = Node(nd.lo)
+		}
+	}
+	return x
+}
+
+// randBelow returns a uniform random integer in [0, n), n > 0, by
+// rejection: random bits as long as n's, drawn until below n.
+func randBelow(rng *rand.Rand, n *big.Int) *big.Int {
+	bitLen := n.BitLen()
+	words := make([]big.Word, (bitLen+63)/64)
+	r := new(big.Int)
+	for {
+		for i := range words {
+			words[i] = big.Word(rng.Uint64())
+		}
+		if extra := len(words)*64 - bitLen; extra > 0 {
+			words[len(words)-1] >>= extra
+		}
+		if r.SetBits(words).Cmp(n) < 0 {
+			return r
+		}
+	}
+}
+
+// Solutions returns an iterator over the assignments of all variables that
+// satisfy f and agree with a, in lexicographic order by level (false before
+// true). Each solution is a fresh slice the caller may keep. Free variables
+// skipped by an edge take both values, so a diagram of few paths can still
+// have very many solutions: stop early by breaking out of the loop.
+func (m *Manager) Solutions(f Node, a Assignment) iter.Seq[[]bool] {
+	v := m.view(a)
+	return func(yield func([]bool) bool) {
+		s := m.getScratch()
+		defer m.putScratch(s)
+		// known and alive memoise whether a node has a path to True that
+		// agrees with a.
+		known := bitset(s, 2*(int(f)+1))
+		var alive func(n Node) bool
+		alive = func(n Node) bool {
+			if n <= True {
+				return n == True
+			}
+			k := 2 * uint(n)
+			if known[k/64]&(1<<(k%64)) != 0 {
+				return known[(k+1)/64]&(1<<((k+1)%64)) != 0
+			}
+			nd := m.nodes[n]
+			val := v.val[nd.level]
+			ok := val != 1 && alive(Node(nd.lo)) || val != 0 && alive(Node(nd.hi))
+			known[k/64] |= 1 << (k % 64)
+			if ok {
+				known[(k+1)/64] |= 1 << ((k + 1) % 64)
+			}
+			return ok
+		}
+		x := v.initial()
+		// walk enumerates the free levels from..(n's level) that edges
+		// skip, then n's own branches.
+		var walk func(from uint32, n Node) bool
+		walk = func(from uint32, n Node) bool {
+			nd := m.nodes[n]
+			for ; from < nd.level; from++ {
+				if v.val[from] == Unassigned {
+					x[from] = false
+					if !walk(from+1, n) {
+						return false
+					}
+					x[from] = true
+					ok := walk(from+1, n)
+					x[from] = false
+					return ok
+				}
+			}
+			if n == True {
+				return yield(append([]bool(nil), x...))
+			}
+			val := v.val[nd.level]
+			if val != 1 && alive(Node(nd.lo)) {
+				x[nd.level] = false
+				if !walk(nd.level+1, Node(nd.lo)) {
+					return false
+				}
+			}
+			if val != 0 && alive(Node(nd.hi)) {
+				x[nd.level] = true
+				ok := walk(nd.level+1, Node(nd.hi))
+				x[nd.level] = val == 1
+				if !ok {
+					return false
+				}
+			}
+			return true
+		}
+		if alive(f) {
+			walk(0, f)
+		}
+	}
+}
