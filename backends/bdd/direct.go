@@ -1,0 +1,503 @@
+package bdd
+
+import (
+	"context"
+	"fmt"
+	"math/bits"
+	"slices"
+
+	"github.com/nqueens/configurator/configurator"
+)
+
+// CompileDirect builds in m the diagram of model's constraints (every
+// ExactlyOne line holds one queen, no line holds two), in the model's
+// variable order, and returns its root. It is the fast path: instead of
+// conjoining constraints, which builds large intermediate diagrams, it
+// enumerates the states a placement in variable order can reach and makes
+// each node of the result once, bottom-up with MakeNode, so the root is the
+// Node CompileApply returns in the same Manager.
+//
+// A state at level l is the set of cells at levels >= l that no queen
+// placed above l attacks. Placements with the same state have the same
+// residual function as long as no ExactlyOne line is left without a queen
+// and without a free cell; such a state is dead (false). Each new state is
+// settled before it is stored: a cell that every free cell of some
+// unsatisfied ExactlyOne line attacks can hold no queen and is removed
+// (with a single free cell left, the line forces its queen: unit
+// propagation), until nothing changes, which finds most dead states at once
+// and merges states that differ only in unusable cells. A pigeonhole test
+// then checks that the unsatisfied ExactlyOne lines, which need one queen
+// each, do not outnumber the lines of any family of disjoint lines (each
+// holds at most one queen) that still have free cells on them.
+//
+// The build goes layer by layer: the states of level l are expanded into
+// those of level l+1 and then dropped, keeping two child indices a state,
+// so memory is 8 bytes a state plus the two widest adjacent layers, then
+// the nodes. It honours ctx, and the Manager's budget bounds the states as
+// well as the nodes: exceeding it returns an error wrapping ErrNodeLimit.
+func CompileDirect(ctx context.Context, m *Manager, model *configurator.Model) (Node, error) {
+	if m.Vars() != model.Vars() {
+		return False, fmt.Errorf("compile %d-queens: manager has %d variables, model %d", model.N(), m.Vars(), model.Vars())
+	}
+	root, _, err := newDirect(model).compile(ctx, m)
+	if err != nil {
+		return False, fmt.Errorf("compile %d-queens directly: %w", model.N(), err)
+	}
+	return root, nil
+}
+
+// direct is a model's constraints as bitsets over levels, words uint64s
+// apiece: bit l of a set stands for the cell whose variable is at level l.
+type direct struct {
+	vars, words int
+	// attack[l*words:][:words] is the cell at level l and every cell it
+	// attacks: what a queen at l takes out of the free set.
+	attack []uint64
+	// lines holds the ExactlyOne lines, sorted by their last level,
+	// descending, so that those with cells at or below level l come first:
+	// active[l] of them. lineOf[l] lists the lines through level l.
+	lines  []uint64
+	active []int32
+	lineOf [][]int32
+	// eoCells is the union of the ExactlyOne lines. families are sets of
+	// pairwise disjoint lines for the pigeonhole test, which counts queens
+	// and so needs disjoint ExactlyOne lines (pigeon).
+	eoCells  []uint64
+	families []family
+	pigeon   bool
+	// empty is set when some ExactlyOne line has no cell at all.
+	empty bool
+	// Scratch space of settle and fits.
+	common, free []uint64
+	dirty        []int32
+}
+
+// family is a set of pairwise disjoint lines, sorted by last level,
+// descending, and the cells they cover.
+type family struct {
+	lines []uint64
+	last  []int32
+	cover []uint64
+}
+
+// directStats describes a direct compile, for tests and tuning.
+type directStats struct {
+	states []int // per level
+	peak   int64 // largest working memory, bytes, the Manager included
+}
+
+// newDirect translates model's constraints into bitsets.
+func newDirect(model *configurator.Model) *direct {
+	vars := model.Vars()
+	W := (vars + 63) / 64
+	d := &direct{
+		vars:    vars,
+		words:   W,
+		attack:  make([]uint64, vars*W),
+		active:  make([]int32, vars+1),
+		lineOf:  make([][]int32, vars),
+		eoCells: make([]uint64, W),
+		pigeon:  true,
+		common:  make([]uint64, W),
+		free:    make([]uint64, W),
+	}
+	type line struct {
+		mask []uint64
+		last int32
+	}
+	var eo, amo []line
+	for l := range vars {
+		setBit(d.attack[l*W:], l)
+	}
+	for _, c := range model.Constraints() {
+		ln := line{mask: make([]uint64, W), last: -1}
+		for _, cell := range c.Cells {
+			l := model.Level(model.Var(cell))
+			setBit(ln.mask, l)
+			ln.last = max(ln.last, int32(l))
+		}
+		for j, w := range ln.mask {
+			for ; w != 0; w &= w - 1 {
+				a := j<<6 | bits.TrailingZeros64(w)
+				for k := range W {
+					d.attack[a*W+k] |= ln.mask[k]
+				}
+			}
+		}
+		if c.Kind != configurator.ExactlyOne {
+			if popcount(ln.mask) >= 2 {
+				amo = append(amo, ln)
+			}
+			continue
+		}
+		if ln.last < 0 {
+			d.empty = true
+			continue
+		}
+		if intersects(d.eoCells, ln.mask, 0) {
+			d.pigeon = false // one queen may serve two overlapping lines
+		}
+		for k := range W {
+			d.eoCells[k] |= ln.mask[k]
+		}
+		eo = append(eo, ln)
+	}
+	byLast := func(a, b line) int { return int(b.last - a.last) }
+	slices.SortStableFunc(eo, byLast)
+	for i, ln := range eo {
+		d.lines = append(d.lines, ln.mask...)
+		for l := range ln.last + 1 {
+			d.active[l] = int32(i + 1)
+			if ln.mask[l>>6]&(1<<(l&63)) != 0 {
+				d.lineOf[l] = append(d.lineOf[l], int32(i))
+			}
+		}
+	}
+	// Families by first fit in constraint order: for N-Queens the files,
+	// the diagonals and the anti-diagonals. (The ExactlyOne lines, if
+	// disjoint, would make a family that always has room for their own
+	// queens.)
+	for _, ln := range amo {
+		k := slices.IndexFunc(d.families, func(f family) bool { return !intersects(f.cover, ln.mask, 0) })
+		if k < 0 {
+			k = len(d.families)
+			d.families = append(d.families, family{cover: make([]uint64, W)})
+		}
+		f := &d.families[k]
+		f.lines = append(f.lines, ln.mask...)
+		f.last = append(f.last, ln.last)
+		for j := range W {
+			f.cover[j] |= ln.mask[j]
+		}
+	}
+	for k := range d.families {
+		f := &d.families[k]
+		idx := make([]int, len(f.last))
+		for i := range idx {
+			idx[i] = i
+		}
+		slices.SortStableFunc(idx, func(a, b int) int { return int(f.last[b] - f.last[a]) })
+		lines, last := make([]uint64, 0, len(f.lines)), make([]int32, 0, len(f.last))
+		for _, i := range idx {
+			lines = append(lines, f.lines[i*W:(i+1)*W]...)
+			last = append(last, f.last[i])
+		}
+		f.lines, f.last = lines, last
+	}
+	return d
+}
+
+func setBit(s []uint64, l int) { s[l>>6] |= 1 << (l & 63) }
+
+func popcount(s []uint64) int {
+	n := 0
+	for _, w := range s {
+		n += bits.OnesCount64(w)
+	}
+	return n
+}
+
+// intersects reports whether a and b share a bit in words from on.
+func intersects(a, b []uint64, from int) bool {
+	b = b[:len(a)]
+	for i := from; i < len(a); i++ {
+		if a[i]&b[i] != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// dead marks a child that is the constant false.
+const dead = ^uint32(0)
+
+// ctxEvery is how many states the build expands or turns into nodes between
+// two looks at its context and its budget.
+const ctxEvery = 4096
+
+// compile runs the layer-by-layer build.
+func (d *direct) compile(ctx context.Context, m *Manager) (Node, directStats, error) {
+	var st directStats
+	V, W := d.vars, d.words
+	if d.empty {
+		return False, st, nil
+	}
+	budget := int64(m.MaxNodes()) * nodeBytes
+	s := make([]uint64, W)  // the state being expanded
+	f0 := make([]uint64, W) // its child without a queen at l
+	f1 := make([]uint64, W) // its child with a queen at l
+	rm := make([]uint64, W) // the cells a transition removed
+	for l := range V {
+		setBit(s, l)
+		setBit(rm, l)
+	}
+	need := int(d.active[0])
+	// The full board, settled as if it had just lost every cell.
+	if !d.settle(s, rm, 0, nil, need) {
+		return False, st, nil
+	}
+	cur := newLayer(0, W, 1)
+	cur.insert(s)
+	children := make([][]uint32, V)
+	var childBytes int64
+	for l := range V {
+		next := newLayer((l+1)>>6, W, cur.n)
+		ch := make([]uint32, 2*cur.n)
+		childBytes += int64(len(ch)) * 4
+		off, bit := l>>6, uint64(1)<<(l&63)
+		att := d.attack[l*W : (l+1)*W]
+		for i := range cur.n {
+			if i%ctxEvery == 0 {
+				if err := ctx.Err(); err != nil {
+					return False, st, err
+				}
+				used := childBytes + cur.bytes() + next.bytes() + m.Bytes()
+				if used > budget {
+					return False, st, fmt.Errorf("%d states at level %d, %d bytes: %w", cur.n, l, used, ErrNodeLimit)
+				}
+				st.peak = max(st.peak, used)
+			}
+			key := cur.key(i)
+			for j := range key {
+				s[off+j] = key[j]
+			}
+			if s[off]&bit == 0 {
+				// No queen can go at l: the state carries on unchanged.
+				ch[2*i], ch[2*i+1] = next.insert(s), dead
+				continue
+			}
+			need := 0
+			if d.pigeon {
+				need = d.unsatisfied(s, l)
+			}
+			lo, hi := dead, dead
+			for j := off; j < W; j++ {
+				f0[j] = s[j]
+				f1[j] = s[j] &^ att[j]
+				rm[j] = s[j] & att[j]
+			}
+			f0[off] &^= bit
+			if d.settle(f1, rm, l, d.lineOf[l], need-len(d.lineOf[l])) {
+				hi = next.insert(f1)
+			}
+			for j := off; j < W; j++ {
+				rm[j] = 0
+			}
+			rm[off] = bit
+			if d.settle(f0, rm, l, nil, need) {
+				lo = next.insert(f0)
+			}
+			ch[2*i], ch[2*i+1] = lo, hi
+		}
+		st.states = append(st.states, cur.n)
+		children[l] = ch
+		cur = next
+	}
+	// Level V holds at most one state, the empty set: true.
+	below := []Node{True}
+	for l := V - 1; l >= 0; l-- {
+		ch := children[l]
+		nodes := make([]Node, len(ch)/2)
+		for i := range nodes {
+			if i%ctxEvery == 0 {
+				if err := ctx.Err(); err != nil {
+					return False, st, err
+				}
+			}
+			lo, hi := False, False
+			if c := ch[2*i]; c != dead {
+				lo = below[c]
+			}
+			if c := ch[2*i+1]; c != dead {
+				hi = below[c]
+			}
+			n, err := m.MakeNode(l, lo, hi)
+			if err != nil {
+				return False, st, err
+			}
+			nodes[i] = n
+		}
+		children[l] = nil
+		below = nodes
+	}
+	return below[0], st, nil
+}
+
+// unsatisfied counts the ExactlyOne lines with free cells in s, a state at
+// level l: those still waiting for their queen.
+func (d *direct) unsatisfied(s []uint64, l int) int {
+	W, off := d.words, l>>6
+	n := 0
+	for i := range int(d.active[l]) {
+		if intersects(s, d.lines[i*W:(i+1)*W], off) {
+			n++
+		}
+	}
+	return n
+}
+
+// settle brings f, a child at level l+1 of a settled state, which lost the
+// cells in removed (words from l>>6 on; removed is overwritten), to its
+// fixpoint and reports whether it is alive. The lines in sat (through a
+// queen just placed at l) are satisfied and exempt from the emptiness
+// check; need is the number of unsatisfied ExactlyOne lines, for fits.
+//
+// The fixpoint removes every cell that all the free cells of an unsatisfied
+// ExactlyOne line attack: one of those must hold a queen, so such a cell
+// cannot, and removing it leaves the residual function unchanged. Since the
+// parent was settled, only the lines that lost cells need a new look.
+func (d *direct) settle(f, removed []uint64, l int, sat []int32, need int) bool {
+	W, off := d.words, l>>6
+	common := d.common
+	for {
+		dirty := d.dirty[:0]
+		for i := range int(d.active[l]) {
+			line := d.lines[i*W : (i+1)*W]
+			if !intersects(removed, line, off) || slices.Contains(sat, int32(i)) {
+				continue
+			}
+			if !intersects(f, line, off) {
+				return false
+			}
+			dirty = append(dirty, int32(i))
+		}
+		d.dirty = dirty
+		sat = nil
+		for j := off; j < W; j++ {
+			removed[j] = 0
+		}
+		changed := false
+		for _, i := range dirty {
+			line := d.lines[int(i)*W : int(i+1)*W]
+			first := true
+			for j := off; j < W; j++ {
+				for w := f[j] & line[j]; w != 0; w &= w - 1 {
+					att := d.attack[(j<<6|bits.TrailingZeros64(w))*W:]
+					if first {
+						copy(common[off:], att[off:W])
+						first = false
+						continue
+					}
+					for k := off; k < W; k++ {
+						common[k] &= att[k]
+					}
+				}
+			}
+			for j := off; j < W; j++ {
+				if gone := f[j] & common[j] &^ line[j]; gone != 0 {
+					f[j] &^= gone
+					removed[j] |= gone
+					changed = true
+				}
+			}
+		}
+		if !changed {
+			return !d.pigeon || d.fits(f, l, need)
+		}
+	}
+}
+
+// fits is the pigeonhole test on state f (words from l>>6): the need
+// unsatisfied ExactlyOne lines want a queen each on their free cells, which
+// hold at most one queen per line of a family, plus one per cell outside
+// the family.
+func (d *direct) fits(f []uint64, l, need int) bool {
+	W, off := d.words, l>>6
+	g := d.free
+	for j := off; j < W; j++ {
+		g[j] = f[j] & d.eoCells[j]
+	}
+	for k := range d.families {
+		fam := &d.families[k]
+		room := 0
+		for j := off; j < W; j++ {
+			room += bits.OnesCount64(g[j] &^ fam.cover[j])
+		}
+		for i := 0; room < need && i < len(fam.last) && int(fam.last[i]) >= l; i++ {
+			if intersects(g, fam.lines[i*W:(i+1)*W], off) {
+				room++
+			}
+		}
+		if room < need {
+			return false
+		}
+	}
+	return true
+}
+
+// layer is the set of states of one level: keys of width words (the words
+// of a state from off on; those below are zero), hash-consed by an
+// open-addressing table whose slots hold a 32-bit hash and index+1.
+type layer struct {
+	off, width int
+	keys       []uint64
+	slots      []uint64
+	n          int
+}
+
+func newLayer(off, words, hint int) *layer {
+	size := 16
+	for size < 2*hint {
+		size *= 2
+	}
+	width := words - off
+	return &layer{off: off, width: width, keys: make([]uint64, 0, hint*width), slots: make([]uint64, size)}
+}
+
+// key is the stored key of state i.
+func (t *layer) key(i int) []uint64 { return t.keys[i*t.width : (i+1)*t.width] }
+
+// bytes is the memory the layer holds.
+func (t *layer) bytes() int64 { return int64(cap(t.keys))*8 + int64(len(t.slots))*8 }
+
+// insert returns the index of state s (full width; the words below off are
+// ignored), adding it if new.
+func (t *layer) insert(s []uint64) uint32 {
+	k := s[t.off:]
+	h := hashKey(k)
+	mask := len(t.slots) - 1
+	for i := int(h) & mask; ; i = (i + 1) & mask {
+		e := t.slots[i]
+		if e == 0 {
+			idx := t.n
+			t.keys = append(t.keys, k...)
+			t.n++
+			t.slots[i] = uint64(h)<<32 | uint64(idx+1)
+			if 2*t.n > len(t.slots) {
+				t.grow()
+			}
+			return uint32(idx)
+		}
+		if uint32(e>>32) == h {
+			if idx := int(uint32(e)) - 1; slices.Equal(t.key(idx), k) {
+				return uint32(idx)
+			}
+		}
+	}
+}
+
+// grow doubles the table.
+func (t *layer) grow() {
+	old := t.slots
+	t.slots = make([]uint64, 2*len(old))
+	mask := len(t.slots) - 1
+	for _, e := range old {
+		if e == 0 {
+			continue
+		}
+		i := int(e>>32) & mask
+		for t.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = e
+	}
+}
+
+func hashKey(k []uint64) uint32 {
+	h := uint64(0x9E3779B97F4A7C15)
+	for _, w := range k {
+		h = (h ^ w) * 0xBF58476D1CE4E5B9
+		h ^= h >> 31
+	}
+	return uint32(h ^ h>>32)
+}
