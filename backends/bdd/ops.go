@@ -30,15 +30,24 @@ func (m *Manager) check(a Assignment) {
 
 // The operations below build nodes: they are not safe for concurrent use.
 // Each returns the canonical node of its result, or an error wrapping
-// ErrNodeLimit when the budget runs out midway; the nodes made before that
-// stay valid and the Manager usable (Compact reclaims them).
+// ErrNodeLimit when the budget runs out midway. A failed operation drops
+// the nodes it made (a compaction that spares every older node, which keep
+// their ids), so the Manager is as it was and the next, smaller operation
+// has the room back.
+
+// failed undoes an operation that started when the store held base nodes.
+func (m *Manager) failed(name string, base int, err error) (Node, error) {
+	m.compact(base, nil)
+	return False, fmt.Errorf("bdd %s: %w", name, err)
+}
 
 // Not returns the negation of f.
 func (m *Manager) Not(f Node) (Node, error) {
 	m.ensureCache()
+	base := m.Size()
 	r, err := m.not(f)
 	if err != nil {
-		return False, fmt.Errorf("bdd not: %w", err)
+		return m.failed("not", base, err)
 	}
 	return r, nil
 }
@@ -57,9 +66,10 @@ func (m *Manager) Imp(f, g Node) (Node, error) { return m.binary("imp", opImp, f
 
 func (m *Manager) binary(name string, op uint32, f, g Node) (Node, error) {
 	m.ensureCache()
+	base := m.Size()
 	r, err := m.apply(op, f, g)
 	if err != nil {
-		return False, fmt.Errorf("bdd %s: %w", name, err)
+		return m.failed(name, base, err)
 	}
 	return r, nil
 }
@@ -67,9 +77,10 @@ func (m *Manager) binary(name string, op uint32, f, g Node) (Node, error) {
 // ITE returns if-then-else: (f ∧ g) ∨ (¬f ∧ h).
 func (m *Manager) ITE(f, g, h Node) (Node, error) {
 	m.ensureCache()
+	base := m.Size()
 	r, err := m.ite(f, g, h)
 	if err != nil {
-		return False, fmt.Errorf("bdd ite: %w", err)
+		return m.failed("ite", base, err)
 	}
 	return r, nil
 }
@@ -89,9 +100,10 @@ func (m *Manager) Restrict(f Node, a Assignment) (Node, error) {
 		return f, nil
 	}
 	m.ensureCache()
+	base := m.Size()
 	r, err := m.restrict(f, a, uint32(deepest), m.nextGen())
 	if err != nil {
-		return False, fmt.Errorf("bdd restrict: %w", err)
+		return m.failed("restrict", base, err)
 	}
 	return r, nil
 }
@@ -112,9 +124,10 @@ func (m *Manager) Exists(f Node, levels ...int) (Node, error) {
 		return f, nil
 	}
 	m.ensureCache()
+	base := m.Size()
 	r, err := m.exists(f, quant, uint32(deepest), m.nextGen())
 	if err != nil {
-		return False, fmt.Errorf("bdd exists: %w", err)
+		return m.failed("exists", base, err)
 	}
 	return r, nil
 }
