@@ -34,14 +34,18 @@ import (
 // those of level l+1 and then dropped, keeping two child indices a state,
 // so memory is 8 bytes a state plus the two widest adjacent layers, then
 // the nodes. It honours ctx, and the Manager's budget bounds the states as
-// well as the nodes: exceeding it returns an error wrapping ErrNodeLimit.
+// well as the nodes: exceeding it returns an error wrapping ErrNodeLimit. On
+// error the nodes it made are dropped again; nodes that existed before the
+// call keep their ids.
 func CompileDirect(ctx context.Context, m *Manager, model *configurator.Model) (Node, error) {
 	if m.Vars() != model.Vars() {
-		return False, fmt.Errorf("compile %d-queens: manager has %d variables, model %d", model.N(), m.Vars(), model.Vars())
+		return False, fmt.Errorf("compile %d-queens (direct): a manager of %d variables for %d", model.N(), m.Vars(), model.Vars())
 	}
+	base := m.Size()
 	root, _, err := newDirect(model).compile(ctx, m)
 	if err != nil {
-		return False, fmt.Errorf("compile %d-queens directly: %w", model.N(), err)
+		m.compact(base, nil) // drop the nodes made so far; older ones stay
+		return False, fmt.Errorf("compile %d-queens (direct): %w", model.N(), err)
 	}
 	return root, nil
 }

@@ -1,0 +1,256 @@
+package bdd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"math/bits"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/nqueens/configurator/configurator"
+)
+
+// queensSolutions is OEIS A000170: the number of solutions of N-Queens,
+// from N = 1.
+var queensSolutions = []int64{1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200}
+
+// queensNodes is the size of the canonical diagram of N-Queens in
+// row-major order, terminals excluded, as BuDDy's bdd_nodecount reports it.
+var queensNodes = map[int]int{
+	4: 29, 5: 167, 6: 129, 7: 1099, 8: 2451, 9: 9557, 10: 25945, 11: 94822, 12: 435170,
+}
+
+func queensModel(t testing.TB, n int, o configurator.Order) *configurator.Model {
+	t.Helper()
+	model, err := configurator.New(n, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return model
+}
+
+func compileDirect(t testing.TB, model *configurator.Model) (*Manager, Node) {
+	t.Helper()
+	m := NewManager(model.Vars(), 0)
+	root, err := CompileDirect(context.Background(), m, model)
+	if err != nil {
+		t.Fatalf("CompileDirect(%d-queens, %v): %v", model.N(), model.Order(), err)
+	}
+	return m, root
+}
+
+func TestCompileDirectCountsSolutionsAndNodes(t *testing.T) {
+	for i, want := range queensSolutions {
+		n := i + 1
+		t.Run(fmt.Sprint("n=", n), func(t *testing.T) {
+			m, root := compileDirect(t, queensModel(t, n, configurator.RowMajor))
+			if got := m.SatCount(root); got.Cmp(big.NewInt(want)) != 0 {
+				t.Errorf("%d-queens: %v solutions, want %d", n, got, want)
+			}
+			if want, ok := queensNodes[n]; ok {
+				if got := m.NodeCount(root); got != want {
+					t.Errorf("%d-queens: %d nodes, want %d", n, got, want)
+				}
+			}
+			// Every node made is part of the result: nothing to collect.
+			if got, want := m.Size()-2, m.NodeCount(root); got != want {
+				t.Errorf("%d-queens: %d nodes made for a diagram of %d", n, got, want)
+			}
+		})
+	}
+}
+
+// TestCompileDirectEqualsApply checks canonicity across the two paths: in
+// one Manager both compilers must return the very same Node, whatever the
+// variable order.
+func TestCompileDirectEqualsApply(t *testing.T) {
+	maxN := map[configurator.Order]int{configurator.RowMajor: 10}
+	for _, o := range configurator.Orders() {
+		last := maxN[o]
+		if last == 0 {
+			last = 8
+		}
+		for n := 1; n <= last; n++ {
+			t.Run(fmt.Sprintf("order=%v/n=%d", o, n), func(t *testing.T) {
+				model := queensModel(t, n, o)
+				m, direct := compileDirect(t, model)
+				apply, err := CompileApply(context.Background(), m, model)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if direct != apply {
+					t.Fatalf("direct root %d, apply root %d", direct, apply)
+				}
+				if got, want := m.SatCount(direct), big.NewInt(queensSolutions[n-1]); got.Cmp(want) != 0 {
+					t.Errorf("%v solutions, want %v", got, want)
+				}
+			})
+		}
+	}
+}
+
+// TestCompileDirectCustomModels compiles models other than N-Queens: the
+// planted fault of the cross-check (one anti-diagonal missing) and random
+// sets of lines, overlapping ExactlyOne lines and empty ones included,
+// against CompileApply and a brute-force count of every assignment.
+func TestCompileDirectCustomModels(t *testing.T) {
+	type tc struct {
+		name  string
+		model *configurator.Model
+	}
+	var cases []tc
+	for _, n := range []int{5, 6, 8} {
+		full := queensModel(t, n, configurator.RowMajor)
+		var cs []configurator.Constraint
+		dropped := false
+		for _, c := range full.Constraints() {
+			if !dropped && c.Kind == configurator.AtMostOne && len(c.Cells) == n && c.Cells[0] == (configurator.Cell{Row: 0, Col: n - 1}) {
+				dropped = true // the long anti-diagonal
+				continue
+			}
+			cs = append(cs, c)
+		}
+		model, err := configurator.Custom(n, configurator.RowMajor, cs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, tc{fmt.Sprintf("queens-%d-without-anti-diagonal", n), model})
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 150 {
+		n := 2 + rng.IntN(3)
+		var cs []configurator.Constraint
+		for range 1 + rng.IntN(7) {
+			c := configurator.Constraint{Kind: configurator.Kind(rng.IntN(2))}
+			for v := range n * n {
+				if rng.IntN(3) == 0 {
+					c.Cells = append(c.Cells, configurator.Cell{Row: v / n, Col: v % n})
+				}
+			}
+			cs = append(cs, c)
+		}
+		order := configurator.Orders()[rng.IntN(len(configurator.Orders()))]
+		model, err := configurator.Custom(n, order, cs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, tc{fmt.Sprintf("random-%d", i), model})
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m, direct := compileDirect(t, c.model)
+			apply, err := CompileApply(context.Background(), m, c.model)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if direct != apply {
+				t.Errorf("direct root %d, apply root %d", direct, apply)
+			}
+			if c.model.Vars() <= 16 {
+				if got, want := m.SatCount(direct), bruteCount(c.model); got.Cmp(want) != 0 {
+					t.Errorf("%v solutions, brute force %v", got, want)
+				}
+			}
+		})
+	}
+}
+
+// bruteCount counts the assignments of a model of at most 16 variables
+// that satisfy its constraints, by trying them all.
+func bruteCount(model *configurator.Model) *big.Int {
+	type line struct {
+		mask  uint32
+		exact bool
+	}
+	var lines []line
+	for _, c := range model.Constraints() {
+		var mask uint32
+		for _, cell := range c.Cells {
+			mask |= 1 << model.Var(cell)
+		}
+		lines = append(lines, line{mask, c.Kind == configurator.ExactlyOne})
+	}
+	var count int64
+next:
+	for x := range uint32(1) << model.Vars() {
+		for _, l := range lines {
+			k := bits.OnesCount32(x & l.mask)
+			if k > 1 || l.exact && k == 0 {
+				continue next
+			}
+		}
+		count++
+	}
+	return big.NewInt(count)
+}
+
+func TestCompileDirectNodeBudget(t *testing.T) {
+	model := queensModel(t, 10, configurator.RowMajor)
+	for _, budget := range []int64{1 << 10, 1 << 16, 1 << 19} {
+		t.Run(fmt.Sprint("budget=", budget), func(t *testing.T) {
+			m := NewManager(model.Vars(), budget)
+			start := time.Now()
+			_, err := CompileDirect(context.Background(), m, model)
+			if !errors.Is(err, ErrNodeLimit) {
+				t.Fatalf("CompileDirect with %d bytes: %v, want ErrNodeLimit", budget, err)
+			}
+			if elapsed := time.Since(start); elapsed > time.Second {
+				t.Errorf("ErrNodeLimit after %v", elapsed)
+			}
+			if m.Size() != 2 {
+				t.Errorf("%d nodes left after the failed compile, want the 2 terminals", m.Size())
+			}
+			// The Manager is still usable.
+			if x, err := m.Var(3); err != nil || m.Level(x) != 3 {
+				t.Errorf("Var(3) after the failure: %v, %v", x, err)
+			}
+		})
+	}
+	m := NewManager(model.Vars(), 4<<20)
+	root, err := CompileDirect(context.Background(), m, model)
+	if err != nil {
+		t.Fatalf("CompileDirect with 4 MiB: %v", err)
+	}
+	if got := m.NodeCount(root); got != queensNodes[10] {
+		t.Errorf("%d nodes, want %d", got, queensNodes[10])
+	}
+}
+
+func TestCompileDirectHonoursContext(t *testing.T) {
+	model := queensModel(t, 10, configurator.RowMajor)
+	m := NewManager(model.Vars(), 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := CompileDirect(ctx, m, model); !errors.Is(err, context.Canceled) {
+		t.Fatalf("CompileDirect with a cancelled context: %v", err)
+	}
+	if m.Size() != 2 {
+		t.Errorf("%d nodes left after the cancelled compile", m.Size())
+	}
+}
+
+func TestCompileDirectRejectsWrongManager(t *testing.T) {
+	model := queensModel(t, 4, configurator.RowMajor)
+	if _, err := CompileDirect(context.Background(), NewManager(15, 0), model); err == nil {
+		t.Fatal("CompileDirect of 16 variables into a Manager of 15: no error")
+	}
+}
+
+// BenchmarkCompileDirect is the quick profile target; benchmarks/ has the
+// comparison with the apply path and rudd.
+func BenchmarkCompileDirect(b *testing.B) {
+	for _, n := range []int{10, 12} {
+		model := queensModel(b, n, configurator.RowMajor)
+		b.Run(fmt.Sprint("n=", n), func(b *testing.B) {
+			for b.Loop() {
+				m := NewManager(model.Vars(), 0)
+				if _, err := CompileDirect(context.Background(), m, model); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
