@@ -1,0 +1,331 @@
+package bdd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/nqueens/configurator/configurator"
+)
+
+// Method is how Backend.Compile builds the diagram.
+type Method uint8
+
+const (
+	// Direct compiles top-down with CompileDirect, the fast path.
+	Direct Method = iota
+	// Apply conjoins the constraints with CompileApply, the construction
+	// of the literature.
+	Apply
+)
+
+var methodNames = [...]string{Direct: "direct", Apply: "apply"}
+
+// String is the method's name as ParseMethod accepts it.
+func (m Method) String() string {
+	if int(m) < len(methodNames) {
+		return methodNames[m]
+	}
+	return fmt.Sprintf("Method(%d)", uint8(m))
+}
+
+// ErrMethod reports a method name ParseMethod does not know.
+var ErrMethod = errors.New("unknown compile method (want direct or apply)")
+
+// ParseMethod parses a method name: direct or apply.
+func ParseMethod(s string) (Method, error) {
+	for m, name := range methodNames {
+		if s == name {
+			return Method(m), nil
+		}
+	}
+	return 0, fmt.Errorf("method %q: %w", s, ErrMethod)
+}
+
+// DefaultBudget is the compile budget, in bytes, of Options{Budget: 0}.
+const DefaultBudget int64 = 8 << 30
+
+// Options configure a Backend.
+type Options struct {
+	// Budget bounds the bytes a compile may use, nodes and work space;
+	// 0 means DefaultBudget. A model that needs more fails with an error
+	// wrapping both ErrNodeLimit and configurator.ErrTooLarge.
+	Budget int64
+	// Method is how the diagram is built; the zero value is Direct.
+	Method Method
+}
+
+// Backend is the configurator backend of decision diagrams: it compiles a
+// model into the diagram of all its solutions, once, and then answers every
+// question by sweeps over that diagram.
+type Backend struct {
+	opts Options
+}
+
+// New returns a Backend with the given options.
+func New(opts Options) *Backend {
+	if opts.Budget <= 0 {
+		opts.Budget = DefaultBudget
+	}
+	return &Backend{opts: opts}
+}
+
+// Name is "bdd".
+func (b *Backend) Name() string { return "bdd" }
+
+// Compile builds the diagram of model in a Manager of its own and returns it
+// as a *Space.
+func (b *Backend) Compile(ctx context.Context, model *configurator.Model) (configurator.Space, error) {
+	m := NewManager(model.Vars(), b.opts.Budget)
+	var root Node
+	var err error
+	switch b.opts.Method {
+	case Direct:
+		root, err = CompileDirect(ctx, m, model)
+	case Apply:
+		root, err = CompileApply(ctx, m, model)
+	default:
+		return nil, fmt.Errorf("bdd: %v: %w", b.opts.Method, ErrMethod)
+	}
+	if errors.Is(err, ErrNodeLimit) {
+		return nil, fmt.Errorf("bdd, budget %d bytes: %w: %w", b.opts.Budget, configurator.ErrTooLarge, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bdd: %w", err)
+	}
+	return &Space{model: model, m: m, root: root, nodes: m.NodeCount(root), budget: b.opts.Budget}, nil
+}
+
+// Space is a compiled model: the Manager that holds the diagram, which
+// nothing writes once Compile returns, and its root. Every query is one or
+// two sweeps over the diagram with a partial assignment (the user's queens
+// true), linear in its size. A Space is immutable and safe for concurrent
+// use.
+//
+// Besides configurator.Space it is a configurator.Sampler, Marginaler,
+// Diagrammer and Sizer.
+type Space struct {
+	model  *configurator.Model
+	m      *Manager
+	root   Node
+	nodes  int
+	budget int64
+}
+
+// Model is the model the space was compiled from.
+func (s *Space) Model() *configurator.Model { return s.model }
+
+// Manager is the Manager that holds the diagram. Callers must only use its
+// read-only methods.
+func (s *Space) Manager() *Manager { return s.m }
+
+// Root is the root of the diagram of all solutions.
+func (s *Space) Root() Node { return s.root }
+
+// Nodes is the size of the diagram, terminals excluded.
+func (s *Space) Nodes() int { return s.nodes }
+
+// Bytes is the memory the diagram holds.
+func (s *Space) Bytes() int64 { return s.m.Bytes() }
+
+// assign turns the user's queens (true) and excluded cells (false) into a
+// partial assignment. A cell in both lists makes it contradictory, which it
+// reports as false.
+func (s *Space) assign(queens, without []configurator.Cell) (Assignment, bool, error) {
+	if err := s.model.Check(queens); err != nil {
+		return nil, false, err
+	}
+	if err := s.model.Check(without); err != nil {
+		return nil, false, err
+	}
+	a := s.m.NewAssignment()
+	for _, q := range queens {
+		a[s.level(q)] = 1
+	}
+	for _, c := range without {
+		if a[s.level(c)] == 1 {
+			return nil, false, nil
+		}
+		a[s.level(c)] = 0
+	}
+	return a, true, nil
+}
+
+func (s *Space) level(c configurator.Cell) int { return s.model.Level(s.model.Var(c)) }
+
+func noSolution(queens []configurator.Cell) error {
+	return fmt.Errorf("queens %s: %w", configurator.FormatCells(queens), configurator.ErrNoSolution)
+}
+
+// Analyze classifies every cell by the valid domains of its variable under
+// the placement (one traversal: CVD), and counts the solutions that hold
+// the placement.
+func (s *Space) Analyze(ctx context.Context, queens []configurator.Cell) (*configurator.Analysis, error) {
+	start := time.Now()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	a, _, err := s.assign(queens, nil)
+	if err != nil {
+		return nil, err
+	}
+	dom := s.m.ValidDomains(s.root, a)
+	if len(dom) > 0 && dom[0] == 0 {
+		return nil, noSolution(queens)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	n := s.model.N()
+	an := &configurator.Analysis{N: n, Cells: make([]configurator.State, n*n)}
+	for v := range an.Cells {
+		l := s.model.Level(v)
+		switch {
+		case a[l] == 1:
+			an.Cells[v] = configurator.Queen
+		case dom[l]&CanBeTrue == 0:
+			an.Cells[v] = configurator.Blocked
+		case dom[l]&CanBeFalse == 0:
+			an.Cells[v] = configurator.Forced
+		default:
+			an.Cells[v] = configurator.Free
+		}
+	}
+	an.Solutions = s.m.Count(s.root, a)
+	an.Elapsed = time.Since(start)
+	return an, nil
+}
+
+// Satisfiable reports whether a solution has a queen on every cell of with
+// and none on any cell of without: one search for a path of the diagram
+// that agrees with both.
+func (s *Space) Satisfiable(ctx context.Context, with, without []configurator.Cell) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	a, ok, err := s.assign(with, without)
+	if err != nil || !ok {
+		return false, err
+	}
+	_, ok = s.m.AnySat(s.root, a)
+	return ok, nil
+}
+
+// Solve returns the queens of a solution that holds queens: the first in
+// the diagram's order.
+func (s *Space) Solve(ctx context.Context, queens []configurator.Cell) ([]configurator.Cell, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	a, _, err := s.assign(queens, nil)
+	if err != nil {
+		return nil, err
+	}
+	x, ok := s.m.AnySat(s.root, a)
+	if !ok {
+		return nil, noSolution(queens)
+	}
+	return s.cells(x), nil
+}
+
+// Sample returns a solution that holds queens, drawn uniformly at random
+// from all such solutions.
+func (s *Space) Sample(ctx context.Context, queens []configurator.Cell, rng *rand.Rand) ([]configurator.Cell, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	a, _, err := s.assign(queens, nil)
+	if err != nil {
+		return nil, err
+	}
+	x, ok := s.m.RandomSat(s.root, a, rng)
+	if !ok {
+		return nil, noSolution(queens)
+	}
+	return s.cells(x), nil
+}
+
+// cells lists the cells whose variables are true in x (indexed by level),
+// row-major.
+func (s *Space) cells(x []bool) []configurator.Cell {
+	var cells []configurator.Cell
+	for v := range s.model.Vars() {
+		if x[s.model.Level(v)] {
+			cells = append(cells, s.model.Cell(v))
+		}
+	}
+	return cells
+}
+
+// Marginals returns, for every cell (row-major), the number of solutions
+// that hold queens and a queen on that cell: one count up and one down the
+// diagram.
+func (s *Space) Marginals(ctx context.Context, queens []configurator.Cell) ([]*big.Int, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	a, _, err := s.assign(queens, nil)
+	if err != nil {
+		return nil, err
+	}
+	ones, total := s.m.Marginals(s.root, a)
+	if total.Sign() == 0 {
+		return nil, noSolution(queens)
+	}
+	out := make([]*big.Int, s.model.Vars())
+	for v := range out {
+		out[v] = ones[s.model.Level(v)]
+	}
+	return out, nil
+}
+
+// Diagram returns the DOT text of the diagram restricted to queens (their
+// cells true, the other cells of their ExactlyOne lines false), with nodes
+// named by their cells in chess notation, and its node count. The
+// restriction is copied into a Manager of its own, so the shared diagram is
+// only read. Above maxNodes it returns the count alone.
+func (s *Space) Diagram(ctx context.Context, queens []configurator.Cell, maxNodes int) (string, int, error) {
+	if err := ctx.Err(); err != nil {
+		return "", 0, err
+	}
+	a, _, err := s.assign(queens, nil)
+	if err != nil {
+		return "", 0, err
+	}
+	for _, c := range s.model.Constraints() {
+		if c.Kind != configurator.ExactlyOne {
+			continue
+		}
+		for _, q := range queens {
+			if slices.Contains(c.Cells, q) {
+				for _, other := range c.Cells {
+					if l := s.level(other); a[l] != 1 {
+						a[l] = 0
+					}
+				}
+			}
+		}
+	}
+	sub, root, err := s.m.Extract(s.root, a, s.budget)
+	if err != nil {
+		return "", 0, fmt.Errorf("diagram of %s: %w", configurator.FormatCells(queens), err)
+	}
+	nodes := sub.NodeCount(root)
+	if nodes > maxNodes {
+		return "", nodes, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return "", 0, err
+	}
+	var b strings.Builder
+	name := func(l int) string { return s.model.Cell(s.model.VarAt(l)).String() }
+	if err := sub.WriteDOT(&b, root, name); err != nil {
+		return "", 0, err
+	}
+	return b.String(), nodes, nil
+}

@@ -1,0 +1,563 @@
+package bdd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"math/bits"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/nqueens/configurator/configurator"
+)
+
+// The Space must satisfy the interfaces the configurator discovers.
+var (
+	_ configurator.Backend    = (*Backend)(nil)
+	_ configurator.Space      = (*Space)(nil)
+	_ configurator.Sampler    = (*Space)(nil)
+	_ configurator.Marginaler = (*Space)(nil)
+	_ configurator.Diagrammer = (*Space)(nil)
+	_ configurator.Sizer      = (*Space)(nil)
+)
+
+func compileSpace(t testing.TB, n int, o configurator.Order, method Method) *Space {
+	t.Helper()
+	sp, err := New(Options{Method: method}).Compile(context.Background(), queensModel(t, n, o))
+	if err != nil {
+		t.Fatalf("compile %d-queens (%v, %v): %v", n, o, method, err)
+	}
+	return sp.(*Space)
+}
+
+func cells(t testing.TB, s string) []configurator.Cell {
+	t.Helper()
+	cs, err := configurator.ParseCells(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+func TestParseMethod(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want Method
+		err  bool
+	}{
+		{"direct", Direct, false},
+		{"apply", Apply, false},
+		{"Direct", 0, true},
+		{"", 0, true},
+	} {
+		got, err := ParseMethod(tt.in)
+		if (err != nil) != tt.err || got != tt.want {
+			t.Errorf("ParseMethod(%q) = %v, %v", tt.in, got, err)
+		}
+		if err == nil && got.String() != tt.in {
+			t.Errorf("%v.String() = %q, want %q", got, got.String(), tt.in)
+		}
+		if tt.err && !errors.Is(err, ErrMethod) {
+			t.Errorf("ParseMethod(%q): %v, want ErrMethod", tt.in, err)
+		}
+	}
+}
+
+func TestCompileReportsSizeAndNodes(t *testing.T) {
+	b := New(Options{})
+	if b.Name() != "bdd" {
+		t.Errorf("Name() = %q", b.Name())
+	}
+	for _, method := range []Method{Direct, Apply} {
+		sp := compileSpace(t, 8, configurator.RowMajor, method)
+		if sp.Nodes() != queensNodes[8] {
+			t.Errorf("%v: %d nodes, want %d", method, sp.Nodes(), queensNodes[8])
+		}
+		if sp.Manager().NodeCount(sp.Root()) != sp.Nodes() {
+			t.Errorf("%v: Root reaches %d nodes, Nodes() = %d", method, sp.Manager().NodeCount(sp.Root()), sp.Nodes())
+		}
+		// 20 to 40 bytes a node, with the unique table and the slack of
+		// the slices.
+		if b := sp.Bytes(); b < 16*int64(sp.Nodes()) || b > 1<<20 {
+			t.Errorf("%v: Bytes() = %d for %d nodes", method, b, sp.Nodes())
+		}
+	}
+}
+
+func TestCompileBeyondTheBudgetIsTooLarge(t *testing.T) {
+	for _, method := range []Method{Direct, Apply} {
+		_, err := New(Options{Budget: 64 << 10, Method: method}).Compile(context.Background(), queensModel(t, 10, configurator.RowMajor))
+		if !errors.Is(err, ErrNodeLimit) || !errors.Is(err, configurator.ErrTooLarge) {
+			t.Errorf("%v: 10-queens in 64 KiB: %v, want ErrNodeLimit and ErrTooLarge", method, err)
+		}
+	}
+}
+
+func TestCompileHonoursContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, method := range []Method{Direct, Apply} {
+		_, err := New(Options{Method: method}).Compile(ctx, queensModel(t, 8, configurator.RowMajor))
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("%v: compile with a cancelled context: %v", method, err)
+		}
+	}
+}
+
+// TestAnalyzeExamples spells out small boards: a queen on b1 of the 4×4
+// board leaves one solution and forces its three queens; the empty 6×6
+// board already has cells in no solution.
+func TestAnalyzeExamples(t *testing.T) {
+	tests := []struct {
+		n                int
+		queens           string
+		solutions        int64
+		forced, blocked  string
+		noSolution       bool
+		blockedCountOnly int
+	}{
+		{n: 4, queens: "", solutions: 2, forced: "", blocked: "a1,d1,a4,d4,b2,c2,b3,c3"},
+		{n: 4, queens: "b1", solutions: 1, forced: "d2,a3,c4", blocked: "a1,c1,d1,a2,b2,c2,b3,c3,d3,a4,b4,d4"},
+		{n: 4, queens: "a1", noSolution: true},
+		{n: 6, queens: "", solutions: 4, blockedCountOnly: 12},
+		{n: 8, queens: "a1", solutions: 4},
+		{n: 8, queens: "a1,b2", noSolution: true},
+	}
+	for _, tt := range tests {
+		for _, method := range []Method{Direct, Apply} {
+			t.Run(fmt.Sprintf("%v/n=%d/%s", method, tt.n, tt.queens), func(t *testing.T) {
+				sp := compileSpace(t, tt.n, configurator.RowMajor, method)
+				a, err := sp.Analyze(context.Background(), cells(t, tt.queens))
+				if tt.noSolution {
+					if !errors.Is(err, configurator.ErrNoSolution) {
+						t.Fatalf("Analyze: %v, want ErrNoSolution", err)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if a.Solutions.Cmp(big.NewInt(tt.solutions)) != 0 || a.AtLeast {
+					t.Errorf("%v solutions (at least: %v), want %d", a.Solutions, a.AtLeast, tt.solutions)
+				}
+				if got := configurator.FormatCells(a.In(configurator.Queen)); got != sortedCells(t, tt.queens) {
+					t.Errorf("queens %s, want %s", got, tt.queens)
+				}
+				if got := configurator.FormatCells(a.In(configurator.Forced)); got != sortedCells(t, tt.forced) {
+					t.Errorf("forced %s, want %s", got, tt.forced)
+				}
+				if tt.blockedCountOnly > 0 {
+					if got := len(a.In(configurator.Blocked)); got != tt.blockedCountOnly {
+						t.Errorf("%d blocked cells, want %d", got, tt.blockedCountOnly)
+					}
+				} else if tt.blocked != "" || tt.queens == "" {
+					if got := configurator.FormatCells(a.In(configurator.Blocked)); got != sortedCells(t, tt.blocked) {
+						t.Errorf("blocked %s, want %s", got, tt.blocked)
+					}
+				}
+			})
+		}
+	}
+}
+
+// sortedCells puts a list of cells in chess notation in row-major order,
+// the order of Analysis.In.
+func sortedCells(t testing.TB, s string) string {
+	cs := cells(t, s)
+	slices.SortFunc(cs, func(a, b configurator.Cell) int {
+		if a.Row != b.Row {
+			return a.Row - b.Row
+		}
+		return a.Col - b.Col
+	})
+	return configurator.FormatCells(cs)
+}
+
+// solutionSet is every solution of a model of at most 64 variables, each a
+// bit set of variables, found by backtracking over the model's constraints.
+func solutionSet(model *configurator.Model) []uint64 {
+	V := model.Vars()
+	attack := make([]uint64, V)
+	lastOf := make([][]uint64, V) // the ExactlyOne lines whose last variable is v
+	for _, c := range model.Constraints() {
+		var mask uint64
+		last := -1
+		for _, cell := range c.Cells {
+			v := model.Var(cell)
+			mask |= 1 << v
+			last = max(last, v)
+		}
+		for _, cell := range c.Cells {
+			attack[model.Var(cell)] |= mask &^ (1 << model.Var(cell))
+		}
+		if c.Kind == configurator.ExactlyOne {
+			if last >= 0 {
+				lastOf[last] = append(lastOf[last], mask)
+			}
+		}
+	}
+	var out []uint64
+	var search func(v int, chosen, blocked uint64)
+	search = func(v int, chosen, blocked uint64) {
+		if v > 0 {
+			for _, line := range lastOf[v-1] {
+				if chosen&line == 0 {
+					return
+				}
+			}
+		}
+		if v == V {
+			out = append(out, chosen)
+			return
+		}
+		search(v+1, chosen, blocked)
+		if blocked&(1<<v) == 0 {
+			search(v+1, chosen|1<<v, blocked|attack[v])
+		}
+	}
+	search(0, 0, 0)
+	return out
+}
+
+func maskOf(model *configurator.Model, cs []configurator.Cell) uint64 {
+	var m uint64
+	for _, c := range cs {
+		m |= 1 << model.Var(c)
+	}
+	return m
+}
+
+// randomPlacement draws distinct cells: half of the time some queens of a
+// solution (a placement that some solution holds), otherwise any cells.
+func randomPlacement(rng *rand.Rand, model *configurator.Model, sols []uint64) []configurator.Cell {
+	var pool []int
+	if len(sols) > 0 && rng.IntN(2) == 0 {
+		s := sols[rng.IntN(len(sols))]
+		for ; s != 0; s &= s - 1 {
+			pool = append(pool, bits.TrailingZeros64(s))
+		}
+	} else {
+		pool = rng.Perm(model.Vars())
+	}
+	rng.Shuffle(len(pool), func(i, j int) { pool[i], pool[j] = pool[j], pool[i] })
+	k := rng.IntN(min(len(pool), model.N()/2+2) + 1)
+	var cs []configurator.Cell
+	for _, v := range pool[:k] {
+		cs = append(cs, model.Cell(v))
+	}
+	return cs
+}
+
+// TestSpaceMatchesBruteForce checks every query of both compile methods,
+// in row-major and diagonal order, against the list of all solutions for
+// random placements on boards up to 8×8.
+func TestSpaceMatchesBruteForce(t *testing.T) {
+	ctx := context.Background()
+	for _, o := range []configurator.Order{configurator.RowMajor, configurator.Diagonal} {
+		for n := 1; n <= 8; n++ {
+			model := queensModel(t, n, o)
+			sols := solutionSet(model)
+			if int64(len(sols)) != queensSolutions[n-1] {
+				t.Fatalf("the test's enumerator finds %d solutions of %d-queens", len(sols), n)
+			}
+			for _, method := range []Method{Direct, Apply} {
+				sp := compileSpace(t, n, o, method)
+				rng := rand.New(rand.NewPCG(uint64(n), uint64(method)))
+				t.Run(fmt.Sprintf("order=%v/method=%v/n=%d", o, method, n), func(t *testing.T) {
+					for range 40 {
+						queens := randomPlacement(rng, model, sols)
+						checkPlacement(t, ctx, sp, model, sols, queens)
+						without := randomPlacement(rng, model, nil)
+						want := false
+						for _, s := range sols {
+							if s&maskOf(model, queens) == maskOf(model, queens) && s&maskOf(model, without) == 0 {
+								want = true
+								break
+							}
+						}
+						if got, err := sp.Satisfiable(ctx, queens, without); err != nil || got != want {
+							t.Errorf("Satisfiable(%s, %s) = %v, %v; want %v", configurator.FormatCells(queens), configurator.FormatCells(without), got, err, want)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// checkPlacement compares Analyze, Solve, Sample and Marginals on queens
+// with the solutions that hold them.
+func checkPlacement(t *testing.T, ctx context.Context, sp *Space, model *configurator.Model, sols []uint64, queens []configurator.Cell) {
+	t.Helper()
+	q := maskOf(model, queens)
+	var holding []uint64
+	var all, any uint64 = ^uint64(0), 0
+	for _, s := range sols {
+		if s&q == q {
+			holding = append(holding, s)
+			all &= s
+			any |= s
+		}
+	}
+	name := configurator.FormatCells(queens)
+	a, err := sp.Analyze(ctx, queens)
+	if len(holding) == 0 {
+		if !errors.Is(err, configurator.ErrNoSolution) {
+			t.Errorf("Analyze(%s): %v, want ErrNoSolution", name, err)
+		}
+		if _, err := sp.Solve(ctx, queens); !errors.Is(err, configurator.ErrNoSolution) {
+			t.Errorf("Solve(%s): %v, want ErrNoSolution", name, err)
+		}
+		if _, err := sp.Sample(ctx, queens, rand.New(rand.NewPCG(1, 1))); !errors.Is(err, configurator.ErrNoSolution) {
+			t.Errorf("Sample(%s): %v, want ErrNoSolution", name, err)
+		}
+		if _, err := sp.Marginals(ctx, queens); !errors.Is(err, configurator.ErrNoSolution) {
+			t.Errorf("Marginals(%s): %v, want ErrNoSolution", name, err)
+		}
+		if ok, err := sp.Satisfiable(ctx, queens, nil); ok || err != nil {
+			t.Errorf("Satisfiable(%s, none) = %v, %v; want false", name, ok, err)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("Analyze(%s): %v", name, err)
+	}
+	if a.N != model.N() || a.Solutions.Cmp(big.NewInt(int64(len(holding)))) != 0 {
+		t.Errorf("Analyze(%s): N %d, %v solutions; want %d, %d", name, a.N, a.Solutions, model.N(), len(holding))
+	}
+	for v := range model.Vars() {
+		bit := uint64(1) << v
+		want := configurator.Free
+		switch {
+		case q&bit != 0:
+			want = configurator.Queen
+		case any&bit == 0:
+			want = configurator.Blocked
+		case all&bit != 0:
+			want = configurator.Forced
+		}
+		if got := a.Cells[v]; got != want {
+			t.Errorf("Analyze(%s): %v is %v, want %v", name, model.Cell(v), got, want)
+		}
+	}
+	sol, err := sp.Solve(ctx, queens)
+	if err != nil || !slices.Contains(holding, maskOf(model, sol)) {
+		t.Errorf("Solve(%s) = %s, %v: not a solution holding them", name, configurator.FormatCells(sol), err)
+	}
+	sample, err := sp.Sample(ctx, queens, rand.New(rand.NewPCG(2, 3)))
+	if err != nil || !slices.Contains(holding, maskOf(model, sample)) {
+		t.Errorf("Sample(%s) = %s, %v: not a solution holding them", name, configurator.FormatCells(sample), err)
+	}
+	marg, err := sp.Marginals(ctx, queens)
+	if err != nil {
+		t.Fatalf("Marginals(%s): %v", name, err)
+	}
+	for v := range model.Vars() {
+		want := 0
+		for _, s := range holding {
+			if s&(1<<v) != 0 {
+				want++
+			}
+		}
+		if marg[v].Cmp(big.NewInt(int64(want))) != 0 {
+			t.Errorf("Marginals(%s): %v in %v solutions, want %d", name, model.Cell(v), marg[v], want)
+		}
+	}
+	if ok, err := sp.Satisfiable(ctx, queens, nil); !ok || err != nil {
+		t.Errorf("Satisfiable(%s, none) = %v, %v; want true", name, ok, err)
+	}
+}
+
+func TestSatisfiableContradiction(t *testing.T) {
+	sp := compileSpace(t, 8, configurator.RowMajor, Direct)
+	c := cells(t, "a2")
+	if ok, err := sp.Satisfiable(context.Background(), c, c); ok || err != nil {
+		t.Errorf("Satisfiable(a2, without a2) = %v, %v; want false", ok, err)
+	}
+}
+
+func TestQueriesRejectCellsOffTheBoard(t *testing.T) {
+	sp := compileSpace(t, 4, configurator.RowMajor, Direct)
+	ctx := context.Background()
+	off := []configurator.Cell{{Row: 4, Col: 0}}
+	if _, err := sp.Analyze(ctx, off); !errors.Is(err, configurator.ErrOffBoard) {
+		t.Errorf("Analyze(off board): %v", err)
+	}
+	if _, err := sp.Satisfiable(ctx, nil, off); !errors.Is(err, configurator.ErrOffBoard) {
+		t.Errorf("Satisfiable(off board): %v", err)
+	}
+}
+
+// TestMarginalsSumToQueensPerSolution: every solution of N-Queens holds N
+// queens, so the marginals add up to N times the count.
+func TestMarginalsSumToQueensPerSolution(t *testing.T) {
+	for _, n := range []int{5, 8, 10} {
+		sp := compileSpace(t, n, configurator.RowMajor, Direct)
+		for _, queens := range []string{"", "c1", "c1,a2"} {
+			qs := cells(t, queens)
+			a, err := sp.Analyze(context.Background(), qs)
+			if errors.Is(err, configurator.ErrNoSolution) {
+				continue
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			marg, err := sp.Marginals(context.Background(), qs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum := new(big.Int)
+			for _, m := range marg {
+				sum.Add(sum, m)
+			}
+			if want := new(big.Int).Mul(a.Solutions, big.NewInt(int64(n))); sum.Cmp(want) != 0 {
+				t.Errorf("%d-queens, %q: marginals sum to %v, want %v", n, queens, sum, want)
+			}
+		}
+	}
+}
+
+// TestSampleIsUniform draws 250 samples per solution of 6-queens (4
+// solutions) and of 8-queens with a queen on c1 (16 solutions): each
+// should come up about as often as the others.
+func TestSampleIsUniform(t *testing.T) {
+	for _, tt := range []struct {
+		n      int
+		queens string
+	}{{6, ""}, {8, "c1"}} {
+		sp := compileSpace(t, tt.n, configurator.RowMajor, Direct)
+		qs := cells(t, tt.queens)
+		a, err := sp.Analyze(context.Background(), qs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := int(a.Solutions.Int64())
+		rng := rand.New(rand.NewPCG(7, 11))
+		draws := 250 * k
+		seen := map[string]int{}
+		for range draws {
+			s, err := sp.Sample(context.Background(), qs, rng)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen[configurator.FormatCells(s)]++
+		}
+		if len(seen) != k {
+			t.Errorf("%d-queens %q: %d distinct samples, want all %d solutions", tt.n, tt.queens, len(seen), k)
+		}
+		// Pearson's chi-square with k-1 degrees of freedom; 45 is beyond
+		// the 0.999 quantile for k <= 16 (37.7).
+		exp := float64(draws) / float64(k)
+		chi := 0.0
+		for _, c := range seen {
+			chi += (float64(c) - exp) * (float64(c) - exp) / exp
+		}
+		if chi > 45 {
+			t.Errorf("%d-queens %q: chi-square %.1f over %d solutions: not uniform (%v)", tt.n, tt.queens, chi, k, seen)
+		}
+	}
+}
+
+func TestDiagram(t *testing.T) {
+	sp := compileSpace(t, 4, configurator.RowMajor, Direct)
+	ctx := context.Background()
+	tests := []struct {
+		queens   string
+		maxNodes int
+		nodes    int
+		text     bool
+	}{
+		{"", 100, 29, true},
+		{"", 28, 29, false},
+		// b1 true and a1, c1, d1 false: the one solution b1 d2 a3 c4
+		// over the 12 cells of ranks 2 to 4, one node each.
+		{"b1", 100, 12, true},
+		{"a1", 100, 0, true}, // no solution: the constant false
+	}
+	for _, tt := range tests {
+		dot, nodes, err := sp.Diagram(ctx, cells(t, tt.queens), tt.maxNodes)
+		if err != nil {
+			t.Fatalf("Diagram(%q): %v", tt.queens, err)
+		}
+		if nodes != tt.nodes || (dot != "") != tt.text {
+			t.Errorf("Diagram(%q, %d): %d nodes, text %v; want %d, %v", tt.queens, tt.maxNodes, nodes, dot != "", tt.nodes, tt.text)
+		}
+		if dot == "" {
+			continue
+		}
+		if !strings.HasPrefix(dot, "digraph") {
+			t.Errorf("Diagram(%q) is not DOT: %.40q", tt.queens, dot)
+		}
+		if got := strings.Count(dot, "[style=dashed]"); got != tt.nodes {
+			t.Errorf("Diagram(%q): %d low edges in the DOT, want one per node, %d", tt.queens, got, tt.nodes)
+		}
+	}
+	dot, _, _ := sp.Diagram(ctx, cells(t, "b1"), 100)
+	for _, name := range []string{`"d2"`, `"a3"`, `"c4"`} {
+		if !strings.Contains(dot, name) {
+			t.Errorf("Diagram(b1) has no node %s:\n%s", name, dot)
+		}
+	}
+	// The shared diagram was only read.
+	if sp.Manager().Size()-2 != queensNodes[4] {
+		t.Errorf("the Space's Manager holds %d nodes after Diagram, want %d", sp.Manager().Size()-2, queensNodes[4])
+	}
+}
+
+// TestSpaceIsSafeForConcurrentUse runs every query from many goroutines on
+// one Space (run it with -race) and compares with the answers given
+// sequentially.
+func TestSpaceIsSafeForConcurrentUse(t *testing.T) {
+	sp := compileSpace(t, 8, configurator.RowMajor, Direct)
+	ctx := context.Background()
+	placements := []string{"", "a1", "c1", "c1,a2", "d1,b2", "a1,b2", "e4"}
+	want := map[string]string{}
+	for _, p := range placements {
+		want[p] = summary(ctx, sp, cells(t, p))
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 16)
+	for g := range 16 {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(g), 0))
+			for i := range 30 {
+				p := placements[(g+i)%len(placements)]
+				if got := summary(ctx, sp, cells(t, p)); got != want[p] {
+					errs <- fmt.Sprintf("%q: %s, want %s", p, got, want[p])
+					return
+				}
+				if _, err := sp.Sample(ctx, cells(t, p), rng); err != nil && !errors.Is(err, configurator.ErrNoSolution) {
+					errs <- err.Error()
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
+
+// summary renders every deterministic answer for a placement.
+func summary(ctx context.Context, sp *Space, queens []configurator.Cell) string {
+	var b strings.Builder
+	if a, err := sp.Analyze(ctx, queens); err != nil {
+		fmt.Fprintf(&b, "analyze: %v;", err)
+	} else {
+		fmt.Fprintf(&b, "analyze: %v %v;", a.Solutions, a.Cells)
+	}
+	sol, err := sp.Solve(ctx, queens)
+	fmt.Fprintf(&b, "solve: %v %v;", sol, err)
+	marg, err := sp.Marginals(ctx, queens)
+	fmt.Fprintf(&b, "marginals: %v %v;", marg, err)
+	ok, err := sp.Satisfiable(ctx, queens, []configurator.Cell{{Row: 7, Col: 7}})
+	fmt.Fprintf(&b, "sat: %v %v;", ok, err)
+	_, nodes, err := sp.Diagram(ctx, queens, 10)
+	fmt.Fprintf(&b, "diagram: %d %v", nodes, err)
+	return b.String()
+}
