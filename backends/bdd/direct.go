@@ -161,32 +161,25 @@ func newDirect(model *configurator.Model) *direct {
 	// the diagonals and the anti-diagonals. (The ExactlyOne lines, if
 	// disjoint, would make a family that always has room for their own
 	// queens.)
+	var groups [][]line
 	for _, ln := range amo {
 		k := slices.IndexFunc(d.families, func(f family) bool { return !intersects(f.cover, ln.mask, 0) })
 		if k < 0 {
 			k = len(d.families)
 			d.families = append(d.families, family{cover: make([]uint64, W)})
+			groups = append(groups, nil)
 		}
-		f := &d.families[k]
-		f.lines = append(f.lines, ln.mask...)
-		f.last = append(f.last, ln.last)
+		groups[k] = append(groups[k], ln)
 		for j := range W {
-			f.cover[j] |= ln.mask[j]
+			d.families[k].cover[j] |= ln.mask[j]
 		}
 	}
-	for k := range d.families {
-		f := &d.families[k]
-		idx := make([]int, len(f.last))
-		for i := range idx {
-			idx[i] = i
+	for k, g := range groups {
+		slices.SortStableFunc(g, byLast)
+		for _, ln := range g {
+			d.families[k].lines = append(d.families[k].lines, ln.mask...)
+			d.families[k].last = append(d.families[k].last, ln.last)
 		}
-		slices.SortStableFunc(idx, func(a, b int) int { return int(f.last[b] - f.last[a]) })
-		lines, last := make([]uint64, 0, len(f.lines)), make([]int32, 0, len(f.last))
-		for _, i := range idx {
-			lines = append(lines, f.lines[i*W:(i+1)*W]...)
-			last = append(last, f.last[i])
-		}
-		f.lines, f.last = lines, last
 	}
 	return d
 }
@@ -240,12 +233,14 @@ func (d *direct) compile(ctx context.Context, m *Manager) (Node, directStats, er
 	if !d.settle(s, rm, 0, nil, need) {
 		return False, st, nil
 	}
-	cur := newLayer(0, W, 1)
+	cur, spare := new(layer), new(layer)
+	cur.reset(0, W, 1)
 	cur.insert(s)
 	children := make([][]uint32, V)
 	var childBytes int64
 	for l := range V {
-		next := newLayer((l+1)>>6, W, cur.n)
+		next := spare
+		next.reset((l+1)>>6, W, cur.n)
 		ch := make([]uint32, 2*cur.n)
 		childBytes += int64(len(ch)) * 4
 		off, bit := l>>6, uint64(1)<<(l&63)
@@ -295,13 +290,20 @@ func (d *direct) compile(ctx context.Context, m *Manager) (Node, directStats, er
 		}
 		st.states = append(st.states, cur.n)
 		children[l] = ch
-		cur = next
+		cur, spare = next, cur
 	}
-	// Level V holds at most one state, the empty set: true.
-	below := []Node{True}
+	cur, spare = nil, nil
+	// Level V holds at most one state, the empty set: true. The nodes of
+	// two adjacent levels take turns in two buffers.
+	widest := 1
+	for _, ch := range children {
+		widest = max(widest, len(ch)/2)
+	}
+	below, nodes := make([]Node, 1, widest), make([]Node, 0, widest)
+	below[0] = True
 	for l := V - 1; l >= 0; l-- {
 		ch := children[l]
-		nodes := make([]Node, len(ch)/2)
+		nodes = nodes[:len(ch)/2]
 		for i := range nodes {
 			if i%ctxEvery == 0 {
 				if err := ctx.Err(); err != nil {
@@ -322,7 +324,7 @@ func (d *direct) compile(ctx context.Context, m *Manager) (Node, directStats, er
 			nodes[i] = n
 		}
 		children[l] = nil
-		below = nodes
+		below, nodes = nodes, below
 	}
 	return below[0], st, nil
 }
@@ -439,13 +441,23 @@ type layer struct {
 	n          int
 }
 
-func newLayer(off, words, hint int) *layer {
+// reset empties t for keys of the words from off on, with room for about
+// hint states, reusing its memory.
+func (t *layer) reset(off, words, hint int) {
 	size := 16
 	for size < 2*hint {
 		size *= 2
 	}
-	width := words - off
-	return &layer{off: off, width: width, keys: make([]uint64, 0, hint*width), slots: make([]uint64, size)}
+	t.off, t.width, t.n = off, words-off, 0
+	if cap(t.keys) < hint*t.width {
+		t.keys = make([]uint64, 0, hint*t.width)
+	}
+	t.keys = t.keys[:0]
+	if cap(t.slots) < size {
+		t.slots = make([]uint64, size)
+	}
+	t.slots = t.slots[:size]
+	clear(t.slots)
 }
 
 // key is the stored key of state i.
