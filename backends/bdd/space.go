@@ -134,26 +134,33 @@ func (s *Space) Nodes() int { return s.nodes }
 func (s *Space) Bytes() int64 { return s.m.Bytes() }
 
 // assign turns the user's queens (true) and excluded cells (false) into a
-// partial assignment. A cell in both lists makes it contradictory, which it
-// reports as false.
+// partial assignment. It rejects cells off the board and queens placed
+// twice, as Model.Check does; a cell in both lists makes the assignment
+// contradictory, which it reports as false.
 func (s *Space) assign(queens, without []configurator.Cell) (Assignment, bool, error) {
-	if err := s.model.Check(queens); err != nil {
-		return nil, false, err
-	}
-	if err := s.model.Check(without); err != nil {
-		return nil, false, err
-	}
 	a := s.m.NewAssignment()
 	for _, q := range queens {
-		a[s.level(q)] = 1
-	}
-	for _, c := range without {
-		if a[s.level(c)] == 1 {
-			return nil, false, nil
+		if !s.model.Contains(q) {
+			return nil, false, fmt.Errorf("queen %v on a %d×%d board: %w", q, s.model.N(), s.model.N(), configurator.ErrOffBoard)
 		}
-		a[s.level(c)] = 0
+		l := s.level(q)
+		if a[l] == 1 {
+			return nil, false, fmt.Errorf("queen %v: %w", q, configurator.ErrDuplicate)
+		}
+		a[l] = 1
 	}
-	return a, true, nil
+	ok := true
+	for _, c := range without {
+		if !s.model.Contains(c) {
+			return nil, false, fmt.Errorf("cell %v on a %d×%d board: %w", c, s.model.N(), s.model.N(), configurator.ErrOffBoard)
+		}
+		l := s.level(c)
+		if a[l] == 1 {
+			ok = false
+		}
+		a[l] = 0
+	}
+	return a, ok, nil
 }
 
 func (s *Space) level(c configurator.Cell) int { return s.model.Level(s.model.Var(c)) }

@@ -380,7 +380,7 @@ func TestSatisfiableContradiction(t *testing.T) {
 	}
 }
 
-func TestQueriesRejectCellsOffTheBoard(t *testing.T) {
+func TestQueriesRejectBadCells(t *testing.T) {
 	sp := compileSpace(t, 4, configurator.RowMajor, Direct)
 	ctx := context.Background()
 	off := []configurator.Cell{{Row: 4, Col: 0}}
@@ -389,6 +389,14 @@ func TestQueriesRejectCellsOffTheBoard(t *testing.T) {
 	}
 	if _, err := sp.Satisfiable(ctx, nil, off); !errors.Is(err, configurator.ErrOffBoard) {
 		t.Errorf("Satisfiable(off board): %v", err)
+	}
+	twice := cells(t, "b1,b1")
+	if _, err := sp.Solve(ctx, twice); !errors.Is(err, configurator.ErrDuplicate) {
+		t.Errorf("Solve(b1,b1): %v", err)
+	}
+	// Excluding a cell twice is no error.
+	if ok, err := sp.Satisfiable(ctx, cells(t, "b1"), cells(t, "a2,a2")); !ok || err != nil {
+		t.Errorf("Satisfiable(b1, without a2,a2) = %v, %v; want true", ok, err)
 	}
 }
 
