@@ -1,0 +1,314 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/nqueens/configurator/configurator"
+)
+
+// The JSON API: POST /api/v1/analyze, /explain and /complete. Squares are
+// [row, col] pairs counted from 0, row 0 being rank 1 and col 0 file a.
+// Every error is {"error": "..."} with 400 for malformed input, 413 for a
+// body or board too large, 422 for queens no solution holds, 429 when a
+// client sends too fast and 503 (with Retry-After) when a backend is busy.
+
+// apiError is the body of every API error.
+type apiError struct {
+	Error string `json:"error"`
+}
+
+// boardRequest is the part every API request shares.
+type boardRequest struct {
+	N       *int    `json:"n"`
+	Queens  [][]int `json:"queens"`
+	Backend string  `json:"backend"`
+	Order   string  `json:"order"`
+}
+
+// explainRequest adds the square to explain.
+type explainRequest struct {
+	boardRequest
+	Cell []int `json:"cell"`
+}
+
+// analyzeResponse is the answer of /analyze. Solutions is a decimal
+// string (counts outgrow JSON numbers); SolutionsAtLeast marks it as a
+// lower bound, and it is absent when the backend does not count.
+type analyzeResponse struct {
+	N                int      `json:"n"`
+	Backend          string   `json:"backend"`
+	Order            string   `json:"order"`
+	Queens           [][2]int `json:"queens"`
+	Forced           [][2]int `json:"forced"`
+	Blocked          [][2]int `json:"blocked"`
+	Free             [][2]int `json:"free"`
+	Solutions        string   `json:"solutions,omitempty"`
+	SolutionsAtLeast bool     `json:"solutions_at_least,omitempty"`
+	ElapsedMS        float64  `json:"elapsed_ms"`
+}
+
+// explainResponse is the answer of /explain.
+type explainResponse struct {
+	Cell      [2]int   `json:"cell"`
+	State     string   `json:"state"`
+	Kind      string   `json:"kind"`
+	Because   [][2]int `json:"because"`
+	Text      string   `json:"text"`
+	ElapsedMS float64  `json:"elapsed_ms"`
+}
+
+// completeResponse is the answer of /complete.
+type completeResponse struct {
+	N         int      `json:"n"`
+	Backend   string   `json:"backend"`
+	Queens    [][2]int `json:"queens"`
+	Solution  [][2]int `json:"solution"`
+	ElapsedMS float64  `json:"elapsed_ms"`
+}
+
+func (s *server) apiAnalyze(c echo.Context) error {
+	var req boardRequest
+	if err := decode(c, &req); err != nil {
+		return err
+	}
+	st, backend, err := s.apiState(req)
+	if err != nil {
+		return err
+	}
+	e, err := s.apiSpace(c, backend, st)
+	if err != nil {
+		return err
+	}
+	o, err := s.apply(c.Request().Context(), e, st, action{Kind: actShow}, nil)
+	if err != nil {
+		return err
+	}
+	resp := analyzeResponse{N: st.N, Backend: backend, Order: e.key.order.String(), Queens: pairs(st.Queens),
+		Forced: [][2]int{}, Blocked: [][2]int{}, Free: [][2]int{}, ElapsedMS: ms(o.took)}
+	if o.unsolvable {
+		for v := range st.N * st.N {
+			resp.Blocked = append(resp.Blocked, [2]int{v / st.N, v % st.N})
+		}
+		resp.Solutions = "0"
+		return c.JSON(http.StatusOK, resp)
+	}
+	a := o.session.Analysis()
+	resp.Forced = pairs(a.In(configurator.Forced))
+	resp.Blocked = pairs(a.In(configurator.Blocked))
+	resp.Free = pairs(a.In(configurator.Free))
+	if a.Solutions != nil {
+		resp.Solutions, resp.SolutionsAtLeast = a.Solutions.String(), a.AtLeast
+	}
+	return c.JSON(http.StatusOK, resp)
+}
+
+func (s *server) apiExplain(c echo.Context) error {
+	var req explainRequest
+	if err := decode(c, &req); err != nil {
+		return err
+	}
+	st, backend, err := s.apiState(req.boardRequest)
+	if err != nil {
+		return err
+	}
+	if req.Cell == nil {
+		return problemf(http.StatusBadRequest, "Say which square to explain: \"cell\": [row, col].")
+	}
+	cell, err := apiCell(req.Cell, st.N, "cell")
+	if err != nil {
+		return err
+	}
+	e, err := s.apiSpace(c, backend, st)
+	if err != nil {
+		return err
+	}
+	o, err := s.apply(c.Request().Context(), e, st, action{Kind: actWhy, Cell: cell}, nil)
+	if err != nil {
+		return err
+	}
+	ex := o.explain
+	return c.JSON(http.StatusOK, explainResponse{Cell: [2]int{cell.Row, cell.Col}, State: ex.State.String(), Kind: ex.Reason.String(),
+		Because: pairs(ex.Because), Text: ex.String(), ElapsedMS: ms(o.took)})
+}
+
+func (s *server) apiComplete(c echo.Context) error {
+	var req boardRequest
+	if err := decode(c, &req); err != nil {
+		return err
+	}
+	st, backend, err := s.apiState(req)
+	if err != nil {
+		return err
+	}
+	e, err := s.apiSpace(c, backend, st)
+	if err != nil {
+		return err
+	}
+	o, err := s.apply(c.Request().Context(), e, st, action{Kind: actComplete}, newRand())
+	if err != nil {
+		return err
+	}
+	sol := o.session.Queens()
+	slices.SortFunc(sol, func(a, b configurator.Cell) int { return a.Row - b.Row })
+	return c.JSON(http.StatusOK, completeResponse{N: st.N, Backend: backend, Queens: pairs(st.Queens), Solution: pairs(sol), ElapsedMS: ms(o.took)})
+}
+
+// apiState checks a request's board: the size against the limits (400
+// out of range, 413 beyond the backend), the backend and order names, and
+// the queens (on the board, no duplicates).
+func (s *server) apiState(req boardRequest) (boardState, string, error) {
+	st := defaultState()
+	backend := strings.ToLower(req.Backend)
+	switch backend {
+	case "":
+		backend = "bdd"
+	case "bdd", "sat":
+	default:
+		return st, "", problemf(http.StatusBadRequest, "%s is not a backend: use \"bdd\" or \"sat\".", quote(req.Backend))
+	}
+	st.Mode = mode(backend)
+	if req.N == nil {
+		return st, "", problemf(http.StatusBadRequest, "Say the board size: \"n\" is required, a whole number from 1 to %d.", s.lim.maxN[backend])
+	}
+	n := *req.N
+	if n < 1 || n > configurator.MaxN {
+		return st, "", problemf(http.StatusBadRequest, "\"n\" is %d; it must be from 1 to %d.", n, s.lim.maxN[backend])
+	}
+	if n > s.lim.maxN[backend] {
+		return st, "", tooLarge(n, st.Mode, s.lim)
+	}
+	st.N = n
+	if req.Order != "" {
+		o, err := configurator.ParseOrder(strings.ToLower(req.Order))
+		if err != nil {
+			return st, "", problemf(http.StatusBadRequest, "%s is not a variable order: use \"row\", \"col\", \"diag\" or \"middle\".", quote(req.Order))
+		}
+		st.Order = o
+	}
+	if len(req.Queens) > n*n {
+		return st, "", problemf(http.StatusBadRequest, "%d queens cannot fit on the %d squares of a %d×%d board.", len(req.Queens), n*n, n, n)
+	}
+	for i, q := range req.Queens {
+		c, err := apiCell(q, n, fmt.Sprintf("queens[%d]", i))
+		if err != nil {
+			return st, "", err
+		}
+		if slices.Contains(st.Queens, c) {
+			return st, "", problemf(http.StatusBadRequest, "queens[%d] is [%d,%d] again: each square may hold one queen.", i, c.Row, c.Col)
+		}
+		st.Queens = append(st.Queens, c)
+	}
+	if len(st.Queens) > n {
+		return st, "", problemf(http.StatusUnprocessableEntity, "A solution on a %d×%d board has %d queens; the request places %d.", n, n, n, len(st.Queens))
+	}
+	return st, backend, nil
+}
+
+// apiCell checks one [row, col] pair.
+func apiCell(p []int, n int, what string) (configurator.Cell, error) {
+	if len(p) != 2 {
+		return configurator.Cell{}, problemf(http.StatusBadRequest, "%s must be a pair [row, col], not %d numbers.", what, len(p))
+	}
+	c := configurator.Cell{Row: p[0], Col: p[1]}
+	if c.Row < 0 || c.Row >= n || c.Col < 0 || c.Col >= n {
+		return c, problemf(http.StatusBadRequest, "%s is [%d,%d], off the %d×%d board (rows and columns count from 0 to %d).", what, c.Row, c.Col, n, n, n-1)
+	}
+	return c, nil
+}
+
+// apiSpace returns the compiled space, waiting for a compile as long as
+// the request's deadline allows.
+func (s *server) apiSpace(c echo.Context, backend string, st boardState) (*compiled, error) {
+	ctx := c.Request().Context()
+	k := s.key(backend, st)
+	e, err := s.cache.Get(ctx, k)
+	if err != nil {
+		return nil, s.compileProblem(ctx, k, err)
+	}
+	return e, nil
+}
+
+// decode reads a JSON request body strictly: one object, no unknown
+// fields, the right types. Its errors are 400s (413 past the body limit)
+// that say what is wrong and where.
+func decode(c echo.Context, v any) error {
+	body, err := io.ReadAll(c.Request().Body)
+	if err != nil {
+		var he *echo.HTTPError
+		if errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge {
+			return problemf(http.StatusRequestEntityTooLarge, "The request body is too large.")
+		}
+		return problemf(http.StatusBadRequest, "The request body could not be read.")
+	}
+	return decodeJSON(body, v)
+}
+
+// decodeJSON is decode's parser, separate for the fuzz test.
+func decodeJSON(body []byte, v any) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return problemf(http.StatusBadRequest, `The request body is empty; send a JSON object such as {"n": 8, "queens": [[0, 0]], "backend": "bdd"}.`)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil {
+		if _, err := dec.Token(); err != io.EOF {
+			return problemf(http.StatusBadRequest, "The request body holds more than one JSON value; send one object.")
+		}
+		return nil
+	}
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return problemf(http.StatusBadRequest, "The request body is not valid JSON (at byte %d): %s.", syn.Offset, syn.Error())
+	case errors.As(err, &typ):
+		field := typ.Field
+		if field == "" {
+			return problemf(http.StatusBadRequest, "The request body must be a JSON object, not %s.", typ.Value)
+		}
+		return problemf(http.StatusBadRequest, "%q must be %s, not %s.", field, expected(field), typ.Value)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return problemf(http.StatusBadRequest, "The request body ends in the middle of its JSON.")
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return problemf(http.StatusBadRequest, "Unknown field %s; the fields are n, queens, backend, order (and cell for explain).",
+			strings.TrimPrefix(err.Error(), "json: unknown field "))
+	}
+	return problemf(http.StatusBadRequest, "The request body is not the JSON expected: %s.", strings.TrimPrefix(err.Error(), "json: "))
+}
+
+// expected says what a field holds, for type errors.
+func expected(field string) string {
+	switch {
+	case field == "n":
+		return "a whole number"
+	case strings.HasPrefix(field, "queens"):
+		return "a list of [row, col] pairs of whole numbers"
+	case strings.HasPrefix(field, "cell"):
+		return "a pair [row, col] of whole numbers"
+	}
+	return "a string"
+}
+
+// pairs writes cells as [row, col] pairs, never null.
+func pairs(cells []configurator.Cell) [][2]int {
+	out := make([][2]int, 0, len(cells))
+	for _, c := range cells {
+		out = append(out, [2]int{c.Row, c.Col})
+	}
+	return out
+}
+
+// ms is a duration in milliseconds, to the microsecond.
+func ms(d time.Duration) float64 {
+	return float64(d.Microseconds()) / 1000
+}

@@ -1,0 +1,250 @@
+package main
+
+import (
+	"container/list"
+	"context"
+	"errors"
+	"math/big"
+	"sync"
+	"time"
+
+	"github.com/nqueens/configurator/configurator"
+)
+
+// spaceKey names one compiled space: a backend, a board size and a variable
+// order (the SAT backend ignores the order, so its keys always say row).
+type spaceKey struct {
+	backend string
+	n       int
+	order   configurator.Order
+}
+
+// compiled is a compiled space with what the page shows about it.
+type compiled struct {
+	key   spaceKey
+	space configurator.Space
+	took  time.Duration // compile time
+	bytes int64         // memory held, as the space reports it (or estimates)
+	// total is the number of solutions of the empty board (nil when the
+	// backend does not count); totalAtLeast marks it as a lower bound.
+	total        *big.Int
+	totalAtLeast bool
+}
+
+// compileFunc compiles the space a key names.
+type compileFunc func(ctx context.Context, k spaceKey) (*compiled, error)
+
+// flight is a compile in progress. Every request that wants its key waits
+// on done; when the last of them has given up and none has come back for
+// the grace period, the compile is cancelled.
+type flight struct {
+	done    chan struct{}
+	started time.Time
+	res     *compiled
+	err     error
+	waiters int
+	cancel  context.CancelFunc
+	idle    *time.Timer
+}
+
+// spaceCache holds compiled spaces, bounded in bytes and evicted least
+// recently used first, and compiles each key once however many requests
+// ask for it at the same time (single flight). A request that waits for a
+// compile stops waiting when its context ends; the compile goes on for the
+// others, and for grace after the last waiter left, so that a page showing
+// progress can reconnect. At most slots compiles run at once.
+//
+// Failures that would only repeat (a board beyond the backend's limits)
+// are remembered, so hostile clients cannot make the server retry a doomed
+// compile; other failures (a deadline, a cancellation) are not.
+type spaceCache struct {
+	compile  compileFunc
+	maxBytes int64
+	grace    time.Duration
+	slots    chan struct{}
+	ctx      context.Context // parent of every compile; cancelled by Close
+	stop     context.CancelFunc
+	wg       sync.WaitGroup
+
+	mu      sync.Mutex
+	lru     *list.List // of *compiled, most recently used at the front
+	index   map[spaceKey]*list.Element
+	used    int64
+	flights map[spaceKey]*flight
+	failed  map[spaceKey]error
+}
+
+// newSpaceCache returns a cache of at most maxBytes that compiles with
+// compile, slots compiles at a time.
+func newSpaceCache(compile compileFunc, maxBytes int64, slots int, grace time.Duration) *spaceCache {
+	ctx, stop := context.WithCancel(context.Background())
+	return &spaceCache{
+		compile:  compile,
+		maxBytes: maxBytes,
+		grace:    grace,
+		slots:    make(chan struct{}, max(slots, 1)),
+		ctx:      ctx,
+		stop:     stop,
+		lru:      list.New(),
+		index:    make(map[spaceKey]*list.Element),
+		flights:  make(map[spaceKey]*flight),
+		failed:   make(map[spaceKey]error),
+	}
+}
+
+// Get returns the compiled space of k, compiling it when needed and waiting
+// for it until ctx ends.
+func (c *spaceCache) Get(ctx context.Context, k spaceKey) (*compiled, error) {
+	c.mu.Lock()
+	if e, ok := c.index[k]; ok {
+		c.lru.MoveToFront(e)
+		c.mu.Unlock()
+		return e.Value.(*compiled), nil
+	}
+	if err, ok := c.failed[k]; ok {
+		c.mu.Unlock()
+		return nil, err
+	}
+	if err := c.ctx.Err(); err != nil {
+		c.mu.Unlock()
+		return nil, errors.New("server is shutting down")
+	}
+	f := c.join(k)
+	c.mu.Unlock()
+	defer c.leave(k, f)
+	select {
+	case <-f.done:
+		return f.res, f.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Progress reports whether k is being compiled and since when.
+func (c *spaceCache) Progress(k spaceKey) (started time.Time, running bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if f, ok := c.flights[k]; ok {
+		return f.started, true
+	}
+	return time.Time{}, false
+}
+
+// Cached reports whether k's space is in the cache, without touching its
+// place in the LRU order.
+func (c *spaceCache) Cached(k spaceKey) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.index[k]
+	return ok
+}
+
+// Used returns the bytes held and the number of spaces cached.
+func (c *spaceCache) Used() (bytes int64, spaces int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.used, c.lru.Len()
+}
+
+// Close cancels the compiles in progress and waits for them to return.
+func (c *spaceCache) Close() {
+	c.stop()
+	c.wg.Wait()
+}
+
+// join registers a waiter on k's flight, starting the flight when there is
+// none. c.mu must be held.
+func (c *spaceCache) join(k spaceKey) *flight {
+	f, ok := c.flights[k]
+	if !ok {
+		ctx, cancel := context.WithCancel(c.ctx)
+		f = &flight{done: make(chan struct{}), started: time.Now(), cancel: cancel}
+		c.flights[k] = f
+		c.wg.Add(1)
+		go c.run(ctx, k, f)
+	}
+	f.waiters++
+	if f.idle != nil {
+		f.idle.Stop()
+		f.idle = nil
+	}
+	return f
+}
+
+// leave unregisters a waiter; the last one to leave an unfinished flight
+// starts its grace period.
+func (c *spaceCache) leave(k spaceKey, f *flight) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f.waiters--
+	if f.waiters > 0 || f.idle != nil {
+		return
+	}
+	select {
+	case <-f.done:
+		return
+	default:
+	}
+	f.idle = time.AfterFunc(c.grace, func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if f.waiters > 0 || c.flights[k] != f {
+			return
+		}
+		delete(c.flights, k)
+		f.cancel()
+	})
+}
+
+// run compiles k for flight f, once a compile slot is free.
+func (c *spaceCache) run(ctx context.Context, k spaceKey, f *flight) {
+	defer c.wg.Done()
+	defer f.cancel()
+	var res *compiled
+	var err error
+	select {
+	case c.slots <- struct{}{}:
+		res, err = c.compile(ctx, k)
+		<-c.slots
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.flights[k] == f {
+		delete(c.flights, k)
+	}
+	if f.idle != nil {
+		f.idle.Stop()
+	}
+	f.res, f.err = res, err
+	close(f.done)
+	switch {
+	case err == nil:
+		c.add(res)
+	case errors.Is(err, configurator.ErrTooLarge):
+		c.failed[k] = err
+	}
+}
+
+// add puts a space into the cache and evicts the least recently used ones
+// beyond the byte bound. A space larger than the whole bound is handed to
+// its waiters but not kept. c.mu must be held.
+func (c *spaceCache) add(res *compiled) {
+	if res.bytes > c.maxBytes {
+		return
+	}
+	if old, ok := c.index[res.key]; ok {
+		c.used -= old.Value.(*compiled).bytes
+		c.lru.Remove(old)
+	}
+	c.index[res.key] = c.lru.PushFront(res)
+	c.used += res.bytes
+	for c.used > c.maxBytes {
+		e := c.lru.Back()
+		old := e.Value.(*compiled)
+		c.lru.Remove(e)
+		delete(c.index, old.key)
+		c.used -= old.bytes
+	}
+}

@@ -1,0 +1,113 @@
+// Command web serves the N-Queens configurator: a page on which a person
+// places queens and sees, after every click, which squares stay possible,
+// which queens are forced, how many solutions remain and why, answered by a
+// BDD backend, a SAT backend or both side by side; and a JSON API with the
+// same answers.
+//
+// Usage:
+//
+//	web [-addr 127.0.0.1:8080] [-bdd-max-n 12] [-bdd-budget 2G] [-sat-max-n 40] ...
+//
+// The server keeps no session: the board lives in the URL, so the browser's
+// back and forward buttons are undo and redo and a link shares a board. It
+// keeps only a cache of compiled spaces, bounded in bytes. SIGINT or SIGTERM
+// stop it gracefully: it stops accepting, lets the requests in flight
+// finish (up to -shutdown-grace), and exits.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/nqueens/configurator/backends/bdd"
+	"github.com/nqueens/configurator/backends/sat"
+	"github.com/nqueens/configurator/configurator"
+)
+
+func main() {
+	if err := run(context.Background(), os.Args[1:], os.Stderr, nil); err != nil {
+		if !errors.Is(err, errUsage) {
+			fmt.Fprintln(os.Stderr, "web:", err)
+		}
+		os.Exit(2)
+	}
+}
+
+// errUsage is a command line the flag package already complained about.
+var errUsage = errors.New("usage")
+
+// run serves until ctx ends or the process receives SIGINT or SIGTERM,
+// then shuts down gracefully. ready, when not nil, is called with the
+// address once the server listens.
+func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr string)) error {
+	cfg, err := parseFlags(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return errUsage
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	s, err := newServer(cfg, log, newBackends(cfg)...)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		s.close()
+		return err
+	}
+	srv := &http.Server{
+		Handler:           s.handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	log.Info("serving the N-Queens configurator", "url", "http://"+ln.Addr().String()+"/",
+		"bdd_max_n", cfg.BDD.MaxN, "bdd_budget", formatBytes(cfg.BDD.Budget), "sat_max_n", cfg.SAT.MaxN)
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
+
+	select {
+	case err := <-served:
+		s.close()
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: draining requests in flight", "grace", cfg.ShutdownGrace)
+	s.beginShutdown()
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
+	defer cancel()
+	err = srv.Shutdown(sctx)
+	s.close()
+	if err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// newBackends builds the two backends from the configuration.
+func newBackends(cfg config) []configurator.Backend {
+	return []configurator.Backend{
+		bdd.New(bdd.Options{Budget: cfg.BDD.Budget}),
+		sat.New(sat.Options{MaxN: cfg.SAT.MaxN, Queue: cfg.SAT.Queue, CountCap: cfg.SAT.CountCap, Timeout: cfg.SAT.Deadline}),
+	}
+}

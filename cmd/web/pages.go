@@ -1,0 +1,277 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/nqueens/configurator/configurator"
+)
+
+// board serves the page (GET /) and the htmx requests of its controls
+// (GET /play): it reads the state and the action from the query, runs the
+// action on the backends of the state's mode, and answers with the whole
+// page, or with the app fragment for htmx, telling htmx which address to
+// push into the browser's history.
+func (s *server) board(c echo.Context) error {
+	ctx := c.Request().Context()
+	v, err := query(c)
+	if err != nil {
+		return s.fail(c, defaultState(), nil, action{}, err)
+	}
+	trail := parseTrail(v.Get("t"))
+	st, err := parseState(v, s.lim)
+	if err != nil {
+		return s.fail(c, st, trail, action{}, err)
+	}
+	act, err := parseAction(v, st)
+	if err != nil {
+		return s.fail(c, st, trail, action{}, err)
+	}
+	spaces, err := s.spaces(ctx, st, s.cfg.QuickWait)
+	var ce *compilingError
+	if errors.As(err, &ce) {
+		return s.compilingPage(c, st, trail, ce)
+	}
+	if err != nil {
+		return s.fail(c, st, trail, act, err)
+	}
+	r, err := s.step(ctx, st, act, spaces)
+	if err != nil {
+		return s.fail(c, st, trail, act, err)
+	}
+	r.name = v.Get("l")
+	if !validLabel(r.name) {
+		r.name = ""
+	}
+	if r.name == "" && !isHTMX(c.Request()) {
+		r.name = "open"
+	}
+	view := s.resultView(ctx, r, trail)
+	if isHTMX(c.Request()) {
+		h := c.Response().Header()
+		switch {
+		case act.changesState():
+			h.Set("HX-Push-Url", r.state.href())
+		case act.Kind == actRefresh:
+			h.Set("HX-Replace-Url", r.state.href())
+		}
+		return s.render(c, http.StatusOK, "app", view)
+	}
+	if act.Kind == actPlace || act.Kind == actRemove || act.Kind == actComplete {
+		// Without JavaScript the forms land here: answer with the new
+		// state's address, so a reload does not repeat the action.
+		return c.Redirect(http.StatusSeeOther, r.state.href())
+	}
+	return s.render(c, http.StatusOK, "page", s.pageView(view))
+}
+
+// fail answers a request that could not be served as asked. An htmx
+// request gets a notice and keeps the board it shows; a page shows the
+// notice above the best board it can: the same state when only the action
+// failed, the longest start of the queens that some solution holds when
+// the queens themselves fail, or no board at all when the board itself
+// cannot be compiled.
+func (s *server) fail(c echo.Context, st boardState, trail []step, act action, err error) error {
+	var ce *compilingError
+	if errors.As(err, &ce) {
+		return s.compilingPage(c, st, trail, ce)
+	}
+	p := describe(err)
+	if p.Status >= 500 {
+		s.log.Error("request failed", "uri", truncate(c.Request().RequestURI, 200), "status", p.Status, "err", err)
+	}
+	if p.RetryAfter > 0 {
+		c.Response().Header().Set("Retry-After", fmt.Sprint(p.RetryAfter))
+	}
+	req := c.Request()
+	if isHTMX(req) && act.Kind != actRefresh {
+		return s.renderNotice(c, p)
+	}
+	ctx := req.Context()
+	fallback := st.with(func(b *boardState) {})
+	if act.Kind == actShow && p.Status == http.StatusUnprocessableEntity && len(st.Queens) > 0 {
+		fallback.Queens = s.feasiblePrefix(ctx, st)
+	}
+	view := s.newAppView(fallback, formatTrail(trail))
+	view.Fatal = true
+	if spaces, err := s.spaces(ctx, fallback, s.cfg.QuickWait); err == nil {
+		if r, err := s.step(ctx, fallback, action{Kind: actShow}, spaces); err == nil {
+			view = s.resultView(ctx, r, trail)
+		}
+	}
+	view.Notice = noticeOf(p)
+	if isHTMX(req) {
+		c.Response().Header().Set("HX-Replace-Url", fallback.href())
+		return s.render(c, p.Status, "app", view)
+	}
+	return s.render(c, p.Status, "page", s.pageView(view))
+}
+
+// feasiblePrefix returns the longest start of st's queens that some
+// solution holds, by binary search (the property is monotone: a placement
+// no solution holds stays so when queens are added).
+func (s *server) feasiblePrefix(ctx context.Context, st boardState) []configurator.Cell {
+	spaces, err := s.spaces(ctx, st, s.cfg.QuickWait)
+	if err != nil {
+		return nil
+	}
+	sp := spaces[0].space
+	ok := func(k int) bool {
+		_, err := configurator.NewSession(ctx, sp, st.Queens[:k])
+		return err == nil
+	}
+	lo, hi := 0, len(st.Queens) // ok(lo) is assumed; find the largest k with ok(k)
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if ok(mid) {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return st.Queens[:lo]
+}
+
+// compilingPage answers while a board is still being compiled: the
+// controls work, and a progress stream tells the page when the board is
+// ready.
+func (s *server) compilingPage(c echo.Context, st boardState, trail []step, ce *compilingError) error {
+	view := s.newAppView(st, formatTrail(trail))
+	view.Compiling = &compilingView{
+		Text:    s.progressText(ce.keys),
+		Events:  "/events/compile?" + st.query(),
+		Refresh: st.play(view.Trail, "refresh", "1"),
+	}
+	if isHTMX(c.Request()) {
+		c.Response().Header().Set("HX-Push-Url", st.href())
+		return s.render(c, http.StatusOK, "app", view)
+	}
+	return s.render(c, http.StatusOK, "page", s.pageView(view))
+}
+
+// progressText says what is being compiled and for how long.
+func (s *server) progressText(keys []spaceKey) string {
+	var parts []string
+	for _, k := range keys {
+		what := fmt.Sprintf("the %d×%d %s", k.n, k.n, strings.ToUpper(k.backend))
+		if k.backend == "bdd" {
+			what += " (" + orderLabels[k.order] + ")"
+		}
+		if started, ok := s.cache.Progress(k); ok {
+			what += fmt.Sprintf(": %s so far", time.Since(started).Round(100*time.Millisecond))
+		}
+		parts = append(parts, what)
+	}
+	return "Compiling " + strings.Join(parts, "; ") + ". This happens once per board size; the result is cached."
+}
+
+// progress streams a compile's progress as server-sent events: a
+// "progress" event with an HTML fragment every half second, and "done"
+// when the spaces are ready (or failed: the page then asks for the board
+// and shows why). The stream counts as a waiter, so the compile goes on
+// while someone watches, and ends with the server's shutdown.
+func (s *server) progress(c echo.Context) error {
+	v, err := query(c)
+	if err != nil {
+		return err
+	}
+	st, err := parseState(v, s.lim)
+	if err != nil {
+		return err
+	}
+	var keys []spaceKey
+	for _, b := range st.Mode.backends() {
+		keys = append(keys, s.key(b, st))
+	}
+	ctx := c.Request().Context()
+	res := c.Response()
+	h := res.Header()
+	h.Set(echo.HeaderContentType, "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	res.WriteHeader(http.StatusOK)
+	send := func(event, data string) {
+		fmt.Fprintf(res, "event: %s\ndata: %s\n\n", event, strings.ReplaceAll(data, "\n", " "))
+		res.Flush()
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, k := range keys {
+			if _, err := s.cache.Get(ctx, k); err != nil {
+				return
+			}
+		}
+	}()
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			send("progress", "<p>Ready.</p>")
+			send("done", "ready")
+			return nil
+		case <-tick.C:
+			send("progress", "<p>"+escapeText(s.progressText(keys))+"</p>")
+		case <-ctx.Done():
+			<-done
+			return nil
+		case <-s.quit:
+			send("progress", "<p>The server is restarting; reload the page in a moment.</p>")
+			return nil
+		}
+	}
+}
+
+// escapeText escapes the five HTML special characters.
+func escapeText(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;").Replace(s)
+}
+
+// diagramSVG draws the BDD of the remaining solutions as SVG, for boards
+// whose restricted diagram is within the node cap.
+func (s *server) diagramSVG(c echo.Context) error {
+	v, err := query(c)
+	if err != nil {
+		return err
+	}
+	st, err := parseState(v, s.lim)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	if st.Mode == modeSAT {
+		st.Mode = modeBDD
+	}
+	e, err := s.cache.Get(ctx, s.key("bdd", st))
+	if err != nil {
+		return s.compileProblem(ctx, s.key("bdd", st), err)
+	}
+	dg, ok := e.space.(configurator.Diagrammer)
+	if !ok {
+		return problemf(http.StatusNotFound, "This backend draws no diagram.")
+	}
+	if _, err := configurator.NewSession(ctx, e.space, st.Queens); err != nil && len(st.Queens) > 0 {
+		return s.infeasible(ctx, e.space, st.Queens, err)
+	}
+	dctx, cancel := context.WithTimeout(ctx, s.cfg.DiagramDeadline)
+	defer cancel()
+	dot, nodes, err := dg.Diagram(dctx, st.Queens, s.cfg.DiagramNodes)
+	if err != nil {
+		return err
+	}
+	if nodes > s.cfg.DiagramNodes {
+		return problemf(http.StatusRequestEntityTooLarge, "The diagram has %d nodes; this server draws at most %d.", nodes, s.cfg.DiagramNodes)
+	}
+	svg, err := s.draw.SVG(dctx, st.query(), dot)
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set("Cache-Control", "private, max-age=3600")
+	return c.Blob(http.StatusOK, "image/svg+xml", svg)
+}

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+	"github.com/nqueens/configurator/configurator"
+)
+
+// problem is an error a person can act on: the HTTP status it earns and a
+// message in plain words. Handlers return problems for everything they can
+// foresee; describe turns any other error into one.
+type problem struct {
+	Status     int
+	Message    string
+	RetryAfter int   // seconds; 0 sends no Retry-After header
+	err        error // the cause, for the log
+}
+
+func (p *problem) Error() string { return p.Message }
+func (p *problem) Unwrap() error { return p.err }
+
+// problemf returns a problem with a formatted message.
+func problemf(status int, format string, args ...any) *problem {
+	return &problem{Status: status, Message: fmt.Sprintf(format, args...)}
+}
+
+// retryable is a 503 problem with a Retry-After hint.
+func retryable(seconds int, cause error, format string, args ...any) *problem {
+	return &problem{Status: http.StatusServiceUnavailable, Message: fmt.Sprintf(format, args...), RetryAfter: seconds, err: cause}
+}
+
+// describe maps any error to a problem. Known errors of the configurator
+// package, of Echo and of contexts get a fitting status and words; anything
+// else is a 500 whose message hides the details (they go to the log).
+func describe(err error) *problem {
+	var p *problem
+	if errors.As(err, &p) {
+		return p
+	}
+	var he *echo.HTTPError
+	if errors.As(err, &he) {
+		return describeHTTP(he)
+	}
+	switch {
+	case errors.Is(err, configurator.ErrBusy):
+		return retryable(2, err, "The solver is busy with other requests right now. Please try again in a moment.")
+	case errors.Is(err, context.DeadlineExceeded):
+		return retryable(5, err, "That took longer than the time allowed for one request. Try a smaller board, or try again in a moment.")
+	case errors.Is(err, context.Canceled):
+		return &problem{Status: http.StatusServiceUnavailable, Message: "The request was cancelled before it finished.", RetryAfter: 1, err: err}
+	case errors.Is(err, configurator.ErrTooLarge):
+		return &problem{Status: http.StatusRequestEntityTooLarge, Message: "That board is too large for this backend.", err: err}
+	case errors.Is(err, configurator.ErrNoSolution):
+		return &problem{Status: http.StatusUnprocessableEntity, Message: "No solution holds these queens together.", err: err}
+	case errors.Is(err, configurator.ErrBlocked):
+		return &problem{Status: http.StatusUnprocessableEntity, Message: "That square is blocked: no remaining solution has a queen there.", err: err}
+	case errors.Is(err, configurator.ErrOccupied):
+		return &problem{Status: http.StatusUnprocessableEntity, Message: "That square already holds your queen.", err: err}
+	case errors.Is(err, configurator.ErrNoQueen):
+		return &problem{Status: http.StatusUnprocessableEntity, Message: "There is no queen of yours on that square.", err: err}
+	case errors.Is(err, configurator.ErrNotExplained):
+		return &problem{Status: http.StatusUnprocessableEntity, Message: "That square is neither blocked nor forced, so there is nothing to explain.", err: err}
+	case errors.Is(err, configurator.ErrSize), errors.Is(err, configurator.ErrOffBoard),
+		errors.Is(err, configurator.ErrDuplicate), errors.Is(err, configurator.ErrNotation),
+		errors.Is(err, configurator.ErrOrder):
+		return &problem{Status: http.StatusBadRequest, Message: sentence(err), err: err}
+	}
+	return &problem{Status: http.StatusInternalServerError, Message: "Something went wrong on our side. The error is logged; please try again.", err: err}
+}
+
+// describeHTTP words the errors Echo and its middleware produce.
+func describeHTTP(he *echo.HTTPError) *problem {
+	p := &problem{Status: he.Code, err: he}
+	switch he.Code {
+	case http.StatusNotFound:
+		p.Message = "There is nothing at this address."
+	case http.StatusMethodNotAllowed:
+		p.Message = "This address does not accept that method."
+	case http.StatusRequestEntityTooLarge:
+		p.Message = "The request is too large."
+	case http.StatusTooManyRequests:
+		p.Message = "Too many requests from your address; please slow down and try again in a second."
+		p.RetryAfter = 1
+	case http.StatusServiceUnavailable:
+		p.Message = "The server could not answer in time; please try again in a moment."
+		p.RetryAfter = 5
+	default:
+		if he.Code >= 500 {
+			p.Message = "Something went wrong on our side. The error is logged; please try again."
+		} else {
+			p.Message = http.StatusText(he.Code) + "."
+		}
+	}
+	return p
+}
+
+// sentence turns an error's text into a sentence for people: capitalised,
+// ending with a full stop.
+func sentence(err error) string {
+	s := err.Error()
+	if s == "" {
+		return s
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	s = string(unicode.ToUpper(r)) + s[n:]
+	if !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
+}
+
+// maxQuoted bounds how much of a user's input a message repeats.
+const maxQuoted = 24
+
+// quote returns user input fit to repeat in a message: valid UTF-8, no
+// control characters, at most maxQuoted characters, between curly quotes.
+// Escaping for HTML or JSON is the template's and the encoder's job.
+func quote(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	var b strings.Builder
+	n := 0
+	for _, r := range s {
+		if n == maxQuoted {
+			b.WriteString("…")
+			break
+		}
+		if unicode.IsControl(r) {
+			r = '\uFFFD'
+		}
+		b.WriteRune(r)
+		n++
+	}
+	return "“" + b.String() + "”"
+}

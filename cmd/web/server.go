@@ -1,0 +1,380 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"io/fs"
+	"log/slog"
+	"math/big"
+	"mime"
+	"net/http"
+	"net/url"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/frontend"
+	"golang.org/x/time/rate"
+)
+
+// contentSecurityPolicy allows only this server's own scripts, styles and
+// images: no inline script, style or handler anywhere in the page.
+const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
+	"connect-src 'self'; font-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+// server is the web configurator: the backends, the cache of their compiled
+// spaces, and the templates. It keeps no per-user state: every request
+// carries its board in the URL.
+type server struct {
+	cfg      config
+	log      *slog.Logger
+	backends map[string]configurator.Backend
+	lim      limits
+	cache    *spaceCache
+	tmpl     *template.Template
+	static   fs.FS
+	version  string // of the static files, for cache busting
+	draw     *drawer
+
+	quit     chan struct{} // closed when shutdown begins: progress streams end
+	quitOnce sync.Once
+}
+
+// newServer builds a server over the given backends (named "bdd" and
+// "sat"; both are needed for the page's switch).
+func newServer(cfg config, log *slog.Logger, backends ...configurator.Backend) (*server, error) {
+	s := &server{
+		cfg:      cfg,
+		log:      log,
+		backends: make(map[string]configurator.Backend),
+		lim:      limits{maxN: map[string]int{"bdd": cfg.BDD.MaxN, "sat": cfg.SAT.MaxN}},
+		quit:     make(chan struct{}),
+		draw:     newDrawer(),
+	}
+	for _, b := range backends {
+		s.backends[b.Name()] = b
+	}
+	for _, name := range []string{"bdd", "sat"} {
+		if s.backends[name] == nil {
+			return nil, fmt.Errorf("web server: no %q backend", name)
+		}
+	}
+	s.cache = newSpaceCache(s.compile, cfg.CacheBytes, cfg.CompileSlots, cfg.CompileGrace)
+	var err error
+	if s.static, err = fs.Sub(frontend.Files, "static"); err != nil {
+		return nil, err
+	}
+	if s.version, err = hashFiles(s.static); err != nil {
+		return nil, err
+	}
+	if s.tmpl, err = template.New("").Funcs(templateFuncs).ParseFS(frontend.Files, "templates/*.html"); err != nil {
+		return nil, fmt.Errorf("web server: templates: %w", err)
+	}
+	return s, nil
+}
+
+// beginShutdown ends the progress streams, which would otherwise hold the
+// graceful shutdown open until its deadline.
+func (s *server) beginShutdown() { s.quitOnce.Do(func() { close(s.quit) }) }
+
+// close cancels the compiles in progress and releases the renderer.
+func (s *server) close() {
+	s.beginShutdown()
+	s.cache.Close()
+	s.draw.Close()
+}
+
+// handler returns the HTTP handler: the routes behind the middleware.
+func (s *server) handler() *echo.Echo {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	// The client's address is the connection's, never a header it sends:
+	// rate limits and logs must not be spoofable.
+	e.IPExtractor = echo.ExtractIPDirect()
+	e.HTTPErrorHandler = s.handleError
+
+	streaming := func(c echo.Context) bool { return c.Path() == "/events/compile" }
+	e.Use(middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
+		HandleError: true,
+		LogLatency:  true, LogMethod: true, LogURI: true, LogStatus: true, LogRemoteIP: true, LogError: true,
+		LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
+			level := slog.LevelInfo
+			if v.Status >= 500 {
+				level = slog.LevelError
+			}
+			attrs := []slog.Attr{
+				slog.String("method", v.Method), slog.String("uri", truncate(v.URI, 200)),
+				slog.Int("status", v.Status), slog.Duration("latency", v.Latency), slog.String("ip", v.RemoteIP),
+			}
+			if v.Error != nil {
+				attrs = append(attrs, slog.String("err", v.Error.Error()))
+			}
+			s.log.LogAttrs(c.Request().Context(), level, "request", attrs...)
+			return nil
+		},
+	}))
+	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{
+		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
+			s.log.Error("panic", "uri", truncate(c.Request().RequestURI, 200), "err", err, "stack", string(stack))
+			return err
+		},
+	}))
+	e.Use(middleware.SecureWithConfig(middleware.SecureConfig{
+		XSSProtection:         "0",
+		ContentTypeNosniff:    "nosniff",
+		XFrameOptions:         "DENY",
+		ReferrerPolicy:        "no-referrer",
+		ContentSecurityPolicy: contentSecurityPolicy,
+	}))
+	e.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			h := c.Response().Header()
+			h.Set("Cross-Origin-Opener-Policy", "same-origin")
+			h.Set("Cross-Origin-Resource-Policy", "same-origin")
+			h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
+			if len(c.Request().URL.RawQuery) > s.cfg.QueryLimit {
+				return problemf(http.StatusRequestEntityTooLarge, "This address is too long (%s of parameters; the limit is %s). Start again from a fresh board.",
+					formatBytes(int64(len(c.Request().URL.RawQuery))), formatBytes(int64(s.cfg.QueryLimit)))
+			}
+			return next(c)
+		}
+	})
+	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{Skipper: streaming, MinLength: 1024}))
+	e.Use(middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: strconv.FormatInt(s.cfg.BodyLimit, 10)}))
+	e.Use(middleware.ContextTimeoutWithConfig(middleware.ContextTimeoutConfig{
+		Skipper:      streaming,
+		Timeout:      s.cfg.RequestDeadline,
+		ErrorHandler: func(err error, c echo.Context) error { return err },
+	}))
+
+	e.GET("/", s.board)
+	e.GET("/play", s.board)
+	e.GET("/events/compile", s.progress)
+	e.GET("/diagram.svg", s.diagramSVG)
+	e.GET("/static/*", s.serveStatic)
+	e.GET("/healthz", func(c echo.Context) error { return c.String(http.StatusOK, "ok\n") })
+
+	api := e.Group("/api/v1")
+	if s.cfg.APIRate > 0 {
+		api.Use(middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
+			Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
+				Rate: rate.Limit(s.cfg.APIRate), Burst: s.cfg.APIBurst, ExpiresIn: 3 * time.Minute,
+			}),
+			IdentifierExtractor: func(c echo.Context) (string, error) { return c.RealIP(), nil },
+			DenyHandler: func(c echo.Context, _ string, _ error) error {
+				return &problem{Status: http.StatusTooManyRequests, RetryAfter: 1,
+					Message: fmt.Sprintf("Too many requests from your address: the API allows %g a second. Please slow down.", s.cfg.APIRate)}
+			},
+		}))
+	}
+	api.POST("/analyze", s.apiAnalyze)
+	api.POST("/explain", s.apiExplain)
+	api.POST("/complete", s.apiComplete)
+	api.Any("/*", func(c echo.Context) error {
+		return problemf(http.StatusNotFound, "There is no API endpoint %s %s; use POST /api/v1/analyze, /api/v1/explain or /api/v1/complete.",
+			c.Request().Method, quote(c.Request().URL.Path))
+	})
+	return e
+}
+
+// handleError answers every error a handler or middleware returns: JSON
+// {"error": ...} under /api/, a notice swapped into the page for htmx
+// requests (the board stays as it was), a small page otherwise. No stack
+// or internal detail ever reaches the client.
+func (s *server) handleError(err error, c echo.Context) {
+	p := describe(err)
+	if p.Status >= 500 {
+		s.log.Error("request failed", "uri", truncate(c.Request().RequestURI, 200), "status", p.Status, "err", err)
+	}
+	if c.Response().Committed {
+		return
+	}
+	if p.RetryAfter > 0 {
+		c.Response().Header().Set("Retry-After", strconv.Itoa(p.RetryAfter))
+	}
+	req := c.Request()
+	var werr error
+	switch {
+	case strings.HasPrefix(req.URL.Path, "/api/"):
+		werr = c.JSON(p.Status, apiError{Error: p.Message})
+	case req.Method == http.MethodHead:
+		werr = c.NoContent(p.Status)
+	case isHTMX(req):
+		werr = s.renderNotice(c, p)
+	default:
+		view := s.newAppView(defaultState(), "")
+		view.Notice = noticeOf(p)
+		view.Fatal = true
+		werr = s.render(c, p.Status, "page", s.pageView(view))
+	}
+	if werr != nil {
+		s.log.Warn("writing an error response", "err", werr)
+	}
+}
+
+// isHTMX reports whether a request is an htmx request for a fragment (and
+// not htmx restoring history, which wants the whole page).
+func isHTMX(r *http.Request) bool {
+	return r.Header.Get("HX-Request") == "true" && r.Header.Get("HX-History-Restore-Request") != "true"
+}
+
+// renderNotice answers an htmx request with a notice that replaces only the
+// notice area, so the board keeps its last good state.
+func (s *server) renderNotice(c echo.Context, p *problem) error {
+	h := c.Response().Header()
+	h.Set("HX-Retarget", "#notice")
+	h.Set("HX-Reswap", "innerHTML")
+	return s.render(c, p.Status, "notice", noticeOf(p))
+}
+
+// render executes a template into a buffer first, so that a template error
+// becomes a clean 500 instead of half a page.
+func (s *server) render(c echo.Context, status int, name string, data any) error {
+	var b strings.Builder
+	if err := s.tmpl.ExecuteTemplate(&b, name, data); err != nil {
+		return fmt.Errorf("template %s: %w", name, err)
+	}
+	c.Response().Header().Set("Vary", "HX-Request")
+	return c.HTML(status, b.String())
+}
+
+// query parses the request's query string strictly: a malformed escape is
+// a 400 rather than a silently dropped parameter.
+func query(c echo.Context) (url.Values, error) {
+	v, err := url.ParseQuery(c.Request().URL.RawQuery)
+	if err != nil {
+		return nil, problemf(http.StatusBadRequest, "The address is malformed (%s). Start again from a fresh board.", quote(strings.TrimPrefix(err.Error(), "invalid URL escape ")))
+	}
+	return v, nil
+}
+
+// serveStatic serves the embedded static files. Paths are cleaned and
+// looked up in the embedded tree only, so /static/../go.mod finds nothing.
+func (s *server) serveStatic(c echo.Context) error {
+	name := strings.TrimPrefix(path.Clean("/"+c.Param("*")), "/")
+	if name == "" || !fs.ValidPath(name) {
+		return echo.ErrNotFound
+	}
+	f, err := s.static.Open(name)
+	if err != nil {
+		return echo.ErrNotFound
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || st.IsDir() {
+		return echo.ErrNotFound
+	}
+	rs, ok := f.(io.ReadSeeker)
+	if !ok {
+		return echo.ErrNotFound
+	}
+	h := c.Response().Header()
+	if ct := mime.TypeByExtension(path.Ext(name)); ct != "" {
+		h.Set(echo.HeaderContentType, ct)
+	}
+	if c.QueryParam("v") == s.version {
+		h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	} else {
+		h.Set("Cache-Control", "no-cache")
+	}
+	http.ServeContent(c.Response(), c.Request(), name, time.Time{}, rs)
+	return nil
+}
+
+// hashFiles returns a short digest of every file under fsys.
+func hashFiles(fsys fs.FS) (string, error) {
+	h := sha256.New()
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s %d\n", p, len(b))
+		h.Write(b)
+		return nil
+	})
+	return hex.EncodeToString(h.Sum(nil))[:12], err
+}
+
+// compile is the cache's compile function: it builds the model, compiles it
+// under the backend's compile deadline, and counts the empty board's
+// solutions once, for the page's "1 of 92".
+func (s *server) compile(ctx context.Context, k spaceKey) (*compiled, error) {
+	b := s.backends[k.backend]
+	if b == nil {
+		return nil, fmt.Errorf("no backend %q", k.backend)
+	}
+	deadline := s.cfg.BDD.CompileDeadline
+	if k.backend == "sat" {
+		deadline = s.cfg.SAT.Deadline
+	}
+	ctx, cancel := context.WithTimeout(ctx, deadline)
+	defer cancel()
+	m, err := configurator.New(k.n, k.order)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	sp, took, err := configurator.Compile(ctx, b, m)
+	if err != nil {
+		s.log.Warn("compile failed", "backend", k.backend, "n", k.n, "order", k.order.String(), "after", time.Since(start), "err", err)
+		return nil, err
+	}
+	res := &compiled{key: k, space: sp, took: took, bytes: estimateBytes(k.n)}
+	if sz, ok := sp.(configurator.Sizer); ok {
+		res.bytes = sz.Bytes()
+	}
+	a, err := sp.Analyze(ctx, nil)
+	switch {
+	case errors.Is(err, configurator.ErrNoSolution):
+		res.total = new(big.Int)
+	case err != nil:
+		return nil, fmt.Errorf("analyze the empty %d×%d board with %s: %w", k.n, k.n, k.backend, err)
+	default:
+		res.total, res.totalAtLeast = a.Solutions, a.AtLeast
+	}
+	s.log.Info("compiled", "backend", k.backend, "n", k.n, "order", k.order.String(), "took", took, "bytes", res.bytes)
+	return res, nil
+}
+
+// estimateBytes is the memory charged to a space that does not report its
+// own: a generous bound for a SAT encoding (clauses grow as N³).
+func estimateBytes(n int) int64 { return 4096 + 64*int64(n)*int64(n)*int64(n) }
+
+// key is the cache key of a backend's space for a state.
+func (s *server) key(backend string, st boardState) spaceKey {
+	k := spaceKey{backend: backend, n: st.N, order: st.Order}
+	if backend == "sat" {
+		k.order = configurator.RowMajor
+	}
+	return k
+}
+
+// deadline is the per-request deadline of a backend.
+func (s *server) deadline(backend string) time.Duration {
+	if backend == "sat" {
+		return s.cfg.SAT.Deadline
+	}
+	return s.cfg.BDD.Deadline
+}
+
+// truncate shortens s to at most n bytes for logs.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
+}

@@ -1,0 +1,739 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"html/template"
+	"math/big"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nqueens/configurator/configurator"
+)
+
+// The view types below are what the templates render; they hold strings
+// ready to print, so that the templates stay free of logic.
+
+// pageView is a whole page around the app.
+type pageView struct {
+	Title   string
+	Version string
+	App     *appView
+}
+
+// link is an action of the page: Href is the shareable address (for a
+// new tab, or without JavaScript), Play the htmx request.
+type link struct {
+	Label, Href, Play, Title string
+	Current                  bool
+}
+
+// field is a hidden input of a form.
+type field struct{ Name, Value string }
+
+// option is an entry of a select.
+type option struct {
+	Value, Label string
+	Selected     bool
+}
+
+// notice is a message above the board.
+type notice struct {
+	Kind   string // "error" or "info"
+	Text   string
+	Status int
+}
+
+// appView is the interactive part of the page, which every htmx request
+// replaces as a whole.
+type appView struct {
+	State boardState
+	Trail string // the timing trail the next request carries
+	Max   int    // largest board of the mode
+
+	Fatal      bool // no board to show: only the controls and the notice
+	Notice     *notice
+	Compiling  *compilingView
+	Unsolvable bool
+	Board      *boardView
+
+	Count       string // "92 solutions"
+	CountNote   string // the other backend's count, in Both
+	Solved      bool
+	CanComplete bool
+
+	Sizes                                             []option
+	Orders                                            []option
+	Modes                                             []link
+	Reset, Complete, HeatToggle, DiagramToggle, Close link
+	Hidden                                            []field // the state, for the board form
+	// SizeHidden and OrderHidden are the other settings, for the size and
+	// order forms.
+	SizeHidden, OrderHidden []field
+
+	Panel     *panelView
+	Agreement *agreementView
+	Timing    timingView
+	Heat      heatView
+	Diagram   diagramView
+}
+
+// boardView is the grid.
+type boardView struct {
+	N     int
+	Label string
+	Size  string // a CSS class by board size
+	Rows  []rowView
+	Files []string
+}
+
+type rowView struct {
+	Rank  int
+	Cells []cellView
+}
+
+// cellView is one square: a button whose name and value say what a click
+// does (place, remove, or why).
+type cellView struct {
+	ID, Name      string
+	Param         string
+	Class         string
+	Label, Title  string
+	Tab           int
+	Glyph         string // "queen", "forced" or ""
+	Disabled      bool
+	HeatPercent   string
+	Because, Gone bool
+}
+
+// panelView answers Why? and Make room.
+type panelView struct {
+	Kind    string // "why" or "room"
+	Title   string
+	Text    string
+	Took    string
+	Actions []link
+}
+
+// agreementView is the badge of Both.
+type agreementView struct {
+	Agree   bool
+	Text    string
+	Details []string
+}
+
+// timingView is the timing panel.
+type timingView struct {
+	Compiles []string
+	Columns  []string // backend names of the step columns
+	Steps    []stepView
+}
+
+type stepView struct {
+	Label   string
+	Times   []string // one per column
+	Ratio   string   // SAT time / BDD time, in Both
+	Current bool
+}
+
+// heatView is the heat map's toggle and legend.
+type heatView struct {
+	On, Available bool
+	Reason        string
+	Took          string
+}
+
+// diagramView is the decision diagram's toggle and picture.
+type diagramView struct {
+	On, Available bool
+	Reason        string
+	Src, Alt      string
+	Nodes         string
+}
+
+// compilingView shows a compile in progress; the page listens to its
+// progress stream and reloads the board when it is done.
+type compilingView struct {
+	Text    string
+	Events  string
+	Refresh string
+}
+
+// noticeOf turns a problem into a notice.
+func noticeOf(p *problem) *notice {
+	kind := "error"
+	if p.Status < 400 {
+		kind = "info"
+	}
+	return &notice{Kind: kind, Text: p.Message, Status: p.Status}
+}
+
+// pageView wraps an app view into a page.
+func (s *server) pageView(app *appView) *pageView {
+	title := "N-Queens configurator"
+	if app.Board != nil {
+		title = fmt.Sprintf("%d×%d · N-Queens configurator", app.State.N, app.State.N)
+	}
+	return &pageView{Title: title, Version: s.version, App: app}
+}
+
+// newAppView fills in the controls of a state: everything but the board.
+func (s *server) newAppView(st boardState, trail string) *appView {
+	v := &appView{State: st, Trail: trail, Max: s.lim.max(st.Mode)}
+	for n := 1; n <= v.Max; n++ {
+		v.Sizes = append(v.Sizes, option{Value: strconv.Itoa(n), Label: fmt.Sprintf("%d × %d", n, n), Selected: n == st.N})
+	}
+	for _, o := range configurator.Orders() {
+		v.Orders = append(v.Orders, option{Value: o.String(), Label: orderLabels[o], Selected: o == st.Order})
+	}
+	// nav links to another state; step names it in the timing panel.
+	nav := func(label, title, step string, next boardState) link {
+		return link{Label: label, Title: title, Href: next.href(), Play: next.play(trail, "l", step)}
+	}
+	for _, m := range []mode{modeBDD, modeSAT, modeBoth} {
+		next := st.with(func(b *boardState) { b.Mode = m })
+		title := modeTitles[m]
+		if hi := s.lim.max(m); st.N > hi {
+			next.N, next.Queens = hi, nil
+			title += fmt.Sprintf(" (up to %d×%d, so the board shrinks)", hi, hi)
+		}
+		l := nav(m.label(), title, "use "+string(m), next)
+		l.Current = m == st.Mode
+		v.Modes = append(v.Modes, l)
+	}
+	v.Reset = nav("Reset", "Remove every queen", "reset", st.with(func(b *boardState) { b.Queens = nil }))
+	v.HeatToggle = nav("Heat map", "Shade each free square by the share of remaining solutions with a queen there",
+		onOff("heat", !st.Heat), st.with(func(b *boardState) { b.Heat = !b.Heat }))
+	v.HeatToggle.Current = st.Heat
+	v.DiagramToggle = nav("Diagram", "Show the decision diagram of the remaining solutions",
+		onOff("diagram", !st.Diagram), st.with(func(b *boardState) { b.Diagram = !b.Diagram }))
+	v.DiagramToggle.Current = st.Diagram
+	v.Complete = link{Label: "Complete", Title: "Fill in a random solution that keeps your queens",
+		Href: st.play("", "complete", "1"), Play: st.play(trail, "complete", "1")}
+	v.Close = nav("Close", "Close this panel", "close", st)
+
+	v.Hidden = stateFields(st, trail)
+	v.SizeHidden = []field{{"backend", string(st.Mode)}, {"l", "size"}}
+	v.OrderHidden = []field{{"n", strconv.Itoa(st.N)}, {"q", configurator.FormatCells(st.Queens)}, {"backend", string(st.Mode)}, {"l", "order"}}
+	for _, f := range []*[]field{&v.SizeHidden, &v.OrderHidden} {
+		if st.Heat {
+			*f = append(*f, field{"heat", "1"})
+		}
+		if st.Diagram {
+			*f = append(*f, field{"diagram", "1"})
+		}
+		if trail != "" {
+			*f = append(*f, field{"t", trail})
+		}
+	}
+	if st.Order != configurator.RowMajor {
+		v.SizeHidden = append(v.SizeHidden, field{"order", st.Order.String()})
+	}
+	v.Heat = heatView{On: st.Heat}
+	v.Diagram = diagramView{On: st.Diagram}
+	return v
+}
+
+var orderLabels = map[configurator.Order]string{
+	configurator.RowMajor:  "rank by rank",
+	configurator.ColMajor:  "file by file",
+	configurator.Diagonal:  "by diagonal",
+	configurator.MiddleOut: "middle ranks first",
+}
+
+var modeTitles = map[mode]string{
+	modeBDD:  "Binary decision diagram: compiled once, then every answer is a walk over it",
+	modeSAT:  "SAT solver: asks gophersat a question per square, no compile",
+	modeBoth: "Run both backends and compare their answers",
+}
+
+// onOff names a toggle's step: "heat on", "heat off".
+func onOff(name string, on bool) string {
+	if on {
+		return name + " on"
+	}
+	return name + " off"
+}
+
+// stateFields is the state as hidden inputs.
+func stateFields(st boardState, trail string) []field {
+	f := []field{{"n", strconv.Itoa(st.N)}, {"backend", string(st.Mode)}}
+	if len(st.Queens) > 0 {
+		f = append(f, field{"q", configurator.FormatCells(st.Queens)})
+	}
+	if st.Order != configurator.RowMajor {
+		f = append(f, field{"order", st.Order.String()})
+	}
+	if st.Heat {
+		f = append(f, field{"heat", "1"})
+	}
+	if st.Diagram {
+		f = append(f, field{"diagram", "1"})
+	}
+	if trail != "" {
+		f = append(f, field{"t", trail})
+	}
+	return f
+}
+
+// resultView renders a step's result.
+func (s *server) resultView(ctx context.Context, r *result, trail []step) *appView {
+	st := r.state
+	p := r.primary()
+	cur := step{Label: r.label(), N: st.N}
+	if (r.act.Kind == actShow || r.act.Kind == actRefresh) && r.name != "" {
+		cur.Label = r.name
+	}
+	for _, o := range r.runs {
+		switch o.backend {
+		case "bdd":
+			cur.BDD = o.took
+		case "sat":
+			cur.SAT = o.took
+		}
+	}
+	var kept []step
+	for _, t := range trail {
+		if t.N == st.N && len(kept) < maxSteps-1 {
+			kept = append(kept, t)
+		}
+	}
+	steps := append([]step{cur}, kept...)
+	v := s.newAppView(st, formatTrail(steps))
+	v.Timing = s.timingView(r, steps)
+
+	if p.unsolvable {
+		v.Unsolvable = true
+		v.Count = fmt.Sprintf("No solutions: a %d×%d board has none", st.N, st.N)
+		v.Board = s.boardView(st, nil, r)
+		return v
+	}
+	a := p.session.Analysis()
+	v.Count, v.Solved = countText(a, p.entry)
+	v.CanComplete = !v.Solved
+	if len(r.runs) > 1 {
+		if o := r.runs[1]; o.session != nil {
+			if oa := o.session.Analysis(); oa.Solutions != nil {
+				v.CountNote = fmt.Sprintf("%s counts %s", strings.ToUpper(o.backend), solutionsText(oa.Solutions, oa.AtLeast))
+			} else {
+				v.CountNote = strings.ToUpper(o.backend) + " does not count solutions"
+			}
+		}
+		v.Agreement = agreement(r)
+	}
+
+	var marginals []*big.Int
+	if st.Heat {
+		marginals = s.heat(ctx, v, p, st)
+	}
+	v.Board = s.boardView(st, marginals, r)
+	v.Panel = s.panel(r, v)
+	if st.Diagram {
+		s.diagramPanel(ctx, v, p, st)
+	}
+	return v
+}
+
+// countText says how many solutions remain.
+func countText(a *configurator.Analysis, e *compiled) (text string, solved bool) {
+	if a.Solutions == nil {
+		return "Solutions not counted by this backend", false
+	}
+	if a.AtLeast {
+		return "At least " + group(a.Solutions) + " solutions", false
+	}
+	if a.Solutions.Cmp(big.NewInt(1)) == 0 {
+		if len(a.In(configurator.Forced)) == 0 {
+			text = "Solved: a complete solution"
+			if e.total != nil && !e.totalAtLeast {
+				text += fmt.Sprintf(", one of %s", group(e.total))
+			}
+			return text, true
+		}
+		return "1 solution: complete it?", false
+	}
+	return group(a.Solutions) + " solutions", false
+}
+
+// solutionsText is a count for a sentence.
+func solutionsText(n *big.Int, atLeast bool) string {
+	word := " solutions"
+	if n.Cmp(big.NewInt(1)) == 0 {
+		word = " solution"
+	}
+	if atLeast {
+		return "at least " + group(n) + word
+	}
+	return group(n) + word
+}
+
+// group writes an integer with thousands separators.
+func group(n *big.Int) string {
+	s := n.String()
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// agreement is the badge of Both.
+func agreement(r *result) *agreementView {
+	a := &agreementView{Agree: len(r.disagree) == 0 && len(r.mismatch) == 0}
+	names := make([]string, len(r.runs))
+	for i, o := range r.runs {
+		names[i] = strings.ToUpper(o.backend)
+	}
+	for _, o := range r.runs[1:] {
+		if o.err != nil && a.Agree {
+			return &agreementView{Agree: true, Text: fmt.Sprintf("%s could not answer this time: %s", strings.ToUpper(o.backend), describe(o.err).Message)}
+		}
+	}
+	if a.Agree {
+		a.Text = strings.Join(names, " and ") + " agree on every square"
+		return a
+	}
+	a.Text = fmt.Sprintf("%s DISAGREE", strings.Join(names, " and "))
+	for _, d := range r.disagree {
+		parts := make([]string, len(d.States))
+		for i, st := range d.States {
+			parts[i] = names[i] + " says " + st.String()
+		}
+		a.Details = append(a.Details, fmt.Sprintf("%v: %s", d.Cell, strings.Join(parts, ", ")))
+	}
+	a.Details = append(a.Details, r.mismatch...)
+	return a
+}
+
+// timingView builds the timing panel.
+func (s *server) timingView(r *result, steps []step) timingView {
+	var t timingView
+	for _, o := range r.runs {
+		e := o.entry
+		line := fmt.Sprintf("%s %d×%d", strings.ToUpper(o.backend), e.key.n, e.key.n)
+		if o.backend == "bdd" {
+			line += ", " + orderLabels[e.key.order]
+		}
+		line += ": compiled in " + duration(e.took) + " (once, then cached), holds " + formatBytes(e.bytes)
+		t.Compiles = append(t.Compiles, line)
+		t.Columns = append(t.Columns, strings.ToUpper(o.backend))
+	}
+	for i, st := range steps {
+		sv := stepView{Label: st.Label, Current: i == 0}
+		for _, col := range t.Columns {
+			d := st.BDD
+			if col == "SAT" {
+				d = st.SAT
+			}
+			if d > 0 {
+				sv.Times = append(sv.Times, duration(d))
+			} else {
+				sv.Times = append(sv.Times, "–")
+			}
+		}
+		if len(t.Columns) == 2 && st.BDD > 0 && st.SAT > 0 {
+			sv.Ratio = ratio(st.SAT, st.BDD)
+		}
+		t.Steps = append(t.Steps, sv)
+	}
+	return t
+}
+
+// ratio says how many times slower b is than a: "3.2×", "0.5×".
+func ratio(a, b time.Duration) string {
+	x := float64(a) / float64(b)
+	switch {
+	case x >= 100:
+		return strconv.FormatFloat(x, 'f', 0, 64) + "×"
+	case x >= 10:
+		return strconv.FormatFloat(x, 'f', 0, 64) + "×"
+	}
+	return strconv.FormatFloat(x, 'f', 1, 64) + "×"
+}
+
+// duration writes a duration with three significant digits and a unit
+// people read at a glance: 312 µs, 4.21 ms, 1.50 s.
+func duration(d time.Duration) string {
+	f := func(v float64, unit string) string {
+		switch {
+		case v >= 100:
+			return strconv.FormatFloat(v, 'f', 0, 64) + " " + unit
+		case v >= 10:
+			return strconv.FormatFloat(v, 'f', 1, 64) + " " + unit
+		}
+		return strconv.FormatFloat(v, 'f', 2, 64) + " " + unit
+	}
+	switch {
+	case d < time.Microsecond:
+		return strconv.FormatInt(d.Nanoseconds(), 10) + " ns"
+	case d < time.Millisecond:
+		return f(float64(d)/float64(time.Microsecond), "µs")
+	case d < time.Second:
+		return f(float64(d)/float64(time.Millisecond), "ms")
+	}
+	return f(d.Seconds(), "s")
+}
+
+// heat computes the heat map when the primary space counts per square.
+func (s *server) heat(ctx context.Context, v *appView, p *outcome, st boardState) []*big.Int {
+	mg, ok := p.entry.space.(configurator.Marginaler)
+	if !ok {
+		v.Heat.Reason = "The heat map needs the number of solutions through every square, which only the BDD backend counts. Switch to BDD or Both to see it."
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.deadline(p.backend))
+	defer cancel()
+	start := time.Now()
+	m, err := mg.Marginals(ctx, st.Queens)
+	if err != nil {
+		v.Heat.Reason = "The heat map could not be computed this time: " + describe(err).Message
+		return nil
+	}
+	v.Heat.Available = true
+	v.Heat.Took = duration(time.Since(start))
+	return m
+}
+
+// boardView lays out the grid, rank N at the top as on a chess diagram.
+func (s *server) boardView(st boardState, marginals []*big.Int, r *result) *boardView {
+	n := st.N
+	b := &boardView{N: n, Label: fmt.Sprintf("%d by %d board", n, n)}
+	switch {
+	case n <= 8:
+		b.Size = "size-s"
+	case n <= 14:
+		b.Size = "size-m"
+	case n <= 22:
+		b.Size = "size-l"
+	default:
+		b.Size = "size-xl"
+	}
+	for col := range n {
+		b.Files = append(b.Files, configurator.FileName(col))
+	}
+	p := r.primary()
+	var a *configurator.Analysis
+	var total *big.Int
+	if p.session != nil {
+		a = p.session.Analysis()
+		total = a.Solutions
+	}
+	m := p.entry.space.Model()
+	var because, gone []configurator.Cell
+	var asked *configurator.Cell
+	if p.explain != nil {
+		because, asked = p.explain.Because, &p.explain.Cell
+	}
+	if p.room != nil {
+		gone, asked = p.room, &r.act.Cell
+	}
+	differ := map[configurator.Cell]bool{}
+	for _, d := range r.disagree {
+		differ[d.Cell] = true
+	}
+	focus := configurator.Cell{}
+	switch {
+	case asked != nil:
+		focus = *asked
+	case r.act.Kind == actPlace || r.act.Kind == actRemove && len(r.act.Remove) == 1:
+		focus = r.act.Cell
+		if r.act.Kind == actRemove {
+			focus = r.act.Remove[0]
+		}
+	case len(st.Queens) > 0:
+		focus = st.Queens[len(st.Queens)-1]
+	}
+	for row := n - 1; row >= 0; row-- {
+		rv := rowView{Rank: row + 1}
+		for col := range n {
+			c := configurator.Cell{Row: row, Col: col}
+			cv := cellView{ID: "cell-" + c.String(), Name: c.String(), Tab: -1}
+			if c == focus {
+				cv.Tab = 0
+			}
+			classes := []string{"cell"}
+			if (row+col)%2 == 0 {
+				classes = append(classes, "dark")
+			} else {
+				classes = append(classes, "light")
+			}
+			state := configurator.Blocked
+			if a != nil {
+				state = a.At(c)
+			}
+			switch state {
+			case configurator.Free:
+				cv.Param = "place"
+				classes = append(classes, "free")
+				cv.Label = c.String() + ", free"
+				cv.Title = "Place a queen on " + c.String()
+				if marginals != nil && total != nil && total.Sign() > 0 {
+					pct := share(marginals[m.Var(c)], total)
+					classes = append(classes, fmt.Sprintf("heat-%d", min(9, pct/10)))
+					cv.HeatPercent = fmt.Sprintf("%d%%", pct)
+					cv.Label += fmt.Sprintf(", in %d%% of the remaining solutions", pct)
+					cv.Title += fmt.Sprintf(" (a queen here in %d%% of the remaining solutions)", pct)
+				}
+			case configurator.Queen:
+				cv.Param, cv.Glyph = "remove", "queen"
+				classes = append(classes, "queen")
+				cv.Label = c.String() + ", your queen: press to remove it"
+				cv.Title = "Your queen on " + c.String() + ": click to remove it"
+			case configurator.Forced:
+				cv.Param, cv.Glyph = "why", "forced"
+				classes = append(classes, "forced")
+				cv.Label = c.String() + ", forced queen: every remaining solution has a queen here"
+				cv.Title = "forced: every remaining solution has a queen on " + c.String() + ". Click to ask why."
+			case configurator.Blocked:
+				cv.Param, cv.Disabled = "why", true
+				classes = append(classes, "blocked")
+				reason := "no remaining solution has a queen here"
+				if r.primary().unsolvable {
+					reason = "this board has no solution"
+					cv.Param = ""
+				} else {
+					for _, q := range st.Queens {
+						if m.Attacks(q, c) {
+							reason = "attacked by " + q.String()
+							break
+						}
+					}
+				}
+				cv.Label = c.String() + ", blocked: " + reason
+				cv.Title = "Blocked: " + reason + ". Click to ask why."
+			}
+			if slices.Contains(because, c) {
+				classes = append(classes, "because")
+				cv.Because = true
+				cv.Label += " (one of the reasons)"
+			}
+			if slices.Contains(gone, c) {
+				classes = append(classes, "gone")
+				cv.Gone = true
+				cv.Label += " (would be removed to make room)"
+			}
+			if asked != nil && *asked == c {
+				classes = append(classes, "asked")
+			}
+			if differ[c] {
+				classes = append(classes, "differ")
+				cv.Label += " (the backends disagree here)"
+			}
+			cv.Class = strings.Join(classes, " ")
+			rv.Cells = append(rv.Cells, cv)
+		}
+		b.Rows = append(b.Rows, rv)
+	}
+	return b
+}
+
+// share is part/total in whole percent, rounded to nearest.
+func share(part, total *big.Int) int {
+	x := new(big.Int).Mul(part, big.NewInt(200))
+	x.Add(x, total)
+	x.Quo(x, new(big.Int).Mul(total, big.NewInt(2)))
+	return int(x.Int64())
+}
+
+// panel builds the Why? or Make room panel.
+func (s *server) panel(r *result, v *appView) *panelView {
+	p := r.primary()
+	st := r.state
+	trail := v.Trail
+	switch {
+	case p.explain != nil:
+		ex := p.explain
+		pv := &panelView{Kind: "why", Took: duration(p.took)}
+		c := ex.Cell
+		switch ex.State {
+		case configurator.Forced:
+			pv.Title = fmt.Sprintf("Why is %v forced?", c)
+			pv.Text = upperFirst(ex.String()) + "."
+			if len(ex.Because) > 0 {
+				pv.Text += " The highlighted queens are the reason: remove any one of them and " + c.String() + " is no longer forced."
+			}
+			pv.Actions = append(pv.Actions, link{Label: "Make it my queen", Title: "Place your own queen on " + c.String(),
+				Href: st.play("", "place", c.String()), Play: st.play(trail, "place", c.String())})
+		default:
+			pv.Title = fmt.Sprintf("Why is %v blocked?", c)
+			pv.Text = upperFirst(ex.String()) + "."
+			if ex.Reason == configurator.NoCompletion && len(ex.Because) > 0 {
+				pv.Text += " No queen attacks it, but with the highlighted queens on the board every way of filling the other ranks fails."
+			}
+			if len(ex.Because) > 0 {
+				pv.Actions = append(pv.Actions, link{Label: "Make room", Title: "Show the fewest queens to remove so that " + c.String() + " becomes free",
+					Href: st.play("", "room", c.String()), Play: st.play(trail, "room", c.String())})
+			}
+		}
+		pv.Actions = append(pv.Actions, v.Close)
+		return pv
+	case p.room != nil:
+		c := r.act.Cell
+		gone := configurator.FormatCells(p.room)
+		pv := &panelView{Kind: "room", Took: duration(p.took), Title: fmt.Sprintf("Make room on %v", c)}
+		queens := "queen"
+		if len(p.room) > 1 {
+			queens = "queens"
+		}
+		pv.Text = fmt.Sprintf("Removing the %s on %s frees %v; no smaller set of your queens does.", queens, join(p.room), c)
+		pv.Actions = []link{
+			{Label: "Remove " + join(p.room), Title: "Remove them and leave " + c.String() + " free",
+				Href: st.play("", "remove", gone), Play: st.play(trail, "remove", gone)},
+			{Label: "Remove and place on " + c.String(), Title: "Remove them and put a queen on " + c.String(),
+				Href: st.play("", "remove", gone, "place", c.String()), Play: st.play(trail, "remove", gone, "place", c.String())},
+			v.Close,
+		}
+		return pv
+	}
+	return nil
+}
+
+// diagramPanel fills in the diagram view: the picture when the restricted
+// diagram is small enough to draw, its size otherwise.
+func (s *server) diagramPanel(ctx context.Context, v *appView, p *outcome, st boardState) {
+	dg, ok := p.entry.space.(configurator.Diagrammer)
+	if !ok {
+		v.Diagram.Reason = "Only the BDD backend has a diagram to draw: the SAT backend keeps clauses, not a diagram. Switch to BDD or Both to see it."
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.deadline(p.backend))
+	defer cancel()
+	_, nodes, err := dg.Diagram(ctx, st.Queens, s.cfg.DiagramNodes)
+	if err != nil {
+		v.Diagram.Reason = "The diagram could not be built this time: " + describe(err).Message
+		return
+	}
+	v.Diagram.Nodes = group(big.NewInt(int64(nodes)))
+	if nodes > s.cfg.DiagramNodes {
+		v.Diagram.Reason = fmt.Sprintf("The diagram of the remaining solutions has %s nodes, more than the %d this page draws. Place more queens to shrink it.",
+			v.Diagram.Nodes, s.cfg.DiagramNodes)
+		return
+	}
+	v.Diagram.Available = true
+	v.Diagram.Src = "/diagram.svg?" + st.query()
+	v.Diagram.Alt = fmt.Sprintf("Decision diagram of the remaining solutions, %s nodes", v.Diagram.Nodes)
+}
+
+// upperFirst capitalises the first letter.
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// templateFuncs are the helpers the templates use.
+var templateFuncs = template.FuncMap{
+	"statusText": http.StatusText,
+}

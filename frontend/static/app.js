@@ -1,0 +1,80 @@
+// Keyboard navigation of the board and small conveniences. Everything else
+// is htmx: the server renders every state. No inline handlers (the page's
+// Content-Security-Policy forbids them), so listeners are delegated from
+// the document and survive every swap.
+(function () {
+  'use strict';
+
+  var CELL = '#board-form button[data-cell]';
+
+  // The board is an ARIA grid with a roving tab stop: one square is in the
+  // tab order, the arrow keys move it.
+  function grid() {
+    var rows = [];
+    document.querySelectorAll('#board-form tr[role="row"]').forEach(function (tr) {
+      rows.push(Array.prototype.slice.call(tr.querySelectorAll('button[data-cell]')));
+    });
+    return rows;
+  }
+
+  function moveTo(btn) {
+    document.querySelectorAll(CELL).forEach(function (b) { b.tabIndex = -1; });
+    btn.tabIndex = 0;
+    btn.focus();
+  }
+
+  document.addEventListener('keydown', function (ev) {
+    var btn = ev.target.closest ? ev.target.closest(CELL) : null;
+    if (!btn || ev.altKey || ev.ctrlKey || ev.metaKey) { return; }
+    var rows = grid(), r = -1, c = -1;
+    for (var i = 0; i < rows.length && r < 0; i++) {
+      c = rows[i].indexOf(btn);
+      if (c >= 0) { r = i; }
+    }
+    if (r < 0) { return; }
+    var n = rows.length;
+    switch (ev.key) {
+      case 'ArrowUp': r = Math.max(0, r - 1); break;
+      case 'ArrowDown': r = Math.min(n - 1, r + 1); break;
+      case 'ArrowLeft': c = Math.max(0, c - 1); break;
+      case 'ArrowRight': c = Math.min(rows[r].length - 1, c + 1); break;
+      case 'Home': c = 0; if (ev.ctrlKey) { r = 0; } break;
+      case 'End': c = rows[r].length - 1; break;
+      case 'PageUp': r = 0; break;
+      case 'PageDown': r = n - 1; break;
+      default: return;
+    }
+    ev.preventDefault();
+    moveTo(rows[r][c]);
+  });
+
+  // A mouse click keeps the roving tab stop where the user is.
+  document.addEventListener('focusin', function (ev) {
+    var btn = ev.target.closest ? ev.target.closest(CELL) : null;
+    if (btn && btn.tabIndex !== 0) { moveTo(btn); }
+  });
+
+  // Dismiss a notice.
+  document.addEventListener('click', function (ev) {
+    var d = ev.target.closest ? ev.target.closest('[data-dismiss]') : null;
+    if (d) {
+      var n = d.closest('.notice');
+      if (n) { n.remove(); }
+    }
+  });
+
+  // A request that fails without an answer (the server is restarting, the
+  // network is down) gets a notice too, and the board stays as it was.
+  document.addEventListener('htmx:sendError', function () {
+    var area = document.getElementById('notice');
+    if (!area) { return; }
+    area.innerHTML = '';
+    var div = document.createElement('div');
+    div.className = 'notice error';
+    div.setAttribute('role', 'alert');
+    var p = document.createElement('p');
+    p.textContent = 'The server did not answer. Your board is still here; try again in a moment.';
+    div.appendChild(p);
+    area.appendChild(div);
+  });
+}());
