@@ -28,7 +28,13 @@ import (
 // and merges states that differ only in unusable cells. A pigeonhole test
 // then checks that the unsatisfied ExactlyOne lines, which need one queen
 // each, do not outnumber the lines of any family of disjoint lines (each
-// holds at most one queen) that still have free cells on them.
+// holds at most one queen) that still have free cells on them; when they
+// are exactly as many (the files of N-Queens in row-major order), each of
+// those lines must hold a queen and prunes like an ExactlyOne line.
+//
+// Measured on 13-queens, row-major: 16.6 million states without pruning or
+// pigeonhole, 4.1 million with both, 3.0 million with the tight families;
+// the diagram has 2.0 million nodes.
 //
 // The build goes layer by layer: the states of level l are expanded into
 // those of level l+1 and then dropped, keeping two child indices a state,
@@ -72,8 +78,8 @@ type direct struct {
 	// empty is set when some ExactlyOne line has no cell at all.
 	empty bool
 	// Scratch space of settle and fits.
-	common, free []uint64
-	dirty        []int32
+	common, free, lost []uint64
+	dirty              []int32
 }
 
 // family is a set of pairwise disjoint lines, sorted by last level,
@@ -104,6 +110,7 @@ func newDirect(model *configurator.Model) *direct {
 		pigeon:  true,
 		common:  make([]uint64, W),
 		free:    make([]uint64, W),
+		lost:    make([]uint64, W),
 	}
 	type line struct {
 		mask []uint64
@@ -230,12 +237,13 @@ func (d *direct) compile(ctx context.Context, m *Manager) (Node, directStats, er
 	}
 	need := int(d.active[0])
 	// The full board, settled as if it had just lost every cell.
-	if !d.settle(s, rm, 0, nil, need) {
+	tight, ok := d.settle(s, rm, 0, nil, need, 0)
+	if !ok {
 		return False, st, nil
 	}
 	cur, spare := new(layer), new(layer)
 	cur.reset(0, W, 1)
-	cur.insert(s)
+	cur.insert(s, tight)
 	children := make([][]uint32, V)
 	var childBytes int64
 	for l := range V {
@@ -260,9 +268,10 @@ func (d *direct) compile(ctx context.Context, m *Manager) (Node, directStats, er
 			for j := range key {
 				s[off+j] = key[j]
 			}
+			tight := cur.tight[i]
 			if s[off]&bit == 0 {
 				// No queen can go at l: the state carries on unchanged.
-				ch[2*i], ch[2*i+1] = next.insert(s), dead
+				ch[2*i], ch[2*i+1] = next.insert(s, tight), dead
 				continue
 			}
 			need := 0
@@ -276,15 +285,15 @@ func (d *direct) compile(ctx context.Context, m *Manager) (Node, directStats, er
 				rm[j] = s[j] & att[j]
 			}
 			f0[off] &^= bit
-			if d.settle(f1, rm, l, d.lineOf[l], need-len(d.lineOf[l])) {
-				hi = next.insert(f1)
+			if t, ok := d.settle(f1, rm, l, d.lineOf[l], need-len(d.lineOf[l]), tight); ok {
+				hi = next.insert(f1, t)
 			}
 			for j := off; j < W; j++ {
 				rm[j] = 0
 			}
 			rm[off] = bit
-			if d.settle(f0, rm, l, nil, need) {
-				lo = next.insert(f0)
+			if t, ok := d.settle(f0, rm, l, nil, need, tight); ok {
+				lo = next.insert(f0, t)
 			}
 			ch[2*i], ch[2*i+1] = lo, hi
 		}
@@ -344,17 +353,25 @@ func (d *direct) unsatisfied(s []uint64, l int) int {
 
 // settle brings f, a child at level l+1 of a settled state, which lost the
 // cells in removed (words from l>>6 on; removed is overwritten), to its
-// fixpoint and reports whether it is alive. The lines in sat (through a
-// queen just placed at l) are satisfied and exempt from the emptiness
-// check; need is the number of unsatisfied ExactlyOne lines, for fits.
+// fixpoint, and reports whether it is alive and which families are tight
+// in it. The lines in sat (through a queen just placed at l) are satisfied
+// and exempt from the emptiness check; need is the number of unsatisfied
+// ExactlyOne lines, for the pigeonhole test; parentTight is the tight
+// families of the parent.
 //
-// The fixpoint removes every cell that all the free cells of an unsatisfied
-// ExactlyOne line attack: one of those must hold a queen, so such a cell
-// cannot, and removing it leaves the residual function unchanged. Since the
-// parent was settled, only the lines that lost cells need a new look.
-func (d *direct) settle(f, removed []uint64, l int, sat []int32, need int) bool {
+// The fixpoint removes every cell that all the free cells of an
+// unsatisfied ExactlyOne line attack: one of those must hold a queen, so
+// such a cell cannot, and removing it leaves the residual function
+// unchanged. A family is tight when its lines with free ExactlyOne cells
+// are as many as the queens needed: then each of them holds one queen on
+// those cells, and they are treated as ExactlyOne lines too. Since the
+// parent was settled, only the lines that lost cells need a new look, and
+// the lines of a family that was not tight in the parent.
+func (d *direct) settle(f, removed []uint64, l int, sat []int32, need int, parentTight uint64) (uint64, bool) {
 	W, off := d.words, l>>6
-	common := d.common
+	lost := d.lost // removed since the families' lines were last looked at
+	copy(lost[off:], removed[off:])
+	full := parentTight // tight families whose lines have all been pruned
 	for {
 		dirty := d.dirty[:0]
 		for i := range int(d.active[l]) {
@@ -363,7 +380,7 @@ func (d *direct) settle(f, removed []uint64, l int, sat []int32, need int) bool 
 				continue
 			}
 			if !intersects(f, line, off) {
-				return false
+				return 0, false
 			}
 			dirty = append(dirty, int32(i))
 		}
@@ -375,39 +392,81 @@ func (d *direct) settle(f, removed []uint64, l int, sat []int32, need int) bool 
 		changed := false
 		for _, i := range dirty {
 			line := d.lines[int(i)*W : int(i+1)*W]
-			first := true
+			changed = d.prune(f, line, line, removed, off) || changed
+		}
+		if changed {
 			for j := off; j < W; j++ {
-				for w := f[j] & line[j]; w != 0; w &= w - 1 {
-					att := d.attack[(j<<6|bits.TrailingZeros64(w))*W:]
-					if first {
-						copy(common[off:], att[off:W])
-						first = false
-						continue
-					}
-					for k := off; k < W; k++ {
-						common[k] &= att[k]
-					}
-				}
+				lost[j] |= removed[j]
 			}
-			for j := off; j < W; j++ {
-				if gone := f[j] & common[j] &^ line[j]; gone != 0 {
-					f[j] &^= gone
-					removed[j] |= gone
-					changed = true
+			continue
+		}
+		if !d.pigeon {
+			return 0, true
+		}
+		tight, ok := d.fits(f, l, need)
+		if !ok {
+			return 0, false
+		}
+		for k := range d.families {
+			if tight&(1<<k) == 0 {
+				continue
+			}
+			fam := &d.families[k]
+			for i := 0; i < len(fam.last) && int(fam.last[i]) >= l; i++ {
+				line := fam.lines[i*W : (i+1)*W]
+				if full&(1<<k) == 0 || intersects(lost, line, off) {
+					changed = d.prune(f, line, d.eoCells, removed, off) || changed
 				}
 			}
 		}
 		if !changed {
-			return !d.pigeon || d.fits(f, l, need)
+			return tight, true
+		}
+		full |= tight
+		for j := off; j < W; j++ {
+			lost[j] = removed[j]
 		}
 	}
+}
+
+// prune removes from f (words from off) the cells that every free cell of
+// line within keep attacks, except those candidates themselves, adds them
+// to removed, and reports whether there were any.
+func (d *direct) prune(f, line, keep, removed []uint64, off int) bool {
+	W, common := d.words, d.common
+	first := true
+	for j := off; j < W; j++ {
+		for w := f[j] & line[j] & keep[j]; w != 0; w &= w - 1 {
+			att := d.attack[(j<<6|bits.TrailingZeros64(w))*W:]
+			if first {
+				copy(common[off:], att[off:W])
+				first = false
+				continue
+			}
+			for k := off; k < W; k++ {
+				common[k] &= att[k]
+			}
+		}
+	}
+	if first {
+		return false
+	}
+	changed := false
+	for j := off; j < W; j++ {
+		if gone := f[j] & common[j] &^ (line[j] & keep[j]); gone != 0 {
+			f[j] &^= gone
+			removed[j] |= gone
+			changed = true
+		}
+	}
+	return changed
 }
 
 // fits is the pigeonhole test on state f (words from l>>6): the need
 // unsatisfied ExactlyOne lines want a queen each on their free cells, which
 // hold at most one queen per line of a family, plus one per cell outside
 // the family.
-func (d *direct) fits(f []uint64, l, need int) bool {
+func (d *direct) fits(f []uint64, l, need int) (tight uint64, ok bool) {
 	W, off := d.words, l>>6
 	g := d.free
 	for j := off; j < W; j++ {
@@ -419,16 +478,19 @@ func (d *direct) fits(f []uint64, l, need int) bool {
 		for j := off; j < W; j++ {
 			room += bits.OnesCount64(g[j] &^ fam.cover[j])
 		}
-		for i := 0; room < need && i < len(fam.last) && int(fam.last[i]) >= l; i++ {
+		for i := 0; room <= need && i < len(fam.last) && int(fam.last[i]) >= l; i++ {
 			if intersects(g, fam.lines[i*W:(i+1)*W], off) {
 				room++
 			}
 		}
 		if room < need {
-			return false
+			return 0, false
+		}
+		if room == need && k < 64 {
+			tight |= 1 << k
 		}
 	}
-	return true
+	return tight, true
 }
 
 // layer is the set of states of one level: keys of width words (the words
@@ -437,6 +499,7 @@ func (d *direct) fits(f []uint64, l, need int) bool {
 type layer struct {
 	off, width int
 	keys       []uint64
+	tight      []uint64 // per state: its tight families
 	slots      []uint64
 	n          int
 }
@@ -453,6 +516,7 @@ func (t *layer) reset(off, words, hint int) {
 		t.keys = make([]uint64, 0, hint*t.width)
 	}
 	t.keys = t.keys[:0]
+	t.tight = t.tight[:0]
 	if cap(t.slots) < size {
 		t.slots = make([]uint64, size)
 	}
@@ -464,11 +528,11 @@ func (t *layer) reset(off, words, hint int) {
 func (t *layer) key(i int) []uint64 { return t.keys[i*t.width : (i+1)*t.width] }
 
 // bytes is the memory the layer holds.
-func (t *layer) bytes() int64 { return int64(cap(t.keys))*8 + int64(len(t.slots))*8 }
+func (t *layer) bytes() int64 { return int64(cap(t.keys)+cap(t.tight)+len(t.slots)) * 8 }
 
 // insert returns the index of state s (full width; the words below off are
-// ignored), adding it if new.
-func (t *layer) insert(s []uint64) uint32 {
+// ignored), adding it with its tight families if new.
+func (t *layer) insert(s []uint64, tight uint64) uint32 {
 	k := s[t.off:]
 	h := hashKey(k)
 	mask := len(t.slots) - 1
@@ -477,6 +541,7 @@ func (t *layer) insert(s []uint64) uint32 {
 		if e == 0 {
 			idx := t.n
 			t.keys = append(t.keys, k...)
+			t.tight = append(t.tight, tight)
 			t.n++
 			t.slots[i] = uint64(h)<<32 | uint64(idx+1)
 			if 2*t.n > len(t.slots) {
