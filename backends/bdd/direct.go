@@ -318,6 +318,11 @@ func (d *direct) compile(ctx context.Context, m *Manager) (Node, directStats, er
 				if err := ctx.Err(); err != nil {
 					return False, st, err
 				}
+				used := childBytes + int64(cap(below)+cap(nodes))*4 + m.Bytes()
+				if used > budget {
+					return False, st, fmt.Errorf("%d nodes at level %d, %d bytes: %w", m.Size(), l, used, ErrNodeLimit)
+				}
+				st.peak = max(st.peak, used)
 			}
 			lo, hi := False, False
 			if c := ch[2*i]; c != dead {
@@ -333,6 +338,7 @@ func (d *direct) compile(ctx context.Context, m *Manager) (Node, directStats, er
 			nodes[i] = n
 		}
 		children[l] = nil
+		childBytes -= int64(len(ch)) * 4
 		below, nodes = nodes, below
 	}
 	return below[0], st, nil

@@ -227,35 +227,42 @@ next:
 	return big.NewInt(count)
 }
 
+// TestCompileDirectNodeBudget sweeps budgets from 1 KiB to 4 MiB: below
+// what 10-queens needs the compile fails with ErrNodeLimit, in the state
+// expansion or in the node construction, leaving the Manager as it was;
+// from some budget on it succeeds, and so does every larger budget.
 func TestCompileDirectNodeBudget(t *testing.T) {
 	model := queensModel(t, 10, configurator.RowMajor)
-	for _, budget := range []int64{1 << 10, 1 << 16, 1 << 19} {
-		t.Run(fmt.Sprint("budget=", budget), func(t *testing.T) {
-			m := NewManager(model.Vars(), budget)
-			start := time.Now()
-			_, err := CompileDirect(context.Background(), m, model)
-			if !errors.Is(err, ErrNodeLimit) {
-				t.Fatalf("CompileDirect with %d bytes: %v, want ErrNodeLimit", budget, err)
+	succeeded := false
+	for budget := int64(1 << 10); budget <= 4<<20; budget = budget * 5 / 4 {
+		m := NewManager(model.Vars(), budget)
+		start := time.Now()
+		root, err := CompileDirect(context.Background(), m, model)
+		if elapsed := time.Since(start); elapsed > time.Second {
+			t.Errorf("budget %d: %v to answer", budget, elapsed)
+		}
+		switch {
+		case err == nil:
+			succeeded = true
+			if got := m.NodeCount(root); got != queensNodes[10] {
+				t.Errorf("budget %d: %d nodes, want %d", budget, got, queensNodes[10])
 			}
-			if elapsed := time.Since(start); elapsed > time.Second {
-				t.Errorf("ErrNodeLimit after %v", elapsed)
-			}
+		case succeeded:
+			t.Fatalf("budget %d: %v, after a smaller budget succeeded", budget, err)
+		case !errors.Is(err, ErrNodeLimit):
+			t.Fatalf("budget %d: %v, want ErrNodeLimit", budget, err)
+		default:
 			if m.Size() != 2 {
-				t.Errorf("%d nodes left after the failed compile, want the 2 terminals", m.Size())
+				t.Errorf("budget %d: %d nodes left after the failure, want the 2 terminals", budget, m.Size())
 			}
 			// The Manager is still usable.
 			if x, err := m.Var(3); err != nil || m.Level(x) != 3 {
-				t.Errorf("Var(3) after the failure: %v, %v", x, err)
+				t.Errorf("budget %d: Var(3) after the failure: %v, %v", budget, x, err)
 			}
-		})
+		}
 	}
-	m := NewManager(model.Vars(), 4<<20)
-	root, err := CompileDirect(context.Background(), m, model)
-	if err != nil {
-		t.Fatalf("CompileDirect with 4 MiB: %v", err)
-	}
-	if got := m.NodeCount(root); got != queensNodes[10] {
-		t.Errorf("%d nodes, want %d", got, queensNodes[10])
+	if !succeeded {
+		t.Error("10-queens failed even with 4 MiB")
 	}
 }
 
