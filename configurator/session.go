@@ -195,10 +195,21 @@ func (s *Session) Explain(ctx context.Context, c Cell) (*Explanation, error) {
 	switch e.State {
 	case Blocked:
 		for _, q := range s.queens {
-			if m.Attacks(q, c) {
+			if !m.Attacks(q, c) {
+				continue
+			}
+			// An attack is the reason unless no solution uses c at all
+			// (four corners of 4×4, for one): then no queen is needed,
+			// and the deletion below finds the empty set.
+			used, err := s.space.Satisfiable(ctx, []Cell{c}, nil)
+			if err != nil {
+				return nil, fmt.Errorf("explain %v: %w", c, err)
+			}
+			if used {
 				e.Reason, e.Because, e.Elapsed = Attack, []Cell{q}, time.Since(start)
 				return e, nil
 			}
+			break
 		}
 		e.Reason = NoCompletion
 		still = func(queens []Cell) (bool, error) {

@@ -628,6 +628,7 @@ type walker struct {
 func (c *checker) walkOnce(ctx context.Context, rng *rand.Rand, steps int) error {
 	w := &walker{checker: c, sessions: make([]*configurator.Session, len(c.subjects))}
 	w.want = c.truth(nil)
+	c.step = 0
 	for i := range c.subjects {
 		s, err := c.session(ctx, i, nil, w.want)
 		if err != nil {
@@ -635,7 +636,6 @@ func (c *checker) walkOnce(ctx context.Context, rng *rand.Rand, steps int) error
 		}
 		w.sessions[i] = s
 	}
-	c.step = 0
 	if err := c.settle(ctx); err != nil {
 		return err
 	}
