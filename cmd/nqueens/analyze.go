@@ -1,0 +1,217 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/nqueens/configurator/configurator"
+)
+
+// analyzeResult is the JSON of nqueens analyze: cells as 0-based
+// [row, col], the count as a decimal string ("" when the backend does not
+// count).
+type analyzeResult struct {
+	N         int      `json:"n"`
+	Backend   string   `json:"backend"`
+	Queens    [][2]int `json:"queens"`
+	Forced    [][2]int `json:"forced"`
+	Blocked   [][2]int `json:"blocked"`
+	Solutions string   `json:"solutions"`
+	AtLeast   bool     `json:"at_least,omitempty"`
+	CompileMS float64  `json:"compile_ms"`
+	ElapsedMS float64  `json:"elapsed_ms"`
+}
+
+// openSession parses the -queens flag, compiles the model and analyzes the
+// placement.
+func openSession(ctx context.Context, b *backendFlags, queensFlag string) (*configurator.Session, time.Duration, error) {
+	m, err := b.model()
+	if err != nil {
+		return nil, 0, err
+	}
+	queens, err := parseQueens(m, queensFlag)
+	if err != nil {
+		return nil, 0, err
+	}
+	be, err := b.backend()
+	if err != nil {
+		return nil, 0, err
+	}
+	sp, compile, err := configurator.Compile(ctx, be, m)
+	if err != nil {
+		return nil, 0, err
+	}
+	s, err := configurator.NewSession(ctx, sp, queens)
+	if errors.Is(err, configurator.ErrNoSolution) {
+		return nil, 0, fmt.Errorf("no solution holds queens on %s", configurator.FormatCells(queens))
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("analyze: %w", err)
+	}
+	return s, compile, nil
+}
+
+func runAnalyze(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := newFlags("analyze", "draw the board under a placement", stdout)
+	var b backendFlags
+	b.register(fs, false)
+	queensFlag := fs.String("queens", "", "the user's `queens` in chess notation, comma-separated: a1,c5")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	s, compile, err := openSession(ctx, &b, *queensFlag)
+	if err != nil {
+		return err
+	}
+	a := s.Analysis()
+	solutions := ""
+	if a.Solutions != nil {
+		solutions = a.Solutions.String()
+	}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(analyzeResult{
+			N: b.n, Backend: b.name,
+			Queens:    jsonCells(s.Queens()),
+			Forced:    jsonCells(a.In(configurator.Forced)),
+			Blocked:   jsonCells(a.In(configurator.Blocked)),
+			Solutions: solutions, AtLeast: a.AtLeast,
+			CompileMS: millis(compile), ElapsedMS: millis(a.Elapsed),
+		})
+	}
+	var out strings.Builder
+	writeBoard(&out, a)
+	out.WriteString("\nQ your queen   q forced queen   x blocked   . free\n\n")
+	switch {
+	case a.Solutions == nil:
+		solutions = "not counted by this backend"
+	case a.AtLeast:
+		solutions = "at least " + solutions
+	}
+	fmt.Fprintf(&out, "%-10s %s\n", "queens", orNone(configurator.FormatCells(s.Queens())))
+	fmt.Fprintf(&out, "%-10s %s\n", "forced", orNone(configurator.FormatCells(a.In(configurator.Forced))))
+	fmt.Fprintf(&out, "%-10s %s\n", "solutions", solutions)
+	fmt.Fprintf(&out, "%-10s %s (%s)\n", "compile", human(compile), b.name)
+	fmt.Fprintf(&out, "%-10s %s\n", "step", human(a.Elapsed))
+	_, err = io.WriteString(stdout, out.String())
+	return err
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// symbols draws the cell states.
+var symbols = [...]byte{configurator.Free: '.', configurator.Blocked: 'x', configurator.Queen: 'Q', configurator.Forced: 'q'}
+
+// writeBoard draws the analysis as a grid with rank 1 at the bottom, files
+// lettered below and above, ranks numbered left and right.
+func writeBoard(w *strings.Builder, a *configurator.Analysis) {
+	n := a.N
+	rankW := len(fmt.Sprint(n))
+	fileW := len(configurator.FileName(n - 1))
+	files := make([]string, n)
+	for c := range n {
+		files[c] = fmt.Sprintf("%-*s", fileW, configurator.FileName(c))
+	}
+	header := strings.Repeat(" ", rankW+2) + strings.TrimRight(strings.Join(files, " "), " ") + "\n"
+	w.WriteString(header)
+	for r := n - 1; r >= 0; r-- {
+		fmt.Fprintf(w, "%*d  ", rankW, r+1)
+		for c := range n {
+			if c > 0 {
+				w.WriteByte(' ')
+			}
+			w.WriteByte(symbols[a.At(configurator.Cell{Row: r, Col: c})])
+			w.WriteString(strings.Repeat(" ", fileW-1))
+		}
+		fmt.Fprintf(w, "  %d\n", r+1)
+	}
+	w.WriteString(header)
+}
+
+// explainResult is the JSON of nqueens explain.
+type explainResult struct {
+	N         int      `json:"n"`
+	Backend   string   `json:"backend"`
+	Queens    [][2]int `json:"queens"`
+	Cell      [2]int   `json:"cell"`
+	State     string   `json:"state"`
+	Reason    string   `json:"reason"`
+	Because   [][2]int `json:"because"`
+	Text      string   `json:"text"`
+	MakeRoom  [][2]int `json:"make_room,omitempty"`
+	CompileMS float64  `json:"compile_ms"`
+	ElapsedMS float64  `json:"elapsed_ms"`
+}
+
+func runExplain(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := newFlags("explain", "say why a cell is blocked or forced", stdout)
+	var b backendFlags
+	b.register(fs, false)
+	queensFlag := fs.String("queens", "", "the user's `queens` in chess notation, comma-separated: a1,c5")
+	cellFlag := fs.String("cell", "", "the `cell` to explain, in chess notation: b3")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *cellFlag == "" {
+		return usagef("-cell is required (see nqueens explain -h)")
+	}
+	cell, err := configurator.ParseCell(*cellFlag)
+	if err != nil {
+		return fmt.Errorf("-cell: %w", err)
+	}
+	if cell.Row >= b.n || cell.Col >= b.n {
+		return fmt.Errorf("-cell %v on a %d×%d board: %w", cell, b.n, b.n, configurator.ErrOffBoard)
+	}
+	s, compile, err := openSession(ctx, &b, *queensFlag)
+	if err != nil {
+		return err
+	}
+	e, err := s.Explain(ctx, cell)
+	if errors.Is(err, configurator.ErrNotExplained) {
+		return fmt.Errorf("%v is %v: nothing to explain (only blocked and forced cells have reasons)", cell, s.Analysis().At(cell))
+	}
+	if err != nil {
+		return err
+	}
+	var room []configurator.Cell
+	var roomErr error
+	if e.State == configurator.Blocked {
+		room, roomErr = s.MakeRoom(ctx, cell)
+		if roomErr != nil && !errors.Is(roomErr, configurator.ErrNoSolution) {
+			return roomErr
+		}
+	}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(explainResult{
+			N: b.n, Backend: b.name, Queens: jsonCells(s.Queens()),
+			Cell: [2]int{cell.Row, cell.Col}, State: e.State.String(), Reason: e.Reason.String(),
+			Because: jsonCells(e.Because), Text: e.String(), MakeRoom: jsonCells(room),
+			CompileMS: millis(compile), ElapsedMS: millis(e.Elapsed),
+		})
+	}
+	var out strings.Builder
+	fmt.Fprintf(&out, "%v is %v: %s\n", cell, e.State, e.String())
+	fmt.Fprintf(&out, "%-10s %s\n", "because", orNone(configurator.FormatCells(e.Because)))
+	switch {
+	case e.State != configurator.Blocked:
+	case roomErr != nil:
+		fmt.Fprintf(&out, "%-10s impossible: no solution has a queen on %v\n", "make room", cell)
+	default:
+		fmt.Fprintf(&out, "%-10s remove %s\n", "make room", configurator.FormatCells(room))
+	}
+	fmt.Fprintf(&out, "%-10s %s (%s)\n", "compile", human(compile), b.name)
+	fmt.Fprintf(&out, "%-10s %s\n", "explain", human(e.Elapsed))
+	_, err = io.WriteString(stdout, out.String())
+	return err
+}

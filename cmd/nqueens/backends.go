@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nqueens/configurator/backends/bdd"
+	"github.com/nqueens/configurator/backends/sat"
+	"github.com/nqueens/configurator/configurator"
+)
+
+// backendFlags are the flags that choose and tune a backend and the model
+// it compiles.
+type backendFlags struct {
+	n      int
+	name   string
+	order  string
+	method string
+	budget byteSize
+	cap    int
+}
+
+// register adds the flags to fs; full adds the tuning flags that only
+// count offers.
+func (b *backendFlags) register(fs *flagSet, full bool) {
+	fs.IntVar(&b.n, "n", 8, "board size `N` (the board is N×N)")
+	fs.StringVar(&b.name, "backend", "bdd", "backend: bdd (decision diagram) or sat (gophersat)")
+	b.order, b.method = "row", "direct"
+	if full {
+		fs.StringVar(&b.order, "order", "row", "variable order of the model: row, col, diag or middle")
+		fs.StringVar(&b.method, "method", "direct", "bdd compilation: direct (top-down) or apply (conjoin the constraints)")
+		fs.Var(&b.budget, "budget", "bdd memory budget in `BYTES` (suffixes K, M, G: powers of 1024; 0 = the backend's default)")
+		fs.IntVar(&b.cap, "cap", 0, "sat: stop counting at `K` solutions and report \"at least K\" (0 = the backend's default)")
+	}
+}
+
+// model returns the model the flags describe.
+func (b *backendFlags) model() (*configurator.Model, error) {
+	if b.n < 1 || b.n > configurator.MaxN {
+		return nil, usagef("-n %d: the board size must be between 1 and %d", b.n, configurator.MaxN)
+	}
+	order, err := configurator.ParseOrder(b.order)
+	if err != nil {
+		return nil, usagef("-order %q: want row, col, diag or middle", b.order)
+	}
+	return configurator.New(b.n, order)
+}
+
+// backend returns the backend the flags describe.
+func (b *backendFlags) backend() (configurator.Backend, error) {
+	switch b.name {
+	case "bdd":
+		m, err := bdd.ParseMethod(b.method)
+		if err != nil {
+			return nil, usagef("-method %q: want direct or apply", b.method)
+		}
+		if b.budget < 0 {
+			return nil, usagef("-budget %d: must not be negative", b.budget)
+		}
+		return bdd.New(bdd.Options{Budget: int64(b.budget), Method: m}), nil
+	case "sat":
+		if b.cap < 0 {
+			return nil, usagef("-cap %d: must not be negative", b.cap)
+		}
+		return sat.New(sat.Options{CountCap: b.cap}), nil
+	}
+	return nil, usagef("-backend %q: want bdd or sat", b.name)
+}
+
+// compile builds the model and compiles it, timing the compilation.
+func (b *backendFlags) compile(ctx context.Context) (configurator.Space, time.Duration, error) {
+	m, err := b.model()
+	if err != nil {
+		return nil, 0, err
+	}
+	be, err := b.backend()
+	if err != nil {
+		return nil, 0, err
+	}
+	return configurator.Compile(ctx, be, m)
+}
+
+// byteSize is a flag value of bytes with an optional binary suffix: 512M,
+// 8G, 8GiB.
+type byteSize int64
+
+func (s *byteSize) String() string { return strconv.FormatInt(int64(*s), 10) }
+
+func (s *byteSize) Set(v string) error {
+	t := strings.TrimSuffix(strings.TrimSuffix(strings.ToUpper(strings.TrimSpace(v)), "B"), "I")
+	mult := int64(1)
+	if k := len(t); k > 0 {
+		switch t[k-1] {
+		case 'K':
+			mult, t = 1<<10, t[:k-1]
+		case 'M':
+			mult, t = 1<<20, t[:k-1]
+		case 'G':
+			mult, t = 1<<30, t[:k-1]
+		case 'T':
+			mult, t = 1<<40, t[:k-1]
+		}
+	}
+	x, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || x < 0 || x > (1<<62)/mult {
+		return fmt.Errorf("%q is not a size in bytes (like 512M or 8G)", v)
+	}
+	*s = byteSize(x * mult)
+	return nil
+}
+
+// millis is d in milliseconds, for JSON.
+func millis(d time.Duration) float64 {
+	return float64(d.Microseconds()) / 1000
+}
+
+// human formats d for people: three significant figures in ms or s.
+func human(d time.Duration) string {
+	switch ms := float64(d) / float64(time.Millisecond); {
+	case ms < 10:
+		return fmt.Sprintf("%.2f ms", ms)
+	case ms < 1000:
+		return fmt.Sprintf("%.0f ms", ms)
+	default:
+		return fmt.Sprintf("%.2f s", ms/1000)
+	}
+}
+
+// humanBytes formats a byte count in binary units.
+func humanBytes(b uint64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+	default:
+		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
+	}
+}
+
+// jsonCells gives cells as 0-based [row, col] pairs, never null.
+func jsonCells(cells []configurator.Cell) [][2]int {
+	out := make([][2]int, len(cells))
+	for i, c := range cells {
+		out[i] = [2]int{c.Row, c.Col}
+	}
+	return out
+}
+
+// parseQueens parses a -queens list and checks it against the model.
+func parseQueens(m *configurator.Model, s string) ([]configurator.Cell, error) {
+	queens, err := configurator.ParseCells(s)
+	if err != nil {
+		return nil, fmt.Errorf("-queens: %w", err)
+	}
+	if err := m.Check(queens); err != nil {
+		return nil, fmt.Errorf("-queens: %w", err)
+	}
+	return queens, nil
+}

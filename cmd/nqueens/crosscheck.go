@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/crosscheck"
+	"github.com/nqueens/configurator/configurator/oracle"
+)
+
+func runCrosscheck(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := newFlags("crosscheck", "cross-check the backends against a brute-force oracle", stdout)
+	sizes := fs.String("n", "4-10", "board sizes: `N` or a range like 4-10")
+	walks := fs.Int("walks", 100, "random walks per board size")
+	steps := fs.Int("steps", 20, "steps per walk")
+	seed := fs.Uint64("seed", 1, "seed of the random walks")
+	names := fs.String("backends", "bdd,sat", "comma-separated backends to check")
+	exhaustive := fs.Int("exhaustive", 6, "also check every reachable placement in depth for boards up to `N`")
+	drop := fs.String("drop", "", "plant a fault: compile a model without the `line` of this name (\"anti-diagonal b1-a2\") and watch the check catch it")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	lo, hi, err := parseRange(*sizes)
+	if err != nil {
+		return err
+	}
+	if *walks < 0 || *steps < 0 {
+		return usagef("-walks and -steps must not be negative")
+	}
+	var backends []configurator.Backend
+	for _, name := range strings.Split(*names, ",") {
+		b := backendFlags{name: strings.TrimSpace(name), method: "direct"}
+		be, err := b.backend()
+		if err != nil {
+			return err
+		}
+		backends = append(backends, be)
+	}
+	// Every model first, so that a bad -drop fails before any output.
+	models := make(map[int]*configurator.Model)
+	for n := lo; n <= hi; n++ {
+		m, err := configurator.New(n, configurator.RowMajor)
+		if err != nil {
+			return err
+		}
+		if *drop != "" {
+			if m, err = without(m, *drop); err != nil {
+				return err
+			}
+		}
+		models[n] = m
+	}
+
+	// One row per board size, printed as soon as it is done.
+	header := fmt.Sprintf("%3s %10s %6s %7s %13s", "N", "placements", "walks", "steps", "disagreements")
+	for _, b := range backends {
+		header += fmt.Sprintf(" %10s", b.Name())
+	}
+	header += fmt.Sprintf(" %10s\n", "oracle")
+	if _, err := io.WriteString(stdout, header); err != nil {
+		return err
+	}
+	var smallest *crosscheck.Disagreement
+	total := 0
+	for n := lo; n <= hi; n++ {
+		subjects := make([]crosscheck.Subject, len(backends))
+		times := make([]time.Duration, len(backends)) // compilation, then checks
+		for i, be := range backends {
+			sp, d, err := configurator.Compile(ctx, be, models[n])
+			if err != nil {
+				return err
+			}
+			subjects[i], times[i] = crosscheck.Subject{Name: be.Name(), Space: sp}, d
+		}
+		var reps []*crosscheck.Report
+		if n <= *exhaustive {
+			rep, err := crosscheck.Exhaustive(ctx, subjects)
+			if err != nil {
+				return err
+			}
+			reps = append(reps, rep)
+		}
+		rep, err := crosscheck.Walk(ctx, subjects, crosscheck.WalkOptions{Walks: *walks, Steps: *steps, Seed: *seed})
+		if err != nil {
+			return err
+		}
+		reps = append(reps, rep)
+
+		var placements, nwalks, nsteps, count int
+		var oracleTime time.Duration
+		for _, r := range reps {
+			placements += r.Placements
+			nwalks += r.Walks
+			nsteps += r.Steps
+			count += r.Count
+			for i, d := range r.Time {
+				times[i] += d
+			}
+			oracleTime += r.OracleTime
+			if d, ok := r.Smallest(); ok && (smallest == nil || len(d.Queens) < len(smallest.Queens)) {
+				smallest = &d
+			}
+		}
+		total += count
+		row := fmt.Sprintf("%3d %10d %6d %7d %13d", n, placements, nwalks, nsteps, count)
+		for _, d := range times {
+			row += fmt.Sprintf(" %10s", human(d))
+		}
+		row += fmt.Sprintf(" %10s\n", human(oracleTime))
+		if _, err := io.WriteString(stdout, row); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stdout, "\ntimes per backend: compilation plus every answer checked, with the session logic\n")
+	if smallest == nil {
+		_, err := fmt.Fprintf(stdout, "no disagreements\n")
+		return err
+	}
+	d := smallest
+	fmt.Fprintf(stdout, "smallest reproducing placement: N=%d queens [%s]\n  %v\n  reproduce: %s\n",
+		d.N, configurator.FormatCells(d.Queens), d, reproduce(d, *drop))
+	return fmt.Errorf("%d disagreements with the oracle", total)
+}
+
+// reproduce is the command that shows disagreement d again.
+func reproduce(d *crosscheck.Disagreement, drop string) string {
+	cmd := fmt.Sprintf("nqueens analyze -n %d -queens %q -backend %s", d.N, configurator.FormatCells(d.Queens), d.Subject)
+	if d.HasCell && (d.Check == "explain" || d.Check == "make-room") {
+		cmd = fmt.Sprintf("nqueens explain -n %d -queens %q -cell %v -backend %s", d.N, configurator.FormatCells(d.Queens), d.Cell, d.Subject)
+	}
+	if drop != "" {
+		cmd += fmt.Sprintf(" (on the model without %s)", drop)
+	}
+	return cmd
+}
+
+// without returns m less the constraint named name: a planted fault.
+func without(m *configurator.Model, name string) (*configurator.Model, error) {
+	var cs []configurator.Constraint
+	for _, c := range m.Constraints() {
+		if c.Name != name {
+			cs = append(cs, c)
+		}
+	}
+	if len(cs) == len(m.Constraints()) {
+		return nil, usagef("-drop %q: no such line on the %d×%d board (lines are named like \"rank 1\", \"file a\", \"diagonal a1-h8\", \"anti-diagonal b1-a2\")", name, m.N(), m.N())
+	}
+	return configurator.Custom(m.N(), m.Order(), cs)
+}
+
+// parseRange parses N or LO-HI, within the oracle's reach.
+func parseRange(s string) (lo, hi int, err error) {
+	a, b, isRange := strings.Cut(s, "-")
+	lo, err1 := strconv.Atoi(strings.TrimSpace(a))
+	hi, err2 := lo, error(nil)
+	if isRange {
+		hi, err2 = strconv.Atoi(strings.TrimSpace(b))
+	}
+	switch {
+	case err1 != nil || err2 != nil:
+		return 0, 0, usagef("-n %q: want a board size or a range like 4-10", s)
+	case lo < 1 || hi < lo || hi > oracle.MaxN:
+		return 0, 0, usagef("-n %q: sizes from 1 to %d (the oracle's limit), low to high", s, oracle.MaxN)
+	}
+	return lo, hi, nil
+}
