@@ -119,8 +119,8 @@ func (m *Manager) tick() error {
 // that concurrent readers never share memory and repeated queries on a big
 // diagram do not allocate.
 type scratch struct {
-	u64a, u64b []uint64
-	bytes      []byte
+	u64a, u64b []uint64 // counts, paths from the root; Extract's memo
+	bytes      []byte   // flags of the valid-domain sweeps
 	words      []uint64 // bit sets
 	stack      []Node
 }
