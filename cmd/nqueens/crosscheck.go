@@ -21,6 +21,7 @@ func runCrosscheck(ctx context.Context, args []string, stdout io.Writer) error {
 	seed := fs.Uint64("seed", 1, "seed of the random walks")
 	names := fs.String("backends", "bdd,sat", "comma-separated backends to check")
 	exhaustive := fs.Int("exhaustive", 6, "also check every reachable placement in depth for boards up to `N`")
+	satCap := fs.Int("cap", 0, "sat: stop counting at `K` solutions; its counts are then checked as lower bounds (0 = the backend's default)")
 	drop := fs.String("drop", "", "plant a fault: compile a model without the `line` of this name (\"anti-diagonal b1-a2\") and watch the check catch it")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -34,7 +35,7 @@ func runCrosscheck(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	var backends []configurator.Backend
 	for _, name := range strings.Split(*names, ",") {
-		b := backendFlags{name: strings.TrimSpace(name), method: "direct"}
+		b := backendFlags{name: strings.TrimSpace(name), method: "direct", cap: *satCap}
 		be, err := b.backend()
 		if err != nil {
 			return err

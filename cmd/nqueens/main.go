@@ -7,7 +7,7 @@
 //	nqueens count      -n N [-backend bdd|sat] [-order row|col|diag|middle] [-method direct|apply] [-budget BYTES] [-cap K] [-json]
 //	nqueens analyze    -n N -queens a1,c5 [-backend bdd|sat] [-json]
 //	nqueens explain    -n N -queens a1,c5 -cell b3 [-backend bdd|sat] [-json]
-//	nqueens crosscheck -n 4-10 [-walks W] [-steps K] [-seed S] [-backends bdd,sat] [-exhaustive N]
+//	nqueens crosscheck -n 4-10 [-walks W] [-steps K] [-seed S] [-backends bdd,sat] [-exhaustive N] [-cap K] [-drop LINE]
 //
 // Cells are in chess notation: the file letter is the column (a is column
 // 0; after z come aa, ab, ... as spreadsheet columns) and the rank number is
@@ -58,7 +58,7 @@ Usage:
   nqueens count      -n N [-backend bdd|sat] [-order row|col|diag|middle] [-method direct|apply] [-budget BYTES] [-cap K] [-json]
   nqueens analyze    -n N -queens a1,c5 [-backend bdd|sat] [-json]
   nqueens explain    -n N -queens a1,c5 -cell b3 [-backend bdd|sat] [-json]
-  nqueens crosscheck -n 4-10 [-walks W] [-steps K] [-seed S] [-backends bdd,sat] [-exhaustive N]
+  nqueens crosscheck -n 4-10 [-walks W] [-steps K] [-seed S] [-backends bdd,sat] [-exhaustive N] [-cap K] [-drop LINE]
 
 Cells are in chess notation: file letter = column (a = column 0; past z: aa,
 ab, ...), rank = row + 1; boards are drawn with rank 1 at the bottom. JSON

@@ -262,7 +262,11 @@ func TestSubjectsMustMatch(t *testing.T) {
 func TestCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := crosscheck.Exhaustive(ctx, compile(t, 6)); err == nil {
-		t.Error("a cancelled exhaustive check succeeded")
+	subjects := compile(t, 8)
+	if _, err := crosscheck.Exhaustive(ctx, subjects); !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled exhaustive check: %v, want context.Canceled", err)
+	}
+	if _, err := crosscheck.Walk(ctx, subjects, crosscheck.WalkOptions{Walks: 1000, Steps: 1000}); !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled walk: %v, want context.Canceled", err)
 	}
 }

@@ -66,6 +66,9 @@ func (c *checker) walkOnce(ctx context.Context, rng *rand.Rand, steps int) error
 	}
 	for step := 1; step <= steps; step++ {
 		c.step = step
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		if err := w.move(ctx, rng); err != nil {
 			return err
 		}
