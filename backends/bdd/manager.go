@@ -18,7 +18,8 @@
 // per four bucket heads. The budget charges every node the worst case of all
 // three: 16 bytes of store, up to 8 of bucket heads (the table has just
 // doubled) and up to 8 of cache, so budget/32 nodes; typically a node costs
-// 24 to 28 bytes. Growing a slice briefly holds its old copy as well.
+// 24 to 28 bytes. Growing a slice briefly holds its old copy as well, and
+// the smallest tables take about 36 KiB whatever the budget.
 // Compact (garbage collection by compaction) frees the nodes no root reaches.
 //
 // Node ids are topological: a node's children always have smaller ids than
