@@ -14,10 +14,9 @@ type config struct {
 	Addr string
 
 	BDD struct {
-		MaxN            int           // largest board
-		Budget          int64         // node budget in bytes of one compile
-		Deadline        time.Duration // per request
-		CompileDeadline time.Duration // per compile
+		MaxN     int           // largest board
+		Budget   int64         // node budget in bytes of one compile
+		Deadline time.Duration // per request
 	}
 	SAT struct {
 		MaxN     int           // largest board
@@ -26,6 +25,7 @@ type config struct {
 		Deadline time.Duration // per request
 	}
 
+	CompileDeadline time.Duration // of one compile, whoever waits for it
 	CacheBytes      int64         // bound of the cache of compiled spaces
 	CompileSlots    int           // compiles running at once
 	CompileGrace    time.Duration // how long an abandoned compile survives
@@ -49,7 +49,7 @@ func defaultConfig() config {
 	c.BDD.MaxN = 14
 	c.BDD.Budget = 2 << 30
 	c.BDD.Deadline = 10 * time.Second
-	c.BDD.CompileDeadline = 10 * time.Minute
+	c.CompileDeadline = 10 * time.Minute
 	c.SAT.MaxN = 32
 	c.SAT.Queue = 32
 	c.SAT.CountCap = 1000
@@ -78,7 +78,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.IntVar(&c.BDD.MaxN, "bdd-max-n", c.BDD.MaxN, "largest board of the BDD backend")
 	fs.Var((*byteSize)(&c.BDD.Budget), "bdd-budget", "node budget of one BDD compile, in bytes (suffixes K, M, G: powers of 1024)")
 	fs.DurationVar(&c.BDD.Deadline, "bdd-deadline", c.BDD.Deadline, "deadline of one request's work on the BDD backend")
-	fs.DurationVar(&c.BDD.CompileDeadline, "bdd-compile-deadline", c.BDD.CompileDeadline, "deadline of one BDD compile")
+	fs.DurationVar(&c.CompileDeadline, "compile-deadline", c.CompileDeadline, "deadline of one compile (a BDD of a large board takes a while, once)")
 	fs.IntVar(&c.SAT.MaxN, "sat-max-n", c.SAT.MaxN, "largest board of the SAT backend")
 	fs.IntVar(&c.SAT.Queue, "sat-queue", c.SAT.Queue, "requests that may wait for the SAT solver; more get 503")
 	fs.IntVar(&c.SAT.CountCap, "sat-count-cap", c.SAT.CountCap, "solutions the SAT backend counts before it says \"at least\"")

@@ -84,7 +84,7 @@ func describeHTTP(he *echo.HTTPError) *problem {
 	case http.StatusMethodNotAllowed:
 		p.Message = "This address does not accept that method."
 	case http.StatusRequestEntityTooLarge:
-		p.Message = "The request is too large."
+		p.Message = "The request body is too large."
 	case http.StatusTooManyRequests:
 		p.Message = "Too many requests from your address; please slow down and try again in a second."
 		p.RetryAfter = 1

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/oracle"
 )
 
@@ -76,16 +75,6 @@ func get(t testing.TB, ts *httptest.Server, path string, headers ...string) (*ht
 // noRedirect is a client that shows redirects instead of following them.
 var noRedirect = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
-// cells converts chess names to cells, failing the test on a bad name.
-func cells(t testing.TB, names string) []configurator.Cell {
-	t.Helper()
-	c, err := configurator.ParseCells(names)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 // oracleBoard returns the brute-force reference for an n×n board.
 func oracleBoard(t testing.TB, n int) *oracle.Board {
 	t.Helper()
@@ -94,15 +83,6 @@ func oracleBoard(t testing.TB, n int) *oracle.Board {
 		t.Fatal(err)
 	}
 	return b
-}
-
-// toOracle converts cells for the oracle.
-func toOracle(cs []configurator.Cell) []oracle.Cell {
-	out := make([]oracle.Cell, len(cs))
-	for i, c := range cs {
-		out[i] = oracle.Cell{Row: c.Row, Col: c.Col}
-	}
-	return out
 }
 
 // countIn counts the occurrences of sub in s.

@@ -134,7 +134,11 @@ func (s *server) compileProblem(ctx context.Context, k spaceKey, err error) erro
 		}
 		return describe(ctx.Err())
 	case errors.Is(err, context.DeadlineExceeded):
-		return retryable(30, err, "Compiling the %d×%d board with %s took longer than allowed. Try a smaller board or the SAT backend.", k.n, k.n, name)
+		msg := fmt.Sprintf("Compiling the %d×%d board with %s took longer than allowed (%s). Try a smaller board", k.n, k.n, name, s.cfg.CompileDeadline)
+		if k.backend == "bdd" {
+			msg += " or the SAT backend"
+		}
+		return retryable(30, err, "%s.", msg)
 	}
 	return describe(err)
 }

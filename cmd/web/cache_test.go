@@ -1,0 +1,224 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nqueens/configurator/configurator"
+)
+
+// gatedCompiler wraps the server's real compile: it counts the compiles of
+// each key and holds each one until the gate opens, so that a test can
+// line requests up behind a compile in progress.
+type gatedCompiler struct {
+	real      compileFunc
+	gate      chan struct{}
+	calls     sync.Map // spaceKey -> *int32
+	cancelled atomic.Int32
+}
+
+func newGatedCompiler(t *testing.T, cfg config) *gatedCompiler {
+	t.Helper()
+	s, err := newServer(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), newBackends(cfg)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.close)
+	return &gatedCompiler{real: s.compile, gate: make(chan struct{})}
+}
+
+func (g *gatedCompiler) compile(ctx context.Context, k spaceKey) (*compiled, error) {
+	v, _ := g.calls.LoadOrStore(k, new(int32))
+	atomic.AddInt32(v.(*int32), 1)
+	select {
+	case <-g.gate:
+	case <-ctx.Done():
+		g.cancelled.Add(1)
+		return nil, ctx.Err()
+	}
+	return g.real(ctx, k)
+}
+
+func (g *gatedCompiler) count(k spaceKey) int {
+	v, ok := g.calls.Load(k)
+	if !ok {
+		return 0
+	}
+	return int(atomic.LoadInt32(v.(*int32)))
+}
+
+func TestCacheSingleFlight(t *testing.T) {
+	g := newGatedCompiler(t, testConfig())
+	c := newSpaceCache(g.compile, 1<<30, 2, time.Minute)
+	defer c.Close()
+	k := spaceKey{backend: "bdd", n: 8}
+	var wg sync.WaitGroup
+	results := make([]*compiled, 16)
+	for i := range results {
+		wg.Go(func() {
+			e, err := c.Get(context.Background(), k)
+			if err != nil {
+				t.Error(err)
+			}
+			results[i] = e
+		})
+	}
+	time.Sleep(50 * time.Millisecond) // let them all line up behind the gate
+	if _, running := c.Progress(k); !running {
+		t.Errorf("no compile in progress while 16 requests wait")
+	}
+	close(g.gate)
+	wg.Wait()
+	if n := g.count(k); n != 1 {
+		t.Errorf("16 concurrent requests compiled %d times, want 1", n)
+	}
+	for _, e := range results {
+		if e != results[0] || e == nil {
+			t.Fatalf("the requests got different spaces")
+		}
+	}
+	if got := results[0].total; got == nil || got.Int64() != 92 {
+		t.Errorf("total %v, want 92", got)
+	}
+}
+
+func TestCacheWaiterLeaves(t *testing.T) {
+	g := newGatedCompiler(t, testConfig())
+	c := newSpaceCache(g.compile, 1<<30, 1, time.Minute)
+	defer c.Close()
+	k := spaceKey{backend: "sat", n: 6}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if _, err := c.Get(ctx, k); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a waiter whose context ends gets %v, want its deadline", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("the waiter took %v to give up", d)
+	}
+	// The compile goes on for others within the grace period.
+	close(g.gate)
+	e, err := c.Get(context.Background(), k)
+	if err != nil || e.total.Int64() != 4 {
+		t.Fatalf("after the first waiter left: %v, %v", e, err)
+	}
+	if n := g.count(k); n != 1 {
+		t.Errorf("compiled %d times, want 1", n)
+	}
+}
+
+func TestCacheAbandonedCompileIsCancelled(t *testing.T) {
+	g := newGatedCompiler(t, testConfig())
+	c := newSpaceCache(g.compile, 1<<30, 1, 20*time.Millisecond)
+	defer c.Close()
+	k := spaceKey{backend: "bdd", n: 7}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	c.Get(ctx, k)
+	deadline := time.Now().Add(5 * time.Second)
+	for g.cancelled.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if g.cancelled.Load() != 1 {
+		t.Fatalf("a compile nobody waits for was not cancelled after the grace period")
+	}
+	if _, running := c.Progress(k); running {
+		t.Errorf("the abandoned compile is still listed")
+	}
+	close(g.gate)
+	if e, err := c.Get(context.Background(), k); err != nil || e.total.Int64() != 40 {
+		t.Fatalf("a new request after the abandon: %v, %v", e, err)
+	}
+	if n := g.count(k); n != 2 {
+		t.Errorf("compiled %d times, want 2 (the abandoned one and the new one)", n)
+	}
+}
+
+func TestCacheEvictsLeastRecentlyUsedByBytes(t *testing.T) {
+	g := newGatedCompiler(t, testConfig())
+	close(g.gate)
+	ctx := context.Background()
+	// Measure three spaces, then bound the cache to hold any two of them.
+	sizes := map[int]int64{}
+	for _, n := range []int{5, 6, 7} {
+		e, err := g.real(ctx, spaceKey{backend: "bdd", n: n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sizes[n] = e.bytes
+	}
+	bound := max(sizes[5]+sizes[6], sizes[5]+sizes[7], sizes[6]+sizes[7])
+	if bound >= sizes[5]+sizes[6]+sizes[7] {
+		t.Fatalf("sizes %v do not allow the test", sizes)
+	}
+	c := newSpaceCache(g.compile, bound, 1, time.Minute)
+	defer c.Close()
+	get := func(n int) {
+		if _, err := c.Get(ctx, spaceKey{backend: "bdd", n: n}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	get(5)
+	get(6)
+	get(5) // 6 is now the least recently used
+	get(7) // evicts 6
+	for n, want := range map[int]bool{5: true, 6: false, 7: true} {
+		if got := c.Cached(spaceKey{backend: "bdd", n: n}); got != want {
+			t.Errorf("%d×%d cached: %v, want %v", n, n, got, want)
+		}
+	}
+	if used, spaces := c.Used(); used > bound || spaces != 2 {
+		t.Errorf("the cache holds %d bytes in %d spaces, bound %d", used, spaces, bound)
+	}
+	get(6)
+	if n := g.count(spaceKey{backend: "bdd", n: 6}); n != 2 {
+		t.Errorf("the evicted space was compiled %d times, want 2", n)
+	}
+}
+
+func TestCacheRemembersTooLarge(t *testing.T) {
+	cfg := testConfig()
+	cfg.BDD.Budget = 64 << 10 // far too small for 10×10
+	g := newGatedCompiler(t, cfg)
+	close(g.gate)
+	c := newSpaceCache(g.compile, 1<<30, 1, time.Minute)
+	defer c.Close()
+	k := spaceKey{backend: "bdd", n: 10}
+	for range 3 {
+		if _, err := c.Get(context.Background(), k); !errors.Is(err, configurator.ErrTooLarge) {
+			t.Fatalf("over the budget: %v, want ErrTooLarge", err)
+		}
+	}
+	if n := g.count(k); n != 1 {
+		t.Errorf("a doomed compile ran %d times, want 1", n)
+	}
+}
+
+func TestCacheCloseCancelsCompiles(t *testing.T) {
+	g := newGatedCompiler(t, testConfig())
+	c := newSpaceCache(g.compile, 1<<30, 1, time.Minute)
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Get(context.Background(), spaceKey{backend: "bdd", n: 8})
+		done <- err
+	}()
+	time.Sleep(20 * time.Millisecond)
+	c.Close()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("a waiter at shutdown gets %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close left a waiter hanging")
+	}
+	if g.cancelled.Load() != 1 {
+		t.Errorf("Close did not cancel the compile")
+	}
+}

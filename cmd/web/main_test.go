@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestParseFlags(t *testing.T) {
+	tests := []struct {
+		args  []string
+		check func(config) bool
+		err   bool
+	}{
+		{args: nil, check: func(c config) bool { return c.Addr == "127.0.0.1:8080" && c.BDD.MaxN == 14 && c.BDD.Budget == 2<<30 }},
+		{args: []string{"-addr", ":9000", "-bdd-max-n", "10", "-bdd-budget", "512M", "-sat-max-n", "20"},
+			check: func(c config) bool {
+				return c.Addr == ":9000" && c.BDD.MaxN == 10 && c.BDD.Budget == 512<<20 && c.SAT.MaxN == 20
+			}},
+		{args: []string{"-bdd-budget", "1GiB", "-cache", "3g", "-body-limit", "1024"},
+			check: func(c config) bool { return c.BDD.Budget == 1<<30 && c.CacheBytes == 3<<30 && c.BodyLimit == 1024 }},
+		{args: []string{"-bdd-deadline", "2s", "-sat-deadline", "500ms", "-deadline", "1m", "-api-rate", "0"},
+			check: func(c config) bool {
+				return c.BDD.Deadline == 2*time.Second && c.SAT.Deadline == 500*time.Millisecond && c.RequestDeadline == time.Minute && c.APIRate == 0
+			}},
+		{args: []string{"-bdd-budget", "lots"}, err: true},
+		{args: []string{"-bdd-max-n", "0"}, err: true},
+		{args: []string{"-deadline", "0s"}, err: true},
+		{args: []string{"extra"}, err: true},
+	}
+	for _, tt := range tests {
+		c, err := parseFlags(tt.args, io.Discard)
+		if (err != nil) != tt.err {
+			t.Errorf("%q: error %v, want error %v", tt.args, err, tt.err)
+			continue
+		}
+		if err == nil && !tt.check(c) {
+			t.Errorf("%q: config %+v", tt.args, c)
+		}
+	}
+	if _, err := parseFlags([]string{"-h"}, io.Discard); !errors.Is(err, flag.ErrHelp) {
+		t.Errorf("-h: %v", err)
+	}
+}
+
+func TestFormatBytes(t *testing.T) {
+	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1 KiB", 1536: "1.5 KiB", 64 << 10: "64 KiB", 2 << 30: "2 GiB", 258211840: "246.2 MiB"} {
+		if got := formatBytes(n); got != want {
+			t.Errorf("formatBytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// TestGracefulShutdown starts the server as main does, sends the process
+// SIGTERM while a request waits for a compile, and checks that the request
+// is answered in full and the server exits cleanly.
+func TestGracefulShutdown(t *testing.T) {
+	ready := make(chan string, 1)
+	exited := make(chan error, 1)
+	go func() {
+		exited <- run(context.Background(), []string{"-addr", "127.0.0.1:0", "-bdd-max-n", "12"}, io.Discard, func(addr string) { ready <- addr })
+	}()
+	var addr string
+	select {
+	case addr = <-ready:
+	case err := <-exited:
+		t.Fatalf("the server did not start: %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the server did not start in 30 s")
+	}
+	type answer struct {
+		status int
+		body   string
+		err    error
+	}
+	answered := make(chan answer, 1)
+	go func() {
+		res, err := http.Post("http://"+addr+"/api/v1/analyze", "application/json", strings.NewReader(`{"n":12}`))
+		if err != nil {
+			answered <- answer{err: err}
+			return
+		}
+		defer res.Body.Close()
+		b, err := io.ReadAll(res.Body)
+		answered <- answer{res.StatusCode, string(b), err}
+	}()
+	time.Sleep(100 * time.Millisecond) // the 12×12 compile takes longer than this
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case a := <-answered:
+		if a.err != nil || a.status != 200 || !strings.Contains(a.body, `"solutions":"14200"`) {
+			t.Errorf("the request in flight at SIGTERM got %d %v: %s", a.status, a.err, a.body)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the request in flight was never answered")
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("run after SIGTERM: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the server did not exit after SIGTERM")
+	}
+	if _, err := http.Get("http://" + addr + "/healthz"); err == nil {
+		t.Errorf("the server still answers after shutting down")
+	}
+}

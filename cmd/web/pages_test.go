@@ -1,0 +1,328 @@
+package main
+
+import (
+	"html"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestPages is the specification of the HTML routes: every address a
+// person or a hand-edited link can produce, with the status and the words
+// the page must answer with. Bad input is refused with a message in
+// words, inside a page that still works.
+func TestPages(t *testing.T) {
+	_, ts := newTestServer(t, testConfig())
+	long := "/?n=8&q=" + strings.Repeat("a1,", 34000) // about 100 KB
+	tests := []struct {
+		name    string
+		path    string
+		htmx    bool
+		status  int
+		want    []string // substrings of the body
+		notWant []string
+		header  map[string]string
+	}{
+		// Boards.
+		{name: "a fresh board", path: "/", status: 200,
+			want: []string{`id="count">92 solutions<`, `aria-label="8 by 8 board"`, `role="grid"`, `<option value="8" selected>8 × 8</option>`}},
+		{name: "4×4", path: "/?n=4", status: 200, want: []string{`id="count">2 solutions<`}},
+		{name: "one queen in the corner", path: "/?n=8&q=a1", status: 200,
+			want: []string{`id="count">4 solutions<`, `id="cell-a1" class="cell dark queen"`, `aria-label="b2, blocked: attacked by a1"`}},
+		{name: "a unique completion forces six queens", path: "/?n=8&q=a1,e2", status: 200,
+			want: []string{`1 solution: complete it?`, `id="complete"`}},
+		{name: "a full solution is solved", path: "/?n=8&q=a1,e2,h3,f4,c5,g6,b7,d8", status: 200,
+			want: []string{`Solved: a complete solution, one of 92`}, notWant: []string{`id="complete"`}},
+		{name: "the SAT backend counts too", path: "/?n=8&q=a1&backend=sat", status: 200,
+			want: []string{`id="count">4 solutions<`, `<th scope="col">SAT</th>`}},
+		{name: "both backends agree", path: "/?n=8&q=a1,g2&backend=both", status: 200,
+			want: []string{`id="count">2 solutions<`, `BDD and SAT agree on every square`, `SAT counts 2 solutions`, `SAT÷BDD`}},
+		{name: "3×3 has no solution", path: "/?n=3", status: 200,
+			want: []string{`No solutions: a 3×3 board has none`, `aria-label="a1, blocked: this board has no solution"`}},
+		{name: "1×1 is one forced queen", path: "/?n=1", status: 200, want: []string{`1 solution: complete it?`, `class="cell dark forced"`}},
+		{name: "other variable orders give the same answers", path: "/?n=8&q=a1&order=diag", status: 200,
+			want: []string{`id="count">4 solutions<`, `<option value="diag" selected>by diagonal</option>`, "BDD 8×8, by diagonal"}},
+		{name: "the heat map", path: "/?n=8&q=a1&heat=1", status: 200,
+			want: []string{`class="board size-s heat"`, `heat-`, `in 50% of the remaining solutions`}},
+		{name: "no heat map with SAT", path: "/?n=8&backend=sat&heat=1", status: 200,
+			want: []string{`only the BDD backend counts`}},
+		{name: "a small diagram", path: "/?n=4&diagram=1", status: 200,
+			want: []string{`<img id="diagram-img" src="/diagram.svg?n=4&amp;backend=bdd&amp;diagram=1"`}},
+		{name: "a diagram too large to draw", path: "/?n=8&diagram=1", status: 200,
+			want: []string{`has 2,451 nodes, more than the 300 this page draws`}},
+		{name: "no diagram with SAT", path: "/?n=8&backend=sat&diagram=1", status: 200,
+			want: []string{`Only the BDD backend has a diagram`}},
+
+		// Actions through htmx: the fragment only, and the new address.
+		{name: "place", path: "/play?n=8&q=a1&backend=bdd&place=e2", htmx: true, status: 200,
+			want: []string{`id="app"`, `1 solution: complete it?`}, notWant: []string{`<html`},
+			header: map[string]string{"HX-Push-Url": "/?n=8&q=a1,e2&backend=bdd"}},
+		{name: "remove any queen, not only the last", path: "/play?n=8&q=a1,e2&backend=bdd&remove=a1", htmx: true, status: 200,
+			header: map[string]string{"HX-Push-Url": "/?n=8&q=e2&backend=bdd"}},
+		{name: "why, for an attack", path: "/play?n=8&q=a1&why=b2", htmx: true, status: 200,
+			want:   []string{`Why is b2 blocked?`, `Attacked by a1.`, `id="cell-a1" class="cell dark queen because"`, `Make room`},
+			header: map[string]string{"HX-Push-Url": ""}},
+		{name: "why, with no attacker", path: "/play?n=8&q=a1&why=c2", htmx: true, status: 200,
+			want: []string{`No solution holds queens on a1 and here.`}},
+		{name: "why, for a forced queen", path: "/play?n=8&q=a1,g2&why=c8", htmx: true, status: 200,
+			want: []string{`Why is c8 forced?`, `Make it my queen`}},
+		{name: "make room", path: "/play?n=8&q=a1,g2&room=e2", htmx: true, status: 200,
+			want: []string{`Removing the queen on g2 frees e2; no smaller set of your queens does.`, `class="cell light queen gone"`}},
+		{name: "make room, then place", path: "/play?n=8&q=a1,g2&remove=g2&place=e2", htmx: true, status: 200,
+			header: map[string]string{"HX-Push-Url": "/?n=8&q=a1,e2&backend=bdd"}},
+		{name: "complete", path: "/play?n=8&q=a1&complete=1", htmx: true, status: 200,
+			want: []string{`Solved: a complete solution, one of 92`}},
+		{name: "history restore asks for the whole page", path: "/?n=8&q=a1", htmx: true, status: 200,
+			want: []string{`<!doctype html>`}},
+		{name: "without JavaScript an action redirects to the new address", path: "/play?n=8&q=a1&place=e2", status: 303,
+			header: map[string]string{"Location": "/?n=8&q=a1,e2&backend=bdd"}},
+
+		// Refusals of actions through htmx: a notice, and the board stays.
+		{name: "placing on a blocked square", path: "/play?n=8&q=a1&place=b2", htmx: true, status: 422,
+			want:   []string{`b2 is blocked: attacked by a1.`, `class="notice error"`},
+			header: map[string]string{"HX-Retarget": "#notice", "HX-Reswap": "innerHTML"}},
+		{name: "placing where no solution goes on", path: "/play?n=8&q=a1&place=c2", htmx: true, status: 422,
+			want: []string{`c2 is blocked: no solution holds queens on a1 and here.`}},
+		{name: "placing on a queen", path: "/play?n=8&q=a1&place=a1", htmx: true, status: 422, want: []string{`a1 already holds your queen.`}},
+		{name: "removing a queen that is not there", path: "/play?n=8&q=a1&remove=h8", htmx: true, status: 422,
+			want: []string{`There is no queen of yours on h8 to remove.`}},
+		{name: "why on a free square", path: "/play?n=8&q=a1&why=e2", htmx: true, status: 422,
+			want: []string{`e2 is free: a queen can go there, so there is nothing to explain.`}},
+		{name: "make room on a queen", path: "/play?n=8&q=a1&room=a1", htmx: true, status: 422, want: []string{`a1 holds your own queen`}},
+		{name: "two actions at once", path: "/play?n=8&why=a1&room=a1", htmx: true, status: 400, want: []string{`One action at a time`}},
+		{name: "a bad square in an action", path: "/play?n=8&place=z0", htmx: true, status: 400, want: []string{`“z0” is not a square`}},
+
+		// Bad addresses: a 4xx page with the message and a board that works.
+		{name: "size in words", path: "/?n=eight", status: 400,
+			want: []string{`Board size “eight” is not a whole number: pick a size from 1 to 10.`, `id="count">92 solutions<`}},
+		{name: "size zero", path: "/?n=0", status: 400, want: []string{`Board size 0 is out of range: pick a size from 1 to 10.`}},
+		{name: "size minus one", path: "/?n=-1", status: 400, want: []string{`Board size -1 is out of range`}},
+		{name: "size 10^18", path: "/?n=1000000000000000000", status: 400, want: []string{`Board size 1000000000000000000 is out of range`}},
+		{name: "size beyond the BDD's limit", path: "/?n=11", status: 413,
+			want: []string{`A 11×11 board is beyond the limit of the BDD backend (10×10). The SAT backend handles boards up to 16×16: switch to SAT.`}},
+		{name: "size beyond every limit", path: "/?n=17&backend=sat", status: 413, want: []string{`A 17×17 board is beyond the limit of the SAT backend (16×16).`}},
+		{name: "a square off the board", path: "/?n=8&q=z99", status: 400, want: []string{`“z99” is off the 8×8 board.`}},
+		{name: "rank zero", path: "/?n=8&q=a0", status: 400, want: []string{`“a0” is not a square: name squares by file letter and rank, like a1 or c5.`}},
+		{name: "an empty square name", path: "/?n=8&q=a1,,b3", status: 400, want: []string{`The list of queens has an empty entry`}},
+		{name: "a queen twice", path: "/?n=8&q=a1,a1", status: 400, want: []string{`a1 is listed twice among the queens.`}},
+		{name: "queens that attack each other keep the first", path: "/?n=8&q=a1,b2", status: 422,
+			want: []string{`No solution holds these queens: a1 and b2 attack each other.`, `id="cell-a1" class="cell dark queen"`, `id="count">4 solutions<`}},
+		{name: "queens no solution holds keep the longest good start", path: "/?n=8&q=a1,e2,b3", status: 422,
+			want: []string{`No solution holds queens on a1, e2 and b3 together: there is no way to fill the remaining ranks.`, `id="cell-e2" class="cell light queen"`}},
+		{name: "more queens than ranks", path: "/?n=4&q=a1,b3,c1,d4,a4", status: 422, want: []string{`A solution on a 4×4 board has 4 queens; the address lists 5.`}},
+		{name: "unknown backend", path: "/?backend=zdd", status: 400, want: []string{`“zdd” is not a backend: choose bdd, sat or both.`}},
+		{name: "unknown order", path: "/?order=zigzag", status: 400, want: []string{`“zigzag” is not a variable order`}},
+		{name: "a flag that is not a flag", path: "/?heat=maybe", status: 400, want: []string{`The parameter &#34;heat&#34; takes 1 or 0, not “maybe”.`}},
+		{name: "a parameter twice", path: "/?n=8&n=9", status: 400, want: []string{`The parameter &#34;n&#34; appears more than once`}},
+		{name: "a malformed escape", path: "/?n=%zz", status: 400, want: []string{`The address is malformed`}},
+		{name: "invalid UTF-8", path: "/?backend=%ff%fe", status: 400, want: []string{"“\uFFFD” is not a backend"}},
+		{name: "a 100 KB address", path: long, status: 413, want: []string{`This address is too long (99.6 KiB of parameters; the limit is 8 KiB).`}},
+		{name: "a page that does not exist", path: "/nope", status: 404, want: []string{`There is nothing at this address.`}},
+
+		// Hostile input comes back escaped, never as markup.
+		{name: "script in the size", path: "/?n=" + url.QueryEscape(`<script>alert(1)</script>`), status: 400,
+			want: []string{`Board size “&lt;script&gt;alert(1)&lt;/script…” is not a whole number`}, notWant: []string{`<script>alert`}},
+		{name: "markup in the backend", path: "/?backend=" + url.QueryEscape(`"><img src=x onerror=alert(1)>`), status: 400,
+			want: []string{`“&#34;&gt;&lt;img src=x onerror=ale…” is not a backend`}, notWant: []string{`<img src=x`}},
+		{name: "markup in a square", path: "/?q=" + url.QueryEscape(`<b>x</b>`), status: 400, notWant: []string{`<b>x</b>`}},
+		{name: "markup in the trail", path: "/?n=8&t=" + url.QueryEscape(`<i>x</i>_8_1_1`), status: 200, notWant: []string{`<i>x</i>`}},
+		{name: "markup through htmx", path: "/play?n=8&place=" + url.QueryEscape(`<svg onload=alert(1)>`), htmx: true, status: 400,
+			notWant: []string{`<svg onload`}},
+
+		// Static files come from the embedded tree only.
+		{name: "the style sheet", path: "/static/style.css", status: 200, want: []string{`.board`},
+			header: map[string]string{"Content-Type": "text/css; charset=utf-8"}},
+		{name: "htmx, embedded from npm (run `make frontend` if this fails)", path: "/static/vendor/htmx.min.js", status: 200, want: []string{`htmx`}},
+		{name: "the htmx SSE extension", path: "/static/vendor/sse.min.js", status: 200, want: []string{`sse`}},
+		{name: "no escape from the static tree", path: "/static/../go.mod", status: 404, notWant: []string{"module github.com/nqueens"}},
+		{name: "no escape, encoded", path: "/static/%2e%2e/go.mod", status: 404, notWant: []string{"module github.com/nqueens"}},
+		{name: "no escape, deeper", path: "/static/vendor/../../embed.go", status: 404, notWant: []string{"package frontend"}},
+		{name: "no directory listings", path: "/static/vendor/", status: 404},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, err := http.NewRequest(http.MethodGet, ts.URL+tt.path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.htmx {
+				req.Header.Set("HX-Request", "true")
+				if tt.name == "history restore asks for the whole page" {
+					req.Header.Set("HX-History-Restore-Request", "true")
+				}
+			}
+			res, err := noRedirect.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body := readAll(t, res)
+			if res.StatusCode != tt.status {
+				t.Errorf("status %d, want %d; body:\n%s", res.StatusCode, tt.status, excerpt(body))
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(body, w) {
+					t.Errorf("body lacks %q:\n%s", w, excerpt(body))
+				}
+			}
+			for _, w := range tt.notWant {
+				if strings.Contains(body, w) {
+					t.Errorf("body contains %q", w)
+				}
+			}
+			for k, v := range tt.header {
+				if got := res.Header.Get(k); got != v {
+					t.Errorf("header %s = %q, want %q", k, got, v)
+				}
+			}
+			if ct := res.Header.Get("Content-Type"); strings.HasPrefix(ct, "text/html") {
+				checkStrictHTML(t, body)
+			}
+			checkSecureHeaders(t, res.Header)
+		})
+	}
+}
+
+// inlineCode finds what a strict Content-Security-Policy would refuse:
+// inline scripts, inline styles and event handler attributes.
+var inlineCode = regexp.MustCompile(`(?i)<script(?:\s[^>]*)?>\s*[^<\s]|<style|<[a-z][^>]*\sstyle\s*=|<[a-z][^>]*\son[a-z]+\s*=`)
+
+// checkStrictHTML fails when the page holds inline script or style.
+func checkStrictHTML(t *testing.T, body string) {
+	t.Helper()
+	if m := inlineCode.FindString(body); m != "" {
+		t.Errorf("the page has inline code or style, which the CSP forbids: %q", m)
+	}
+}
+
+// checkSecureHeaders checks the headers every answer carries.
+func checkSecureHeaders(t *testing.T, h http.Header) {
+	t.Helper()
+	csp := h.Get("Content-Security-Policy")
+	if !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe") {
+		t.Errorf("Content-Security-Policy %q", csp)
+	}
+	for k, v := range map[string]string{"X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY", "Referrer-Policy": "no-referrer"} {
+		if got := h.Get(k); got != v {
+			t.Errorf("%s = %q, want %q", k, got, v)
+		}
+	}
+}
+
+// TestTimingTrail checks that each step's timings travel to the next
+// request and that the panel shows the last few, newest first.
+func TestTimingTrail(t *testing.T) {
+	_, ts := newTestServer(t, testConfig())
+	_, body := get(t, ts, "/?n=8&backend=both")
+	path := "/play?n=8&backend=both&l=open"
+	for _, cell := range []string{"a1", "e2"} {
+		trail := regexp.MustCompile(`name="t" value="([^"]*)"`).FindStringSubmatch(body)
+		if trail == nil {
+			t.Fatalf("no trail in the page")
+		}
+		q := regexp.MustCompile(`name="q" value="([^"]*)"`).FindStringSubmatch(body)
+		path = "/play?n=8&backend=both&place=" + cell + "&t=" + url.QueryEscape(html.UnescapeString(trail[1]))
+		if q != nil {
+			path += "&q=" + html.UnescapeString(q[1])
+		}
+		_, body = get(t, ts, path, "HX-Request", "true")
+	}
+	rows := regexp.MustCompile(`<tr(?: class="current")?><td>([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td></tr>`).FindAllStringSubmatch(body, -1)
+	var labels []string
+	for _, r := range rows {
+		labels = append(labels, html.UnescapeString(r[1]))
+		for _, d := range r[2:4] {
+			if !regexp.MustCompile(`^[0-9.]+ (ns|µs|ms|s)$`).MatchString(d) {
+				t.Errorf("step %s: time %q is not a duration", r[1], d)
+			}
+		}
+		if !strings.HasSuffix(r[4], "×") {
+			t.Errorf("step %s: ratio %q", r[1], r[4])
+		}
+	}
+	if want := []string{"+e2", "+a1", "open"}; strings.Join(labels, " ") != strings.Join(want, " ") {
+		t.Errorf("steps %q, want %q", labels, want)
+	}
+	if n := countIn(body, "compiled in"); n != 2 {
+		t.Errorf("%d compile times, want one per backend", n)
+	}
+}
+
+// TestProgressPage checks the answer while a board is still compiling:
+// the controls, and a progress stream that ends with "done".
+func TestProgressPage(t *testing.T) {
+	cfg := testConfig()
+	cfg.QuickWait = time.Nanosecond
+	_, ts := newTestServer(t, cfg)
+	res, body := get(t, ts, "/?n=9&backend=bdd")
+	if res.StatusCode != 200 || !strings.Contains(body, `sse-connect="/events/compile?n=9&amp;backend=bdd"`) || !strings.Contains(body, "Compiling the 9×9 BDD") {
+		t.Fatalf("no progress page (status %d):\n%s", res.StatusCode, excerpt(body))
+	}
+	if !strings.Contains(body, `id="size"`) {
+		t.Errorf("the controls are missing while compiling")
+	}
+	res, body = get(t, ts, "/events/compile?n=9&backend=bdd")
+	if ct := res.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Errorf("progress stream content type %q", ct)
+	}
+	if !strings.Contains(body, "event: done\ndata: ready\n\n") {
+		t.Errorf("the stream does not end with done:\n%s", body)
+	}
+}
+
+// readAll reads and closes a response body.
+func readAll(t *testing.T, res *http.Response) string {
+	t.Helper()
+	defer res.Body.Close()
+	var b strings.Builder
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := res.Body.Read(buf)
+		b.Write(buf[:n])
+		if err != nil {
+			break
+		}
+	}
+	return b.String()
+}
+
+// excerpt shortens a body for a failure message.
+func excerpt(s string) string {
+	if len(s) > 3000 {
+		return s[:3000] + "…"
+	}
+	return s
+}
+
+// TestTooLargeForTheBudget checks the answer to a board whose BDD outgrows
+// the node budget: a fast 413 that says so and points to SAT, on the page
+// and in the API, and a repeat does not compile again.
+func TestTooLargeForTheBudget(t *testing.T) {
+	cfg := testConfig()
+	cfg.BDD.Budget = 256 << 10
+	_, ts := newTestServer(t, cfg)
+	if res, _ := get(t, ts, "/?n=6"); res.StatusCode != 200 {
+		t.Fatalf("6×6 within the budget: status %d", res.StatusCode)
+	}
+	want := "The 10×10 board does not fit the BDD backend's limits (its node budget is 256 KiB); the largest BDD compiled here is 6×6. " +
+		"The SAT backend handles boards up to 16×16: switch to SAT."
+	for range 2 {
+		start := time.Now()
+		res, body := get(t, ts, "/?n=10")
+		if res.StatusCode != 413 || !strings.Contains(html.UnescapeString(body), want) {
+			t.Errorf("page: status %d, body:\n%s", res.StatusCode, excerpt(body))
+		}
+		if !strings.Contains(body, `id="size"`) {
+			t.Errorf("the page lost its controls")
+		}
+		res, body = post(t, ts, "/api/v1/analyze", `{"n":10}`)
+		if res.StatusCode != 413 || !strings.Contains(body, "does not fit the BDD backend") {
+			t.Errorf("API: status %d: %s", res.StatusCode, body)
+		}
+		if d := time.Since(start); d > 10*time.Second {
+			t.Errorf("refusing took %v", d)
+		}
+	}
+}
