@@ -1,0 +1,149 @@
+// Package sat is the SAT backend of the configurator. It encodes a model's
+// constraints for the gophersat solver (github.com/crillab/gophersat v1.4.0)
+// and answers every question about a placement with one incremental solver
+// per compiled space, queried under assumptions.
+//
+// The solver is needed only to refute: any full solution, however it is
+// found, witnesses that each of its queens is possible. So the backend first
+// propagates the placement through the model's constraints, then looks for
+// witnesses with a cheap local search (min-conflicts), multiplies them by
+// the board symmetries the model and the placement admit, and calls the
+// solver only for the cells still undecided. Every witness, from the search
+// or from the solver, is verified against the model's constraints before it
+// is believed, so a custom (even faulty) model is honoured exactly.
+//
+// gophersat v1.4.0 has defects the backend works around (see the project's
+// shared notes): CountModels and Enumerate return duplicate models, so
+// solutions are counted by adding blocking clauses; Assume drops the unit
+// clauses of the base problem, so the base problem has none and one-cell
+// rows travel as assumptions; the solver package keeps mutable state at
+// package level, so every gophersat call in the process is serialised; and
+// a Solve cannot be interrupted, so the work is bounded by the largest board
+// accepted, a bounded queue and a deadline checked before every solver call.
+package sat
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/nqueens/configurator/configurator"
+)
+
+// Defaults of Options, chosen from measurements on the project's machine
+// (2 cores): see the package benchmarks and the report in the repository.
+const (
+	// DefaultMaxN is the largest board accepted by default. A single
+	// gophersat Solve cannot be interrupted and its time grows steeply and
+	// erratically with N (one full solution takes about 1 s at N=100 and
+	// from one second to minutes at N=200), so the limit keeps every
+	// solver call short enough for a request deadline.
+	DefaultMaxN = 120
+	// DefaultQueue is how many requests may wait for the solver.
+	DefaultQueue = 32
+	// DefaultCountCap is the default cap of the blocking-clause count.
+	DefaultCountCap = 10000
+	// DefaultTimeout bounds one request, waiting in the queue included.
+	DefaultTimeout = 30 * time.Second
+)
+
+// Options bound the work of a Backend. The zero value asks for the
+// defaults.
+type Options struct {
+	// MaxN is the largest board accepted; 0 means DefaultMaxN. Beyond it
+	// Compile returns an error wrapping configurator.ErrTooLarge.
+	MaxN int
+	// Queue is how many requests may wait for the solver; 0 means
+	// DefaultQueue. A request that finds the queue full fails at once with
+	// configurator.ErrBusy.
+	Queue int
+	// CountCap caps the blocking-clause count of solutions; 0 means
+	// DefaultCountCap. Above it Analysis.Solutions is the cap and AtLeast is
+	// set. See Space.Analyze for when the backend counts at all.
+	CountCap int
+	// Timeout bounds each request, the time it waits in the queue
+	// included; 0 means DefaultTimeout. It is checked before every solver
+	// call, so a request may overrun it by one call.
+	Timeout time.Duration
+}
+
+// Backend compiles models for gophersat. It implements
+// configurator.Backend and is safe for concurrent use.
+type Backend struct {
+	maxN     int
+	countCap int
+	timeout  time.Duration
+	// queue holds a token for every request waiting for the solver; its
+	// capacity is the queue bound.
+	queue chan struct{}
+}
+
+// New returns a SAT backend with the given limits.
+func New(opts Options) *Backend {
+	b := &Backend{maxN: opts.MaxN, countCap: opts.CountCap, timeout: opts.Timeout}
+	if b.maxN <= 0 {
+		b.maxN = DefaultMaxN
+	}
+	if b.countCap <= 0 {
+		b.countCap = DefaultCountCap
+	}
+	if b.timeout <= 0 {
+		b.timeout = DefaultTimeout
+	}
+	q := opts.Queue
+	if q <= 0 {
+		q = DefaultQueue
+	}
+	b.queue = make(chan struct{}, q)
+	return b
+}
+
+// Name is "sat".
+func (b *Backend) Name() string { return "sat" }
+
+// MaxN is the largest board the backend accepts.
+func (b *Backend) MaxN() int { return b.maxN }
+
+// Compile flattens m's constraints for the solver and the local search. It
+// is cheap (milliseconds at N=100) and calls no solver; the solver is built
+// on first use.
+func (b *Backend) Compile(ctx context.Context, m *configurator.Model) (configurator.Space, error) {
+	if n := m.N(); n > b.maxN {
+		return nil, fmt.Errorf("%d-queens: the SAT backend takes boards up to %d: %w", n, b.maxN, configurator.ErrTooLarge)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return newSpace(b, m), nil
+}
+
+// turn serialises every gophersat call in the process: whoever holds the
+// token may use the solver package. gophersat v1.4.0 keeps mutable state at
+// package level (the buffer bufLits in solver/learn.go is shared by every
+// Solver), so even calls on separate Solver values race and corrupt each
+// other. This is the package's one piece of global state, forced by the
+// library. A channel rather than a sync.Mutex lets a waiter give up when its
+// context is done.
+var turn = make(chan struct{}, 1)
+
+// acquire queues the caller for the solver and waits for its turn. A full
+// queue fails at once with ErrBusy; a caller whose ctx is done while it
+// waits leaves the queue. On success the caller holds the turn until it
+// calls release.
+func (b *Backend) acquire(ctx context.Context) (release func(), err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	select {
+	case b.queue <- struct{}{}:
+	default:
+		return nil, fmt.Errorf("%d requests waiting for the SAT solver: %w", cap(b.queue), configurator.ErrBusy)
+	}
+	defer func() { <-b.queue }() // leave the queue, with or without the turn
+	select {
+	case turn <- struct{}{}:
+		return func() { <-turn }, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("waiting for the SAT solver: %w", ctx.Err())
+	}
+}

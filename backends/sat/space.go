@@ -1,0 +1,454 @@
+package sat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/crillab/gophersat/solver"
+	"github.com/nqueens/configurator/configurator"
+)
+
+// Tuning of the work per question, measured on the project's machine.
+const (
+	// searchMinN is the smallest board on which witnesses are first sought
+	// by local search. Below it a solver call costs about 100 µs, less than
+	// a search that may fail on a blocked cell.
+	searchMinN = 12
+	// searchTries and searchSteps bound the local search for one witness:
+	// searchTries restarts of searchSteps(n) moves each. When they fail,
+	// the solver decides.
+	searchTries = 3
+	// countMaxN is the largest board on which Analyze counts solutions.
+	// Each solution counted costs one solver call: at N=8 the 92 take
+	// about 9 ms, at N=10 the 724 about 0.1 s; at N=12 the cap of 10,000 is
+	// reached after seconds and beyond that the count says little more
+	// than "at least the cap".
+	countMaxN = 10
+)
+
+func searchSteps(n int) int { return 4*n + 100 }
+
+// errSolver marks a solver answer that failed verification: a bug in
+// gophersat or in the encoding, reported rather than believed.
+var errSolver = errors.New("the SAT solver returned a non-solution")
+
+// space is a compiled model. Its fields are immutable except the solver,
+// which is built on first use and, like every gophersat value, only touched
+// by the holder of the turn.
+type space struct {
+	b    *Backend
+	m    *configurator.Model
+	bd   *board
+	root *state // the empty placement propagated; nil when no solution
+
+	solver *solver.Solver // guarded by turn
+}
+
+func newSpace(b *Backend, m *configurator.Model) *space {
+	bd := newBoard(m)
+	return &space{b: b, m: m, bd: bd, root: bd.root()}
+}
+
+// Model is the model the space was compiled from.
+func (sp *space) Model() *configurator.Model { return sp.m }
+
+// run checks the request's cells, bounds it by the backend's timeout, waits
+// for the solver's turn and runs f holding it.
+func (sp *space) run(ctx context.Context, f func(ctx context.Context, q *query) error) error {
+	ctx, cancel := context.WithTimeout(ctx, sp.b.timeout)
+	defer cancel()
+	release, err := sp.b.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	if sp.solver == nil {
+		sp.solver = solver.New(sp.bd.problem())
+	}
+	return f(ctx, &query{sp: sp, bd: sp.bd, rng: rand.New(rand.NewPCG(uint64(sp.bd.nv), 0x5a7))})
+}
+
+// vars returns the variables of cells, which must be on the board.
+func (sp *space) vars(cells []configurator.Cell) []int32 {
+	vs := make([]int32, len(cells))
+	for i, c := range cells {
+		vs[i] = int32(sp.m.Var(c))
+	}
+	return vs
+}
+
+// place returns the root state with queens on with and none on without,
+// propagated, or nil when propagation alone shows that no solution has them.
+func (sp *space) place(with, without []int32) *state {
+	if sp.root == nil {
+		return nil
+	}
+	st := sp.root.clone()
+	for _, v := range with {
+		if !sp.bd.set(st, v, queen) {
+			return nil
+		}
+	}
+	for _, v := range without {
+		if !sp.bd.set(st, v, noQueen) {
+			return nil
+		}
+	}
+	return st
+}
+
+// Analyze classifies every cell under the placement queens.
+//
+// A cell is possible when a verified solution holding the queens has a
+// queen on it, and blocked when propagation or the solver shows that none
+// has. Witnesses come from the local search (N >= 12), then from the
+// solver, and every witness also marks its images under the board
+// symmetries that the model has and that leave the placement in place. A
+// possible cell is forced when it is the only possible cell of one of its
+// ExactlyOne lines (exact for models made of ExactlyOne and AtMostOne
+// lines: a solution holding another possible cell of that line would avoid
+// it).
+//
+// Counting policy: on boards up to 10×10 the solutions are enumerated with
+// blocking clauses, up to the backend's CountCap, which also decides every
+// cell when the enumeration completes. Above 10×10 the count is left nil:
+// it would cost one solver call per solution and, beyond a few thousand,
+// say no more than "at least the cap".
+func (sp *space) Analyze(ctx context.Context, queens []configurator.Cell) (*configurator.Analysis, error) {
+	start := time.Now()
+	if err := sp.m.Check(queens); err != nil {
+		return nil, fmt.Errorf("analyze: %w", err)
+	}
+	var a *configurator.Analysis
+	err := sp.run(ctx, func(ctx context.Context, q *query) error {
+		var err error
+		a, err = q.analyze(ctx, sp.vars(queens))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("analyze %s: %w", configurator.FormatCells(queens), err)
+	}
+	a.Elapsed = time.Since(start)
+	return a, nil
+}
+
+// Satisfiable reports whether some solution has a queen on every cell of
+// with and none on any cell of without. Every cell is an assumption of the
+// one reused solver, after propagation and, on large boards, the local
+// search have had their chance to answer.
+func (sp *space) Satisfiable(ctx context.Context, with, without []configurator.Cell) (bool, error) {
+	if err := sp.m.Check(with); err != nil {
+		return false, fmt.Errorf("satisfiable: %w", err)
+	}
+	for _, c := range without {
+		if !sp.m.Contains(c) {
+			n := sp.m.N()
+			return false, fmt.Errorf("satisfiable: cell %v on a %d×%d board: %w", c, n, n, configurator.ErrOffBoard)
+		}
+	}
+	var ok bool
+	err := sp.run(ctx, func(ctx context.Context, q *query) error {
+		wv, wov := sp.vars(with), sp.vars(without)
+		st := sp.place(wv, wov)
+		if st == nil {
+			return nil
+		}
+		w, err := q.witness(ctx, st, wv, wov)
+		ok = w != nil
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("satisfiable: %w", err)
+	}
+	return ok, nil
+}
+
+// Solve returns the queens of one solution holding queens, row-major. It is
+// not uniformly random: the space is no configurator.Sampler.
+func (sp *space) Solve(ctx context.Context, queens []configurator.Cell) ([]configurator.Cell, error) {
+	if err := sp.m.Check(queens); err != nil {
+		return nil, fmt.Errorf("solve: %w", err)
+	}
+	var sol []configurator.Cell
+	err := sp.run(ctx, func(ctx context.Context, q *query) error {
+		qv := sp.vars(queens)
+		st := sp.place(qv, nil)
+		if st == nil {
+			return configurator.ErrNoSolution
+		}
+		w, err := q.witness(ctx, st, qv, nil)
+		if err != nil {
+			return err
+		}
+		if w == nil {
+			return configurator.ErrNoSolution
+		}
+		slices.Sort(w)
+		for _, v := range w {
+			sol = append(sol, sp.m.Cell(int(v)))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("solve %s: %w", configurator.FormatCells(queens), err)
+	}
+	return sol, nil
+}
+
+// query is the work of one request, done while holding the turn.
+type query struct {
+	sp      *space
+	bd      *board
+	rng     *rand.Rand
+	scratch []int32 // for board.verify, one entry per line
+	// Statistics, for tests and benchmarks.
+	searches, found, solves int
+}
+
+// witness returns a verified solution that extends st, which holds with and
+// excludes without (both also passed to the solver), or nil when there is
+// none.
+func (q *query) witness(ctx context.Context, st *state, with, without []int32) ([]int32, error) {
+	bd := q.bd
+	if q.scratch == nil {
+		q.scratch = make([]int32, len(bd.kind))
+	}
+	if bd.search != nil && bd.n >= searchMinN {
+		for range searchTries {
+			q.searches++
+			if w := bd.localSearch(st, q.rng, searchSteps(bd.n)); w != nil && q.holds(w, with, without) {
+				q.found++
+				return w, nil
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	q.solves++
+	w := bd.solveUnder(q.sp.solver, with, without)
+	if w != nil && !q.holds(w, with, without) {
+		return nil, fmt.Errorf("%w: %s", errSolver, q.format(w))
+	}
+	return w, nil
+}
+
+// holds verifies that w is a solution with a queen on every variable of
+// with and none on any of without.
+func (q *query) holds(w, with, without []int32) bool {
+	if !q.bd.verify(w, q.scratch) {
+		return false
+	}
+	for _, v := range with {
+		if !slices.Contains(w, v) {
+			return false
+		}
+	}
+	for _, v := range without {
+		if slices.Contains(w, v) {
+			return false
+		}
+	}
+	return true
+}
+
+func (q *query) format(w []int32) string {
+	cells := make([]configurator.Cell, len(w))
+	for i, v := range w {
+		cells[i] = q.sp.m.Cell(int(v))
+	}
+	return configurator.FormatCells(cells)
+}
+
+// analyze is Analyze holding the turn.
+func (q *query) analyze(ctx context.Context, queens []int32) (*configurator.Analysis, error) {
+	bd := q.bd
+	st := q.sp.place(queens, nil)
+	if st == nil {
+		return nil, configurator.ErrNoSolution
+	}
+	possible := make([]bool, bd.nv)
+	blocked := make([]bool, bd.nv)
+	for v, x := range st.val {
+		blocked[v] = x == noQueen
+	}
+	syms := bd.fixing(queens)
+	mark := func(w []int32) {
+		for _, v := range w {
+			possible[v] = true
+			for _, g := range syms {
+				possible[g[v]] = true
+			}
+		}
+	}
+	a := &configurator.Analysis{N: bd.n, Cells: make([]configurator.State, bd.nv)}
+	decided := false
+	if bd.n <= countMaxN {
+		sols, complete, err := q.enumerate(ctx, st, queens, q.sp.b.countCap)
+		if err != nil {
+			return nil, err
+		}
+		if len(sols) == 0 {
+			return nil, configurator.ErrNoSolution
+		}
+		for _, w := range sols {
+			mark(w)
+		}
+		a.Solutions, a.AtLeast = big.NewInt(int64(len(sols))), !complete
+		decided = complete
+	} else {
+		w, err := q.witness(ctx, st, queens, nil)
+		if err != nil {
+			return nil, err
+		}
+		if w == nil {
+			return nil, configurator.ErrNoSolution
+		}
+		mark(w)
+	}
+	with := append(slices.Clone(queens), 0)
+	for v := range int32(bd.nv) {
+		if possible[v] || blocked[v] {
+			continue
+		}
+		if decided {
+			blocked[v] = true
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		var w []int32
+		if sv := st.clone(); bd.set(sv, v, queen) {
+			with[len(with)-1] = v
+			var err error
+			if w, err = q.witness(ctx, sv, with, nil); err != nil {
+				return nil, err
+			}
+		}
+		if w != nil {
+			mark(w)
+			continue
+		}
+		blocked[v] = true
+		for _, g := range syms {
+			blocked[g[v]] = true
+		}
+	}
+	for _, v := range queens {
+		a.Cells[v] = configurator.Queen
+	}
+	for v := range int32(bd.nv) {
+		switch {
+		case a.Cells[v] == configurator.Queen:
+		case blocked[v]:
+			a.Cells[v] = configurator.Blocked
+		case bd.forced(v, blocked):
+			a.Cells[v] = configurator.Forced
+		default:
+			a.Cells[v] = configurator.Free
+		}
+	}
+	return a, nil
+}
+
+// forced reports whether v is the only cell of one of its ExactlyOne lines
+// that is not blocked.
+func (b *board) forced(v int32, blocked []bool) bool {
+lines:
+	for _, l := range b.lines(v) {
+		if b.kind[l] != configurator.ExactlyOne {
+			continue
+		}
+		for _, u := range b.line(l) {
+			if u != v && !blocked[u] {
+				continue lines
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// fixing returns the board's symmetries that map the placement onto
+// itself: with them, the image of a solution holding the placement holds it
+// too.
+func (b *board) fixing(queens []int32) [][]int32 {
+	var syms [][]int32
+	for _, g := range b.syms {
+		ok := true
+		for _, v := range queens {
+			if !slices.Contains(queens, g[v]) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			syms = append(syms, g)
+		}
+	}
+	return syms
+}
+
+// enumerate lists the solutions extending st (which holds queens), up to
+// limit of them; complete reports that none is missing. gophersat's own
+// CountModels and Enumerate return duplicates, so each solution found is
+// excluded by a blocking clause before the next Solve.
+//
+// A solver slows down as blocking clauses pile up (at N=10, 1.5 ms a
+// solution with 700 of them), so the solutions are split by the cell that
+// holds the queen of one open ExactlyOne line, each part enumerated by a
+// fresh solver: at N=10 this is five times faster. The solvers are thrown
+// away: AppendClause cuts a blocking clause down under the assumptions, so
+// it holds only for that part.
+func (q *query) enumerate(ctx context.Context, st *state, queens []int32, limit int) (sols [][]int32, complete bool, err error) {
+	bd := q.bd
+	if q.scratch == nil {
+		q.scratch = make([]int32, len(bd.kind))
+	}
+	split := int32(-1) // the open ExactlyOne line with the most open cells
+	for l, k := range bd.kind {
+		if k == configurator.ExactlyOne && st.queens[l] == 0 && (split < 0 || st.open[l] > st.open[split]) {
+			split = int32(l)
+		}
+	}
+	parts := [][]int32{queens}
+	if split >= 0 {
+		parts = parts[:0]
+		for _, v := range bd.line(split) {
+			if st.val[v] == open {
+				parts = append(parts, append(slices.Clone(queens), v))
+			}
+		}
+	}
+	for _, part := range parts {
+		s := solver.New(bd.problem())
+		if s.Assume(bd.assumptions(part, nil)) == solver.Unsat {
+			continue
+		}
+		for {
+			if err := ctx.Err(); err != nil {
+				return nil, false, err
+			}
+			q.solves++
+			if s.Solve() != solver.Sat {
+				break
+			}
+			if len(sols) == limit {
+				return sols, false, nil // one more than the limit exists
+			}
+			w := bd.queensOf(s.Model())
+			if !q.holds(w, part, nil) {
+				return nil, false, fmt.Errorf("%w: %s", errSolver, q.format(w))
+			}
+			sols = append(sols, w)
+			s.AppendClause(bd.blocking(w))
+		}
+	}
+	return sols, true, nil
+}
