@@ -52,7 +52,10 @@ type flight struct {
 // ask for it at the same time (single flight). A request that waits for a
 // compile stops waiting when its context ends; the compile goes on for the
 // others, and for grace after the last waiter left, so that a page showing
-// progress can reconnect. At most slots compiles run at once.
+// progress can reconnect. Heavy compiles (large BDDs, which take seconds
+// and up to their node budget in memory) run at most slots at a time;
+// light ones (small boards, the SAT backend's microseconds) are never held
+// back behind them, so the page stays usable while a large board compiles.
 //
 // Failures that would only repeat (a board beyond the backend's limits)
 // are remembered, so hostile clients cannot make the server retry a doomed
@@ -61,7 +64,8 @@ type spaceCache struct {
 	compile  compileFunc
 	maxBytes int64
 	grace    time.Duration
-	slots    chan struct{}
+	heavy    func(spaceKey) bool
+	slots    chan struct{}   // held by each heavy compile
 	ctx      context.Context // parent of every compile; cancelled by Close
 	stop     context.CancelFunc
 	wg       sync.WaitGroup
@@ -75,13 +79,14 @@ type spaceCache struct {
 }
 
 // newSpaceCache returns a cache of at most maxBytes that compiles with
-// compile, slots compiles at a time.
-func newSpaceCache(compile compileFunc, maxBytes int64, slots int, grace time.Duration) *spaceCache {
+// compile, at most slots of the compiles heavy reports at a time.
+func newSpaceCache(compile compileFunc, maxBytes int64, heavy func(spaceKey) bool, slots int, grace time.Duration) *spaceCache {
 	ctx, stop := context.WithCancel(context.Background())
 	return &spaceCache{
 		compile:  compile,
 		maxBytes: maxBytes,
 		grace:    grace,
+		heavy:    heavy,
 		slots:    make(chan struct{}, max(slots, 1)),
 		ctx:      ctx,
 		stop:     stop,
@@ -137,6 +142,16 @@ func (c *spaceCache) Cached(k spaceKey) bool {
 	defer c.mu.Unlock()
 	_, ok := c.index[k]
 	return ok
+}
+
+// Took returns the compile time of a cached space.
+func (c *spaceCache) Took(k spaceKey) (time.Duration, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.index[k]; ok {
+		return e.Value.(*compiled).took, true
+	}
+	return 0, false
 }
 
 // Used returns the bytes held and the number of spaces cached.
@@ -202,12 +217,16 @@ func (c *spaceCache) run(ctx context.Context, k spaceKey, f *flight) {
 	defer f.cancel()
 	var res *compiled
 	var err error
-	select {
-	case c.slots <- struct{}{}:
+	if c.heavy(k) {
+		select {
+		case c.slots <- struct{}{}:
+			res, err = c.compile(ctx, k)
+			<-c.slots
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+	} else {
 		res, err = c.compile(ctx, k)
-		<-c.slots
-	case <-ctx.Done():
-		err = ctx.Err()
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -19,7 +19,8 @@ import (
 type gatedCompiler struct {
 	real      compileFunc
 	gate      chan struct{}
-	calls     sync.Map // spaceKey -> *int32
+	only      func(spaceKey) bool // the keys the gate holds; nil: all
+	calls     sync.Map            // spaceKey -> *int32
 	cancelled atomic.Int32
 }
 
@@ -36,6 +37,9 @@ func newGatedCompiler(t *testing.T, cfg config) *gatedCompiler {
 func (g *gatedCompiler) compile(ctx context.Context, k spaceKey) (*compiled, error) {
 	v, _ := g.calls.LoadOrStore(k, new(int32))
 	atomic.AddInt32(v.(*int32), 1)
+	if g.only != nil && !g.only(k) {
+		return g.real(ctx, k)
+	}
 	select {
 	case <-g.gate:
 	case <-ctx.Done():
@@ -55,7 +59,7 @@ func (g *gatedCompiler) count(k spaceKey) int {
 
 func TestCacheSingleFlight(t *testing.T) {
 	g := newGatedCompiler(t, testConfig())
-	c := newSpaceCache(g.compile, 1<<30, 2, time.Minute)
+	c := newSpaceCache(g.compile, 1<<30, heavyCompile, 2, time.Minute)
 	defer c.Close()
 	k := spaceKey{backend: "bdd", n: 8}
 	var wg sync.WaitGroup
@@ -90,7 +94,7 @@ func TestCacheSingleFlight(t *testing.T) {
 
 func TestCacheWaiterLeaves(t *testing.T) {
 	g := newGatedCompiler(t, testConfig())
-	c := newSpaceCache(g.compile, 1<<30, 1, time.Minute)
+	c := newSpaceCache(g.compile, 1<<30, heavyCompile, 1, time.Minute)
 	defer c.Close()
 	k := spaceKey{backend: "sat", n: 6}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
@@ -115,7 +119,7 @@ func TestCacheWaiterLeaves(t *testing.T) {
 
 func TestCacheAbandonedCompileIsCancelled(t *testing.T) {
 	g := newGatedCompiler(t, testConfig())
-	c := newSpaceCache(g.compile, 1<<30, 1, 20*time.Millisecond)
+	c := newSpaceCache(g.compile, 1<<30, heavyCompile, 1, 20*time.Millisecond)
 	defer c.Close()
 	k := spaceKey{backend: "bdd", n: 7}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
@@ -157,7 +161,7 @@ func TestCacheEvictsLeastRecentlyUsedByBytes(t *testing.T) {
 	if bound >= sizes[5]+sizes[6]+sizes[7] {
 		t.Fatalf("sizes %v do not allow the test", sizes)
 	}
-	c := newSpaceCache(g.compile, bound, 1, time.Minute)
+	c := newSpaceCache(g.compile, bound, heavyCompile, 1, time.Minute)
 	defer c.Close()
 	get := func(n int) {
 		if _, err := c.Get(ctx, spaceKey{backend: "bdd", n: n}); err != nil {
@@ -187,7 +191,7 @@ func TestCacheRemembersTooLarge(t *testing.T) {
 	cfg.BDD.Budget = 64 << 10 // far too small for 10×10
 	g := newGatedCompiler(t, cfg)
 	close(g.gate)
-	c := newSpaceCache(g.compile, 1<<30, 1, time.Minute)
+	c := newSpaceCache(g.compile, 1<<30, heavyCompile, 1, time.Minute)
 	defer c.Close()
 	k := spaceKey{backend: "bdd", n: 10}
 	for range 3 {
@@ -202,7 +206,7 @@ func TestCacheRemembersTooLarge(t *testing.T) {
 
 func TestCacheCloseCancelsCompiles(t *testing.T) {
 	g := newGatedCompiler(t, testConfig())
-	c := newSpaceCache(g.compile, 1<<30, 1, time.Minute)
+	c := newSpaceCache(g.compile, 1<<30, heavyCompile, 1, time.Minute)
 	done := make(chan error, 1)
 	go func() {
 		_, err := c.Get(context.Background(), spaceKey{backend: "bdd", n: 8})
@@ -220,5 +224,45 @@ func TestCacheCloseCancelsCompiles(t *testing.T) {
 	}
 	if g.cancelled.Load() != 1 {
 		t.Errorf("Close did not cancel the compile")
+	}
+}
+
+// TestCacheLightCompilesDoNotWait checks that small boards compile at once
+// while large ones hold every heavy slot, and that a second large one waits
+// for a slot.
+func TestCacheLightCompilesDoNotWait(t *testing.T) {
+	cfg := testConfig()
+	cfg.BDD.MaxN = 12
+	g := newGatedCompiler(t, cfg)
+	g.only = heavyCompile
+	c := newSpaceCache(g.compile, 1<<30, heavyCompile, 1, time.Minute)
+	defer c.Close()
+	first := spaceKey{backend: "bdd", n: 12}
+	second := spaceKey{backend: "bdd", n: 12, order: configurator.ColMajor}
+	var wg sync.WaitGroup
+	for _, k := range []spaceKey{first, second} {
+		wg.Go(func() {
+			if _, err := c.Get(context.Background(), k); err != nil {
+				t.Error(err)
+			}
+		})
+		time.Sleep(20 * time.Millisecond)
+	}
+	start := time.Now()
+	for _, k := range []spaceKey{{backend: "bdd", n: 8}, {backend: "sat", n: 12}} {
+		if _, err := c.Get(context.Background(), k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("small compiles waited %v behind a large one", d)
+	}
+	if g.count(first) != 1 || g.count(second) != 0 {
+		t.Errorf("with one heavy slot, the compiles started are %d and %d, want 1 and 0", g.count(first), g.count(second))
+	}
+	close(g.gate)
+	wg.Wait()
+	if g.count(second) != 1 {
+		t.Errorf("the second large compile ran %d times", g.count(second))
 	}
 }

@@ -27,7 +27,7 @@ type config struct {
 
 	CompileDeadline time.Duration // of one compile, whoever waits for it
 	CacheBytes      int64         // bound of the cache of compiled spaces
-	CompileSlots    int           // compiles running at once
+	CompileSlots    int           // heavy compiles (large BDDs) running at once
 	CompileGrace    time.Duration // how long an abandoned compile survives
 	QuickWait       time.Duration // how long a page waits for a compile before showing progress
 	RequestDeadline time.Duration // every request but the progress stream
@@ -55,7 +55,7 @@ func defaultConfig() config {
 	c.SAT.CountCap = 1000
 	c.SAT.Deadline = 10 * time.Second
 	c.CacheBytes = 1 << 30
-	c.CompileSlots = 1
+	c.CompileSlots = 2
 	c.CompileGrace = 30 * time.Second
 	c.QuickWait = 300 * time.Millisecond
 	c.RequestDeadline = 30 * time.Second
@@ -84,7 +84,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.IntVar(&c.SAT.CountCap, "sat-count-cap", c.SAT.CountCap, "solutions the SAT backend counts before it says \"at least\"")
 	fs.DurationVar(&c.SAT.Deadline, "sat-deadline", c.SAT.Deadline, "deadline of one request's work on the SAT backend")
 	fs.Var((*byteSize)(&c.CacheBytes), "cache", "bound of the cache of compiled spaces, in bytes")
-	fs.IntVar(&c.CompileSlots, "compile-slots", c.CompileSlots, "compiles that may run at once")
+	fs.IntVar(&c.CompileSlots, "compile-slots", c.CompileSlots, "large BDD compiles (12×12 and up) that may run at once, each within its node budget; small ones never wait")
 	fs.DurationVar(&c.QuickWait, "quick-wait", c.QuickWait, "how long a page waits for a compile before it shows progress")
 	fs.DurationVar(&c.RequestDeadline, "deadline", c.RequestDeadline, "deadline of every request (the progress stream excepted)")
 	fs.Var((*byteSize)(&c.BodyLimit), "body-limit", "largest request body, in bytes")

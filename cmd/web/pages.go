@@ -93,7 +93,7 @@ func (s *server) fail(c echo.Context, st boardState, trail []step, act action, e
 		return s.renderNotice(c, p)
 	}
 	ctx := req.Context()
-	fallback := st.with(func(b *boardState) {})
+	fallback := st.with(func(*boardState) {})
 	if act.Kind == actShow && p.Status == http.StatusUnprocessableEntity && len(st.Queens) > 0 {
 		fallback.Queens = s.feasiblePrefix(ctx, st)
 	}
@@ -101,6 +101,9 @@ func (s *server) fail(c echo.Context, st boardState, trail []step, act action, e
 	view.Fatal = true
 	if spaces, err := s.spaces(ctx, fallback, s.cfg.QuickWait); err == nil {
 		if r, err := s.step(ctx, fallback, action{Kind: actShow}, spaces); err == nil {
+			if !isHTMX(req) {
+				r.name = "open"
+			}
 			view = s.resultView(ctx, r, trail)
 		}
 	}
@@ -158,6 +161,9 @@ func (s *server) compilingPage(c echo.Context, st boardState, trail []step, ce *
 func (s *server) progressText(keys []spaceKey) string {
 	var parts []string
 	for _, k := range keys {
+		if s.cache.Cached(k) {
+			continue
+		}
 		what := fmt.Sprintf("the %d×%d %s", k.n, k.n, strings.ToUpper(k.backend))
 		if k.backend == "bdd" {
 			what += " (" + orderLabels[k.order] + ")"
@@ -165,7 +171,18 @@ func (s *server) progressText(keys []spaceKey) string {
 		if started, ok := s.cache.Progress(k); ok {
 			what += fmt.Sprintf(": %s so far", time.Since(started).Round(100*time.Millisecond))
 		}
+		// The last smaller board compiled gives a sense of scale: each
+		// size up takes several times longer.
+		for m := k.n - 1; m >= max(1, k.n-3); m-- {
+			if took, ok := s.cache.Took(spaceKey{backend: k.backend, n: m, order: k.order}); ok {
+				what += fmt.Sprintf(" (the %d×%d took %s)", m, m, duration(took))
+				break
+			}
+		}
 		parts = append(parts, what)
+	}
+	if len(parts) == 0 {
+		return "Compiled; the board is on its way."
 	}
 	return "Compiling " + strings.Join(parts, "; ") + ". This happens once per board size; the result is cached."
 }

@@ -1,7 +1,17 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
+	"context"
 	"html"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"sync"
+
+	"github.com/labstack/echo/v4"
+	"github.com/nqueens/configurator/configurator"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -323,6 +333,123 @@ func TestTooLargeForTheBudget(t *testing.T) {
 		}
 		if d := time.Since(start); d > 10*time.Second {
 			t.Errorf("refusing took %v", d)
+		}
+	}
+}
+
+// TestDisagreementIsLoud feeds the Both view two analyses that differ, as
+// a faulty backend would give, and checks that the page says so loudly and
+// marks the squares.
+func TestDisagreementIsLoud(t *testing.T) {
+	s, _ := newTestServer(t, testConfig())
+	ctx := context.Background()
+	st := boardState{N: 8, Mode: modeBoth, Queens: []configurator.Cell{{Row: 0, Col: 0}}}
+	spaces, err := s.spaces(ctx, st, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.step(ctx, st, action{Kind: actShow}, spaces)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.disagree) != 0 || len(r.mismatch) != 0 {
+		t.Fatalf("the backends disagree on a1: %v %v", r.disagree, r.mismatch)
+	}
+	// The SAT run now answers for the empty board instead of a1.
+	wrong, err := configurator.NewSession(ctx, spaces[1].space, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.runs[1].session = wrong
+	r.compare()
+	var b strings.Builder
+	if err := s.tmpl.ExecuteTemplate(&b, "app", s.resultView(ctx, r, nil)); err != nil {
+		t.Fatal(err)
+	}
+	page := html.UnescapeString(b.String())
+	for _, want := range []string{`class="alarm" id="agreement" role="alert"`, "BDD and SAT DISAGREE",
+		"a1: BDD says queen, SAT says free", "b1: BDD says blocked, SAT says free", "BDD counts 4 solutions, SAT counts 92"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	// Under a1, 41 squares are blocked and a1 holds the queen; on the empty
+	// board all 64 are free.
+	if n := countIn(page, " differ\""); n != 42 {
+		t.Errorf("%d squares marked as differing, want 42", n)
+	}
+}
+
+// TestPanicsAreCaught checks that a handler that panics gives a 500 with a
+// calm message, no stack in the answer, and the stack in the log.
+func TestPanicsAreCaught(t *testing.T) {
+	var logged syncBuffer
+	cfg := testConfig()
+	s, err := newServer(cfg, slog.New(slog.NewTextHandler(&logged, nil)), newBackends(cfg)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	e := s.handler()
+	e.GET("/boom", func(echo.Context) error { panic("kaboom") })
+	ts := httptest.NewServer(e)
+	defer ts.Close()
+	for _, path := range []string{"/boom", "/boom?n=8"} {
+		res, body := get(t, ts, path)
+		if res.StatusCode != 500 || !strings.Contains(body, "Something went wrong on our side") {
+			t.Errorf("%s: status %d: %s", path, res.StatusCode, excerpt(body))
+		}
+		if strings.Contains(body, "kaboom") || strings.Contains(body, "goroutine") {
+			t.Errorf("%s: the answer leaks the panic", path)
+		}
+	}
+	if log := logged.String(); !strings.Contains(log, "kaboom") || !strings.Contains(log, "msg=panic") {
+		t.Errorf("the panic is not logged:\n%s", log)
+	}
+	// The server goes on serving.
+	if res, _ := get(t, ts, "/?n=4"); res.StatusCode != 200 {
+		t.Errorf("after a panic: status %d", res.StatusCode)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the logger's concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestGzip checks that pages and static files are compressed for clients
+// that accept it.
+func TestGzip(t *testing.T) {
+	_, ts := newTestServer(t, testConfig())
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	for _, path := range []string{"/?n=8", "/static/style.css", "/static/vendor/htmx.min.js"} {
+		req, _ := http.NewRequest(http.MethodGet, ts.URL+path, nil)
+		req.Header.Set("Accept-Encoding", "gzip")
+		res, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zr, err := gzip.NewReader(res.Body)
+		if err != nil || res.Header.Get("Content-Encoding") != "gzip" {
+			t.Fatalf("%s: not gzipped (%q): %v", path, res.Header.Get("Content-Encoding"), err)
+		}
+		b, err := io.ReadAll(zr)
+		res.Body.Close()
+		if err != nil || len(b) < 1000 {
+			t.Errorf("%s: %d bytes after gunzip: %v", path, len(b), err)
 		}
 	}
 }

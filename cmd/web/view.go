@@ -83,11 +83,12 @@ type appView struct {
 
 // boardView is the grid.
 type boardView struct {
-	N     int
-	Label string
-	Size  string // a CSS class by board size
-	Rows  []rowView
-	Files []string
+	N       int
+	Hottest int // the largest share of a free square, in percent (heat map)
+	Label   string
+	Size    string // a CSS class by board size
+	Rows    []rowView
+	Files   []string
 }
 
 type rowView struct {
@@ -144,6 +145,7 @@ type heatView struct {
 	On, Available bool
 	Reason        string
 	Took          string
+	Hottest       string // the legend's top: the largest share on the board
 }
 
 // diagramView is the decision diagram's toggle and picture.
@@ -330,6 +332,7 @@ func (s *server) resultView(ctx context.Context, r *result, trail []step) *appVi
 		marginals = s.heat(ctx, v, p, st)
 	}
 	v.Board = s.boardView(st, marginals, r)
+	v.Heat.Hottest = fmt.Sprintf("%d%%", v.Board.Hottest)
 	v.Panel = s.panel(r, v)
 	if st.Diagram {
 		s.diagramPanel(ctx, v, p, st)
@@ -542,6 +545,16 @@ func (s *server) boardView(st boardState, marginals []*big.Int, r *result) *boar
 	for _, d := range r.disagree {
 		differ[d.Cell] = true
 	}
+	// The shading is relative to the hottest free square, so that the
+	// differences show on large boards too, where every share is small;
+	// the tooltips and the legend give the absolute shares.
+	hottest := 0
+	if marginals != nil && a != nil && total != nil && total.Sign() > 0 {
+		for _, c := range a.In(configurator.Free) {
+			hottest = max(hottest, share(marginals[m.Var(c)], total))
+		}
+	}
+	b.Hottest = hottest
 	focus := configurator.Cell{}
 	switch {
 	case asked != nil:
@@ -580,7 +593,7 @@ func (s *server) boardView(st boardState, marginals []*big.Int, r *result) *boar
 				cv.Title = "Place a queen on " + c.String()
 				if marginals != nil && total != nil && total.Sign() > 0 {
 					pct := share(marginals[m.Var(c)], total)
-					classes = append(classes, fmt.Sprintf("heat-%d", min(9, pct/10)))
+					classes = append(classes, fmt.Sprintf("heat-%d", heatLevel(pct, hottest)))
 					cv.HeatPercent = fmt.Sprintf("%d%%", pct)
 					cv.Label += fmt.Sprintf(", in %d%% of the remaining solutions", pct)
 					cv.Title += fmt.Sprintf(" (a queen here in %d%% of the remaining solutions)", pct)
@@ -636,6 +649,14 @@ func (s *server) boardView(st boardState, marginals []*big.Int, r *result) *boar
 		b.Rows = append(b.Rows, rv)
 	}
 	return b
+}
+
+// heatLevel maps a share to one of ten shades, relative to the hottest.
+func heatLevel(pct, hottest int) int {
+	if hottest <= 0 {
+		return 0
+	}
+	return min(9, (pct*9+hottest/2)/hottest)
 }
 
 // share is part/total in whole percent, rounded to nearest.
@@ -736,4 +757,5 @@ func upperFirst(s string) string {
 // templateFuncs are the helpers the templates use.
 var templateFuncs = template.FuncMap{
 	"statusText": http.StatusText,
+	"heatSteps":  func() []int { return []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9} },
 }
