@@ -47,6 +47,12 @@ func CompileDirect(ctx context.Context, m *Manager, model *configurator.Model) (
 	if m.Vars() != model.Vars() {
 		return False, fmt.Errorf("compile %d-queens (direct): a manager of %d variables for %d", model.N(), m.Vars(), model.Vars())
 	}
+	// The constraints as bitsets take a bitset per cell and two per line
+	// (N = 1000 would need 125 GB): check them against the budget first.
+	words := int64(model.Vars()+63) / 64
+	if need := 8 * words * (int64(model.Vars()) + 2*int64(len(model.Constraints()))); need > int64(m.MaxNodes())*nodeBytes {
+		return False, fmt.Errorf("compile %d-queens (direct): %d bytes of bitsets: %w", model.N(), need, ErrNodeLimit)
+	}
 	base := m.Size()
 	root, _, err := newDirect(model).compile(ctx, m)
 	if err != nil {
@@ -191,6 +197,15 @@ func newDirect(model *configurator.Model) *direct {
 	return d
 }
 
+// bytes is the memory the bitsets of the constraints take.
+func (d *direct) bytes() int64 {
+	n := len(d.attack) + len(d.lines) + len(d.eoCells)
+	for _, f := range d.families {
+		n += len(f.lines) + len(f.cover)
+	}
+	return int64(n) * 8
+}
+
 func setBit(s []uint64, l int) { s[l>>6] |= 1 << (l & 63) }
 
 func popcount(s []uint64) int {
@@ -216,7 +231,8 @@ func intersects(a, b []uint64, from int) bool {
 const dead = ^uint32(0)
 
 // ctxEvery is how many states the build expands or turns into nodes between
-// two looks at its context and its budget.
+// two looks at its context and its budget, at most: fewer when states are
+// wide, so that about a megabyte of them at most comes between two looks.
 const ctxEvery = 4096
 
 // compile runs the layer-by-layer build.
@@ -226,7 +242,9 @@ func (d *direct) compile(ctx context.Context, m *Manager) (Node, directStats, er
 	if d.empty {
 		return False, st, nil
 	}
-	budget := int64(m.MaxNodes()) * nodeBytes
+	// The budget covers the bitsets of the constraints, the states and the
+	// nodes.
+	budget := int64(m.MaxNodes())*nodeBytes - d.bytes()
 	s := make([]uint64, W)  // the state being expanded
 	f0 := make([]uint64, W) // its child without a queen at l
 	f1 := make([]uint64, W) // its child with a queen at l
@@ -246,6 +264,7 @@ func (d *direct) compile(ctx context.Context, m *Manager) (Node, directStats, er
 	cur.insert(s, tight)
 	children := make([][]uint32, V)
 	var childBytes int64
+	every := max(1, min(ctxEvery, (1<<20)/(8*W)))
 	for l := range V {
 		next := spare
 		next.reset((l+1)>>6, W, cur.n)
@@ -254,7 +273,7 @@ func (d *direct) compile(ctx context.Context, m *Manager) (Node, directStats, er
 		off, bit := l>>6, uint64(1)<<(l&63)
 		att := d.attack[l*W : (l+1)*W]
 		for i := range cur.n {
-			if i%ctxEvery == 0 {
+			if i%every == 0 {
 				if err := ctx.Err(); err != nil {
 					return False, st, err
 				}
