@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/nqueens/configurator/configurator"
 )
@@ -94,6 +95,16 @@ func TestCompileBeyondTheBudgetIsTooLarge(t *testing.T) {
 		if !errors.Is(err, ErrNodeLimit) || !errors.Is(err, configurator.ErrTooLarge) {
 			t.Errorf("%v: 10-queens in 64 KiB: %v, want ErrNodeLimit and ErrTooLarge", method, err)
 		}
+	}
+	// The largest board: its constraints alone, as the direct path's
+	// bitsets, would take 126 GB, so it fails at once.
+	start := time.Now()
+	_, err := New(Options{}).Compile(context.Background(), queensModel(t, configurator.MaxN, configurator.RowMajor))
+	if !errors.Is(err, configurator.ErrTooLarge) {
+		t.Errorf("%d-queens: %v, want ErrTooLarge", configurator.MaxN, err)
+	}
+	if elapsed := time.Since(start); elapsed > 5*time.Second {
+		t.Errorf("%d-queens: ErrTooLarge after %v", configurator.MaxN, elapsed)
 	}
 }
 
