@@ -1,0 +1,756 @@
+package sat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nqueens/configurator/configurator"
+)
+
+func model(t testing.TB, n int) *configurator.Model {
+	t.Helper()
+	m, err := configurator.New(n, configurator.RowMajor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func compile(t testing.TB, b *Backend, m *configurator.Model) configurator.Space {
+	t.Helper()
+	sp, err := b.Compile(context.Background(), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sp
+}
+
+// withoutLine returns the N-Queens model of an n×n board with the named
+// constraint left out: a planted fault.
+func withoutLine(t testing.TB, n int, name string) *configurator.Model {
+	t.Helper()
+	var cs []configurator.Constraint
+	found := false
+	for _, c := range model(t, n).Constraints() {
+		if c.Name == name {
+			found = true
+			continue
+		}
+		cs = append(cs, c)
+	}
+	if !found {
+		t.Fatalf("no constraint %q", name)
+	}
+	m, err := configurator.Custom(n, configurator.RowMajor, cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func cells(t testing.TB, s string) []configurator.Cell {
+	t.Helper()
+	if s == "" {
+		return nil
+	}
+	cs, err := configurator.ParseCells(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+// sameAnalysis reports how got differs from want (states and count), or "".
+func sameAnalysis(got, want *configurator.Analysis, counted bool) string {
+	if !slices.Equal(got.Cells, want.Cells) {
+		for v := range got.Cells {
+			if got.Cells[v] != want.Cells[v] {
+				c := configurator.Cell{Row: v / got.N, Col: v % got.N}
+				return fmt.Sprintf("cell %v is %v, want %v", c, got.Cells[v], want.Cells[v])
+			}
+		}
+	}
+	switch {
+	case !counted && got.Solutions != nil:
+		return fmt.Sprintf("counted %v solutions above the counting limit", got.Solutions)
+	case counted && (got.Solutions == nil || got.Solutions.Cmp(want.Solutions) != 0 || got.AtLeast):
+		return fmt.Sprintf("solutions %v (at least: %v), want exactly %v", got.Solutions, got.AtLeast, want.Solutions)
+	}
+	return ""
+}
+
+// TestCountsOEIS counts the solutions of the empty board by blocking-clause
+// enumeration: OEIS A000170.
+func TestCountsOEIS(t *testing.T) {
+	want := []int64{1, 0, 0, 2, 10, 4, 40, 92, 352, 724}
+	b := New(Options{})
+	for n := 1; n <= len(want); n++ {
+		a, err := compile(t, b, model(t, n)).Analyze(context.Background(), nil)
+		if want[n-1] == 0 {
+			if !errors.Is(err, configurator.ErrNoSolution) {
+				t.Errorf("N=%d: got %v, want ErrNoSolution", n, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("N=%d: %v", n, err)
+		}
+		if a.Solutions == nil || a.Solutions.Int64() != want[n-1] || a.AtLeast {
+			t.Errorf("N=%d: %v solutions (at least: %v), want %d", n, a.Solutions, a.AtLeast, want[n-1])
+		}
+	}
+}
+
+// TestCountCap: above the cap the count is the cap and a lower bound; at
+// the cap exactly it is exact.
+func TestCountCap(t *testing.T) {
+	tests := []struct {
+		n, cap  int
+		want    int64
+		atLeast bool
+	}{
+		{8, 50, 50, true},
+		{8, 91, 91, true},
+		{8, 92, 92, false},
+		{8, 93, 92, false},
+		{6, 1, 1, true},
+	}
+	for _, tt := range tests {
+		a, err := compile(t, New(Options{CountCap: tt.cap}), model(t, tt.n)).Analyze(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Solutions.Int64() != tt.want || a.AtLeast != tt.atLeast {
+			t.Errorf("N=%d cap %d: %v (at least: %v), want %d (at least: %v)", tt.n, tt.cap, a.Solutions, a.AtLeast, tt.want, tt.atLeast)
+		}
+		// A capped count must not change the cells.
+		full, _ := compile(t, New(Options{}), model(t, tt.n)).Analyze(context.Background(), nil)
+		if !slices.Equal(a.Cells, full.Cells) {
+			t.Errorf("N=%d cap %d: cells differ from the uncapped analysis", tt.n, tt.cap)
+		}
+	}
+}
+
+// TestAnalyzeKnown pins a few analyses by hand.
+func TestAnalyzeKnown(t *testing.T) {
+	tests := []struct {
+		n                     int
+		queens                string
+		solutions             int64 // -1: not counted
+		free, blocked, forced string
+	}{
+		// 1×1: the only cell is forced.
+		{1, "", 1, "", "", "a1"},
+		// 4×4: two solutions, b1 c1 a2 d2 a3 d3 b4 c4 between them.
+		{4, "", 2, "b1,c1,a2,d2,a3,d3,b4,c4", "a1,d1,b2,c2,b3,c3,a4,d4", ""},
+		// 4×4 with b1: one solution, b1 d2 a3 c4.
+		{4, "b1", 1, "", "a1,c1,d1,a2,b2,c2,b3,c3,d3,a4,b4,d4", "d2,a3,c4"},
+		// 6×6: the four solutions never use the corners or the centre.
+		{6, "", 4, "b1,c1,d1,e1,a2,c2,d2,f2,a3,b3,e3,f3,a4,b4,e4,f4,a5,c5,d5,f5,b6,c6,d6,e6", "a1,f1,b2,e2,c3,d3,c4,d4,b5,e5,a6,f6", ""},
+	}
+	for _, tt := range tests {
+		sp := compile(t, New(Options{}), model(t, tt.n))
+		a, err := sp.Analyze(context.Background(), cells(t, tt.queens))
+		if err != nil {
+			t.Fatalf("N=%d %q: %v", tt.n, tt.queens, err)
+		}
+		if got := a.Solutions.Int64(); got != tt.solutions {
+			t.Errorf("N=%d %q: %d solutions, want %d", tt.n, tt.queens, got, tt.solutions)
+		}
+		for st, want := range map[configurator.State]string{configurator.Free: tt.free, configurator.Blocked: tt.blocked, configurator.Forced: tt.forced} {
+			if got := configurator.FormatCells(a.In(st)); got != configurator.FormatCells(cells(t, want)) {
+				t.Errorf("N=%d %q: %v cells %s, want %s", tt.n, tt.queens, st, got, want)
+			}
+		}
+	}
+}
+
+// TestAnalyzeBruteForce compares Analyze with the brute-force oracle on
+// random placements, attacking ones included, on every board up to 7×7
+// (solver and counting path), 11×11 (solver, no count) and 12×12 (local
+// search first).
+func TestAnalyzeBruteForce(t *testing.T) {
+	tests := []struct {
+		n, placements, maxQueens int
+	}{
+		{1, 3, 1}, {2, 10, 2}, {3, 10, 3}, {4, 40, 4}, {5, 60, 5}, {6, 80, 5}, {7, 80, 5},
+		{11, 12, 5}, {12, 16, 7},
+	}
+	rng := rand.New(rand.NewPCG(7, 3))
+	b := New(Options{})
+	for _, tt := range tests {
+		m := model(t, tt.n)
+		o := queensOracle(m)
+		sp := compile(t, b, m)
+		mismatches := 0
+		for i := range tt.placements {
+			k := i % (tt.maxQueens + 1)
+			queens := randomCells(rng, tt.n, k)
+			if k > 1 && len(o.sols) > 0 && rng.IntN(2) == 0 {
+				// Half the larger placements are taken from a solution, so
+				// that not all are inconsistent.
+				s := o.sols[rng.IntN(len(o.sols))]
+				queens = queens[:0]
+				for _, j := range rng.Perm(len(s))[:min(k, len(s))] {
+					queens = append(queens, m.Cell(s[j]))
+				}
+			}
+			want := o.analyze(queens)
+			got, err := sp.Analyze(context.Background(), queens)
+			switch {
+			case want == nil && !errors.Is(err, configurator.ErrNoSolution):
+				t.Errorf("N=%d %v: got %v, want ErrNoSolution", tt.n, queens, err)
+			case want == nil:
+			case err != nil:
+				t.Errorf("N=%d %v: %v", tt.n, queens, err)
+			default:
+				if d := sameAnalysis(got, want, tt.n <= countMaxN); d != "" {
+					t.Errorf("N=%d %v: %s", tt.n, queens, d)
+					mismatches++
+				}
+			}
+			if mismatches > 3 {
+				t.Fatal("too many mismatches")
+			}
+		}
+	}
+}
+
+// TestNoSolution: placements that no solution holds give ErrNoSolution from
+// every method that needs one.
+func TestNoSolution(t *testing.T) {
+	tests := []struct {
+		n      int
+		queens string
+	}{
+		{2, ""},
+		{3, ""},
+		{8, "a1,b2"}, // same diagonal
+		{8, "a1,a5"}, // same file
+		{8, "a1,h1"}, // same rank
+		{4, "a1"},    // no 4×4 solution uses a corner
+		{6, "c3"},    // nor a central 6×6 cell
+		{8, "a1,b3,c5,d2"},
+	}
+	// Add placements that no propagation refutes: non-attacking queens on
+	// a 12×12 board (the local-search path) whose refutation is the
+	// solver's.
+	rng := rand.New(rand.NewPCG(12, 12))
+	o12 := queensOracle(model(t, 12))
+	for len(tests) < 14 {
+		queens := randomCells(rng, 12, 5)
+		if attacking(model(t, 12), queens) || o12.analyze(queens) != nil {
+			continue
+		}
+		tests = append(tests, struct {
+			n      int
+			queens string
+		}{12, configurator.FormatCells(queens)})
+	}
+	for _, tt := range tests {
+		m := model(t, tt.n)
+		queens := cells(t, tt.queens)
+		if tt.n <= 8 && queensOracle(m).analyze(queens) != nil {
+			t.Fatalf("N=%d %s: the oracle finds a solution; fix the table", tt.n, tt.queens)
+		}
+		sp := compile(t, New(Options{}), m)
+		if _, err := sp.Analyze(context.Background(), queens); !errors.Is(err, configurator.ErrNoSolution) {
+			t.Errorf("Analyze N=%d %s: got %v, want ErrNoSolution", tt.n, tt.queens, err)
+		}
+		if _, err := sp.Solve(context.Background(), queens); !errors.Is(err, configurator.ErrNoSolution) {
+			t.Errorf("Solve N=%d %s: got %v, want ErrNoSolution", tt.n, tt.queens, err)
+		}
+		if ok, err := sp.Satisfiable(context.Background(), queens, nil); ok || err != nil {
+			t.Errorf("Satisfiable N=%d %s: got %v, %v; want false", tt.n, tt.queens, ok, err)
+		}
+	}
+}
+
+// TestSatisfiable compares Satisfiable with the oracle on random sets of
+// required and forbidden cells.
+func TestSatisfiable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 5))
+	for _, n := range []int{1, 4, 5, 6, 7, 8, 12} {
+		m := model(t, n)
+		o := queensOracle(m)
+		sp := compile(t, New(Options{}), m)
+		for i := range 60 {
+			k := min(i%4+i%3, n*n)
+			cs := randomCells(rng, n, k)
+			split := rng.IntN(k + 1)
+			with, without := cs[:split], cs[split:]
+			want := o.satisfiable(with, without)
+			got, err := sp.Satisfiable(context.Background(), with, without)
+			if err != nil || got != want {
+				t.Errorf("N=%d with %v without %v: got %v, %v; want %v", n, with, without, got, err, want)
+			}
+		}
+	}
+}
+
+// TestSolve: every solution returned is one of the oracle's and holds the
+// placement.
+func TestSolve(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 9))
+	for _, n := range []int{1, 4, 6, 8, 12} {
+		m := model(t, n)
+		o := queensOracle(m)
+		sp := compile(t, New(Options{}), m)
+		for range 20 {
+			s := o.sols[rng.IntN(len(o.sols))]
+			var queens []configurator.Cell
+			for _, v := range s[:rng.IntN(len(s)/2+1)] {
+				queens = append(queens, m.Cell(v))
+			}
+			sol, err := sp.Solve(context.Background(), queens)
+			if err != nil {
+				t.Fatalf("N=%d %v: %v", n, queens, err)
+			}
+			if !o.isSolution(sol) || !o.holds(varsOf(m, sol), queens, nil) {
+				t.Errorf("N=%d %v: %v is not a solution holding the placement", n, queens, sol)
+			}
+		}
+	}
+}
+
+func attacking(m *configurator.Model, queens []configurator.Cell) bool {
+	for i, a := range queens {
+		for _, b := range queens[i+1:] {
+			if m.Attacks(a, b) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func varsOf(m *configurator.Model, cs []configurator.Cell) []int {
+	vs := make([]int, len(cs))
+	for i, c := range cs {
+		vs[i] = m.Var(c)
+	}
+	slices.Sort(vs)
+	return vs
+}
+
+// TestLargeBoards: on boards far beyond brute force, every cell of the
+// empty board is free (true for N >= 7), the solution returned verifies,
+// and a placement's attacked cells are blocked.
+func TestLargeBoards(t *testing.T) {
+	for _, n := range []int{30, 64} {
+		m := model(t, n)
+		sp := compile(t, New(Options{}), m)
+		a, err := sp.Analyze(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(a.In(configurator.Free)); got != n*n || a.Solutions != nil {
+			t.Errorf("N=%d: %d free cells, count %v; want %d, nil", n, got, a.Solutions, n*n)
+		}
+		queens := []configurator.Cell{{Row: 0, Col: 0}, {Row: 1, Col: 2}, {Row: n - 1, Col: n / 2}}
+		a, err = sp.Analyze(context.Background(), queens)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for v, st := range a.Cells {
+			c := m.Cell(v)
+			attacked := false
+			for _, q := range queens {
+				attacked = attacked || m.Attacks(q, c)
+			}
+			if attacked && st != configurator.Blocked {
+				t.Errorf("N=%d: %v is attacked but %v", n, c, st)
+			}
+			if !attacked && !slices.Contains(queens, c) && st == configurator.Blocked {
+				// Not wrong in principle, but with three queens on a board
+				// this size every other cell has a completion; check it.
+				if ok, _ := sp.Satisfiable(context.Background(), append(slices.Clone(queens), c), nil); ok {
+					t.Errorf("N=%d: %v blocked but satisfiable", n, c)
+				}
+			}
+		}
+		sol, err := sp.Solve(context.Background(), queens)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sol) != n {
+			t.Fatalf("N=%d: solution of %d queens", n, len(sol))
+		}
+		for i, a := range sol {
+			for _, b := range sol[i+1:] {
+				if m.Attacks(a, b) {
+					t.Errorf("N=%d: solution queens %v and %v attack each other", n, a, b)
+				}
+			}
+		}
+	}
+}
+
+// TestCustomModel: a model missing one anti-diagonal (a planted fault) is
+// honoured exactly, on the counting path and on the local-search path, and
+// loses the symmetries the anti-diagonal breaks.
+func TestCustomModel(t *testing.T) {
+	tests := []struct {
+		n        int
+		drop     string
+		symmetry int // symmetries of the faulty model besides the identity
+	}{
+		{5, "anti-diagonal d1-a4", 0},
+		{6, "anti-diagonal e1-a5", 0},
+		{6, "anti-diagonal f1-a6", 1},
+		{8, "anti-diagonal h1-a8", 1},
+		{12, "anti-diagonal d1-a4", 0},
+	}
+	rng := rand.New(rand.NewPCG(5, 5))
+	for _, tt := range tests {
+		m := withoutLine(t, tt.n, tt.drop)
+		o := newOracle(m)
+		if len(o.sols) == len(queensOracle(model(t, tt.n)).sols) {
+			t.Fatalf("N=%d without %s: the fault changes nothing; pick another line", tt.n, tt.drop)
+		}
+		sp := compile(t, New(Options{}), m)
+		// Of the symmetries that keep ranks ranks, the two mirrors swap
+		// diagonals and anti-diagonals, and the half turn maps the dropped
+		// line onto a kept one unless it is the long anti-diagonal.
+		if got := len(sp.(*space).bd.syms); got != tt.symmetry {
+			t.Errorf("N=%d without %s: %d symmetries, want %d", tt.n, tt.drop, got, tt.symmetry)
+		}
+		for i := range 15 {
+			queens := randomCells(rng, tt.n, i%4)
+			want := o.analyze(queens)
+			got, err := sp.Analyze(context.Background(), queens)
+			if want == nil {
+				if !errors.Is(err, configurator.ErrNoSolution) {
+					t.Errorf("N=%d %v: got %v, want ErrNoSolution", tt.n, queens, err)
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatalf("N=%d %v: %v", tt.n, queens, err)
+			}
+			if d := sameAnalysis(got, want, tt.n <= countMaxN); d != "" {
+				t.Errorf("N=%d without %s, %v: %s", tt.n, tt.drop, queens, d)
+			}
+		}
+	}
+}
+
+// TestOddModels: constraints the N-Queens rules never produce still get
+// exact answers: no rank constraint at all (solutions of any size, so the
+// blocking clause must name the empty cells too), a cell on no line, and a
+// one-cell ExactlyOne line (a unit, which must never reach the solver's
+// base problem).
+func TestOddModels(t *testing.T) {
+	c := func(r, col int) configurator.Cell { return configurator.Cell{Row: r, Col: col} }
+	tests := []struct {
+		name string
+		n    int
+		cs   []configurator.Constraint
+	}{
+		{"files only", 3, []configurator.Constraint{
+			{Kind: configurator.AtMostOne, Cells: []configurator.Cell{c(0, 0), c(1, 0), c(2, 0)}},
+			{Kind: configurator.AtMostOne, Cells: []configurator.Cell{c(0, 1), c(1, 1), c(2, 1)}},
+		}},
+		{"unit and loose cells", 3, []configurator.Constraint{
+			{Kind: configurator.ExactlyOne, Cells: []configurator.Cell{c(1, 1)}},
+			{Kind: configurator.ExactlyOne, Cells: []configurator.Cell{c(0, 0), c(0, 1), c(0, 2)}},
+			{Kind: configurator.AtMostOne, Cells: []configurator.Cell{c(0, 0), c(1, 1), c(2, 2)}},
+			{Kind: configurator.AtMostOne, Cells: []configurator.Cell{c(0, 1), c(1, 1)}},
+		}},
+		{"overlapping exactly-one lines", 3, []configurator.Constraint{
+			{Kind: configurator.ExactlyOne, Cells: []configurator.Cell{c(0, 0), c(0, 1), c(0, 2)}},
+			{Kind: configurator.ExactlyOne, Cells: []configurator.Cell{c(0, 0), c(1, 0), c(2, 0)}},
+			{Kind: configurator.AtMostOne, Cells: []configurator.Cell{c(2, 0), c(2, 1), c(2, 2), c(2, 1)}},
+		}},
+		{"empty exactly-one line", 2, []configurator.Constraint{
+			{Kind: configurator.ExactlyOne},
+		}},
+	}
+	for _, tt := range tests {
+		m, err := configurator.Custom(tt.n, configurator.RowMajor, tt.cs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := newOracle(m)
+		sp := compile(t, New(Options{}), m)
+		for k := 0; k <= 2; k++ {
+			for _, queens := range placements(tt.n, k) {
+				want := o.analyze(queens)
+				got, err := sp.Analyze(context.Background(), queens)
+				if want == nil {
+					if !errors.Is(err, configurator.ErrNoSolution) {
+						t.Errorf("%s %v: got %v, want ErrNoSolution", tt.name, queens, err)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatalf("%s %v: %v", tt.name, queens, err)
+				}
+				if d := sameAnalysis(got, want, true); d != "" {
+					t.Errorf("%s %v: %s", tt.name, queens, d)
+				}
+			}
+		}
+	}
+}
+
+// placements lists every set of k distinct cells of an n×n board.
+func placements(n, k int) [][]configurator.Cell {
+	var all [][]configurator.Cell
+	var rec func(from int, cur []configurator.Cell)
+	rec = func(from int, cur []configurator.Cell) {
+		if len(cur) == k {
+			all = append(all, slices.Clone(cur))
+			return
+		}
+		for v := from; v < n*n; v++ {
+			rec(v+1, append(cur, configurator.Cell{Row: v / n, Col: v % n}))
+		}
+	}
+	rec(0, nil)
+	return all
+}
+
+// TestLimits: boards above MaxN are refused with ErrTooLarge; bad cells
+// are refused before any solving.
+func TestLimits(t *testing.T) {
+	tests := []struct {
+		opts Options
+		n    int
+		ok   bool
+	}{
+		{Options{}, DefaultMaxN, true},
+		{Options{}, DefaultMaxN + 1, false},
+		{Options{MaxN: 10}, 10, true},
+		{Options{MaxN: 10}, 11, false},
+	}
+	for _, tt := range tests {
+		_, err := New(tt.opts).Compile(context.Background(), model(t, tt.n))
+		if tt.ok && err != nil || !tt.ok && !errors.Is(err, configurator.ErrTooLarge) {
+			t.Errorf("MaxN %d, N=%d: got %v", tt.opts.MaxN, tt.n, err)
+		}
+	}
+	sp := compile(t, New(Options{}), model(t, 8))
+	if _, err := sp.Analyze(context.Background(), cells(t, "a1,a1")); !errors.Is(err, configurator.ErrDuplicate) {
+		t.Errorf("duplicate queen: got %v", err)
+	}
+	if _, err := sp.Analyze(context.Background(), []configurator.Cell{{Row: 8, Col: 0}}); !errors.Is(err, configurator.ErrOffBoard) {
+		t.Errorf("queen off the board: got %v", err)
+	}
+	if _, err := sp.Satisfiable(context.Background(), nil, []configurator.Cell{{Row: 0, Col: -1}}); !errors.Is(err, configurator.ErrOffBoard) {
+		t.Errorf("excluded cell off the board: got %v", err)
+	}
+	if got := New(Options{}).Name(); got != "sat" {
+		t.Errorf("Name() = %q", got)
+	}
+	if _, ok := sp.(configurator.Sampler); ok {
+		t.Error("the SAT space claims to sample uniformly")
+	}
+}
+
+// holdTurn takes the solver's turn, as a long request would, and returns
+// the function that gives it back.
+func holdTurn(t *testing.T) func() {
+	t.Helper()
+	select {
+	case turn <- struct{}{}:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the solver's turn is held elsewhere")
+	}
+	return func() { <-turn }
+}
+
+// waitQueue waits until exactly k requests wait in b's queue.
+func waitQueue(t *testing.T, b *Backend, k int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(b.queue) != k {
+		if time.Now().After(deadline) {
+			t.Fatalf("queue holds %d requests, want %d", len(b.queue), k)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestQueue: while the solver is busy, requests wait in a queue of bounded
+// length; the next one fails at once with ErrBusy; a waiter whose context
+// ends leaves the queue, making room; the rest are served once the solver
+// is free.
+func TestQueue(t *testing.T) {
+	const size = 3
+	b := New(Options{Queue: size})
+	sp := compile(t, b, model(t, 6))
+	release := holdTurn(t)
+	released := false
+	defer func() {
+		if !released {
+			release()
+		}
+	}()
+
+	type result struct {
+		a   *configurator.Analysis
+		err error
+	}
+	results := make(chan result, size+1)
+	ctxs := make([]context.CancelFunc, size)
+	for i := range size {
+		ctx, cancel := context.WithCancel(context.Background())
+		ctxs[i] = cancel
+		go func() {
+			a, err := sp.Analyze(ctx, nil)
+			results <- result{a, err}
+		}()
+	}
+	waitQueue(t, b, size)
+
+	if _, err := sp.Analyze(context.Background(), nil); !errors.Is(err, configurator.ErrBusy) {
+		t.Fatalf("with a full queue: got %v, want ErrBusy", err)
+	}
+	if _, err := sp.Satisfiable(context.Background(), nil, nil); !errors.Is(err, configurator.ErrBusy) {
+		t.Fatalf("Satisfiable with a full queue: got %v, want ErrBusy", err)
+	}
+
+	ctxs[0]() // one waiter gives up
+	if r := <-results; !errors.Is(r.err, context.Canceled) {
+		t.Fatalf("cancelled waiter: got %v, want context.Canceled", r.err)
+	}
+	waitQueue(t, b, size-1)
+	go func() {
+		a, err := sp.Analyze(context.Background(), nil)
+		results <- result{a, err}
+	}()
+	waitQueue(t, b, size)
+
+	release()
+	released = true
+	for range size {
+		r := <-results
+		if r.err != nil || r.a.Solutions.Int64() != 4 {
+			t.Errorf("served after the wait: %v solutions, %v", r.a, r.err)
+		}
+	}
+	for _, cancel := range ctxs {
+		cancel()
+	}
+	waitQueue(t, b, 0)
+}
+
+// TestTimeout: a request that waits longer than the backend's timeout
+// gives up with context.DeadlineExceeded and leaves the queue.
+func TestTimeout(t *testing.T) {
+	b := New(Options{Timeout: 100 * time.Millisecond})
+	sp := compile(t, b, model(t, 8))
+	release := holdTurn(t)
+	_, err := sp.Analyze(context.Background(), nil)
+	release()
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("got %v, want DeadlineExceeded", err)
+	}
+	waitQueue(t, b, 0)
+	if ok, err := sp.Satisfiable(context.Background(), cells(t, "a1"), nil); !ok || err != nil {
+		t.Errorf("after the timeout: %v, %v", ok, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := sp.Solve(ctx, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled context: got %v, want context.Canceled", err)
+	}
+}
+
+// TestConcurrent issues queries from many goroutines on two spaces of two
+// backends at once; under -race it proves that every gophersat call is
+// serialised, and every answer must match the sequential one.
+func TestConcurrent(t *testing.T) {
+	type job struct {
+		sp     configurator.Space
+		queens []configurator.Cell
+		want   *configurator.Analysis
+		err    error
+	}
+	rng := rand.New(rand.NewPCG(3, 3))
+	var jobs []job
+	for _, n := range []int{7, 12} {
+		sp := compile(t, New(Options{Queue: 64}), model(t, n))
+		for k := range 8 {
+			queens := randomCells(rng, n, k%3)
+			a, err := sp.Analyze(context.Background(), queens)
+			jobs = append(jobs, job{sp, queens, a, err})
+		}
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 12 {
+				j := jobs[(g*5+i)%len(jobs)]
+				switch i % 3 {
+				case 0:
+					a, err := j.sp.Analyze(context.Background(), j.queens)
+					if (err == nil) != (j.err == nil) || err == nil && !slices.Equal(a.Cells, j.want.Cells) {
+						t.Errorf("concurrent Analyze %v: %v, differs from sequential", j.queens, err)
+					}
+				case 1:
+					ok, err := j.sp.Satisfiable(context.Background(), j.queens, nil)
+					if err != nil || ok != (j.err == nil) {
+						t.Errorf("concurrent Satisfiable %v: %v, %v", j.queens, ok, err)
+					}
+				case 2:
+					sol, err := j.sp.Solve(context.Background(), j.queens)
+					if (err == nil) != (j.err == nil) || err == nil && len(sol) != j.sp.Model().N() {
+						t.Errorf("concurrent Solve %v: %v, %v", j.queens, sol, err)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// TestSession drives the configurator's session logic over the SAT space:
+// explanations come from Satisfiable.
+func TestSession(t *testing.T) {
+	ctx := context.Background()
+	sp := compile(t, New(Options{}), model(t, 8))
+	s, err := configurator.NewSession(ctx, sp, cells(t, "a1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Place(ctx, cells(t, "b2")[0]); !errors.Is(err, configurator.ErrBlocked) {
+		t.Errorf("placing on an attacked cell: %v", err)
+	}
+	if err := s.Place(ctx, cells(t, "e2")[0]); err != nil {
+		t.Fatal(err)
+	}
+	want := queensOracle(sp.Model()).analyze(cells(t, "a1,e2"))
+	if d := sameAnalysis(s.Analysis(), want, true); d != "" {
+		t.Errorf("a1 e2: %s", d)
+	}
+	for _, c := range s.Analysis().In(configurator.Blocked) {
+		e, err := s.Explain(ctx, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The reason holds with Because and with no smaller set.
+		if ok, _ := sp.Satisfiable(ctx, append(slices.Clone(e.Because), c), nil); ok {
+			t.Errorf("explanation of %v does not rule it out: %v", c, e)
+		}
+		for i := range e.Because {
+			rest := slices.Delete(slices.Clone(e.Because), i, i+1)
+			if ok, _ := sp.Satisfiable(ctx, append(rest, c), nil); !ok {
+				t.Errorf("explanation of %v not minimal: %v", c, e)
+			}
+		}
+	}
+	if err := s.Complete(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(s.Analysis().In(configurator.Queen)); got != 8 {
+		t.Errorf("completed board has %d queens", got)
+	}
+}
