@@ -305,6 +305,9 @@ func TestBrowser(t *testing.T) {
 		if got := b.text("#panel-text"); got != "Attacked by a1." {
 			t.Errorf("panel text %q", got)
 		}
+		if got := b.text("#announce"); got != "4 solutions. Why is b2 blocked? Attacked by a1." {
+			t.Errorf("the screen-reader announcement is %q", got)
+		}
 		if c := b.class("cell-a1"); !strings.Contains(c, "because") {
 			t.Errorf("a1 is not highlighted: class %q", c)
 		}

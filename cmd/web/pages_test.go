@@ -453,3 +453,39 @@ func TestGzip(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileParameters puts markup into every parameter the server reads,
+// on the page, through htmx and in the API: the answer is never a 5xx and
+// never carries the markup unescaped.
+func TestHostileParameters(t *testing.T) {
+	_, ts := newTestServer(t, testConfig())
+	const evil = `"><script>alert(1)</script><img src=x onerror=alert(2)>`
+	for _, name := range []string{"n", "q", "backend", "order", "heat", "diagram", "t", "l", "place", "remove", "why", "room", "complete", "refresh"} {
+		for _, htmx := range []bool{false, true} {
+			path := "/play?n=8&q=a1&" + name + "=" + url.QueryEscape(evil)
+			if name == "n" || name == "q" {
+				path = "/play?" + name + "=" + url.QueryEscape(evil)
+			}
+			var res *http.Response
+			var body string
+			if htmx {
+				res, body = get(t, ts, path, "HX-Request", "true")
+			} else {
+				res, body = get(t, ts, path)
+			}
+			if res.StatusCode >= 500 {
+				t.Errorf("%s (htmx %v): status %d", name, htmx, res.StatusCode)
+			}
+			if strings.Contains(body, "<script>alert") || strings.Contains(body, "<img src=x") {
+				t.Errorf("%s (htmx %v): the markup comes back unescaped", name, htmx)
+			}
+			checkStrictHTML(t, body)
+		}
+	}
+	for _, field := range []string{"backend", "order"} {
+		res, body := post(t, ts, "/api/v1/analyze", `{"n":8,"`+field+`":"<script>alert(1)</script>"}`)
+		if res.StatusCode != 400 || strings.Contains(body, "<") {
+			t.Errorf("API %s: status %d: %s", field, res.StatusCode, body)
+		}
+	}
+}

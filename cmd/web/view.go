@@ -28,7 +28,7 @@ type pageView struct {
 // new tab, or without JavaScript), Play the htmx request.
 type link struct {
 	Label, Href, Play, Title string
-	Current                  bool
+	Current, Primary         bool
 }
 
 // field is a hidden input of a form.
@@ -343,7 +343,7 @@ func (s *server) resultView(ctx context.Context, r *result, trail []step) *appVi
 // countText says how many solutions remain.
 func countText(a *configurator.Analysis, e *compiled) (text string, solved bool) {
 	if a.Solutions == nil {
-		return "Solutions not counted by this backend", false
+		return "Solutions not counted by this backend here", false
 	}
 	if a.AtLeast {
 		return "At least " + group(a.Solutions) + " solutions", false
@@ -694,7 +694,7 @@ func (s *server) panel(r *result, v *appView) *panelView {
 			}
 			if len(ex.Because) > 0 {
 				pv.Actions = append(pv.Actions, link{Label: "Make room", Title: "Show the fewest queens to remove so that " + c.String() + " becomes free",
-					Href: st.play("", "room", c.String()), Play: st.play(trail, "room", c.String())})
+					Href: st.play("", "room", c.String()), Play: st.play(trail, "room", c.String()), Primary: true})
 			}
 		}
 		pv.Actions = append(pv.Actions, v.Close)
@@ -710,7 +710,7 @@ func (s *server) panel(r *result, v *appView) *panelView {
 		pv.Text = fmt.Sprintf("Removing the %s on %s frees %v; no smaller set of your queens does.", queens, join(p.room), c)
 		pv.Actions = []link{
 			{Label: "Remove " + join(p.room), Title: "Remove them and leave " + c.String() + " free",
-				Href: st.play("", "remove", gone), Play: st.play(trail, "remove", gone)},
+				Href: st.play("", "remove", gone), Play: st.play(trail, "remove", gone), Primary: true},
 			{Label: "Remove and place on " + c.String(), Title: "Remove them and put a queen on " + c.String(),
 				Href: st.play("", "remove", gone, "place", c.String()), Play: st.play(trail, "remove", gone, "place", c.String())},
 			v.Close,

@@ -63,6 +63,21 @@
     }
   });
 
+  // The app is replaced on every step, so a live region inside it would
+  // not be announced: after each swap, a region outside it says the new
+  // count and any explanation, for screen readers.
+  document.addEventListener('htmx:afterSettle', function () {
+    var out = document.getElementById('announce');
+    if (!out) { return; }
+    var parts = [];
+    ['#notice p', '#count', '#panel-h', '#panel-text', '#agreement'].forEach(function (sel) {
+      var el = document.querySelector(sel);
+      var t = el ? el.textContent.trim() : '';
+      if (t) { parts.push(/[.?!:]$/.test(t) ? t : t + '.'); }
+    });
+    out.textContent = parts.join(' ');
+  });
+
   // A request that fails without an answer (the server is restarting, the
   // network is down) gets a notice too, and the board stays as it was.
   document.addEventListener('htmx:sendError', function () {
