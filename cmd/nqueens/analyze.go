@@ -47,6 +47,9 @@ func openSession(ctx context.Context, b *backendFlags, queensFlag string) (*conf
 		return nil, 0, err
 	}
 	s, err := configurator.NewSession(ctx, sp, queens)
+	if errors.Is(err, configurator.ErrNoSolution) && len(queens) == 0 {
+		return nil, 0, fmt.Errorf("the %d×%d board has no solution", b.n, b.n)
+	}
 	if errors.Is(err, configurator.ErrNoSolution) {
 		return nil, 0, fmt.Errorf("no solution holds queens on %s", configurator.FormatCells(queens))
 	}

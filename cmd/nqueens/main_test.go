@@ -81,6 +81,7 @@ func TestFailures(t *testing.T) {
 	}{
 		{[]string{"analyze", "-queens", "a1,b1"}, "no solution holds queens on a1,b1"},
 		{[]string{"analyze", "-queens", "a1,b3", "-backend", "sat"}, "no solution holds queens on a1,b3"},
+		{[]string{"analyze", "-n", "3"}, "the 3×3 board has no solution"},
 		{[]string{"explain", "-queens", "a1", "-cell", "e2"}, "e2 is free: nothing to explain"},
 		{[]string{"explain", "-queens", "a1", "-cell", "a1"}, "a1 is queen: nothing to explain"},
 	}
