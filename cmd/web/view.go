@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"html/template"
+	"math"
 	"math/big"
 	"net/http"
 	"slices"
@@ -545,9 +546,6 @@ func (s *server) boardView(st boardState, marginals []*big.Int, r *result) *boar
 	for _, d := range r.disagree {
 		differ[d.Cell] = true
 	}
-	// The shading is relative to the hottest free square, so that the
-	// differences show on large boards too, where every share is small;
-	// the tooltips and the legend give the absolute shares.
 	hottest := 0
 	if marginals != nil && a != nil && total != nil && total.Sign() > 0 {
 		for _, c := range a.In(configurator.Free) {
@@ -593,7 +591,7 @@ func (s *server) boardView(st boardState, marginals []*big.Int, r *result) *boar
 				cv.Title = "Place a queen on " + c.String()
 				if marginals != nil && total != nil && total.Sign() > 0 {
 					pct := share(marginals[m.Var(c)], total)
-					classes = append(classes, fmt.Sprintf("heat-%d", heatLevel(pct, hottest)))
+					classes = append(classes, fmt.Sprintf("heat-%d", heatLevel(pct)))
 					cv.HeatPercent = fmt.Sprintf("%d%%", pct)
 					cv.Label += fmt.Sprintf(", in %d%% of the remaining solutions", pct)
 					cv.Title += fmt.Sprintf(" (a queen here in %d%% of the remaining solutions)", pct)
@@ -651,12 +649,11 @@ func (s *server) boardView(st boardState, marginals []*big.Int, r *result) *boar
 	return b
 }
 
-// heatLevel maps a share to one of ten shades, relative to the hottest.
-func heatLevel(pct, hottest int) int {
-	if hottest <= 0 {
-		return 0
-	}
-	return min(9, (pct*9+hottest/2)/hottest)
+// heatLevel maps a share in percent to one of ten shades. The scale is
+// absolute but stretched (square root), so that the small shares of a
+// large board still show while 50% and 100% stay apart.
+func heatLevel(pct int) int {
+	return min(9, int(math.Round(9*math.Sqrt(float64(max(pct, 0))/100))))
 }
 
 // share is part/total in whole percent, rounded to nearest.
