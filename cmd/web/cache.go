@@ -154,6 +154,19 @@ func (c *spaceCache) Took(k spaceKey) (time.Duration, bool) {
 	return 0, false
 }
 
+// Largest returns the largest board of a backend in the cache, 0 if none.
+func (c *spaceCache) Largest(backend string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for k := range c.index {
+		if k.backend == backend {
+			n = max(n, k.n)
+		}
+	}
+	return n
+}
+
 // Used returns the bytes held and the number of spaces cached.
 func (c *spaceCache) Used() (bytes int64, spaces int) {
 	c.mu.Lock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"html"
 	"net/http"
 	"strings"
 	"time"
@@ -234,7 +235,7 @@ func (s *server) progress(c echo.Context) error {
 			send("done", "ready")
 			return nil
 		case <-tick.C:
-			send("progress", "<p>"+escapeText(s.progressText(keys))+"</p>")
+			send("progress", "<p>"+html.EscapeString(s.progressText(keys))+"</p>")
 		case <-ctx.Done():
 			<-done
 			return nil
@@ -243,11 +244,6 @@ func (s *server) progress(c echo.Context) error {
 			return nil
 		}
 	}
-}
-
-// escapeText escapes the five HTML special characters.
-func escapeText(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;").Replace(s)
 }
 
 // diagramSVG draws the BDD of the remaining solutions as SVG, for boards

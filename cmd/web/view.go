@@ -6,7 +6,6 @@ import (
 	"html/template"
 	"math"
 	"math/big"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -753,6 +752,5 @@ func upperFirst(s string) string {
 
 // templateFuncs are the helpers the templates use.
 var templateFuncs = template.FuncMap{
-	"statusText": http.StatusText,
-	"heatSteps":  func() []int { return []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9} },
+	"heatSteps": func() []int { return []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9} },
 }

@@ -118,7 +118,7 @@ func (s *server) compileProblem(ctx context.Context, k spaceKey, err error) erro
 		msg := fmt.Sprintf("The %d×%d board does not fit the %s backend's limits", k.n, k.n, name)
 		if k.backend == "bdd" {
 			msg += fmt.Sprintf(" (its node budget is %s)", formatBytes(s.cfg.BDD.Budget))
-			if largest := s.largestCompiled("bdd"); largest > 0 && largest < k.n {
+			if largest := s.cache.Largest("bdd"); largest > 0 && largest < k.n {
 				msg += fmt.Sprintf("; the largest BDD compiled here is %d×%d", largest, largest)
 			}
 			if k.n <= s.cfg.SAT.MaxN {
@@ -141,19 +141,6 @@ func (s *server) compileProblem(ctx context.Context, k spaceKey, err error) erro
 		return retryable(30, err, "%s.", msg)
 	}
 	return describe(err)
-}
-
-// largestCompiled is the largest board of a backend in the cache.
-func (s *server) largestCompiled(backend string) int {
-	s.cache.mu.Lock()
-	defer s.cache.mu.Unlock()
-	n := 0
-	for k := range s.cache.index {
-		if k.backend == backend {
-			n = max(n, k.n)
-		}
-	}
-	return n
 }
 
 // step runs an action on every backend of the state's mode. The primary
