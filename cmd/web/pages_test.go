@@ -130,7 +130,7 @@ func TestPages(t *testing.T) {
 		{name: "a malformed escape", path: "/?n=%zz", status: 400, want: []string{`The address is malformed`}},
 		{name: "invalid UTF-8", path: "/?backend=%ff%fe", status: 400, want: []string{"“\uFFFD” is not a backend"}},
 		{name: "a 100 KB address", path: long, status: 413, want: []string{`This address is too long (99.6 KiB of parameters; the limit is 8 KiB).`}},
-		{name: "a page that does not exist", path: "/nope", status: 404, want: []string{`There is nothing at this address.`}},
+		{name: "a page that does not exist", path: "/nope", status: 404, want: []string{`There is nothing at this address.`, `id="count">92 solutions<`}},
 
 		// Hostile input comes back escaped, never as markup.
 		{name: "script in the size", path: "/?n=" + url.QueryEscape(`<script>alert(1)</script>`), status: 400,

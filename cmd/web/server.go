@@ -194,33 +194,44 @@ func (s *server) handler() *echo.Echo {
 
 // handleError answers every error a handler or middleware returns: JSON
 // {"error": ...} under /api/, a notice swapped into the page for htmx
-// requests (the board stays as it was), a small page otherwise. No stack
-// or internal detail ever reaches the client.
+// requests (the board stays as it was), a page with the notice above a
+// fresh board otherwise. No stack or internal detail ever reaches the
+// client.
 func (s *server) handleError(err error, c echo.Context) {
 	p := describe(err)
-	if p.Status >= 500 {
-		s.log.Error("request failed", "uri", truncate(c.Request().RequestURI, 200), "status", p.Status, "err", err)
-	}
+	req := c.Request()
 	if c.Response().Committed {
+		if p.Status >= 500 {
+			s.log.Error("request failed after answering", "uri", truncate(req.RequestURI, 200), "err", err)
+		}
 		return
 	}
-	if p.RetryAfter > 0 {
-		c.Response().Header().Set("Retry-After", strconv.Itoa(p.RetryAfter))
-	}
-	req := c.Request()
 	var werr error
 	switch {
-	case strings.HasPrefix(req.URL.Path, "/api/"):
-		werr = c.JSON(p.Status, apiError{Error: p.Message})
-	case req.Method == http.MethodHead:
-		werr = c.NoContent(p.Status)
-	case isHTMX(req):
-		werr = s.renderNotice(c, p)
-	default:
+	case strings.HasPrefix(req.URL.Path, "/api/"), req.Method == http.MethodHead:
+		if p.Status >= 500 {
+			s.log.Error("request failed", "uri", truncate(req.RequestURI, 200), "status", p.Status, "err", err)
+		}
+		if p.RetryAfter > 0 {
+			c.Response().Header().Set("Retry-After", strconv.Itoa(p.RetryAfter))
+		}
+		if req.Method == http.MethodHead {
+			werr = c.NoContent(p.Status)
+		} else {
+			werr = c.JSON(p.Status, apiError{Error: p.Message})
+		}
+	case p.Status >= 500 && !isHTMX(req):
+		// After a fault, show no board: drawing one could meet the fault
+		// again, and this runs outside the recover middleware.
+		s.log.Error("request failed", "uri", truncate(req.RequestURI, 200), "status", p.Status, "err", err)
+		if p.RetryAfter > 0 {
+			c.Response().Header().Set("Retry-After", strconv.Itoa(p.RetryAfter))
+		}
 		view := s.newAppView(defaultState(), "")
-		view.Notice = noticeOf(p)
-		view.Fatal = true
+		view.Notice, view.Fatal = noticeOf(p), true
 		werr = s.render(c, p.Status, "page", s.pageView(view))
+	default:
+		werr = s.fail(c, defaultState(), nil, action{}, p)
 	}
 	if werr != nil {
 		s.log.Warn("writing an error response", "err", werr)
