@@ -231,6 +231,11 @@ func (s *server) handleError(err error, c echo.Context) {
 		view.Notice, view.Fatal = noticeOf(p), true
 		werr = s.render(c, p.Status, "page", s.pageView(view))
 	default:
+		// The deadline middleware has returned and cancelled the request's
+		// context by now; the fresh board gets a context of its own.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(req.Context()), s.cfg.BDD.Deadline)
+		defer cancel()
+		c.SetRequest(req.WithContext(ctx))
 		werr = s.fail(c, defaultState(), nil, action{}, p)
 	}
 	if werr != nil {
