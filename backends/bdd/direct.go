@@ -456,35 +456,40 @@ func (d *direct) settle(f, removed []uint64, l int, sat []int32, need int, paren
 
 // prune removes from f (words from off) the cells that every free cell of
 // line within keep attacks, except those candidates themselves, adds them
-// to removed, and reports whether there were any.
+// to removed, and reports whether there were any. It stops as soon as the
+// candidates seen so far leave nothing to remove, which is the usual case.
 func (d *direct) prune(f, line, keep, removed []uint64, off int) bool {
 	W, common := d.words, d.common
 	first := true
 	for j := off; j < W; j++ {
 		for w := f[j] & line[j] & keep[j]; w != 0; w &= w - 1 {
 			att := d.attack[(j<<6|bits.TrailingZeros64(w))*W:]
+			var left uint64
 			if first {
-				copy(common[off:], att[off:W])
+				for k := off; k < W; k++ {
+					common[k] = att[k] & f[k] &^ (line[k] & keep[k])
+					left |= common[k]
+				}
 				first = false
-				continue
+			} else {
+				for k := off; k < W; k++ {
+					common[k] &= att[k]
+					left |= common[k]
+				}
 			}
-			for k := off; k < W; k++ {
-				common[k] &= att[k]
+			if left == 0 {
+				return false
 			}
 		}
 	}
 	if first {
 		return false
 	}
-	changed := false
 	for j := off; j < W; j++ {
-		if gone := f[j] & common[j] &^ (line[j] & keep[j]); gone != 0 {
-			f[j] &^= gone
-			removed[j] |= gone
-			changed = true
-		}
+		f[j] &^= common[j]
+		removed[j] |= common[j]
 	}
-	return changed
+	return true
 }
 
 // fits is the pigeonhole test on state f (words from l>>6): the need
