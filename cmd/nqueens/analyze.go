@@ -13,7 +13,7 @@ import (
 )
 
 // analyzeResult is the JSON of nqueens analyze: cells as 0-based
-// [row, col], the count as a decimal string ("" when the backend does not
+// [row, col], the count as a decimal string (null when the backend does not
 // count).
 type analyzeResult struct {
 	N         int      `json:"n"`
@@ -21,7 +21,7 @@ type analyzeResult struct {
 	Queens    [][2]int `json:"queens"`
 	Forced    [][2]int `json:"forced"`
 	Blocked   [][2]int `json:"blocked"`
-	Solutions string   `json:"solutions"`
+	Solutions *string  `json:"solutions"`
 	AtLeast   bool     `json:"at_least,omitempty"`
 	CompileMS float64  `json:"compile_ms"`
 	ElapsedMS float64  `json:"elapsed_ms"`
@@ -73,9 +73,11 @@ func runAnalyze(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	a := s.Analysis()
-	solutions := ""
+	var solutions string
+	var count *string
 	if a.Solutions != nil {
 		solutions = a.Solutions.String()
+		count = &solutions
 	}
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(analyzeResult{
@@ -83,7 +85,7 @@ func runAnalyze(ctx context.Context, args []string, stdout io.Writer) error {
 			Queens:    jsonCells(s.Queens()),
 			Forced:    jsonCells(a.In(configurator.Forced)),
 			Blocked:   jsonCells(a.In(configurator.Blocked)),
-			Solutions: solutions, AtLeast: a.AtLeast,
+			Solutions: count, AtLeast: a.AtLeast,
 			CompileMS: millis(compile), ElapsedMS: millis(a.Elapsed),
 		})
 	}
@@ -92,7 +94,7 @@ func runAnalyze(ctx context.Context, args []string, stdout io.Writer) error {
 	out.WriteString("\nQ your queen   q forced queen   x blocked   . free\n\n")
 	switch {
 	case a.Solutions == nil:
-		solutions = "not counted by this backend"
+		solutions = "not counted by this backend (sat counts boards up to 10×10)"
 	case a.AtLeast:
 		solutions = "at least " + solutions
 	}

@@ -12,14 +12,14 @@ import (
 	"github.com/nqueens/configurator/configurator"
 )
 
-// countResult is the JSON of nqueens count. Solutions is a decimal string:
-// it outgrows 64 bits. Nodes and Method are for the bdd backend only.
+// countResult is the JSON of nqueens count. Solutions is a decimal string
+// (it outgrows 64 bits), null when the backend does not count. Nodes and Method are for the bdd backend only.
 type countResult struct {
 	N         int     `json:"n"`
 	Backend   string  `json:"backend"`
 	Order     string  `json:"order"`
 	Method    string  `json:"method,omitempty"`
-	Solutions string  `json:"solutions"`
+	Solutions *string `json:"solutions"`
 	AtLeast   bool    `json:"at_least,omitempty"`
 	Nodes     *int    `json:"nodes,omitempty"`
 	CompileMS float64 `json:"compile_ms"`
@@ -58,11 +58,13 @@ func runCount(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	r := countResult{
 		N: b.n, Backend: b.name, Order: sp.Model().Order().String(),
-		Solutions: "unknown", AtLeast: a.AtLeast,
+		AtLeast:   a.AtLeast,
 		CompileMS: millis(compile), CountMS: millis(count), PeakBytes: peak,
 	}
+	solutions := "not counted by this backend (sat counts boards up to 10×10)"
 	if a.Solutions != nil {
-		r.Solutions = a.Solutions.String()
+		solutions = a.Solutions.String()
+		r.Solutions = &solutions
 	}
 	if b.name == "bdd" {
 		r.Method = b.method
@@ -75,7 +77,6 @@ func runCount(ctx context.Context, args []string, stdout io.Writer) error {
 		enc := json.NewEncoder(stdout)
 		return enc.Encode(r)
 	}
-	solutions := r.Solutions
 	if r.AtLeast {
 		solutions = "at least " + solutions
 	}

@@ -172,6 +172,15 @@ func TestCountText(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
+	// The SAT backend counts boards up to 10×10 only.
+	_, out, _ = runArgs("count", "-n", "11", "-backend", "sat")
+	if !strings.Contains(out, "solutions    not counted by this backend") {
+		t.Errorf("sat count of 11×11:\n%s", out)
+	}
+	_, out, _ = runArgs("count", "-n", "11", "-backend", "sat", "-json")
+	if !strings.Contains(out, `"solutions":null`) {
+		t.Errorf("sat count of 11×11: %s", out)
+	}
 	// The SAT backend has no nodes and says when its count is a bound.
 	_, out, _ = runArgs("count", "-n", "9", "-backend", "sat", "-cap", "100")
 	if !strings.Contains(out, "solutions    at least 100\n") || strings.Contains(out, "nodes") || strings.Contains(out, "method") {
