@@ -48,7 +48,7 @@ func CompileDirect(ctx context.Context, m *Manager, model *configurator.Model) (
 		return False, fmt.Errorf("compile %d-queens (direct): a manager of %d variables for %d", model.N(), m.Vars(), model.Vars())
 	}
 	// The constraints as bitsets take a bitset per cell and two per line
-	// (N = 1000 would need 125 GB): check them against the budget first.
+	// (N = 1000 would need 126 GB): check them against the budget first.
 	words := int64(model.Vars()+63) / 64
 	if need := 8 * words * (int64(model.Vars()) + 2*int64(len(model.Constraints()))); need > int64(m.MaxNodes())*nodeBytes {
 		return False, fmt.Errorf("compile %d-queens (direct): %d bytes of bitsets: %w", model.N(), need, ErrNodeLimit)

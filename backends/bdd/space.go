@@ -54,7 +54,10 @@ const DefaultBudget int64 = 8 << 30
 type Options struct {
 	// Budget bounds the bytes a compile may use, nodes and work space;
 	// 0 means DefaultBudget. A model that needs more fails with an error
-	// wrapping both ErrNodeLimit and configurator.ErrTooLarge.
+	// wrapping both ErrNodeLimit and configurator.ErrTooLarge. It counts
+	// live data: the Go heap may briefly hold up to twice as much before
+	// the collector runs (GOGC=100), unless the process sets a memory
+	// limit.
 	Budget int64
 	// Method is how the diagram is built; the zero value is Direct.
 	Method Method
