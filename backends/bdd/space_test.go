@@ -580,3 +580,31 @@ func summary(ctx context.Context, sp *Space, queens []configurator.Cell) string 
 	fmt.Fprintf(&b, "diagram: %d %v", nodes, err)
 	return b.String()
 }
+
+func TestCompileRefusesBoardsBeyondTheBudgetAtOnce(t *testing.T) {
+	tests := []struct {
+		n      int
+		budget int64
+	}{
+		{16, DefaultBudget},       // about 260 million nodes
+		{40, DefaultBudget},       // far beyond any machine
+		{13, 32 << 20},            // 2,044,394 nodes need 65 MB
+		{configurator.MaxN, 1 << 40},
+	}
+	for _, tt := range tests {
+		model, err := configurator.New(tt.n, configurator.RowMajor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		_, err = New(Options{Budget: tt.budget}).Compile(context.Background(), model)
+		if !errors.Is(err, configurator.ErrTooLarge) || !errors.Is(err, ErrNodeLimit) {
+			t.Errorf("n=%d budget=%d: err = %v, want ErrTooLarge and ErrNodeLimit", tt.n, tt.budget, err)
+		}
+		// Refusing is arithmetic, not a compile: far below a second even
+		// under the race detector on a loaded machine.
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("n=%d: refused after %v, want at once", tt.n, d)
+		}
+	}
+}
