@@ -353,11 +353,11 @@ var knownNodes = [...]float64{1, 0, 0, 29, 167, 129, 1099, 2451, 9557, 25945, 94
 // estimatedNodes estimates the nodes of the n-queens diagram, so that a board
 // far beyond the budget is refused at once instead of after minutes of
 // compiling: the known count up to 15, and past it the last count grown by
-// 5x a rank (the ratio of 15 to 14 is 5.4, and it grows with N). The budget
+// 5.5x a rank (the ratio of 15 to 14 is 5.4, and it grows with N). The budget
 // itself still bounds every compile; this only saves the doomed ones.
 func estimatedNodes(n int) float64 {
 	if n <= len(knownNodes) {
 		return knownNodes[n-1]
 	}
-	return knownNodes[len(knownNodes)-1] * math.Pow(5, float64(n-len(knownNodes)))
+	return knownNodes[len(knownNodes)-1] * math.Pow(5.5, float64(n-len(knownNodes)))
 }

@@ -586,9 +586,9 @@ func TestCompileRefusesBoardsBeyondTheBudgetAtOnce(t *testing.T) {
 		n      int
 		budget int64
 	}{
-		{16, DefaultBudget},       // about 260 million nodes
-		{40, DefaultBudget},       // far beyond any machine
-		{13, 32 << 20},            // 2,044,394 nodes need 65 MB
+		{16, DefaultBudget}, // about 260 million nodes
+		{40, DefaultBudget}, // far beyond any machine
+		{13, 32 << 20},      // 2,044,394 nodes need 65 MB
 		{configurator.MaxN, 1 << 40},
 	}
 	for _, tt := range tests {
