@@ -76,6 +76,10 @@ type Backend struct {
 	// queue holds a token for every request waiting for the solver; its
 	// capacity is the queue bound.
 	queue chan struct{}
+	// solverOnly turns off the local search and the symmetries, leaving
+	// the solver to find every witness: for benchmarks that measure what
+	// they save.
+	solverOnly bool
 }
 
 // New returns a SAT backend with the given limits.

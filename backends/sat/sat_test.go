@@ -664,6 +664,46 @@ func TestTimeout(t *testing.T) {
 	}
 }
 
+// TestAbandon: a solver call that outlives its request's deadline is
+// abandoned: the request returns at once, and the call keeps the solver's
+// turn until it returns. A panic in a call becomes an error and the space's
+// solver is rebuilt.
+func TestAbandon(t *testing.T) {
+	b := New(Options{})
+	sp := compile(t, b, model(t, 8)).(*space)
+	unblock := make(chan struct{})
+	var callErr error
+	err := sp.run(context.Background(), func(_ context.Context, q *query) error {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+		defer cancel()
+		callErr = q.call(ctx, func() { <-unblock }) // a solve that runs long
+		return callErr
+	})
+	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(callErr, context.DeadlineExceeded) {
+		t.Fatalf("abandoned call: got %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	_, err = sp.Analyze(ctx, nil)
+	cancel()
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("while the abandoned call runs: got %v, want DeadlineExceeded", err)
+	}
+	close(unblock)
+	if a, err := sp.Analyze(context.Background(), nil); err != nil || a.Solutions.Int64() != 92 {
+		t.Errorf("after the abandoned call returned: %v, %v", a, err)
+	}
+
+	err = sp.run(context.Background(), func(ctx context.Context, q *query) error {
+		return q.call(ctx, func() { panic("broken") })
+	})
+	if !errors.Is(err, errSolver) || sp.solver != nil {
+		t.Errorf("panicking call: got %v, solver %p", err, sp.solver)
+	}
+	if ok, err := sp.Satisfiable(context.Background(), cells(t, "a1"), nil); !ok || err != nil {
+		t.Errorf("after the panic: %v, %v", ok, err)
+	}
+}
+
 // TestConcurrent issues queries from many goroutines on two spaces of two
 // backends at once; under -race it proves that every gophersat call is
 // serialised, and every answer must match the sequential one.

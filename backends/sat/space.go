@@ -57,8 +57,8 @@ func newSpace(b *Backend, m *configurator.Model) *space {
 // Model is the model the space was compiled from.
 func (sp *space) Model() *configurator.Model { return sp.m }
 
-// run checks the request's cells, bounds it by the backend's timeout, waits
-// for the solver's turn and runs f holding it.
+// run bounds a request by the backend's timeout, waits for the solver's
+// turn and runs f holding it.
 func (sp *space) run(ctx context.Context, f func(ctx context.Context, q *query) error) error {
 	ctx, cancel := context.WithTimeout(ctx, sp.b.timeout)
 	defer cancel()
@@ -66,11 +66,16 @@ func (sp *space) run(ctx context.Context, f func(ctx context.Context, q *query) 
 	if err != nil {
 		return err
 	}
-	defer release()
+	q := &query{sp: sp, bd: sp.bd, rng: rand.New(rand.NewPCG(uint64(sp.bd.nv), 0x5a7)), release: release}
+	defer func() {
+		if !q.abandoned {
+			release()
+		}
+	}()
 	if sp.solver == nil {
 		sp.solver = solver.New(sp.bd.problem())
 	}
-	return f(ctx, &query{sp: sp, bd: sp.bd, rng: rand.New(rand.NewPCG(uint64(sp.bd.nv), 0x5a7))})
+	return f(ctx, q)
 }
 
 // vars returns the variables of cells, which must be on the board.
@@ -206,8 +211,13 @@ type query struct {
 	bd      *board
 	rng     *rand.Rand
 	scratch []int32 // for board.verify, one entry per line
-	// Statistics, for tests and benchmarks.
+	// release gives the turn back. A query that abandons a solver call
+	// hands it to that call, which releases it when it returns.
+	release   func()
+	abandoned bool
+	// Statistics, for tests and measurements.
 	searches, found, solves int
+	slowest                 time.Duration // the longest solver call
 }
 
 // witness returns a verified solution that extends st, which holds with and
@@ -218,7 +228,7 @@ func (q *query) witness(ctx context.Context, st *state, with, without []int32) (
 	if q.scratch == nil {
 		q.scratch = make([]int32, len(bd.kind))
 	}
-	if bd.search != nil && bd.n >= searchMinN {
+	if bd.search != nil && bd.n >= searchMinN && !q.sp.b.solverOnly {
 		for range searchTries {
 			q.searches++
 			if w := bd.localSearch(st, q.rng, searchSteps(bd.n)); w != nil && q.holds(w, with, without) {
@@ -227,15 +237,57 @@ func (q *query) witness(ctx context.Context, st *state, with, without []int32) (
 			}
 		}
 	}
-	if err := ctx.Err(); err != nil {
+	var w []int32
+	err := q.call(ctx, func() { w = bd.solveUnder(q.sp.solver, with, without) })
+	if err != nil {
 		return nil, err
 	}
-	q.solves++
-	w := bd.solveUnder(q.sp.solver, with, without)
 	if w != nil && !q.holds(w, with, without) {
 		return nil, fmt.Errorf("%w: %s", errSolver, q.format(w))
 	}
 	return w, nil
+}
+
+// call runs f, which calls gophersat, and returns when it does or when ctx
+// ends, whichever comes first. A gophersat call cannot be interrupted, so
+// f runs in a goroutine of its own: a request whose deadline passes returns
+// at once, and the abandoned call keeps the turn until it returns, when it
+// releases it. The query must then make no further gophersat call. A panic
+// in gophersat becomes an error, and the space's solver, whose state it may
+// have broken, is rebuilt by the next request.
+func (q *query) call(ctx context.Context, f func()) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	q.solves++
+	start := time.Now()
+	var panicked any
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() {
+			if panicked = recover(); panicked != nil {
+				q.sp.solver = nil
+			}
+		}()
+		f()
+	}()
+	select {
+	case <-done:
+		q.slowest = max(q.slowest, time.Since(start))
+		if panicked != nil {
+			return fmt.Errorf("%w: gophersat panicked: %v", errSolver, panicked)
+		}
+		return nil
+	case <-ctx.Done():
+		q.abandoned = true
+		release := q.release
+		go func() {
+			<-done
+			release()
+		}()
+		return fmt.Errorf("solver call abandoned, still running: %w", ctx.Err())
+	}
 }
 
 // holds verifies that w is a solution with a queen on every variable of
@@ -278,6 +330,9 @@ func (q *query) analyze(ctx context.Context, queens []int32) (*configurator.Anal
 		blocked[v] = x == noQueen
 	}
 	syms := bd.fixing(queens)
+	if q.sp.b.solverOnly {
+		syms = nil
+	}
 	mark := func(w []int32) {
 		for _, v := range w {
 			possible[v] = true
@@ -289,7 +344,7 @@ func (q *query) analyze(ctx context.Context, queens []int32) (*configurator.Anal
 	a := &configurator.Analysis{N: bd.n, Cells: make([]configurator.State, bd.nv)}
 	decided := false
 	if bd.n <= countMaxN {
-		sols, complete, err := q.enumerate(ctx, st, queens, q.sp.b.countCap)
+		sols, complete, err := q.enumerate(ctx, st, queens, syms, q.sp.b.countCap)
 		if err != nil {
 			return nil, err
 		}
@@ -401,12 +456,15 @@ func (b *board) fixing(queens []int32) [][]int32 {
 // excluded by a blocking clause before the next Solve.
 //
 // A solver slows down as blocking clauses pile up (at N=10, 1.5 ms a
-// solution with 700 of them), so the solutions are split by the cell that
-// holds the queen of one open ExactlyOne line, each part enumerated by a
-// fresh solver: at N=10 this is five times faster. The solvers are thrown
-// away: AppendClause cuts a blocking clause down under the assumptions, so
-// it holds only for that part.
-func (q *query) enumerate(ctx context.Context, st *state, queens []int32, limit int) (sols [][]int32, complete bool, err error) {
+// solution with 700 of them), so the solutions are split into parts by the
+// cell that holds the queen of one open ExactlyOne line, each part
+// enumerated by a fresh solver: at N=10 this is five times faster. The
+// solvers are thrown away: AppendClause cuts a blocking clause down under
+// the assumptions, so it holds only for that part. A symmetry in syms (they
+// fix the placement) that maps the cell of one part to the cell of another
+// maps the solutions of the first onto those of the second, so that part
+// is not enumerated but imaged: on the empty board this halves the work.
+func (q *query) enumerate(ctx context.Context, st *state, queens []int32, syms [][]int32, limit int) (sols [][]int32, complete bool, err error) {
 	bd := q.bd
 	if q.scratch == nil {
 		q.scratch = make([]int32, len(bd.kind))
@@ -417,37 +475,79 @@ func (q *query) enumerate(ctx context.Context, st *state, queens []int32, limit 
 			split = int32(l)
 		}
 	}
-	parts := [][]int32{queens}
+	cells := []int32{-1} // the parts: -1 for a single one
+	inSplit := make([]bool, bd.nv)
 	if split >= 0 {
-		parts = parts[:0]
+		cells = cells[:0]
 		for _, v := range bd.line(split) {
 			if st.val[v] == open {
-				parts = append(parts, append(slices.Clone(queens), v))
+				cells = append(cells, v)
+				inSplit[v] = true
 			}
 		}
 	}
-	for _, part := range parts {
-		s := solver.New(bd.problem())
-		if s.Assume(bd.assumptions(part, nil)) == solver.Unsat {
-			continue
+	done := make([]bool, bd.nv)
+	part := slices.Clone(queens)
+	// add appends w, reporting false when it would be one over the limit.
+	add := func(w []int32) bool {
+		if len(sols) == limit {
+			return false
 		}
-		for {
-			if err := ctx.Err(); err != nil {
-				return nil, false, err
+		sols = append(sols, w)
+		return true
+	}
+	for _, v := range cells {
+		part = part[:len(queens)]
+		if v >= 0 {
+			if done[v] {
+				continue
 			}
-			q.solves++
-			if s.Solve() != solver.Sat {
-				break
+			done[v] = true
+			part = append(part, v)
+		}
+		first := len(sols)
+		s := solver.New(bd.problem())
+		if s.Assume(bd.assumptions(part, nil)) != solver.Unsat {
+			for {
+				var st solver.Status
+				if err := q.call(ctx, func() { st = s.Solve() }); err != nil {
+					return nil, false, err
+				}
+				if st != solver.Sat {
+					break
+				}
+				w := bd.queensOf(s.Model())
+				if !q.holds(w, part, nil) {
+					return nil, false, fmt.Errorf("%w: %s", errSolver, q.format(w))
+				}
+				if !add(w) {
+					return sols, false, nil
+				}
+				s.AppendClause(bd.blocking(w))
 			}
-			if len(sols) == limit {
-				return sols, false, nil // one more than the limit exists
+		}
+		if v < 0 {
+			break
+		}
+		last := len(sols)
+		for _, g := range syms {
+			u := g[v]
+			if !inSplit[u] || done[u] {
+				continue
 			}
-			w := bd.queensOf(s.Model())
-			if !q.holds(w, part, nil) {
-				return nil, false, fmt.Errorf("%w: %s", errSolver, q.format(w))
+			done[u] = true
+			for _, w := range sols[first:last] {
+				img := make([]int32, len(w))
+				for i, x := range w {
+					img[i] = g[x]
+				}
+				if !q.holds(img, append(part[:len(queens):len(queens)], u), nil) {
+					return nil, false, fmt.Errorf("symmetry maps %s to the non-solution %s", q.format(w), q.format(img))
+				}
+				if !add(img) {
+					return sols, false, nil
+				}
 			}
-			sols = append(sols, w)
-			s.AppendClause(bd.blocking(w))
 		}
 	}
 	return sols, true, nil
