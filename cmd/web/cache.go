@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math/big"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nqueens/configurator/configurator"
@@ -29,6 +30,12 @@ type compiled struct {
 	// backend does not count); totalAtLeast marks it as a lower bound.
 	total        *big.Int
 	totalAtLeast bool
+	// sized: the space reports its own memory (configurator.Sizer), so
+	// bytes stays true. A space that does not may grow as it is used (the
+	// SAT backend's solver keeps the clauses it learns), so the server
+	// retires it after a number of requests, counted by uses.
+	sized bool
+	uses  atomic.Int64
 }
 
 // compileFunc compiles the space a key names.
@@ -257,6 +264,20 @@ func (c *spaceCache) run(ctx context.Context, k spaceKey, f *flight) {
 	case errors.Is(err, configurator.ErrTooLarge):
 		c.failed[k] = err
 	}
+}
+
+// Retire drops e from the cache, if it is still there, so that the next
+// request for its key compiles it afresh. Requests using e go on with it.
+func (c *spaceCache) Retire(e *compiled) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.index[e.key]
+	if !ok || el.Value.(*compiled) != e {
+		return
+	}
+	c.lru.Remove(el)
+	delete(c.index, e.key)
+	c.used -= e.bytes
 }
 
 // add puts a space into the cache and evicts the least recently used ones

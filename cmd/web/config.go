@@ -16,6 +16,7 @@ type config struct {
 	BDD struct {
 		MaxN     int           // largest board
 		Budget   int64         // node budget in bytes of one compile
+		Scratch  int64         // work space of the queries running at once, in bytes
 		Deadline time.Duration // per request
 	}
 	SAT struct {
@@ -27,6 +28,7 @@ type config struct {
 
 	CompileDeadline time.Duration // of one compile, whoever waits for it
 	CacheBytes      int64         // bound of the cache of compiled spaces
+	Recycle         int           // requests after which a space that does not report its size is compiled afresh
 	CompileSlots    int           // heavy compiles (large BDDs) running at once
 	CompileGrace    time.Duration // how long an abandoned compile survives
 	QuickWait       time.Duration // how long a page waits for a compile before showing progress
@@ -38,6 +40,7 @@ type config struct {
 	DiagramNodes    int           // largest diagram drawn
 	DiagramDeadline time.Duration // time to draw one diagram
 	ShutdownGrace   time.Duration // time in-flight requests get to finish on SIGTERM
+	DebugAddr       string        // loopback address of the debug routes; "" turns them off
 }
 
 // defaultConfig is the configuration without flags: limits that keep every
@@ -48,6 +51,7 @@ func defaultConfig() config {
 	c.Addr = "127.0.0.1:8080"
 	c.BDD.MaxN = 14
 	c.BDD.Budget = 2 << 30
+	c.BDD.Scratch = 1 << 30
 	c.BDD.Deadline = 10 * time.Second
 	c.CompileDeadline = 10 * time.Minute
 	c.SAT.MaxN = 32
@@ -55,6 +59,7 @@ func defaultConfig() config {
 	c.SAT.CountCap = 1000
 	c.SAT.Deadline = 10 * time.Second
 	c.CacheBytes = 1 << 30
+	c.Recycle = 50
 	c.CompileSlots = 2
 	c.CompileGrace = 30 * time.Second
 	c.QuickWait = 300 * time.Millisecond
@@ -77,6 +82,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.StringVar(&c.Addr, "addr", c.Addr, "address to listen on")
 	fs.IntVar(&c.BDD.MaxN, "bdd-max-n", c.BDD.MaxN, "largest board of the BDD backend")
 	fs.Var((*byteSize)(&c.BDD.Budget), "bdd-budget", "node budget of one BDD compile, in bytes (suffixes K, M, G: powers of 1024)")
+	fs.Var((*byteSize)(&c.BDD.Scratch), "bdd-scratch", "work space of the BDD queries running at once, in bytes (about 18 bytes a node each: 170 MiB for a 14×14 query); more wait")
 	fs.DurationVar(&c.BDD.Deadline, "bdd-deadline", c.BDD.Deadline, "deadline of one request's work on the BDD backend")
 	fs.DurationVar(&c.CompileDeadline, "compile-deadline", c.CompileDeadline, "deadline of one compile (a BDD of a large board takes a while, once)")
 	fs.IntVar(&c.SAT.MaxN, "sat-max-n", c.SAT.MaxN, "largest board of the SAT backend")
@@ -84,6 +90,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.IntVar(&c.SAT.CountCap, "sat-count-cap", c.SAT.CountCap, "solutions the SAT backend counts before it says \"at least\"")
 	fs.DurationVar(&c.SAT.Deadline, "sat-deadline", c.SAT.Deadline, "deadline of one request's work on the SAT backend")
 	fs.Var((*byteSize)(&c.CacheBytes), "cache", "bound of the cache of compiled spaces, in bytes")
+	fs.IntVar(&c.Recycle, "recycle", c.Recycle, "requests after which a compiled space that does not report its memory (a SAT solver, which keeps the clauses it learns) is compiled afresh; 0: never")
 	fs.IntVar(&c.CompileSlots, "compile-slots", c.CompileSlots, "large BDD compiles (12×12 and up) that may run at once, each within its node budget; small ones never wait")
 	fs.DurationVar(&c.QuickWait, "quick-wait", c.QuickWait, "how long a page waits for a compile before it shows progress")
 	fs.DurationVar(&c.RequestDeadline, "deadline", c.RequestDeadline, "deadline of every request (the progress stream excepted)")
@@ -92,22 +99,38 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.IntVar(&c.APIBurst, "api-burst", c.APIBurst, "JSON API requests a client may send in a burst")
 	fs.IntVar(&c.DiagramNodes, "diagram-nodes", c.DiagramNodes, "largest decision diagram drawn, in nodes")
 	fs.DurationVar(&c.DiagramDeadline, "diagram-deadline", c.DiagramDeadline, "deadline of drawing one diagram")
+	fs.StringVar(&c.DebugAddr, "debug-addr", c.DebugAddr, "loopback address (127.0.0.1:6060) of /debug/stats and /debug/pprof; empty: none")
 	fs.DurationVar(&c.ShutdownGrace, "shutdown-grace", c.ShutdownGrace, "time in-flight requests get to finish after SIGINT or SIGTERM")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
+	if err := c.check(fs); err != nil {
+		// The flag package reports its own errors; these are ours.
+		fmt.Fprintln(out, "web:", err)
+		return c, err
+	}
+	return c, nil
+}
+
+// check validates a parsed configuration.
+func (c config) check(fs *flag.FlagSet) error {
 	if fs.NArg() > 0 {
-		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	switch {
 	case c.BDD.MaxN < 1 || c.SAT.MaxN < 1:
-		return c, fmt.Errorf("-bdd-max-n and -sat-max-n must be at least 1")
-	case c.BodyLimit < 1 || c.CacheBytes < 1:
-		return c, fmt.Errorf("-body-limit and -cache must be positive")
+		return fmt.Errorf("-bdd-max-n and -sat-max-n must be at least 1")
+	case c.BodyLimit < 1 || c.CacheBytes < 1 || c.BDD.Scratch < 1:
+		return fmt.Errorf("-body-limit, -cache and -bdd-scratch must be positive")
 	case c.RequestDeadline <= 0 || c.BDD.Deadline <= 0 || c.SAT.Deadline <= 0:
-		return c, fmt.Errorf("deadlines must be positive")
+		return fmt.Errorf("deadlines must be positive")
 	}
-	return c, nil
+	if c.DebugAddr != "" {
+		if err := checkLoopback(c.DebugAddr); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // byteSize is a flag value of bytes with an optional binary suffix.

@@ -6,7 +6,7 @@
 //
 // Usage:
 //
-//	web [-addr 127.0.0.1:8080] [-bdd-max-n 12] [-bdd-budget 2G] [-sat-max-n 40] ...
+//	web [-addr 127.0.0.1:8080] [-bdd-max-n 12] [-bdd-budget 2G] [-sat-max-n 40] [-debug-addr 127.0.0.1:6060] ...
 //
 // The server keeps no session: the board lives in the URL, so the browser's
 // back and forward buttons are undo and redo and a link shares a board. It
@@ -77,16 +77,37 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	served := make(chan error, 1)
+	served := make(chan error, 2)
 	go func() { served <- srv.Serve(ln) }()
-	log.Info("serving the N-Queens configurator", "url", "http://"+ln.Addr().String()+"/",
-		"bdd_max_n", cfg.BDD.MaxN, "bdd_budget", formatBytes(cfg.BDD.Budget), "sat_max_n", cfg.SAT.MaxN)
+	attrs := []any{"url", "http://" + ln.Addr().String() + "/",
+		"bdd_max_n", s.lim.maxN["bdd"], "bdd_budget", formatBytes(cfg.BDD.Budget), "sat_max_n", cfg.SAT.MaxN}
+	var dbg *http.Server
+	if cfg.DebugAddr != "" {
+		dln, err := net.Listen("tcp", cfg.DebugAddr)
+		if err != nil {
+			srv.Close()
+			s.close()
+			return fmt.Errorf("debug listener: %w", err)
+		}
+		dbg = &http.Server{Handler: s.debugHandler(), ReadHeaderTimeout: 10 * time.Second}
+		go func() {
+			if err := dbg.Serve(dln); err != http.ErrServerClosed {
+				served <- fmt.Errorf("debug listener: %w", err)
+			}
+		}()
+		attrs = append(attrs, "debug", "http://"+dln.Addr().String()+"/debug/stats")
+	}
+	log.Info("serving the N-Queens configurator", attrs...)
 	if ready != nil {
 		ready(ln.Addr().String())
 	}
 
 	select {
 	case err := <-served:
+		srv.Close()
+		if dbg != nil {
+			dbg.Close()
+		}
 		s.close()
 		return err
 	case <-ctx.Done():
@@ -96,6 +117,9 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
 	defer cancel()
 	err = srv.Shutdown(sctx)
+	if dbg != nil {
+		dbg.Close()
+	}
 	s.close()
 	if err != nil {
 		return fmt.Errorf("shutdown: %w", err)

@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"errors"
 	"html"
 	"io"
 	"log/slog"
 	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 
 	"github.com/labstack/echo/v4"
+	"github.com/nqueens/configurator/backends/bdd"
 	"github.com/nqueens/configurator/configurator"
 	"net/http"
 	"net/url"
@@ -307,32 +310,103 @@ func excerpt(s string) string {
 }
 
 // TestTooLargeForTheBudget checks the answer to a board whose BDD outgrows
-// the node budget: a fast 413 that says so and points to SAT, on the page
-// and in the API, and a repeat does not compile again.
+// the node budget: a fast 413 that says so, names the largest board that
+// fits and points to SAT, on the page and in the API. With a budget of
+// exactly what an 8×8 needs (row order), the server takes boards up to
+// 8×8 and refuses 9×9 and up before compiling anything; an 8×8 in the
+// diagonal order (2,787 nodes instead of 2,451) is refused by the compile
+// itself, and a repeat does not compile again.
 func TestTooLargeForTheBudget(t *testing.T) {
 	cfg := testConfig()
-	cfg.BDD.Budget = 256 << 10
-	_, ts := newTestServer(t, cfg)
-	if res, _ := get(t, ts, "/?n=6"); res.StatusCode != 200 {
-		t.Fatalf("6×6 within the budget: status %d", res.StatusCode)
+	cfg.BDD.Budget = bddNeed(8)
+	s, ts := newTestServer(t, cfg)
+	var compiles atomic.Int32
+	inner := s.cache.compile
+	s.cache.compile = func(ctx context.Context, k spaceKey) (*compiled, error) {
+		if k.backend == "bdd" {
+			compiles.Add(1)
+		}
+		return inner(ctx, k)
 	}
-	want := "The 10×10 board does not fit the BDD backend's limits (its node budget is 256 KiB); the largest BDD compiled here is 6×6. " +
-		"The SAT backend handles boards up to 16×16: switch to SAT."
-	for range 2 {
-		start := time.Now()
-		res, body := get(t, ts, "/?n=10")
-		if res.StatusCode != 413 || !strings.Contains(html.UnescapeString(body), want) {
-			t.Errorf("page: status %d, body:\n%s", res.StatusCode, excerpt(body))
+	budget := formatBytes(bddNeed(8))
+	if res, body := get(t, ts, "/?n=8"); res.StatusCode != 200 || !strings.Contains(body, `id="count">92 solutions<`) {
+		t.Fatalf("8×8 within the budget: status %d", res.StatusCode)
+	}
+	tests := []struct {
+		path, body string
+		want       string
+	}{
+		{"/?n=10", `{"n":10}`, "A 10×10 board is beyond the limit of the BDD backend (8×8: its node budget of " + budget + " holds boards up to 8×8). " +
+			"The SAT backend handles boards up to 16×16: switch to SAT."},
+		{"/?n=9&backend=both", `{"n":9,"backend":"bdd"}`, "A 9×9 board is beyond the limit of the"},
+		{"/?n=8&order=diag", `{"n":8,"order":"diag"}`, "The 8×8 board does not fit the BDD backend's node budget of " + budget + " in the order “by diagonal”; " +
+			"rank by rank needs the fewest nodes. The SAT backend handles boards up to 16×16: switch to SAT."},
+	}
+	for _, tt := range tests {
+		for range 2 {
+			start := time.Now()
+			res, body := get(t, ts, tt.path)
+			if res.StatusCode != 413 || !strings.Contains(html.UnescapeString(body), tt.want) {
+				t.Errorf("page %s: status %d, body:\n%s", tt.path, res.StatusCode, excerpt(body))
+			}
+			if !strings.Contains(body, `id="size"`) {
+				t.Errorf("page %s: the page lost its controls", tt.path)
+			}
+			res, body = post(t, ts, "/api/v1/analyze", tt.body)
+			if res.StatusCode != 413 || !strings.Contains(body, tt.want) {
+				t.Errorf("API %s: status %d: %s", tt.body, res.StatusCode, body)
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("%s: refusing took %v", tt.path, d)
+			}
 		}
-		if !strings.Contains(body, `id="size"`) {
-			t.Errorf("the page lost its controls")
+	}
+	// 8×8 in row order, and once 8×8 in diagonal order; the boards beyond
+	// the limit never reach the BDD compiler.
+	if n := compiles.Load(); n != 2 {
+		t.Errorf("%d BDD compiles, want 2", n)
+	}
+}
+
+// TestBDDBudgetEstimate keeps bddNeed honest against the BDD backend: a
+// board compiles within its estimate, and not within 90 % of it (so the
+// server neither refuses boards that fit nor lets through ones that would
+// fail only after a long compile). If the backend's memory use changes,
+// update bddCompileBytesPerNode.
+func TestBDDBudgetEstimate(t *testing.T) {
+	for n := 7; n <= 11; n++ {
+		m, err := configurator.New(n, configurator.RowMajor)
+		if err != nil {
+			t.Fatal(err)
 		}
-		res, body = post(t, ts, "/api/v1/analyze", `{"n":10}`)
-		if res.StatusCode != 413 || !strings.Contains(body, "does not fit the BDD backend") {
-			t.Errorf("API: status %d: %s", res.StatusCode, body)
+		sp, err := bdd.New(bdd.Options{Budget: bddNeed(n)}).Compile(context.Background(), m)
+		if err != nil {
+			t.Errorf("%d×%d within its estimate of %d bytes: %v", n, n, bddNeed(n), err)
+			continue
 		}
-		if d := time.Since(start); d > 10*time.Second {
-			t.Errorf("refusing took %v", d)
+		if got := int64(sp.(*bdd.Space).Nodes()); got != bddNodes[n] {
+			t.Errorf("%d×%d has %d nodes; the table says %d", n, n, got, bddNodes[n])
+		}
+		if _, err := bdd.New(bdd.Options{Budget: bddNeed(n) * 9 / 10}).Compile(context.Background(), m); !errors.Is(err, configurator.ErrTooLarge) {
+			t.Errorf("%d×%d within 90%% of its estimate: %v, want ErrTooLarge (the estimate is wasteful)", n, n, err)
+		}
+	}
+	for _, tt := range []struct {
+		maxN   int
+		budget int64
+		want   int
+		why    string
+	}{
+		{14, 2 << 30, 14, ""},
+		{14, 256 << 20, 13, "its node budget of 256 MiB holds boards up to 13×13"},
+		{14, 64 << 20, 13, "its node budget of 64 MiB holds boards up to 13×13"},
+		{14, 62 << 20, 12, "its node budget of 62 MiB holds boards up to 12×12"},
+		{12, 62 << 20, 12, ""},
+		{16, 1 << 40, 16, ""},
+		{16, 2 << 30, 15, "its node budget of 2 GiB holds boards up to 15×15"}, // extrapolated
+	} {
+		if n, why := bddFits(tt.maxN, tt.budget); n != tt.want || why != tt.why {
+			t.Errorf("bddFits(%d, %s) = %d, %q; want %d, %q", tt.maxN, formatBytes(tt.budget), n, why, tt.want, tt.why)
 		}
 	}
 }

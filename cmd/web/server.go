@@ -45,6 +45,7 @@ type server struct {
 	static   fs.FS
 	version  string // of the static files, for cache busting
 	draw     *drawer
+	work     *workspace // bounds the work space of queries on BDD spaces
 
 	quit     chan struct{} // closed when shutdown begins: progress streams end
 	quitOnce sync.Once
@@ -53,13 +54,21 @@ type server struct {
 // newServer builds a server over the given backends (named "bdd" and
 // "sat"; both are needed for the page's switch).
 func newServer(cfg config, log *slog.Logger, backends ...configurator.Backend) (*server, error) {
+	bddMax, why := bddFits(cfg.BDD.MaxN, cfg.BDD.Budget)
 	s := &server{
 		cfg:      cfg,
 		log:      log,
 		backends: make(map[string]configurator.Backend),
-		lim:      limits{maxN: map[string]int{"bdd": cfg.BDD.MaxN, "sat": cfg.SAT.MaxN}},
-		quit:     make(chan struct{}),
-		draw:     newDrawer(),
+		lim: limits{
+			maxN: map[string]int{"bdd": bddMax, "sat": cfg.SAT.MaxN},
+			why:  map[string]string{"bdd": why},
+		},
+		quit: make(chan struct{}),
+		draw: newDrawer(),
+		work: newWorkspace(cfg.BDD.Scratch),
+	}
+	if why != "" {
+		log.Warn("the BDD node budget lowers the BDD's largest board", "flag", cfg.BDD.MaxN, "limit", bddMax, "budget", formatBytes(cfg.BDD.Budget))
 	}
 	for _, b := range backends {
 		s.backends[b.Name()] = b
@@ -350,9 +359,10 @@ func (s *server) compile(ctx context.Context, k spaceKey) (*compiled, error) {
 		s.log.Warn("compile failed", "backend", k.backend, "n", k.n, "order", k.order.String(), "after", time.Since(start), "err", err)
 		return nil, err
 	}
+	sp = bound(sp, s.work)
 	res := &compiled{key: k, space: sp, took: took, bytes: estimateBytes(k.n)}
 	if sz, ok := sp.(configurator.Sizer); ok {
-		res.bytes = sz.Bytes()
+		res.bytes, res.sized = sz.Bytes(), true
 	}
 	// The count is a nicety ("one of 92"): when the backend cannot give it
 	// in time, the page goes without.

@@ -63,6 +63,9 @@ func defaultState() boardState { return boardState{N: 8, Mode: modeBDD} }
 // limits is what the server accepts: the largest board of each backend.
 type limits struct {
 	maxN map[string]int // backend name -> largest N
+	// why says, for a backend whose limit comes from its memory budget
+	// rather than its flag, what the budget holds.
+	why map[string]string
 }
 
 // max is the largest board a mode allows: the smaller of its backends'.
@@ -165,7 +168,14 @@ func parseSize(s string, m mode, lim limits) (int, error) {
 // tooLarge is the 413 problem of a board beyond a mode's limit, pointing to
 // what would work instead.
 func tooLarge(n int, m mode, lim limits) *problem {
-	msg := fmt.Sprintf("A %d×%d board is beyond the limit of the %s backend (%d×%d).", n, n, m.label(), lim.max(m), lim.max(m))
+	msg := fmt.Sprintf("A %d×%d board is beyond the limit of the %s backend (%d×%d", n, n, m.label(), lim.max(m), lim.max(m))
+	for _, b := range m.backends() {
+		if why := lim.why[b]; why != "" && lim.maxN[b] == lim.max(m) {
+			msg += ": " + why
+			break
+		}
+	}
+	msg += ")."
 	if m != modeSAT && n <= lim.maxN["sat"] {
 		msg += fmt.Sprintf(" The SAT backend handles boards up to %d×%d: switch to SAT.", lim.maxN["sat"], lim.maxN["sat"])
 	}

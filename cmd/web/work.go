@@ -117,7 +117,10 @@ func (s *server) compileProblem(ctx context.Context, k spaceKey, err error) erro
 	case errors.Is(err, configurator.ErrTooLarge):
 		msg := fmt.Sprintf("The %d×%d board does not fit the %s backend's limits", k.n, k.n, name)
 		if k.backend == "bdd" {
-			msg += fmt.Sprintf(" (its node budget is %s)", formatBytes(s.cfg.BDD.Budget))
+			msg = fmt.Sprintf("The %d×%d board does not fit the BDD backend's node budget of %s", k.n, k.n, formatBytes(s.cfg.BDD.Budget))
+			if k.order != configurator.RowMajor {
+				msg += fmt.Sprintf(" in the order %s; rank by rank needs the fewest nodes", quoteLabel(orderLabels[k.order]))
+			}
 			if largest := s.cache.Largest("bdd"); largest > 0 && largest < k.n {
 				msg += fmt.Sprintf("; the largest BDD compiled here is %d×%d", largest, largest)
 			}
@@ -142,6 +145,9 @@ func (s *server) compileProblem(ctx context.Context, k spaceKey, err error) erro
 	}
 	return describe(err)
 }
+
+// quoteLabel puts a label of the page between curly quotes.
+func quoteLabel(s string) string { return "“" + s + "”" }
 
 // step runs an action on every backend of the state's mode. The primary
 // backend's failure fails the step; a secondary's is recorded beside it,
@@ -179,6 +185,7 @@ func (s *server) apply(ctx context.Context, e *compiled, st boardState, act acti
 	ctx, cancel := context.WithTimeout(ctx, s.deadline(e.key.backend))
 	defer cancel()
 	o = outcome{backend: e.key.backend, entry: e}
+	s.use(e)
 	sp := e.space
 	start := time.Now()
 	defer func() { o.took = time.Since(start) }()
@@ -232,6 +239,14 @@ func (s *server) apply(ctx context.Context, e *compiled, st boardState, act acti
 		}
 	}
 	return o, err
+}
+
+// use counts a request on e and retires e from the cache after
+// -recycle requests when its memory is not known to stay put.
+func (s *server) use(e *compiled) {
+	if !e.sized && s.cfg.Recycle > 0 && e.uses.Add(1) == int64(s.cfg.Recycle) {
+		s.cache.Retire(e)
+	}
 }
 
 // refusal explains why a queen cannot go on c: the square is blocked, and

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"runtime"
+	"strings"
+)
+
+// The debug listener (flag -debug-addr, off by default) serves the
+// process's vital signs for soak tests and people chasing a leak:
+//
+//	GET /debug/stats         goroutines, heap and cache, as JSON
+//	GET /debug/stats?gc=1    the same after two garbage collections
+//	GET /debug/pprof/...     the runtime profiles
+//
+// It listens on a loopback address only, apart from the public listener,
+// so that nothing of it is reachable from another machine.
+
+// stats is the answer of /debug/stats.
+type stats struct {
+	Goroutines  int    `json:"goroutines"`
+	HeapAlloc   uint64 `json:"heap_alloc"`   // bytes of live and not yet collected objects
+	HeapInuse   uint64 `json:"heap_inuse"`   // bytes in spans in use
+	HeapObjects uint64 `json:"heap_objects"` // objects allocated and not yet freed
+	HeapSys     uint64 `json:"heap_sys"`     // bytes of heap obtained from the system
+	NumGC       uint32 `json:"num_gc"`
+	CacheBytes  int64  `json:"cache_bytes"`  // held by the cache of compiled spaces
+	CacheSpaces int    `json:"cache_spaces"` // spaces in it
+}
+
+// readStats measures the process; with gc it first collects twice, so
+// that the heap holds only what is reachable (the second collection also
+// empties the victim caches of sync.Pool).
+func (s *server) readStats(gc bool) stats {
+	if gc {
+		runtime.GC()
+		runtime.GC()
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	st := stats{
+		Goroutines: runtime.NumGoroutine(),
+		HeapAlloc:  ms.HeapAlloc, HeapInuse: ms.HeapInuse, HeapObjects: ms.HeapObjects, HeapSys: ms.HeapSys,
+		NumGC: ms.NumGC,
+	}
+	st.CacheBytes, st.CacheSpaces = s.cache.Used()
+	return st
+}
+
+// debugHandler serves the debug routes.
+func (s *server) debugHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /debug/stats", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(s.readStats(r.URL.Query().Get("gc") == "1"))
+	})
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	return mux
+}
+
+// checkLoopback refuses a listening address that is not on the loopback
+// interface: an IP of 127.0.0.0/8 or ::1, or the name localhost.
+func checkLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("debug address %q: %w", addr, err)
+	}
+	if strings.EqualFold(host, "localhost") {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("debug address %q: only a loopback address (127.0.0.1, ::1, localhost) may serve the debug routes", addr)
+}

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"math/rand/v2"
+
+	"github.com/nqueens/configurator/configurator"
+	"golang.org/x/sync/semaphore"
+)
+
+// Every query on a BDD space takes work space of its own, indexed by node:
+// counts and paths (two uint64 a node) and flags (a byte a node), so that
+// concurrent readers never share memory (see backends/bdd, scratch). At
+// 14×14 (9.6 million nodes) that is about 160 MB a query, and 64 requests
+// at once would want 10 GB. The server therefore admits queries on a BDD
+// space only while the work space of those running stays under a bound
+// (the flag -bdd-scratch): each query holds its estimated bytes of a
+// weighted semaphore for as long as it runs.
+const (
+	// queryBytesPerNode is the work space of one query per node of the
+	// diagram: two uint64 and a byte of flags, and a bit set.
+	queryBytesPerNode = 18
+	// drawBytesPerNode is the work space of one Diagram call per node: a
+	// uint64 memo, and the copy of the restricted diagram in a Manager of
+	// its own (16 bytes a node, up to twice that while its slice grows,
+	// and its hash buckets).
+	drawBytesPerNode = 56
+)
+
+// workspace bounds the bytes of work space held by the queries running on
+// BDD spaces. Waiting honours the request's context: a query that cannot
+// get its bytes before its deadline fails with configurator.ErrBusy, which
+// the server answers with 503 and Retry-After.
+type workspace struct {
+	sem   *semaphore.Weighted
+	limit int64
+}
+
+func newWorkspace(limit int64) *workspace {
+	return &workspace{sem: semaphore.NewWeighted(limit), limit: limit}
+}
+
+// acquire waits for n bytes and returns the function that gives them
+// back. A query needing more than the whole bound runs alone.
+func (w *workspace) acquire(ctx context.Context, n int64) (release func(), err error) {
+	n = min(max(n, 1), w.limit)
+	if err := ctx.Err(); err != nil {
+		return nil, err // out of time before asking: not a matter of load
+	}
+	if err := w.sem.Acquire(ctx, n); err != nil {
+		return nil, fmt.Errorf("waiting for %s of BDD work space (%s for all queries at once): %w: %w",
+			formatBytes(n), formatBytes(w.limit), configurator.ErrBusy, err)
+	}
+	return func() { w.sem.Release(n) }, nil
+}
+
+// bddSpace is what a BDD space offers: every optional facet, and its size.
+type bddSpace interface {
+	configurator.Space
+	configurator.Sampler
+	configurator.Marginaler
+	configurator.Diagrammer
+	configurator.Sizer
+	Nodes() int
+}
+
+// boundedSpace is a BDD space whose every query holds its work space from
+// a workspace for as long as it runs. It offers the same facets as the
+// space it wraps.
+type boundedSpace struct {
+	sp    bddSpace
+	ws    *workspace
+	query int64 // bytes one query holds
+	draw  int64 // bytes one Diagram call holds
+}
+
+// bound wraps sp when it is a BDD space; any other space is returned as it
+// is (the SAT backend bounds its own work with a queue).
+func bound(sp configurator.Space, ws *workspace) configurator.Space {
+	b, ok := sp.(bddSpace)
+	if !ok || ws == nil {
+		return sp
+	}
+	nodes := int64(b.Nodes()) + 2 // the terminals have ids too
+	return &boundedSpace{sp: b, ws: ws, query: queryBytesPerNode * nodes, draw: drawBytesPerNode * nodes}
+}
+
+func (b *boundedSpace) Model() *configurator.Model { return b.sp.Model() }
+func (b *boundedSpace) Bytes() int64               { return b.sp.Bytes() }
+
+func (b *boundedSpace) Analyze(ctx context.Context, queens []configurator.Cell) (*configurator.Analysis, error) {
+	release, err := b.ws.acquire(ctx, b.query)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return b.sp.Analyze(ctx, queens)
+}
+
+func (b *boundedSpace) Satisfiable(ctx context.Context, with, without []configurator.Cell) (bool, error) {
+	release, err := b.ws.acquire(ctx, b.query)
+	if err != nil {
+		return false, err
+	}
+	defer release()
+	return b.sp.Satisfiable(ctx, with, without)
+}
+
+func (b *boundedSpace) Solve(ctx context.Context, queens []configurator.Cell) ([]configurator.Cell, error) {
+	release, err := b.ws.acquire(ctx, b.query)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return b.sp.Solve(ctx, queens)
+}
+
+func (b *boundedSpace) Sample(ctx context.Context, queens []configurator.Cell, rng *rand.Rand) ([]configurator.Cell, error) {
+	release, err := b.ws.acquire(ctx, b.query)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return b.sp.Sample(ctx, queens, rng)
+}
+
+func (b *boundedSpace) Marginals(ctx context.Context, queens []configurator.Cell) ([]*big.Int, error) {
+	release, err := b.ws.acquire(ctx, b.query)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return b.sp.Marginals(ctx, queens)
+}
+
+func (b *boundedSpace) Diagram(ctx context.Context, queens []configurator.Cell, maxNodes int) (string, int, error) {
+	release, err := b.ws.acquire(ctx, b.draw)
+	if err != nil {
+		return "", 0, err
+	}
+	defer release()
+	return b.sp.Diagram(ctx, queens, maxNodes)
+}
