@@ -74,3 +74,12 @@ fuzz-short:
 
 fuzz:
 	$(MAKE) fuzz-short FUZZTIME=2m
+
+# The benchmark suite writes benchmarks/RESULTS.md, RESULTS.json and the
+# SVG plots: `make bench` is the quick suite (a few minutes), `make
+# bench-full` the extended ranges (compile to N=15, SAT to N=100; hours).
+bench:
+	$(GO) run ./benchmarks/cmd/report -out benchmarks
+
+bench-full:
+	$(GO) run ./benchmarks/cmd/report -full -out benchmarks

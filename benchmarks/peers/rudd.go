@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
+	"strings"
 
 	"github.com/dalzilio/rudd"
 
@@ -38,6 +39,20 @@ func (d *Diagram) Nodes() int {
 		return nil
 	}, d.root)
 	return nodes
+}
+
+// Stored is the number of nodes rudd's node table holds, terminals
+// included: the diagram's and those no garbage collection has freed yet
+// (rudd collects only when its table is full). It is read from rudd's
+// statistics, its only report of them, and is 0 when they cannot be read.
+func (d *Diagram) Stored() int {
+	for _, line := range strings.Split(d.b.Stats(), "\n") {
+		var used int
+		if _, err := fmt.Sscanf(line, "Used: %d", &used); err == nil {
+			return used
+		}
+	}
+	return 0
 }
 
 // Rudd compiles model with rudd the way the literature does, row by row:

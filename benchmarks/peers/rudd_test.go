@@ -32,6 +32,10 @@ func TestRuddBuildsTheCanonicalDiagram(t *testing.T) {
 			if got.Solutions().Cmp(big.NewInt(tt.solutions)) != 0 || got.Nodes() != tt.nodes {
 				t.Errorf("%d solutions, %d nodes; want %d, %d", got.Solutions(), got.Nodes(), tt.solutions, tt.nodes)
 			}
+			// The table holds the diagram, the terminals and garbage.
+			if stored := got.Stored(); stored < tt.nodes+2 {
+				t.Errorf("%d nodes stored, fewer than the diagram's %d and 2 terminals", stored, tt.nodes)
+			}
 		})
 	}
 }

@@ -1,0 +1,197 @@
+package benchmarks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/nqueens/configurator/backends/bdd"
+	"github.com/nqueens/configurator/backends/sat"
+	"github.com/nqueens/configurator/configurator"
+)
+
+func compileSpace(t testing.TB, b configurator.Backend, n int) configurator.Space {
+	t.Helper()
+	model, err := configurator.New(n, configurator.RowMajor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := b.Compile(context.Background(), model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sp
+}
+
+func TestPercentile(t *testing.T) {
+	ms := func(vs ...int) []time.Duration {
+		ds := make([]time.Duration, len(vs))
+		for i, v := range vs {
+			ds[i] = time.Duration(v) * time.Millisecond
+		}
+		return ds
+	}
+	hundred := make([]int, 100)
+	for i := range hundred {
+		hundred[i] = 100 - i // 100, 99, ..., 1: order does not matter
+	}
+	tests := []struct {
+		samples []time.Duration
+		p       float64
+		want    time.Duration
+	}{
+		{nil, 50, 0},
+		{ms(7), 50, 7 * time.Millisecond},
+		{ms(7), 99, 7 * time.Millisecond},
+		{ms(3, 1, 2), 50, 2 * time.Millisecond},
+		{ms(1, 2, 3, 4), 50, 2 * time.Millisecond},
+		{ms(hundred...), 50, 50 * time.Millisecond},
+		{ms(hundred...), 99, 99 * time.Millisecond},
+		{ms(hundred...), 100, 100 * time.Millisecond},
+		{ms(1, 2, 3, 4, 5, 6, 7, 8, 9, 1000), 99, 1000 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		if got := Percentile(tt.samples, tt.p); got != tt.want {
+			t.Errorf("Percentile(%v, %v) = %v, want %v", tt.samples, tt.p, got, tt.want)
+		}
+	}
+}
+
+// The walks depend only on the seed and the answers: the BDD and SAT
+// spaces, both correct, take the same path, and a seed gives the same
+// walk twice.
+func TestRandomWalksAreReproducible(t *testing.T) {
+	ctx := context.Background()
+	opt := WalkOptions{Walks: 3, Steps: 25, Seed: 7}
+	b := compileSpace(t, bdd.New(bdd.Options{}), 8)
+	s := compileSpace(t, sat.New(sat.Options{}), 8)
+	first, err := RandomWalks(ctx, 8, opt, b.Analyze)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := RandomWalks(ctx, 8, opt, b.Analyze)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := RandomWalks(ctx, 8, opt, s.Analyze)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first) != 75 {
+		t.Fatalf("%d steps, want 75", len(first))
+	}
+	removals, most := 0, 0
+	for i := range first {
+		if !slices.Equal(first[i].Queens, again[i].Queens) || !slices.Equal(first[i].Queens, other[i].Queens) {
+			t.Fatalf("step %d: bdd %v, bdd again %v, sat %v", i, first[i].Queens, again[i].Queens, other[i].Queens)
+		}
+		if !slices.Equal(first[i].Cells, other[i].Cells) {
+			t.Fatalf("step %d (%v): bdd and sat disagree", i, first[i].Queens)
+		}
+		if i > 0 && first[i].Walk == first[i-1].Walk && len(first[i].Queens) < len(first[i-1].Queens) {
+			removals++
+		}
+		most = max(most, len(first[i].Queens))
+	}
+	// Both kinds of move happen, and walks get deep into the board.
+	if removals == 0 || most < 5 {
+		t.Errorf("%d removals, at most %d queens: the walks do not explore", removals, most)
+	}
+	// Another seed walks elsewhere.
+	opt.Seed = 8
+	elsewhere, err := RandomWalks(ctx, 8, opt, b.Analyze)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.EqualFunc(first, elsewhere, func(a, b Step) bool { return slices.Equal(a.Queens, b.Queens) }) {
+		t.Error("seeds 7 and 8 walk the same path")
+	}
+}
+
+// baseline is what the tests need of a baseline.
+type baseline interface {
+	Analyze(ctx context.Context, queens []configurator.Cell) (BaselineStep, error)
+}
+
+// The baselines must give the states the spaces give on every step of the
+// walks, and refuse a placement no solution holds, as Analyze does.
+func TestBaselinesAgreeWithTheSpaces(t *testing.T) {
+	ctx := context.Background()
+	for _, n := range []int{4, 5, 6, 7, 8} {
+		bs := compileSpace(t, bdd.New(bdd.Options{}), n).(*bdd.Space)
+		restrict, err := NewRestrictPerCell(bs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A small collection threshold, so that the test collects.
+		restrict.limit = restrict.m.Size() + 50
+		model := bs.Model()
+		baselines := map[string]baseline{
+			"restrict-per-cell": restrict,
+			"fresh-sat/cnf":     NewFreshSAT(model, Pairwise),
+			"fresh-sat/card":    NewFreshSAT(model, Cardinality),
+		}
+		steps, err := RandomWalks(ctx, n, WalkOptions{Walks: 2, Steps: 20, Seed: 1}, bs.Analyze)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The empty board too.
+		empty, err := bs.Analyze(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		steps = append(steps, Step{Cells: empty.Cells})
+		for name, b := range baselines {
+			for _, s := range steps {
+				got, err := b.Analyze(ctx, s.Queens)
+				if err != nil {
+					t.Fatalf("%s, %d×%d, %v: %v", name, n, n, s.Queens, err)
+				}
+				if !got.Done || got.CellsDone != n*n || got.Tests < n*n-len(s.Queens) {
+					t.Errorf("%s, %d×%d, %v: done %v, %d cells, %d tests", name, n, n, s.Queens, got.Done, got.CellsDone, got.Tests)
+				}
+				if !slices.Equal(got.Cells, s.Cells) {
+					t.Errorf("%s, %d×%d, %v: states %v, want %v", name, n, n, s.Queens, got.Cells, s.Cells)
+				}
+			}
+			// Two queens that attack each other.
+			clash := []configurator.Cell{{Row: 0, Col: 0}, {Row: 1, Col: 1}}
+			if _, err := b.Analyze(ctx, clash); !errors.Is(err, configurator.ErrNoSolution) {
+				t.Errorf("%s, %d×%d, %v: %v, want ErrNoSolution", name, n, n, clash, err)
+			}
+		}
+		if restrict.m.Size() > 2*bs.Manager().Size()+100 {
+			t.Errorf("restrict-per-cell, %d×%d: %d nodes after the walks: no collection", n, n, restrict.m.Size())
+		}
+	}
+}
+
+// A baseline stopped by its context reports how far it got, so that the
+// report can extrapolate.
+func TestBaselinesStopOnTheirContext(t *testing.T) {
+	bs := compileSpace(t, bdd.New(bdd.Options{}), 8).(*bdd.Space)
+	restrict, err := NewRestrictPerCell(bs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for name, b := range map[string]baseline{"restrict-per-cell": restrict, "fresh-sat": NewFreshSAT(bs.Model(), Cardinality)} {
+		got, err := b.Analyze(ctx, []configurator.Cell{{Row: 0, Col: 0}})
+		if err != nil || got.Done || got.Cells != nil || got.CellsDone != 1 || got.CellsTotal != 64 {
+			t.Errorf("%s under a cancelled context: %+v, %v; want 1 of 64 cells, not done", name, got, err)
+		}
+	}
+	step := BaselineStep{Elapsed: time.Second, CellsDone: 16, CellsTotal: 64}
+	if got := step.Estimate(); got != 4*time.Second {
+		t.Errorf("estimate of 16 of 64 cells in 1s: %v, want 4s", got)
+	}
+	step.Done = true
+	if got := step.Estimate(); got != time.Second {
+		t.Errorf("estimate of a finished step: %v, want its time", got)
+	}
+	_ = fmt.Sprint()
+}

@@ -1,0 +1,110 @@
+// Command report runs the benchmark suite of the N-Queens configurator and
+// writes its report: RESULTS.md, the raw figures in RESULTS.json and the
+// plots as SVG files, all in the output directory.
+//
+// Usage:
+//
+//	go run ./benchmarks/cmd/report [-full] [-out benchmarks] [-sections compile,bdd,sat,server]
+//	go run ./benchmarks/cmd/report -render benchmarks/RESULTS.json
+//
+// The quick suite (the default, `make bench`) takes a few minutes; -full
+// (`make bench-full`) extends the ranges: compile up to N=15, SAT up to
+// N=100, and larger budgets for the baselines. Every comparison is
+// measured in the same run, side by side, because absolute times on a
+// shared machine drift; the ratios are what the report stands on.
+//
+// The server benchmark builds cmd/web (or runs the binary given by -web),
+// starts it on a free loopback port with its per-client API rate limit
+// turned off, and drives it with benchmarks/loadgen.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+func main() {
+	log.SetFlags(log.Ltime)
+	log.SetPrefix("report: ")
+	full := flag.Bool("full", false, "extended ranges (compile to N=15, SAT to N=100); takes long")
+	out := flag.String("out", "benchmarks", "directory of RESULTS.md, RESULTS.json and the plots")
+	sections := flag.String("sections", strings.Join(allSections, ","), "sections to run, comma-separated")
+	web := flag.String("web", "", "cmd/web binary for the server benchmark; empty: build it")
+	render := flag.String("render", "", "render the report from this RESULTS.json instead of measuring")
+	seed := flag.Uint64("seed", 1, "seed of the random walks and the load")
+	flag.Parse()
+
+	if *render != "" {
+		res, err := load(*render)
+		if err == nil {
+			err = write(*out, res)
+		}
+		if err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	p := quickPlan()
+	if *full {
+		p = fullPlan()
+	}
+	p.Seed = *seed
+	p.Web = *web
+	for _, s := range strings.Split(*sections, ",") {
+		if !slices.Contains(allSections, s) {
+			log.Fatalf("unknown section %q (want %s)", s, strings.Join(allSections, ", "))
+		}
+		p.Sections = append(p.Sections, s)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), p.Deadline)
+	defer cancel()
+	res, err := run(ctx, p)
+	if err != nil {
+		// Write what was measured: a partial report beats none.
+		log.Printf("suite stopped: %v", err)
+		res.Notes = append(res.Notes, fmt.Sprintf("The run stopped early: %v.", err))
+	}
+	if err := write(*out, res); err != nil {
+		log.Fatal(err)
+	}
+	log.Printf("wrote %s in %v", filepath.Join(*out, "RESULTS.md"), res.Elapsed.Round(time.Second))
+}
+
+func load(path string) (*Results, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var res Results
+	if err := json.Unmarshal(b, &res); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &res, nil
+}
+
+// write saves the figures as JSON, the plots and the report.
+func write(dir string, res *Results) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "RESULTS.json"), append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	plots, err := writePlots(dir, res)
+	if err != nil {
+		return fmt.Errorf("plots: %w", err)
+	}
+	return os.WriteFile(filepath.Join(dir, "RESULTS.md"), []byte(markdown(res, plots)), 0o644)
+}

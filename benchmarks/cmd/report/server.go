@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"time"
+
+	"github.com/nqueens/configurator/benchmarks"
+	"github.com/nqueens/configurator/benchmarks/loadgen"
+)
+
+// serverFlags are the flags the benchmark gives the server beyond the
+// address: the per-client rate limit of the API (20 requests a second by
+// default) is turned off, since every request comes from one address.
+// Everything else is the server's default.
+var serverFlags = []string{"-api-rate", "0"}
+
+// ServerResults is the server benchmark.
+type ServerResults struct {
+	Flags []string
+	Runs  []ServerRun
+	// PeakRSS is the server process's peak resident memory (VmHWM) at
+	// the end of all runs.
+	PeakRSS uint64
+}
+
+// ServerRun is one workload at one number of clients.
+type ServerRun struct {
+	Backend                 string
+	N, Clients              int
+	Elapsed                 time.Duration
+	Requests, Answered      int64
+	PerSecond               float64
+	P50, P90, P99, Max      time.Duration
+	Status                  map[int]int64
+	Unexpected, Hangs, Fail int64
+	// PeakRSS is the server's VmHWM when the run ended.
+	PeakRSS uint64
+}
+
+// Errors counts the requests that went wrong: an unexpected status (a 5xx,
+// a 429 or 503 from load shedding, ...), no answer in time, or no answer.
+func (r ServerRun) Errors() int64 { return r.Unexpected + r.Hangs + r.Fail }
+
+func runServer(ctx context.Context, p plan, res *Results) error {
+	bin := p.Web
+	if bin == "" {
+		dir, err := os.MkdirTemp("", "nqueens-bench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		log.Printf("building %s", benchmarks.ServerPackage)
+		if bin, err = benchmarks.BuildServer(ctx, dir); err != nil {
+			return err
+		}
+	}
+	srv, err := benchmarks.StartServer(ctx, bin, serverFlags...)
+	if err != nil {
+		return err
+	}
+	defer srv.Stop()
+	log.Printf("server %s (pid %d) %v", srv.URL, srv.Pid(), serverFlags)
+	sr := &ServerResults{Flags: serverFlags}
+	res.Server = sr
+	for _, w := range p.Workloads {
+		mix := loadgen.Mix{Weights: map[loadgen.Kind]float64{loadgen.Analyze: 1}}
+		if w.Backend == "sat" {
+			mix.SAT = []int{w.N}
+		} else {
+			mix.BDD = []int{w.N}
+		}
+		gen, err := mix.Generator()
+		if err != nil {
+			return err
+		}
+		// Warm up: the first request compiles the board (seconds at
+		// N=12); the runs measure the answers, not the compile.
+		if _, err := loadgen.Run(ctx, loadgen.Config{BaseURL: srv.URL, Clients: 1, Requests: 20, Mix: gen, Seed: p.Seed, Timeout: time.Minute}); err != nil {
+			return fmt.Errorf("warm-up %s n=%d: %w", w.Backend, w.N, err)
+		}
+		for _, clients := range p.Clients {
+			r, err := loadgen.Run(ctx, loadgen.Config{
+				BaseURL:  srv.URL,
+				Clients:  clients,
+				Duration: p.ServerTime,
+				Timeout:  30 * time.Second,
+				Mix:      gen,
+				Seed:     p.Seed,
+			})
+			if err != nil {
+				return fmt.Errorf("%s n=%d, %d clients: %w\n%s", w.Backend, w.N, clients, err, srv.Log())
+			}
+			run := ServerRun{
+				Backend: w.Backend, N: w.N, Clients: clients,
+				Elapsed: r.Elapsed, Requests: r.Requests, Answered: r.Answered, PerSecond: r.PerSecond,
+				P50: r.Latency.P50, P90: r.Latency.P90, P99: r.Latency.P99, Max: r.Latency.Max,
+				Status: r.Status, Unexpected: r.Unexpected, Hangs: r.Hangs,
+			}
+			for _, c := range r.Failures {
+				run.Fail += c
+			}
+			if rss, err := srv.PeakRSS(); err == nil {
+				run.PeakRSS = rss
+			}
+			for _, s := range r.Samples[:min(len(r.Samples), 2)] {
+				log.Printf("    unexpected answer, e.g.: %s %s %d %.80q", s.Method, s.Path, s.Status, s.Body)
+			}
+			log.Printf("server %s n=%-2d %2d clients: %8.0f req/s  p50 %v p99 %v  errors %d  status %s  rss %s",
+				w.Backend, w.N, clients, run.PerSecond, run.P50, run.P99, run.Errors(), loadgen.FormatStatus(run.Status), bytesIEC(run.PeakRSS))
+			sr.Runs = append(sr.Runs, run)
+		}
+	}
+	if rss, err := srv.PeakRSS(); err == nil {
+		sr.PeakRSS = rss
+	}
+	return srv.Stop()
+}

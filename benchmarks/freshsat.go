@@ -1,0 +1,160 @@
+package benchmarks
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/crillab/gophersat/solver"
+
+	"github.com/nqueens/configurator/configurator"
+)
+
+// gophersat keeps mutable state at package level (a shared buffer in
+// solver/learn.go), so solvers used from several goroutines race and give
+// wrong answers. Every gophersat call of this package holds this lock;
+// the suite never runs the SAT backend, which has a lock of its own, at
+// the same time.
+var gophersat sync.Mutex
+
+// Encoding is how FreshSAT writes the model's constraints for gophersat.
+type Encoding uint8
+
+const (
+	// Pairwise is the plain CNF: a clause "at least one" per ExactlyOne
+	// line and a clause "not both" per pair of cells on a line.
+	Pairwise Encoding = iota
+	// Cardinality uses gophersat's native cardinality constraints, one
+	// "at most one" per line, as the SAT backend does.
+	Cardinality
+)
+
+func (e Encoding) String() string {
+	if e == Cardinality {
+		return "card"
+	}
+	return "cnf"
+}
+
+// FreshSAT is the straightforward SAT approach to valid domains: for every
+// cell, a fresh solver is built from the model's constraints, the queens
+// placed and "a queen on this cell" as unit clauses, and solved; a cell
+// that can hold a queen is then solved again with "no queen on this cell"
+// to find whether it is forced. Nothing is shared between two solves: no
+// assumptions, no learnt clauses, no model reuse. It gives the states the
+// SAT backend's Analyze gives, without the solution count.
+type FreshSAT struct {
+	model   *configurator.Model
+	enc     Encoding
+	clauses [][]int
+	cards   []solver.CardConstr
+}
+
+// NewFreshSAT encodes model's constraints once; each solve copies them.
+func NewFreshSAT(model *configurator.Model, enc Encoding) *FreshSAT {
+	f := &FreshSAT{model: model, enc: enc}
+	for _, c := range model.Constraints() {
+		lits := make([]int, len(c.Cells))
+		for i, cell := range c.Cells {
+			lits[i] = model.Var(cell) + 1
+		}
+		switch enc {
+		case Cardinality:
+			if len(lits) > 1 {
+				f.cards = append(f.cards, solver.AtMost1(lits...))
+			}
+			if c.Kind == configurator.ExactlyOne {
+				f.cards = append(f.cards, solver.AtLeast1(lits...))
+			}
+		default:
+			for i := range lits {
+				for _, b := range lits[i+1:] {
+					f.clauses = append(f.clauses, []int{-lits[i], -b})
+				}
+			}
+			if c.Kind == configurator.ExactlyOne {
+				f.clauses = append(f.clauses, lits)
+			}
+		}
+	}
+	return f
+}
+
+// solve builds a fresh solver for the constraints and the unit literals
+// and reports whether they are satisfiable.
+func (f *FreshSAT) solve(units []int) bool {
+	var pb *solver.Problem
+	switch f.enc {
+	case Cardinality:
+		// Unit constraints given to ParseCardConstrs are set in the
+		// model but never propagated into the cardinality constraints
+		// (gophersat v1.4.0: the solver then finds "solutions" with two
+		// queens on a line), so the units are assumed instead, which
+		// propagates them; the base problem has no units for Assume to
+		// lose.
+		s := solver.New(solver.ParseCardConstrs(f.cards))
+		lits := make([]solver.Lit, len(units))
+		for i, u := range units {
+			lits[i] = solver.IntToLit(int32(u))
+		}
+		if s.Assume(lits) == solver.Unsat {
+			return false
+		}
+		return s.Solve() == solver.Sat
+	default:
+		cs := make([][]int, len(f.clauses), len(f.clauses)+len(units))
+		copy(cs, f.clauses)
+		for _, u := range units {
+			cs = append(cs, []int{u})
+		}
+		pb = solver.ParseSliceNb(cs, f.model.Vars())
+	}
+	return solver.New(pb).Solve() == solver.Sat
+}
+
+// Analyze computes the states of every cell under queens. When ctx ends
+// first it returns the step unfinished (Done false) and no error.
+func (f *FreshSAT) Analyze(ctx context.Context, queens []configurator.Cell) (BaselineStep, error) {
+	gophersat.Lock()
+	defer gophersat.Unlock()
+	model := f.model
+	step := BaselineStep{CellsTotal: model.Vars()}
+	start := time.Now()
+	units := make([]int, 0, len(queens)+1)
+	cells := make([]configurator.State, model.Vars())
+	for _, q := range queens {
+		units = append(units, model.Var(q)+1)
+		cells[model.Var(q)] = configurator.Queen
+	}
+	for v := range cells {
+		if cells[v] == configurator.Queen {
+			step.CellsDone++
+			continue
+		}
+		if ctx.Err() != nil {
+			step.Elapsed = time.Since(start)
+			return step, nil
+		}
+		step.Tests++
+		if !f.solve(append(units, v+1)) {
+			cells[v] = configurator.Blocked
+		} else {
+			step.Tests++
+			if !f.solve(append(units, -(v + 1))) {
+				cells[v] = configurator.Forced
+			}
+		}
+		step.CellsDone++
+	}
+	// With every other cell blocked, the queens are a solution or in none.
+	open := slices.ContainsFunc(cells, func(s configurator.State) bool { return s == configurator.Free || s == configurator.Forced })
+	if !open && !f.solve(units) {
+		step.Elapsed = time.Since(start)
+		return step, fmt.Errorf("queens %s: %w", configurator.FormatCells(queens), configurator.ErrNoSolution)
+	}
+	step.Elapsed = time.Since(start)
+	step.Cells, step.Done = cells, true
+	return step, nil
+}

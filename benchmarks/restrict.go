@@ -1,0 +1,139 @@
+package benchmarks
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/nqueens/configurator/backends/bdd"
+	"github.com/nqueens/configurator/configurator"
+)
+
+// BaselineStep is what a baseline made of one placement.
+type BaselineStep struct {
+	// Cells are the states of the cells, row-major; nil unless Done.
+	Cells []configurator.State
+	// Elapsed is the time spent on the step; for RestrictPerCell it
+	// excludes garbage collection, which Collect reports.
+	Elapsed time.Duration
+	Collect time.Duration
+	// CellsDone of Cells cells were decided before the step ended, by
+	// Tests satisfiability tests (restricts or solver runs).
+	CellsDone, CellsTotal, Tests int
+	// Done is false when the context ended the step early; Estimate then
+	// extrapolates its time.
+	Done bool
+}
+
+// Estimate is the time the whole step took, or would have taken at the
+// rate of the cells decided when the context ended it.
+func (s BaselineStep) Estimate() time.Duration {
+	if s.Done || s.CellsDone == 0 {
+		return s.Elapsed
+	}
+	return time.Duration(float64(s.Elapsed) * float64(s.CellsTotal) / float64(s.CellsDone))
+}
+
+// RestrictPerCell is the valid-domain computation of the original project
+// reports, on this project's engine: after every click, restrict the
+// diagram of all solutions by the placement (the queens true), then for
+// each of the N*N cells restrict the result by "a queen here" and test
+// it for satisfiability (in a reduced diagram: is it the False node?);
+// a cell that passes is then restricted by "no queen here", and fails that
+// test only when it is forced. It gives the same states as the bdd Space's
+// Analyze, without the solution count.
+//
+// It owns a private copy of the diagram (Restrict makes nodes, and the
+// Space's Manager is shared read-only), and collects the nodes it made
+// by compaction when they outgrow the diagram; that collection is timed
+// apart and left out of the step's time, which favours the baseline.
+type RestrictPerCell struct {
+	model *configurator.Model
+	m     *bdd.Manager
+	root  bdd.Node
+	limit int // store size that triggers a collection
+	a     bdd.Assignment
+}
+
+// NewRestrictPerCell copies the diagram of sp into a Manager of its own.
+func NewRestrictPerCell(sp *bdd.Space) (*RestrictPerCell, error) {
+	m, root, err := sp.Manager().Extract(sp.Root(), nil, 0)
+	if err != nil {
+		return nil, fmt.Errorf("restrict-per-cell baseline: copy the diagram: %w", err)
+	}
+	return &RestrictPerCell{
+		model: sp.Model(),
+		m:     m,
+		root:  root,
+		limit: 2*m.Size() + 4<<20,
+		a:     m.NewAssignment(),
+	}, nil
+}
+
+// Analyze computes the states of every cell under queens. When ctx ends
+// first it returns the step unfinished (Done false) and no error.
+func (b *RestrictPerCell) Analyze(ctx context.Context, queens []configurator.Cell) (BaselineStep, error) {
+	model := b.model
+	step := BaselineStep{CellsTotal: model.Vars()}
+	start := time.Now()
+	a := b.a
+	for _, q := range queens {
+		a[model.Level(model.Var(q))] = 1
+	}
+	r, err := b.m.Restrict(b.root, a)
+	for _, q := range queens {
+		a[model.Level(model.Var(q))] = bdd.Unassigned
+	}
+	step.Tests++
+	if err != nil {
+		return step, fmt.Errorf("restrict-per-cell: %w", err)
+	}
+	if r == bdd.False {
+		return step, fmt.Errorf("queens %s: %w", configurator.FormatCells(queens), configurator.ErrNoSolution)
+	}
+	cells := make([]configurator.State, model.Vars())
+	for _, q := range queens {
+		cells[model.Var(q)] = configurator.Queen
+	}
+	for v := range cells {
+		if cells[v] == configurator.Queen {
+			step.CellsDone++
+			continue
+		}
+		if ctx.Err() != nil {
+			step.Elapsed += time.Since(start)
+			return step, nil
+		}
+		if b.m.Size() > b.limit {
+			step.Elapsed += time.Since(start)
+			t := time.Now()
+			roots := b.m.Compact(b.root, r)
+			b.root, r = roots[0], roots[1]
+			start = time.Now()
+			step.Collect += start.Sub(t)
+		}
+		l := model.Level(v)
+		a[l] = 1
+		with, err := b.m.Restrict(r, a)
+		step.Tests++
+		if err == nil && with != bdd.False {
+			a[l] = 0
+			var without bdd.Node
+			without, err = b.m.Restrict(r, a)
+			step.Tests++
+			if without == bdd.False {
+				cells[v] = configurator.Forced
+			}
+		} else {
+			cells[v] = configurator.Blocked
+		}
+		a[l] = bdd.Unassigned
+		if err != nil {
+			return step, fmt.Errorf("restrict-per-cell: %w", err)
+		}
+		step.CellsDone++
+	}
+	step.Elapsed += time.Since(start)
+	step.Cells, step.Done = cells, true
+	return step, nil
+}
