@@ -71,10 +71,24 @@ func TestAPIErrors(t *testing.T) {
 		{"invalid UTF-8", "/api/v1/analyze", "{\"n\":8,\"backend\":\"\xff\"}", 400, "“\uFFFD” is not a backend"},
 		{"script in the backend", "/api/v1/analyze", `{"n":8,"backend":"<script>"}`, 400, `“\u003cscript\u003e” is not a backend`},
 		{"a body over the limit", "/api/v1/analyze", big, 413, `The request body is too large.`},
+		{"null", "/api/v1/analyze", `null`, 400, `"n" is required`},
+		{"n null", "/api/v1/analyze", `{"n":null}`, 400, `"n" is required`},
+		{"n as markup", "/api/v1/analyze", `{"n":"<script>alert(1)</script>"}`, 400, `"n" must be a whole number, not string.`},
+		{"n true", "/api/v1/analyze", `{"n":true}`, 400, `"n" must be a whole number, not bool.`},
+		{"queen at 10^18", "/api/v1/analyze", `{"n":8,"queens":[[1000000000000000000,0]]}`, 400, `queens[0] is [1000000000000000000,0], off the 8×8 board`},
+		{"queen at 1e18", "/api/v1/analyze", `{"n":8,"queens":[[1e18,0]]}`, 400, `must be a list of [row, col] pairs of whole numbers, not number 1e18.`},
+		{"queens as an object", "/api/v1/analyze", `{"n":8,"queens":{"a":1}}`, 400, `"queens" must be a list of [row, col] pairs of whole numbers, not object.`},
+		{"order as a list", "/api/v1/analyze", `{"n":8,"order":["row"]}`, 400, `"order" must be a string, not array.`},
+		{"markup as a field name", "/api/v1/analyze", `{"n":8,"<script>":1}`, 400, `Unknown field "<script>"; the fields are n, queens, backend, order`},
+		{"invalid UTF-8 in the order", "/api/v1/analyze", "{\"n\":8,\"order\":\"\xff\xfe<b>\"}", 400, "“\uFFFD\uFFFD\u003cb\u003e” is not a variable order"},
+		{"a 100 KB query string", "/api/v1/analyze?x=" + strings.Repeat("a", 100<<10), `{"n":8}`, 413,
+			`This address is too long (100 KiB of parameters; the limit is 8 KiB). Start again from a fresh board.`},
 
 		{"explain without a cell", "/api/v1/explain", `{"n":8,"queens":[[0,0]]}`, 400, `Say which square to explain: "cell": [row, col].`},
 		{"explain a cell off the board", "/api/v1/explain", `{"n":8,"queens":[[0,0]],"cell":[9,9]}`, 400, `cell is [9,9], off the 8×8 board`},
 		{"explain a cell that is not a pair", "/api/v1/explain", `{"n":8,"cell":[1,2,3]}`, 400, `cell must be a pair [row, col], not 3 numbers.`},
+		{"explain a cell in notation", "/api/v1/explain", `{"n":8,"cell":"a1"}`, 400, `"cell" must be a pair [row, col] of whole numbers, not string.`},
+		{"explain an empty cell", "/api/v1/explain", `{"n":8,"cell":[]}`, 400, `cell must be a pair [row, col], not 0 numbers.`},
 		{"explain a free cell", "/api/v1/explain", `{"n":8,"queens":[[0,0]],"cell":[1,4]}`, 422, `e2 is free: a queen can go there, so there is nothing to explain.`},
 		{"explain a queen", "/api/v1/explain", `{"n":8,"queens":[[0,0]],"cell":[0,0]}`, 422, `a1 holds your own queen; Why? applies to blocked squares.`},
 		{"explain under queens no solution holds", "/api/v1/explain", `{"n":8,"queens":[[0,0],[1,1]],"cell":[2,2]}`, 422, `a1 and b2 attack each other`},
@@ -110,6 +124,10 @@ func TestAPIErrors(t *testing.T) {
 				t.Errorf("the JSON carries a raw '<': %s", body)
 			}
 		})
+	}
+	// After all that, the server goes on serving.
+	if res, body := post(t, ts, "/api/v1/analyze", `{"n":8,"queens":[[0,0]]}`); res.StatusCode != 200 || !strings.Contains(body, `"solutions":"4"`) {
+		t.Errorf("after the bad requests: %d %s", res.StatusCode, body)
 	}
 }
 
@@ -346,6 +364,113 @@ func TestAPIBusy(t *testing.T) {
 	}
 }
 
+// checkExplain asks why a square one of the queens attacks is blocked;
+// when that queen is needed, the answer is that attack.
+func checkExplain(t *testing.T, ts *httptest.Server, backend string, o *oracle.Board, q []oracle.Cell, rng *rand.Rand) {
+	t.Helper()
+	if len(q) == 0 {
+		return
+	}
+	n, a := o.N(), q[rng.IntN(len(q))]
+	var target oracle.Cell
+	found := false
+	for _, c := range []oracle.Cell{{Row: a.Row, Col: (a.Col + 1) % n}, {Row: (a.Row + 1) % n, Col: a.Col}} {
+		if c != a && !slices.Contains(q, c) {
+			target, found = c, true
+			break
+		}
+	}
+	if !found {
+		return
+	}
+	body, _ := json.Marshal(map[string]any{"n": n, "queens": pairsOf(q), "backend": backend, "cell": [2]int{target.Row, target.Col}})
+	res, out := post(t, ts, "/api/v1/explain", string(body))
+	if res.StatusCode != 200 {
+		t.Errorf("%s explain %v under %v: status %d: %s", backend, target, q, res.StatusCode, out)
+		return
+	}
+	var got explainResponse
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.State != "blocked" || (got.Kind == "attack") != o.Satisfiable([]oracle.Cell{target}, nil) {
+		t.Errorf("%s explain %v under %v: %+v", backend, target, q, got)
+	}
+	if got.Kind == "attack" {
+		m, err := configurator.New(n, configurator.RowMajor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Because) != 1 || !slices.Contains(q, oracle.Cell{Row: got.Because[0][0], Col: got.Because[0][1]}) ||
+			!m.Attacks(configurator.Cell{Row: got.Because[0][0], Col: got.Because[0][1]}, configurator.Cell{Row: target.Row, Col: target.Col}) {
+			t.Errorf("%s explain %v under %v: attacked by %v, not one of the queens attacking it", backend, target, q, got.Because)
+		}
+	}
+}
+
+// checkComplete asks for a solution holding q and checks it.
+func checkComplete(t *testing.T, ts *httptest.Server, backend string, o *oracle.Board, q []oracle.Cell) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"n": o.N(), "queens": pairsOf(q), "backend": backend})
+	res, out := post(t, ts, "/api/v1/complete", string(body))
+	if res.StatusCode != 200 {
+		t.Errorf("%s complete %v: status %d: %s", backend, q, res.StatusCode, out)
+		return
+	}
+	var got completeResponse
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	var sol []oracle.Cell
+	for _, p := range got.Solution {
+		sol = append(sol, oracle.Cell{Row: p[0], Col: p[1]})
+	}
+	if !o.IsSolution(sol) {
+		t.Errorf("%s complete %v: %v is not a solution", backend, q, sol)
+	}
+	for _, c := range q {
+		if !slices.Contains(sol, c) {
+			t.Errorf("%s complete %v: the solution %v drops %v", backend, q, sol, c)
+		}
+	}
+}
+
+// checkPlay places a queen through the page's htmx control on a square the
+// oracle says is free, and checks the count the fragment shows.
+func checkPlay(t *testing.T, ts *httptest.Server, backend string, o *oracle.Board, q []oracle.Cell, rng *rand.Rand) {
+	t.Helper()
+	n := o.N()
+	var free []oracle.Cell
+	for r := range n {
+		for c := range n {
+			cell := oracle.Cell{Row: r, Col: c}
+			if !slices.Contains(q, cell) && o.CountWith(append(slices.Clone(q), cell)) > 0 {
+				free = append(free, cell)
+			}
+		}
+	}
+	if len(free) == 0 {
+		return
+	}
+	c := free[rng.IntN(len(free))]
+	names := func(cs []oracle.Cell) string {
+		var s []string
+		for _, c := range cs {
+			s = append(s, configurator.Cell{Row: c.Row, Col: c.Col}.String())
+		}
+		return strings.Join(s, ",")
+	}
+	path := fmt.Sprintf("/play?n=%d&q=%s&backend=%s&place=%s", n, names(q), backend, names([]oracle.Cell{c}))
+	res, body := get(t, ts, path, "HX-Request", "true")
+	after := append(slices.Clone(q), c)
+	if want := o.CountWith(after); res.StatusCode != 200 || !strings.Contains(body, fmt.Sprintf("%d solution", want)) && !strings.Contains(body, "Solved") {
+		t.Errorf("%s: status %d, want %d solutions", path, res.StatusCode, want)
+	}
+	if got, want := res.Header.Get("HX-Push-Url"), fmt.Sprintf("/?n=%d&q=%s&backend=%s", n, names(after), backend); got != want {
+		t.Errorf("%s: pushes %q, want %q", path, got, want)
+	}
+}
+
 // pairsOf converts oracle cells to [row, col] pairs.
 func pairsOf(cs []oracle.Cell) [][2]int {
 	out := make([][2]int, len(cs))
@@ -356,8 +481,10 @@ func pairsOf(cs []oracle.Cell) [][2]int {
 }
 
 // TestConcurrentRequests sends mixed requests from many goroutines to
-// both backends at once (run it with -race): every answer must match the
-// oracle, and the cache must compile each space once.
+// both backends at once (run it with -race): analyses, explanations and
+// completions through the API, pages, and the page's htmx actions (place,
+// why, complete). Every answer must match the oracle, and the cache must
+// compile each space once.
 func TestConcurrentRequests(t *testing.T) {
 	cfg := testConfig()
 	s, ts := newTestServer(t, cfg)
@@ -382,10 +509,16 @@ func TestConcurrentRequests(t *testing.T) {
 				sol := o.Solution(rng.IntN(o.Count()))
 				q := sol[:rng.IntN(n)]
 				backend := []string{"bdd", "sat"}[(g+i)%2]
-				switch i % 3 {
-				case 0, 1:
+				switch (g + i) % 6 {
+				case 0:
 					checkAnalyze(t, ts, backend, o, q)
+				case 1:
+					checkExplain(t, ts, backend, o, q, rng)
 				case 2:
+					checkComplete(t, ts, backend, o, q)
+				case 3:
+					checkPlay(t, ts, backend, o, q, rng)
+				default:
 					mode := []string{"bdd", "sat", "both"}[rng.IntN(3)]
 					var names []string
 					for _, c := range q {

@@ -30,6 +30,8 @@ type stats struct {
 	NumGC       uint32 `json:"num_gc"`
 	CacheBytes  int64  `json:"cache_bytes"`  // held by the cache of compiled spaces
 	CacheSpaces int    `json:"cache_spaces"` // spaces in it
+	BDDWaiting  int64  `json:"bdd_waiting"`  // BDD queries waiting for work space
+	BDDHeld     int64  `json:"bdd_held"`     // bytes of work space held by BDD queries
 }
 
 // readStats measures the process; with gc it first collects twice, so
@@ -48,6 +50,7 @@ func (s *server) readStats(gc bool) stats {
 		NumGC: ms.NumGC,
 	}
 	st.CacheBytes, st.CacheSpaces = s.cache.Used()
+	st.BDDWaiting, st.BDDHeld = s.work.waiting.Load(), s.work.held.Load()
 	return st
 }
 

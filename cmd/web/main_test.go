@@ -30,6 +30,13 @@ func TestParseFlags(t *testing.T) {
 			check: func(c config) bool {
 				return c.BDD.Deadline == 2*time.Second && c.SAT.Deadline == 500*time.Millisecond && c.RequestDeadline == time.Minute && c.APIRate == 0
 			}},
+		{args: []string{"-bdd-scratch", "256M", "-recycle", "0", "-debug-addr", "127.0.0.1:6060"},
+			check: func(c config) bool {
+				return c.BDD.Scratch == 256<<20 && c.Recycle == 0 && c.DebugAddr == "127.0.0.1:6060"
+			}},
+		{args: nil, check: func(c config) bool { return c.BDD.Scratch == 1<<30 && c.Recycle == 50 && c.DebugAddr == "" }},
+		{args: []string{"-bdd-scratch", "0"}, err: true},
+		{args: []string{"-debug-addr", ":6060"}, err: true},
 		{args: []string{"-bdd-budget", "lots"}, err: true},
 		{args: []string{"-bdd-max-n", "0"}, err: true},
 		{args: []string{"-deadline", "0s"}, err: true},
@@ -65,7 +72,7 @@ func TestGracefulShutdown(t *testing.T) {
 	ready := make(chan string, 1)
 	exited := make(chan error, 1)
 	go func() {
-		exited <- run(context.Background(), []string{"-addr", "127.0.0.1:0", "-bdd-max-n", "12"}, io.Discard, func(addr string) { ready <- addr })
+		exited <- run(context.Background(), []string{"-addr", "127.0.0.1:0", "-debug-addr", "127.0.0.1:0", "-bdd-max-n", "12"}, io.Discard, func(addr string) { ready <- addr })
 	}()
 	var addr string
 	select {

@@ -107,6 +107,12 @@ func TestPages(t *testing.T) {
 		{name: "make room on a queen", path: "/play?n=8&q=a1&room=a1", htmx: true, status: 422, want: []string{`a1 holds your own queen`}},
 		{name: "two actions at once", path: "/play?n=8&why=a1&room=a1", htmx: true, status: 400, want: []string{`One action at a time`}},
 		{name: "a bad square in an action", path: "/play?n=8&place=z0", htmx: true, status: 400, want: []string{`“z0” is not a square`}},
+		{name: "an empty square in an action", path: "/play?n=8&q=a1&place=", htmx: true, status: 400,
+			want: []string{`The parameter &#34;place&#34; names one square, like c5.`}, header: map[string]string{"HX-Retarget": "#notice"}},
+		{name: "a 100 KB address through htmx keeps the board", path: "/play?n=8&q=a1&place=" + strings.Repeat("b", 100<<10), htmx: true, status: 413,
+			want: []string{`This address is too long`}, notWant: []string{`id="app"`}, header: map[string]string{"HX-Retarget": "#notice"}},
+		{name: "placing on a blocked square without JavaScript keeps the board", path: "/play?n=8&q=a1&place=b2", status: 422,
+			want: []string{`b2 is blocked: attacked by a1.`, `id="cell-a1" class="cell dark queen"`, `id="count">4 solutions<`}},
 
 		// Bad addresses: a 4xx page with the message and a board that works.
 		{name: "size in words", path: "/?n=eight", status: 400,
@@ -132,6 +138,10 @@ func TestPages(t *testing.T) {
 		{name: "a parameter twice", path: "/?n=8&n=9", status: 400, want: []string{`The parameter &#34;n&#34; appears more than once`}},
 		{name: "a malformed escape", path: "/?n=%zz", status: 400, want: []string{`The address is malformed`}},
 		{name: "invalid UTF-8", path: "/?backend=%ff%fe", status: 400, want: []string{"“\uFFFD” is not a backend"}},
+		{name: "invalid UTF-8 in a square", path: "/?n=8&q=a1,%ff", status: 400, want: []string{"“\uFFFD” is not a square"}},
+		{name: "invalid UTF-8 in the size", path: "/?n=8%c3%28", status: 400, want: []string{"Board size “8\uFFFD(” is not a whole number"}},
+		{name: "a bad size for the diagram", path: "/diagram.svg?n=eight", status: 400, want: []string{`Board size “eight” is not a whole number`}},
+		{name: "a bad size for the progress stream", path: "/events/compile?n=0", status: 400, want: []string{`Board size 0 is out of range`}},
 		{name: "a 100 KB address", path: long, status: 413, want: []string{`This address is too long (99.6 KiB of parameters; the limit is 8 KiB).`}},
 		{name: "a page that does not exist", path: "/nope", status: 404, want: []string{`There is nothing at this address.`, `id="count">92 solutions<`}},
 
@@ -154,6 +164,8 @@ func TestPages(t *testing.T) {
 		{name: "no escape, encoded", path: "/static/%2e%2e/go.mod", status: 404, notWant: []string{"module github.com/nqueens"}},
 		{name: "no escape, deeper", path: "/static/vendor/../../embed.go", status: 404, notWant: []string{"package frontend"}},
 		{name: "no directory listings", path: "/static/vendor/", status: 404},
+		{name: "no escape, encoded slashes", path: "/static/..%2f..%2fgo.mod", status: 404, notWant: []string{"module github.com/nqueens"}},
+		{name: "no escape, backslashes", path: "/static/..%5c..%5cgo.mod", status: 404, notWant: []string{"module github.com/nqueens"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -195,6 +207,10 @@ func TestPages(t *testing.T) {
 			}
 			checkSecureHeaders(t, res.Header)
 		})
+	}
+	// After all that, the server goes on serving.
+	if res, body := get(t, ts, "/?n=8&q=a1"); res.StatusCode != 200 || !strings.Contains(body, `id="count">4 solutions<`) {
+		t.Errorf("after the bad requests: status %d", res.StatusCode)
 	}
 }
 

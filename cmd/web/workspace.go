@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"math/rand/v2"
+	"sync/atomic"
 
 	"github.com/nqueens/configurator/configurator"
 	"golang.org/x/sync/semaphore"
@@ -36,6 +37,9 @@ const (
 type workspace struct {
 	sem   *semaphore.Weighted
 	limit int64
+	// waiting and held count the queries waiting for their bytes and the
+	// bytes held, for /debug/stats and the tests.
+	waiting, held atomic.Int64
 }
 
 func newWorkspace(limit int64) *workspace {
@@ -49,11 +53,18 @@ func (w *workspace) acquire(ctx context.Context, n int64) (release func(), err e
 	if err := ctx.Err(); err != nil {
 		return nil, err // out of time before asking: not a matter of load
 	}
-	if err := w.sem.Acquire(ctx, n); err != nil {
+	w.waiting.Add(1)
+	err = w.sem.Acquire(ctx, n)
+	w.waiting.Add(-1)
+	if err != nil {
 		return nil, fmt.Errorf("waiting for %s of BDD work space (%s for all queries at once): %w: %w",
 			formatBytes(n), formatBytes(w.limit), configurator.ErrBusy, err)
 	}
-	return func() { w.sem.Release(n) }, nil
+	w.held.Add(n)
+	return func() {
+		w.held.Add(-n)
+		w.sem.Release(n)
+	}, nil
 }
 
 // bddSpace is what a BDD space offers: every optional facet, and its size.

@@ -1,0 +1,409 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nqueens/configurator/backends/bdd"
+	"github.com/nqueens/configurator/backends/sat"
+	"github.com/nqueens/configurator/configurator"
+)
+
+// gateSpace is a real BDD space whose Analyze waits at a gate, counting
+// the calls inside it, so that a test can see how many run at once.
+type gateSpace struct {
+	*bdd.Space
+	gate     chan struct{}
+	in, peak atomic.Int32
+}
+
+func (g *gateSpace) Analyze(ctx context.Context, q []configurator.Cell) (*configurator.Analysis, error) {
+	n := g.in.Add(1)
+	for p := g.peak.Load(); n > p && !g.peak.CompareAndSwap(p, n); p = g.peak.Load() {
+	}
+	defer g.in.Add(-1)
+	<-g.gate
+	return g.Space.Analyze(ctx, q)
+}
+
+func compileBDD(t *testing.T, n int) *bdd.Space {
+	t.Helper()
+	m, err := configurator.New(n, configurator.RowMajor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := bdd.New(bdd.Options{}).Compile(context.Background(), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sp.(*bdd.Space)
+}
+
+// waitFor polls cond for up to 10 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 10 s for %s", what)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// TestWorkspaceBoundsQueries checks the bound on the BDD queries' work
+// space: with room for two queries of an 8×8 (18 bytes a node each), two
+// run and the others wait, in turn; a Diagram, which needs more than the
+// whole bound, runs alone; a waiter whose deadline passes gets ErrBusy,
+// which the server answers with 503 and Retry-After.
+func TestWorkspaceBoundsQueries(t *testing.T) {
+	inner := &gateSpace{Space: compileBDD(t, 8), gate: make(chan struct{})}
+	query := int64(queryBytesPerNode * (2451 + 2))
+	ws := newWorkspace(2*query + query/2)
+	sp := bound(inner, ws)
+	if b, ok := sp.(*boundedSpace); !ok || b.query != query || b.draw != drawBytesPerNode*(2451+2) {
+		t.Fatalf("bound(8×8) = %#v, want a query of %d bytes", sp, query)
+	}
+	for _, facet := range []func(configurator.Space) bool{
+		func(s configurator.Space) bool { _, ok := s.(configurator.Sampler); return ok },
+		func(s configurator.Space) bool { _, ok := s.(configurator.Marginaler); return ok },
+		func(s configurator.Space) bool { _, ok := s.(configurator.Diagrammer); return ok },
+		func(s configurator.Space) bool { _, ok := s.(configurator.Sizer); return ok },
+	} {
+		if !facet(sp) {
+			t.Errorf("the bounded space lost a facet of the BDD space")
+		}
+	}
+
+	var wg sync.WaitGroup
+	for range 5 {
+		wg.Go(func() {
+			a, err := sp.Analyze(context.Background(), nil)
+			if err != nil || a.Solutions.Int64() != 92 {
+				t.Errorf("a query that waited its turn: %v, %v", a, err)
+			}
+		})
+	}
+	waitFor(t, "two queries in and three waiting", func() bool { return inner.in.Load() == 2 && ws.waiting.Load() == 3 })
+	if held := ws.held.Load(); held != 2*query {
+		t.Errorf("%d bytes held by two queries, want %d", held, 2*query)
+	}
+
+	// A waiter whose deadline passes leaves with ErrBusy: 503, Retry-After.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	_, err := sp.Satisfiable(ctx, nil, nil)
+	cancel()
+	if !errors.Is(err, configurator.ErrBusy) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a query out of time while waiting: %v, want ErrBusy and the deadline", err)
+	}
+	if p := describe(err); p.Status != http.StatusServiceUnavailable || p.RetryAfter == 0 {
+		t.Errorf("answered as %d (Retry-After %d), want 503 with Retry-After", p.Status, p.RetryAfter)
+	}
+	if w := ws.waiting.Load(); w != 3 {
+		t.Errorf("%d waiting after the one out of time left, want 3", w)
+	}
+	// A context already over is a deadline, not a busy server.
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := sp.Solve(done, nil); errors.Is(err, configurator.ErrBusy) || !errors.Is(err, context.Canceled) {
+		t.Errorf("a query whose context is over: %v", err)
+	}
+
+	close(inner.gate)
+	wg.Wait()
+	if p := inner.peak.Load(); p != 2 {
+		t.Errorf("%d queries ran at once, want 2", p)
+	}
+	if held, w := ws.held.Load(), ws.waiting.Load(); held != 0 || w != 0 {
+		t.Errorf("after the queries: %d bytes held, %d waiting", held, w)
+	}
+
+	// A Diagram needs more than the whole bound: it waits for every query
+	// to finish and holds the whole bound while it runs.
+	release, err := ws.acquire(context.Background(), query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drawn := make(chan error, 1)
+	go func() {
+		_, nodes, err := sp.(configurator.Diagrammer).Diagram(context.Background(), nil, 10)
+		if err == nil && nodes != 2451 {
+			err = fmt.Errorf("%d nodes, want 2451", nodes)
+		}
+		drawn <- err
+	}()
+	waitFor(t, "the diagram to wait", func() bool { return ws.waiting.Load() == 1 })
+	release()
+	if err := <-drawn; err != nil {
+		t.Errorf("the diagram after the query: %v", err)
+	}
+}
+
+// TestWorkspaceClientsLeave fills the server's BDD work space and checks
+// over HTTP that requests wait for it; that clients that disconnect leave
+// the queue at once; that a request whose deadline passes while it waits
+// gets 503 with Retry-After; and that, once the space is free, requests
+// are served.
+func TestWorkspaceClientsLeave(t *testing.T) {
+	cfg := testConfig()
+	cfg.BDD.Deadline = 300 * time.Millisecond
+	s, ts := newTestServer(t, cfg)
+	if res, body := post(t, ts, "/api/v1/analyze", `{"n":8}`); res.StatusCode != 200 {
+		t.Fatalf("compiling 8×8: %d %s", res.StatusCode, body)
+	}
+	release, err := s.work.acquire(context.Background(), s.work.limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if release != nil {
+			release()
+		}
+	}()
+
+	// Three clients ask and give up while they wait.
+	ctx, leave := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Go(func() {
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL+"/api/v1/analyze", strings.NewReader(`{"n":8,"queens":[[0,0]]}`))
+			req.Header.Set("Content-Type", "application/json")
+			if res, err := http.DefaultClient.Do(req); err == nil {
+				res.Body.Close()
+				t.Errorf("a request answered %d while the work space was full", res.StatusCode)
+			}
+		})
+	}
+	waitFor(t, "three requests waiting", func() bool { return s.work.waiting.Load() == 3 })
+	leave()
+	wg.Wait()
+	waitFor(t, "the queue to drain after the clients left", func() bool { return s.work.waiting.Load() == 0 })
+
+	// One that stays waits until its deadline: 503, Retry-After, words.
+	start := time.Now()
+	res, body := post(t, ts, "/api/v1/analyze", `{"n":8,"queens":[[0,0]]}`)
+	if res.StatusCode != 503 || res.Header.Get("Retry-After") == "" || !strings.Contains(body, "busy") {
+		t.Errorf("waiting past the deadline: %d, Retry-After %q: %s", res.StatusCode, res.Header.Get("Retry-After"), body)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("it took %v to give up", d)
+	}
+	// The page says the same in a notice, and keeps its controls.
+	res, body = get(t, ts, "/play?n=8&q=a1&place=e2", "HX-Request", "true")
+	if res.StatusCode != 503 || !strings.Contains(body, "busy") {
+		t.Errorf("the page while the work space is full: %d: %s", res.StatusCode, excerpt(body))
+	}
+
+	release()
+	release = nil
+	res, body = post(t, ts, "/api/v1/analyze", `{"n":8,"queens":[[0,0]]}`)
+	if res.StatusCode != 200 || !strings.Contains(body, `"solutions":"4"`) {
+		t.Errorf("after the work space is free: %d %s", res.StatusCode, body)
+	}
+}
+
+// pigeonhole returns a model with no solution that a SAT solver takes
+// long to refute: n queens, one on each rank, on n-1 files, at most one a
+// file (the pigeonhole principle; gophersat needs 0.17 s for n = 8, 1.2 s
+// for 9 and 19 s for 10 on the reference machine).
+func pigeonhole(t *testing.T, n int) *configurator.Model {
+	t.Helper()
+	var cs []configurator.Constraint
+	for r := range n {
+		c := configurator.Constraint{Kind: configurator.ExactlyOne, Name: fmt.Sprint("rank ", r+1)}
+		for col := range n - 1 {
+			c.Cells = append(c.Cells, configurator.Cell{Row: r, Col: col})
+		}
+		cs = append(cs, c)
+	}
+	for col := range n - 1 {
+		c := configurator.Constraint{Kind: configurator.AtMostOne, Name: "file " + configurator.FileName(col)}
+		for r := range n {
+			c.Cells = append(c.Cells, configurator.Cell{Row: r, Col: col})
+		}
+		cs = append(cs, c)
+	}
+	m, err := configurator.Custom(n, configurator.RowMajor, cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestSATQueueDrainsWhenClientsLeave checks the SAT backend's bounded
+// queue through the server: while a long refutation holds the solver (the
+// process has one, gophersat being unsafe for concurrent use), requests
+// queue up to the bound and the next gets 503 with Retry-After at once;
+// clients that disconnect leave the queue, which then has room again; and
+// once the solver is free, the requests still queued are served.
+func TestSATQueueDrainsWhenClientsLeave(t *testing.T) {
+	cfg := testConfig()
+	cfg.SAT.Queue = 2
+	_, ts := newTestServer(t, cfg)
+	if res, body := post(t, ts, "/api/v1/analyze", `{"n":6,"backend":"sat"}`); res.StatusCode != 200 {
+		t.Fatalf("compiling the SAT 6×6: %d %s", res.StatusCode, body)
+	}
+	const ask = `{"n":6,"backend":"sat","queens":[[0,1]]}`
+	quick := &http.Client{Timeout: 250 * time.Millisecond}
+	send := func(ctx context.Context, c *http.Client) (int, string, error) {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL+"/api/v1/analyze", strings.NewReader(ask))
+		req.Header.Set("Content-Type", "application/json")
+		res, err := c.Do(req)
+		if err != nil {
+			return 0, "", err
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b), nil
+	}
+	// full reports whether a request finds the queue full (503 at once);
+	// one that finds room waits, times out and leaves.
+	full := func() bool {
+		status, body, err := send(context.Background(), quick)
+		if err == nil && status == 503 && !strings.Contains(body, "busy") {
+			t.Errorf("503 without saying the solver is busy: %s", body)
+		}
+		return err == nil && status == 503
+	}
+	// Each try holds the solver with a harder refutation until the checks
+	// fit inside it (under -race everything is slower, the holder too).
+	for _, holdN := range []int{8, 9, 10} {
+		sp, err := sat.New(sat.Options{MaxN: 16, Timeout: time.Hour}).Compile(context.Background(), pigeonhole(t, holdN))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var held atomic.Bool
+		held.Store(true)
+		holder := make(chan error, 1)
+		go func() {
+			ok, err := sp.Satisfiable(context.Background(), nil, nil)
+			held.Store(false)
+			if err == nil && ok {
+				err = errors.New("the pigeonhole principle does not hold")
+			}
+			holder <- err
+		}()
+
+		ctx, leave := context.WithCancel(context.Background())
+		left := make(chan error, 2)
+		for range 2 {
+			go func() {
+				_, _, err := send(ctx, http.DefaultClient)
+				left <- err
+			}()
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		filled := false
+		for !filled && held.Load() && time.Now().Before(deadline) {
+			filled = full()
+		}
+		leave()
+		for range 2 {
+			if err := <-left; err != nil && !errors.Is(err, context.Canceled) {
+				t.Errorf("a client that left: %v", err)
+			}
+		}
+		drained := false
+		for filled && !drained && held.Load() && time.Now().Before(deadline) {
+			drained = !full()
+		}
+		stillHeld := held.Load()
+		served := make(chan int, 1)
+		if filled && drained && stillHeld {
+			go func() {
+				status, body, err := send(context.Background(), http.DefaultClient)
+				if err != nil || status != 200 || !strings.Contains(body, `"solutions":"1"`) {
+					t.Errorf("a request queued while the solver was busy: %d %v %s", status, err, body)
+				}
+				served <- status
+			}()
+		}
+		if err := <-holder; err != nil {
+			t.Fatalf("the holder: %v", err)
+		}
+		if filled && drained && stillHeld {
+			<-served
+			t.Logf("held the solver with a %d-pigeonhole: the queue of 2 filled, drained when its clients left, and served the next", holdN)
+			return
+		}
+		t.Logf("the %d-pigeonhole was refuted before the checks ended (filled %v, drained %v); trying a harder one", holdN, filled, drained)
+	}
+	t.Fatal("no refutation held the solver long enough to check the queue")
+}
+
+// TestRecycle checks that a space that does not report its memory (the
+// SAT backend's, whose solver keeps every clause it learns) is compiled
+// afresh after -recycle requests, while a BDD space, whose size is known
+// and fixed, stays.
+func TestRecycle(t *testing.T) {
+	cfg := testConfig()
+	cfg.Recycle = 3
+	s, ts := newTestServer(t, cfg)
+	var compiles sync.Map
+	inner := s.cache.compile
+	s.cache.compile = func(ctx context.Context, k spaceKey) (*compiled, error) {
+		v, _ := compiles.LoadOrStore(k, new(atomic.Int32))
+		v.(*atomic.Int32).Add(1)
+		return inner(ctx, k)
+	}
+	for range 7 {
+		for _, backend := range []string{"bdd", "sat"} {
+			if res, body := post(t, ts, "/api/v1/analyze", `{"n":6,"backend":"`+backend+`"}`); res.StatusCode != 200 || !strings.Contains(body, `"solutions":"4"`) {
+				t.Fatalf("%s: %d %s", backend, res.StatusCode, body)
+			}
+		}
+	}
+	for backend, want := range map[string]int32{"bdd": 1, "sat": 3} {
+		v, _ := compiles.Load(spaceKey{backend: backend, n: 6})
+		if got := v.(*atomic.Int32).Load(); got != want {
+			t.Errorf("%s 6×6 compiled %d times in 7 requests, recycled after 3: want %d", backend, got, want)
+		}
+	}
+}
+
+// TestDebugListener checks the debug routes and that they listen only on
+// loopback addresses.
+func TestDebugListener(t *testing.T) {
+	for addr, ok := range map[string]bool{
+		"127.0.0.1:6060": true, "127.0.0.2:0": true, "[::1]:6060": true, "localhost:6060": true, "LOCALHOST:0": true,
+		"0.0.0.0:6060": false, ":6060": false, "[::]:6060": false, "192.168.1.5:6060": false, "example.com:6060": false, "127.0.0.1": false,
+	} {
+		if err := checkLoopback(addr); (err == nil) != ok {
+			t.Errorf("checkLoopback(%q) = %v, want ok %v", addr, err, ok)
+		}
+	}
+	if _, err := parseFlags([]string{"-debug-addr", "0.0.0.0:6060"}, io.Discard); err == nil {
+		t.Errorf("-debug-addr 0.0.0.0:6060 accepted")
+	}
+
+	s, ts := newTestServer(t, testConfig())
+	post(t, ts, "/api/v1/analyze", `{"n":8}`)
+	dbg := httptest.NewServer(s.debugHandler())
+	defer dbg.Close()
+	res, body := get(t, dbg, "/debug/stats?gc=1")
+	var st stats
+	if err := json.Unmarshal([]byte(body), &st); err != nil || res.StatusCode != 200 {
+		t.Fatalf("/debug/stats: %d %v: %s", res.StatusCode, err, body)
+	}
+	cacheBytes, spaces := s.cache.Used()
+	if st.Goroutines < 2 || st.HeapAlloc == 0 || st.NumGC < 2 || st.CacheBytes != cacheBytes || st.CacheSpaces != spaces || spaces != 1 {
+		t.Errorf("stats %+v; the cache holds %d bytes in %d spaces", st, cacheBytes, spaces)
+	}
+	if res, body := get(t, dbg, "/debug/pprof/goroutine?debug=1"); res.StatusCode != 200 || !strings.Contains(body, "goroutine profile") {
+		t.Errorf("/debug/pprof/goroutine: %d", res.StatusCode)
+	}
+	// The public handler has no debug routes.
+	if res, _ := get(t, ts, "/debug/stats"); res.StatusCode != 404 {
+		t.Errorf("/debug/stats on the public address: %d", res.StatusCode)
+	}
+}
