@@ -325,9 +325,9 @@ func TestHistogram(t *testing.T) {
 
 func TestFailureKind(t *testing.T) {
 	for err, want := range map[error]string{
-		errors.New("dial tcp 127.0.0.1:1: connect: connection refused"): "connection refused",
+		errors.New("dial tcp 127.0.0.1:1: connect: connection refused"):                 "connection refused",
 		errors.New("read tcp 127.0.0.1:5->127.0.0.1:6: read: connection reset by peer"): "connection reset",
-		fmt.Errorf("x: %w", ErrNotLoopback):                                              ErrNotLoopback.Error(),
+		fmt.Errorf("x: %w", ErrNotLoopback):                                             ErrNotLoopback.Error(),
 	} {
 		if got := failureKind(err); got != want {
 			t.Errorf("failureKind(%v) = %q, want %q", err, got, want)
