@@ -31,6 +31,22 @@ type StepOptions struct {
 	// the cells it decided (see BaselineStep.Estimate); when even the
 	// empty board is cut short, the steps are skipped.
 	Budget, EmptyBudget time.Duration
+	// Parts are pieces of the space's work, timed alone over every step
+	// of the walks after them: what an analysis spends where.
+	Parts []Part
+}
+
+// Part is a piece of a space's analysis that a report times alone, such as
+// the valid domains without the count.
+type Part struct {
+	Name string
+	Run  func(ctx context.Context, queens []configurator.Cell) error
+}
+
+// PartResult is a Part's time over the steps.
+type PartResult struct {
+	Name    string
+	Latency Latency
 }
 
 // StepResult is the per-step comparison on one board.
@@ -42,6 +58,7 @@ type StepResult struct {
 	// builds its solver then) and Empty the median of five more.
 	Ours             Latency
 	EmptyCold, Empty time.Duration
+	Parts            []PartResult
 	Baselines        []BaselineResult
 }
 
@@ -105,6 +122,17 @@ func CompareSteps(ctx context.Context, backend string, sp configurator.Space, ba
 		return res, fmt.Errorf("%s: %w", backend, err)
 	}
 	res.Ours = Summarize(Elapsed(steps))
+	for _, part := range opt.Parts {
+		ds := make([]time.Duration, len(steps))
+		for i, s := range steps {
+			start := time.Now()
+			if err := part.Run(ctx, s.Queens); err != nil {
+				return res, fmt.Errorf("%s %d×%d, %s of %s: %w", backend, n, n, part.Name, configurator.FormatCells(s.Queens), err)
+			}
+			ds[i] = time.Since(start)
+		}
+		res.Parts = append(res.Parts, PartResult{Name: part.Name, Latency: Summarize(ds)})
+	}
 	for _, b := range baselines {
 		br, err := sampleBaseline(ctx, sp, b, empty, steps, opt)
 		if err != nil {

@@ -83,7 +83,12 @@ func compileSection(b *strings.Builder, res *Results) {
 	p("port) with the same row-by-row construction (benchmarks/peers). Time is the median of the runs\n")
 	p("(compiles shorter than %s are repeated); peak heap is the growth of the Go heap during the first compile,\n", res.CompileMinTime)
 	p("sampled every millisecond. Ratios are the peer's figure over the direct path's. BuDDy 2.4 (C) is a\n")
-	p("reference measured once earlier on this kind of machine, not in this run.\n\n")
+	p("reference measured once earlier on this kind of machine, not in this run. In this run the apply path\n")
+	p("went up to N=%d and rudd up to N=%d", res.CompileMax[benchmarks.Apply], res.CompileMax[benchmarks.Rudd])
+	if res.Mode != "full" {
+		p(" (quick mode: beyond them each takes minutes or gigabytes; `make bench-full` takes them to 13 and 12)")
+	}
+	p(".\n\n")
 	p("| N | nodes | direct | apply | rudd | apply/direct | rudd/direct | peak heap direct | apply | rudd | rudd/direct heap | BuDDy 2.4 (earlier) |\n")
 	p("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, n := range compileSizes(res) {
@@ -207,11 +212,70 @@ func bddSection(b *strings.Builder, res *Results) {
 		p("The restrict-per-cell baseline was not run above N=%d in this mode: one step on a nearly empty\n", res.BDDBaselineMax)
 		p("board takes it seconds at N=12 and minutes at N=13 and 14 (`make bench-full` runs it there with a larger budget).\n\n")
 	}
+	partsTable(b, res.BDDSteps)
 	p("Reading the ratios: the baseline's cost follows the size of the *restricted* diagram, which collapses\n")
 	p("after two or three queens, so on deep placements it is cheap; ours sweeps the whole unrestricted diagram\n")
 	p("(linear in its node count, whatever the placement) twice, for the domains and for the count. Its\n")
 	p("time per step is therefore nearly constant, while the baseline's worst steps (few queens) cost\n")
 	p("N²×(diagram size): the p99 and empty-board ratios are where the one-pass method pays.\n\n")
+}
+
+// partsTable shows where the space's analysis spends its time, and
+// compares the part that answers the baseline's question alone with it
+// where the baseline ran on every step.
+func partsTable(b *strings.Builder, rs []benchmarks.StepResult) {
+	var names []string
+	for _, r := range rs {
+		for _, pt := range r.Parts {
+			if !slices.Contains(names, pt.Name) {
+				names = append(names, pt.Name)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	p("Where ours spends its time: the parts of `Analyze` timed alone over the same steps (p50 / p99). The\n")
+	p("valid domains alone answer exactly the baseline's question; their ratio to the baseline is shown\n")
+	p("where the baseline ran on every step.\n\n")
+	p("| N | Analyze |")
+	for _, n := range names {
+		p(" %s |", n)
+	}
+	p(" restrict-per-cell | ratio to %s, p50 | p99 |\n|---|---|", names[0])
+	for range names {
+		p("---|")
+	}
+	p("---|---|---|\n")
+	for _, r := range rs {
+		p("| %d | %s / %s |", r.N, fmtDur(r.Ours.P50), fmtDur(r.Ours.P99))
+		var first benchmarks.Latency
+		for i, n := range names {
+			cell := "–"
+			for _, pt := range r.Parts {
+				if pt.Name == n {
+					cell = fmtDur(pt.Latency.P50) + " / " + fmtDur(pt.Latency.P99)
+					if i == 0 {
+						first = pt.Latency
+					}
+				}
+			}
+			p(" %s |", cell)
+		}
+		bl := baselineOf(&r, "restrict-per-cell")
+		if bl == nil || bl.Sampled == 0 {
+			p(" – | – | – |\n")
+			continue
+		}
+		p(" %s / %s |", fmtDur(bl.Latency.P50), fmtDur(bl.Latency.P99))
+		if bl.Sampled == r.Ours.Count && bl.Estimated == 0 && first.Count > 0 {
+			p(" %s | %s |\n", fmtRatio(ratioOf(bl.Latency.P50, first.P50)), fmtRatio(ratioOf(bl.Latency.P99, first.P99)))
+		} else {
+			p(" – | – |\n")
+		}
+	}
+	p("\n")
 }
 
 func stepRows(b *strings.Builder, r benchmarks.StepResult, baselineMax int) {
@@ -303,11 +367,22 @@ func serverSection(b *strings.Builder, res *Results) {
 		fmtDur(runLength(s)))
 	p("Errors are answers with a status the request did not expect (5xx, 429, 503), requests without an answer in\n")
 	p("time and connection failures. Latency percentiles are from the load generator's histograms (within 1.6 %%).\n\n")
-	p("| backend | N | clients | requests/s | p50 | p90 | p99 | max | errors | statuses | server peak RSS |\n")
-	p("|---|---|---|---|---|---|---|---|---|---|---|\n")
+	p("*answers/s* counts every answer, *expected/s* only those with an expected status (200, or 422 for a\n")
+	p("placement without solution).\n\n")
+	p("| backend | N | clients | answers/s | expected/s | p50 | p90 | p99 | max | errors | statuses | server peak RSS |\n")
+	p("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	shed := false
 	for _, r := range s.Runs {
-		p("| %s | %d | %d | %s | %s | %s | %s | %s | %d | %s | %s |\n", r.Backend, r.N, r.Clients, fmtInt(int(math.Round(r.PerSecond))),
+		p("| %s | %d | %d | %s | %s | %s | %s | %s | %s | %d | %s | %s |\n", r.Backend, r.N, r.Clients, fmtInt(int(math.Round(r.PerSecond))),
+			fmtInt(int(math.Round(r.ExpectedPerSecond()))),
 			fmtDur(r.P50), fmtDur(r.P90), fmtDur(r.P99), fmtDur(r.Max), r.Errors(), statuses(r.Status), bytesIEC(r.PeakRSS))
+		shed = shed || r.Backend == "sat" && r.Status[503] > 0
+	}
+	if shed {
+		p("\nThe 503 answers of the SAT backend are its load shedding at work: gophersat calls are serialised\n")
+		p("in the process (the library has package-level state), at most `-sat-queue` requests (32 by default)\n")
+		p("wait for the solver, and the others are refused at once with 503 and Retry-After rather than queued\n")
+		p("without bound. They count as errors above, and their quick answers inflate answers/s.\n")
 	}
 	p("\nThe load generator runs in the report's process and shares the 2 cores with the server, so the\n")
 	p("throughput is a lower bound of what the server alone would give.\n\n")

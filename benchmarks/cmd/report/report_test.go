@@ -64,6 +64,11 @@ func sample() *Results {
 		return benchmarks.CompileResult{Method: method, N: n, Time: t, Runs: 1, PeakHeap: heap, LiveHeap: uint64(nodes) * 25,
 			Nodes: nodes, Stored: nodes + 2, Solutions: big.NewInt(1)}
 	}
+	bdd10 := step("bdd", 10, 74*time.Microsecond, 153*time.Microsecond, restrict)
+	bdd10.Parts = []benchmarks.PartResult{
+		{Name: "valid domains", Latency: benchmarks.Latency{Count: 200, P50: 30 * time.Microsecond, P99: 70 * time.Microsecond}},
+		{Name: "count", Latency: benchmarks.Latency{Count: 200, P50: 40 * time.Microsecond, P99: 80 * time.Microsecond}},
+	}
 	return &Results{
 		Mode: "quick", Machine: Machine{CPU: "Test CPU 9000", Cores: 2, Memory: 24 << 30, Go: "go1.26.8", OS: "linux/amd64"},
 		Date: time.Date(2026, 11, 22, 4, 0, 0, 0, time.UTC), Elapsed: 3 * time.Minute, Seed: 1,
@@ -74,15 +79,15 @@ func sample() *Results {
 		CompileMinTime: 200 * ms,
 		BDDSteps: []benchmarks.StepResult{
 			step("bdd", 8, 9*time.Microsecond, 22*time.Microsecond),
-			step("bdd", 10, 74*time.Microsecond, 153*time.Microsecond, restrict),
+			bdd10,
 			step("bdd", 12, 1200*time.Microsecond, 25*ms), // misses 20 ms
 		},
 		BDDBaselineMax: 12, BDDBudget: 8 * time.Second, BDDEmpty: 12 * time.Second,
 		SATSteps:   []benchmarks.StepResult{step("sat", 50, 9*ms, 39*ms, fresh)},
 		SATBudgets: map[int]Budget{50: {Steps: 4 * time.Second, Empty: 3 * time.Second}},
 		Server: &ServerResults{Flags: serverFlags, PeakRSS: 165 << 20, Runs: []ServerRun{
-			{Backend: "bdd", N: 8, Clients: 64, Elapsed: 3 * time.Second, PerSecond: 19059, P50: 3 * ms, P99: 10 * ms, Status: map[int]int64{200: 33577, 422: 23680}},
-			{Backend: "sat", N: 20, Clients: 64, Elapsed: 3 * time.Second, PerSecond: 2288, P99: 150 * ms, Status: map[int]int64{200: 1163, 503: 5782}, Unexpected: 5782},
+			{Backend: "bdd", N: 8, Clients: 64, Elapsed: 3 * time.Second, PerSecond: 19059, Answered: 57257, P50: 3 * ms, P99: 10 * ms, Status: map[int]int64{200: 33577, 422: 23680}},
+			{Backend: "sat", N: 20, Clients: 64, Elapsed: 3 * time.Second, PerSecond: 2288, Answered: 6945, P99: 150 * ms, Status: map[int]int64{200: 1163, 503: 5782}, Unexpected: 5782},
 		}},
 	}
 }
@@ -126,7 +131,8 @@ func TestMarkdown(t *testing.T) {
 		"## 1. Compile", "| 11 | 94,822 | 23.0 ms | 750 ms | 4.00 s | ×33 | ×174 |",
 		"## 2. Per step, BDD", "| 12 | 200 | 1.20 ms | 25.0 ms | 25.0 ms | not run |",
 		"| 10 | 200 | 74.0 µs | 153 µs | 153 µs | 200 | 60.0 µs | 160 ms | 120 ms | ×0.8 | ×1,067 | ×100 | ×784 |",
-		"≈ 300 s (est.)", "## 4. Server under load", "`-api-rate 0`", "| bdd | 8 | 64 | 19,059 |", "| 5782 | 200: 1,163, 503: 5,782 |",
+		"≈ 300 s (est.)", "## 4. Server under load", "`-api-rate 0`", "| bdd | 8 | 64 | 19,059 | 19,086 |", "| sat | 20 | 64 | 2,288 | 388 |", "| 5782 | 200: 1,163, 503: 5,782 |", "load shedding",
+		"| 10 | 74.0 µs / 153 µs | 30.0 µs / 70.0 µs | 40.0 µs / 80.0 µs | 60.0 µs / 160 ms | ×2.0 | ×2,286 |",
 		"## 5. Memory", "**165 MiB**", "![Compile time](compile_time.svg)",
 	} {
 		if !strings.Contains(md, want) {

@@ -123,6 +123,9 @@ func fullPlan() plan {
 		if n >= 50 {
 			return Budget{Steps: 60 * time.Second, Empty: 60 * time.Second}
 		}
+		if n >= 30 {
+			return Budget{Steps: 60 * time.Second, Empty: 2 * time.Minute}
+		}
 		return Budget{Steps: 60 * time.Second, Empty: 5 * time.Minute}
 	}
 	p.ServerTime = 10 * time.Second
@@ -141,6 +144,7 @@ type Results struct {
 
 	Compile        []benchmarks.CompileResult
 	CompileMinTime time.Duration
+	CompileMax     map[string]int
 	BDDSteps       []benchmarks.StepResult
 	SATSteps       []benchmarks.StepResult
 	// BDDBaselineMax is the largest board the restrict-per-cell baseline
@@ -188,7 +192,7 @@ func freeMemory() {
 }
 
 func runCompile(ctx context.Context, p plan, res *Results) error {
-	res.CompileMinTime = p.CompileMinTime
+	res.CompileMinTime, res.CompileMax = p.CompileMinTime, p.CompileMax
 	largest := max(p.DirectMax, p.CompileMax[benchmarks.Direct])
 	failed := map[string]bool{}
 	for n := 4; n <= largest; n++ {
@@ -239,7 +243,8 @@ func runBDDSteps(ctx context.Context, p plan, res *Results) error {
 		}
 		walk := p.BDDWalk
 		walk.Seed = p.Seed
-		r, err := benchmarks.CompareSteps(ctx, "bdd", sp, baselines, benchmarks.StepOptions{Walk: walk, Budget: p.BDDBudget, EmptyBudget: p.BDDEmpty})
+		opt := benchmarks.StepOptions{Walk: walk, Budget: p.BDDBudget, EmptyBudget: p.BDDEmpty, Parts: bddParts(sp.(*bdd.Space))}
+		r, err := benchmarks.CompareSteps(ctx, "bdd", sp, baselines, opt)
 		if err != nil {
 			return err
 		}
@@ -249,6 +254,34 @@ func runBDDSteps(ctx context.Context, p plan, res *Results) error {
 		freeMemory()
 	}
 	return nil
+}
+
+// bddParts splits the bdd Space's Analyze into its two sweeps over the
+// diagram: the valid domains (the configurator's question, which the
+// baseline answers too) and the solution count (which it does not).
+func bddParts(sp *bdd.Space) []benchmarks.Part {
+	m, root, model := sp.Manager(), sp.Root(), sp.Model()
+	assign := func(queens []configurator.Cell) bdd.Assignment {
+		a := m.NewAssignment()
+		for _, q := range queens {
+			a[model.Level(model.Var(q))] = 1
+		}
+		return a
+	}
+	return []benchmarks.Part{
+		{Name: "valid domains", Run: func(_ context.Context, queens []configurator.Cell) error {
+			if d := m.ValidDomains(root, assign(queens)); len(d) > 0 && d[0] == 0 {
+				return configurator.ErrNoSolution
+			}
+			return nil
+		}},
+		{Name: "count", Run: func(_ context.Context, queens []configurator.Cell) error {
+			if m.Count(root, assign(queens)).Sign() == 0 {
+				return configurator.ErrNoSolution
+			}
+			return nil
+		}},
+	}
 }
 
 func runSATSteps(ctx context.Context, p plan, res *Results) error {

@@ -44,6 +44,14 @@ type ServerRun struct {
 // a 429 or 503 from load shedding, ...), no answer in time, or no answer.
 func (r ServerRun) Errors() int64 { return r.Unexpected + r.Hangs + r.Fail }
 
+// ExpectedPerSecond is the rate of answers with an expected status.
+func (r ServerRun) ExpectedPerSecond() float64 {
+	if r.Elapsed <= 0 {
+		return 0
+	}
+	return float64(r.Answered-r.Unexpected) / r.Elapsed.Seconds()
+}
+
 func runServer(ctx context.Context, p plan, res *Results) error {
 	bin := p.Web
 	if bin == "" {
