@@ -83,3 +83,15 @@ bench:
 
 bench-full:
 	$(GO) run ./benchmarks/cmd/report -full -out benchmarks
+
+# The soak: the real server binary on a loopback port under the mixed
+# workload of benchmarks/loadgen (API and pages, both backends, every board
+# size to the limits, one request in ten bad) for 5 minutes at 64 clients.
+# It fails on any 5xx, hang or unexpected status, an error in the server's
+# log, goroutines or heap (after a GC) more than 10 % above their values
+# before the run, or an unclean exit. SOAKFLAGS adds flags (go run
+# ./cmd/soak -h); a short soak runs in `make test`.
+SOAKFLAGS ?=
+soak: deps
+	$(GO) build -o $(BIN)/web ./cmd/web
+	$(GO) run ./cmd/soak -server $(BIN)/web -duration 5m -clients 64 -bdd-max-n 14 -sat-max-n 32 $(SOAKFLAGS)

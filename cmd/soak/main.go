@@ -1,0 +1,94 @@
+// Command soak checks that the configurator's server stays healthy under
+// sustained load: it starts the server binary on a loopback port, drives
+// it with the mixed workload of benchmarks/loadgen (the JSON API and the
+// pages, both backends, every board size up to the limits, one request in
+// ten bad) from many clients, and stops it with SIGTERM.
+//
+// Usage:
+//
+//	soak -server bin/web [-duration 5m] [-clients 64] [-bdd-max-n 14] [-sat-max-n 32] [-warmup 30s] [-- server flags]
+//
+// It passes when no answer has a 5xx status, every request is answered
+// within its deadline with the status it expects, the server logs no
+// error, its goroutines and its heap after a garbage collection are back
+// within 10 % of their values before the run, and it exits cleanly. It
+// prints a summary (requests served, answers by status, latency
+// percentiles, heap and goroutines before, at the peak and after) and
+// exits with status 1 when the soak fails.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	passed, err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "soak:", err)
+		}
+		os.Exit(2)
+	}
+	if !passed {
+		os.Exit(1)
+	}
+}
+
+// run parses the command line, soaks and prints the summary.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) (passed bool, err error) {
+	cfg := config{Tolerance: 0.10, Settle: 30 * time.Second, Progress: stderr}
+	fs := flag.NewFlagSet("soak", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&cfg.Server, "server", "bin/web", "the server binary (go build -o bin/web ./cmd/web)")
+	fs.DurationVar(&cfg.Duration, "duration", 5*time.Minute, "length of the measured run")
+	fs.DurationVar(&cfg.Warmup, "warmup", 30*time.Second, "length of the run before the baseline")
+	fs.IntVar(&cfg.Clients, "clients", 64, "concurrent clients")
+	fs.IntVar(&cfg.BDDMaxN, "bdd-max-n", 14, "largest board asked of the BDD backend (also the server's limit)")
+	fs.IntVar(&cfg.SATMaxN, "sat-max-n", 32, "largest board asked of the SAT backend (also the server's limit)")
+	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the workload")
+	fs.Float64Var(&cfg.Tolerance, "tolerance", cfg.Tolerance, "how far above the baseline goroutines and heap may end (0.10: 10 %)")
+	fs.DurationVar(&cfg.Timeout, "timeout", 35*time.Second, "timeout of one request (the server's deadline is 30 s)")
+	logPath := fs.String("server-log", "", "file to copy the server's log to")
+	jsonPath := fs.String("json", "", "file to write the figures to, as JSON")
+	fs.StringVar(&cfg.Profiles, "profiles", "", "directory to write heap profiles to, before and after the run (go tool pprof -base heap-before.pb.gz heap-after.pb.gz)")
+	if err := fs.Parse(args); err != nil {
+		return false, err
+	}
+	cfg.Extra = fs.Args()
+	if cfg.Clients < 1 || cfg.Duration <= 0 || cfg.BDDMaxN < 1 || cfg.SATMaxN < 1 {
+		return false, errors.New("-clients, -duration, -bdd-max-n and -sat-max-n must be positive")
+	}
+	if *logPath != "" {
+		f, err := os.Create(*logPath)
+		if err != nil {
+			return false, err
+		}
+		defer f.Close()
+		cfg.ServerLog = f
+	}
+	r, err := soak(ctx, cfg)
+	if err != nil {
+		return false, err
+	}
+	r.summary(stdout)
+	if *jsonPath != "" {
+		b, err := r.jsonReport()
+		if err != nil {
+			return false, err
+		}
+		if err := os.WriteFile(*jsonPath, b, 0o644); err != nil {
+			return false, err
+		}
+	}
+	return r.passed(), nil
+}
