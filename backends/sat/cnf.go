@@ -1,23 +1,21 @@
 package sat
 
-import (
-	"github.com/crillab/gophersat/solver"
-	"github.com/nqueens/configurator/configurator"
-)
+import "github.com/crillab/gophersat/solver"
 
 // Every function of this file calls gophersat: callers hold the turn.
 
 // problem encodes the board for gophersat with its native cardinality
-// constraints: an AtMostOne line is one constraint "at least len-1 of the
-// negated cells" and an ExactlyOne line adds the clause "at least one".
-// Measured here, one N=50 solution takes 42 ms this way against 0.28 s with
-// the pairwise CNF (1.6 million clauses at N=100) and 1.4 s with a
-// sequential counter. The problem has no unit clause, whatever the model
-// (one-cell ExactlyOne lines are assumed instead, see board.units), so
-// Assume cannot lose one.
+// constraints: a line is one constraint "at least len-1 of the negated
+// cells", and an exact line (see board.exact) adds the clause "at least
+// one". Measured here, one N=50 solution took 42 ms this way against
+// 0.28 s with the pairwise CNF (1.6 million clauses at N=100) and 1.4 s
+// with a sequential counter; with the exact files, 24 ms at N=50 and 0.6 s
+// at N=200 (4.5 minutes without them). The problem has no unit clause,
+// whatever the model (one-cell ExactlyOne lines are assumed instead, see
+// board.units), so Assume cannot lose one.
 func (b *board) problem() *solver.Problem {
 	var cs []solver.CardConstr
-	for l, k := range b.kind {
+	for l, x := range b.exact {
 		vars := b.line(int32(l))
 		if len(vars) < 2 {
 			continue
@@ -27,7 +25,7 @@ func (b *board) problem() *solver.Problem {
 			lits[i] = int(v) + 1
 		}
 		cs = append(cs, solver.AtMost1(lits...))
-		if k == configurator.ExactlyOne {
+		if x {
 			cs = append(cs, solver.AtLeast1(lits...))
 		}
 	}
@@ -58,9 +56,11 @@ func (b *board) assumptions(with, without []int32) []solver.Lit {
 	return lits
 }
 
-// queensOf returns the variables a solver's model puts a queen on.
+// queensOf returns the variables a solver's model puts a queen on, never
+// nil: nil means "no solution" to the callers, and a model may have no
+// queen at all.
 func (b *board) queensOf(model []bool) []int32 {
-	var queens []int32
+	queens := make([]int32, 0, b.n)
 	for v := range b.nv {
 		if model[v] {
 			queens = append(queens, int32(v))
@@ -71,7 +71,7 @@ func (b *board) queensOf(model []bool) []int32 {
 
 // solveUnder asks s for a solution with a queen on every variable of with
 // and none on any of without, and returns its queens, or nil when there is
-// none. The assumptions replace those of the previous call, so one solver
+// none (a solution without queens is an empty slice, not nil). The assumptions replace those of the previous call, so one solver
 // serves every question and keeps what it learnt: its learnt clauses keep
 // the assumptions they depend on, so they hold whatever is assumed next.
 func (b *board) solveUnder(s *solver.Solver, with, without []int32) []int32 {

@@ -1,7 +1,5 @@
 package sat
 
-import "github.com/nqueens/configurator/configurator"
-
 // Values of a variable in a state.
 const (
 	open    int8 = 0
@@ -11,8 +9,8 @@ const (
 
 // state is a partial assignment closed under unit propagation of the
 // model's lines: a queen empties the rest of each of its lines, and an
-// ExactlyOne line left with one open cell and no queen gets its queen
-// there. Everything a state asserts holds in every solution that extends
+// exact line (see board.exact) left with one open cell and no queen gets
+// its queen there. Everything a state asserts holds in every solution that extends
 // the assignments made to it.
 type state struct {
 	val    []int8  // per variable
@@ -68,7 +66,7 @@ func (b *board) set(st *state, v int32, x int8) bool {
 						return false
 					}
 				}
-			case b.kind[l] == configurator.ExactlyOne && st.queens[l] == 0:
+			case b.exact[l] && st.queens[l] == 0:
 				if st.open[l] == 0 {
 					return false
 				}

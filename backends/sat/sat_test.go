@@ -392,6 +392,36 @@ func TestLargeBoards(t *testing.T) {
 	}
 }
 
+// TestBoard: the flattened N-Queens board knows that its files, like its
+// ranks, hold exactly one queen, and has all eight symmetries; a model
+// without rank constraints has neither.
+func TestBoard(t *testing.T) {
+	for _, n := range []int{4, 8, 13} {
+		bd := newBoard(model(t, n))
+		exact := 0
+		for l, x := range bd.exact {
+			if x {
+				exact++
+				if v := bd.line(int32(l)); len(v) != n {
+					t.Errorf("N=%d: exact line of %d cells", n, len(v))
+				}
+			}
+		}
+		if exact != 2*n || len(bd.syms) != 7 || !bd.partition || bd.search == nil {
+			t.Errorf("N=%d: %d exact lines, %d symmetries, partition %v; want %d, 7, true", n, exact, len(bd.syms), bd.partition, 2*n)
+		}
+	}
+	files, err := configurator.Custom(3, configurator.RowMajor, []configurator.Constraint{
+		{Kind: configurator.AtMostOne, Cells: []configurator.Cell{{Row: 0, Col: 0}, {Row: 1, Col: 0}, {Row: 2, Col: 0}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bd := newBoard(files); slices.Contains(bd.exact, true) || bd.partition {
+		t.Errorf("files only: exact %v, partition %v", bd.exact, bd.partition)
+	}
+}
+
 // TestCustomModel: a model missing one anti-diagonal (a planted fault) is
 // honoured exactly, on the counting path and on the local-search path, and
 // loses the symmetries the anti-diagonal breaks.
@@ -401,11 +431,11 @@ func TestCustomModel(t *testing.T) {
 		drop     string
 		symmetry int // symmetries of the faulty model besides the identity
 	}{
-		{5, "anti-diagonal d1-a4", 0},
-		{6, "anti-diagonal e1-a5", 0},
-		{6, "anti-diagonal f1-a6", 1},
-		{8, "anti-diagonal h1-a8", 1},
-		{12, "anti-diagonal d1-a4", 0},
+		{5, "anti-diagonal d1-a4", 1},
+		{6, "anti-diagonal e1-a5", 1},
+		{6, "anti-diagonal f1-a6", 3},
+		{8, "anti-diagonal h1-a8", 3},
+		{12, "anti-diagonal d1-a4", 1},
 	}
 	rng := rand.New(rand.NewPCG(5, 5))
 	for _, tt := range tests {
@@ -415,9 +445,11 @@ func TestCustomModel(t *testing.T) {
 			t.Fatalf("N=%d without %s: the fault changes nothing; pick another line", tt.n, tt.drop)
 		}
 		sp := compile(t, New(Options{}), m)
-		// Of the symmetries that keep ranks ranks, the two mirrors swap
-		// diagonals and anti-diagonals, and the half turn maps the dropped
-		// line onto a kept one unless it is the long anti-diagonal.
+		// N-Queens has all eight symmetries (files are exact like ranks).
+		// The reflection in the main diagonal maps every anti-diagonal onto
+		// itself and survives; the half turn and the reflection in the
+		// long anti-diagonal survive only when the dropped line is that
+		// one; the rest map an anti-diagonal onto a diagonal.
 		if got := len(sp.(*space).bd.syms); got != tt.symmetry {
 			t.Errorf("N=%d without %s: %d symmetries, want %d", tt.n, tt.drop, got, tt.symmetry)
 		}
@@ -494,6 +526,17 @@ func TestOddModels(t *testing.T) {
 				}
 				if d := sameAnalysis(got, want, true); d != "" {
 					t.Errorf("%s %v: %s", tt.name, queens, d)
+				}
+			}
+		}
+		for k := 0; k <= 2; k++ {
+			for _, cs := range placements(tt.n, k) {
+				for split := range len(cs) + 1 {
+					with, without := cs[:split], cs[split:]
+					want := o.satisfiable(with, without)
+					if got, err := sp.Satisfiable(context.Background(), with, without); got != want || err != nil {
+						t.Errorf("%s: Satisfiable(%v, %v) = %v, %v; want %v", tt.name, with, without, got, err, want)
+					}
 				}
 			}
 		}

@@ -7,14 +7,15 @@ import "math/rand/v2"
 // greedily in random order, and then, up to steps times, a random group
 // whose queen shares an AtMostOne line with another moves to a cell of its
 // line that shares the fewest. Open cells outside every group stay empty.
-// It returns the solution's variables, or nil when the steps run out. The
-// result still has to be verified; the search only proposes.
+// It returns the solution's variables (never nil, even without queens), or
+// nil when the steps run out. The result still has to be verified; the
+// search only proposes.
 //
 // On an empty N-Queens board of 100 ranks the greedy start leaves a few
 // dozen conflicts, and the search repairs them in about as many steps.
 func (b *board) localSearch(st *state, rng *rand.Rand, steps int) []int32 {
 	sb := b.search
-	var queens []int32
+	queens := make([]int32, 0, b.n)
 	for v, x := range st.val {
 		if x == queen {
 			queens = append(queens, int32(v))

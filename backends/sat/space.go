@@ -39,7 +39,7 @@ var errSolver = errors.New("the SAT solver returned a non-solution")
 
 // space is a compiled model. Its fields are immutable except the solver,
 // which is built on first use and, like every gophersat value, only touched
-// by the holder of the turn.
+// by the holder of the turn (see query.call).
 type space struct {
 	b    *Backend
 	m    *configurator.Model
@@ -57,25 +57,14 @@ func newSpace(b *Backend, m *configurator.Model) *space {
 // Model is the model the space was compiled from.
 func (sp *space) Model() *configurator.Model { return sp.m }
 
-// run bounds a request by the backend's timeout, waits for the solver's
-// turn and runs f holding it.
+// run runs f as one request, bounded by the backend's timeout. The
+// request's propagation and local search run at once, in parallel with
+// other requests; each of its gophersat calls waits for the solver's turn
+// (see query.call).
 func (sp *space) run(ctx context.Context, f func(ctx context.Context, q *query) error) error {
 	ctx, cancel := context.WithTimeout(ctx, sp.b.timeout)
 	defer cancel()
-	release, err := sp.b.acquire(ctx)
-	if err != nil {
-		return err
-	}
-	q := &query{sp: sp, bd: sp.bd, rng: rand.New(rand.NewPCG(uint64(sp.bd.nv), 0x5a7)), release: release}
-	defer func() {
-		if !q.abandoned {
-			release()
-		}
-	}()
-	if sp.solver == nil {
-		sp.solver = solver.New(sp.bd.problem())
-	}
-	return f(ctx, q)
+	return f(ctx, &query{sp: sp, bd: sp.bd, rng: rand.New(rand.NewPCG(uint64(sp.bd.nv), 0x5a7))})
 }
 
 // vars returns the variables of cells, which must be on the board.
@@ -115,9 +104,11 @@ func (sp *space) place(with, without []int32) *state {
 // solver, and every witness also marks its images under the board
 // symmetries that the model has and that leave the placement in place. A
 // possible cell is forced when it is the only possible cell of one of its
-// ExactlyOne lines (exact for models made of ExactlyOne and AtMostOne
-// lines: a solution holding another possible cell of that line would avoid
-// it).
+// exact lines (ExactlyOne, or implied so, see board.exact). This is exact
+// for models made of ExactlyOne and AtMostOne lines: a cell on no exact
+// line is in no solution's every queen (drop it and the rest is a
+// solution), and a solution holding another possible cell of its exact
+// line avoids it.
 //
 // Counting policy: on boards up to 10×10 the solutions are enumerated with
 // blocking clauses, up to the backend's CountCap, which also decides every
@@ -205,16 +196,12 @@ func (sp *space) Solve(ctx context.Context, queens []configurator.Cell) ([]confi
 	return sol, nil
 }
 
-// query is the work of one request, done while holding the turn.
+// query is the work of one request. It is not safe for concurrent use.
 type query struct {
 	sp      *space
 	bd      *board
 	rng     *rand.Rand
 	scratch []int32 // for board.verify, one entry per line
-	// release gives the turn back. A query that abandons a solver call
-	// hands it to that call, which releases it when it returns.
-	release   func()
-	abandoned bool
 	// Statistics, for tests and measurements.
 	searches, found, solves int
 	slowest                 time.Duration // the longest solver call
@@ -222,7 +209,7 @@ type query struct {
 
 // witness returns a verified solution that extends st, which holds with and
 // excludes without (both also passed to the solver), or nil when there is
-// none.
+// none. A solution without queens is an empty slice, not nil.
 func (q *query) witness(ctx context.Context, st *state, with, without []int32) ([]int32, error) {
 	bd := q.bd
 	if q.scratch == nil {
@@ -238,7 +225,12 @@ func (q *query) witness(ctx context.Context, st *state, with, without []int32) (
 		}
 	}
 	var w []int32
-	err := q.call(ctx, func() { w = bd.solveUnder(q.sp.solver, with, without) })
+	err := q.call(ctx, func() {
+		if q.sp.solver == nil {
+			q.sp.solver = solver.New(bd.problem())
+		}
+		w = bd.solveUnder(q.sp.solver, with, without)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -248,15 +240,16 @@ func (q *query) witness(ctx context.Context, st *state, with, without []int32) (
 	return w, nil
 }
 
-// call runs f, which calls gophersat, and returns when it does or when ctx
+// call waits in the backend's queue for the solver's turn and runs f,
+// which calls gophersat, holding it. It returns when f does or when ctx
 // ends, whichever comes first. A gophersat call cannot be interrupted, so
 // f runs in a goroutine of its own: a request whose deadline passes returns
-// at once, and the abandoned call keeps the turn until it returns, when it
-// releases it. The query must then make no further gophersat call. A panic
+// at once, and the abandoned call keeps the turn until it returns. A panic
 // in gophersat becomes an error, and the space's solver, whose state it may
-// have broken, is rebuilt by the next request.
+// have broken, is rebuilt by the next call.
 func (q *query) call(ctx context.Context, f func()) error {
-	if err := ctx.Err(); err != nil {
+	release, err := q.sp.b.acquire(ctx)
+	if err != nil {
 		return err
 	}
 	q.solves++
@@ -264,6 +257,7 @@ func (q *query) call(ctx context.Context, f func()) error {
 	var panicked any
 	done := make(chan struct{})
 	go func() {
+		defer release()
 		defer close(done)
 		defer func() {
 			if panicked = recover(); panicked != nil {
@@ -280,12 +274,6 @@ func (q *query) call(ctx context.Context, f func()) error {
 		}
 		return nil
 	case <-ctx.Done():
-		q.abandoned = true
-		release := q.release
-		go func() {
-			<-done
-			release()
-		}()
 		return fmt.Errorf("solver call abandoned, still running: %w", ctx.Err())
 	}
 }
@@ -412,12 +400,12 @@ func (q *query) analyze(ctx context.Context, queens []int32) (*configurator.Anal
 	return a, nil
 }
 
-// forced reports whether v is the only cell of one of its ExactlyOne lines
-// that is not blocked.
+// forced reports whether v is the only cell of one of its exact lines that
+// is not blocked.
 func (b *board) forced(v int32, blocked []bool) bool {
 lines:
 	for _, l := range b.lines(v) {
-		if b.kind[l] != configurator.ExactlyOne {
+		if !b.exact[l] {
 			continue
 		}
 		for _, u := range b.line(l) {
@@ -469,9 +457,9 @@ func (q *query) enumerate(ctx context.Context, st *state, queens []int32, syms [
 	if q.scratch == nil {
 		q.scratch = make([]int32, len(bd.kind))
 	}
-	split := int32(-1) // the open ExactlyOne line with the most open cells
-	for l, k := range bd.kind {
-		if k == configurator.ExactlyOne && st.queens[l] == 0 && (split < 0 || st.open[l] > st.open[split]) {
+	split := int32(-1) // the open exact line with the most open cells
+	for l, x := range bd.exact {
+		if x && st.queens[l] == 0 && (split < 0 || st.open[l] > st.open[split]) {
 			split = int32(l)
 		}
 	}
@@ -506,24 +494,36 @@ func (q *query) enumerate(ctx context.Context, st *state, queens []int32, syms [
 			part = append(part, v)
 		}
 		first := len(sols)
-		s := solver.New(bd.problem())
-		if s.Assume(bd.assumptions(part, nil)) != solver.Unsat {
-			for {
-				var st solver.Status
-				if err := q.call(ctx, func() { st = s.Solve() }); err != nil {
-					return nil, false, err
+		var s *solver.Solver
+		var w []int32 // the last solution found, to block before the next
+		for found := true; ; {
+			err := q.call(ctx, func() {
+				switch {
+				case s == nil:
+					s = solver.New(bd.problem())
+					if s.Assume(bd.assumptions(part, nil)) == solver.Unsat {
+						found = false
+						return
+					}
+				default:
+					s.AppendClause(bd.blocking(w))
 				}
-				if st != solver.Sat {
-					break
+				found = s.Solve() == solver.Sat
+				if found {
+					w = bd.queensOf(s.Model())
 				}
-				w := bd.queensOf(s.Model())
-				if !q.holds(w, part, nil) {
-					return nil, false, fmt.Errorf("%w: %s", errSolver, q.format(w))
-				}
-				if !add(w) {
-					return sols, false, nil
-				}
-				s.AppendClause(bd.blocking(w))
+			})
+			if err != nil {
+				return nil, false, err
+			}
+			if !found {
+				break
+			}
+			if !q.holds(w, part, nil) {
+				return nil, false, fmt.Errorf("%w: %s", errSolver, q.format(w))
+			}
+			if !add(w) {
+				return sols, false, nil
 			}
 		}
 		if v < 0 {
