@@ -84,7 +84,7 @@ func (s *server) fail(c echo.Context, st boardState, trail []step, act action, e
 	}
 	p := describe(err)
 	if p.Status >= 500 {
-		s.log.Error("request failed", "uri", truncate(c.Request().RequestURI, 200), "status", p.Status, "err", err)
+		s.logFailure(c.Request(), p, err)
 	}
 	if p.RetryAfter > 0 {
 		c.Response().Header().Set("Retry-After", fmt.Sprint(p.RetryAfter))

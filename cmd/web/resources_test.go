@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/labstack/echo/v4"
 	"github.com/nqueens/configurator/backends/bdd"
 	"github.com/nqueens/configurator/backends/sat"
 	"github.com/nqueens/configurator/configurator"
@@ -136,9 +138,9 @@ func TestWorkspaceBoundsQueries(t *testing.T) {
 	}
 	drawn := make(chan error, 1)
 	go func() {
-		_, nodes, err := sp.(configurator.Diagrammer).Diagram(context.Background(), nil, 10)
-		if err == nil && nodes != 2451 {
-			err = fmt.Errorf("%d nodes, want 2451", nodes)
+		dot, nodes, err := sp.(configurator.Diagrammer).Diagram(context.Background(), nil, 5000)
+		if err == nil && (nodes != 2451 || !strings.Contains(dot, "digraph")) {
+			err = fmt.Errorf("%d nodes, want 2451 and their DOT", nodes)
 		}
 		drawn <- err
 	}()
@@ -146,6 +148,15 @@ func TestWorkspaceBoundsQueries(t *testing.T) {
 	release()
 	if err := <-drawn; err != nil {
 		t.Errorf("the diagram after the query: %v", err)
+	}
+	// The whole diagram past the cap needs no copy, nor any work space.
+	release, err = ws.acquire(context.Background(), ws.limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	if dot, nodes, err := sp.(configurator.Diagrammer).Diagram(context.Background(), nil, 300); dot != "" || nodes != 2451 || err != nil {
+		t.Errorf("the whole 8×8 diagram, capped at 300 nodes: %q, %d, %v", dot, nodes, err)
 	}
 }
 
@@ -405,5 +416,43 @@ func TestDebugListener(t *testing.T) {
 	// The public handler has no debug routes.
 	if res, _ := get(t, ts, "/debug/stats"); res.StatusCode != 404 {
 		t.Errorf("/debug/stats on the public address: %d", res.StatusCode)
+	}
+}
+
+// TestFailureLogging checks how failed requests are logged: a 503 (load
+// shed, or out of time) once as a warning, any other 5xx once as an error,
+// and neither again as "failed after answering".
+func TestFailureLogging(t *testing.T) {
+	for _, tt := range []struct {
+		path  string
+		err   error
+		level string
+	}{
+		{"/busy", fmt.Errorf("queue: %w", configurator.ErrBusy), "level=WARN"},
+		{"/fault", errors.New("disk on fire"), "level=ERROR"},
+		{"/api/v1/fault", errors.New("disk on fire"), "level=ERROR"},
+	} {
+		var logged syncBuffer
+		cfg := testConfig()
+		s, err := newServer(cfg, slog.New(slog.NewTextHandler(&logged, nil)), newBackends(cfg)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := s.handler()
+		e.GET(tt.path, func(echo.Context) error { return tt.err })
+		ts := httptest.NewServer(e)
+		res, _ := get(t, ts, tt.path)
+		ts.Close()
+		s.close()
+		log := logged.String()
+		if n := strings.Count(log, `msg="request failed"`); n != 1 || !strings.Contains(log, tt.level+` msg="request failed"`) {
+			t.Errorf("%s (%d): %d lines say the request failed, want one at %s:\n%s", tt.path, res.StatusCode, n, tt.level, log)
+		}
+		if strings.Contains(log, "after answering") {
+			t.Errorf("%s: logged again after answering:\n%s", tt.path, log)
+		}
+		if tt.level == "level=WARN" && strings.Contains(log, "level=ERROR") {
+			t.Errorf("%s: a 503 logged as an error:\n%s", tt.path, log)
+		}
 	}
 }

@@ -119,7 +119,7 @@ func (s *server) handler() *echo.Echo {
 		LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
 			level := slog.LevelInfo
 			if v.Status >= 500 {
-				level = slog.LevelError
+				level = failureLevel(v.Status)
 			}
 			attrs := []slog.Attr{
 				slog.String("method", v.Method), slog.String("uri", truncate(v.URI, 200)),
@@ -210,16 +210,20 @@ func (s *server) handleError(err error, c echo.Context) {
 	p := describe(err)
 	req := c.Request()
 	if c.Response().Committed {
-		if p.Status >= 500 {
-			s.log.Error("request failed after answering", "uri", truncate(req.RequestURI, 200), "err", err)
+		// The request logger hands errors to this handler and passes them
+		// on to Echo, which hands them here again: only an error that
+		// came after an answer of its own is news.
+		if p.Status >= 500 && c.Get(ctxErrorHandled) == nil {
+			s.log.Log(req.Context(), failureLevel(p.Status), "request failed after answering", "uri", truncate(req.RequestURI, 200), "err", err)
 		}
 		return
 	}
+	c.Set(ctxErrorHandled, true)
 	var werr error
 	switch {
 	case strings.HasPrefix(req.URL.Path, "/api/"), req.Method == http.MethodHead:
 		if p.Status >= 500 {
-			s.log.Error("request failed", "uri", truncate(req.RequestURI, 200), "status", p.Status, "err", err)
+			s.logFailure(req, p, err)
 		}
 		if p.RetryAfter > 0 {
 			c.Response().Header().Set("Retry-After", strconv.Itoa(p.RetryAfter))
@@ -232,7 +236,7 @@ func (s *server) handleError(err error, c echo.Context) {
 	case p.Status >= 500 && !isHTMX(req):
 		// After a fault, show no board: drawing one could meet the fault
 		// again, and this runs outside the recover middleware.
-		s.log.Error("request failed", "uri", truncate(req.RequestURI, 200), "status", p.Status, "err", err)
+		s.logFailure(req, p, err)
 		if p.RetryAfter > 0 {
 			c.Response().Header().Set("Retry-After", strconv.Itoa(p.RetryAfter))
 		}
@@ -250,6 +254,25 @@ func (s *server) handleError(err error, c echo.Context) {
 	if werr != nil {
 		s.log.Warn("writing an error response", "err", werr)
 	}
+}
+
+// ctxErrorHandled marks, in an Echo context, a request whose error has
+// been answered.
+const ctxErrorHandled = "web.errorHandled"
+
+// failureLevel is the log level of a request that failed with status:
+// 503 is the server shedding load or a request running out of time,
+// expected under heavy load, so a warning; any other 5xx is a fault.
+func failureLevel(status int) slog.Level {
+	if status == http.StatusServiceUnavailable {
+		return slog.LevelWarn
+	}
+	return slog.LevelError
+}
+
+// logFailure logs a request that failed with a 5xx problem.
+func (s *server) logFailure(req *http.Request, p *problem, err error) {
+	s.log.Log(req.Context(), failureLevel(p.Status), "request failed", "uri", truncate(req.RequestURI, 200), "status", p.Status, "err", err)
 }
 
 // isHTMX reports whether a request is an htmx request for a fragment (and

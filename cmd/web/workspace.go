@@ -146,7 +146,14 @@ func (b *boundedSpace) Marginals(ctx context.Context, queens []configurator.Cell
 	return b.sp.Marginals(ctx, queens)
 }
 
+// Diagram draws the diagram restricted to queens. Without queens the
+// restriction is the whole diagram, whose size is known: when it is past
+// maxNodes, the answer needs no copy of it (which takes seconds and
+// hundreds of megabytes at 14×14).
 func (b *boundedSpace) Diagram(ctx context.Context, queens []configurator.Cell, maxNodes int) (string, int, error) {
+	if len(queens) == 0 && b.sp.Nodes() > maxNodes {
+		return "", b.sp.Nodes(), nil
+	}
 	release, err := b.ws.acquire(ctx, b.draw)
 	if err != nil {
 		return "", 0, err
