@@ -35,7 +35,7 @@ func BenchmarkValidDomainsEmpty(b *testing.B) {
 // cardinality constraints, assumptions, model reuse) finds every witness.
 // It measures the encoding alone against the pairwise baseline.
 func BenchmarkValidDomainsEmptySolverOnly(b *testing.B) {
-	for _, n := range []int{8, 20, 50} {
+	for _, n := range []int{8, 20, 50, 100} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			be := New(Options{})
 			be.solverOnly = true
