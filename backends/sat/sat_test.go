@@ -766,7 +766,7 @@ func TestConcurrent(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(3, 3))
 	var jobs []job
-	for _, n := range []int{7, 12} {
+	for _, n := range []int{7, 11} { // both answered by gophersat, not the local search
 		sp := compile(t, New(Options{Queue: 64}), model(t, n))
 		for k := range 8 {
 			queens := randomCells(rng, n, k%3)

@@ -24,10 +24,11 @@ const (
 	// the solver decides.
 	searchTries = 3
 	// countMaxN is the largest board on which Analyze counts solutions.
-	// Each solution counted costs one solver call: at N=8 the 92 take
-	// about 9 ms, at N=10 the 724 about 0.1 s; at N=12 the cap of 10,000 is
-	// reached after seconds and beyond that the count says little more
-	// than "at least the cap".
+	// Each solution counted costs a solver call: on the empty board the 92
+	// of N=8 take 3 ms, the 352 of N=9 16 ms, the 724 of N=10 80 ms (the
+	// BenchmarkCount figures); N=12 would reach the default cap of 10,000
+	// after seconds, and beyond it the count says little more than "at
+	// least the cap".
 	countMaxN = 10
 )
 
@@ -131,8 +132,8 @@ func (sp *space) place(with, without []int32) *state {
 // possible cell is forced when it is the only possible cell of one of its
 // exact lines (ExactlyOne, or implied so, see board.exact). This is exact
 // for models made of ExactlyOne and AtMostOne lines: a cell on no exact
-// line is in no solution's every queen (drop it and the rest is a
-// solution), and a solution holding another possible cell of its exact
+// line is never forced (drop its queen from a solution and the rest is
+// still one), and a solution holding another possible cell of its exact
 // line avoids it.
 //
 // Counting policy: on boards up to 10×10 the solutions are enumerated with
@@ -330,7 +331,7 @@ func (q *query) format(w []int32) string {
 	return configurator.FormatCells(cells)
 }
 
-// analyze is Analyze holding the turn.
+// analyze does the work of Analyze.
 func (q *query) analyze(ctx context.Context, queens []int32) (*configurator.Analysis, error) {
 	bd := q.bd
 	st := q.sp.place(queens, nil)
