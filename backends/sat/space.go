@@ -58,31 +58,6 @@ func newSpace(b *Backend, m *configurator.Model) *space {
 // Model is the model the space was compiled from.
 func (sp *space) Model() *configurator.Model { return sp.m }
 
-// Bytes estimates the memory the space holds once its solver is built: the
-// flattened board counted exactly, the model's constraints at 16 bytes a
-// cell, and the solver at 450 bytes a variable plus 24 a literal of its
-// constraints (per-variable arrays and watch lists; learnt clauses, which
-// gophersat prunes, are not counted). Calibrated on N-Queens: measured
-// 7.7 MB at N=100 and 30.5 MB at N=200, estimated 7.8 and 31 MB.
-func (sp *space) Bytes() int64 {
-	bd := sp.bd
-	ints := len(bd.lineStart) + len(bd.lineVar) + len(bd.varStart) + len(bd.varLine) + len(bd.units)
-	if bd.search != nil {
-		ints += len(bd.search.groupLine) + len(bd.search.amoStart) + len(bd.search.amoLine)
-	}
-	ints += len(bd.syms) * bd.nv
-	lines, nv := int64(len(bd.kind)), int64(bd.nv)
-	board := 4*int64(ints) + 10*lines + 2*nv // with the root state
-	literals := int64(len(bd.lineVar))
-	for l, x := range bd.exact {
-		if x {
-			literals += int64(bd.lineStart[l+1] - bd.lineStart[l])
-		}
-	}
-	model := 16*int64(len(bd.lineVar)) + 40*nv
-	return board + model + 450*nv + 24*literals
-}
-
 // run runs f as one request, bounded by the backend's timeout. The
 // request's propagation and local search run at once, in parallel with
 // other requests; each of its gophersat calls waits for the solver's turn
