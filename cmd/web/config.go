@@ -22,6 +22,7 @@ type config struct {
 	SAT struct {
 		MaxN     int           // largest board
 		Queue    int           // requests that may wait for the serialised solver
+		Serve    int           // requests served at once; the others wait in the queue, in order
 		CountCap int           // solutions counted before saying "at least"
 		Deadline time.Duration // per request
 	}
@@ -56,6 +57,7 @@ func defaultConfig() config {
 	c.CompileDeadline = 10 * time.Minute
 	c.SAT.MaxN = 32
 	c.SAT.Queue = 32
+	c.SAT.Serve = 1
 	c.SAT.CountCap = 1000
 	c.SAT.Deadline = 10 * time.Second
 	c.CacheBytes = 1 << 30
@@ -87,6 +89,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.DurationVar(&c.CompileDeadline, "compile-deadline", c.CompileDeadline, "deadline of one compile (a BDD of a large board takes a while, once)")
 	fs.IntVar(&c.SAT.MaxN, "sat-max-n", c.SAT.MaxN, "largest board of the SAT backend")
 	fs.IntVar(&c.SAT.Queue, "sat-queue", c.SAT.Queue, "requests that may wait for the SAT solver; more get 503")
+	fs.IntVar(&c.SAT.Serve, "sat-serve", c.SAT.Serve, "requests the SAT backend serves at once (its solver runs one call at a time); the others wait in the queue, in order")
 	fs.IntVar(&c.SAT.CountCap, "sat-count-cap", c.SAT.CountCap, "solutions the SAT backend counts before it says \"at least\"")
 	fs.DurationVar(&c.SAT.Deadline, "sat-deadline", c.SAT.Deadline, "deadline of one request's work on the SAT backend")
 	fs.Var((*byteSize)(&c.CacheBytes), "cache", "bound of the cache of compiled spaces, in bytes")
@@ -118,8 +121,8 @@ func (c config) check(fs *flag.FlagSet) error {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	switch {
-	case c.BDD.MaxN < 1 || c.SAT.MaxN < 1:
-		return fmt.Errorf("-bdd-max-n and -sat-max-n must be at least 1")
+	case c.BDD.MaxN < 1 || c.SAT.MaxN < 1 || c.SAT.Serve < 1:
+		return fmt.Errorf("-bdd-max-n, -sat-max-n and -sat-serve must be at least 1")
 	case c.BodyLimit < 1 || c.CacheBytes < 1 || c.BDD.Scratch < 1:
 		return fmt.Errorf("-body-limit, -cache and -bdd-scratch must be positive")
 	case c.RequestDeadline <= 0 || c.BDD.Deadline <= 0 || c.SAT.Deadline <= 0:

@@ -34,8 +34,12 @@ func TestParseFlags(t *testing.T) {
 			check: func(c config) bool {
 				return c.BDD.Scratch == 256<<20 && c.Recycle == 0 && c.DebugAddr == "127.0.0.1:6060"
 			}},
-		{args: nil, check: func(c config) bool { return c.BDD.Scratch == 1<<30 && c.Recycle == 50 && c.DebugAddr == "" }},
+		{args: nil, check: func(c config) bool {
+			return c.BDD.Scratch == 1<<30 && c.Recycle == 50 && c.DebugAddr == "" && c.SAT.Serve == 1
+		}},
 		{args: []string{"-bdd-scratch", "0"}, err: true},
+		{args: []string{"-sat-serve", "0"}, err: true},
+		{args: []string{"-sat-serve", "2", "-sat-queue", "8"}, check: func(c config) bool { return c.SAT.Serve == 2 && c.SAT.Queue == 8 }},
 		{args: []string{"-debug-addr", ":6060"}, err: true},
 		{args: []string{"-bdd-budget", "lots"}, err: true},
 		{args: []string{"-bdd-max-n", "0"}, err: true},

@@ -251,16 +251,17 @@ func pigeonhole(t *testing.T, n int) *configurator.Model {
 	return m
 }
 
-// TestSATQueueDrainsWhenClientsLeave checks the SAT backend's bounded
-// queue through the server: while a long refutation holds the solver (the
-// process has one, gophersat being unsafe for concurrent use), requests
-// queue up to the bound and the next gets 503 with Retry-After at once;
+// TestSATQueueDrainsWhenClientsLeave checks the bounded queue in front of
+// the SAT backend through the server: while a long refutation holds the
+// solver (the process has one, gophersat being unsafe for concurrent use),
+// one request is served (it waits for the solver), the next ones queue up
+// to the bound and the one after gets 503 with Retry-After at once;
 // clients that disconnect leave the queue, which then has room again; and
 // once the solver is free, the requests still queued are served.
 func TestSATQueueDrainsWhenClientsLeave(t *testing.T) {
 	cfg := testConfig()
-	cfg.SAT.Queue = 2
-	_, ts := newTestServer(t, cfg)
+	cfg.SAT.Queue, cfg.SAT.Serve = 2, 1
+	s, ts := newTestServer(t, cfg)
 	if res, body := post(t, ts, "/api/v1/analyze", `{"n":6,"backend":"sat"}`); res.StatusCode != 200 {
 		t.Fatalf("compiling the SAT 6×6: %d %s", res.StatusCode, body)
 	}
@@ -305,9 +306,12 @@ func TestSATQueueDrainsWhenClientsLeave(t *testing.T) {
 			holder <- err
 		}()
 
+		// One request is served (it waits for the solver's turn), two
+		// wait for it in the queue.
+		const clients = 3
 		ctx, leave := context.WithCancel(context.Background())
-		left := make(chan error, 2)
-		for range 2 {
+		left := make(chan error, clients)
+		for range clients {
 			go func() {
 				_, _, err := send(ctx, http.DefaultClient)
 				left <- err
@@ -319,7 +323,7 @@ func TestSATQueueDrainsWhenClientsLeave(t *testing.T) {
 			filled = full()
 		}
 		leave()
-		for range 2 {
+		for range clients {
 			if err := <-left; err != nil && !errors.Is(err, context.Canceled) {
 				t.Errorf("a client that left: %v", err)
 			}
@@ -345,6 +349,9 @@ func TestSATQueueDrainsWhenClientsLeave(t *testing.T) {
 		if filled && drained && stillHeld {
 			<-served
 			t.Logf("held the solver with a %d-pigeonhole: the queue of 2 filled, drained when its clients left, and served the next", holdN)
+			if w := s.satGate.waiting.Load(); w != 0 {
+				t.Errorf("%d requests still wait at the gate", w)
+			}
 			return
 		}
 		t.Logf("the %d-pigeonhole was refuted before the checks ended (filled %v, drained %v); trying a harder one", holdN, filled, drained)
@@ -454,5 +461,54 @@ func TestFailureLogging(t *testing.T) {
 		if tt.level == "level=WARN" && strings.Contains(log, "level=ERROR") {
 			t.Errorf("%s: a 503 logged as an error:\n%s", tt.path, log)
 		}
+	}
+}
+
+// TestGate checks the gate in front of the SAT backend: requests are
+// admitted a slot at a time in the order they came, the queue is bounded
+// (the next request gets ErrBusy at once), and a request whose context
+// ends leaves the queue.
+func TestGate(t *testing.T) {
+	g := newGate(1, 3)
+	leave, err := g.enter(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var order []int
+	var wg sync.WaitGroup
+	ctx, cancel := context.WithCancel(context.Background())
+	for i := range 3 {
+		c := context.Background()
+		if i == 1 {
+			c = ctx // the second gives up
+		}
+		wg.Go(func() {
+			leave, err := g.enter(c)
+			if err != nil {
+				if i != 1 || !errors.Is(err, context.Canceled) {
+					t.Errorf("request %d: %v", i, err)
+				}
+				return
+			}
+			mu.Lock()
+			order = append(order, i)
+			mu.Unlock()
+			leave()
+		})
+		waitFor(t, fmt.Sprintf("%d requests waiting", i+1), func() bool { return g.waiting.Load() == int64(i+1) })
+	}
+	if _, err := g.enter(context.Background()); !errors.Is(err, configurator.ErrBusy) {
+		t.Errorf("with the queue full: %v, want ErrBusy", err)
+	}
+	cancel()
+	waitFor(t, "the request that gave up to leave", func() bool { return g.waiting.Load() == 2 })
+	if _, err := g.enter(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("a request whose context is over: %v", err)
+	}
+	leave()
+	wg.Wait()
+	if fmt.Sprint(order) != "[0 2]" {
+		t.Errorf("admitted in the order %v, want [0 2]", order)
 	}
 }

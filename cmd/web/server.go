@@ -46,6 +46,7 @@ type server struct {
 	version  string // of the static files, for cache busting
 	draw     *drawer
 	work     *workspace // bounds the work space of queries on BDD spaces
+	satGate  *gate      // admits requests to the SAT backend in order
 
 	quit     chan struct{} // closed when shutdown begins: progress streams end
 	quitOnce sync.Once
@@ -63,9 +64,10 @@ func newServer(cfg config, log *slog.Logger, backends ...configurator.Backend) (
 			maxN: map[string]int{"bdd": bddMax, "sat": cfg.SAT.MaxN},
 			why:  map[string]string{"bdd": why},
 		},
-		quit: make(chan struct{}),
-		draw: newDrawer(),
-		work: newWorkspace(cfg.BDD.Scratch),
+		quit:    make(chan struct{}),
+		draw:    newDrawer(),
+		work:    newWorkspace(cfg.BDD.Scratch),
+		satGate: newGate(cfg.SAT.Serve, cfg.SAT.Queue),
 	}
 	if why != "" {
 		log.Warn("the BDD node budget lowers the BDD's largest board", "flag", cfg.BDD.MaxN, "limit", bddMax, "budget", formatBytes(cfg.BDD.Budget))

@@ -185,6 +185,13 @@ func (s *server) apply(ctx context.Context, e *compiled, st boardState, act acti
 	ctx, cancel := context.WithTimeout(ctx, s.deadline(e.key.backend))
 	defer cancel()
 	o = outcome{backend: e.key.backend, entry: e}
+	if e.key.backend == "sat" {
+		leave, err := s.satGate.enter(ctx)
+		if err != nil {
+			return o, err
+		}
+		defer leave()
+	}
 	s.use(e)
 	sp := e.space
 	start := time.Now()
