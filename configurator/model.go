@@ -10,6 +10,7 @@ package configurator
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -42,9 +43,12 @@ type Model struct {
 	n           int
 	order       Order
 	constraints []Constraint
-	level       []int32   // variable -> position in the order
-	atLevel     []int32   // position in the order -> variable
-	lines       [][]int32 // variable -> indices of the constraints it is in
+	level       []int32 // variable -> position in the order
+	atLevel     []int32 // position in the order -> variable
+	// The constraints variable v is in are lines[lineStart[v]:lineStart[v+1]],
+	// one flat slice for the whole board (a million cells at MaxN).
+	lineStart []int32
+	lines     []int32
 }
 
 // New returns the N-Queens model of an n×n board with the given variable
@@ -54,16 +58,16 @@ func New(n int, order Order) (*Model, error) {
 	if n < 1 || n > MaxN {
 		return nil, fmt.Errorf("board size %d: %w", n, ErrSize)
 	}
-	var cs []Constraint
+	cs := make([]Constraint, 0, 6*n)
 	for r := range n {
-		c := Constraint{Kind: ExactlyOne, Name: fmt.Sprintf("rank %d", r+1)}
+		c := Constraint{Kind: ExactlyOne, Name: fmt.Sprintf("rank %d", r+1), Cells: make([]Cell, 0, n)}
 		for col := range n {
 			c.Cells = append(c.Cells, Cell{r, col})
 		}
 		cs = append(cs, c)
 	}
 	for col := range n {
-		c := Constraint{Kind: AtMostOne, Name: "file " + FileName(col)}
+		c := Constraint{Kind: AtMostOne, Name: "file " + FileName(col), Cells: make([]Cell, 0, n)}
 		for r := range n {
 			c.Cells = append(c.Cells, Cell{r, col})
 		}
@@ -72,7 +76,7 @@ func New(n int, order Order) (*Model, error) {
 	// Diagonals keep r-c constant, anti-diagonals r+c; lines of one cell
 	// constrain nothing and are left out.
 	for d := -(n - 2); d <= n-2; d++ {
-		var cells []Cell
+		cells := make([]Cell, 0, n-abs(d))
 		for r := range n {
 			if col := r - d; col >= 0 && col < n {
 				cells = append(cells, Cell{r, col})
@@ -81,7 +85,7 @@ func New(n int, order Order) (*Model, error) {
 		cs = append(cs, Constraint{Kind: AtMostOne, Name: "diagonal " + cells[0].String() + "-" + cells[len(cells)-1].String(), Cells: cells})
 	}
 	for s := 1; s <= 2*n-3; s++ {
-		var cells []Cell
+		cells := make([]Cell, 0, n-abs(s-(n-1)))
 		for r := range n {
 			if col := s - r; col >= 0 && col < n {
 				cells = append(cells, Cell{r, col})
@@ -99,14 +103,25 @@ func Custom(n int, order Order, constraints []Constraint) (*Model, error) {
 	if n < 1 || n > MaxN {
 		return nil, fmt.Errorf("board size %d: %w", n, ErrSize)
 	}
-	m := &Model{n: n, order: order, constraints: constraints, lines: make([][]int32, n*n)}
-	for i, c := range constraints {
+	m := &Model{n: n, order: order, constraints: constraints, lineStart: make([]int32, n*n+1)}
+	for _, c := range constraints {
 		for _, cell := range c.Cells {
 			if !m.Contains(cell) {
 				return nil, fmt.Errorf("constraint %q: cell %v: %w", c.Name, cell, ErrOffBoard)
 			}
+			m.lineStart[m.Var(cell)+1]++
+		}
+	}
+	for v := range n * n {
+		m.lineStart[v+1] += m.lineStart[v]
+	}
+	m.lines = make([]int32, m.lineStart[n*n])
+	fill := slices.Clone(m.lineStart[:n*n])
+	for i, c := range constraints {
+		for _, cell := range c.Cells {
 			v := m.Var(cell)
-			m.lines[v] = append(m.lines[v], int32(i))
+			m.lines[fill[v]] = int32(i)
+			fill[v]++
 		}
 	}
 	var err error
@@ -156,8 +171,9 @@ func (m *Model) Attacks(a, b Cell) bool {
 	if a == b {
 		return false
 	}
-	for _, i := range m.lines[m.Var(a)] {
-		for _, j := range m.lines[m.Var(b)] {
+	va, vb := m.Var(a), m.Var(b)
+	for _, i := range m.lines[m.lineStart[va]:m.lineStart[va+1]] {
+		for _, j := range m.lines[m.lineStart[vb]:m.lineStart[vb+1]] {
 			if i == j {
 				return true
 			}
@@ -269,3 +285,10 @@ var (
 	ErrOffBoard  = errors.New("cell is off the board")
 	ErrDuplicate = errors.New("queen placed twice")
 )
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
