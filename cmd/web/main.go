@@ -10,9 +10,17 @@
 //
 // The server keeps no session: the board lives in the URL, so the browser's
 // back and forward buttons are undo and redo and a link shares a board. It
-// keeps only a cache of compiled spaces, bounded in bytes. SIGINT or SIGTERM
-// stop it gracefully: it stops accepting, lets the requests in flight
-// finish (up to -shutdown-grace), and exits.
+// keeps only a cache of compiled spaces, bounded in bytes. Every other
+// resource is bounded too: boards beyond a backend's limit or its node
+// budget are refused at once (413), the BDD queries running at once share a
+// bounded work space (-bdd-scratch), SAT requests are served in order
+// behind a bounded queue (-sat-queue; 503 with Retry-After when full), every
+// request has a deadline, and the API is rate limited per client address.
+// SIGINT or SIGTERM stop it gracefully: it stops accepting, lets the
+// requests in flight finish (up to -shutdown-grace), and exits.
+//
+// With -debug-addr (a loopback address only) it also serves /debug/stats
+// (goroutines, heap, cache) and /debug/pprof, for soak tests and leaks.
 package main
 
 import (
