@@ -123,6 +123,11 @@ type scratch struct {
 	bytes      []byte   // flags of the valid-domain sweeps
 	words      []uint64 // bit sets
 	stack      []Node
+	// mark[i] == gen stamps node i as visited by the current query, so
+	// that starting a query clears nothing (see visit).
+	mark  []uint32
+	gen   uint32
+	order []Node // the nodes a sparse sweep visits, children first
 }
 
 func (m *Manager) getScratch() *scratch {

@@ -80,11 +80,93 @@ func (m *Manager) Count(f Node, a Assignment) *big.Int {
 	return cb[f].Lsh(&cb[f], uint(v.free[m.nodes[f].level]))
 }
 
-// countUp returns, in s.u64a, the saturated count of every node up to
-// root: the satisfying assignments, agreeing with v, of the levels from the
-// node's own level down.
+// post marks a stack entry of collect whose children are done.
+const post = 1 << 31
+
+// collect gathers in s.order the nodes of the part of the diagram below root
+// that v allows (the root, and the children of collected nodes along the
+// edges v allows; terminals left out), children before parents: a
+// depth-first search with an explicit stack, in time linear in that part.
+// Visited nodes are stamped with a fresh generation in s.mark, so starting
+// costs nothing. It gives up, returning false, once it has collected more
+// than limit nodes: when the part is most of the diagram, the full sweeps
+// over ids 0..root are faster than following edges. Node ids stay below
+// post: the budget bounds a Manager far below 2^31 nodes.
+func (m *Manager) collect(root Node, v view, s *scratch, limit int) bool {
+	order := s.order[:0]
+	defer func() { s.order = order }()
+	if root <= True {
+		return true
+	}
+	if v.free[len(v.val)] == int32(len(v.val)) {
+		return false // nothing assigned: the whole diagram is allowed
+	}
+	if cap(s.mark) < int(root)+1 {
+		s.mark = make([]uint32, int(root)+1, max(int(root)+1, len(m.nodes)))
+		s.gen = 0
+	}
+	mark := s.mark[:int(root)+1]
+	s.gen++
+	if s.gen == 0 { // wrapped: old stamps could match again
+		clear(mark[:cap(mark)])
+		s.gen = 1
+	}
+	gen := s.gen
+	nodes := m.nodes[:root+1]
+	val := v.val
+	stack := append(s.stack[:0], root)
+	seen := 0 // nodes stamped
+	for len(stack) > 0 {
+		top := stack[len(stack)-1]
+		if top&post != 0 {
+			stack = stack[:len(stack)-1]
+			order = append(order, top&^post)
+			continue
+		}
+		if mark[top] == gen { // reached again through another parent
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		if seen == limit {
+			s.stack = stack
+			return false
+		}
+		seen++
+		mark[top] = gen
+		stack[len(stack)-1] = top | post
+		n := nodes[top]
+		x := val[n.level]
+		if x != 1 && Node(n.lo) > True && mark[n.lo] != gen {
+			stack = append(stack, Node(n.lo))
+		}
+		if x != 0 && Node(n.hi) > True && mark[n.hi] != gen {
+			stack = append(stack, Node(n.hi))
+		}
+	}
+	s.stack = stack
+	return true
+}
+
+// sparseLimit is the most nodes collect may gather before the sweeps fall
+// back to every id up to root: a fraction of the diagram, so that a search
+// that gives up costs about what the full sweep does.
+func sparseLimit(root Node) int { return int(root) / 32 }
+
+// countUp is countBelow without the nodes: the counts alone.
 func (m *Manager) countUp(root Node, v view, s *scratch) []uint64 {
-	cnt := resized(s.u64a, int(root)+1)
+	cnt, _, _ := m.countBelow(root, v, s, sparseLimit(root))
+	return cnt
+}
+
+// countBelow returns, in s.u64a, the saturated count of the nodes below root
+// that v allows: the satisfying assignments, agreeing with v, of the levels
+// from the node's own level down. When the part of the diagram v allows is
+// small (at most limit nodes) it counts only that part and returns its nodes, children first
+// (sparse); otherwise it counts every id up to root and returns sparse
+// false. Either way the count of root and of every node a sweep down from
+// root along edges v allows meets is right.
+func (m *Manager) countBelow(root Node, v view, s *scratch, limit int) (cnt []uint64, order []Node, sparse bool) {
+	cnt = resized(s.u64a, int(root)+1)
 	s.u64a = cnt
 	cnt[False] = 0
 	if root >= True {
@@ -92,6 +174,24 @@ func (m *Manager) countUp(root Node, v view, s *scratch) []uint64 {
 	}
 	nodes := m.nodes[:root+1]
 	val, free := v.val, v.free
+	if sparse = m.collect(root, v, s, limit); sparse {
+		order = s.order
+		for _, i := range order {
+			n := nodes[i]
+			after := free[n.level+1]
+			var c uint64
+			switch val[n.level] {
+			case 0:
+				c = shl(cnt[n.lo], free[nodes[n.lo].level]-after)
+			case 1:
+				c = shl(cnt[n.hi], free[nodes[n.hi].level]-after)
+			default:
+				c = add(shl(cnt[n.lo], free[nodes[n.lo].level]-after), shl(cnt[n.hi], free[nodes[n.hi].level]-after))
+			}
+			cnt[i] = c
+		}
+		return cnt, order, true
+	}
 	for i := 2; i < len(nodes); i++ {
 		n := nodes[i]
 		var c uint64
@@ -106,7 +206,7 @@ func (m *Manager) countUp(root Node, v view, s *scratch) []uint64 {
 		}
 		cnt[i] = c
 	}
-	return cnt
+	return cnt, nil, false
 }
 
 // countUpBig is countUp in math/big, for counts beyond 64 bits.
@@ -142,16 +242,22 @@ func (m *Manager) countUpBig(root Node, v view) []big.Int {
 // levels, so the time is linear in f's id whatever the edge lengths. It
 // only reads the Manager.
 func (m *Manager) Marginals(f Node, a Assignment) (ones []*big.Int, total *big.Int) {
+	return m.marginalsWithin(f, a, sparseLimit(f))
+}
+
+// marginalsWithin is Marginals, its sweeps sparse up to limit nodes (see
+// countBelow).
+func (m *Manager) marginalsWithin(f Node, a Assignment, limit int) (ones []*big.Int, total *big.Int) {
 	v := m.view(a)
 	s := m.getScratch()
 	defer m.putScratch(s)
-	cnt := m.countUp(f, v, s)
+	cnt, order, sparse := m.countBelow(f, v, s, limit)
 	t := shl(cnt[f], v.free[m.nodes[f].level])
 	if t == sat {
 		return m.marginalsBig(f, v)
 	}
 	ones = make([]*big.Int, m.vars)
-	for l, c := range m.marginals(f, v, cnt, t, s) {
+	for l, c := range m.marginals(f, v, cnt, order, sparse, t, s) {
 		ones[l] = new(big.Int).SetUint64(c)
 	}
 	return ones, new(big.Int).SetUint64(t)
@@ -159,7 +265,8 @@ func (m *Manager) Marginals(f Node, a Assignment) (ones []*big.Int, total *big.I
 
 // marginals is the downward sweep in uint64, given exact counts cnt and
 // the total t below sat.
-func (m *Manager) marginals(root Node, v view, cnt []uint64, t uint64, s *scratch) []uint64 {
+// When sparse, only the nodes of order are visited, parents first.
+func (m *Manager) marginals(root Node, v view, cnt []uint64, order []Node, sparse bool, t uint64, s *scratch) []uint64 {
 	vars := m.vars
 	ones := make([]uint64, vars)
 	if t == 0 {
@@ -180,9 +287,25 @@ func (m *Manager) marginals(root Node, v view, cnt []uint64, t uint64, s *scratc
 	// from the root to i; only nodes with solutions below receive any.
 	top := resized(s.u64b, int(root)+1)
 	s.u64b = top
-	clear(top)
+	// Only visited nodes are read, and each is cleared before any parent
+	// adds to it: a sparse sweep clears just the nodes of order.
+	k := int(root)
+	if sparse {
+		for _, i := range order {
+			top[i] = 0
+		}
+		k = len(order) - 1
+	} else {
+		clear(top)
+	}
 	top[root] = 1 << free[rootLevel]
-	for i := int(root); i >= 2; i-- {
+	for ; k >= 0; k-- {
+		i := k
+		if sparse {
+			i = int(order[k])
+		} else if i < 2 {
+			break
+		}
 		p := top[i]
 		if p == 0 {
 			continue

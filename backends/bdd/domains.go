@@ -1,5 +1,7 @@
 package bdd
 
+import "math/big"
+
 // Domain is the set of values a variable can still take: CanBeFalse,
 // CanBeTrue, both, or neither (no solution at all).
 type Domain uint8
@@ -10,12 +12,6 @@ const (
 	CanBeTrue
 )
 
-// Flags of the valid-domain sweeps, one byte per node.
-const (
-	live    = 1 << iota // some path from the node to True agrees with the assignment
-	reached             // some such path from the root reaches the node
-)
-
 // ValidDomains returns, for every level, the values its variable takes in
 // the assignments that satisfy f and agree with a: the valid domains of
 // interactive configuration. An assigned variable has its value as domain;
@@ -23,61 +19,93 @@ const (
 //
 // This is CVD of Hadzic, Jensen and Andersen, "Calculating Valid Domains
 // for BDD-Based Interactive Configuration", on the unrestricted diagram:
-// one sweep up marks the nodes with a path to True that agrees with a, one
-// sweep down marks those that the root reaches through such nodes, and
-// every edge between two marked nodes contributes its value to its node's
-// level and both values to the levels it skips. The skipped ranges go into
-// a difference array over levels, so the time is linear in f's id whatever
-// the edge lengths. It only reads the Manager.
+// one sweep up counts, for every node, the paths to True that agree with a
+// (a node is live when it has one), one sweep down marks the live nodes
+// that the root reaches through live nodes, and every edge between two
+// marked nodes contributes its value to its node's level and both values
+// to the levels it skips. The skipped ranges go into a difference array
+// over levels, so the time does not depend on the edge lengths. Both
+// sweeps visit only the part of the diagram that a allows from f (see
+// collect), unless that part is most of the diagram, where they sweep the
+// ids up to f instead. It only reads the Manager.
 func (m *Manager) ValidDomains(f Node, a Assignment) []Domain {
+	dom, _ := m.domainsCount(f, a)
+	return dom
+}
+
+// domainsCount returns ValidDomains(f, a) and Count(f, a) from one sweep up
+// the diagram, which both need.
+func (m *Manager) domainsCount(f Node, a Assignment) ([]Domain, *big.Int) {
+	return m.domainsCountWithin(f, a, sparseLimit(f))
+}
+
+// domainsCountWithin is domainsCount, its sweeps sparse up to limit nodes
+// (see countBelow).
+func (m *Manager) domainsCountWithin(f Node, a Assignment, limit int) ([]Domain, *big.Int) {
 	v := m.view(a)
-	val := v.val
-	dom := make([]Domain, m.vars)
 	s := m.getScratch()
 	defer m.putScratch(s)
-	flags := resized(s.bytes, int(f)+1)
-	s.bytes = flags
-	nodes := m.nodes[:f+1]
-	flags[False] = 0
-	if f >= True {
-		flags[True] = live
+	cnt, order, sparse := m.countBelow(f, v, s, limit)
+	dom := make([]Domain, m.vars)
+	rootFree := v.free[m.nodes[f].level]
+	var total *big.Int
+	if t := shl(cnt[f], rootFree); t != sat {
+		total = new(big.Int).SetUint64(t)
+	} else {
+		cb := m.countUpBig(f, v)
+		total = cb[f].Lsh(&cb[f], uint(rootFree))
 	}
-	for i := 2; i < len(nodes); i++ {
-		n := nodes[i]
-		var fl byte
-		switch val[n.level] {
-		case 0:
-			fl = flags[n.lo]
-		case 1:
-			fl = flags[n.hi]
-		default:
-			fl = flags[n.lo] | flags[n.hi]
+	if cnt[f] == 0 {
+		return dom, total
+	}
+	m.markDomains(f, v, dom, cnt, order, sparse, s)
+	return dom, total
+}
+
+// markDomains is the sweep down of ValidDomains, given the counts of
+// countBelow (a saturated count is still nonzero, so cnt[i] != 0 says
+// whether node i is live). It visits the nodes of order, parents first,
+// when sparse, and every id from root down otherwise.
+func (m *Manager) markDomains(root Node, v view, dom []Domain, cnt []uint64, order []Node, sparse bool, s *scratch) {
+	val := v.val
+	nodes := m.nodes[:root+1]
+	reached := resized(s.bytes, int(root)+1)
+	s.bytes = reached
+	k := int(root)
+	if sparse {
+		for _, i := range order {
+			reached[i] = 0
 		}
-		flags[i] = fl & live
-	}
-	if flags[f] == 0 {
-		return dom
+		k = len(order) - 1
+	} else {
+		clear(reached)
 	}
 	// both[l] - both[l-1] edges skip level l: it can take both values.
 	both := make([]int32, m.vars+1)
-	rootLevel := nodes[f].level
+	rootLevel := nodes[root].level
 	both[0]++
 	both[rootLevel]--
-	flags[f] |= reached
-	for i := int(f); i >= 2; i-- {
-		if flags[i] != live|reached {
+	reached[root] = 1
+	for ; k >= 0; k-- {
+		i := k
+		if sparse {
+			i = int(order[k])
+		} else if i < 2 {
+			break
+		}
+		if reached[i] == 0 || cnt[i] == 0 {
 			continue
 		}
 		n := nodes[i]
 		x := val[n.level]
-		if x != 1 && flags[n.lo] != 0 {
-			flags[n.lo] |= reached
+		if x != 1 && cnt[n.lo] != 0 {
+			reached[n.lo] = 1
 			dom[n.level] |= CanBeFalse
 			both[n.level+1]++
 			both[nodes[n.lo].level]--
 		}
-		if x != 0 && flags[n.hi] != 0 {
-			flags[n.hi] |= reached
+		if x != 0 && cnt[n.hi] != 0 {
+			reached[n.hi] = 1
 			dom[n.level] |= CanBeTrue
 			both[n.level+1]++
 			both[nodes[n.hi].level]--
@@ -97,5 +125,4 @@ func (m *Manager) ValidDomains(f Node, a Assignment) []Domain {
 			}
 		}
 	}
-	return dom
 }

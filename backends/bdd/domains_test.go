@@ -1,6 +1,8 @@
 package bdd
 
 import (
+	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -63,6 +65,105 @@ func TestValidDomainsOverLongEdges(t *testing.T) {
 	for _, tt := range tests {
 		if got := m.ValidDomains(tt.f, tt.a); !slices.Equal(got, tt.want) {
 			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestSparseSweepsMatchBruteForce runs the sweeps of domainsCount and
+// Marginals both ways, over the whole diagram (limit 0) and over only the
+// part an assignment allows (no limit), on random formulas with long edges
+// and random partial assignments, many of them unsatisfiable, and checks
+// both against enumeration.
+func TestSparseSweepsMatchBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for trial := range 400 {
+		m, f, tf := randomCase(t, rng, trial)
+		vars := m.Vars()
+		for k := range 6 {
+			a := randAssignment(rng, vars)
+			if k == 0 { // every level assigned: one point, often no solution
+				for l := range a {
+					a[l] = int8(rng.IntN(2))
+				}
+			}
+			b := bruteForce(tf, vars, a)
+			want := b.dom
+			if b.count > 0 {
+				for l, v := range a {
+					if v == 0 || v == 1 {
+						want[l] = Domain(1 << v)
+					}
+				}
+			}
+			for _, limit := range []int{0, math.MaxInt} {
+				name := fmt.Sprintf("trial %d, assignment %v, limit %d", trial, a, limit)
+				dom, total := m.domainsCountWithin(f, a, limit)
+				if !slices.Equal(dom, want) {
+					t.Fatalf("%s: domains %v, want %v", name, dom, want)
+				}
+				if total.Int64() != int64(b.count) {
+					t.Fatalf("%s: count %v, want %d", name, total, b.count)
+				}
+				ones, total := m.marginalsWithin(f, a, limit)
+				checkMarginals(t, name, ones, total, b)
+			}
+		}
+	}
+}
+
+// TestCollect checks the part of the diagram collect gathers: the nodes
+// the root reaches along the edges an assignment allows, children first,
+// and that it gives up past its limit and survives the wrap of its
+// generation stamps.
+func TestCollect(t *testing.T) {
+	m := NewManager(4, 0)
+	x := make([]Node, 4)
+	for l := range x {
+		x[l], _ = m.Var(l)
+	}
+	// f = (x0 ∧ x1) ∨ (¬x0 ∧ x2 ∧ x3): the hi branch of x0 tests x1 only.
+	a01, _ := m.And(x[0], x[1])
+	a23, _ := m.And(x[2], x[3])
+	nx0, _ := m.Not(x[0])
+	b, _ := m.And(nx0, a23)
+	f, _ := m.Or(a01, b)
+	x0true := m.NewAssignment()
+	x0true[0] = 1
+	x0false := m.NewAssignment()
+	x0false[0] = 0
+	tests := []struct {
+		name  string
+		a     Assignment
+		limit int
+		ok    bool
+		want  []int // levels of the collected nodes, in order
+	}{
+		{"x0 true", x0true, 10, true, []int{1, 0}},
+		{"x0 false", x0false, 10, true, []int{3, 2, 0}},
+		{"x0 false, limit 2", x0false, 2, false, nil},
+		{"nothing assigned", m.NewAssignment(), 10, false, nil},
+	}
+	s := m.getScratch()
+	defer m.putScratch(s)
+	// The second round starts at the last generation, so its first query
+	// wraps the stamps around.
+	for _, gen := range []uint32{0, math.MaxUint32} {
+		s.gen = gen
+		for _, tt := range tests {
+			ok := m.collect(f, m.view(tt.a), s, tt.limit)
+			if ok != tt.ok {
+				t.Fatalf("%s, generation %d: collect = %v, want %v", tt.name, gen, ok, tt.ok)
+			}
+			if !ok {
+				continue
+			}
+			var levels []int
+			for _, n := range s.order {
+				levels = append(levels, m.Level(n))
+			}
+			if !slices.Equal(levels, tt.want) {
+				t.Errorf("%s, generation %d: levels %v, want %v", tt.name, gen, levels, tt.want)
+			}
 		}
 	}
 }

@@ -106,13 +106,17 @@ func (b *Backend) Compile(ctx context.Context, model *configurator.Model) (confi
 	if err != nil {
 		return nil, fmt.Errorf("bdd: %w", err)
 	}
-	return &Space{model: model, m: m, root: root, nodes: m.NodeCount(root), budget: b.opts.Budget}, nil
+	sp := &Space{model: model, m: m, root: root, nodes: m.NodeCount(root), budget: b.opts.Budget}
+	sp.attacks(model)
+	return sp, nil
 }
 
 // Space is a compiled model: the Manager that holds the diagram, which
 // nothing writes once Compile returns, and its root. Every query is one or
 // two sweeps over the diagram with a partial assignment (the user's queens
-// true), linear in its size. A Space is immutable and safe for concurrent
+// true, and for Analyze, Marginals and Satisfiable the cells they attack
+// false), over only the part of the diagram that the assignment allows
+// when that part is small, over the whole diagram otherwise. A Space is immutable and safe for concurrent
 // use.
 //
 // Besides configurator.Space it is a configurator.Sampler, Marginaler,
@@ -123,6 +127,39 @@ type Space struct {
 	root   Node
 	nodes  int
 	budget int64
+	// attacked[attackStart[v]:attackStart[v+1]] are the levels of the
+	// cells a queen on variable v attacks (model.Attacks).
+	attackStart []int32
+	attacked    []int32
+}
+
+// attacks lists, for every cell, the levels of the cells it attacks.
+func (s *Space) attacks(model *configurator.Model) {
+	s.attackStart = make([]int32, model.Vars()+1)
+	for v := range model.Vars() {
+		for w := range model.Vars() {
+			if model.Attacks(model.Cell(v), model.Cell(w)) {
+				s.attacked = append(s.attacked, int32(model.Level(w)))
+			}
+		}
+		s.attackStart[v+1] = int32(len(s.attacked))
+	}
+}
+
+// exclude sets false, in a, every cell that a queen of a attacks: no
+// solution that holds the queens has a queen there, so the sweeps give the
+// same answers, but they no longer follow the many edges into such cells,
+// which end in False only further down. A queen attacked by another stays
+// true, so the assignment stays unsatisfiable.
+func (s *Space) exclude(a Assignment, queens []configurator.Cell) {
+	for _, q := range queens {
+		v := s.model.Var(q)
+		for _, l := range s.attacked[s.attackStart[v]:s.attackStart[v+1]] {
+			if a[l] != 1 {
+				a[l] = 0
+			}
+		}
+	}
 }
 
 // Model is the model the space was compiled from.
@@ -178,8 +215,8 @@ func noSolution(queens []configurator.Cell) error {
 }
 
 // Analyze classifies every cell by the valid domains of its variable under
-// the placement (one traversal: CVD), and counts the solutions that hold
-// the placement.
+// the placement (CVD), and counts the solutions that hold the placement:
+// one sweep up the diagram counts, one sweep down marks the domains.
 func (s *Space) Analyze(ctx context.Context, queens []configurator.Cell) (*configurator.Analysis, error) {
 	start := time.Now()
 	if err := ctx.Err(); err != nil {
@@ -189,7 +226,8 @@ func (s *Space) Analyze(ctx context.Context, queens []configurator.Cell) (*confi
 	if err != nil {
 		return nil, err
 	}
-	dom := s.m.ValidDomains(s.root, a)
+	s.exclude(a, queens)
+	dom, count := s.m.domainsCount(s.root, a)
 	if len(dom) > 0 && dom[0] == 0 {
 		return nil, noSolution(queens)
 	}
@@ -211,7 +249,7 @@ func (s *Space) Analyze(ctx context.Context, queens []configurator.Cell) (*confi
 			an.Cells[v] = configurator.Free
 		}
 	}
-	an.Solutions = s.m.Count(s.root, a)
+	an.Solutions = count
 	an.Elapsed = time.Since(start)
 	return an, nil
 }
@@ -227,6 +265,7 @@ func (s *Space) Satisfiable(ctx context.Context, with, without []configurator.Ce
 	if err != nil || !ok {
 		return false, err
 	}
+	s.exclude(a, with)
 	_, ok = s.m.AnySat(s.root, a)
 	return ok, nil
 }
@@ -288,6 +327,7 @@ func (s *Space) Marginals(ctx context.Context, queens []configurator.Cell) ([]*b
 	if err != nil {
 		return nil, err
 	}
+	s.exclude(a, queens)
 	ones, total := s.m.Marginals(s.root, a)
 	if total.Sign() == 0 {
 		return nil, noSolution(queens)
