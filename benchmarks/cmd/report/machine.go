@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"os"
+	"os/exec"
 	"runtime"
 	"strings"
 
@@ -18,6 +19,10 @@ type Machine struct {
 	OS      string
 	Kernel  string
 	LoadAvg string // at the start of the run: other work skews the figures
+	// Commit is the repository's HEAD when the run started, with
+	// "+changes" when the measured code (backends, configurator, cmd,
+	// benchmarks) had uncommitted changes; empty outside a git checkout.
+	Commit string
 }
 
 func thisMachine() Machine {
@@ -44,7 +49,23 @@ func thisMachine() Machine {
 	if b, err := benchmarks.MemInfo("MemTotal"); err == nil {
 		m.Memory = b
 	}
+	m.Commit = commit()
 	return m
+}
+
+// commit describes the code measured: HEAD, and whether the measured
+// packages differ from it.
+func commit() string {
+	head, err := exec.Command("git", "rev-parse", "--short=12", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	c := strings.TrimSpace(string(head))
+	changes, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no", "--", "backends", "configurator", "cmd", "benchmarks").Output()
+	if err == nil && len(strings.TrimSpace(string(changes))) > 0 {
+		c += "+changes"
+	}
+	return c
 }
 
 func readLine(path string) string {

@@ -27,8 +27,12 @@ func markdown(res *Results, figs []figure) string {
 		res.Mode, res.Date.Format("2006-01-02 15:04 MST"), res.Elapsed.Round(time.Second))
 	m := res.Machine
 	p("| Machine | |\n|---|---|\n")
-	p("| CPU | %s |\n| Cores | %d |\n| Memory | %s |\n| Go | %s (%s) |\n| Kernel | %s |\n| Load average at start | %s |\n\n",
+	p("| CPU | %s |\n| Cores | %d |\n| Memory | %s |\n| Go | %s (%s) |\n| Kernel | %s |\n| Load average at start | %s |\n",
 		m.CPU, m.Cores, bytesIEC(m.Memory), m.Go, m.OS, m.Kernel, m.LoadAvg)
+	if m.Commit != "" {
+		p("| Code | %s |\n", m.Commit)
+	}
+	p("\n")
 	p("Every comparison below was measured in this run, side by side: absolute times on a shared\n")
 	p("machine drift by tens of percent between runs, so the ratios are the figures to quote.\n")
 	p("Times are wall-clock; per-step figures are percentiles over seeded random walks (seed %d).\n\n", res.Seed)
@@ -112,7 +116,7 @@ func compileSection(b *strings.Builder, res *Results) {
 	p("\n")
 	if d := compileAt(res, benchmarks.Direct, 15); d != nil {
 		p("The direct path compiled N=15 (%s nodes, %s solutions) in %s with a peak heap of %s",
-			fmtInt(d.Nodes), d.Solutions, fmtDur(d.Time), bytesIEC(d.PeakHeap))
+			fmtInt(d.Nodes), fmtInt(int(d.Solutions.Int64())), fmtDur(d.Time), bytesIEC(d.PeakHeap))
 		if d.PeakRSS > 0 {
 			p(" and a peak resident set of %s", bytesIEC(d.PeakRSS))
 		}
@@ -192,8 +196,8 @@ func bddSection(b *strings.Builder, res *Results) {
 	p("## 2. Per step, BDD: one-pass valid domains against restrict-per-cell\n\n")
 	p("A step is one click of a seeded random walk (from the empty board, place a queen on a cell the last\n")
 	p("analysis left open, 65%% of the time, or remove one of the queens), followed by the analysis of the new\n")
-	p("placement. *ours* is the bdd Space's `Analyze`: valid domains of all cells in one pass over the\n")
-	p("diagram (CVD) **plus the solution count**. The baseline is the approach of the original project\n")
+	p("placement. *ours* is the bdd Space's `Analyze`: the valid domains of all cells (CVD, one pass up and\n")
+	p("one down the diagram) **plus the solution count**. The baseline is the approach of the original project\n")
 	p("reports, on this project's engine (benchmarks/restrict.go): restrict the diagram by the placement,\n")
 	p("then for each of the N×N cells restrict the result by \"queen here\" and test it against False, and by\n")
 	p("\"no queen here\" for the cells that pass (forced cells); it counts nothing. It works on a private copy\n")
@@ -213,11 +217,11 @@ func bddSection(b *strings.Builder, res *Results) {
 		p("board takes it seconds at N=12 and minutes at N=13 and 14 (`make bench-full` runs it there with a larger budget).\n\n")
 	}
 	partsTable(b, res.BDDSteps)
-	p("Reading the ratios: the baseline's cost follows the size of the *restricted* diagram, which collapses\n")
-	p("after two or three queens, so on deep placements it is cheap; ours sweeps the whole unrestricted diagram\n")
-	p("(linear in its node count, whatever the placement) twice, for the domains and for the count. Its\n")
-	p("time per step is therefore nearly constant, while the baseline's worst steps (few queens) cost\n")
-	p("N²×(diagram size): the p99 and empty-board ratios are where the one-pass method pays.\n\n")
+	p("Reading the ratios: the baseline's cost follows the size of the diagram *restricted* by the placement,\n")
+	p("times N² cells, so it is dear on the empty board and after a removal that leaves few queens, and cheap\n")
+	p("once a few queens are placed, when the restricted diagram is small. The p99, the empty board and the\n")
+	p("mean show the steps that decide whether a click feels instant; the p50 shows the typical deep\n")
+	p("placement, where both are fast.\n\n")
 }
 
 // partsTable shows where the space's analysis spends its time, and
@@ -236,9 +240,9 @@ func partsTable(b *strings.Builder, rs []benchmarks.StepResult) {
 		return
 	}
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
-	p("Where ours spends its time: the parts of `Analyze` timed alone over the same steps (p50 / p99). The\n")
-	p("valid domains alone answer exactly the baseline's question; their ratio to the baseline is shown\n")
-	p("where the baseline ran on every step.\n\n")
+	p("Where ours spends its time: the Manager's `ValidDomains` and `Count`, each timed alone over the same\n")
+	p("steps (p50 / p99), next to `Analyze`, which gives both. The valid domains alone answer exactly the\n")
+	p("baseline's question; their ratio to the baseline is shown where the baseline ran on every step.\n\n")
 	p("| N | Analyze |")
 	for _, n := range names {
 		p(" %s |", n)
@@ -305,7 +309,7 @@ func stepRows(b *strings.Builder, r benchmarks.StepResult, baselineMax int) {
 		}
 		emptyRatio := fmtRatio(ratioOf(bl.Empty, r.Empty))
 		if bl.EmptyEstimated {
-			emptyRatio = "≈ " + emptyRatio
+			emptyRatio = "≈ " + fmtRatio(round2(ratioOf(bl.Empty, r.Empty)))
 		}
 		if bl.Sampled == 0 {
 			fmt.Fprintf(b, "%s| %s | – | – | %s | – | – | – | %s |\n", first, sampled, be, emptyRatio)
@@ -315,6 +319,15 @@ func stepRows(b *strings.Builder, r benchmarks.StepResult, baselineMax int) {
 			fmtDur(bl.Latency.P50), fmtDur(bl.Latency.P99), be,
 			fmtRatio(bl.RatioP50()), fmtRatio(bl.RatioP99()), fmtRatio(bl.RatioMean()), emptyRatio)
 	}
+}
+
+// round2 keeps two significant digits, all an extrapolation deserves.
+func round2(v float64) float64 {
+	if v <= 0 {
+		return v
+	}
+	scale := math.Pow(10, math.Floor(math.Log10(v))-1)
+	return math.Round(v/scale) * scale
 }
 
 func ratioOf(a, b time.Duration) float64 {
@@ -336,14 +349,20 @@ func satSection(b *strings.Builder, res *Results) {
 	p("\"no queen here\" (forced cells). *cnf* is the pairwise CNF; *card* the native cardinality constraints the\n")
 	p("backend itself uses, so that its ratio measures the approach alone. All gophersat calls are\n")
 	p("serialised. Each baseline has a budget per board (")
+	// Boards with the same budget are listed together.
 	var parts []string
-	for _, r := range res.SATSteps {
-		bu := res.SATBudgets[r.N]
-		parts = append(parts, fmt.Sprintf("N=%d: %v for the empty board, %v for the steps", r.N, bu.Empty, bu.Steps))
+	for i := 0; i < len(res.SATSteps); {
+		bu := res.SATBudgets[res.SATSteps[i].N]
+		var ns []string
+		for ; i < len(res.SATSteps) && res.SATBudgets[res.SATSteps[i].N] == bu; i++ {
+			ns = append(ns, fmt.Sprint(res.SATSteps[i].N))
+		}
+		parts = append(parts, fmt.Sprintf("N=%s: %v for the empty board, %v for the steps", strings.Join(ns, ", "), bu.Empty, bu.Steps))
 	}
-	p("%s); steps it cannot finish within it\n", strings.Join(parts, ", "))
+	p("%s); steps it cannot finish within it\n", strings.Join(parts, "; "))
 	p("are extrapolated from the cells decided (\"est.\"), and a board where not even the empty board fits\n")
-	p("has only that estimate.\n\n")
+	p("has only that estimate. An extrapolation rests on the first cells of the board, in row order, and a\n")
+	p("solver's time per cell varies widely, so take it as an order of magnitude, not a measurement.\n\n")
 	p("| N | steps | ours p50 | ours p99 | ours, empty board | baseline steps | baseline p50 | baseline p99 | baseline, empty board | ratio p50 | ratio p99 | ratio of means | empty board ratio |\n")
 	p("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range res.SATSteps {
@@ -464,8 +483,10 @@ func fmtDur(d time.Duration) string {
 		return sig3(float64(d)/float64(time.Microsecond)) + " µs"
 	case d < time.Second:
 		return sig3(float64(d)/float64(time.Millisecond)) + " ms"
-	case d < 100*time.Minute:
+	case d < 100*time.Second:
 		return sig3(d.Seconds()) + " s"
+	case d < 100*time.Minute:
+		return sig3(d.Minutes()) + " min"
 	}
 	return sig3(d.Hours()) + " h"
 }

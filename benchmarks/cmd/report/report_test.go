@@ -17,7 +17,7 @@ func TestFormats(t *testing.T) {
 		want string
 	}{
 		{0, "0"}, {420, "420 ns"}, {1500, "1.50 µs"}, {73800, "73.8 µs"}, {1203366, "1.20 ms"},
-		{223304138, "223 ms"}, {4783600000, "4.78 s"}, {11 * time.Minute, "660 s"}, {3 * time.Hour, "3.00 h"},
+		{223304138, "223 ms"}, {4783600000, "4.78 s"}, {11 * time.Minute, "11.0 min"}, {3 * time.Hour, "3.00 h"},
 	}
 	for _, tt := range durs {
 		if got := fmtDur(tt.d); got != tt.want {
@@ -131,7 +131,7 @@ func TestMarkdown(t *testing.T) {
 		"## 1. Compile", "| 11 | 94,822 | 23.0 ms | 750 ms | 4.00 s | ×33 | ×174 |",
 		"## 2. Per step, BDD", "| 12 | 200 | 1.20 ms | 25.0 ms | 25.0 ms | not run |",
 		"| 10 | 200 | 74.0 µs | 153 µs | 153 µs | 200 | 60.0 µs | 160 ms | 120 ms | ×0.8 | ×1,067 | ×100 | ×784 |",
-		"≈ 300 s (est.)", "## 4. Server under load", "`-api-rate 0`", "| bdd | 8 | 64 | 19,059 | 19,086 |", "| sat | 20 | 64 | 2,288 | 388 |", "| 5782 | 200: 1,163, 503: 5,782 |", "load shedding",
+		"≈ 5.00 min (est.)", "≈ ×7,700 |", "## 4. Server under load", "`-api-rate 0`", "| bdd | 8 | 64 | 19,059 | 19,086 |", "| sat | 20 | 64 | 2,288 | 388 |", "| 5782 | 200: 1,163, 503: 5,782 |", "load shedding",
 		"| 10 | 74.0 µs / 153 µs | 30.0 µs / 70.0 µs | 40.0 µs / 80.0 µs | 60.0 µs / 160 ms | ×2.0 | ×2,286 |",
 		"## 5. Memory", "**165 MiB**", "![Compile time](compile_time.svg)",
 	} {

@@ -84,7 +84,7 @@ func quickPlan() plan {
 		BDDBaselineMax: 12,
 		BDDWalk:        benchmarks.WalkOptions{Walks: 4, Steps: 50},
 		BDDBudget:      8 * time.Second,
-		BDDEmpty:       12 * time.Second,
+		BDDEmpty:       20 * time.Second,
 		SATSizes:       []int{8, 20, 50},
 		SATWalk: func(n int) benchmarks.WalkOptions {
 			if n >= 50 {

@@ -145,7 +145,7 @@ func headlines(res *Results) []string {
 			n, fmtDur(b.Ours.P99), fmtDur(b.Latency.P99), fmtRatio(b.RatioP99()), fmtDur(b.Ours.P50), fmtDur(b.Latency.P50), fmtRatio(b.RatioP50()),
 			fmtDur(r.Empty), fmtDur(b.Empty), fmtRatio(ratioOf(b.Empty, r.Empty))))
 	}
-	if r := stepAt(res.BDDSteps, 14); r != nil {
+	if r := stepAt(res.BDDSteps, 14); r != nil && baselineOf(r, "restrict-per-cell") == nil {
 		hs = append(hs, fmt.Sprintf("BDD per step N=14: p50 %s, p99 %s.", fmtDur(r.Ours.P50), fmtDur(r.Ours.P99)))
 	}
 	for _, n := range []int{20, 50, 100} {
@@ -158,11 +158,11 @@ func headlines(res *Results) []string {
 			if b.Sampled > 0 {
 				h += fmt.Sprintf("; %s p99 %s (%s)", b.Name, fmtDur(b.Latency.P99), fmtRatio(b.RatioP99()))
 			}
-			est := ""
 			if b.EmptyEstimated {
-				est = "≈ "
+				h += fmt.Sprintf("; %s empty board ≈ %s (extrapolated) against %s (≈ %s)", b.Name, fmtDur(b.Empty), fmtDur(r.Empty), fmtRatio(round2(ratioOf(b.Empty, r.Empty))))
+			} else {
+				h += fmt.Sprintf("; %s empty board %s against %s (%s)", b.Name, fmtDur(b.Empty), fmtDur(r.Empty), fmtRatio(ratioOf(b.Empty, r.Empty)))
 			}
-			h += fmt.Sprintf("; %s empty board %s%s against %s (%s%s)", b.Name, est, fmtDur(b.Empty), fmtDur(r.Empty), est, fmtRatio(ratioOf(b.Empty, r.Empty)))
 		}
 		hs = append(hs, h+".")
 	}
