@@ -142,6 +142,26 @@ func (p *serverProc) readStats(gc bool) (stats, error) {
 	return st, json.NewDecoder(res.Body).Decode(&st)
 }
 
+// recycle asks the server to drop the spaces that grow as they are used
+// (its SAT solvers keep the clauses they learn), so that the next requests
+// compile them afresh.
+func (p *serverProc) recycle() error {
+	if p.DebugURL == "" {
+		return errors.New("the server has no debug listener")
+	}
+	u := strings.TrimSuffix(p.DebugURL, "/debug/stats") + "/debug/recycle"
+	client := &http.Client{Timeout: 30 * time.Second}
+	res, err := client.Post(u, "", nil)
+	if err != nil {
+		return err
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: status %d", u, res.StatusCode)
+	}
+	return nil
+}
+
 // saveHeapProfile writes the server's heap profile, after a GC, to path.
 func (p *serverProc) saveHeapProfile(path string) error {
 	if p.DebugURL == "" {

@@ -19,20 +19,25 @@ import (
 
 // config is one soak.
 type config struct {
-	Server    string        // the server binary
-	Duration  time.Duration // of the measured run
-	Warmup    time.Duration // of the run before the baseline is taken
-	Clients   int
-	BDDMaxN   int
-	SATMaxN   int
-	Seed      uint64
-	Tolerance float64       // of goroutines and heap against the baseline: 0.10
-	Settle    time.Duration // how long the server gets to return to its baseline after the run
-	Timeout   time.Duration // of one request: the server's deadline and a margin
-	ServerLog io.Writer     // a copy of the server's log; nil: none
-	Profiles  string        // directory for heap profiles before and after; "": none
-	Progress  io.Writer     // where the soak says what it is doing; nil: nowhere
-	Extra     []string      // more flags for the server
+	Server   string        // the server binary
+	Duration time.Duration // of the measured run
+	Warmup   time.Duration // of the run before the baseline is taken
+	// WarmupRequests, when set, makes the warm-up last until that many
+	// requests are answered, Warmup being then its longest: on a busy
+	// machine a warm-up counted in seconds may end before the server is
+	// in its steady state (every SAT space recycled once).
+	WarmupRequests int64
+	Clients        int
+	BDDMaxN        int
+	SATMaxN        int
+	Seed           uint64
+	Tolerance      float64       // of goroutines and heap against the baseline: 0.10
+	Settle         time.Duration // how long the server gets to return to its baseline after the run
+	Timeout        time.Duration // of one request: the server's deadline and a margin
+	ServerLog      io.Writer     // a copy of the server's log; nil: none
+	Profiles       string        // directory for heap profiles before and after; "": none
+	Progress       io.Writer     // where the soak says what it is doing; nil: nowhere
+	Extra          []string      // more flags for the server
 }
 
 // report is what a soak found.
@@ -111,15 +116,13 @@ func soak(ctx context.Context, cfg config) (*report, error) {
 	load := loadgen.Config{BaseURL: p.URL, Clients: cfg.Clients, Mix: gen, Timeout: cfg.Timeout}
 	if cfg.Warmup > 0 {
 		cfg.say("warming up for %v", cfg.Warmup)
-		load.Duration, load.Seed = cfg.Warmup, cfg.Seed^0x5eed
+		load.Duration, load.Requests, load.Seed = cfg.Warmup, cfg.WarmupRequests, cfg.Seed^0x5eed
 		if r.warmup, err = loadgen.Run(ctx, load); err != nil {
 			return nil, err
 		}
+		load.Requests = 0
 	}
-	// Every space is in the cache when the server is measured: a SAT
-	// space retired a moment before (see the server's -recycle) would
-	// otherwise be missing from one measurement and not the other.
-	if err := precompile(ctx, p.URL, mix, cfg.Timeout); err != nil {
+	if err := ready(ctx, p, mix, cfg.Timeout); err != nil {
 		return nil, err
 	}
 	if r.before, err = settle(ctx, p, nil, cfg.Tolerance, 5*time.Second); err != nil {
@@ -145,7 +148,7 @@ func soak(ctx context.Context, cfg config) (*report, error) {
 	}
 	cfg.say("run: %d requests, %.0f/s", r.run.Requests, r.run.PerSecond)
 
-	if err := precompile(ctx, p.URL, mix, cfg.Timeout); err != nil {
+	if err := ready(ctx, p, mix, cfg.Timeout); err != nil {
 		return nil, err
 	}
 	if r.after, err = settle(ctx, p, &r.before, cfg.Tolerance, cfg.Settle); err != nil {
@@ -163,6 +166,19 @@ func soak(ctx context.Context, cfg config) (*report, error) {
 	r.logWarnings, r.logErrs, r.firstErrs = p.log.counts()
 	r.judge()
 	return r, nil
+}
+
+// ready puts the server in the same state before each measurement: the
+// SAT spaces, whose solvers grow with use until the server recycles them,
+// compiled afresh, and every space of the workload in the cache (one
+// retired by -recycle a moment before would otherwise be missing from one
+// measurement and not the other). Without it, the solvers' learned clauses
+// (up to a few megabytes) would come and go between the measurements.
+func ready(ctx context.Context, p *serverProc, mix loadgen.Mix, timeout time.Duration) error {
+	if err := p.recycle(); err != nil {
+		return err
+	}
+	return precompile(ctx, p.URL, mix, timeout)
 }
 
 // precompile asks for every board of the workload once, one at a time, so
@@ -331,8 +347,9 @@ func failures(r loadgen.Result) int64 {
 // summary writes the report for people.
 func (r *report) summary(w io.Writer) {
 	run := r.run
-	fmt.Fprintf(w, "Soak of %s: %d clients for %v after %v of warm-up (precompile %v), boards up to %d (BDD) and %d (SAT)\n",
-		r.cfg.Server, r.cfg.Clients, r.cfg.Duration, r.cfg.Warmup, r.precompile.Round(time.Millisecond), r.cfg.BDDMaxN, r.cfg.SATMaxN)
+	fmt.Fprintf(w, "Soak of %s: %d clients for %v after a warm-up of %d requests in %v (precompile %v), boards up to %d (BDD) and %d (SAT)\n",
+		r.cfg.Server, r.cfg.Clients, r.cfg.Duration, r.warmup.Requests, r.warmup.Elapsed.Round(time.Millisecond),
+		r.precompile.Round(time.Millisecond), r.cfg.BDDMaxN, r.cfg.SATMaxN)
 	fmt.Fprintf(w, "requests served: %d in %v (%.1f/s); hangs %d; failures %d; unexpected statuses %d; 5xx %d\n",
 		run.Answered, run.Elapsed.Round(time.Millisecond), run.PerSecond, run.Hangs, failures(run), run.Unexpected, run.Errors5xx())
 	fmt.Fprintf(w, "by status: %s\n", loadgen.FormatStatus(run.Status))

@@ -66,12 +66,9 @@ func goTool() string {
 func TestShortSoak(t *testing.T) {
 	var log strings.Builder
 	cfg := config{
-		Server: webBinary, Duration: *soakDuration, Warmup: 5 * time.Second, Clients: *soakClients,
+		Server: webBinary, Duration: *soakDuration, Warmup: 30 * time.Second, WarmupRequests: 1500, Clients: *soakClients,
 		BDDMaxN: 12, SATMaxN: 20, Seed: 1, Tolerance: 0.10, Settle: 20 * time.Second, Timeout: 35 * time.Second,
 		ServerLog: &limitedWriter{w: &log, n: 1 << 20}, Progress: testWriter{t},
-		// SAT spaces are compiled afresh every 10 requests rather than 50,
-		// so that the short warm-up brings them to their steady state.
-		Extra: []string{"-recycle", "10"},
 	}
 	r, err := soak(context.Background(), cfg)
 	if err != nil {
@@ -142,12 +139,12 @@ func TestKillMidCompile(t *testing.T) {
 	// its controls, or, if the compile was quicker, the board itself.
 	compiling := strings.Contains(body, "Compiling the 13×13 BDD") && strings.Contains(body, `<input type="hidden" name="q" value="a1,c2">`)
 	shown := strings.Contains(body, `id="cell-a1" class="cell dark queen"`) && strings.Contains(body, `id="cell-c2" class="cell dark queen"`)
-	if status != 200 || took > 3*time.Second || !(compiling || shown) {
+	if status != 200 || took > 10*time.Second || !(compiling || shown) {
 		t.Errorf("the same address after the restart: %d in %v\n%s", status, took, excerpt(body))
 	}
 	start = time.Now()
 	status, body = fetch(t, p2.URL+"/?n=8&q=a1")
-	if took := time.Since(start); status != 200 || took > 2*time.Second || !strings.Contains(body, `id="count">4 solutions<`) {
+	if took := time.Since(start); status != 200 || took > 5*time.Second || !strings.Contains(body, `id="count">4 solutions<`) {
 		t.Errorf("a small board while the large one compiles: %d in %v", status, took)
 	}
 	res, err := http.Post(p2.URL+"/api/v1/analyze", "application/json", strings.NewReader(`{"n":13}`))

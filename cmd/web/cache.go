@@ -280,6 +280,25 @@ func (c *spaceCache) Retire(e *compiled) {
 	c.used -= e.bytes
 }
 
+// RetireUnsized drops every space that does not report its memory (see
+// compiled.sized) and returns how many it dropped.
+func (c *spaceCache) RetireUnsized() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for el := c.lru.Front(); el != nil; {
+		next := el.Next()
+		if e := el.Value.(*compiled); !e.sized {
+			c.lru.Remove(el)
+			delete(c.index, e.key)
+			c.used -= e.bytes
+			n++
+		}
+		el = next
+	}
+	return n
+}
+
 // add puts a space into the cache and evicts the least recently used ones
 // beyond the byte bound. A space larger than the whole bound is handed to
 // its waiters but not kept. c.mu must be held.

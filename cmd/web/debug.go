@@ -15,6 +15,8 @@ import (
 //
 //	GET /debug/stats         goroutines, heap and cache, as JSON
 //	GET /debug/stats?gc=1    the same after two garbage collections
+//	POST /debug/recycle      drop the spaces that grow as they are used
+//	                         (SAT solvers), as -recycle does in time
 //	GET /debug/pprof/...     the runtime profiles
 //
 // It listens on a loopback address only, apart from the public listener,
@@ -60,6 +62,10 @@ func (s *server) debugHandler() http.Handler {
 	mux.HandleFunc("GET /debug/stats", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(s.readStats(r.URL.Query().Get("gc") == "1"))
+	})
+	mux.HandleFunc("POST /debug/recycle", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]int{"retired": s.cache.RetireUnsized()})
 	})
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)

@@ -417,6 +417,16 @@ func TestDebugListener(t *testing.T) {
 	if st.Goroutines < 2 || st.HeapAlloc == 0 || st.NumGC < 2 || st.CacheBytes != cacheBytes || st.CacheSpaces != spaces || spaces != 1 {
 		t.Errorf("stats %+v; the cache holds %d bytes in %d spaces", st, cacheBytes, spaces)
 	}
+	// Recycling drops the SAT spaces (whose solvers grow) and keeps the
+	// BDD ones.
+	post(t, ts, "/api/v1/analyze", `{"n":6,"backend":"sat"}`)
+	if res, body := post(t, dbg, "/debug/recycle", ""); res.StatusCode != 200 || strings.TrimSpace(body) != `{"retired":1}` {
+		t.Errorf("/debug/recycle: %d %s", res.StatusCode, body)
+	}
+	if !s.cache.Cached(spaceKey{backend: "bdd", n: 8}) || s.cache.Cached(spaceKey{backend: "sat", n: 6}) {
+		t.Errorf("after recycling, the cache holds the 8×8 BDD: %v, the 6×6 SAT: %v",
+			s.cache.Cached(spaceKey{backend: "bdd", n: 8}), s.cache.Cached(spaceKey{backend: "sat", n: 6}))
+	}
 	if res, body := get(t, dbg, "/debug/pprof/goroutine?debug=1"); res.StatusCode != 200 || !strings.Contains(body, "goroutine profile") {
 		t.Errorf("/debug/pprof/goroutine: %d", res.StatusCode)
 	}
