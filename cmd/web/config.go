@@ -84,7 +84,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.StringVar(&c.Addr, "addr", c.Addr, "address to listen on")
 	fs.IntVar(&c.BDD.MaxN, "bdd-max-n", c.BDD.MaxN, "largest board of the BDD backend")
 	fs.Var((*byteSize)(&c.BDD.Budget), "bdd-budget", "node budget of one BDD compile, in bytes (suffixes K, M, G: powers of 1024)")
-	fs.Var((*byteSize)(&c.BDD.Scratch), "bdd-scratch", "work space of the BDD queries running at once, in bytes (about 18 bytes a node each: 170 MiB for a 14×14 query); more wait")
+	fs.Var((*byteSize)(&c.BDD.Scratch), "bdd-scratch", "work space of the BDD queries running at once, in bytes (about 24 bytes a node each: 220 MiB for a 14×14 query); more wait")
 	fs.DurationVar(&c.BDD.Deadline, "bdd-deadline", c.BDD.Deadline, "deadline of one request's work on the BDD backend")
 	fs.DurationVar(&c.CompileDeadline, "compile-deadline", c.CompileDeadline, "deadline of one compile (a BDD of a large board takes a while, once)")
 	fs.IntVar(&c.SAT.MaxN, "sat-max-n", c.SAT.MaxN, "largest board of the SAT backend")

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -64,7 +66,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 // TestWorkspaceBoundsQueries checks the bound on the BDD queries' work
-// space: with room for two queries of an 8×8 (18 bytes a node each), two
+// space: with room for two queries of an 8×8 (24 bytes a node each), two
 // run and the others wait, in turn; a Diagram, which needs more than the
 // whole bound, runs alone; a waiter whose deadline passes gets ErrBusy,
 // which the server answers with 503 and Retry-After.
@@ -520,5 +522,37 @@ func TestGate(t *testing.T) {
 	wg.Wait()
 	if fmt.Sprint(order) != "[0 2]" {
 		t.Errorf("admitted in the order %v, want [0 2]", order)
+	}
+}
+
+// TestWorkspaceEstimate keeps queryBytesPerNode honest against the BDD
+// backend: a space's first queries of every kind (which grow its pooled
+// scratch areas to their full size) allocate no more than the estimate
+// per node. If the backend's scratch grows, raise the estimate.
+func TestWorkspaceEstimate(t *testing.T) {
+	if raceEnabled {
+		t.Skip("under the race detector sync.Pool drops a share of the scratch areas, so queries allocate more than they hold")
+	}
+	sp := compileBDD(t, 11)
+	ctx := context.Background()
+	q := []configurator.Cell{{Row: 0, Col: 3}}
+	rng := rand.New(rand.NewPCG(1, 1))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for _, queens := range [][]configurator.Cell{nil, q} {
+		sp.Analyze(ctx, queens)
+		sp.Marginals(ctx, queens)
+		sp.Sample(ctx, queens, rng)
+		sp.Solve(ctx, queens)
+		sp.Satisfiable(ctx, queens, []configurator.Cell{{Row: 1, Col: 0}})
+	}
+	runtime.ReadMemStats(&after)
+	perNode := float64(after.TotalAlloc-before.TotalAlloc) / float64(sp.Nodes()+2)
+	t.Logf("the first queries of every kind allocate %.1f bytes a node; the estimate is %d", perNode, queryBytesPerNode)
+	if perNode > queryBytesPerNode {
+		t.Errorf("the first queries allocate %.1f bytes a node, more than the %d the work-space bound charges", perNode, queryBytesPerNode)
+	}
+	if perNode < queryBytesPerNode/2 {
+		t.Errorf("the first queries allocate %.1f bytes a node, under half the %d the work-space bound charges", perNode, queryBytesPerNode)
 	}
 }

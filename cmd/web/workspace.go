@@ -12,22 +12,27 @@ import (
 )
 
 // Every query on a BDD space takes work space of its own, indexed by node:
-// counts and paths (two uint64 a node) and flags (a byte a node), so that
-// concurrent readers never share memory (see backends/bdd, scratch). At
-// 14×14 (9.6 million nodes) that is about 160 MB a query, and 64 requests
-// at once would want 10 GB. The server therefore admits queries on a BDD
-// space only while the work space of those running stays under a bound
-// (the flag -bdd-scratch): each query holds its estimated bytes of a
-// weighted semaphore for as long as it runs.
+// counts and paths (two uint64 a node), visit stamps (a uint32), flags and
+// bit sets, so that concurrent readers never share memory (see
+// backends/bdd, scratch). At 14×14 (9.6 million nodes) that is about 220 MB
+// a query, and 64 requests at once would want 14 GB. The server therefore
+// admits queries on a BDD space only while the work space of those running
+// stays under a bound (the flag -bdd-scratch): each query holds its
+// estimated bytes of a weighted semaphore for as long as it runs.
 const (
 	// queryBytesPerNode is the work space of one query per node of the
-	// diagram: two uint64 and a byte of flags, and a bit set.
-	queryBytesPerNode = 18
+	// diagram. The space keeps its scratch areas in a pool and each grows
+	// to the largest use it has seen, so a query may hold the union of
+	// what every kind of query needs: 21.6 bytes a node, measured at 12×12
+	// after analyses, marginals, samples and satisfiability tests (9 for
+	// an analysis alone, 16 for marginals), and a margin
+	// (TestWorkspaceEstimate keeps this honest).
+	queryBytesPerNode = 24
 	// drawBytesPerNode is the work space of one Diagram call per node: a
-	// uint64 memo, and the copy of the restricted diagram in a Manager of
-	// its own (16 bytes a node, up to twice that while its slice grows,
-	// and its hash buckets).
-	drawBytesPerNode = 56
+	// query's, and the copy of the restricted diagram in a Manager of its
+	// own (16 bytes a node, up to twice that while its slice grows, and its
+	// hash buckets).
+	drawBytesPerNode = 64
 )
 
 // workspace bounds the bytes of work space held by the queries running on
