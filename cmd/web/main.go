@@ -23,7 +23,7 @@
 // (goroutines, heap, cache) and /debug/pprof, for soak tests and leaks.
 //
 // Under heavy load the heap peaks at about twice the data it holds (the
-// garbage collector's default headroom): 3.4 to 4.1 GiB at 64 clients on boards
+// garbage collector's default headroom): 3.2 to 4.1 GiB at 64 clients on boards
 // up to 14×14, for 0.35 GiB of compiled spaces and up to 1 GiB of work
 // space. The environment variable GOMEMLIMIT (say GOMEMLIMIT=2GiB) makes
 // the collector keep it near the limit instead, at little cost in
