@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"slices"
 	"strings"
@@ -84,11 +85,7 @@ func (s *server) apiAnalyze(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	e, err := s.apiSpace(c, backend, st)
-	if err != nil {
-		return err
-	}
-	o, err := s.apply(c.Request().Context(), e, st, action{Kind: actShow}, nil)
+	e, o, err := s.apiApply(c, backend, st, action{Kind: actShow}, nil)
 	if err != nil {
 		return err
 	}
@@ -127,11 +124,7 @@ func (s *server) apiExplain(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	e, err := s.apiSpace(c, backend, st)
-	if err != nil {
-		return err
-	}
-	o, err := s.apply(c.Request().Context(), e, st, action{Kind: actWhy, Cell: cell}, nil)
+	_, o, err := s.apiApply(c, backend, st, action{Kind: actWhy, Cell: cell}, nil)
 	if err != nil {
 		return err
 	}
@@ -149,17 +142,24 @@ func (s *server) apiComplete(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	e, err := s.apiSpace(c, backend, st)
-	if err != nil {
-		return err
-	}
-	o, err := s.apply(c.Request().Context(), e, st, action{Kind: actComplete}, newRand())
+	_, o, err := s.apiApply(c, backend, st, action{Kind: actComplete}, newRand())
 	if err != nil {
 		return err
 	}
 	sol := o.session.Queens()
 	slices.SortFunc(sol, func(a, b configurator.Cell) int { return a.Row - b.Row })
 	return c.JSON(http.StatusOK, completeResponse{N: st.N, Backend: backend, Queens: pairs(st.Queens), Solution: pairs(sol), ElapsedMS: ms(o.took)})
+}
+
+// apiApply finds (or compiles) the space of a checked board and applies act
+// to it: the step every API route takes.
+func (s *server) apiApply(c echo.Context, backend string, st boardState, act action, rng *rand.Rand) (*compiled, outcome, error) {
+	e, err := s.apiSpace(c, backend, st)
+	if err != nil {
+		return nil, outcome{}, err
+	}
+	o, err := s.apply(c.Request().Context(), e, st, act, rng)
+	return e, o, err
 }
 
 // apiState checks a request's board: the size against the limits (400
