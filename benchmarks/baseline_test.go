@@ -195,3 +195,79 @@ func TestBaselinesStopOnTheirContext(t *testing.T) {
 	}
 	_ = fmt.Sprint()
 }
+
+func TestSegments(t *testing.T) {
+	var steps []Step
+	for w, n := range []int{23, 10, 4} { // walks of 23, 10 and 4 steps
+		for range n {
+			steps = append(steps, Step{Walk: w})
+		}
+	}
+	var lens []int
+	for _, seg := range segments(steps, 10) {
+		lens = append(lens, len(seg))
+		for _, s := range seg {
+			if s.Walk != seg[0].Walk {
+				t.Fatalf("a segment crosses walks %d and %d", seg[0].Walk, s.Walk)
+			}
+		}
+	}
+	if want := []int{10, 10, 3, 10, 4}; !slices.Equal(lens, want) {
+		t.Errorf("segment lengths %v, want %v", lens, want)
+	}
+}
+
+// CompareSteps measures the space on every step and a baseline on the
+// same steps, with the parts asked for.
+func TestCompareSteps(t *testing.T) {
+	ctx := context.Background()
+	sp := compileSpace(t, bdd.New(bdd.Options{}), 6).(*bdd.Space)
+	restrict, err := NewRestrictPerCell(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	opt := StepOptions{
+		Walk:   WalkOptions{Walks: 3, Steps: 15, Seed: 2},
+		Budget: time.Minute,
+		Parts:  []Part{{Name: "nothing", Run: func(context.Context, []configurator.Cell) error { calls++; return nil }}},
+	}
+	r, err := CompareSteps(ctx, "bdd", sp, []NamedBaseline{{"restrict-per-cell", restrict}}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Backend != "bdd" || r.N != 6 || r.Ours.Count != 45 || r.Empty <= 0 || r.EmptyCold <= 0 {
+		t.Errorf("result %+v: want 45 steps of bdd on 6×6 and the empty board timed", r)
+	}
+	if len(r.Parts) != 1 || r.Parts[0].Name != "nothing" || r.Parts[0].Latency.Count != 45 || calls != 45 {
+		t.Errorf("parts %+v after %d calls: want one part timed on 45 steps", r.Parts, calls)
+	}
+	if len(r.Baselines) != 1 {
+		t.Fatalf("%d baseline results, want 1", len(r.Baselines))
+	}
+	b := r.Baselines[0]
+	if b.Name != "restrict-per-cell" || b.Sampled != 45 || b.Estimated != 0 || b.EmptyEstimated || b.Empty <= 0 {
+		t.Errorf("baseline %+v: want all 45 steps and the empty board, nothing estimated", b)
+	}
+	if b.Latency.Count != 45 || b.Ours.Count != 45 || b.RatioMean() <= 0 || b.SumBaseline <= 0 || b.SumOur <= 0 {
+		t.Errorf("baseline %+v: want both timed on the 45 steps", b)
+	}
+	// A budget that the empty board exceeds leaves only its estimate.
+	slow := NamedBaseline{"slow", slowBaseline{}}
+	r, err = CompareSteps(ctx, "bdd", sp, []NamedBaseline{slow}, StepOptions{Walk: opt.Walk, Budget: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := r.Baselines[0]; !b.EmptyEstimated || b.Sampled != 0 || b.Empty != 36*time.Second {
+		t.Errorf("slow baseline %+v: want only the empty board's estimate of 36s", b)
+	}
+}
+
+// slowBaseline decides one cell a second, in appearance: it reports one
+// of the cells decided in 1s and the step cut short.
+type slowBaseline struct{}
+
+func (slowBaseline) Analyze(ctx context.Context, queens []configurator.Cell) (BaselineStep, error) {
+	<-ctx.Done()
+	return BaselineStep{Elapsed: time.Second, CellsDone: 1, CellsTotal: 36}, nil
+}

@@ -69,13 +69,14 @@ type BaselineResult struct {
 	// when EmptyEstimated.
 	Empty          time.Duration
 	EmptyEstimated bool
-	// Sampled steps of the walks, taken in a seeded random order until
-	// the budget ran out, were measured; Estimated of them were cut short
-	// by the budget and extrapolated.
+	// Sampled steps of the walks, taken in segments of ten consecutive
+	// steps, the segments in a seeded random order, until the budget ran
+	// out, were measured; Estimated of them were cut short by the budget
+	// and extrapolated.
 	Sampled, Estimated int
 	// Latency is the baseline's over the sampled steps, Ours the space's
-	// on the same steps, timed just before the baseline's; their sums
-	// give the ratio of the means.
+	// on the same steps, timed on each segment just before the baseline;
+	// their sums give the ratio of the means.
 	Latency, Ours       Latency
 	SumBaseline, SumOur time.Duration
 	// Collect is the garbage collection left out of the baseline's times.
@@ -143,6 +144,25 @@ func CompareSteps(ctx context.Context, backend string, sp configurator.Space, ba
 	return res, nil
 }
 
+// segmentLen is how many consecutive steps of a walk a baseline takes at
+// a time.
+const segmentLen = 10
+
+// segments cuts the steps into runs of at most n consecutive steps of one
+// walk.
+func segments(steps []Step, n int) [][]Step {
+	var segs [][]Step
+	for i := 0; i < len(steps); {
+		j := i + 1
+		for j < len(steps) && j-i < n && steps[j].Walk == steps[i].Walk {
+			j++
+		}
+		segs = append(segs, steps[i:j])
+		i = j
+	}
+	return segs
+}
+
 func sampleBaseline(ctx context.Context, sp configurator.Space, b NamedBaseline, empty *configurator.Analysis, steps []Step, opt StepOptions) (BaselineResult, error) {
 	br := BaselineResult{Name: b.Name}
 	emptyBudget := opt.EmptyBudget
@@ -165,36 +185,49 @@ func sampleBaseline(ctx context.Context, sp configurator.Space, b NamedBaseline,
 	deadline := time.Now().Add(opt.Budget)
 	bctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
+	// The steps are taken in segments of consecutive steps of a walk, the
+	// segments in a seeded random order: each approach then sees clicks in
+	// the order a person makes them (what one step leaves in the caches
+	// serves the next, as in use), and the sample still covers the walks
+	// evenly however soon the budget ends it. On each segment the space
+	// runs first, then the baseline, so both meet the same machine.
+	segs := segments(steps, segmentLen)
 	rng := rand.New(rand.NewPCG(opt.Walk.Seed, uint64(len(steps))))
 	var ours, theirs []time.Duration
-	for _, i := range rng.Perm(len(steps)) {
+sample:
+	for _, k := range rng.Perm(len(segs)) {
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			break
 		}
-		s := steps[i]
-		t := time.Now()
-		if _, err := sp.Analyze(ctx, s.Queens); err != nil {
-			return br, err
-		}
-		our := time.Since(t)
-		got, err := b.Analyze(bctx, s.Queens)
-		if err != nil {
-			return br, fmt.Errorf("queens %s: %w", configurator.FormatCells(s.Queens), err)
-		}
-		br.Collect += got.Collect
-		if !got.Done {
-			if got.CellsDone == 0 {
-				break // nothing to extrapolate from
+		seg := segs[k]
+		our := make([]time.Duration, len(seg))
+		for j, s := range seg {
+			t := time.Now()
+			if _, err := sp.Analyze(ctx, s.Queens); err != nil {
+				return br, err
 			}
-			br.Estimated++
-		} else if !slices.Equal(got.Cells, s.Cells) {
-			return br, fmt.Errorf("queens %s: the baseline's states differ from the space's", configurator.FormatCells(s.Queens))
+			our[j] = time.Since(t)
 		}
-		ours, theirs = append(ours, our), append(theirs, got.Estimate())
-		br.SumOur += our
-		br.SumBaseline += got.Estimate()
-		if !got.Done {
-			break
+		for j, s := range seg {
+			got, err := b.Analyze(bctx, s.Queens)
+			if err != nil {
+				return br, fmt.Errorf("queens %s: %w", configurator.FormatCells(s.Queens), err)
+			}
+			br.Collect += got.Collect
+			if !got.Done {
+				if got.CellsDone == 0 {
+					break sample // nothing to extrapolate from
+				}
+				br.Estimated++
+			} else if !slices.Equal(got.Cells, s.Cells) {
+				return br, fmt.Errorf("queens %s: the baseline's states differ from the space's", configurator.FormatCells(s.Queens))
+			}
+			ours, theirs = append(ours, our[j]), append(theirs, got.Estimate())
+			br.SumOur += our[j]
+			br.SumBaseline += got.Estimate()
+			if !got.Done {
+				break sample
+			}
 		}
 	}
 	br.Sampled = len(theirs)
