@@ -256,13 +256,29 @@ func runBDDSteps(ctx context.Context, p plan, res *Results) error {
 	return nil
 }
 
-// bddParts splits the bdd Space's Analyze into its two sweeps over the
-// diagram: the valid domains (the configurator's question, which the
-// baseline answers too) and the solution count (which it does not).
+// bddParts splits the bdd Space's Analyze into the Manager's two
+// questions: the valid domains (the configurator's question, which the
+// baseline answers too) and the solution count (which it does not). Each
+// gets the assignment Analyze builds: the queens true and the cells they
+// attack false (model.Attacks, listed once here, as the Space lists them
+// at compile time).
 func bddParts(sp *bdd.Space) []benchmarks.Part {
 	m, root, model := sp.Manager(), sp.Root(), sp.Model()
+	attacked := make([][]int, model.Vars())
+	for v := range attacked {
+		for w := range model.Vars() {
+			if model.Attacks(model.Cell(v), model.Cell(w)) {
+				attacked[v] = append(attacked[v], model.Level(w))
+			}
+		}
+	}
 	assign := func(queens []configurator.Cell) bdd.Assignment {
 		a := m.NewAssignment()
+		for _, q := range queens {
+			for _, l := range attacked[model.Var(q)] {
+				a[l] = 0
+			}
+		}
 		for _, q := range queens {
 			a[model.Level(model.Var(q))] = 1
 		}

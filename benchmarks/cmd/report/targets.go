@@ -74,7 +74,7 @@ func targets(res *Results) []target {
 	p99("BDD", res.BDDSteps, 12, 20*time.Millisecond)
 	p99("BDD", res.BDDSteps, 14, 250*time.Millisecond)
 	for _, stat := range []string{"p99", "p50"} {
-		t := target{Target: fmt.Sprintf("BDD ≥ 50× faster than restrict-per-cell at N=10 (%s of the same steps)", stat), Status: notMeasured}
+		t := target{Target: fmt.Sprintf("BDD ≥ 50× faster than restrict-per-cell at N=10 (%s of Analyze on the same steps)", stat), Status: notMeasured}
 		if b := baselineOf(stepAt(res.BDDSteps, 10), "restrict-per-cell"); b != nil && b.Sampled > 0 {
 			r := b.RatioP99()
 			if stat == "p50" {
@@ -86,6 +86,21 @@ func targets(res *Results) []target {
 		}
 		ts = append(ts, t)
 	}
+	// The same at the median for the valid domains alone, the work the
+	// baseline does (Analyze also counts the solutions), where the
+	// baseline ran on every step.
+	t0 := target{Target: "BDD ≥ 50× faster than restrict-per-cell at N=10 (p50, the valid domains alone)", Status: notMeasured}
+	if r := stepAt(res.BDDSteps, 10); r != nil {
+		b := baselineOf(r, "restrict-per-cell")
+		for _, pt := range r.Parts {
+			if pt.Name == "valid domains" && b != nil && b.Sampled == r.Ours.Count && b.Estimated == 0 && pt.Latency.P50 > 0 {
+				x := ratioOf(b.Latency.P50, pt.Latency.P50)
+				t0.Measured = fmt.Sprintf("%s (%s against %s)", fmtRatio(x), fmtDur(pt.Latency.P50), fmtDur(b.Latency.P50))
+				t0.Status = verdict(x >= 50)
+			}
+		}
+	}
+	ts = append(ts, t0)
 	p99("SAT", res.SATSteps, 8, 5*time.Millisecond)
 	p99("SAT", res.SATSteps, 20, 50*time.Millisecond)
 	p99("SAT", res.SATSteps, 50, 300*time.Millisecond)
