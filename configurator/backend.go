@@ -17,6 +17,74 @@ type Backend interface {
 	// backend's limits fails with an error that errors.Is(err, ErrTooLarge)
 	// recognises.
 	Compile(ctx context.Context, m *Model) (Space, error)
+	// Limits states what the backend accepts, so that callers refuse a
+	// board at once and never copy the backend's constants.
+	Limits() Limits
+	// Cost estimates what compiling the n×n board in order o takes. It is
+	// cheap and consistent with Limits: a board beyond MaxN may cost
+	// anything.
+	Cost(n int, o Order) Cost
+}
+
+// Limits is what a backend states about the boards it takes.
+type Limits struct {
+	// MaxN is the largest board Compile accepts in the cheapest order;
+	// larger ones fail with ErrTooLarge.
+	MaxN int
+	// Bound says in words what sets MaxN when it is not simply the
+	// configured largest board ("its node budget of 2 GiB holds boards up to
+	// 14×14"); "" otherwise. Callers show it to people.
+	Bound string
+	// Ordered reports whether the variable order changes the compiled
+	// space. A backend that ignores the order answers alike for every
+	// order, so callers compile one space for all of them.
+	Ordered bool
+}
+
+// Cost is a backend's estimate of one compile.
+type Cost struct {
+	// Bytes is the memory the compiled space is expected to hold, for
+	// caches bounded in bytes before the space exists.
+	Bytes int64
+	// Heavy marks a compile that takes seconds and much memory: callers
+	// run few of them at once, so that light ones never wait behind them.
+	Heavy bool
+}
+
+// Admitter is a Space whose queries run best when a caller's sequence of
+// queries (an analysis, then an explanation's satisfiability tests) is
+// admitted as a whole: Admit waits for the caller's turn, in order, behind
+// a bounded queue, and returns the function that ends it. A full queue fails
+// at once with ErrBusy; a caller whose ctx ends while waiting leaves the
+// queue with ctx's error. Queries made outside Admit still work, each
+// queued on its own.
+type Admitter interface {
+	Admit(ctx context.Context) (done func(), err error)
+}
+
+// Admit waits for a turn on sp when sp is an Admitter and returns the
+// function that ends it; on any other space it returns at once.
+func Admit(ctx context.Context, sp Space) (done func(), err error) {
+	if a, ok := sp.(Admitter); ok {
+		return a.Admit(ctx)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return func() {}, nil
+}
+
+// Loader is a Backend that reports the work it has admitted, for
+// operators and soak tests.
+type Loader interface {
+	Load() Load
+}
+
+// Load is the work a backend holds at one moment.
+type Load struct {
+	Waiting int64 `json:"waiting"` // queries or requests waiting for their turn
+	Running int64 `json:"running"` // queries or requests running
+	Bytes   int64 `json:"bytes"`   // work space held by the running ones
 }
 
 // Space is a compiled model. It is immutable and safe for concurrent use:

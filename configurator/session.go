@@ -2,6 +2,7 @@ package configurator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -31,13 +32,17 @@ type Session struct {
 }
 
 // NewSession checks and analyzes a placement: the queens must be on the
-// board, distinct, and held together by some solution.
+// board, distinct, and held together by some solution (else an
+// *Infeasible).
 func NewSession(ctx context.Context, sp Space, queens []Cell) (*Session, error) {
 	if err := sp.Model().Check(queens); err != nil {
 		return nil, err
 	}
 	s := &Session{space: sp}
 	if err := s.set(ctx, slices.Clone(queens)); err != nil {
+		if errors.Is(err, ErrNoSolution) {
+			return nil, infeasible(sp.Model(), queens)
+		}
 		return nil, err
 	}
 	return s, nil

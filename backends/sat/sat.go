@@ -125,6 +125,16 @@ func (b *Backend) Name() string { return "sat" }
 // MaxN is the largest board the backend accepts.
 func (b *Backend) MaxN() int { return b.maxN }
 
+// Limits states the largest board; the variable order means nothing to a
+// SAT solver.
+func (b *Backend) Limits() configurator.Limits { return configurator.Limits{MaxN: b.maxN} }
+
+// Cost estimates the memory of an n×n space: a generous bound for the
+// encoding and the solver's clauses, which grow as N³. Compiles are cheap.
+func (b *Backend) Cost(n int, _ configurator.Order) configurator.Cost {
+	return configurator.Cost{Bytes: 4096 + 64*int64(n)*int64(n)*int64(n)}
+}
+
 // Compile flattens m's constraints for the solver and the local search. It
 // is cheap (milliseconds at N=100) and calls no solver; the solver is built
 // on first use.
