@@ -8,11 +8,11 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/bytesize"
 )
 
 // Method is how Backend.Compile builds the diagram.
@@ -100,7 +100,7 @@ func (b *Backend) Limits() configurator.Limits {
 	}
 	l := configurator.Limits{MaxN: n, Ordered: true}
 	if n < top {
-		l.Bound = fmt.Sprintf("its node budget of %s holds boards up to %d×%d", formatBytes(b.opts.Budget), n, n)
+		l.Bound = fmt.Sprintf("its node budget of %s holds boards up to %d×%d", bytesize.Format(b.opts.Budget), n, n)
 	}
 	return l
 }
@@ -113,21 +113,6 @@ func (b *Backend) Cost(n int, _ configurator.Order) configurator.Cost {
 	return configurator.Cost{Bytes: int64(min(estimatedNodes(max(n, 1))*nodeBytes, 1<<62)), Heavy: n >= 12}
 }
 
-// formatBytes writes a byte count for people: 1.5 GiB, 300 MiB, 12 KiB.
-func formatBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	v, i := float64(n), -1
-	for v >= unit && i < 3 {
-		v /= unit
-		i++
-	}
-	s := strconv.FormatFloat(v, 'f', 1, 64)
-	s = strings.TrimSuffix(s, ".0")
-	return s + " " + []string{"KiB", "MiB", "GiB", "TiB"}[i]
-}
 
 // Compile builds the diagram of model in a Manager of its own and returns it
 // as a *Space.
