@@ -113,7 +113,6 @@ func (b *Backend) Cost(n int, _ configurator.Order) configurator.Cost {
 	return configurator.Cost{Bytes: int64(min(estimatedNodes(max(n, 1))*nodeBytes, 1<<62)), Heavy: n >= 12}
 }
 
-
 // Compile builds the diagram of model in a Manager of its own and returns it
 // as a *Space.
 func (b *Backend) Compile(ctx context.Context, model *configurator.Model) (configurator.Space, error) {
