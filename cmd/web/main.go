@@ -1,26 +1,16 @@
-// Command web serves the N-Queens configurator: a page on which a person
-// places queens and sees, after every click, which squares stay possible,
-// which queens are forced, how many solutions remain and why, answered by a
-// BDD backend, a SAT backend or both side by side; and a JSON API with the
-// same answers.
+// Command web serves the N-Queens configurator (see package
+// github.com/nqueens/configurator/cmd/web/server): the page on which a
+// person places queens and sees after every click which squares stay
+// possible, and the JSON API with the same answers.
 //
 // Usage:
 //
-//	web [-addr 127.0.0.1:8080] [-bdd-max-n 12] [-bdd-budget 2G] [-sat-max-n 40] [-debug-addr 127.0.0.1:6060] ...
+//	web [-addr 127.0.0.1:8080] [-bdd-max-n 14] [-bdd-budget 2G] [-sat-max-n 32] [-debug-addr 127.0.0.1:6060] ...
 //
-// The server keeps no session: the board lives in the URL, so the browser's
-// back and forward buttons are undo and redo and a link shares a board. It
-// keeps only a cache of compiled spaces, bounded in bytes. Every other
-// resource is bounded too: boards beyond a backend's limit or its node
-// budget are refused at once (413), the BDD queries running at once share a
-// bounded work space (-bdd-scratch), SAT requests are served in order
-// behind a bounded queue (-sat-queue; 503 with Retry-After when full), every
-// request has a deadline, and the API is rate limited per client address.
-// SIGINT or SIGTERM stop it gracefully: it stops accepting, lets the
-// requests in flight finish (up to -shutdown-grace), and exits.
-//
-// With -debug-addr (a loopback address only) it also serves /debug/stats
-// (goroutines, heap, cache) and /debug/pprof, for soak tests and leaks.
+// This file is the whole command: flags, the registry of backends (the one
+// place that names them) and signals. SIGINT or SIGTERM stop it gracefully:
+// it stops accepting, lets the requests in flight finish (up to
+// -shutdown-grace), and exits.
 //
 // Under heavy load the heap peaks at about twice the data it holds (the
 // garbage collector's default headroom): 3.2 to 4.1 GiB at 64 clients on boards
@@ -37,8 +27,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -46,7 +34,8 @@ import (
 
 	"github.com/nqueens/configurator/backends/bdd"
 	"github.com/nqueens/configurator/backends/sat"
-	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/cmd/web/server"
+	"github.com/nqueens/configurator/configurator/bytesize"
 )
 
 func main() {
@@ -61,11 +50,10 @@ func main() {
 // errUsage is a command line the flag package already complained about.
 var errUsage = errors.New("usage")
 
-// run serves until ctx ends or the process receives SIGINT or SIGTERM,
-// then shuts down gracefully. ready, when not nil, is called with the
-// address once the server listens.
+// run serves until ctx ends or the process receives SIGINT or SIGTERM.
+// ready, when not nil, is called with the address once the server listens.
 func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr string)) error {
-	cfg, err := parseFlags(args, stderr)
+	o, err := parseFlags(args, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -75,78 +63,103 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-
-	s, err := newServer(cfg, log, newBackends(cfg)...)
-	if err != nil {
-		return err
-	}
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		s.close()
-		return err
-	}
-	srv := &http.Server{
-		Handler:           s.handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
-	served := make(chan error, 2)
-	go func() { served <- srv.Serve(ln) }()
-	attrs := []any{"url", "http://" + ln.Addr().String() + "/",
-		"bdd_max_n", s.lim.maxN["bdd"], "bdd_budget", formatBytes(cfg.BDD.Budget), "sat_max_n", cfg.SAT.MaxN}
-	var dbg *http.Server
-	if cfg.DebugAddr != "" {
-		dln, err := net.Listen("tcp", cfg.DebugAddr)
-		if err != nil {
-			srv.Close()
-			s.close()
-			return fmt.Errorf("debug listener: %w", err)
+	return server.Run(ctx, o.Server, log, o.engines(), func(addr, _ string) {
+		if ready != nil {
+			ready(addr)
 		}
-		dbg = &http.Server{Handler: s.debugHandler(), ReadHeaderTimeout: 10 * time.Second}
-		go func() {
-			if err := dbg.Serve(dln); err != http.ErrServerClosed {
-				served <- fmt.Errorf("debug listener: %w", err)
-			}
-		}()
-		attrs = append(attrs, "debug", "http://"+dln.Addr().String()+"/debug/stats")
-	}
-	log.Info("serving the N-Queens configurator", attrs...)
-	if ready != nil {
-		ready(ln.Addr().String())
-	}
-
-	select {
-	case err := <-served:
-		srv.Close()
-		if dbg != nil {
-			dbg.Close()
-		}
-		s.close()
-		return err
-	case <-ctx.Done():
-	}
-	log.Info("shutting down: draining requests in flight", "grace", cfg.ShutdownGrace)
-	s.beginShutdown()
-	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
-	defer cancel()
-	err = srv.Shutdown(sctx)
-	if dbg != nil {
-		dbg.Close()
-	}
-	s.close()
-	if err != nil {
-		return fmt.Errorf("shutdown: %w", err)
-	}
-	log.Info("stopped")
-	return nil
+	})
 }
 
-// newBackends builds the two backends from the configuration.
-func newBackends(cfg config) []configurator.Backend {
-	return []configurator.Backend{
-		bdd.New(bdd.Options{Budget: cfg.BDD.Budget}),
-		sat.New(sat.Options{MaxN: cfg.SAT.MaxN, Queue: cfg.SAT.Queue, CountCap: cfg.SAT.CountCap, Timeout: cfg.SAT.Deadline}),
+// options is the command line: the server's configuration and the options
+// of each backend.
+type options struct {
+	Server server.Config
+	BDD    struct {
+		MaxN     int           // largest board
+		Budget   int64         // node budget in bytes of one compile
+		Deadline time.Duration // per request
 	}
+	SAT struct {
+		MaxN     int           // largest board
+		CountCap int           // solutions counted before saying "at least"
+		Deadline time.Duration // per request
+	}
+}
+
+// engines is the registry of backends, the one place that names them, in
+// the order the page lists them: the BDD first, as the primary (it counts
+// exactly and draws), then the SAT.
+func (o options) engines() []server.Engine {
+	return []server.Engine{
+		{
+			Backend:  bdd.New(bdd.Options{Budget: o.BDD.Budget, MaxN: o.BDD.MaxN}),
+			Deadline: o.BDD.Deadline,
+			Budget:   o.BDD.Budget,
+			Title:    "Binary decision diagram: compiled once, then every answer is a walk over it",
+		},
+		{
+			Backend: sat.New(sat.Options{MaxN: o.SAT.MaxN, Queue: o.Server.SATQueue, CountCap: o.SAT.CountCap,
+				Timeout: o.SAT.Deadline}),
+			Deadline: o.SAT.Deadline,
+			Title:    "SAT solver: asks gophersat a question per square, no compile",
+		},
+	}
+}
+
+// parseFlags reads the command line.
+func parseFlags(args []string, out io.Writer) (options, error) {
+	var o options
+	c := &o.Server
+	*c = server.DefaultConfig()
+	o.BDD.MaxN, o.BDD.Budget, o.BDD.Deadline = 14, 2<<30, 10*time.Second
+	o.SAT.MaxN, o.SAT.CountCap, o.SAT.Deadline = 32, 1000, 10*time.Second
+
+	fs := flag.NewFlagSet("web", flag.ContinueOnError)
+	fs.SetOutput(out)
+	size := func(p *int64, name, usage string) { fs.Var((*bytesize.Size)(p), name, usage) }
+	fs.StringVar(&c.Addr, "addr", c.Addr, "address to listen on")
+	fs.IntVar(&o.BDD.MaxN, "bdd-max-n", o.BDD.MaxN, "largest board of the BDD backend")
+	size(&o.BDD.Budget, "bdd-budget", "node budget of one BDD compile, in bytes (suffixes K, M, G: powers of 1024)")
+	size(&c.Scratch, "bdd-scratch", "work space of the BDD queries running at once, in bytes (about 24 bytes a node each: 220 MiB for a 14×14 query); more wait")
+	fs.DurationVar(&o.BDD.Deadline, "bdd-deadline", o.BDD.Deadline, "deadline of one request's work on the BDD backend")
+	fs.DurationVar(&c.CompileDeadline, "compile-deadline", c.CompileDeadline, "deadline of one compile (a BDD of a large board takes a while, once)")
+	fs.IntVar(&o.SAT.MaxN, "sat-max-n", o.SAT.MaxN, "largest board of the SAT backend")
+	fs.IntVar(&c.SATQueue, "sat-queue", c.SATQueue, "requests that may wait for the SAT solver; more get 503")
+	fs.IntVar(&c.SATServe, "sat-serve", c.SATServe, "requests the SAT backend serves at once (its solver runs one call at a time); the others wait in the queue, in order")
+	fs.IntVar(&o.SAT.CountCap, "sat-count-cap", o.SAT.CountCap, "solutions the SAT backend counts before it says \"at least\"")
+	fs.DurationVar(&o.SAT.Deadline, "sat-deadline", o.SAT.Deadline, "deadline of one request's work on the SAT backend")
+	size(&c.CacheBytes, "cache", "bound of the cache of compiled spaces, in bytes")
+	fs.IntVar(&c.Recycle, "recycle", c.Recycle, "requests after which a compiled space that does not report its memory (a SAT solver, which keeps the clauses it learns) is compiled afresh; 0: never")
+	fs.IntVar(&c.CompileSlots, "compile-slots", c.CompileSlots, "large BDD compiles (12×12 and up) that may run at once, each within its node budget; small ones never wait")
+	fs.DurationVar(&c.QuickWait, "quick-wait", c.QuickWait, "how long a page waits for a compile before it shows progress")
+	fs.DurationVar(&c.RequestDeadline, "deadline", c.RequestDeadline, "deadline of every request (the progress stream excepted)")
+	size(&c.BodyLimit, "body-limit", "largest request body, in bytes")
+	fs.Float64Var(&c.APIRate, "api-rate", c.APIRate, "JSON API requests per second per client address; 0 disables the limit")
+	fs.IntVar(&c.APIBurst, "api-burst", c.APIBurst, "JSON API requests a client may send in a burst")
+	fs.IntVar(&c.DiagramNodes, "diagram-nodes", c.DiagramNodes, "largest decision diagram drawn, in nodes")
+	fs.DurationVar(&c.DiagramDeadline, "diagram-deadline", c.DiagramDeadline, "deadline of drawing one diagram")
+	fs.StringVar(&c.DebugAddr, "debug-addr", c.DebugAddr, "loopback address (127.0.0.1:6060) of /debug/stats and /debug/pprof; empty: none")
+	fs.DurationVar(&c.ShutdownGrace, "shutdown-grace", c.ShutdownGrace, "time in-flight requests get to finish after SIGINT or SIGTERM")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if err := o.check(fs); err != nil {
+		// The flag package reports its own errors; these are ours.
+		fmt.Fprintln(out, "web:", err)
+		return o, err
+	}
+	return o, nil
+}
+
+// check validates a parsed command line.
+func (o options) check(fs *flag.FlagSet) error {
+	switch {
+	case fs.NArg() > 0:
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	case o.BDD.MaxN < 1 || o.SAT.MaxN < 1:
+		return fmt.Errorf("-bdd-max-n and -sat-max-n must be at least 1")
+	case o.BDD.Deadline <= 0 || o.SAT.Deadline <= 0:
+		return fmt.Errorf("deadlines must be positive")
+	}
+	return o.Server.Check()
 }

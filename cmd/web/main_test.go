@@ -11,35 +11,41 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nqueens/configurator/configurator/bytesize"
 )
 
 func TestParseFlags(t *testing.T) {
 	tests := []struct {
 		args  []string
-		check func(config) bool
+		check func(options) bool
 		err   bool
 	}{
-		{args: nil, check: func(c config) bool { return c.Addr == "127.0.0.1:8080" && c.BDD.MaxN == 14 && c.BDD.Budget == 2<<30 }},
+		{args: nil, check: func(c options) bool {
+			return c.Server.Addr == "127.0.0.1:8080" && c.BDD.MaxN == 14 && c.BDD.Budget == 2<<30
+		}},
 		{args: []string{"-addr", ":9000", "-bdd-max-n", "10", "-bdd-budget", "512M", "-sat-max-n", "20"},
-			check: func(c config) bool {
-				return c.Addr == ":9000" && c.BDD.MaxN == 10 && c.BDD.Budget == 512<<20 && c.SAT.MaxN == 20
+			check: func(c options) bool {
+				return c.Server.Addr == ":9000" && c.BDD.MaxN == 10 && c.BDD.Budget == 512<<20 && c.SAT.MaxN == 20
 			}},
 		{args: []string{"-bdd-budget", "1GiB", "-cache", "3g", "-body-limit", "1024"},
-			check: func(c config) bool { return c.BDD.Budget == 1<<30 && c.CacheBytes == 3<<30 && c.BodyLimit == 1024 }},
+			check: func(c options) bool {
+				return c.BDD.Budget == 1<<30 && c.Server.CacheBytes == 3<<30 && c.Server.BodyLimit == 1024
+			}},
 		{args: []string{"-bdd-deadline", "2s", "-sat-deadline", "500ms", "-deadline", "1m", "-api-rate", "0"},
-			check: func(c config) bool {
-				return c.BDD.Deadline == 2*time.Second && c.SAT.Deadline == 500*time.Millisecond && c.RequestDeadline == time.Minute && c.APIRate == 0
+			check: func(c options) bool {
+				return c.BDD.Deadline == 2*time.Second && c.SAT.Deadline == 500*time.Millisecond && c.Server.RequestDeadline == time.Minute && c.Server.APIRate == 0
 			}},
 		{args: []string{"-bdd-scratch", "256M", "-recycle", "0", "-debug-addr", "127.0.0.1:6060"},
-			check: func(c config) bool {
-				return c.BDD.Scratch == 256<<20 && c.Recycle == 0 && c.DebugAddr == "127.0.0.1:6060"
+			check: func(c options) bool {
+				return c.Server.Scratch == 256<<20 && c.Server.Recycle == 0 && c.Server.DebugAddr == "127.0.0.1:6060"
 			}},
-		{args: nil, check: func(c config) bool {
-			return c.BDD.Scratch == 1<<30 && c.Recycle == 50 && c.DebugAddr == "" && c.SAT.Serve == 1
+		{args: nil, check: func(c options) bool {
+			return c.Server.Scratch == 1<<30 && c.Server.Recycle == 50 && c.Server.DebugAddr == "" && c.Server.SATServe == 1
 		}},
 		{args: []string{"-bdd-scratch", "0"}, err: true},
 		{args: []string{"-sat-serve", "0"}, err: true},
-		{args: []string{"-sat-serve", "2", "-sat-queue", "8"}, check: func(c config) bool { return c.SAT.Serve == 2 && c.SAT.Queue == 8 }},
+		{args: []string{"-sat-serve", "2", "-sat-queue", "8"}, check: func(c options) bool { return c.Server.SATServe == 2 && c.Server.SATQueue == 8 }},
 		{args: []string{"-debug-addr", ":6060"}, err: true},
 		{args: []string{"-bdd-budget", "lots"}, err: true},
 		{args: []string{"-bdd-max-n", "0"}, err: true},
@@ -63,8 +69,8 @@ func TestParseFlags(t *testing.T) {
 
 func TestFormatBytes(t *testing.T) {
 	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1 KiB", 1536: "1.5 KiB", 64 << 10: "64 KiB", 2 << 30: "2 GiB", 258211840: "246.2 MiB"} {
-		if got := formatBytes(n); got != want {
-			t.Errorf("formatBytes(%d) = %q, want %q", n, got, want)
+		if got := bytesize.Format(n); got != want {
+			t.Errorf("bytesize.Format(%d) = %q, want %q", n, got, want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"encoding/json"
@@ -8,6 +8,8 @@ import (
 	"net/http/pprof"
 	"runtime"
 	"strings"
+
+	"github.com/nqueens/configurator/configurator"
 )
 
 // The debug listener (flag -debug-addr, off by default) serves the
@@ -22,42 +24,54 @@ import (
 // It listens on a loopback address only, apart from the public listener,
 // so that nothing of it is reachable from another machine.
 
-// stats is the answer of /debug/stats.
-type stats struct {
-	Goroutines  int    `json:"goroutines"`
-	HeapAlloc   uint64 `json:"heap_alloc"`   // bytes of live and not yet collected objects
-	HeapInuse   uint64 `json:"heap_inuse"`   // bytes in spans in use
-	HeapObjects uint64 `json:"heap_objects"` // objects allocated and not yet freed
-	HeapSys     uint64 `json:"heap_sys"`     // bytes of heap obtained from the system
-	NumGC       uint32 `json:"num_gc"`
-	CacheBytes  int64  `json:"cache_bytes"`  // held by the cache of compiled spaces
-	CacheSpaces int    `json:"cache_spaces"` // spaces in it
-	BDDWaiting  int64  `json:"bdd_waiting"`  // BDD queries waiting for work space
-	BDDHeld     int64  `json:"bdd_held"`     // bytes of work space held by BDD queries
+// Stats is the answer of /debug/stats: the process's goroutines and heap,
+// the cache of compiled spaces, and the work each backend that reports it
+// (a configurator.Loader) has admitted, by backend name.
+type Stats struct {
+	Goroutines  int                          `json:"goroutines"`
+	HeapAlloc   uint64                       `json:"heap_alloc"`   // bytes of live and not yet collected objects
+	HeapInuse   uint64                       `json:"heap_inuse"`   // bytes in spans in use
+	HeapObjects uint64                       `json:"heap_objects"` // objects allocated and not yet freed
+	HeapSys     uint64                       `json:"heap_sys"`     // bytes of heap obtained from the system
+	NumGC       uint32                       `json:"num_gc"`
+	CacheBytes  int64                        `json:"cache_bytes"`  // held by the cache of compiled spaces
+	CacheSpaces int                          `json:"cache_spaces"` // spaces in it
+	Backends    map[string]configurator.Load `json:"backends"`
 }
 
 // readStats measures the process; with gc it first collects twice, so
 // that the heap holds only what is reachable (the second collection also
 // empties the victim caches of sync.Pool).
-func (s *server) readStats(gc bool) stats {
+func (s *Server) readStats(gc bool) Stats {
 	if gc {
 		runtime.GC()
 		runtime.GC()
 	}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	st := stats{
+	st := Stats{
 		Goroutines: runtime.NumGoroutine(),
 		HeapAlloc:  ms.HeapAlloc, HeapInuse: ms.HeapInuse, HeapObjects: ms.HeapObjects, HeapSys: ms.HeapSys,
-		NumGC: ms.NumGC,
+		NumGC:    ms.NumGC,
+		Backends: make(map[string]configurator.Load),
 	}
 	st.CacheBytes, st.CacheSpaces = s.cache.Used()
-	st.BDDWaiting, st.BDDHeld = s.work.waiting.Load(), s.work.held.Load()
+	for _, e := range s.engines {
+		if l, ok := e.Backend.(configurator.Loader); ok {
+			st.Backends[e.Backend.Name()] = l.Load()
+		}
+	}
+	// Until the BDD backend bounds its own work space (and reports it as
+	// a Loader), the server's workspace stands in for it.
+	if _, ok := st.Backends["bdd"]; !ok && s.work != nil {
+		st.Backends["bdd"] = configurator.Load{Waiting: s.work.waiting.Load(), Bytes: s.work.held.Load()}
+	}
 	return st
 }
 
-// debugHandler serves the debug routes.
-func (s *server) debugHandler() http.Handler {
+// DebugHandler serves the debug routes: stats, recycle and pprof. Serve
+// it on a loopback address only (Config.DebugAddr).
+func (s *Server) DebugHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /debug/stats", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")

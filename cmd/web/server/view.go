@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/bytesize"
 )
 
 // The view types below are what the templates render; they hold strings
@@ -174,7 +175,7 @@ func noticeOf(p *problem) *notice {
 }
 
 // pageView wraps an app view into a page.
-func (s *server) pageView(app *appView) *pageView {
+func (s *Server) pageView(app *appView) *pageView {
 	title := "N-Queens configurator"
 	if app.Board != nil {
 		title = fmt.Sprintf("%d×%d · N-Queens configurator", app.State.N, app.State.N)
@@ -183,7 +184,7 @@ func (s *server) pageView(app *appView) *pageView {
 }
 
 // newAppView fills in the controls of a state: everything but the board.
-func (s *server) newAppView(st boardState, trail string) *appView {
+func (s *Server) newAppView(st boardState, trail string) *appView {
 	v := &appView{State: st, Trail: trail, Max: s.lim.max(st.Mode)}
 	for n := 1; n <= v.Max; n++ {
 		v.Sizes = append(v.Sizes, option{Value: strconv.Itoa(n), Label: fmt.Sprintf("%d × %d", n, n), Selected: n == st.N})
@@ -282,7 +283,7 @@ func stateFields(st boardState, trail string) []field {
 }
 
 // resultView renders a step's result.
-func (s *server) resultView(ctx context.Context, r *result, trail []step) *appView {
+func (s *Server) resultView(ctx context.Context, r *result, trail []step) *appView {
 	st := r.state
 	p := r.primary()
 	cur := step{Label: r.label(), N: st.N}
@@ -420,7 +421,7 @@ func agreement(r *result) *agreementView {
 }
 
 // timingView builds the timing panel.
-func (s *server) timingView(r *result, steps []step) timingView {
+func (s *Server) timingView(r *result, steps []step) timingView {
 	var t timingView
 	for _, o := range r.runs {
 		e := o.entry
@@ -428,7 +429,7 @@ func (s *server) timingView(r *result, steps []step) timingView {
 		if o.backend == "bdd" {
 			line += ", " + orderLabels[e.key.order]
 		}
-		line += ": compiled in " + duration(e.took) + " (once, then cached), holds " + formatBytes(e.bytes)
+		line += ": compiled in " + duration(e.took) + " (once, then cached), holds " + bytesize.Format(e.bytes)
 		t.Compiles = append(t.Compiles, line)
 		t.Columns = append(t.Columns, strings.ToUpper(o.backend))
 	}
@@ -489,7 +490,7 @@ func duration(d time.Duration) string {
 }
 
 // heat computes the heat map when the primary space counts per square.
-func (s *server) heat(ctx context.Context, v *appView, p *outcome, st boardState) []*big.Int {
+func (s *Server) heat(ctx context.Context, v *appView, p *outcome, st boardState) []*big.Int {
 	mg, ok := p.entry.space.(configurator.Marginaler)
 	if !ok {
 		v.Heat.Reason = "The heat map needs the number of solutions through every square, which only the BDD backend counts. Switch to BDD or Both to see it."
@@ -509,7 +510,7 @@ func (s *server) heat(ctx context.Context, v *appView, p *outcome, st boardState
 }
 
 // boardView lays out the grid, rank N at the top as on a chess diagram.
-func (s *server) boardView(st boardState, marginals []*big.Int, r *result) *boardView {
+func (s *Server) boardView(st boardState, marginals []*big.Int, r *result) *boardView {
 	n := st.N
 	b := &boardView{N: n, Label: fmt.Sprintf("%d by %d board", n, n)}
 	switch {
@@ -664,7 +665,7 @@ func share(part, total *big.Int) int {
 }
 
 // panel builds the Why? or Make room panel.
-func (s *server) panel(r *result, v *appView) *panelView {
+func (s *Server) panel(r *result, v *appView) *panelView {
 	p := r.primary()
 	st := r.state
 	trail := v.Trail
@@ -718,7 +719,7 @@ func (s *server) panel(r *result, v *appView) *panelView {
 
 // diagramPanel fills in the diagram view: the picture when the restricted
 // diagram is small enough to draw, its size otherwise.
-func (s *server) diagramPanel(ctx context.Context, v *appView, p *outcome, st boardState) {
+func (s *Server) diagramPanel(ctx context.Context, v *appView, p *outcome, st boardState) {
 	dg, ok := p.entry.space.(configurator.Diagrammer)
 	if !ok {
 		v.Diagram.Reason = "Only the BDD backend has a diagram to draw: the SAT backend keeps clauses, not a diagram. Switch to BDD or Both to see it."

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -18,20 +18,21 @@ import (
 // line requests up behind a compile in progress.
 type gatedCompiler struct {
 	real      compileFunc
+	heavy     func(spaceKey) bool // the server's
 	gate      chan struct{}
 	only      func(spaceKey) bool // the keys the gate holds; nil: all
 	calls     sync.Map            // spaceKey -> *int32
 	cancelled atomic.Int32
 }
 
-func newGatedCompiler(t *testing.T, cfg config) *gatedCompiler {
+func newGatedCompiler(t *testing.T, cfg testSetup) *gatedCompiler {
 	t.Helper()
-	s, err := newServer(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), newBackends(cfg)...)
+	s, err := New(cfg.config(), slog.New(slog.NewTextHandler(io.Discard, nil)), cfg.engines()...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(s.close)
-	return &gatedCompiler{real: s.compile, gate: make(chan struct{})}
+	t.Cleanup(s.Close)
+	return &gatedCompiler{real: s.compile, heavy: s.heavyCompile, gate: make(chan struct{})}
 }
 
 func (g *gatedCompiler) compile(ctx context.Context, k spaceKey) (*compiled, error) {
@@ -59,7 +60,7 @@ func (g *gatedCompiler) count(k spaceKey) int {
 
 func TestCacheSingleFlight(t *testing.T) {
 	g := newGatedCompiler(t, testConfig())
-	c := newSpaceCache(g.compile, 1<<30, heavyCompile, 2, time.Minute)
+	c := newSpaceCache(g.compile, 1<<30, g.heavy, 2, time.Minute)
 	defer c.Close()
 	k := spaceKey{backend: "bdd", n: 8}
 	var wg sync.WaitGroup
@@ -94,7 +95,7 @@ func TestCacheSingleFlight(t *testing.T) {
 
 func TestCacheWaiterLeaves(t *testing.T) {
 	g := newGatedCompiler(t, testConfig())
-	c := newSpaceCache(g.compile, 1<<30, heavyCompile, 1, time.Minute)
+	c := newSpaceCache(g.compile, 1<<30, g.heavy, 1, time.Minute)
 	defer c.Close()
 	k := spaceKey{backend: "sat", n: 6}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
@@ -119,7 +120,7 @@ func TestCacheWaiterLeaves(t *testing.T) {
 
 func TestCacheAbandonedCompileIsCancelled(t *testing.T) {
 	g := newGatedCompiler(t, testConfig())
-	c := newSpaceCache(g.compile, 1<<30, heavyCompile, 1, 20*time.Millisecond)
+	c := newSpaceCache(g.compile, 1<<30, g.heavy, 1, 20*time.Millisecond)
 	defer c.Close()
 	k := spaceKey{backend: "bdd", n: 7}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
@@ -161,7 +162,7 @@ func TestCacheEvictsLeastRecentlyUsedByBytes(t *testing.T) {
 	if bound >= sizes[5]+sizes[6]+sizes[7] {
 		t.Fatalf("sizes %v do not allow the test", sizes)
 	}
-	c := newSpaceCache(g.compile, bound, heavyCompile, 1, time.Minute)
+	c := newSpaceCache(g.compile, bound, g.heavy, 1, time.Minute)
 	defer c.Close()
 	get := func(n int) {
 		if _, err := c.Get(ctx, spaceKey{backend: "bdd", n: n}); err != nil {
@@ -191,7 +192,7 @@ func TestCacheRemembersTooLarge(t *testing.T) {
 	cfg.BDD.Budget = 64 << 10 // far too small for 10×10
 	g := newGatedCompiler(t, cfg)
 	close(g.gate)
-	c := newSpaceCache(g.compile, 1<<30, heavyCompile, 1, time.Minute)
+	c := newSpaceCache(g.compile, 1<<30, g.heavy, 1, time.Minute)
 	defer c.Close()
 	k := spaceKey{backend: "bdd", n: 10}
 	for range 3 {
@@ -206,7 +207,7 @@ func TestCacheRemembersTooLarge(t *testing.T) {
 
 func TestCacheCloseCancelsCompiles(t *testing.T) {
 	g := newGatedCompiler(t, testConfig())
-	c := newSpaceCache(g.compile, 1<<30, heavyCompile, 1, time.Minute)
+	c := newSpaceCache(g.compile, 1<<30, g.heavy, 1, time.Minute)
 	done := make(chan error, 1)
 	go func() {
 		_, err := c.Get(context.Background(), spaceKey{backend: "bdd", n: 8})
@@ -234,8 +235,8 @@ func TestCacheLightCompilesDoNotWait(t *testing.T) {
 	cfg := testConfig()
 	cfg.BDD.MaxN = 12
 	g := newGatedCompiler(t, cfg)
-	g.only = heavyCompile
-	c := newSpaceCache(g.compile, 1<<30, heavyCompile, 1, time.Minute)
+	g.only = g.heavy
+	c := newSpaceCache(g.compile, 1<<30, g.heavy, 1, time.Minute)
 	defer c.Close()
 	first := spaceKey{backend: "bdd", n: 12}
 	second := spaceKey{backend: "bdd", n: 12, order: configurator.ColMajor}

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/bytesize"
 )
 
 // outcome is one backend's answer to one request.
@@ -83,7 +84,7 @@ func (e *compilingError) Error() string { return "still compiling" }
 // spaces returns the compiled spaces of the state's mode, primary first.
 // With wait > 0 it waits at most that long and then returns a
 // *compilingError; otherwise it waits until ctx ends.
-func (s *server) spaces(ctx context.Context, st boardState, wait time.Duration) ([]*compiled, error) {
+func (s *Server) spaces(ctx context.Context, st boardState, wait time.Duration) ([]*compiled, error) {
 	wctx := ctx
 	if wait > 0 {
 		var cancel context.CancelFunc
@@ -111,21 +112,21 @@ func (s *server) spaces(ctx context.Context, st boardState, wait time.Duration) 
 }
 
 // compileProblem words a failed compile.
-func (s *server) compileProblem(ctx context.Context, k spaceKey, err error) error {
+func (s *Server) compileProblem(ctx context.Context, k spaceKey, err error) error {
 	name := strings.ToUpper(k.backend)
 	switch {
 	case errors.Is(err, configurator.ErrTooLarge):
 		msg := fmt.Sprintf("The %d×%d board does not fit the %s backend's limits", k.n, k.n, name)
-		if k.backend == "bdd" {
-			msg = fmt.Sprintf("The %d×%d board does not fit the BDD backend's node budget of %s", k.n, k.n, formatBytes(s.cfg.BDD.Budget))
+		if budget := s.backends[k.backend].Budget; budget > 0 {
+			msg = fmt.Sprintf("The %d×%d board does not fit the %s backend's node budget of %s", k.n, k.n, name, bytesize.Format(budget))
 			if k.order != configurator.RowMajor {
 				msg += fmt.Sprintf(" in the order %s; rank by rank needs the fewest nodes", quoteLabel(orderLabels[k.order]))
 			}
-			if largest := s.cache.Largest("bdd"); largest > 0 && largest < k.n {
-				msg += fmt.Sprintf("; the largest BDD compiled here is %d×%d", largest, largest)
+			if largest := s.cache.Largest(k.backend); largest > 0 && largest < k.n {
+				msg += fmt.Sprintf("; the largest %s compiled here is %d×%d", name, largest, largest)
 			}
-			if k.n <= s.cfg.SAT.MaxN {
-				msg += fmt.Sprintf(". The SAT backend handles boards up to %d×%d: switch to SAT", s.cfg.SAT.MaxN, s.cfg.SAT.MaxN)
+			if alt, ok := s.alternative(k.n, k.backend); ok {
+				msg += fmt.Sprintf(". The %s backend handles boards up to %d×%d: switch to %s", alt.name, alt.maxN, alt.maxN, alt.name)
 			}
 		}
 		return &problem{Status: http.StatusRequestEntityTooLarge, Message: msg + ".", err: err}
@@ -138,12 +139,31 @@ func (s *server) compileProblem(ctx context.Context, k spaceKey, err error) erro
 		return describe(ctx.Err())
 	case errors.Is(err, context.DeadlineExceeded):
 		msg := fmt.Sprintf("Compiling the %d×%d board with %s took longer than allowed (%s). Try a smaller board", k.n, k.n, name, s.cfg.CompileDeadline)
-		if k.backend == "bdd" {
-			msg += " or the SAT backend"
+		if e := s.backends[k.backend]; e.Backend != nil && e.Backend.Cost(k.n, k.order).Heavy {
+			if alt, ok := s.alternative(k.n, k.backend); ok {
+				msg += " or the " + alt.name + " backend"
+			}
 		}
 		return retryable(30, err, "%s.", msg)
 	}
 	return describe(err)
+}
+
+// alternative is a backend to suggest for an n×n board that backend
+// cannot take: the first registered other one whose largest board is large
+// enough, named as the page names it.
+func (s *Server) alternative(n int, backend string) (alt struct {
+	name string
+	maxN int
+}, ok bool) {
+	for _, e := range s.engines {
+		name := e.Backend.Name()
+		if name != backend && s.lim.maxN[name] >= n {
+			alt.name, alt.maxN = strings.ToUpper(name), s.lim.maxN[name]
+			return alt, true
+		}
+	}
+	return alt, false
 }
 
 // quoteLabel puts a label of the page between curly quotes.
@@ -152,7 +172,7 @@ func quoteLabel(s string) string { return "“" + s + "”" }
 // step runs an action on every backend of the state's mode. The primary
 // backend's failure fails the step; a secondary's is recorded beside it,
 // and when it contradicts the primary it is a disagreement.
-func (s *server) step(ctx context.Context, st boardState, act action, spaces []*compiled) (*result, error) {
+func (s *Server) step(ctx context.Context, st boardState, act action, spaces []*compiled) (*result, error) {
 	r := &result{state: st, act: act}
 	rng := newRand()
 	for i, e := range spaces {
@@ -181,7 +201,7 @@ func (s *server) step(ctx context.Context, st boardState, act action, spaces []*
 }
 
 // apply runs an action on one backend, under that backend's deadline.
-func (s *server) apply(ctx context.Context, e *compiled, st boardState, act action, rng *rand.Rand) (o outcome, err error) {
+func (s *Server) apply(ctx context.Context, e *compiled, st boardState, act action, rng *rand.Rand) (o outcome, err error) {
 	ctx, cancel := context.WithTimeout(ctx, s.deadline(e.key.backend))
 	defer cancel()
 	o = outcome{backend: e.key.backend, entry: e}
@@ -250,7 +270,7 @@ func (s *server) apply(ctx context.Context, e *compiled, st boardState, act acti
 
 // use counts a request on e and retires e from the cache after
 // -recycle requests when its memory is not known to stay put.
-func (s *server) use(e *compiled) {
+func (s *Server) use(e *compiled) {
 	if !e.sized && s.cfg.Recycle > 0 && e.uses.Add(1) == int64(s.cfg.Recycle) {
 		s.cache.Retire(e)
 	}
@@ -258,7 +278,7 @@ func (s *server) use(e *compiled) {
 
 // refusal explains why a queen cannot go on c: the square is blocked, and
 // here is why; or the queens before it are themselves in no solution.
-func (s *server) refusal(ctx context.Context, sp configurator.Space, before []configurator.Cell, c configurator.Cell) error {
+func (s *Server) refusal(ctx context.Context, sp configurator.Space, before []configurator.Cell, c configurator.Cell) error {
 	prior, err := configurator.NewSession(ctx, sp, before)
 	if err != nil {
 		return s.infeasible(ctx, sp, before, err)
@@ -272,7 +292,7 @@ func (s *server) refusal(ctx context.Context, sp configurator.Space, before []co
 
 // infeasible words an analysis failure; queens in no solution get a 422
 // naming them, and two queens that attack each other are named as such.
-func (s *server) infeasible(ctx context.Context, sp configurator.Space, queens []configurator.Cell, err error) error {
+func (s *Server) infeasible(ctx context.Context, sp configurator.Space, queens []configurator.Cell, err error) error {
 	if !errors.Is(err, configurator.ErrNoSolution) {
 		return err
 	}
@@ -290,7 +310,7 @@ func (s *server) infeasible(ctx context.Context, sp configurator.Space, queens [
 }
 
 // notExplained words Why? or Make room on a square that needs no reason.
-func (s *server) notExplained(sess *configurator.Session, act action) error {
+func (s *Server) notExplained(sess *configurator.Session, act action) error {
 	verb := "Why?"
 	if act.Kind == actRoom {
 		verb = "Make room"

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 // action on the backends of the state's mode, and answers with the whole
 // page, or with the app fragment for htmx, telling htmx which address to
 // push into the browser's history.
-func (s *server) board(c echo.Context) error {
+func (s *Server) board(c echo.Context) error {
 	ctx := c.Request().Context()
 	v, err := query(c)
 	if err != nil {
@@ -77,7 +77,7 @@ func (s *server) board(c echo.Context) error {
 // failed, the longest start of the queens that some solution holds when
 // the queens themselves fail, or no board at all when the board itself
 // cannot be compiled.
-func (s *server) fail(c echo.Context, st boardState, trail []step, act action, err error) error {
+func (s *Server) fail(c echo.Context, st boardState, trail []step, act action, err error) error {
 	var ce *compilingError
 	if errors.As(err, &ce) {
 		return s.compilingPage(c, st, trail, ce)
@@ -119,7 +119,7 @@ func (s *server) fail(c echo.Context, st boardState, trail []step, act action, e
 // feasiblePrefix returns the longest start of st's queens that some
 // solution holds, by binary search (the property is monotone: a placement
 // no solution holds stays so when queens are added).
-func (s *server) feasiblePrefix(ctx context.Context, st boardState) []configurator.Cell {
+func (s *Server) feasiblePrefix(ctx context.Context, st boardState) []configurator.Cell {
 	spaces, err := s.spaces(ctx, st, s.cfg.QuickWait)
 	if err != nil {
 		return nil
@@ -144,7 +144,7 @@ func (s *server) feasiblePrefix(ctx context.Context, st boardState) []configurat
 // compilingPage answers while a board is still being compiled: the
 // controls work, and a progress stream tells the page when the board is
 // ready.
-func (s *server) compilingPage(c echo.Context, st boardState, trail []step, ce *compilingError) error {
+func (s *Server) compilingPage(c echo.Context, st boardState, trail []step, ce *compilingError) error {
 	view := s.newAppView(st, formatTrail(trail))
 	view.Compiling = &compilingView{
 		Text:    s.progressText(ce.keys),
@@ -159,7 +159,7 @@ func (s *server) compilingPage(c echo.Context, st boardState, trail []step, ce *
 }
 
 // progressText says what is being compiled and for how long.
-func (s *server) progressText(keys []spaceKey) string {
+func (s *Server) progressText(keys []spaceKey) string {
 	var parts []string
 	for _, k := range keys {
 		if s.cache.Cached(k) {
@@ -193,7 +193,7 @@ func (s *server) progressText(keys []spaceKey) string {
 // when the spaces are ready (or failed: the page then asks for the board
 // and shows why). The stream counts as a waiter, so the compile goes on
 // while someone watches, and ends with the server's shutdown.
-func (s *server) progress(c echo.Context) error {
+func (s *Server) progress(c echo.Context) error {
 	v, err := query(c)
 	if err != nil {
 		return err
@@ -248,7 +248,7 @@ func (s *server) progress(c echo.Context) error {
 
 // diagramSVG draws the BDD of the remaining solutions as SVG, for boards
 // whose restricted diagram is within the node cap.
-func (s *server) diagramSVG(c echo.Context) error {
+func (s *Server) diagramSVG(c echo.Context) error {
 	v, err := query(c)
 	if err != nil {
 		return err

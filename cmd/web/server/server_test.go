@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"io"
@@ -9,37 +9,71 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nqueens/configurator/backends/bdd"
+	"github.com/nqueens/configurator/backends/sat"
 	"github.com/nqueens/configurator/configurator/oracle"
 )
+
+// testSetup is the configuration of the tests: the server's, and the
+// options of the two real backends, registered as cmd/web registers them.
+type testSetup struct {
+	Config
+	BDD struct {
+		MaxN     int
+		Budget   int64
+		Deadline time.Duration
+	}
+	SAT struct {
+		MaxN, Queue, Serve, CountCap int
+		Deadline                     time.Duration
+	}
+}
 
 // testConfig is the configuration of the tests: small limits so that every
 // compile takes milliseconds, no rate limit (tests that check it set one),
 // and a long quick-wait so that pages never show compile progress unless a
 // test asks for it.
-func testConfig() config {
-	c := defaultConfig()
+func testConfig() testSetup {
+	c := testSetup{Config: DefaultConfig()}
 	c.Addr = "127.0.0.1:0"
-	c.BDD.MaxN = 10
-	c.SAT.MaxN = 16
+	c.BDD.MaxN, c.BDD.Budget, c.BDD.Deadline = 10, 2<<30, 10*time.Second
+	c.SAT.MaxN, c.SAT.Queue, c.SAT.Serve, c.SAT.CountCap, c.SAT.Deadline = 16, 32, 1, 1000, 10*time.Second
 	c.APIRate = 0
 	c.QuickWait = time.Minute
 	c.RequestDeadline = time.Minute
 	return c
 }
 
+// config is the server's part of the setup.
+func (c testSetup) config() Config {
+	cfg := c.Config
+	cfg.SATQueue, cfg.SATServe = c.SAT.Queue, c.SAT.Serve
+	return cfg
+}
+
+// engines builds the backends of the setup, the BDD first (the primary).
+func (c testSetup) engines() []Engine {
+	return []Engine{
+		{Backend: bdd.New(bdd.Options{Budget: c.BDD.Budget, MaxN: c.BDD.MaxN}), Deadline: c.BDD.Deadline, Budget: c.BDD.Budget,
+			Title: "Binary decision diagram: compiled once, then every answer is a walk over it"},
+		{Backend: sat.New(sat.Options{MaxN: c.SAT.MaxN, Queue: c.SAT.Queue, CountCap: c.SAT.CountCap, Timeout: c.SAT.Deadline}),
+			Deadline: c.SAT.Deadline, Title: "SAT solver: asks gophersat a question per square, no compile"},
+	}
+}
+
 // newTestServer starts the real server, with the real backends, on a
 // loopback port.
-func newTestServer(t testing.TB, cfg config) (*server, *httptest.Server) {
+func newTestServer(t testing.TB, cfg testSetup) (*Server, *httptest.Server) {
 	t.Helper()
-	s, err := newServer(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), newBackends(cfg)...)
+	s, err := New(cfg.config(), slog.New(slog.NewTextHandler(io.Discard, nil)), cfg.engines()...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(s.handler())
+	ts := httptest.NewServer(s.Handler())
 	t.Cleanup(func() {
 		s.beginShutdown()
 		ts.Close()
-		s.close()
+		s.Close()
 	})
 	return s, ts
 }

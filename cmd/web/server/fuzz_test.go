@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"bytes"
@@ -85,11 +85,11 @@ func FuzzDecodeJSON(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	cfg := testConfig()
-	s, err := newServer(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), newBackends(cfg)...)
+	s, err := New(cfg.config(), slog.New(slog.NewTextHandler(io.Discard, nil)), cfg.engines()...)
 	if err != nil {
 		f.Fatal(err)
 	}
-	defer s.close()
+	defer s.Close()
 	f.Fuzz(func(t *testing.T, body []byte) {
 		var req explainRequest
 		err := decodeJSON(body, &req)
@@ -113,15 +113,15 @@ func FuzzDecodeJSON(f *testing.F) {
 
 // fuzzServer is a server with small limits, so that every board a fuzzer
 // asks for compiles in microseconds.
-func fuzzServer(f *testing.F) *server {
+func fuzzServer(f *testing.F) *Server {
 	cfg := testConfig()
 	cfg.BDD.MaxN, cfg.SAT.MaxN = 7, 7
 	cfg.RequestDeadline = 10 * time.Second
-	s, err := newServer(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), newBackends(cfg)...)
+	s, err := New(cfg.config(), slog.New(slog.NewTextHandler(io.Discard, nil)), cfg.engines()...)
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Cleanup(s.close)
+	f.Cleanup(s.Close)
 	return s
 }
 
@@ -140,7 +140,7 @@ func FuzzPage(f *testing.F) {
 		f.Add(s, true)
 	}
 	s := fuzzServer(f)
-	h := s.handler()
+	h := s.Handler()
 	clean := map[bool]int{}
 	for _, htmx := range []bool{false, true} {
 		clean[htmx] = strings.Count(servePage(h, "n=4", htmx).Body.String(), "<script")
@@ -186,7 +186,7 @@ func FuzzAPI(f *testing.F) {
 		}
 	}
 	s := fuzzServer(f)
-	h := s.handler()
+	h := s.Handler()
 	endpoints := []string{"/api/v1/analyze", "/api/v1/explain", "/api/v1/complete"}
 	f.Fuzz(func(t *testing.T, body []byte, ep uint8) {
 		path := endpoints[int(ep)%len(endpoints)]

@@ -1,10 +1,9 @@
-package main
+package server
 
 import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"errors"
 	"html"
 	"io"
 	"log/slog"
@@ -13,8 +12,8 @@ import (
 	"sync/atomic"
 
 	"github.com/labstack/echo/v4"
-	"github.com/nqueens/configurator/backends/bdd"
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/bytesize"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -334,7 +333,9 @@ func excerpt(s string) string {
 // itself, and a repeat does not compile again.
 func TestTooLargeForTheBudget(t *testing.T) {
 	cfg := testConfig()
-	cfg.BDD.Budget = bddNeed(8)
+	// The 8×8 diagram's 2,451 nodes and two terminals at 32 bytes each:
+	// 8×8 fits in row order, not in diagonal order, and 9×9 not at all.
+	cfg.BDD.Budget = 32 * (2451 + 2)
 	s, ts := newTestServer(t, cfg)
 	var compiles atomic.Int32
 	inner := s.cache.compile
@@ -344,7 +345,7 @@ func TestTooLargeForTheBudget(t *testing.T) {
 		}
 		return inner(ctx, k)
 	}
-	budget := formatBytes(bddNeed(8))
+	budget := bytesize.Format(cfg.BDD.Budget)
 	if res, body := get(t, ts, "/?n=8"); res.StatusCode != 200 || !strings.Contains(body, `id="count">92 solutions<`) {
 		t.Fatalf("8×8 within the budget: status %d", res.StatusCode)
 	}
@@ -381,49 +382,6 @@ func TestTooLargeForTheBudget(t *testing.T) {
 	// the limit never reach the BDD compiler.
 	if n := compiles.Load(); n != 2 {
 		t.Errorf("%d BDD compiles, want 2", n)
-	}
-}
-
-// TestBDDBudgetEstimate keeps bddNeed honest against the BDD backend: a
-// board compiles within its estimate, and not within 90 % of it (so the
-// server neither refuses boards that fit nor lets through ones that would
-// fail only after a long compile). If the backend's memory use changes,
-// update bddCompileBytesPerNode.
-func TestBDDBudgetEstimate(t *testing.T) {
-	for n := 7; n <= 11; n++ {
-		m, err := configurator.New(n, configurator.RowMajor)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sp, err := bdd.New(bdd.Options{Budget: bddNeed(n)}).Compile(context.Background(), m)
-		if err != nil {
-			t.Errorf("%d×%d within its estimate of %d bytes: %v", n, n, bddNeed(n), err)
-			continue
-		}
-		if got := int64(sp.(*bdd.Space).Nodes()); got != bddNodes[n] {
-			t.Errorf("%d×%d has %d nodes; the table says %d", n, n, got, bddNodes[n])
-		}
-		if _, err := bdd.New(bdd.Options{Budget: bddNeed(n) * 9 / 10}).Compile(context.Background(), m); !errors.Is(err, configurator.ErrTooLarge) {
-			t.Errorf("%d×%d within 90%% of its estimate: %v, want ErrTooLarge (the estimate is wasteful)", n, n, err)
-		}
-	}
-	for _, tt := range []struct {
-		maxN   int
-		budget int64
-		want   int
-		why    string
-	}{
-		{14, 2 << 30, 14, ""},
-		{14, 256 << 20, 13, "its node budget of 256 MiB holds boards up to 13×13"},
-		{14, 64 << 20, 13, "its node budget of 64 MiB holds boards up to 13×13"},
-		{14, 62 << 20, 12, "its node budget of 62 MiB holds boards up to 12×12"},
-		{12, 62 << 20, 12, ""},
-		{16, 1 << 40, 16, ""},
-		{16, 2 << 30, 15, "its node budget of 2 GiB holds boards up to 15×15"}, // extrapolated
-	} {
-		if n, why := bddFits(tt.maxN, tt.budget); n != tt.want || why != tt.why {
-			t.Errorf("bddFits(%d, %s) = %d, %q; want %d, %q", tt.maxN, formatBytes(tt.budget), n, why, tt.want, tt.why)
-		}
 	}
 }
 
@@ -475,12 +433,12 @@ func TestDisagreementIsLoud(t *testing.T) {
 func TestPanicsAreCaught(t *testing.T) {
 	var logged syncBuffer
 	cfg := testConfig()
-	s, err := newServer(cfg, slog.New(slog.NewTextHandler(&logged, nil)), newBackends(cfg)...)
+	s, err := New(cfg.config(), slog.New(slog.NewTextHandler(&logged, nil)), cfg.engines()...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.close()
-	e := s.handler()
+	defer s.Close()
+	e := s.routes()
 	e.GET("/boom", func(echo.Context) error { panic("kaboom") })
 	ts := httptest.NewServer(e)
 	defer ts.Close()

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -402,16 +402,18 @@ func TestDebugListener(t *testing.T) {
 			t.Errorf("checkLoopback(%q) = %v, want ok %v", addr, err, ok)
 		}
 	}
-	if _, err := parseFlags([]string{"-debug-addr", "0.0.0.0:6060"}, io.Discard); err == nil {
+	remote := DefaultConfig()
+	remote.DebugAddr = "0.0.0.0:6060"
+	if remote.Check() == nil {
 		t.Errorf("-debug-addr 0.0.0.0:6060 accepted")
 	}
 
 	s, ts := newTestServer(t, testConfig())
 	post(t, ts, "/api/v1/analyze", `{"n":8}`)
-	dbg := httptest.NewServer(s.debugHandler())
+	dbg := httptest.NewServer(s.DebugHandler())
 	defer dbg.Close()
 	res, body := get(t, dbg, "/debug/stats?gc=1")
-	var st stats
+	var st Stats
 	if err := json.Unmarshal([]byte(body), &st); err != nil || res.StatusCode != 200 {
 		t.Fatalf("/debug/stats: %d %v: %s", res.StatusCode, err, body)
 	}
@@ -453,16 +455,16 @@ func TestFailureLogging(t *testing.T) {
 	} {
 		var logged syncBuffer
 		cfg := testConfig()
-		s, err := newServer(cfg, slog.New(slog.NewTextHandler(&logged, nil)), newBackends(cfg)...)
+		s, err := New(cfg.config(), slog.New(slog.NewTextHandler(&logged, nil)), cfg.engines()...)
 		if err != nil {
 			t.Fatal(err)
 		}
-		e := s.handler()
+		e := s.routes()
 		e.GET(tt.path, func(echo.Context) error { return tt.err })
 		ts := httptest.NewServer(e)
 		res, _ := get(t, ts, tt.path)
 		ts.Close()
-		s.close()
+		s.Close()
 		log := logged.String()
 		if n := strings.Count(log, `msg="request failed"`); n != 1 || !strings.Contains(log, tt.level+` msg="request failed"`) {
 			t.Errorf("%s (%d): %d lines say the request failed, want one at %s:\n%s", tt.path, res.StatusCode, n, tt.level, log)

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"bytes"
@@ -76,7 +76,7 @@ type completeResponse struct {
 	ElapsedMS float64  `json:"elapsed_ms"`
 }
 
-func (s *server) apiAnalyze(c echo.Context) error {
+func (s *Server) apiAnalyze(c echo.Context) error {
 	var req boardRequest
 	if err := decode(c, &req); err != nil {
 		return err
@@ -108,7 +108,7 @@ func (s *server) apiAnalyze(c echo.Context) error {
 	return c.JSON(http.StatusOK, resp)
 }
 
-func (s *server) apiExplain(c echo.Context) error {
+func (s *Server) apiExplain(c echo.Context) error {
 	var req explainRequest
 	if err := decode(c, &req); err != nil {
 		return err
@@ -133,7 +133,7 @@ func (s *server) apiExplain(c echo.Context) error {
 		Because: pairs(ex.Because), Text: ex.String(), ElapsedMS: ms(o.took)})
 }
 
-func (s *server) apiComplete(c echo.Context) error {
+func (s *Server) apiComplete(c echo.Context) error {
 	var req boardRequest
 	if err := decode(c, &req); err != nil {
 		return err
@@ -153,7 +153,7 @@ func (s *server) apiComplete(c echo.Context) error {
 
 // apiApply finds (or compiles) the space of a checked board and applies act
 // to it: the step every API route takes.
-func (s *server) apiApply(c echo.Context, backend string, st boardState, act action, rng *rand.Rand) (*compiled, outcome, error) {
+func (s *Server) apiApply(c echo.Context, backend string, st boardState, act action, rng *rand.Rand) (*compiled, outcome, error) {
 	e, err := s.apiSpace(c, backend, st)
 	if err != nil {
 		return nil, outcome{}, err
@@ -165,7 +165,7 @@ func (s *server) apiApply(c echo.Context, backend string, st boardState, act act
 // apiState checks a request's board: the size against the limits (400
 // out of range, 413 beyond the backend), the backend and order names, and
 // the queens (on the board, no duplicates).
-func (s *server) apiState(req boardRequest) (boardState, string, error) {
+func (s *Server) apiState(req boardRequest) (boardState, string, error) {
 	st := defaultState()
 	backend := strings.ToLower(req.Backend)
 	switch backend {
@@ -227,7 +227,7 @@ func apiCell(p []int, n int, what string) (configurator.Cell, error) {
 
 // apiSpace returns the compiled space, waiting for a compile as long as
 // the request's deadline allows.
-func (s *server) apiSpace(c echo.Context, backend string, st boardState) (*compiled, error) {
+func (s *Server) apiSpace(c echo.Context, backend string, st boardState) (*compiled, error) {
 	ctx := c.Request().Context()
 	k := s.key(backend, st)
 	e, err := s.cache.Get(ctx, k)

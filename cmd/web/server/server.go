@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -23,6 +23,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/bytesize"
 	"github.com/nqueens/configurator/frontend"
 	"golang.org/x/time/rate"
 )
@@ -32,13 +33,25 @@ import (
 const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
 	"connect-src 'self'; font-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
-// server is the web configurator: the backends, the cache of their compiled
+// Engine is a backend as the server runs it.
+type Engine struct {
+	Backend  configurator.Backend
+	Deadline time.Duration // of one request's work on the backend
+	// Title says in a line what the backend does, for the page's switch.
+	Title string
+	// Budget is the bytes one compile may use, when a budget bounds the
+	// backend, for the message of a board that does not fit; 0 otherwise.
+	Budget int64
+}
+
+// Server is the web configurator: the backends, the cache of their compiled
 // spaces, and the templates. It keeps no per-user state: every request
 // carries its board in the URL.
-type server struct {
-	cfg      config
+type Server struct {
+	cfg      Config
 	log      *slog.Logger
-	backends map[string]configurator.Backend
+	engines  []Engine          // in the order registered: the first is the primary
+	backends map[string]Engine // by name
 	lim      limits
 	cache    *spaceCache
 	tmpl     *template.Template
@@ -52,35 +65,36 @@ type server struct {
 	quitOnce sync.Once
 }
 
-// newServer builds a server over the given backends (named "bdd" and
-// "sat"; both are needed for the page's switch).
-func newServer(cfg config, log *slog.Logger, backends ...configurator.Backend) (*server, error) {
-	bddMax, why := bddFits(cfg.BDD.MaxN, cfg.BDD.Budget)
-	s := &server{
+// New returns a server over the given engines, the primary first. It
+// compiles nothing until asked; Close releases what it holds.
+func New(cfg Config, log *slog.Logger, engines ...Engine) (*Server, error) {
+	if len(engines) == 0 {
+		return nil, errors.New("web server: no backend")
+	}
+	s := &Server{
 		cfg:      cfg,
 		log:      log,
-		backends: make(map[string]configurator.Backend),
-		lim: limits{
-			maxN: map[string]int{"bdd": bddMax, "sat": cfg.SAT.MaxN},
-			why:  map[string]string{"bdd": why},
-		},
-		quit:    make(chan struct{}),
-		draw:    newDrawer(),
-		work:    newWorkspace(cfg.BDD.Scratch),
-		satGate: newGate(cfg.SAT.Serve, cfg.SAT.Queue),
+		engines:  engines,
+		backends: make(map[string]Engine),
+		lim:      limits{maxN: map[string]int{}, why: map[string]string{}},
+		quit:     make(chan struct{}),
+		draw:     newDrawer(),
+		work:     newWorkspace(cfg.Scratch),
+		satGate:  newGate(cfg.SATServe, cfg.SATQueue),
 	}
-	if why != "" {
-		log.Warn("the BDD node budget lowers the BDD's largest board", "flag", cfg.BDD.MaxN, "limit", bddMax, "budget", formatBytes(cfg.BDD.Budget))
-	}
-	for _, b := range backends {
-		s.backends[b.Name()] = b
-	}
-	for _, name := range []string{"bdd", "sat"} {
-		if s.backends[name] == nil {
-			return nil, fmt.Errorf("web server: no %q backend", name)
+	for _, e := range engines {
+		name := e.Backend.Name()
+		if _, dup := s.backends[name]; dup {
+			return nil, fmt.Errorf("web server: two backends named %q", name)
+		}
+		s.backends[name] = e
+		l := e.Backend.Limits()
+		s.lim.maxN[name], s.lim.why[name] = l.MaxN, l.Bound
+		if l.Bound != "" {
+			log.Warn("a backend's budget lowers its largest board", "backend", name, "limit", l.MaxN, "bound", l.Bound)
 		}
 	}
-	s.cache = newSpaceCache(s.compile, cfg.CacheBytes, heavyCompile, cfg.CompileSlots, cfg.CompileGrace)
+	s.cache = newSpaceCache(s.compile, cfg.CacheBytes, s.heavyCompile, cfg.CompileSlots, cfg.CompileGrace)
 	var err error
 	if s.static, err = fs.Sub(frontend.Files, "static"); err != nil {
 		return nil, err
@@ -96,17 +110,21 @@ func newServer(cfg config, log *slog.Logger, backends ...configurator.Backend) (
 
 // beginShutdown ends the progress streams, which would otherwise hold the
 // graceful shutdown open until its deadline.
-func (s *server) beginShutdown() { s.quitOnce.Do(func() { close(s.quit) }) }
+func (s *Server) beginShutdown() { s.quitOnce.Do(func() { close(s.quit) }) }
 
-// close cancels the compiles in progress and releases the renderer.
-func (s *server) close() {
+// Close cancels the compiles in progress and releases the renderer.
+func (s *Server) Close() {
 	s.beginShutdown()
 	s.cache.Close()
 	s.draw.Close()
 }
 
-// handler returns the HTTP handler: the routes behind the middleware.
-func (s *server) handler() *echo.Echo {
+// Handler returns the HTTP handler of the pages, the API and the static
+// files.
+func (s *Server) Handler() http.Handler { return s.routes() }
+
+// routes returns the routes behind the middleware.
+func (s *Server) routes() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	// The client's address is the connection's, never a header it sends:
@@ -155,7 +173,7 @@ func (s *server) handler() *echo.Echo {
 			h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
 			if len(c.Request().URL.RawQuery) > s.cfg.QueryLimit {
 				return problemf(http.StatusRequestEntityTooLarge, "This address is too long (%s of parameters; the limit is %s). Start again from a fresh board.",
-					formatBytes(int64(len(c.Request().URL.RawQuery))), formatBytes(int64(s.cfg.QueryLimit)))
+					bytesize.Format(int64(len(c.Request().URL.RawQuery))), bytesize.Format(int64(s.cfg.QueryLimit)))
 			}
 			return next(c)
 		}
@@ -208,7 +226,7 @@ func (s *server) handler() *echo.Echo {
 // requests (the board stays as it was), a page with the notice above a
 // fresh board otherwise. No stack or internal detail ever reaches the
 // client.
-func (s *server) handleError(err error, c echo.Context) {
+func (s *Server) handleError(err error, c echo.Context) {
 	p := describe(err)
 	req := c.Request()
 	if c.Response().Committed {
@@ -248,7 +266,7 @@ func (s *server) handleError(err error, c echo.Context) {
 	default:
 		// The deadline middleware has returned and cancelled the request's
 		// context by now; the fresh board gets a context of its own.
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(req.Context()), s.cfg.BDD.Deadline)
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(req.Context()), s.engines[0].Deadline)
 		defer cancel()
 		c.SetRequest(req.WithContext(ctx))
 		werr = s.fail(c, defaultState(), nil, action{}, p)
@@ -273,7 +291,7 @@ func failureLevel(status int) slog.Level {
 }
 
 // logFailure logs a request that failed with a 5xx problem.
-func (s *server) logFailure(req *http.Request, p *problem, err error) {
+func (s *Server) logFailure(req *http.Request, p *problem, err error) {
 	s.log.Log(req.Context(), failureLevel(p.Status), "request failed", "uri", truncate(req.RequestURI, 200), "status", p.Status, "err", err)
 }
 
@@ -285,7 +303,7 @@ func isHTMX(r *http.Request) bool {
 
 // renderNotice answers an htmx request with a notice that replaces only the
 // notice area, so the board keeps its last good state.
-func (s *server) renderNotice(c echo.Context, p *problem) error {
+func (s *Server) renderNotice(c echo.Context, p *problem) error {
 	h := c.Response().Header()
 	h.Set("HX-Retarget", "#notice")
 	h.Set("HX-Reswap", "innerHTML")
@@ -294,7 +312,7 @@ func (s *server) renderNotice(c echo.Context, p *problem) error {
 
 // render executes a template into a buffer first, so that a template error
 // becomes a clean 500 instead of half a page.
-func (s *server) render(c echo.Context, status int, name string, data any) error {
+func (s *Server) render(c echo.Context, status int, name string, data any) error {
 	var b strings.Builder
 	if err := s.tmpl.ExecuteTemplate(&b, name, data); err != nil {
 		return fmt.Errorf("template %s: %w", name, err)
@@ -315,7 +333,7 @@ func query(c echo.Context) (url.Values, error) {
 
 // serveStatic serves the embedded static files. Paths are cleaned and
 // looked up in the embedded tree only, so /static/../go.mod finds nothing.
-func (s *server) serveStatic(c echo.Context) error {
+func (s *Server) serveStatic(c echo.Context) error {
 	name := strings.TrimPrefix(path.Clean("/"+c.Param("*")), "/")
 	if name == "" || !fs.ValidPath(name) {
 		return echo.ErrNotFound
@@ -367,11 +385,12 @@ func hashFiles(fsys fs.FS) (string, error) {
 // compile is the cache's compile function: it builds the model, compiles it
 // under the compile deadline, and counts the empty board's solutions once,
 // for the page's "one of 92".
-func (s *server) compile(ctx context.Context, k spaceKey) (*compiled, error) {
-	b := s.backends[k.backend]
-	if b == nil {
+func (s *Server) compile(ctx context.Context, k spaceKey) (*compiled, error) {
+	e, ok := s.backends[k.backend]
+	if !ok {
 		return nil, fmt.Errorf("no backend %q", k.backend)
 	}
+	b := e.Backend
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.CompileDeadline)
 	defer cancel()
 	m, err := configurator.New(k.n, k.order)
@@ -385,7 +404,7 @@ func (s *server) compile(ctx context.Context, k spaceKey) (*compiled, error) {
 		return nil, err
 	}
 	sp = bound(sp, s.work)
-	res := &compiled{key: k, space: sp, took: took, bytes: estimateBytes(k.n)}
+	res := &compiled{key: k, space: sp, took: took, bytes: b.Cost(k.n, k.order).Bytes}
 	if sz, ok := sp.(configurator.Sizer); ok {
 		res.bytes, res.sized = sz.Bytes(), true
 	}
@@ -404,30 +423,28 @@ func (s *server) compile(ctx context.Context, k spaceKey) (*compiled, error) {
 	return res, nil
 }
 
-// heavyCompile reports whether a compile takes long and much memory: a BDD
-// of 12×12 or more (0.3 s and 10 MiB at 12, 17 s and 250 MiB at 14 on the
-// reference machine; 11×11 and below take milliseconds).
-func heavyCompile(k spaceKey) bool { return k.backend == "bdd" && k.n >= 12 }
-
-// estimateBytes is the memory charged to a space that does not report its
-// own: a generous bound for a SAT encoding (clauses grow as N³).
-func estimateBytes(n int) int64 { return 4096 + 64*int64(n)*int64(n)*int64(n) }
+// heavyCompile reports whether a compile takes long and much memory, as
+// its backend estimates it.
+func (s *Server) heavyCompile(k spaceKey) bool {
+	e, ok := s.backends[k.backend]
+	return ok && e.Backend.Cost(k.n, k.order).Heavy
+}
 
 // key is the cache key of a backend's space for a state.
-func (s *server) key(backend string, st boardState) spaceKey {
+func (s *Server) key(backend string, st boardState) spaceKey {
 	k := spaceKey{backend: backend, n: st.N, order: st.Order}
-	if backend == "sat" {
-		k.order = configurator.RowMajor
+	if e, ok := s.backends[backend]; ok && !e.Backend.Limits().Ordered {
+		k.order = configurator.RowMajor // one space serves every order
 	}
 	return k
 }
 
 // deadline is the per-request deadline of a backend.
-func (s *server) deadline(backend string) time.Duration {
-	if backend == "sat" {
-		return s.cfg.SAT.Deadline
+func (s *Server) deadline(backend string) time.Duration {
+	if e, ok := s.backends[backend]; ok {
+		return e.Deadline
 	}
-	return s.cfg.BDD.Deadline
+	return s.engines[0].Deadline
 }
 
 // truncate shortens s to at most n bytes for logs.

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/bytesize"
 	"golang.org/x/sync/semaphore"
 )
 
@@ -63,7 +64,7 @@ func (w *workspace) acquire(ctx context.Context, n int64) (release func(), err e
 	w.waiting.Add(-1)
 	if err != nil {
 		return nil, fmt.Errorf("waiting for %s of BDD work space (%s for all queries at once): %w: %w",
-			formatBytes(n), formatBytes(w.limit), configurator.ErrBusy, err)
+			bytesize.Format(n), bytesize.Format(w.limit), configurator.ErrBusy, err)
 	}
 	w.held.Add(n)
 	return func() {

@@ -1,0 +1,79 @@
+package server
+
+import (
+	"fmt"
+	"time"
+)
+
+// Config is the server's configuration: its limits, deadlines and
+// addresses. What bounds a backend's own work (its largest board, its
+// memory, its queue) is the backend's option, not the server's: see Engine.
+type Config struct {
+	Addr string
+
+	// Scratch is the work space of the BDD queries running at once, in
+	// bytes; SATServe and SATQueue the SAT requests served at once and
+	// waiting. They move into their backends' options.
+	Scratch            int64
+	SATServe, SATQueue int
+
+	CompileDeadline time.Duration // of one compile, whoever waits for it
+	CacheBytes      int64         // bound of the cache of compiled spaces
+	Recycle         int           // requests after which a space that does not report its size is compiled afresh
+	CompileSlots    int           // heavy compiles (large BDDs) running at once
+	CompileGrace    time.Duration // how long an abandoned compile survives
+	QuickWait       time.Duration // how long a page waits for a compile before showing progress
+	RequestDeadline time.Duration // every request but the progress stream
+	BodyLimit       int64         // bytes of a request body
+	QueryLimit      int           // bytes of a query string
+	APIRate         float64       // API requests per second per client; 0 turns the limit off
+	APIBurst        int           // API requests a client may send at once
+	DiagramNodes    int           // largest diagram drawn
+	DiagramDeadline time.Duration // time to draw one diagram
+	ShutdownGrace   time.Duration // time in-flight requests get to finish on shutdown
+	DebugAddr       string        // loopback address of the debug routes; "" turns them off
+}
+
+// DefaultConfig is the configuration without flags: limits that keep every
+// answer on this project's reference machine (2 cores) within a second or
+// so, once the spaces are compiled.
+func DefaultConfig() Config {
+	return Config{
+		Addr:            "127.0.0.1:8080",
+		Scratch:         1 << 30,
+		SATServe:        1,
+		SATQueue:        32,
+		CompileDeadline: 10 * time.Minute,
+		CacheBytes:      1 << 30,
+		Recycle:         50,
+		CompileSlots:    2,
+		CompileGrace:    30 * time.Second,
+		QuickWait:       300 * time.Millisecond,
+		RequestDeadline: 30 * time.Second,
+		BodyLimit:       64 << 10,
+		QueryLimit:      8 << 10,
+		APIRate:         20,
+		APIBurst:        40,
+		DiagramNodes:    300,
+		DiagramDeadline: 10 * time.Second,
+		ShutdownGrace:   30 * time.Second,
+	}
+}
+
+// Check validates a configuration; its errors name the flags of cmd/web.
+func (c Config) Check() error {
+	switch {
+	case c.BodyLimit < 1 || c.CacheBytes < 1 || c.Scratch < 1:
+		return fmt.Errorf("-body-limit, -cache and -bdd-scratch must be positive")
+	case c.SATServe < 1:
+		return fmt.Errorf("-sat-serve must be at least 1")
+	case c.RequestDeadline <= 0:
+		return fmt.Errorf("deadlines must be positive")
+	}
+	if c.DebugAddr != "" {
+		if err := checkLoopback(c.DebugAddr); err != nil {
+			return err
+		}
+	}
+	return nil
+}
