@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/nqueens/configurator/benchmarks/loadgen"
+	"github.com/nqueens/configurator/cmd/web/launch"
 	"github.com/nqueens/configurator/configurator"
 )
 
@@ -44,7 +45,7 @@ type config struct {
 type report struct {
 	cfg                  config
 	run                  loadgen.Result
-	before, after, peak  stats
+	before, after, peak  launch.Stats
 	warmup               loadgen.Result
 	precompile           time.Duration
 	stopErr              error
@@ -56,8 +57,9 @@ type report struct {
 // passed reports whether the server stayed healthy.
 func (r *report) passed() bool { return len(r.failures) == 0 }
 
-// serverArgs are the server's flags for a soak: loopback ports the kernel
-// picks, the debug listener, the soak's limits, a SAT queue twice as long
+// serverArgs are the server's flags for a soak beyond its addresses (the
+// launcher picks free loopback ports and starts the debug listener): the
+// soak's limits, a SAT queue twice as long
 // as the number of clients, and an API rate limit far above what the
 // clients, which share one address, can send. The queue's refusals (503
 // busy) are tested on their own; here they would only say that more work
@@ -66,7 +68,6 @@ func (r *report) passed() bool { return len(r.failures) == 0 }
 // counts its solutions through the same queue.
 func (c config) serverArgs() []string {
 	args := []string{
-		"-addr", "127.0.0.1:0", "-debug-addr", "127.0.0.1:0",
 		"-bdd-max-n", strconv.Itoa(c.BDDMaxN), "-sat-max-n", strconv.Itoa(c.SATMaxN),
 		"-sat-queue", strconv.Itoa(2 * max(c.Clients, 1)),
 		"-api-rate", "1000000", "-api-burst", "1000000",
@@ -94,26 +95,26 @@ func soak(ctx context.Context, cfg config) (*report, error) {
 		return nil, err
 	}
 	cfg.say("starting %s %s", cfg.Server, strings.Join(cfg.serverArgs(), " "))
-	p, err := startServer(ctx, cfg.Server, cfg.serverArgs(), cfg.ServerLog)
+	p, err := launch.Start(ctx, cfg.Server, launch.Options{Debug: true, Log: cfg.ServerLog}, cfg.serverArgs()...)
 	if err != nil {
 		return nil, err
 	}
 	stopped := false
 	defer func() {
 		if !stopped {
-			p.kill()
+			p.Kill()
 		}
 	}()
 	r := &report{cfg: cfg}
 
 	start := time.Now()
 	cfg.say("compiling every space of the workload")
-	if err := precompile(ctx, p.URL, mix, cfg.Timeout); err != nil {
+	if err := precompile(ctx, p.URL(), mix, cfg.Timeout); err != nil {
 		return nil, err
 	}
 	r.precompile = time.Since(start)
 
-	load := loadgen.Config{BaseURL: p.URL, Clients: cfg.Clients, Mix: gen, Timeout: cfg.Timeout}
+	load := loadgen.Config{BaseURL: p.URL(), Clients: cfg.Clients, Mix: gen, Timeout: cfg.Timeout}
 	if cfg.Warmup > 0 {
 		cfg.say("warming up for %v", cfg.Warmup)
 		load.Duration, load.Requests, load.Seed = cfg.Warmup, cfg.WarmupRequests, cfg.Seed^0x5eed
@@ -128,16 +129,16 @@ func soak(ctx context.Context, cfg config) (*report, error) {
 	if r.before, err = settle(ctx, p, nil, cfg.Tolerance, 5*time.Second); err != nil {
 		return nil, fmt.Errorf("baseline: %w", err)
 	}
-	cfg.say("baseline: %s", r.before)
+	cfg.say("baseline: %s", describe(r.before))
 	if cfg.Profiles != "" {
-		if err := p.saveHeapProfile(filepath.Join(cfg.Profiles, "heap-before.pb.gz")); err != nil {
+		if err := p.HeapProfile(ctx, filepath.Join(cfg.Profiles, "heap-before.pb.gz")); err != nil {
 			return nil, err
 		}
 	}
 
 	cfg.say("running %d clients for %v", cfg.Clients, cfg.Duration)
 	load.Duration, load.Seed = cfg.Duration, cfg.Seed
-	peakDone := make(chan stats)
+	peakDone := make(chan launch.Stats)
 	runCtx, stopPeak := context.WithCancel(ctx)
 	go func() { peakDone <- watchPeak(runCtx, p) }()
 	r.run, err = loadgen.Run(ctx, load)
@@ -154,16 +155,17 @@ func soak(ctx context.Context, cfg config) (*report, error) {
 	if r.after, err = settle(ctx, p, &r.before, cfg.Tolerance, cfg.Settle); err != nil {
 		return nil, fmt.Errorf("after the run: %w", err)
 	}
-	cfg.say("after: %s", r.after)
+	cfg.say("after: %s", describe(r.after))
 	if cfg.Profiles != "" {
-		if err := p.saveHeapProfile(filepath.Join(cfg.Profiles, "heap-after.pb.gz")); err != nil {
+		if err := p.HeapProfile(ctx, filepath.Join(cfg.Profiles, "heap-after.pb.gz")); err != nil {
 			return nil, err
 		}
 	}
 
-	r.stopErr = p.stop(30 * time.Second)
+	r.stopErr = p.Stop(30 * time.Second)
 	stopped = true
-	r.logWarnings, r.logErrs, r.firstErrs = p.log.counts()
+	log := p.Log()
+	r.logWarnings, r.logErrs, r.firstErrs = log.Warnings, log.Errors, log.FirstErrors
 	r.judge()
 	return r, nil
 }
@@ -174,11 +176,11 @@ func soak(ctx context.Context, cfg config) (*report, error) {
 // retired by -recycle a moment before would otherwise be missing from one
 // measurement and not the other). Without it, the solvers' learned clauses
 // (up to a few megabytes) would come and go between the measurements.
-func ready(ctx context.Context, p *serverProc, mix loadgen.Mix, timeout time.Duration) error {
-	if err := p.recycle(); err != nil {
+func ready(ctx context.Context, p *launch.Process, mix loadgen.Mix, timeout time.Duration) error {
+	if err := p.Recycle(ctx); err != nil {
 		return err
 	}
-	return precompile(ctx, p.URL, mix, timeout)
+	return precompile(ctx, p.URL(), mix, timeout)
 }
 
 // precompile asks for every board of the workload once, one at a time, so
@@ -243,11 +245,11 @@ func precompile(ctx context.Context, base string, mix loadgen.Mix, timeout time.
 // settle waits, up to limit, for the server to come back within tol of
 // the baseline (without a baseline: for two readings in a row with the
 // same goroutines), and returns the last reading after a GC.
-func settle(ctx context.Context, p *serverProc, base *stats, tol float64, limit time.Duration) (stats, error) {
+func settle(ctx context.Context, p *launch.Process, base *launch.Stats, tol float64, limit time.Duration) (launch.Stats, error) {
 	deadline := time.Now().Add(limit)
-	var prev stats
+	var prev launch.Stats
 	for i := 0; ; i++ {
-		st, err := p.readStats(true)
+		st, err := p.Stats(ctx, true)
 		if err != nil {
 			return st, err
 		}
@@ -270,12 +272,12 @@ func settle(ctx context.Context, p *serverProc, base *stats, tol float64, limit 
 
 // watchPeak samples the server's stats (without a GC) once a second until
 // ctx ends and returns the largest readings.
-func watchPeak(ctx context.Context, p *serverProc) stats {
-	var peak stats
+func watchPeak(ctx context.Context, p *launch.Process) launch.Stats {
+	var peak launch.Stats
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for {
-		if st, err := p.readStats(false); err == nil {
+		if st, err := p.Stats(ctx, false); err == nil {
 			peak.Goroutines = max(peak.Goroutines, st.Goroutines)
 			peak.HeapAlloc = max(peak.HeapAlloc, st.HeapAlloc)
 			peak.HeapSys = max(peak.HeapSys, st.HeapSys)
@@ -296,7 +298,8 @@ func within(v, base int, tol float64) bool {
 	return float64(v) <= float64(base)*(1+tol)
 }
 
-func (s stats) String() string {
+// describe says what a reading of the server's stats holds.
+func describe(s launch.Stats) string {
 	return fmt.Sprintf("%d goroutines, heap %s in %d objects, cache %s in %d spaces",
 		s.Goroutines, mib(s.HeapAlloc), s.HeapObjects, mib(uint64(s.CacheBytes)), s.CacheSpaces)
 }
@@ -365,9 +368,9 @@ func (r *report) summary(w io.Writer) {
 		fmt.Fprintf(w, "%-34s %8d %8d %10v %10v %10v  %s\n", l, lr.Requests, lr.Unexpected,
 			lr.Latency.P50.Round(time.Microsecond), lr.Latency.P99.Round(time.Microsecond), lr.Latency.Max.Round(time.Microsecond), loadgen.FormatStatus(lr.Status))
 	}
-	fmt.Fprintf(w, "before: %s\n", r.before)
+	fmt.Fprintf(w, "before: %s\n", describe(r.before))
 	fmt.Fprintf(w, "peak:   %d goroutines, heap %s (heap from the OS %s), %d GCs in all\n", r.peak.Goroutines, mib(r.peak.HeapAlloc), mib(r.peak.HeapSys), r.peak.NumGC)
-	fmt.Fprintf(w, "after:  %s\n", r.after)
+	fmt.Fprintf(w, "after:  %s\n", describe(r.after))
 	fmt.Fprintf(w, "goroutines %+.1f%%, heap %+.1f%% (tolerance %.0f%%)\n",
 		change(r.after.Goroutines, r.before.Goroutines), change(int(r.after.HeapAlloc), int(r.before.HeapAlloc)), 100*r.cfg.Tolerance)
 	fmt.Fprintf(w, "server log: %d warnings, %d errors; stop: %s\n", r.logWarnings, r.logErrs, errText(r.stopErr, "clean exit after SIGTERM"))

@@ -7,11 +7,11 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nqueens/configurator/cmd/web/launch"
 )
 
 var (
@@ -33,10 +33,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	webBinary = filepath.Join(dir, "web")
-	cmd := exec.Command(goTool(), "build", "-o", webBinary, "github.com/nqueens/configurator/cmd/web")
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
+	webBinary, err = launch.Build(context.Background(), dir)
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "building the server:", err)
 		os.RemoveAll(dir)
 		os.Exit(2)
@@ -44,16 +42,6 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
-}
-
-// goTool is the go command of the toolchain running the tests.
-func goTool() string {
-	if p := filepath.Join(os.Getenv("GOROOT"), "bin", "go"); os.Getenv("GOROOT") != "" {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	return "go"
 }
 
 // TestShortSoak is the soak of `make soak`, shorter and with fewer clients,
@@ -100,40 +88,38 @@ func TestShortSoak(t *testing.T) {
 // answers at once, the large one is served once compiled, and SIGTERM then
 // stops the server cleanly.
 func TestKillMidCompile(t *testing.T) {
-	args := []string{"-addr", "127.0.0.1:0", "-bdd-max-n", "13"}
-	p, err := startServer(context.Background(), webBinary, args, nil)
+	p, err := launch.Start(context.Background(), webBinary, launch.Options{}, "-bdd-max-n", "13")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.kill()
+	defer p.Kill()
 	const board = "/?n=13&q=a1,c2&backend=bdd"
-	status, body := fetch(t, p.URL+board)
+	status, body := fetch(t, p.URL()+board)
 	if status != 200 || !strings.Contains(body, "Compiling the 13×13 BDD") {
 		t.Fatalf("the 13×13 board before the kill: %d\n%s", status, excerpt(body))
 	}
 	answered := make(chan error, 1)
 	go func() {
-		res, err := http.Post(p.URL+"/api/v1/analyze", "application/json", strings.NewReader(`{"n":13}`))
-		if err == nil {
-			res.Body.Close()
-			err = fmt.Errorf("answered %d", res.StatusCode)
+		a := post(p.URL()+"/api/v1/analyze", `{"n":13}`)
+		if a.status != 0 {
+			a.err = fmt.Errorf("answered %d", a.status)
 		}
-		answered <- err
+		answered <- a.err
 	}()
 	time.Sleep(200 * time.Millisecond) // the API request waits for the same compile
-	p.kill()
+	p.Kill()
 	if err := <-answered; err == nil || strings.Contains(err.Error(), "answered") {
 		t.Errorf("the request in flight at SIGKILL: %v, want a broken connection", err)
 	}
 
-	addr := strings.TrimPrefix(p.URL, "http://")
-	p2, err := startServer(context.Background(), webBinary, []string{"-addr", addr, "-bdd-max-n", "13"}, nil)
+	addr := strings.TrimPrefix(p.URL(), "http://")
+	p2, err := launch.Start(context.Background(), webBinary, launch.Options{Addr: addr}, "-bdd-max-n", "13")
 	if err != nil {
 		t.Fatalf("restarting on %s: %v", addr, err)
 	}
-	defer p2.kill()
+	defer p2.Kill()
 	start := time.Now()
-	status, body = fetch(t, p2.URL+board)
+	status, body = fetch(t, p2.URL()+board)
 	took := time.Since(start)
 	// The page shows the compile's progress with the board's state in
 	// its controls, or, if the compile was quicker, the board itself.
@@ -143,24 +129,22 @@ func TestKillMidCompile(t *testing.T) {
 		t.Errorf("the same address after the restart: %d in %v\n%s", status, took, excerpt(body))
 	}
 	start = time.Now()
-	status, body = fetch(t, p2.URL+"/?n=8&q=a1")
+	status, body = fetch(t, p2.URL()+"/?n=8&q=a1")
 	if took := time.Since(start); status != 200 || took > 5*time.Second || !strings.Contains(body, `id="count">4 solutions<`) {
 		t.Errorf("a small board while the large one compiles: %d in %v", status, took)
 	}
-	res, err := http.Post(p2.URL+"/api/v1/analyze", "application/json", strings.NewReader(`{"n":13}`))
-	if err != nil {
-		t.Fatal(err)
+	a := post(p2.URL()+"/api/v1/analyze", `{"n":13}`)
+	if a.err != nil {
+		t.Fatal(a.err)
 	}
-	b, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	if res.StatusCode != 200 || !strings.Contains(string(b), `"solutions":"73712"`) {
-		t.Errorf("the 13×13 after the restart: %d %s", res.StatusCode, b)
+	if a.status != 200 || !strings.Contains(a.body, `"solutions":"73712"`) {
+		t.Errorf("the 13×13 after the restart: %d %s", a.status, a.body)
 	}
-	if err := p2.stop(30 * time.Second); err != nil {
+	if err := p2.Stop(30 * time.Second); err != nil {
 		t.Error(err)
 	}
-	if _, errs, first := p2.log.counts(); errs > 0 {
-		t.Errorf("the restarted server logged %d errors: %v", errs, first)
+	if log := p2.Log(); log.Errors > 0 {
+		t.Errorf("the restarted server logged %d errors: %v", log.Errors, log.FirstErrors)
 	}
 }
 
@@ -168,41 +152,46 @@ func TestKillMidCompile(t *testing.T) {
 // for a 13×13 compile: the request is answered in full, and the server
 // exits with status 0.
 func TestTermDrains(t *testing.T) {
-	p, err := startServer(context.Background(), webBinary, []string{"-addr", "127.0.0.1:0", "-bdd-max-n", "13"}, nil)
+	p, err := launch.Start(context.Background(), webBinary, launch.Options{}, "-bdd-max-n", "13")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.kill()
-	type answer struct {
-		status int
-		body   string
-		err    error
-	}
+	defer p.Kill()
 	answered := make(chan answer, 1)
-	go func() {
-		res, err := http.Post(p.URL+"/api/v1/analyze", "application/json", strings.NewReader(`{"n":13}`))
-		if err != nil {
-			answered <- answer{err: err}
-			return
-		}
-		defer res.Body.Close()
-		b, err := io.ReadAll(res.Body)
-		answered <- answer{res.StatusCode, string(b), err}
-	}()
-	status, body := fetch(t, p.URL+"/?n=13")
+	go func() { answered <- post(p.URL()+"/api/v1/analyze", `{"n":13}`) }()
+	status, body := fetch(t, p.URL()+"/?n=13")
 	if status != 200 || !strings.Contains(body, "Compiling the 13×13 BDD") {
 		t.Fatalf("the 13×13 board is not compiling: %d", status)
 	}
-	if err := p.stop(60 * time.Second); err != nil {
+	if err := p.Stop(60 * time.Second); err != nil {
 		t.Error(err)
 	}
 	a := <-answered
 	if a.err != nil || a.status != 200 || !strings.Contains(a.body, `"solutions":"73712"`) {
 		t.Errorf("the request in flight at SIGTERM: %d %v %s", a.status, a.err, a.body)
 	}
-	if !strings.Contains(p.log.tail(), "msg=stopped") {
-		t.Errorf("the server did not log its stop:\n%s", p.log.tail())
+	if tail := p.Log().Tail; !strings.Contains(tail, "msg=stopped") {
+		t.Errorf("the server did not log its stop:\n%s", tail)
 	}
+}
+
+// answer is what a request got back: a status (0 without an answer), a
+// body, and why the request or the reading of the body failed.
+type answer struct {
+	status int
+	body   string
+	err    error
+}
+
+// post sends a JSON body to url.
+func post(url, body string) answer {
+	res, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		return answer{err: err}
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	return answer{res.StatusCode, string(b), err}
 }
 
 // fetch gets a URL and returns the status and body.
