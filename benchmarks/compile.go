@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nqueens/configurator/backends/bdd"
+	"github.com/nqueens/configurator/backends/bdd/robdd"
 	"github.com/nqueens/configurator/benchmarks/peakheap"
 	"github.com/nqueens/configurator/benchmarks/peers"
 	"github.com/nqueens/configurator/configurator"
@@ -84,7 +85,7 @@ func compileOnce(ctx context.Context, method string, model *configurator.Model, 
 		if method == Apply {
 			compile = bdd.CompileApply
 		}
-		m := bdd.NewManager(model.Vars(), budget)
+		m := robdd.New(model.Vars(), budget)
 		root, err := compile(ctx, m, model)
 		if err != nil {
 			return compiled{}, err

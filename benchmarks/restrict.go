@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/nqueens/configurator/backends/bdd"
+	"github.com/nqueens/configurator/backends/bdd/robdd"
 	"github.com/nqueens/configurator/configurator"
 )
 
@@ -49,15 +50,15 @@ func (s BaselineStep) Estimate() time.Duration {
 // apart and left out of the step's time, which favours the baseline.
 type RestrictPerCell struct {
 	model *configurator.Model
-	m     *bdd.Manager
-	root  bdd.Node
+	m     *robdd.Manager
+	root  robdd.Node
 	limit int // store size that triggers a collection
-	a     bdd.Assignment
+	a     robdd.Assignment
 }
 
 // NewRestrictPerCell copies the diagram of sp into a Manager of its own.
 func NewRestrictPerCell(sp *bdd.Space) (*RestrictPerCell, error) {
-	m, root, err := sp.Manager().Extract(sp.Root(), nil, 0)
+	m, root, err := sp.Manager().Extract(context.Background(), sp.Root(), nil, 0)
 	if err != nil {
 		return nil, fmt.Errorf("restrict-per-cell baseline: copy the diagram: %w", err)
 	}
@@ -75,20 +76,23 @@ func NewRestrictPerCell(sp *bdd.Space) (*RestrictPerCell, error) {
 func (b *RestrictPerCell) Analyze(ctx context.Context, queens []configurator.Cell) (BaselineStep, error) {
 	model := b.model
 	step := BaselineStep{CellsTotal: model.Vars()}
+	// The step looks at ctx between cells, as the original did; a
+	// Restrict under way always finishes.
+	whole := context.WithoutCancel(ctx)
 	start := time.Now()
 	a := b.a
 	for _, q := range queens {
 		a[model.Level(model.Var(q))] = 1
 	}
-	r, err := b.m.Restrict(b.root, a)
+	r, err := b.m.Restrict(whole, b.root, a)
 	for _, q := range queens {
-		a[model.Level(model.Var(q))] = bdd.Unassigned
+		a[model.Level(model.Var(q))] = robdd.Unassigned
 	}
 	step.Tests++
 	if err != nil {
 		return step, fmt.Errorf("restrict-per-cell: %w", err)
 	}
-	if r == bdd.False {
+	if r == robdd.False {
 		return step, fmt.Errorf("queens %s: %w", configurator.FormatCells(queens), configurator.ErrNoSolution)
 	}
 	cells := make([]configurator.State, model.Vars())
@@ -114,20 +118,20 @@ func (b *RestrictPerCell) Analyze(ctx context.Context, queens []configurator.Cel
 		}
 		l := model.Level(v)
 		a[l] = 1
-		with, err := b.m.Restrict(r, a)
+		with, err := b.m.Restrict(whole, r, a)
 		step.Tests++
-		if err == nil && with != bdd.False {
+		if err == nil && with != robdd.False {
 			a[l] = 0
-			var without bdd.Node
-			without, err = b.m.Restrict(r, a)
+			var without robdd.Node
+			without, err = b.m.Restrict(whole, r, a)
 			step.Tests++
-			if without == bdd.False {
+			if without == robdd.False {
 				cells[v] = configurator.Forced
 			}
 		} else {
 			cells[v] = configurator.Blocked
 		}
-		a[l] = bdd.Unassigned
+		a[l] = robdd.Unassigned
 		if err != nil {
 			return step, fmt.Errorf("restrict-per-cell: %w", err)
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/nqueens/configurator/backends/bdd/robdd"
 	"github.com/nqueens/configurator/configurator"
 )
 
@@ -31,31 +32,28 @@ import (
 // is polled between and during the conjunctions. On error every node the
 // call made is dropped and the error wraps ErrNodeLimit or the context's
 // error.
-func CompileApply(ctx context.Context, m *Manager, model *configurator.Model) (Node, error) {
+func CompileApply(ctx context.Context, m *robdd.Manager, model *configurator.Model) (robdd.Node, error) {
 	n := model.N()
 	if m.Vars() != model.Vars() {
-		return False, fmt.Errorf("compile %d-queens (apply): a manager of %d variables for %d", n, m.Vars(), model.Vars())
+		return robdd.False, fmt.Errorf("compile %d-queens (apply): a manager of %d variables for %d", n, m.Vars(), model.Vars())
 	}
 	base := m.Size()
-	m.ctx = ctx
-	defer func() { m.ctx = nil }()
-	m.ensureCache()
 	b, err := applyBuild(ctx, m, model, base)
 	if err != nil {
-		m.compact(base, nil)
-		return False, fmt.Errorf("compile %d-queens (apply): %w", n, err)
+		m.CompactFrom(base)
+		return robdd.False, fmt.Errorf("compile %d-queens (apply): %w", n, err)
 	}
-	return m.compact(base, []Node{b})[0], nil
+	return m.CompactFrom(base, b)[0], nil
 }
 
 // conjunct is one constraint to conjoin: its topmost level (for the order)
 // and how to build its diagram.
 type conjunct struct {
 	top   int
-	build func() (Node, error)
+	build func(ctx context.Context) (robdd.Node, error)
 }
 
-func applyBuild(ctx context.Context, m *Manager, model *configurator.Model, base int) (Node, error) {
+func applyBuild(ctx context.Context, m *robdd.Manager, model *configurator.Model, base int) (robdd.Node, error) {
 	level := func(c configurator.Cell) int { return model.Level(model.Var(c)) }
 	inExactlyOne := make([]bool, model.Vars())
 	for _, c := range model.Constraints() {
@@ -73,7 +71,7 @@ func applyBuild(ctx context.Context, m *Manager, model *configurator.Model, base
 			for _, cell := range c.Cells {
 				top = min(top, level(cell))
 			}
-			parts = append(parts, conjunct{top, func() (Node, error) { return exactlyOneRow(m, model, c.Cells) }})
+			parts = append(parts, conjunct{top, func(ctx context.Context) (robdd.Node, error) { return exactlyOneRow(ctx, m, model, c.Cells) }})
 		case configurator.AtMostOne:
 			var levels []int
 			for _, cell := range c.Cells {
@@ -83,30 +81,30 @@ func applyBuild(ctx context.Context, m *Manager, model *configurator.Model, base
 			}
 			if len(levels) > 1 {
 				slices.Sort(levels)
-				parts = append(parts, conjunct{levels[0], func() (Node, error) { return m.atMostOne(levels) }})
+				parts = append(parts, conjunct{levels[0], func(context.Context) (robdd.Node, error) { return atMostOne(m, levels) }})
 			}
 		}
 	}
 	slices.SortStableFunc(parts, func(a, b conjunct) int { return cmp.Compare(a.top, b.top) })
 
-	acc, live := True, 0
+	acc, live := robdd.True, 0
 	for _, p := range parts {
 		if err := ctx.Err(); err != nil {
-			return False, err
+			return robdd.False, err
 		}
-		next, err := conjoin(m, acc, p)
-		if errors.Is(err, ErrNodeLimit) && m.Size()-base > live {
+		next, err := conjoin(ctx, m, acc, p)
+		if errors.Is(err, robdd.ErrNodeLimit) && m.Size()-base > live {
 			// Garbage may be what fills the store: collect and retry once.
-			acc = m.compact(base, []Node{acc})[0]
+			acc = m.CompactFrom(base, acc)[0]
 			live = m.Size() - base
-			next, err = conjoin(m, acc, p)
+			next, err = conjoin(ctx, m, acc, p)
 		}
 		if err != nil {
-			return False, err
+			return robdd.False, err
 		}
 		acc = next
 		if made := m.Size() - base; made > 2*live+1<<16 {
-			acc = m.compact(base, []Node{acc})[0]
+			acc = m.CompactFrom(base, acc)[0]
 			live = m.Size() - base
 		}
 	}
@@ -114,19 +112,19 @@ func applyBuild(ctx context.Context, m *Manager, model *configurator.Model, base
 }
 
 // conjoin returns acc AND the constraint p.
-func conjoin(m *Manager, acc Node, p conjunct) (Node, error) {
-	r, err := p.build()
+func conjoin(ctx context.Context, m *robdd.Manager, acc robdd.Node, p conjunct) (robdd.Node, error) {
+	r, err := p.build(ctx)
 	if err != nil {
-		return False, err
+		return robdd.False, err
 	}
-	return m.apply(opAnd, acc, r)
+	return m.And(ctx, acc, r)
 }
 
 // exactlyOneRow is the disjunction, over the cells of an ExactlyOne
 // constraint, of "a queen on the cell and none on a cell it attacks".
-func exactlyOneRow(m *Manager, model *configurator.Model, cells []configurator.Cell) (Node, error) {
+func exactlyOneRow(ctx context.Context, m *robdd.Manager, model *configurator.Model, cells []configurator.Cell) (robdd.Node, error) {
 	vars := model.Vars()
-	r := False
+	r := robdd.False
 	var lits []literal
 	for _, c := range cells {
 		lits = append(lits[:0], literal{model.Level(model.Var(c)), true})
@@ -135,12 +133,12 @@ func exactlyOneRow(m *Manager, model *configurator.Model, cells []configurator.C
 				lits = append(lits, literal{model.Level(v), false})
 			}
 		}
-		cube, err := m.cube(lits)
+		cube, err := cube(m, lits)
 		if err != nil {
-			return False, err
+			return robdd.False, err
 		}
-		if r, err = m.apply(opOr, r, cube); err != nil {
-			return False, err
+		if r, err = m.Or(ctx, r, cube); err != nil {
+			return robdd.False, err
 		}
 	}
 	return r, nil
@@ -154,18 +152,18 @@ type literal struct {
 
 // cube returns the conjunction of lits (distinct levels; sorted in place),
 // built directly bottom-up as a chain of nodes.
-func (m *Manager) cube(lits []literal) (Node, error) {
+func cube(m *robdd.Manager, lits []literal) (robdd.Node, error) {
 	slices.SortFunc(lits, func(a, b literal) int { return cmp.Compare(b.level, a.level) })
-	r := True
+	r := robdd.True
 	var err error
 	for _, l := range lits {
 		if l.positive {
-			r, err = m.MakeNode(l.level, False, r)
+			r, err = m.MakeNode(l.level, robdd.False, r)
 		} else {
-			r, err = m.MakeNode(l.level, r, False)
+			r, err = m.MakeNode(l.level, r, robdd.False)
 		}
 		if err != nil {
-			return False, err
+			return robdd.False, err
 		}
 	}
 	return r, nil
@@ -174,15 +172,15 @@ func (m *Manager) cube(lits []literal) (Node, error) {
 // atMostOne returns "at most one of the variables at these levels (sorted,
 // distinct) is true", built directly bottom-up: two nodes a level, one for
 // "none above was true" and one for "one was".
-func (m *Manager) atMostOne(levels []int) (Node, error) {
-	most, none := True, True // at most one below; none below
+func atMostOne(m *robdd.Manager, levels []int) (robdd.Node, error) {
+	most, none := robdd.True, robdd.True // at most one below; none below
 	for i := len(levels) - 1; i >= 0; i-- {
 		var err error
 		if most, err = m.MakeNode(levels[i], most, none); err != nil {
-			return False, err
+			return robdd.False, err
 		}
-		if none, err = m.MakeNode(levels[i], none, False); err != nil {
-			return False, err
+		if none, err = m.MakeNode(levels[i], none, robdd.False); err != nil {
+			return robdd.False, err
 		}
 	}
 	return most, nil

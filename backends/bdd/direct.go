@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"slices"
 
+	"github.com/nqueens/configurator/backends/bdd/robdd"
 	"github.com/nqueens/configurator/configurator"
 )
 
@@ -43,21 +44,21 @@ import (
 // well as the nodes: exceeding it returns an error wrapping ErrNodeLimit. On
 // error the nodes it made are dropped again; nodes that existed before the
 // call keep their ids.
-func CompileDirect(ctx context.Context, m *Manager, model *configurator.Model) (Node, error) {
+func CompileDirect(ctx context.Context, m *robdd.Manager, model *configurator.Model) (robdd.Node, error) {
 	if m.Vars() != model.Vars() {
-		return False, fmt.Errorf("compile %d-queens (direct): a manager of %d variables for %d", model.N(), m.Vars(), model.Vars())
+		return robdd.False, fmt.Errorf("compile %d-queens (direct): a manager of %d variables for %d", model.N(), m.Vars(), model.Vars())
 	}
 	// The constraints as bitsets take a bitset per cell and two per line
 	// (N = 1000 would need 126 GB): check them against the budget first.
 	words := int64(model.Vars()+63) / 64
-	if need := 8 * words * (int64(model.Vars()) + 2*int64(len(model.Constraints()))); need > int64(m.MaxNodes())*nodeBytes {
-		return False, fmt.Errorf("compile %d-queens (direct): %d bytes of bitsets: %w", model.N(), need, ErrNodeLimit)
+	if need := 8 * words * (int64(model.Vars()) + 2*int64(len(model.Constraints()))); need > m.Budget() {
+		return robdd.False, fmt.Errorf("compile %d-queens (direct): %d bytes of bitsets: %w", model.N(), need, robdd.ErrNodeLimit)
 	}
 	base := m.Size()
 	root, _, err := newDirect(model).compile(ctx, m)
 	if err != nil {
-		m.compact(base, nil) // drop the nodes made so far; older ones stay
-		return False, fmt.Errorf("compile %d-queens (direct): %w", model.N(), err)
+		m.CompactFrom(base) // drop the nodes made so far; older ones stay
+		return robdd.False, fmt.Errorf("compile %d-queens (direct): %w", model.N(), err)
 	}
 	return root, nil
 }
@@ -99,7 +100,7 @@ type family struct {
 // directStats describes a direct compile, for tests and tuning.
 type directStats struct {
 	states []int // per level
-	peak   int64 // largest working memory, bytes, the Manager included
+	peak   int64 // largest working memory, bytes, the robdd.Manager included
 }
 
 // newDirect translates model's constraints into bitsets.
@@ -236,15 +237,15 @@ const dead = ^uint32(0)
 const ctxEvery = 4096
 
 // compile runs the layer-by-layer build.
-func (d *direct) compile(ctx context.Context, m *Manager) (Node, directStats, error) {
+func (d *direct) compile(ctx context.Context, m *robdd.Manager) (robdd.Node, directStats, error) {
 	var st directStats
 	V, W := d.vars, d.words
 	if d.empty {
-		return False, st, nil
+		return robdd.False, st, nil
 	}
 	// The budget covers the bitsets of the constraints, the states and the
 	// nodes.
-	budget := int64(m.MaxNodes())*nodeBytes - d.bytes()
+	budget := m.Budget() - d.bytes()
 	s := make([]uint64, W)  // the state being expanded
 	f0 := make([]uint64, W) // its child without a queen at l
 	f1 := make([]uint64, W) // its child with a queen at l
@@ -257,7 +258,7 @@ func (d *direct) compile(ctx context.Context, m *Manager) (Node, directStats, er
 	// The full board, settled as if it had just lost every cell.
 	tight, ok := d.settle(s, rm, 0, nil, need, 0)
 	if !ok {
-		return False, st, nil
+		return robdd.False, st, nil
 	}
 	cur, spare := new(layer), new(layer)
 	cur.reset(0, W, 1)
@@ -275,11 +276,11 @@ func (d *direct) compile(ctx context.Context, m *Manager) (Node, directStats, er
 		for i := range cur.n {
 			if i%every == 0 {
 				if err := ctx.Err(); err != nil {
-					return False, st, err
+					return robdd.False, st, err
 				}
 				used := childBytes + cur.bytes() + next.bytes() + m.Bytes()
 				if used > budget {
-					return False, st, fmt.Errorf("%d states at level %d, %d bytes: %w", cur.n, l, used, ErrNodeLimit)
+					return robdd.False, st, fmt.Errorf("%d states at level %d, %d bytes: %w", cur.n, l, used, robdd.ErrNodeLimit)
 				}
 				st.peak = max(st.peak, used)
 			}
@@ -327,23 +328,23 @@ func (d *direct) compile(ctx context.Context, m *Manager) (Node, directStats, er
 	for _, ch := range children {
 		widest = max(widest, len(ch)/2)
 	}
-	below, nodes := make([]Node, 1, widest), make([]Node, 0, widest)
-	below[0] = True
+	below, nodes := make([]robdd.Node, 1, widest), make([]robdd.Node, 0, widest)
+	below[0] = robdd.True
 	for l := V - 1; l >= 0; l-- {
 		ch := children[l]
 		nodes = nodes[:len(ch)/2]
 		for i := range nodes {
 			if i%ctxEvery == 0 {
 				if err := ctx.Err(); err != nil {
-					return False, st, err
+					return robdd.False, st, err
 				}
 				used := childBytes + int64(cap(below)+cap(nodes))*4 + m.Bytes()
 				if used > budget {
-					return False, st, fmt.Errorf("%d nodes at level %d, %d bytes: %w", m.Size(), l, used, ErrNodeLimit)
+					return robdd.False, st, fmt.Errorf("%d nodes at level %d, %d bytes: %w", m.Size(), l, used, robdd.ErrNodeLimit)
 				}
 				st.peak = max(st.peak, used)
 			}
-			lo, hi := False, False
+			lo, hi := robdd.False, robdd.False
 			if c := ch[2*i]; c != dead {
 				lo = below[c]
 			}
@@ -352,7 +353,7 @@ func (d *direct) compile(ctx context.Context, m *Manager) (Node, directStats, er
 			}
 			n, err := m.MakeNode(l, lo, hi)
 			if err != nil {
-				return False, st, err
+				return robdd.False, st, err
 			}
 			nodes[i] = n
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nqueens/configurator/backends/bdd/robdd"
 	"github.com/nqueens/configurator/configurator"
 )
 
@@ -32,9 +33,9 @@ func queensModel(t testing.TB, n int, o configurator.Order) *configurator.Model 
 	return model
 }
 
-func compileDirect(t testing.TB, model *configurator.Model) (*Manager, Node) {
+func compileDirect(t testing.TB, model *configurator.Model) (*robdd.Manager, robdd.Node) {
 	t.Helper()
-	m := NewManager(model.Vars(), 0)
+	m := robdd.New(model.Vars(), 0)
 	root, err := CompileDirect(context.Background(), m, model)
 	if err != nil {
 		t.Fatalf("CompileDirect(%d-queens, %v): %v", model.N(), model.Order(), err)
@@ -235,7 +236,7 @@ func TestCompileDirectNodeBudget(t *testing.T) {
 	model := queensModel(t, 10, configurator.RowMajor)
 	succeeded := false
 	for budget := int64(1 << 10); budget <= 4<<20; budget = budget * 5 / 4 {
-		m := NewManager(model.Vars(), budget)
+		m := robdd.New(model.Vars(), budget)
 		start := time.Now()
 		root, err := CompileDirect(context.Background(), m, model)
 		if elapsed := time.Since(start); elapsed > time.Second {
@@ -249,8 +250,8 @@ func TestCompileDirectNodeBudget(t *testing.T) {
 			}
 		case succeeded:
 			t.Fatalf("budget %d: %v, after a smaller budget succeeded", budget, err)
-		case !errors.Is(err, ErrNodeLimit):
-			t.Fatalf("budget %d: %v, want ErrNodeLimit", budget, err)
+		case !errors.Is(err, robdd.ErrNodeLimit):
+			t.Fatalf("budget %d: %v, want robdd.ErrNodeLimit", budget, err)
 		default:
 			if m.Size() != 2 {
 				t.Errorf("budget %d: %d nodes left after the failure, want the 2 terminals", budget, m.Size())
@@ -268,7 +269,7 @@ func TestCompileDirectNodeBudget(t *testing.T) {
 
 func TestCompileDirectHonoursContext(t *testing.T) {
 	model := queensModel(t, 10, configurator.RowMajor)
-	m := NewManager(model.Vars(), 0)
+	m := robdd.New(model.Vars(), 0)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := CompileDirect(ctx, m, model); !errors.Is(err, context.Canceled) {
@@ -281,8 +282,8 @@ func TestCompileDirectHonoursContext(t *testing.T) {
 
 func TestCompileDirectRejectsWrongManager(t *testing.T) {
 	model := queensModel(t, 4, configurator.RowMajor)
-	if _, err := CompileDirect(context.Background(), NewManager(15, 0), model); err == nil {
-		t.Fatal("CompileDirect of 16 variables into a Manager of 15: no error")
+	if _, err := CompileDirect(context.Background(), robdd.New(15, 0), model); err == nil {
+		t.Fatal("CompileDirect of 16 variables into a robdd.Manager of 15: no error")
 	}
 }
 
@@ -293,7 +294,7 @@ func BenchmarkCompileDirect(b *testing.B) {
 		model := queensModel(b, n, configurator.RowMajor)
 		b.Run(fmt.Sprint("n=", n), func(b *testing.B) {
 			for b.Loop() {
-				m := NewManager(model.Vars(), 0)
+				m := robdd.New(model.Vars(), 0)
 				if _, err := CompileDirect(context.Background(), m, model); err != nil {
 					b.Fatal(err)
 				}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nqueens/configurator/backends/bdd/robdd"
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/bytesize"
 )
@@ -95,7 +96,7 @@ func (b *Backend) Limits() configurator.Limits {
 		top = configurator.MaxN
 	}
 	n := top
-	for n > 1 && estimatedNodes(n)*nodeBytes > float64(b.opts.Budget) {
+	for n > 1 && compileBytes(n) > float64(b.opts.Budget) {
 		n--
 	}
 	l := configurator.Limits{MaxN: n, Ordered: true}
@@ -110,7 +111,7 @@ func (b *Backend) Limits() configurator.Limits {
 // hundreds of MiB at 14 on the project's 2-core machine; 11×11 and below
 // take milliseconds).
 func (b *Backend) Cost(n int, _ configurator.Order) configurator.Cost {
-	return configurator.Cost{Bytes: int64(min(estimatedNodes(max(n, 1))*nodeBytes, 1<<62)), Heavy: n >= 12}
+	return configurator.Cost{Bytes: int64(min(compileBytes(max(n, 1)), 1<<62)), Heavy: n >= 12}
 }
 
 // Compile builds the diagram of model in a Manager of its own and returns it
@@ -119,12 +120,12 @@ func (b *Backend) Compile(ctx context.Context, model *configurator.Model) (confi
 	if b.opts.MaxN > 0 && model.N() > b.opts.MaxN {
 		return nil, fmt.Errorf("%d-queens: the BDD backend takes boards up to %d: %w", model.N(), b.opts.MaxN, configurator.ErrTooLarge)
 	}
-	if need := estimatedNodes(model.N()) * nodeBytes; need > float64(b.opts.Budget) {
+	if need := compileBytes(model.N()); need > float64(b.opts.Budget) {
 		return nil, fmt.Errorf("bdd, budget %d bytes: %d-queens needs about %.3g bytes: %w: %w",
-			b.opts.Budget, model.N(), need, configurator.ErrTooLarge, ErrNodeLimit)
+			b.opts.Budget, model.N(), need, configurator.ErrTooLarge, robdd.ErrNodeLimit)
 	}
-	m := NewManager(model.Vars(), b.opts.Budget)
-	var root Node
+	m := robdd.New(model.Vars(), b.opts.Budget)
+	var root robdd.Node
 	var err error
 	switch b.opts.Method {
 	case Direct:
@@ -134,7 +135,7 @@ func (b *Backend) Compile(ctx context.Context, model *configurator.Model) (confi
 	default:
 		return nil, fmt.Errorf("bdd: %v: %w", b.opts.Method, ErrMethod)
 	}
-	if errors.Is(err, ErrNodeLimit) {
+	if errors.Is(err, robdd.ErrNodeLimit) {
 		return nil, fmt.Errorf("bdd, budget %d bytes: %w: %w", b.opts.Budget, configurator.ErrTooLarge, err)
 	}
 	if err != nil {
@@ -157,8 +158,8 @@ func (b *Backend) Compile(ctx context.Context, model *configurator.Model) (confi
 // Diagrammer and Sizer.
 type Space struct {
 	model  *configurator.Model
-	m      *Manager
-	root   Node
+	m      *robdd.Manager
+	root   robdd.Node
 	nodes  int
 	budget int64
 	// attacked[attackStart[v]:attackStart[v+1]] are the levels of the
@@ -185,7 +186,7 @@ func (s *Space) attacks(model *configurator.Model) {
 // same answers, but they no longer follow the many edges into such cells,
 // which end in False only further down. A queen attacked by another stays
 // true, so the assignment stays unsatisfiable.
-func (s *Space) exclude(a Assignment, queens []configurator.Cell) {
+func (s *Space) exclude(a robdd.Assignment, queens []configurator.Cell) {
 	for _, q := range queens {
 		v := s.model.Var(q)
 		for _, l := range s.attacked[s.attackStart[v]:s.attackStart[v+1]] {
@@ -201,10 +202,10 @@ func (s *Space) Model() *configurator.Model { return s.model }
 
 // Manager is the Manager that holds the diagram. Callers must only use its
 // read-only methods.
-func (s *Space) Manager() *Manager { return s.m }
+func (s *Space) Manager() *robdd.Manager { return s.m }
 
 // Root is the root of the diagram of all solutions.
-func (s *Space) Root() Node { return s.root }
+func (s *Space) Root() robdd.Node { return s.root }
 
 // Nodes is the size of the diagram, terminals excluded.
 func (s *Space) Nodes() int { return s.nodes }
@@ -216,7 +217,7 @@ func (s *Space) Bytes() int64 { return s.m.Bytes() }
 // partial assignment. It rejects cells off the board and queens placed
 // twice, as Model.Check does; a cell in both lists makes the assignment
 // contradictory, which it reports as false.
-func (s *Space) assign(queens, without []configurator.Cell) (Assignment, bool, error) {
+func (s *Space) assign(queens, without []configurator.Cell) (robdd.Assignment, bool, error) {
 	a := s.m.NewAssignment()
 	for _, q := range queens {
 		if !s.model.Contains(q) {
@@ -261,7 +262,7 @@ func (s *Space) Analyze(ctx context.Context, queens []configurator.Cell) (*confi
 		return nil, err
 	}
 	s.exclude(a, queens)
-	dom, count := s.m.domainsCount(s.root, a)
+	dom, count := s.m.ValidDomains(s.root, a)
 	if len(dom) > 0 && dom[0] == 0 {
 		return nil, noSolution(queens)
 	}
@@ -275,9 +276,9 @@ func (s *Space) Analyze(ctx context.Context, queens []configurator.Cell) (*confi
 		switch {
 		case a[l] == 1:
 			an.Cells[v] = configurator.Queen
-		case dom[l]&CanBeTrue == 0:
+		case dom[l]&robdd.CanBeTrue == 0:
 			an.Cells[v] = configurator.Blocked
-		case dom[l]&CanBeFalse == 0:
+		case dom[l]&robdd.CanBeFalse == 0:
 			an.Cells[v] = configurator.Forced
 		default:
 			an.Cells[v] = configurator.Free
@@ -400,7 +401,7 @@ func (s *Space) Diagram(ctx context.Context, queens []configurator.Cell, maxNode
 			}
 		}
 	}
-	sub, root, err := s.m.Extract(s.root, a, s.budget)
+	sub, root, err := s.m.Extract(ctx, s.root, a, s.budget)
 	if err != nil {
 		return "", 0, fmt.Errorf("diagram of %s: %w", configurator.FormatCells(queens), err)
 	}
@@ -423,6 +424,15 @@ func (s *Space) Diagram(ctx context.Context, queens []configurator.Cell, maxNode
 // terminals excluded, for N = 1..15: BuDDy's canonical counts up to 13, this
 // engine's (with OEIS solution counts) for 14 and 15.
 var knownNodes = [...]float64{1, 0, 0, 29, 167, 129, 1099, 2451, 9557, 25945, 94822, 435170, 2044394, 9572418, 51889029}
+
+// compileBytes is the budget a compile of the n×n board needs in row-major
+// order: the budget's charge for every node of the diagram, terminals
+// included. The smallest budget that compiles N = 7..13 is exactly that
+// (smaller boards need some 23 KB more for the smallest tables);
+// TestBudgetEstimate keeps it honest.
+func compileBytes(n int) float64 {
+	return (estimatedNodes(n) + 2) * robdd.BytesPerNode
+}
 
 // estimatedNodes estimates the nodes of the n-queens diagram, so that a board
 // far beyond the budget is refused at once instead of after minutes of

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nqueens/configurator/backends/bdd/robdd"
 	"github.com/nqueens/configurator/configurator"
 )
 
@@ -92,8 +93,8 @@ func TestCompileReportsSizeAndNodes(t *testing.T) {
 func TestCompileBeyondTheBudgetIsTooLarge(t *testing.T) {
 	for _, method := range []Method{Direct, Apply} {
 		_, err := New(Options{Budget: 64 << 10, Method: method}).Compile(context.Background(), queensModel(t, 10, configurator.RowMajor))
-		if !errors.Is(err, ErrNodeLimit) || !errors.Is(err, configurator.ErrTooLarge) {
-			t.Errorf("%v: 10-queens in 64 KiB: %v, want ErrNodeLimit and ErrTooLarge", method, err)
+		if !errors.Is(err, robdd.ErrNodeLimit) || !errors.Is(err, configurator.ErrTooLarge) {
+			t.Errorf("%v: 10-queens in 64 KiB: %v, want robdd.ErrNodeLimit and ErrTooLarge", method, err)
 		}
 	}
 	// The largest board: its constraints alone, as the direct path's
@@ -522,7 +523,7 @@ func TestDiagram(t *testing.T) {
 	}
 	// The shared diagram was only read.
 	if sp.Manager().Size()-2 != queensNodes[4] {
-		t.Errorf("the Space's Manager holds %d nodes after Diagram, want %d", sp.Manager().Size()-2, queensNodes[4])
+		t.Errorf("the Space's robdd.Manager holds %d nodes after Diagram, want %d", sp.Manager().Size()-2, queensNodes[4])
 	}
 }
 
@@ -598,8 +599,8 @@ func TestCompileRefusesBoardsBeyondTheBudgetAtOnce(t *testing.T) {
 		}
 		start := time.Now()
 		_, err = New(Options{Budget: tt.budget}).Compile(context.Background(), model)
-		if !errors.Is(err, configurator.ErrTooLarge) || !errors.Is(err, ErrNodeLimit) {
-			t.Errorf("n=%d budget=%d: err = %v, want ErrTooLarge and ErrNodeLimit", tt.n, tt.budget, err)
+		if !errors.Is(err, configurator.ErrTooLarge) || !errors.Is(err, robdd.ErrNodeLimit) {
+			t.Errorf("n=%d budget=%d: err = %v, want ErrTooLarge and robdd.ErrNodeLimit", tt.n, tt.budget, err)
 		}
 		// Refusing is arithmetic, not a compile: far below a second even
 		// under the race detector on a loaded machine.

@@ -3,13 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/nqueens/configurator/backends/bdd"
 	"github.com/nqueens/configurator/backends/sat"
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/bytesize"
 )
 
 // backendFlags are the flags that choose and tune a backend and the model
@@ -19,7 +18,7 @@ type backendFlags struct {
 	name   string
 	order  string
 	method string
-	budget byteSize
+	budget bytesize.Size
 	cap    int
 }
 
@@ -81,35 +80,6 @@ func (b *backendFlags) compile(ctx context.Context) (configurator.Space, time.Du
 		return nil, 0, err
 	}
 	return configurator.Compile(ctx, be, m)
-}
-
-// byteSize is a flag value of bytes with an optional binary suffix: 512M,
-// 8G, 8GiB.
-type byteSize int64
-
-func (s *byteSize) String() string { return strconv.FormatInt(int64(*s), 10) }
-
-func (s *byteSize) Set(v string) error {
-	t := strings.TrimSuffix(strings.TrimSuffix(strings.ToUpper(strings.TrimSpace(v)), "B"), "I")
-	mult := int64(1)
-	if k := len(t); k > 0 {
-		switch t[k-1] {
-		case 'K':
-			mult, t = 1<<10, t[:k-1]
-		case 'M':
-			mult, t = 1<<20, t[:k-1]
-		case 'G':
-			mult, t = 1<<30, t[:k-1]
-		case 'T':
-			mult, t = 1<<40, t[:k-1]
-		}
-	}
-	x, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || x < 0 || x > (1<<62)/mult {
-		return fmt.Errorf("%q is not a size in bytes (like 512M or 8G)", v)
-	}
-	*s = byteSize(x * mult)
-	return nil
 }
 
 // millis is d in milliseconds, for JSON.

@@ -30,7 +30,6 @@ import (
 	"os/signal"
 	"strings"
 
-	"github.com/nqueens/configurator/backends/bdd"
 	"github.com/nqueens/configurator/configurator"
 )
 
@@ -122,7 +121,7 @@ func isUsage(err error) bool {
 	for _, target := range []error{
 		configurator.ErrSize, configurator.ErrOrder, configurator.ErrNotation,
 		configurator.ErrOffBoard, configurator.ErrDuplicate,
-		configurator.ErrTooLarge, bdd.ErrNodeLimit,
+		configurator.ErrTooLarge,
 	} {
 		if errors.Is(err, target) {
 			return true

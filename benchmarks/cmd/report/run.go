@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nqueens/configurator/backends/bdd"
+	"github.com/nqueens/configurator/backends/bdd/robdd"
 	"github.com/nqueens/configurator/backends/sat"
 	"github.com/nqueens/configurator/benchmarks"
 	"github.com/nqueens/configurator/configurator"
@@ -272,7 +273,7 @@ func bddParts(sp *bdd.Space) []benchmarks.Part {
 			}
 		}
 	}
-	assign := func(queens []configurator.Cell) bdd.Assignment {
+	assign := func(queens []configurator.Cell) robdd.Assignment {
 		a := m.NewAssignment()
 		for _, q := range queens {
 			for _, l := range attacked[model.Var(q)] {
@@ -286,7 +287,7 @@ func bddParts(sp *bdd.Space) []benchmarks.Part {
 	}
 	return []benchmarks.Part{
 		{Name: "valid domains", Run: func(_ context.Context, queens []configurator.Cell) error {
-			if d := m.ValidDomains(root, assign(queens)); len(d) > 0 && d[0] == 0 {
+			if d, _ := m.ValidDomains(root, assign(queens)); len(d) > 0 && d[0] == 0 {
 				return configurator.ErrNoSolution
 			}
 			return nil

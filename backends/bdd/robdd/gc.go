@@ -1,4 +1,4 @@
-package bdd
+package robdd
 
 import "math/bits"
 
@@ -17,9 +17,14 @@ func (m *Manager) Compact(roots ...Node) []Node {
 	return m.compact(2, roots)
 }
 
-// compact is Compact sparing every node below base: those keep their ids
-// whatever the roots, so a build that started at base can collect its own
-// garbage without invalidating nodes its caller holds.
+// CompactFrom is Compact sparing every node below base: those keep their
+// ids whatever the roots. A build that takes base = Size() when it starts
+// can so collect its own garbage, or drop every node it made (no roots),
+// without invalidating the nodes its caller holds.
+func (m *Manager) CompactFrom(base int, roots ...Node) []Node {
+	return m.compact(max(base, 2), roots)
+}
+
 func (m *Manager) compact(base int, roots []Node) []Node {
 	n := len(m.nodes)
 	out := make([]Node, len(roots))

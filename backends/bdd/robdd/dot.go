@@ -1,4 +1,4 @@
-package bdd
+package robdd
 
 import (
 	"bufio"

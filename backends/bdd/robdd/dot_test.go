@@ -1,4 +1,4 @@
-package bdd
+package robdd
 
 import (
 	"strings"
@@ -6,10 +6,10 @@ import (
 )
 
 func TestWriteDOT(t *testing.T) {
-	m := NewManager(2, 0)
+	m := New(2, 0)
 	x0, _ := m.Var(0)  // node 2
 	n1, _ := m.NVar(1) // node 3
-	f, _ := m.And(x0, n1)
+	f, _ := m.And(ctx, x0, n1)
 	if f != 4 {
 		t.Fatalf("x0 and not x1 is node %d, the test expects 4", f)
 	}
@@ -59,7 +59,7 @@ func TestWriteDOT(t *testing.T) {
 }
 
 func TestWriteDOTOneRankPerLevel(t *testing.T) {
-	m := NewManager(6, 0)
+	m := New(6, 0)
 	p, _ := parity(m, []int{0, 1, 2, 3, 4, 5})
 	var b strings.Builder
 	if err := m.WriteDOT(&b, p, nil); err != nil {

@@ -1,5 +1,9 @@
-// Package bdd is a reduced ordered binary decision diagram engine written for
-// the N-Queens configurator, and a configurator backend built on it.
+// Package robdd is a reduced ordered binary decision diagram engine: nodes
+// hash-consed in a unique table, a computed cache, garbage collection by
+// compaction, the Boolean operations, counting, valid domains, marginals,
+// sampling and DOT output. It was written for the N-Queens configurator
+// (backends/bdd compiles the model with it) and imports only the standard
+// library.
 //
 // A Manager stores nodes in one flat slice indexed by 32-bit Node ids and
 // hash-conses them through a chained unique table whose links live in the
@@ -22,6 +26,11 @@
 // the smallest tables take about 36 KiB whatever the budget.
 // Compact (garbage collection by compaction) frees the nodes no root reaches.
 //
+// The operations that build nodes (And, Restrict, ...) take a
+// context.Context, polled every few thousand recursive steps, since a
+// conjunction can take exponential time; the read-only queries are linear
+// in the diagram and take none.
+//
 // Node ids are topological: a node's children always have smaller ids than
 // the node (MakeNode can only refer to nodes that exist, and Compact keeps
 // the relative order). The read-only queries rely on it: the diagram of a
@@ -29,10 +38,9 @@
 // increasing id and top-down by decreasing id, in time linear in n, which
 // is the size of the diagram when n was the last node made or the only root
 // kept by Compact.
-package bdd
+package robdd
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -57,11 +65,12 @@ type node struct {
 	level, lo, hi, next uint32
 }
 
-// nodeBytes is what the budget charges a node: its 16 bytes in the store,
-// at most two 4-byte bucket heads (the bucket array is a power of two at
-// most twice the node limit) and at most half a 16-byte cache entry (the
-// cache has a quarter as many entries as the bucket array).
-const nodeBytes = 32
+// BytesPerNode is what the budget charges a node: its 16 bytes in the
+// store, at most two 4-byte bucket heads (the bucket array is a power of
+// two at most twice the node limit) and at most half a 16-byte cache entry
+// (the cache has a quarter as many entries as the bucket array). A budget
+// of BytesPerNode·k bytes holds k nodes, terminals included.
+const BytesPerNode = 32
 
 // maxIDs bounds node ids below the operation tags of the computed cache
 // (cache.go), which must never be taken for nodes.
@@ -84,23 +93,17 @@ type Manager struct {
 	cache opCache // computed table of the operations; empty until the first
 	gen   uint32  // tag of the current Restrict or Exists call in the cache
 
-	// ctx, when set (during CompileApply), is polled every few thousand
-	// recursive steps of an operation, counted by steps, so that a long
-	// conjunction can be cancelled.
-	ctx   context.Context
-	steps uint32
-
 	// scratch holds *scratch values: per-call work space of the read-only
 	// queries, which must not write to the Manager.
 	scratch sync.Pool
 }
 
-// NewManager returns a Manager over vars variables whose nodes take at most
+// New returns a Manager over vars variables whose nodes take at most
 // budget bytes (a budget <= 0 means no limit beyond the 32-bit ids).
-func NewManager(vars int, budget int64) *Manager {
+func New(vars int, budget int64) *Manager {
 	maxNodes := int64(maxIDs)
-	if budget > 0 && budget/nodeBytes < maxNodes {
-		maxNodes = budget / nodeBytes
+	if budget > 0 && budget/BytesPerNode < maxNodes {
+		maxNodes = budget / BytesPerNode
 	}
 	if maxNodes < 2 {
 		maxNodes = 2
@@ -127,6 +130,11 @@ func (m *Manager) Bytes() int64 {
 
 // MaxNodes is the most nodes, terminals included, the budget allows.
 func (m *Manager) MaxNodes() int { return m.maxNodes }
+
+// Budget is the bytes the budget allows: BytesPerNode times MaxNodes. A
+// builder that keeps work space of its own beside the Manager (a compiler's
+// states, say) charges it against the same figure.
+func (m *Manager) Budget() int64 { return int64(m.maxNodes) * BytesPerNode }
 
 // Level is the level of n's variable; terminals are at level Vars().
 func (m *Manager) Level(n Node) int { return int(m.nodes[n].level) }

@@ -1,4 +1,4 @@
-package bdd
+package robdd
 
 import (
 	"math/rand/v2"
@@ -44,7 +44,7 @@ func TestSolutionsEnumeratesExactlyTheSolutions(t *testing.T) {
 		}
 	}
 	// Breaking out early stops the enumeration.
-	m := NewManager(20, 0)
+	m := New(20, 0)
 	var n int
 	for range m.Solutions(True, nil) {
 		if n++; n == 3 {
@@ -71,12 +71,12 @@ func chiSquare(counts map[int]int, draws int) float64 {
 func TestRandomSatIsUniform(t *testing.T) {
 	// x0 or (x3 and not x7) over 8 variables: 128 + 32 = 160 solutions,
 	// through long edges. Under x5 = 1: 80.
-	m := NewManager(8, 0)
+	m := New(8, 0)
 	x0, _ := m.Var(0)
 	x3, _ := m.Var(3)
 	n7, _ := m.NVar(7)
-	g, _ := m.And(x3, n7)
-	f, _ := m.Or(x0, g)
+	g, _ := m.And(ctx, x3, n7)
+	f, _ := m.Or(ctx, x0, g)
 	tf := tableOf(m, f)
 	a := m.NewAssignment()
 	a[5] = 1
@@ -136,7 +136,7 @@ func TestRandomSatMatchesBruteForce(t *testing.T) {
 		}
 	}
 	// Beyond 64 bits of solutions the draw goes through math/big.
-	m := NewManager(100, 0)
+	m := New(100, 0)
 	x, _ := m.Var(40)
 	sol, ok := m.RandomSat(x, nil, rng)
 	if !ok || !sol[40] {

@@ -1,4 +1,4 @@
-package bdd
+package robdd
 
 import "math/bits"
 
@@ -102,16 +102,6 @@ func (m *Manager) nextGen() uint32 {
 		m.gen = 1
 	}
 	return m.gen
-}
-
-// tick counts a recursive step of an operation and, every 16384 steps,
-// polls the context of an interruptible build.
-func (m *Manager) tick() error {
-	m.steps++
-	if m.steps&(1<<14-1) == 0 && m.ctx != nil {
-		return m.ctx.Err()
-	}
-	return nil
 }
 
 // scratch is the work space of one read-only query, indexed by node id or

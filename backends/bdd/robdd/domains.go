@@ -1,4 +1,4 @@
-package bdd
+package robdd
 
 import "math/big"
 
@@ -15,7 +15,9 @@ const (
 // ValidDomains returns, for every level, the values its variable takes in
 // the assignments that satisfy f and agree with a: the valid domains of
 // interactive configuration. An assigned variable has its value as domain;
-// when no assignment satisfies f and a, every domain is empty.
+// when no assignment satisfies f and a, every domain is empty. It also
+// returns the number of those assignments, Count(f, a), which the sweep up
+// computes anyway.
 //
 // This is CVD of Hadzic, Jensen and Andersen, "Calculating Valid Domains
 // for BDD-Based Interactive Configuration", on the unrestricted diagram:
@@ -28,18 +30,11 @@ const (
 // sweeps visit only the part of the diagram that a allows from f (see
 // collect), unless that part is most of the diagram, where they sweep the
 // ids up to f instead. It only reads the Manager.
-func (m *Manager) ValidDomains(f Node, a Assignment) []Domain {
-	dom, _ := m.domainsCount(f, a)
-	return dom
-}
-
-// domainsCount returns ValidDomains(f, a) and Count(f, a) from one sweep up
-// the diagram, which both need.
-func (m *Manager) domainsCount(f Node, a Assignment) ([]Domain, *big.Int) {
+func (m *Manager) ValidDomains(f Node, a Assignment) (dom []Domain, count *big.Int) {
 	return m.domainsCountWithin(f, a, sparseLimit(f))
 }
 
-// domainsCountWithin is domainsCount, its sweeps sparse up to limit nodes
+// domainsCountWithin is ValidDomains, its sweeps sparse up to limit nodes
 // (see countBelow).
 func (m *Manager) domainsCountWithin(f Node, a Assignment, limit int) ([]Domain, *big.Int) {
 	v := m.view(a)

@@ -1,4 +1,4 @@
-package bdd
+package robdd
 
 import (
 	"fmt"
@@ -26,7 +26,7 @@ func TestValidDomainsMatchBruteForce(t *testing.T) {
 					}
 				}
 			}
-			if got := m.ValidDomains(f, a); !slices.Equal(got, want) {
+			if got, _ := m.ValidDomains(f, a); !slices.Equal(got, want) {
 				t.Fatalf("trial %d, assignment %v: domains %v, want %v", trial, a, got, want)
 			}
 		}
@@ -35,11 +35,11 @@ func TestValidDomainsMatchBruteForce(t *testing.T) {
 
 func TestValidDomainsOverLongEdges(t *testing.T) {
 	both := CanBeFalse | CanBeTrue
-	m := NewManager(10, 0)
+	m := New(10, 0)
 	x0, _ := m.Var(0)
 	x9, _ := m.NVar(9)
-	f, _ := m.And(x0, x9) // one edge from x0 to x9 skips levels 1..8
-	g, _ := m.Or(x0, x9)
+	f, _ := m.And(ctx, x0, x9) // one edge from x0 to x9 skips levels 1..8
+	g, _ := m.Or(ctx, x0, x9)
 	free := m.NewAssignment()
 	x5true := m.NewAssignment()
 	x5true[5] = 1
@@ -63,7 +63,7 @@ func TestValidDomainsOverLongEdges(t *testing.T) {
 		{"false", False, nil, make([]Domain, 10)},
 	}
 	for _, tt := range tests {
-		if got := m.ValidDomains(tt.f, tt.a); !slices.Equal(got, tt.want) {
+		if got, _ := m.ValidDomains(tt.f, tt.a); !slices.Equal(got, tt.want) {
 			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
 		}
 	}
@@ -116,17 +116,17 @@ func TestSparseSweepsMatchBruteForce(t *testing.T) {
 // and that it gives up past its limit and survives the wrap of its
 // generation stamps.
 func TestCollect(t *testing.T) {
-	m := NewManager(4, 0)
+	m := New(4, 0)
 	x := make([]Node, 4)
 	for l := range x {
 		x[l], _ = m.Var(l)
 	}
 	// f = (x0 ∧ x1) ∨ (¬x0 ∧ x2 ∧ x3): the hi branch of x0 tests x1 only.
-	a01, _ := m.And(x[0], x[1])
-	a23, _ := m.And(x[2], x[3])
-	nx0, _ := m.Not(x[0])
-	b, _ := m.And(nx0, a23)
-	f, _ := m.Or(a01, b)
+	a01, _ := m.And(ctx, x[0], x[1])
+	a23, _ := m.And(ctx, x[2], x[3])
+	nx0, _ := m.Not(ctx, x[0])
+	b, _ := m.And(ctx, nx0, a23)
+	f, _ := m.Or(ctx, a01, b)
 	x0true := m.NewAssignment()
 	x0true[0] = 1
 	x0false := m.NewAssignment()

@@ -1,6 +1,9 @@
-package bdd
+package robdd
 
-import "fmt"
+import (
+	"context"
+	"fmt"
+)
 
 // Assignment is a partial assignment of a Manager's variables, indexed by
 // level: 0 sets the variable false, 1 sets it true, and any other value
@@ -30,65 +33,79 @@ func (m *Manager) check(a Assignment) {
 
 // The operations below build nodes: they are not safe for concurrent use.
 // Each returns the canonical node of its result, or an error wrapping
-// ErrNodeLimit when the budget runs out midway. A failed operation drops
-// the nodes it made (a compaction that spares every older node, which keep
-// their ids), so the Manager is as it was and the next, smaller operation
-// has the room back.
+// ErrNodeLimit when the budget runs out midway, or ctx's error when ctx
+// ends first (ctx is polled every 16384 recursive steps). A failed
+// operation drops the nodes it made (a compaction that spares every older
+// node, which keep their ids), so the Manager is as it was and the next,
+// smaller operation has the room back.
 
-// failed undoes an operation that started when the store held base nodes.
-func (m *Manager) failed(name string, base int, err error) (Node, error) {
-	m.compact(base, nil)
-	return False, fmt.Errorf("bdd %s: %w", name, err)
+// op is one operation in progress: the Manager it builds in, and the
+// context it polls, counting its recursive steps.
+type op struct {
+	m     *Manager
+	ctx   context.Context
+	steps uint32
+}
+
+// tick counts a recursive step and, every 16384 steps, polls the context.
+func (o *op) tick() error {
+	o.steps++
+	if o.steps&(1<<14-1) == 0 {
+		return o.ctx.Err()
+	}
+	return nil
+}
+
+// run runs one operation, and undoes it on error.
+func (m *Manager) run(ctx context.Context, name string, build func(o *op) (Node, error)) (Node, error) {
+	m.ensureCache()
+	base := m.Size()
+	r, err := build(&op{m: m, ctx: ctx})
+	if err != nil {
+		m.compact(base, nil)
+		return False, fmt.Errorf("bdd %s: %w", name, err)
+	}
+	return r, nil
 }
 
 // Not returns the negation of f.
-func (m *Manager) Not(f Node) (Node, error) {
-	m.ensureCache()
-	base := m.Size()
-	r, err := m.not(f)
-	if err != nil {
-		return m.failed("not", base, err)
-	}
-	return r, nil
+func (m *Manager) Not(ctx context.Context, f Node) (Node, error) {
+	return m.run(ctx, "not", func(o *op) (Node, error) { return o.not(f) })
 }
 
 // And returns the conjunction of f and g.
-func (m *Manager) And(f, g Node) (Node, error) { return m.binary("and", opAnd, f, g) }
+func (m *Manager) And(ctx context.Context, f, g Node) (Node, error) {
+	return m.binary(ctx, "and", opAnd, f, g)
+}
 
 // Or returns the disjunction of f and g.
-func (m *Manager) Or(f, g Node) (Node, error) { return m.binary("or", opOr, f, g) }
+func (m *Manager) Or(ctx context.Context, f, g Node) (Node, error) {
+	return m.binary(ctx, "or", opOr, f, g)
+}
 
 // Xor returns the exclusive or of f and g.
-func (m *Manager) Xor(f, g Node) (Node, error) { return m.binary("xor", opXor, f, g) }
+func (m *Manager) Xor(ctx context.Context, f, g Node) (Node, error) {
+	return m.binary(ctx, "xor", opXor, f, g)
+}
 
 // Imp returns the implication f → g.
-func (m *Manager) Imp(f, g Node) (Node, error) { return m.binary("imp", opImp, f, g) }
+func (m *Manager) Imp(ctx context.Context, f, g Node) (Node, error) {
+	return m.binary(ctx, "imp", opImp, f, g)
+}
 
-func (m *Manager) binary(name string, op uint32, f, g Node) (Node, error) {
-	m.ensureCache()
-	base := m.Size()
-	r, err := m.apply(op, f, g)
-	if err != nil {
-		return m.failed(name, base, err)
-	}
-	return r, nil
+func (m *Manager) binary(ctx context.Context, name string, tag uint32, f, g Node) (Node, error) {
+	return m.run(ctx, name, func(o *op) (Node, error) { return o.apply(tag, f, g) })
 }
 
 // ITE returns if-then-else: (f ∧ g) ∨ (¬f ∧ h).
-func (m *Manager) ITE(f, g, h Node) (Node, error) {
-	m.ensureCache()
-	base := m.Size()
-	r, err := m.ite(f, g, h)
-	if err != nil {
-		return m.failed("ite", base, err)
-	}
-	return r, nil
+func (m *Manager) ITE(ctx context.Context, f, g, h Node) (Node, error) {
+	return m.run(ctx, "ite", func(o *op) (Node, error) { return o.ite(f, g, h) })
 }
 
 // Restrict returns the cofactor of f by the partial assignment a: f with
 // every assigned variable replaced by its value. The result does not
 // depend on the assigned variables.
-func (m *Manager) Restrict(f Node, a Assignment) (Node, error) {
+func (m *Manager) Restrict(ctx context.Context, f Node, a Assignment) (Node, error) {
 	m.check(a)
 	deepest := -1
 	for l, v := range a {
@@ -99,18 +116,14 @@ func (m *Manager) Restrict(f Node, a Assignment) (Node, error) {
 	if deepest < 0 {
 		return f, nil
 	}
-	m.ensureCache()
-	base := m.Size()
-	r, err := m.restrict(f, a, uint32(deepest), m.nextGen())
-	if err != nil {
-		return m.failed("restrict", base, err)
-	}
-	return r, nil
+	return m.run(ctx, "restrict", func(o *op) (Node, error) {
+		return o.restrict(f, a, uint32(deepest), m.nextGen())
+	})
 }
 
 // Exists returns the existential quantification of f over the variables at
 // the given levels: f with each of them replaced by false, or by true.
-func (m *Manager) Exists(f Node, levels ...int) (Node, error) {
+func (m *Manager) Exists(ctx context.Context, f Node, levels ...int) (Node, error) {
 	quant := make([]bool, m.vars)
 	deepest := -1
 	for _, l := range levels {
@@ -123,13 +136,9 @@ func (m *Manager) Exists(f Node, levels ...int) (Node, error) {
 	if deepest < 0 {
 		return f, nil
 	}
-	m.ensureCache()
-	base := m.Size()
-	r, err := m.exists(f, quant, uint32(deepest), m.nextGen())
-	if err != nil {
-		return m.failed("exists", base, err)
-	}
-	return r, nil
+	return m.run(ctx, "exists", func(o *op) (Node, error) {
+		return o.exists(f, quant, uint32(deepest), m.nextGen())
+	})
 }
 
 // cofactors returns f's children for the variable at level l: the node's
@@ -142,22 +151,23 @@ func (m *Manager) cofactors(f Node, l uint32) (Node, Node) {
 	return f, f
 }
 
-func (m *Manager) not(f Node) (Node, error) {
+func (o *op) not(f Node) (Node, error) {
+	m := o.m
 	if f <= True {
 		return f ^ 1, nil
 	}
 	if r, ok := m.cache.lookup(uint32(f), 0, opNot); ok {
 		return Node(r), nil
 	}
-	if err := m.tick(); err != nil {
+	if err := o.tick(); err != nil {
 		return False, err
 	}
 	n := m.nodes[f]
-	lo, err := m.not(Node(n.lo))
+	lo, err := o.not(Node(n.lo))
 	if err != nil {
 		return False, err
 	}
-	hi, err := m.not(Node(n.hi))
+	hi, err := o.not(Node(n.hi))
 	if err != nil {
 		return False, err
 	}
@@ -171,8 +181,9 @@ func (m *Manager) not(f Node) (Node, error) {
 
 // apply computes a binary operation by Shannon expansion on the top
 // variable of its operands.
-func (m *Manager) apply(op uint32, f, g Node) (Node, error) {
-	switch op {
+func (o *op) apply(tag uint32, f, g Node) (Node, error) {
+	m := o.m
+	switch tag {
 	case opAnd:
 		switch {
 		case f == g || g == True:
@@ -206,9 +217,9 @@ func (m *Manager) apply(op uint32, f, g Node) (Node, error) {
 		case g == False:
 			return f, nil
 		case f == True:
-			return m.not(g)
+			return o.not(g)
 		case g == True:
-			return m.not(f)
+			return o.not(f)
 		}
 		if f > g {
 			f, g = g, f
@@ -220,23 +231,23 @@ func (m *Manager) apply(op uint32, f, g Node) (Node, error) {
 		case f == True:
 			return g, nil
 		case g == False:
-			return m.not(f)
+			return o.not(f)
 		}
 	}
-	if r, ok := m.cache.lookup(uint32(f), uint32(g), op); ok {
+	if r, ok := m.cache.lookup(uint32(f), uint32(g), tag); ok {
 		return Node(r), nil
 	}
-	if err := m.tick(); err != nil {
+	if err := o.tick(); err != nil {
 		return False, err
 	}
 	l := min(m.nodes[f].level, m.nodes[g].level)
 	f0, f1 := m.cofactors(f, l)
 	g0, g1 := m.cofactors(g, l)
-	lo, err := m.apply(op, f0, g0)
+	lo, err := o.apply(tag, f0, g0)
 	if err != nil {
 		return False, err
 	}
-	hi, err := m.apply(op, f1, g1)
+	hi, err := o.apply(tag, f1, g1)
 	if err != nil {
 		return False, err
 	}
@@ -244,11 +255,12 @@ func (m *Manager) apply(op uint32, f, g Node) (Node, error) {
 	if err != nil {
 		return False, err
 	}
-	m.cache.store(uint32(f), uint32(g), op, uint32(r))
+	m.cache.store(uint32(f), uint32(g), tag, uint32(r))
 	return r, nil
 }
 
-func (m *Manager) ite(f, g, h Node) (Node, error) {
+func (o *op) ite(f, g, h Node) (Node, error) {
+	m := o.m
 	switch {
 	case f == True:
 		return g, nil
@@ -268,27 +280,27 @@ func (m *Manager) ite(f, g, h Node) (Node, error) {
 	case g == True && h == False:
 		return f, nil
 	case g == False && h == True:
-		return m.not(f)
+		return o.not(f)
 	case g == True:
-		return m.apply(opOr, f, h)
+		return o.apply(opOr, f, h)
 	case h == False:
-		return m.apply(opAnd, f, g)
+		return o.apply(opAnd, f, g)
 	}
 	if r, ok := m.cache.lookup(uint32(f), uint32(g), uint32(h)); ok {
 		return Node(r), nil
 	}
-	if err := m.tick(); err != nil {
+	if err := o.tick(); err != nil {
 		return False, err
 	}
 	l := min(m.nodes[f].level, m.nodes[g].level, m.nodes[h].level)
 	f0, f1 := m.cofactors(f, l)
 	g0, g1 := m.cofactors(g, l)
 	h0, h1 := m.cofactors(h, l)
-	lo, err := m.ite(f0, g0, h0)
+	lo, err := o.ite(f0, g0, h0)
 	if err != nil {
 		return False, err
 	}
-	hi, err := m.ite(f1, g1, h1)
+	hi, err := o.ite(f1, g1, h1)
 	if err != nil {
 		return False, err
 	}
@@ -302,7 +314,8 @@ func (m *Manager) ite(f, g, h Node) (Node, error) {
 
 // restrict is Restrict below its checks: deepest is the deepest assigned
 // level, below which nothing changes.
-func (m *Manager) restrict(f Node, a Assignment, deepest, gen uint32) (Node, error) {
+func (o *op) restrict(f Node, a Assignment, deepest, gen uint32) (Node, error) {
+	m := o.m
 	n := m.nodes[f]
 	if n.level > deepest { // terminals included: their level is vars
 		return f, nil
@@ -310,22 +323,22 @@ func (m *Manager) restrict(f Node, a Assignment, deepest, gen uint32) (Node, err
 	if r, ok := m.cache.lookup(uint32(f), gen, opRestrict); ok {
 		return Node(r), nil
 	}
-	if err := m.tick(); err != nil {
+	if err := o.tick(); err != nil {
 		return False, err
 	}
 	var r Node
 	var err error
 	switch a[n.level] {
 	case 0:
-		r, err = m.restrict(Node(n.lo), a, deepest, gen)
+		r, err = o.restrict(Node(n.lo), a, deepest, gen)
 	case 1:
-		r, err = m.restrict(Node(n.hi), a, deepest, gen)
+		r, err = o.restrict(Node(n.hi), a, deepest, gen)
 	default:
 		var lo, hi Node
-		if lo, err = m.restrict(Node(n.lo), a, deepest, gen); err != nil {
+		if lo, err = o.restrict(Node(n.lo), a, deepest, gen); err != nil {
 			return False, err
 		}
-		if hi, err = m.restrict(Node(n.hi), a, deepest, gen); err != nil {
+		if hi, err = o.restrict(Node(n.hi), a, deepest, gen); err != nil {
 			return False, err
 		}
 		r, err = m.MakeNode(int(n.level), lo, hi)
@@ -337,7 +350,8 @@ func (m *Manager) restrict(f Node, a Assignment, deepest, gen uint32) (Node, err
 	return r, nil
 }
 
-func (m *Manager) exists(f Node, quant []bool, deepest, gen uint32) (Node, error) {
+func (o *op) exists(f Node, quant []bool, deepest, gen uint32) (Node, error) {
+	m := o.m
 	n := m.nodes[f]
 	if n.level > deepest {
 		return f, nil
@@ -345,10 +359,10 @@ func (m *Manager) exists(f Node, quant []bool, deepest, gen uint32) (Node, error
 	if r, ok := m.cache.lookup(uint32(f), gen, opExists); ok {
 		return Node(r), nil
 	}
-	if err := m.tick(); err != nil {
+	if err := o.tick(); err != nil {
 		return False, err
 	}
-	lo, err := m.exists(Node(n.lo), quant, deepest, gen)
+	lo, err := o.exists(Node(n.lo), quant, deepest, gen)
 	if err != nil {
 		return False, err
 	}
@@ -356,12 +370,12 @@ func (m *Manager) exists(f Node, quant []bool, deepest, gen uint32) (Node, error
 	if quant[n.level] && lo == True {
 		r = True // no need to look at the high branch
 	} else {
-		hi, err := m.exists(Node(n.hi), quant, deepest, gen)
+		hi, err := o.exists(Node(n.hi), quant, deepest, gen)
 		if err != nil {
 			return False, err
 		}
 		if quant[n.level] {
-			r, err = m.apply(opOr, lo, hi)
+			r, err = o.apply(opOr, lo, hi)
 		} else {
 			r, err = m.MakeNode(int(n.level), lo, hi)
 		}
@@ -376,16 +390,19 @@ func (m *Manager) exists(f Node, quant []bool, deepest, gen uint32) (Node, error
 // Extract copies the diagram of f restricted by a into a new Manager of the
 // same variables and the given budget, and returns it with the copy's root.
 // It only reads m, so, unlike Restrict, it is safe on a diagram that
-// concurrent readers share (to draw a restricted diagram, say).
-func (m *Manager) Extract(f Node, a Assignment, budget int64) (*Manager, Node, error) {
+// concurrent readers share (to draw a restricted diagram, say). It takes
+// time linear in f's diagram, seconds for millions of nodes, and polls ctx
+// every 16384 nodes copied.
+func (m *Manager) Extract(ctx context.Context, f Node, a Assignment, budget int64) (*Manager, Node, error) {
 	m.check(a)
-	dst := NewManager(m.vars, budget)
+	dst := New(m.vars, budget)
 	s := m.getScratch()
 	defer m.putScratch(s)
 	// memo[id] is 1 + the copy of node id, 0 before it is made.
 	memo := resized(s.u64a, int(f)+1)
 	s.u64a = memo
 	clear(memo)
+	var copied uint32
 	var copyNode func(Node) (Node, error)
 	copyNode = func(n Node) (Node, error) {
 		if n <= True {
@@ -393,6 +410,11 @@ func (m *Manager) Extract(f Node, a Assignment, budget int64) (*Manager, Node, e
 		}
 		if c := memo[n]; c != 0 {
 			return Node(c - 1), nil
+		}
+		if copied++; copied&(1<<14-1) == 0 {
+			if err := ctx.Err(); err != nil {
+				return False, err
+			}
 		}
 		nd := m.nodes[n]
 		var r Node

@@ -1,12 +1,16 @@
-package bdd
+package robdd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
 )
+
+// ctx is the context of the tests' operations, which never end it.
+var ctx = context.Background()
 
 // table is a truth table over a manager's variables: t[x] is the value of
 // the function at the assignment x, whose bit l is the variable at level l.
@@ -144,17 +148,17 @@ func truth(op string, args []table, x int) bool {
 func apply(m *Manager, op string, args []Node) (Node, error) {
 	switch op {
 	case "not":
-		return m.Not(args[0])
+		return m.Not(ctx, args[0])
 	case "and":
-		return m.And(args[0], args[1])
+		return m.And(ctx, args[0], args[1])
 	case "or":
-		return m.Or(args[0], args[1])
+		return m.Or(ctx, args[0], args[1])
 	case "xor":
-		return m.Xor(args[0], args[1])
+		return m.Xor(ctx, args[0], args[1])
 	case "imp":
-		return m.Imp(args[0], args[1])
+		return m.Imp(ctx, args[0], args[1])
 	case "ite":
-		return m.ITE(args[0], args[1], args[2])
+		return m.ITE(ctx, args[0], args[1], args[2])
 	}
 	panic(op)
 }
@@ -212,7 +216,7 @@ func TestOperationsMatchTruthTables(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, uint64(len(o.op))))
 			for trial := range 150 {
 				vars := 1 + trial%10
-				m := NewManager(vars, 0)
+				m := New(vars, 0)
 				var args []Node
 				var tables []table
 				for range o.arity {
@@ -240,7 +244,7 @@ func TestOperationsMatchTruthTables(t *testing.T) {
 }
 
 func TestEqualFunctionsAreEqualNodes(t *testing.T) {
-	m := NewManager(6, 0)
+	m := New(6, 0)
 	v := func(l int) Node {
 		n, err := m.Var(l)
 		if err != nil {
@@ -256,22 +260,22 @@ func TestEqualFunctionsAreEqualNodes(t *testing.T) {
 		return n
 	}
 	x, y, z := v(0), v(3), v(5)
-	nx, ny := must(m.Not(x)), must(m.Not(y))
+	nx, ny := must(m.Not(ctx, x)), must(m.Not(ctx, y))
 	tests := []struct {
 		name string
 		a, b Node
 	}{
-		{"De Morgan", must(m.Not(must(m.And(x, y)))), must(m.Or(nx, ny))},
-		{"double negation", must(m.Not(nx)), x},
+		{"De Morgan", must(m.Not(ctx, must(m.And(ctx, x, y)))), must(m.Or(ctx, nx, ny))},
+		{"double negation", must(m.Not(ctx, nx)), x},
 		{"NVar is Not Var", must(m.NVar(3)), ny},
-		{"xor by and/or", must(m.Xor(x, y)), must(m.Or(must(m.And(x, ny)), must(m.And(nx, y))))},
-		{"implication", must(m.Imp(x, y)), must(m.Or(nx, y))},
-		{"distributivity", must(m.And(x, must(m.Or(y, z)))), must(m.Or(must(m.And(x, y)), must(m.And(x, z))))},
-		{"ite is a mux", must(m.ITE(x, y, z)), must(m.Or(must(m.And(x, y)), must(m.And(nx, z))))},
-		{"commutativity", must(m.And(z, x)), must(m.And(x, z))},
-		{"tautology", must(m.Or(x, nx)), True},
-		{"contradiction", must(m.And(y, ny)), False},
-		{"xor with itself", must(m.Xor(z, z)), False},
+		{"xor by and/or", must(m.Xor(ctx, x, y)), must(m.Or(ctx, must(m.And(ctx, x, ny)), must(m.And(ctx, nx, y))))},
+		{"implication", must(m.Imp(ctx, x, y)), must(m.Or(ctx, nx, y))},
+		{"distributivity", must(m.And(ctx, x, must(m.Or(ctx, y, z)))), must(m.Or(ctx, must(m.And(ctx, x, y)), must(m.And(ctx, x, z))))},
+		{"ite is a mux", must(m.ITE(ctx, x, y, z)), must(m.Or(ctx, must(m.And(ctx, x, y)), must(m.And(ctx, nx, z))))},
+		{"commutativity", must(m.And(ctx, z, x)), must(m.And(ctx, x, z))},
+		{"tautology", must(m.Or(ctx, x, nx)), True},
+		{"contradiction", must(m.And(ctx, y, ny)), False},
+		{"xor with itself", must(m.Xor(ctx, z, z)), False},
 	}
 	for _, tt := range tests {
 		if tt.a != tt.b {
@@ -293,13 +297,13 @@ func TestRestrictAndExists(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	for trial := range 200 {
 		vars := 1 + trial%10
-		m := NewManager(vars, 0)
+		m := New(vars, 0)
 		f := randFormula(rng, vars, 6)
 		n := mustBuild(t, m, f)
 		tf := f.eval(vars)
 
 		a := randAssignment(rng, vars)
-		r, err := m.Restrict(n, a)
+		r, err := m.Restrict(ctx, n, a)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -329,7 +333,7 @@ func TestRestrictAndExists(t *testing.T) {
 				levels = append(levels, l)
 			}
 		}
-		e, err := m.Exists(n, levels...)
+		e, err := m.Exists(ctx, n, levels...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -351,10 +355,10 @@ func TestRestrictAndExists(t *testing.T) {
 }
 
 func TestRestrictEdgeCases(t *testing.T) {
-	m := NewManager(4, 0)
+	m := New(4, 0)
 	x1, _ := m.Var(1)
 	x3, _ := m.Var(3)
-	f, _ := m.And(x1, x3)
+	f, _ := m.And(ctx, x1, x3)
 	tests := []struct {
 		name string
 		a    Assignment
@@ -369,7 +373,7 @@ func TestRestrictEdgeCases(t *testing.T) {
 		{"values other than 0 and 1 are free", Assignment{7, 1, 2, -5}, x3},
 	}
 	for _, tt := range tests {
-		got, err := m.Restrict(f, tt.a)
+		got, err := m.Restrict(ctx, f, tt.a)
 		if err != nil || got != tt.want {
 			t.Errorf("%s: Restrict = %d, %v; want %d", tt.name, got, err, tt.want)
 		}
@@ -379,16 +383,16 @@ func TestRestrictEdgeCases(t *testing.T) {
 			t.Error("Restrict with an assignment of the wrong length did not panic")
 		}
 	}()
-	m.Restrict(f, Assignment{1})
+	m.Restrict(ctx, f, Assignment{1})
 }
 
 func TestVarRejectsLevelsOutsideTheManager(t *testing.T) {
-	m := NewManager(3, 0)
+	m := New(3, 0)
 	for _, l := range []int{-1, 3} {
 		if _, err := m.Var(l); err == nil {
 			t.Errorf("Var(%d) on 3 variables: no error", l)
 		}
-		if _, err := m.Exists(True, l); err == nil {
+		if _, err := m.Exists(ctx, True, l); err == nil {
 			t.Errorf("Exists(True, %d) on 3 variables: no error", l)
 		}
 	}
@@ -416,7 +420,7 @@ func TestNodeLimitLeavesTheManagerUsable(t *testing.T) {
 	// 200 nodes of budget: the parities of the even and of the odd levels
 	// of 40 variables fit (40 nodes each), their conjunction (about 160
 	// nodes more) does not.
-	m := NewManager(40, 200*nodeBytes)
+	m := New(40, 200*BytesPerNode)
 	if got := m.MaxNodes(); got != 200 {
 		t.Fatalf("MaxNodes = %d, want 200", got)
 	}
@@ -433,7 +437,7 @@ func TestNodeLimitLeavesTheManagerUsable(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := m.Size()
-	if _, err := m.And(p, q); !errors.Is(err, ErrNodeLimit) {
+	if _, err := m.And(ctx, p, q); !errors.Is(err, ErrNodeLimit) {
 		t.Fatalf("and of the parities with 200 nodes: err = %v, want ErrNodeLimit", err)
 	}
 	if m.Size() != before {
@@ -449,11 +453,11 @@ func TestNodeLimitLeavesTheManagerUsable(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Var(39) after the failure: %v", err)
 	}
-	n, err := m.And(x0, x39)
+	n, err := m.And(ctx, x0, x39)
 	if err != nil || m.NodeCount(n) != 2 || m.SatCount(n).Int64() != 1<<38 {
 		t.Fatalf("x0 and x39 after the failure: node %d, err %v", n, err)
 	}
-	r, err := m.Xor(p, x39)
+	r, err := m.Xor(ctx, p, x39)
 	if err != nil || m.NodeCount(r) != 41 {
 		t.Fatalf("parity(evens) xor x39: %d nodes, err %v; want 41", m.NodeCount(r), err)
 	}
@@ -462,7 +466,7 @@ func TestNodeLimitLeavesTheManagerUsable(t *testing.T) {
 func TestCompactKeepsFunctionsAndCanonicity(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	const vars = 8
-	m := NewManager(vars, 0)
+	m := New(vars, 0)
 	var roots []Node
 	var tables []table
 	for range 30 {
@@ -507,18 +511,18 @@ func TestCompactKeepsFunctionsAndCanonicity(t *testing.T) {
 }
 
 func TestCompactSparesNodesBelowBase(t *testing.T) {
-	m := NewManager(6, 0)
+	m := New(6, 0)
 	x0, _ := m.Var(0)
 	x5, _ := m.Var(5)
-	a, _ := m.And(x0, x5)
+	a, _ := m.And(ctx, x0, x5)
 	base := m.Size()
-	o, _ := m.Or(x0, x5)
-	_, _ = m.Xor(a, o)
+	o, _ := m.Or(ctx, x0, x5)
+	_, _ = m.Xor(ctx, a, o)
 	kept := m.compact(base, []Node{o})
 	if tableOf(m, kept[0])[1] != true || m.Size() != base+1 {
 		t.Fatalf("compact from base %d: root %d, size %d", base, kept[0], m.Size())
 	}
-	if n, _ := m.And(x0, x5); n != a {
+	if n, _ := m.And(ctx, x0, x5); n != a {
 		t.Errorf("a node below base moved: And = %d, was %d", n, a)
 	}
 }
@@ -527,15 +531,15 @@ func TestExtract(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	for trial := range 100 {
 		vars := 1 + trial%10
-		m := NewManager(vars, 0)
+		m := New(vars, 0)
 		f := randFormula(rng, vars, 6)
 		n := mustBuild(t, m, f)
 		a := randAssignment(rng, vars)
-		want, err := m.Restrict(n, a)
+		want, err := m.Restrict(ctx, n, a)
 		if err != nil {
 			t.Fatal(err)
 		}
-		dst, r, err := m.Extract(n, a, 0)
+		dst, r, err := m.Extract(ctx, n, a, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -546,9 +550,9 @@ func TestExtract(t *testing.T) {
 			t.Fatalf("trial %d: Extract made %d nodes for %d reachable, Restrict's diagram has %d", trial, dst.Size()-2, dst.NodeCount(r), m.NodeCount(want))
 		}
 	}
-	m := NewManager(30, 0)
+	m := New(30, 0)
 	p, _ := parity(m, []int{0, 5, 10, 15, 20, 25})
-	if _, _, err := m.Extract(p, nil, 10*nodeBytes); !errors.Is(err, ErrNodeLimit) {
+	if _, _, err := m.Extract(ctx, p, nil, 10*BytesPerNode); !errors.Is(err, ErrNodeLimit) {
 		t.Errorf("Extract of 11 nodes into 10: err = %v, want ErrNodeLimit", err)
 	}
 }
@@ -565,7 +569,7 @@ func FuzzOps(f *testing.F) {
 			return
 		}
 		vars := 1 + int(prog[0])%10
-		m := NewManager(vars, 0)
+		m := New(vars, 0)
 		type item struct {
 			n Node
 			t table
@@ -605,7 +609,7 @@ func FuzzOps(f *testing.F) {
 				a := m.NewAssignment()
 				a[arg%vars] = int8(op - 10) // 0, 1, or 2 = free
 				a[(arg*7+3)%vars] = int8(arg & 1)
-				n, err = m.Restrict(it.n, a)
+				n, err = m.Restrict(ctx, it.n, a)
 				want = make(table, len(it.t))
 				for x := range want {
 					y := x
@@ -622,7 +626,7 @@ func FuzzOps(f *testing.F) {
 			default:
 				it := pop()
 				l := arg % vars
-				n, err = m.Exists(it.n, l)
+				n, err = m.Exists(ctx, it.n, l)
 				want = make(table, len(it.t))
 				for x := range want {
 					want[x] = it.t[x&^(1<<l)] || it.t[x|1<<l]

@@ -1,4 +1,4 @@
-package bdd
+package robdd
 
 import (
 	"fmt"
@@ -73,7 +73,7 @@ func solutionIndex(sol []bool) int {
 func randomCase(t *testing.T, rng *rand.Rand, trial int) (*Manager, Node, table) {
 	t.Helper()
 	vars := 1 + trial%10
-	m := NewManager(vars, 0)
+	m := New(vars, 0)
 	f := randFormula(rng, vars, 6)
 	if trial%2 == 1 {
 		f = sparse(rng, f, vars)
@@ -115,17 +115,17 @@ func TestSatCountKnownFunctions(t *testing.T) {
 		{"x0 and x99 over 100", 100, func(m *Manager) (Node, error) {
 			x, _ := m.Var(0)
 			y, _ := m.Var(99)
-			return m.And(x, y)
+			return m.And(ctx, x, y)
 		}, pow2(98)},
 		{"x0 or x99 over 64", 64, func(m *Manager) (Node, error) {
 			x, _ := m.Var(0)
 			y, _ := m.Var(63)
-			return m.Or(x, y)
+			return m.Or(ctx, x, y)
 		}, new(big.Int).Mul(big.NewInt(3), pow2(62))},
 		{"x3 and not x7 over 10", 10, func(m *Manager) (Node, error) {
 			x, _ := m.Var(3)
 			y, _ := m.NVar(7)
-			return m.And(x, y)
+			return m.And(ctx, x, y)
 		}, big.NewInt(256)},
 		{"parity of 100", 100, func(m *Manager) (Node, error) {
 			levels := make([]int, 100)
@@ -139,7 +139,7 @@ func TestSatCountKnownFunctions(t *testing.T) {
 		}, pow2(69)},
 	}
 	for _, tt := range tests {
-		m := NewManager(tt.vars, 0)
+		m := New(tt.vars, 0)
 		f, err := tt.build(m)
 		if err != nil {
 			t.Fatal(err)
@@ -193,10 +193,10 @@ func checkMarginals(t *testing.T, name string, ones []*big.Int, total *big.Int, 
 func TestMarginalsBeyond64Bits(t *testing.T) {
 	pow2 := func(k uint) *big.Int { return new(big.Int).Lsh(big.NewInt(1), k) }
 	times := func(k int64, x *big.Int) *big.Int { return new(big.Int).Mul(big.NewInt(k), x) }
-	m := NewManager(100, 0)
+	m := New(100, 0)
 	x, _ := m.Var(0)
 	y, _ := m.Var(99)
-	f, _ := m.Or(x, y) // 3·2^98 solutions
+	f, _ := m.Or(ctx, x, y) // 3·2^98 solutions
 	a := m.NewAssignment()
 	a[50] = 1
 	b := m.NewAssignment()
