@@ -67,6 +67,13 @@ type Options struct {
 	// MaxN, when positive, is the largest board accepted whatever the
 	// budget allows; 0 leaves the budget alone to bound it.
 	MaxN int
+	// Scratch bounds the bytes of work space that the queries on all the
+	// backend's spaces hold at once (24 bytes a node of the diagram a
+	// query, 64 to draw one); 0 means DefaultScratch. A query waits for
+	// its share, and one whose context ends first fails with an error
+	// wrapping configurator.ErrBusy; a query needing more than the whole
+	// bound runs alone.
+	Scratch int64
 }
 
 // Backend is the configurator backend of decision diagrams: it compiles a
@@ -74,6 +81,7 @@ type Options struct {
 // question by sweeps over that diagram.
 type Backend struct {
 	opts Options
+	work *workspace // shared by the queries of all its spaces
 }
 
 // New returns a Backend with the given options.
@@ -81,11 +89,19 @@ func New(opts Options) *Backend {
 	if opts.Budget <= 0 {
 		opts.Budget = DefaultBudget
 	}
-	return &Backend{opts: opts}
+	if opts.Scratch <= 0 {
+		opts.Scratch = DefaultScratch
+	}
+	return &Backend{opts: opts, work: newWorkspace(opts.Scratch)}
 }
 
 // Name is "bdd".
 func (b *Backend) Name() string { return "bdd" }
+
+// Load reports the queries on the backend's spaces waiting for work space
+// and running, and the work space they hold: Backend is a
+// configurator.Loader.
+func (b *Backend) Load() configurator.Load { return b.work.load() }
 
 // Limits states the largest N-Queens board whose diagram fits the budget
 // (in row-major order, the smallest), at most Options.MaxN. The variable
@@ -141,7 +157,10 @@ func (b *Backend) Compile(ctx context.Context, model *configurator.Model) (confi
 	if err != nil {
 		return nil, fmt.Errorf("bdd: %w", err)
 	}
-	sp := &Space{model: model, m: m, root: root, nodes: m.NodeCount(root), budget: b.opts.Budget}
+	nodes := m.NodeCount(root)
+	sp := &Space{model: model, m: m, root: root, nodes: nodes, budget: b.opts.Budget, work: b.work,
+		// The terminals have ids too.
+		query: queryBytesPerNode * int64(nodes+2), draw: drawBytesPerNode * int64(nodes+2)}
 	sp.attacks(model)
 	return sp, nil
 }
@@ -151,7 +170,9 @@ func (b *Backend) Compile(ctx context.Context, model *configurator.Model) (confi
 // two sweeps over the diagram with a partial assignment (the user's queens
 // true, and for Analyze, Marginals and Satisfiable the cells they attack
 // false), over only the part of the diagram that the assignment allows
-// when that part is small, over the whole diagram otherwise. A Space is immutable and safe for concurrent
+// when that part is small, over the whole diagram otherwise. Each query
+// holds its estimated work space from its Backend's bound for as long as it
+// runs (see Options.Scratch). A Space is immutable and safe for concurrent
 // use.
 //
 // Besides configurator.Space it is a configurator.Sampler, Marginaler,
@@ -162,6 +183,10 @@ type Space struct {
 	root   robdd.Node
 	nodes  int
 	budget int64
+	// work bounds the work space of the queries; each holds query bytes of
+	// it, a Diagram call draw bytes.
+	work        *workspace
+	query, draw int64
 	// attacked[attackStart[v]:attackStart[v+1]] are the levels of the
 	// cells a queen on variable v attacks (model.Attacks).
 	attackStart []int32
@@ -253,10 +278,12 @@ func noSolution(queens []configurator.Cell) error {
 // the placement (CVD), and counts the solutions that hold the placement:
 // one sweep up the diagram counts, one sweep down marks the domains.
 func (s *Space) Analyze(ctx context.Context, queens []configurator.Cell) (*configurator.Analysis, error) {
-	start := time.Now()
-	if err := ctx.Err(); err != nil {
+	release, err := s.work.acquire(ctx, s.query)
+	if err != nil {
 		return nil, err
 	}
+	defer release()
+	start := time.Now()
 	a, _, err := s.assign(queens, nil)
 	if err != nil {
 		return nil, err
@@ -293,9 +320,11 @@ func (s *Space) Analyze(ctx context.Context, queens []configurator.Cell) (*confi
 // and none on any cell of without: one search for a path of the diagram
 // that agrees with both.
 func (s *Space) Satisfiable(ctx context.Context, with, without []configurator.Cell) (bool, error) {
-	if err := ctx.Err(); err != nil {
+	release, err := s.work.acquire(ctx, s.query)
+	if err != nil {
 		return false, err
 	}
+	defer release()
 	a, ok, err := s.assign(with, without)
 	if err != nil || !ok {
 		return false, err
@@ -308,9 +337,11 @@ func (s *Space) Satisfiable(ctx context.Context, with, without []configurator.Ce
 // Solve returns the queens of a solution that holds queens: the first in
 // the diagram's order.
 func (s *Space) Solve(ctx context.Context, queens []configurator.Cell) ([]configurator.Cell, error) {
-	if err := ctx.Err(); err != nil {
+	release, err := s.work.acquire(ctx, s.query)
+	if err != nil {
 		return nil, err
 	}
+	defer release()
 	a, _, err := s.assign(queens, nil)
 	if err != nil {
 		return nil, err
@@ -325,9 +356,11 @@ func (s *Space) Solve(ctx context.Context, queens []configurator.Cell) ([]config
 // Sample returns a solution that holds queens, drawn uniformly at random
 // from all such solutions.
 func (s *Space) Sample(ctx context.Context, queens []configurator.Cell, rng *rand.Rand) ([]configurator.Cell, error) {
-	if err := ctx.Err(); err != nil {
+	release, err := s.work.acquire(ctx, s.query)
+	if err != nil {
 		return nil, err
 	}
+	defer release()
 	a, _, err := s.assign(queens, nil)
 	if err != nil {
 		return nil, err
@@ -355,9 +388,11 @@ func (s *Space) cells(x []bool) []configurator.Cell {
 // that hold queens and a queen on that cell: one count up and one down the
 // diagram.
 func (s *Space) Marginals(ctx context.Context, queens []configurator.Cell) ([]*big.Int, error) {
-	if err := ctx.Err(); err != nil {
+	release, err := s.work.acquire(ctx, s.query)
+	if err != nil {
 		return nil, err
 	}
+	defer release()
 	a, _, err := s.assign(queens, nil)
 	if err != nil {
 		return nil, err
@@ -378,11 +413,19 @@ func (s *Space) Marginals(ctx context.Context, queens []configurator.Cell) ([]*b
 // cells true, the other cells of their ExactlyOne lines false), with nodes
 // named by their cells in chess notation, and its node count. The
 // restriction is copied into a Manager of its own, so the shared diagram is
-// only read. Above maxNodes it returns the count alone.
+// only read. Above maxNodes it returns the count alone. Without queens the
+// restriction is the whole diagram, whose size is known: past maxNodes
+// that answer needs no copy (which takes seconds and hundreds of megabytes
+// at 14×14), nor any work space.
 func (s *Space) Diagram(ctx context.Context, queens []configurator.Cell, maxNodes int) (string, int, error) {
-	if err := ctx.Err(); err != nil {
+	if len(queens) == 0 && s.nodes > maxNodes {
+		return "", s.nodes, nil
+	}
+	release, err := s.work.acquire(ctx, s.draw)
+	if err != nil {
 		return "", 0, err
 	}
+	defer release()
 	a, _, err := s.assign(queens, nil)
 	if err != nil {
 		return "", 0, err
