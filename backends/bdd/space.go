@@ -1,3 +1,16 @@
+// Package bdd is the configurator backend of reduced ordered binary
+// decision diagrams: it compiles the N-Queens model, once per board and
+// variable order, into the diagram of all its solutions in an engine of
+// its own (package robdd), and answers every question about a placement
+// by sweeps over that diagram.
+//
+// Two compilers build the same diagram: CompileDirect, top-down by
+// enumerating the states a placement can reach (the fast path), and
+// CompileApply, by conjoining the constraints (the construction of the
+// literature). The Backend states its own limits: the largest board its
+// node budget holds (Limits, from one table of known diagram sizes), what
+// a compile costs (Cost), and the work space its queries may hold at once
+// (Options.Scratch), which it enforces itself.
 package bdd
 
 import (
@@ -122,8 +135,8 @@ func (b *Backend) Limits() configurator.Limits {
 	return l
 }
 
-// Cost estimates an n×n compile from the known diagram sizes: the bytes of
-// its nodes, and heavy from 12×12 on (0.3 s and 10 MiB at 12, seconds and
+// Cost estimates an n×n compile from the known diagram sizes: the budget
+// its nodes need, the memory the compiled space holds, and heavy from 12×12 on (0.3 s and 10 MiB at 12, seconds and
 // hundreds of MiB at 14 on the project's 2-core machine; 11×11 and below
 // take milliseconds).
 func (b *Backend) Cost(n int, _ configurator.Order) configurator.Cost {

@@ -610,3 +610,46 @@ func TestCompileRefusesBoardsBeyondTheBudgetAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestBudgetEstimate keeps Cost and Limits honest against the compiler: a
+// board compiles within its estimated bytes, and not within 90 % of them
+// (so callers neither refuse boards that fit nor let through ones that
+// would fail only after a long compile); Limits names the largest board
+// the budget holds, and says so when the budget, not MaxN, is the bound.
+// If the engine's memory use changes, update compileBytes.
+func TestBudgetEstimate(t *testing.T) {
+	for n := 7; n <= 11; n++ {
+		model := queensModel(t, n, configurator.RowMajor)
+		need := New(Options{}).Cost(n, configurator.RowMajor).Bytes
+		sp, err := New(Options{Budget: need}).Compile(context.Background(), model)
+		if err != nil {
+			t.Errorf("%d×%d within its estimate of %d bytes: %v", n, n, need, err)
+			continue
+		}
+		if got := sp.(*Space).Nodes(); float64(got) != knownNodes[n-1] {
+			t.Errorf("%d×%d has %d nodes; the table says %.0f", n, n, got, knownNodes[n-1])
+		}
+		if _, err := New(Options{Budget: need * 9 / 10}).Compile(context.Background(), model); !errors.Is(err, configurator.ErrTooLarge) {
+			t.Errorf("%d×%d within 90%% of its estimate: %v, want ErrTooLarge (the estimate is wasteful)", n, n, err)
+		}
+	}
+	for _, tt := range []struct {
+		maxN   int
+		budget int64
+		want   int
+		why    string
+	}{
+		{14, 2 << 30, 14, ""},
+		{14, 256 << 20, 13, "its node budget of 256 MiB holds boards up to 13×13"},
+		{14, 64 << 20, 13, "its node budget of 64 MiB holds boards up to 13×13"},
+		{14, 62 << 20, 12, "its node budget of 62 MiB holds boards up to 12×12"},
+		{12, 62 << 20, 12, ""},
+		{16, 1 << 40, 16, ""},
+		{16, 2 << 30, 15, "its node budget of 2 GiB holds boards up to 15×15"},
+	} {
+		l := New(Options{MaxN: tt.maxN, Budget: tt.budget}).Limits()
+		if l.MaxN != tt.want || l.Bound != tt.why || !l.Ordered {
+			t.Errorf("Limits() with MaxN %d and a budget of %d bytes = %+v; want MaxN %d, %q, ordered", tt.maxN, tt.budget, l, tt.want, tt.why)
+		}
+	}
+}
