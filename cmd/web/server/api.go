@@ -91,14 +91,14 @@ func (s *Server) apiAnalyze(c echo.Context) error {
 	}
 	resp := analyzeResponse{N: st.N, Backend: backend, Order: e.key.order.String(), Queens: pairs(st.Queens),
 		Forced: [][2]int{}, Blocked: [][2]int{}, Free: [][2]int{}, ElapsedMS: ms(o.took)}
-	if o.unsolvable {
+	if o.Unsolvable {
 		for v := range st.N * st.N {
 			resp.Blocked = append(resp.Blocked, [2]int{v / st.N, v % st.N})
 		}
 		resp.Solutions = "0"
 		return c.JSON(http.StatusOK, resp)
 	}
-	a := o.session.Analysis()
+	a := o.Session.Analysis()
 	resp.Forced = pairs(a.In(configurator.Forced))
 	resp.Blocked = pairs(a.In(configurator.Blocked))
 	resp.Free = pairs(a.In(configurator.Free))
@@ -128,7 +128,7 @@ func (s *Server) apiExplain(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ex := o.explain
+	ex := o.Explanation
 	return c.JSON(http.StatusOK, explainResponse{Cell: [2]int{cell.Row, cell.Col}, State: ex.State.String(), Kind: ex.Reason.String(),
 		Because: pairs(ex.Because), Text: ex.String(), ElapsedMS: ms(o.took)})
 }
@@ -146,7 +146,7 @@ func (s *Server) apiComplete(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	sol := o.session.Queens()
+	sol := o.Session.Queens()
 	slices.SortFunc(sol, func(a, b configurator.Cell) int { return a.Row - b.Row })
 	return c.JSON(http.StatusOK, completeResponse{N: st.N, Backend: backend, Queens: pairs(st.Queens), Solution: pairs(sol), ElapsedMS: ms(o.took)})
 }

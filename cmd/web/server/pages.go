@@ -45,6 +45,7 @@ func (s *Server) board(c echo.Context) error {
 	if err != nil {
 		return s.fail(c, st, trail, act, err)
 	}
+	s.measure(ctx, r)
 	r.name = v.Get("l")
 	if !validLabel(r.name) {
 		r.name = ""
@@ -52,7 +53,7 @@ func (s *Server) board(c echo.Context) error {
 	if r.name == "" && !isHTMX(c.Request()) {
 		r.name = "open"
 	}
-	view := s.resultView(ctx, r, trail)
+	view := s.resultView(r, trail)
 	if isHTMX(c.Request()) {
 		h := c.Response().Header()
 		switch {
@@ -71,11 +72,12 @@ func (s *Server) board(c echo.Context) error {
 	return s.render(c, http.StatusOK, "page", s.pageView(view))
 }
 
-// fail answers a request that could not be served as asked. An htmx
-// request gets a notice and keeps the board it shows; a page shows the
-// notice above the best board it can: the same state when only the action
-// failed, the longest start of the queens that some solution holds when
-// the queens themselves fail, or no board at all when the board itself
+// fail answers a request that could not be served as asked, within the
+// request. An htmx request gets a notice and keeps the board it shows; a
+// page shows the notice above the best board it can: the same state when
+// only the action failed, the longest start of the queens that some
+// solution holds when the queens themselves fail
+// (configurator.FeasiblePrefix), or no board at all when the board itself
 // cannot be compiled.
 func (s *Server) fail(c echo.Context, st boardState, trail []step, act action, err error) error {
 	var ce *compilingError
@@ -95,17 +97,19 @@ func (s *Server) fail(c echo.Context, st boardState, trail []step, act action, e
 	}
 	ctx := req.Context()
 	fallback := st.with(func(*boardState) {})
-	if act.Kind == actShow && p.Status == http.StatusUnprocessableEntity && len(st.Queens) > 0 {
-		fallback.Queens = s.feasiblePrefix(ctx, st)
+	spaces, err := s.spaces(ctx, fallback, s.cfg.QuickWait)
+	if err == nil && act.Kind == actShow && p.Status == http.StatusUnprocessableEntity && len(st.Queens) > 0 {
+		fallback.Queens = configurator.FeasiblePrefix(ctx, spaces[0].space, st.Queens)
 	}
 	view := s.newAppView(fallback, formatTrail(trail))
 	view.Fatal = true
-	if spaces, err := s.spaces(ctx, fallback, s.cfg.QuickWait); err == nil {
+	if err == nil {
 		if r, err := s.step(ctx, fallback, action{Kind: actShow}, spaces); err == nil {
+			s.measure(ctx, r)
 			if !isHTMX(req) {
 				r.name = "open"
 			}
-			view = s.resultView(ctx, r, trail)
+			view = s.resultView(r, trail)
 		}
 	}
 	view.Notice = noticeOf(p)
@@ -116,29 +120,13 @@ func (s *Server) fail(c echo.Context, st boardState, trail []step, act action, e
 	return s.render(c, p.Status, "page", s.pageView(view))
 }
 
-// feasiblePrefix returns the longest start of st's queens that some
-// solution holds, by binary search (the property is monotone: a placement
-// no solution holds stays so when queens are added).
-func (s *Server) feasiblePrefix(ctx context.Context, st boardState) []configurator.Cell {
-	spaces, err := s.spaces(ctx, st, s.cfg.QuickWait)
-	if err != nil {
-		return nil
+// notFound answers a GET of an address that names nothing with a notice
+// above a fresh board.
+func (s *Server) notFound(c echo.Context) error {
+	if c.Request().Method != http.MethodGet {
+		return echo.ErrNotFound
 	}
-	sp := spaces[0].space
-	ok := func(k int) bool {
-		_, err := configurator.NewSession(ctx, sp, st.Queens[:k])
-		return err == nil
-	}
-	lo, hi := 0, len(st.Queens) // ok(lo) is assumed; find the largest k with ok(k)
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		if ok(mid) {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
-	}
-	return st.Queens[:lo]
+	return s.fail(c, defaultState(), nil, action{}, echo.ErrNotFound)
 }
 
 // compilingPage answers while a board is still being compiled: the
@@ -270,7 +258,7 @@ func (s *Server) diagramSVG(c echo.Context) error {
 		return problemf(http.StatusNotFound, "This backend draws no diagram.")
 	}
 	if _, err := configurator.NewSession(ctx, e.space, st.Queens); err != nil && len(st.Queens) > 0 {
-		return s.infeasible(ctx, e.space, st.Queens, err)
+		return actionProblem(nil, st, action{}, err)
 	}
 	dctx, cancel := context.WithTimeout(ctx, s.cfg.DiagramDeadline)
 	defer cancel()

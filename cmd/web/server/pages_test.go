@@ -400,18 +400,18 @@ func TestDisagreementIsLoud(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.disagree) != 0 || len(r.mismatch) != 0 {
-		t.Fatalf("the backends disagree on a1: %v %v", r.disagree, r.mismatch)
+	if !r.agree() {
+		t.Fatalf("the backends disagree on a1: %v", r.differ)
 	}
 	// The SAT run now answers for the empty board instead of a1.
 	wrong, err := configurator.NewSession(ctx, spaces[1].space, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.runs[1].session = wrong
+	r.runs[1].Session = wrong
 	r.compare()
 	var b strings.Builder
-	if err := s.tmpl.ExecuteTemplate(&b, "app", s.resultView(ctx, r, nil)); err != nil {
+	if err := s.tmpl.ExecuteTemplate(&b, "app", s.resultView(r, nil)); err != nil {
 		t.Fatal(err)
 	}
 	page := html.UnescapeString(b.String())

@@ -191,6 +191,7 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/events/compile", s.progress)
 	e.GET("/diagram.svg", s.diagramSVG)
 	e.GET("/static/*", s.serveStatic)
+	e.RouteNotFound("/*", s.notFound)
 	e.GET("/healthz", func(c echo.Context) error { return c.String(http.StatusOK, "ok\n") })
 
 	api := e.Group("/api/v1")
@@ -263,13 +264,21 @@ func (s *Server) handleError(err error, c echo.Context) {
 		view := s.newAppView(defaultState(), "")
 		view.Notice, view.Fatal = noticeOf(p), true
 		werr = s.render(c, p.Status, "page", s.pageView(view))
+	case isHTMX(req):
+		if p.Status >= 500 {
+			s.logFailure(req, p, err)
+		}
+		werr = s.renderNotice(c, p)
 	default:
-		// The deadline middleware has returned and cancelled the request's
-		// context by now; the fresh board gets a context of its own.
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(req.Context()), s.engines[0].Deadline)
-		defer cancel()
-		c.SetRequest(req.WithContext(ctx))
-		werr = s.fail(c, defaultState(), nil, action{}, p)
+		// Handlers answer their own failures with the best board they can
+		// (fail); what reaches here (an address that names nothing, one
+		// too long) gets the notice above the controls, computing nothing.
+		if p.RetryAfter > 0 {
+			c.Response().Header().Set("Retry-After", strconv.Itoa(p.RetryAfter))
+		}
+		view := s.newAppView(defaultState(), "")
+		view.Notice, view.Fatal = noticeOf(p), true
+		werr = s.render(c, p.Status, "page", s.pageView(view))
 	}
 	if werr != nil {
 		s.log.Warn("writing an error response", "err", werr)

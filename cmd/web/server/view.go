@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"fmt"
 	"html/template"
 	"math"
@@ -283,7 +282,7 @@ func stateFields(st boardState, trail string) []field {
 }
 
 // resultView renders a step's result.
-func (s *Server) resultView(ctx context.Context, r *result, trail []step) *appView {
+func (s *Server) resultView(r *result, trail []step) *appView {
 	st := r.state
 	p := r.primary()
 	cur := step{Label: r.label(), N: st.N}
@@ -291,7 +290,7 @@ func (s *Server) resultView(ctx context.Context, r *result, trail []step) *appVi
 		cur.Label = r.name
 	}
 	for _, o := range r.runs {
-		switch o.backend {
+		switch o.Backend {
 		case "bdd":
 			cur.BDD = o.took
 		case "sat":
@@ -308,21 +307,21 @@ func (s *Server) resultView(ctx context.Context, r *result, trail []step) *appVi
 	v := s.newAppView(st, formatTrail(steps))
 	v.Timing = s.timingView(r, steps)
 
-	if p.unsolvable {
+	if p.Unsolvable {
 		v.Unsolvable = true
 		v.Count = fmt.Sprintf("No solutions: a %d×%d board has none", st.N, st.N)
 		v.Board = s.boardView(st, nil, r)
 		return v
 	}
-	a := p.session.Analysis()
+	a := p.Session.Analysis()
 	v.Count, v.Solved = countText(a, p.entry)
 	v.CanComplete = !v.Solved
 	if len(r.runs) > 1 {
-		if o := r.runs[1]; o.session != nil {
-			if oa := o.session.Analysis(); oa.Solutions != nil {
-				v.CountNote = fmt.Sprintf("%s counts %s", strings.ToUpper(o.backend), solutionsText(oa.Solutions, oa.AtLeast))
+		if o := r.runs[1]; o.Session != nil {
+			if oa := o.Session.Analysis(); oa.Solutions != nil {
+				v.CountNote = fmt.Sprintf("%s counts %s", strings.ToUpper(o.Backend), solutionsText(oa.Solutions, oa.AtLeast))
 			} else {
-				v.CountNote = strings.ToUpper(o.backend) + " does not count solutions"
+				v.CountNote = strings.ToUpper(o.Backend) + " does not count solutions"
 			}
 		}
 		v.Agreement = agreement(r)
@@ -330,13 +329,17 @@ func (s *Server) resultView(ctx context.Context, r *result, trail []step) *appVi
 
 	var marginals []*big.Int
 	if st.Heat {
-		marginals = s.heat(ctx, v, p, st)
+		marginals = r.heat.marginals
+		v.Heat.Available, v.Heat.Reason = marginals != nil, r.heat.reason
+		if marginals != nil {
+			v.Heat.Took = duration(r.heat.took)
+		}
 	}
 	v.Board = s.boardView(st, marginals, r)
 	v.Heat.Hottest = fmt.Sprintf("%d%%", v.Board.Hottest)
 	v.Panel = s.panel(r, v)
 	if st.Diagram {
-		s.diagramPanel(ctx, v, p, st)
+		s.diagramPanel(v, r.diagram, st)
 	}
 	return v
 }
@@ -392,16 +395,17 @@ func group(n *big.Int) string {
 	return b.String()
 }
 
-// agreement is the badge of Both.
+// agreement is the badge of Both: every backend's answer against the
+// primary's.
 func agreement(r *result) *agreementView {
-	a := &agreementView{Agree: len(r.disagree) == 0 && len(r.mismatch) == 0}
+	a := &agreementView{Agree: r.agree()}
 	names := make([]string, len(r.runs))
 	for i, o := range r.runs {
-		names[i] = strings.ToUpper(o.backend)
+		names[i] = strings.ToUpper(o.Backend)
 	}
 	for _, o := range r.runs[1:] {
-		if o.err != nil && a.Agree {
-			return &agreementView{Agree: true, Text: fmt.Sprintf("%s could not answer this time: %s", strings.ToUpper(o.backend), describe(o.err).Message)}
+		if o.Err != nil && a.Agree {
+			return &agreementView{Agree: true, Text: fmt.Sprintf("%s could not answer this time: %s", strings.ToUpper(o.Backend), describe(o.Err).Message)}
 		}
 	}
 	if a.Agree {
@@ -409,14 +413,14 @@ func agreement(r *result) *agreementView {
 		return a
 	}
 	a.Text = fmt.Sprintf("%s DISAGREE", strings.Join(names, " and "))
-	for _, d := range r.disagree {
-		parts := make([]string, len(d.States))
-		for i, st := range d.States {
-			parts[i] = names[i] + " says " + st.String()
+	for i, d := range r.differ {
+		for _, c := range d.Cells {
+			a.Details = append(a.Details, fmt.Sprintf("%v: %s says %s, %s says %s", c.Cell, names[0], c.States[0], names[i], c.States[1]))
 		}
-		a.Details = append(a.Details, fmt.Sprintf("%v: %s", d.Cell, strings.Join(parts, ", ")))
 	}
-	a.Details = append(a.Details, r.mismatch...)
+	for _, d := range r.differ {
+		a.Details = append(a.Details, d.Other...)
+	}
 	return a
 }
 
@@ -425,13 +429,13 @@ func (s *Server) timingView(r *result, steps []step) timingView {
 	var t timingView
 	for _, o := range r.runs {
 		e := o.entry
-		line := fmt.Sprintf("%s %d×%d", strings.ToUpper(o.backend), e.key.n, e.key.n)
-		if o.backend == "bdd" {
+		line := fmt.Sprintf("%s %d×%d", strings.ToUpper(o.Backend), e.key.n, e.key.n)
+		if o.Backend == "bdd" {
 			line += ", " + orderLabels[e.key.order]
 		}
 		line += ": compiled in " + duration(e.took) + " (once, then cached), holds " + bytesize.Format(e.bytes)
 		t.Compiles = append(t.Compiles, line)
-		t.Columns = append(t.Columns, strings.ToUpper(o.backend))
+		t.Columns = append(t.Columns, strings.ToUpper(o.Backend))
 	}
 	for i, st := range steps {
 		sv := stepView{Label: st.Label, Current: i == 0}
@@ -489,26 +493,6 @@ func duration(d time.Duration) string {
 	return f(d.Seconds(), "s")
 }
 
-// heat computes the heat map when the primary space counts per square.
-func (s *Server) heat(ctx context.Context, v *appView, p *outcome, st boardState) []*big.Int {
-	mg, ok := p.entry.space.(configurator.Marginaler)
-	if !ok {
-		v.Heat.Reason = "The heat map needs the number of solutions through every square, which only the BDD backend counts. Switch to BDD or Both to see it."
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, s.deadline(p.backend))
-	defer cancel()
-	start := time.Now()
-	m, err := mg.Marginals(ctx, st.Queens)
-	if err != nil {
-		v.Heat.Reason = "The heat map could not be computed this time: " + describe(err).Message
-		return nil
-	}
-	v.Heat.Available = true
-	v.Heat.Took = duration(time.Since(start))
-	return m
-}
-
 // boardView lays out the grid, rank N at the top as on a chess diagram.
 func (s *Server) boardView(st boardState, marginals []*big.Int, r *result) *boardView {
 	n := st.N
@@ -529,22 +513,24 @@ func (s *Server) boardView(st boardState, marginals []*big.Int, r *result) *boar
 	p := r.primary()
 	var a *configurator.Analysis
 	var total *big.Int
-	if p.session != nil {
-		a = p.session.Analysis()
+	if p.Session != nil {
+		a = p.Session.Analysis()
 		total = a.Solutions
 	}
 	m := p.entry.space.Model()
 	var because, gone []configurator.Cell
 	var asked *configurator.Cell
-	if p.explain != nil {
-		because, asked = p.explain.Because, &p.explain.Cell
+	if p.Explanation != nil {
+		because, asked = p.Explanation.Because, &p.Explanation.Cell
 	}
-	if p.room != nil {
-		gone, asked = p.room, &r.act.Cell
+	if p.Room != nil {
+		gone, asked = p.Room, &r.act.Cell
 	}
 	differ := map[configurator.Cell]bool{}
-	for _, d := range r.disagree {
-		differ[d.Cell] = true
+	for _, d := range r.differ {
+		for _, c := range d.Cells {
+			differ[c.Cell] = true
+		}
 	}
 	hottest := 0
 	if marginals != nil && a != nil && total != nil && total.Sign() > 0 {
@@ -610,7 +596,7 @@ func (s *Server) boardView(st boardState, marginals []*big.Int, r *result) *boar
 				cv.Param, cv.Disabled = "why", true
 				classes = append(classes, "blocked")
 				reason := "no remaining solution has a queen here"
-				if r.primary().unsolvable {
+				if r.primary().Unsolvable {
 					reason = "this board has no solution"
 					cv.Param = ""
 				} else {
@@ -670,8 +656,8 @@ func (s *Server) panel(r *result, v *appView) *panelView {
 	st := r.state
 	trail := v.Trail
 	switch {
-	case p.explain != nil:
-		ex := p.explain
+	case p.Explanation != nil:
+		ex := p.Explanation
 		pv := &panelView{Kind: "why", Took: duration(p.took)}
 		c := ex.Cell
 		switch ex.State {
@@ -696,17 +682,17 @@ func (s *Server) panel(r *result, v *appView) *panelView {
 		}
 		pv.Actions = append(pv.Actions, v.Close)
 		return pv
-	case p.room != nil:
+	case p.Room != nil:
 		c := r.act.Cell
-		gone := configurator.FormatCells(p.room)
+		gone := configurator.FormatCells(p.Room)
 		pv := &panelView{Kind: "room", Took: duration(p.took), Title: fmt.Sprintf("Make room on %v", c)}
 		queens := "queen"
-		if len(p.room) > 1 {
+		if len(p.Room) > 1 {
 			queens = "queens"
 		}
-		pv.Text = fmt.Sprintf("Removing the %s on %s frees %v; no smaller set of your queens does.", queens, join(p.room), c)
+		pv.Text = fmt.Sprintf("Removing the %s on %s frees %v; no smaller set of your queens does.", queens, configurator.ListCells(p.Room), c)
 		pv.Actions = []link{
-			{Label: "Remove " + join(p.room), Title: "Remove them and leave " + c.String() + " free",
+			{Label: "Remove " + configurator.ListCells(p.Room), Title: "Remove them and leave " + c.String() + " free",
 				Href: st.play("", "remove", gone), Play: st.play(trail, "remove", gone), Primary: true},
 			{Label: "Remove and place on " + c.String(), Title: "Remove them and put a queen on " + c.String(),
 				Href: st.play("", "remove", gone, "place", c.String()), Play: st.play(trail, "remove", gone, "place", c.String())},
@@ -719,21 +705,13 @@ func (s *Server) panel(r *result, v *appView) *panelView {
 
 // diagramPanel fills in the diagram view: the picture when the restricted
 // diagram is small enough to draw, its size otherwise.
-func (s *Server) diagramPanel(ctx context.Context, v *appView, p *outcome, st boardState) {
-	dg, ok := p.entry.space.(configurator.Diagrammer)
-	if !ok {
-		v.Diagram.Reason = "Only the BDD backend has a diagram to draw: the SAT backend keeps clauses, not a diagram. Switch to BDD or Both to see it."
+func (s *Server) diagramPanel(v *appView, d diagramData, st boardState) {
+	if d.reason != "" {
+		v.Diagram.Reason = d.reason
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.deadline(p.backend))
-	defer cancel()
-	_, nodes, err := dg.Diagram(ctx, st.Queens, s.cfg.DiagramNodes)
-	if err != nil {
-		v.Diagram.Reason = "The diagram could not be built this time: " + describe(err).Message
-		return
-	}
-	v.Diagram.Nodes = group(big.NewInt(int64(nodes)))
-	if nodes > s.cfg.DiagramNodes {
+	v.Diagram.Nodes = group(big.NewInt(int64(d.nodes)))
+	if d.nodes > s.cfg.DiagramNodes {
 		v.Diagram.Reason = fmt.Sprintf("The diagram of the remaining solutions has %s nodes, more than the %d this page draws. Place more queens to shrink it.",
 			v.Diagram.Nodes, s.cfg.DiagramNodes)
 		return

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/big"
 	"math/rand/v2"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
@@ -14,25 +14,14 @@ import (
 	"github.com/nqueens/configurator/configurator/bytesize"
 )
 
-// outcome is one backend's answer to one request.
+// outcome is one backend's answer to one request: the session's answer
+// (for configurator.Compare), the space it came from and how long it took.
+// Err is a secondary backend's failure, shown beside the primary's answer;
+// a primary's failure fails the request instead.
 type outcome struct {
-	backend string
-	entry   *compiled
-	session *configurator.Session // the placement after the action; nil when unsolvable
-	took    time.Duration         // the whole step on this backend
-	explain *configurator.Explanation
-	room    []configurator.Cell
-	// unsolvable: the empty board has no solution at all (N = 2, 3).
-	unsolvable bool
-	// err is a secondary backend's failure, shown beside the primary's
-	// answer; a primary's failure fails the request instead.
-	err error
-}
-
-// difference is a square on which the backends of "Both" disagree.
-type difference struct {
-	Cell   configurator.Cell
-	States []configurator.State // one per backend, in the order of the run
+	configurator.Answer
+	entry *compiled
+	took  time.Duration // the whole step on this backend
 }
 
 // result is a request's answer over the backends of its mode.
@@ -40,14 +29,31 @@ type result struct {
 	state boardState // after the action
 	act   action
 	runs  []outcome // the primary backend first
-	// disagree lists the squares the backends classify differently;
-	// mismatch says in words any other disagreement (counts,
-	// explanations, one backend finding no solution).
-	disagree []difference
-	mismatch []string
+	// differ holds, for every run after the first, what it disagrees on
+	// with the primary (configurator.Compare); differ[0] is empty.
+	differ []configurator.Disagreement
 	// name is what the page calls a step that only shows a board (the
 	// parameter l: "reset", "use sat", "heat on"); actions name themselves.
 	name string
+	// heat and diagram are what the page's panels show, computed after
+	// the step when the state asks for them.
+	heat    heatData
+	diagram diagramData
+}
+
+// heatData is the heat map of a result: the primary's solutions through
+// every square, or why there are none.
+type heatData struct {
+	marginals []*big.Int
+	took      time.Duration
+	reason    string
+}
+
+// diagramData is the size of the primary's diagram under the placement,
+// or why it is not known.
+type diagramData struct {
+	nodes  int
+	reason string
 }
 
 // primary is the leading backend's outcome.
@@ -188,11 +194,11 @@ func (s *Server) step(ctx context.Context, st boardState, act action, spaces []*
 			if err != nil {
 				return nil, err
 			}
-			if o.session != nil {
-				r.state.Queens = o.session.Queens()
+			if o.Session != nil {
+				r.state.Queens = o.Session.Queens()
 			}
-		} else if err != nil {
-			o.err = err
+		} else {
+			o.Err = err
 		}
 		r.runs = append(r.runs, o)
 	}
@@ -200,72 +206,89 @@ func (s *Server) step(ctx context.Context, st boardState, act action, spaces []*
 	return r, nil
 }
 
-// apply runs an action on one backend, under that backend's deadline.
+// apply runs an action on one backend, under that backend's deadline and
+// in its turn (configurator.Admit), with one call into the session.
 func (s *Server) apply(ctx context.Context, e *compiled, st boardState, act action, rng *rand.Rand) (o outcome, err error) {
 	ctx, cancel := context.WithTimeout(ctx, s.deadline(e.key.backend))
 	defer cancel()
-	o = outcome{backend: e.key.backend, entry: e}
-	if e.key.backend == "sat" {
-		leave, err := s.satGate.enter(ctx)
-		if err != nil {
-			return o, err
-		}
-		defer leave()
+	o = outcome{Answer: configurator.Answer{Backend: e.key.backend}, entry: e}
+	done, err := configurator.Admit(ctx, e.space)
+	if err != nil {
+		return o, err
 	}
+	defer done()
 	s.use(e)
 	sp := e.space
 	start := time.Now()
 	defer func() { o.took = time.Since(start) }()
 	switch act.Kind {
 	case actShow, actRefresh:
-		o.session, err = configurator.NewSession(ctx, sp, st.Queens)
-		if err != nil && len(st.Queens) == 0 && errors.Is(err, configurator.ErrNoSolution) {
-			o.unsolvable, err = true, nil
-		} else if err != nil {
-			err = s.infeasible(ctx, sp, st.Queens, err)
+		o.Session, err = configurator.NewSession(ctx, sp, st.Queens)
+		if len(st.Queens) == 0 && errors.Is(err, configurator.ErrNoSolution) {
+			o.Unsolvable, err = true, nil
 		}
-	case actPlace, actRemove:
-		queens := slices.Clone(st.Queens)
-		for _, c := range act.Remove {
-			i := slices.Index(queens, c)
-			if i < 0 {
-				return o, problemf(http.StatusUnprocessableEntity, "There is no queen of yours on %v to remove.", c)
-			}
-			queens = slices.Delete(queens, i, i+1)
-		}
-		if act.Kind == actPlace {
-			if slices.Contains(queens, act.Cell) {
-				return o, problemf(http.StatusUnprocessableEntity, "%v already holds your queen.", act.Cell)
-			}
-			queens = append(queens, act.Cell)
-		}
-		o.session, err = configurator.NewSession(ctx, sp, queens)
-		if err != nil && act.Kind == actPlace && errors.Is(err, configurator.ErrNoSolution) {
-			err = s.refusal(ctx, sp, queens[:len(queens)-1], act.Cell)
-		} else if err != nil {
-			err = s.infeasible(ctx, sp, queens, err)
-		}
+	case actPlace:
+		o.Session, err = configurator.Play(ctx, sp, st.Queens, act.Remove, &act.Cell)
+	case actRemove:
+		o.Session, err = configurator.Play(ctx, sp, st.Queens, act.Remove, nil)
 	case actWhy, actRoom, actComplete:
-		o.session, err = configurator.NewSession(ctx, sp, st.Queens)
+		o.Session, err = configurator.NewSession(ctx, sp, st.Queens)
 		if err != nil {
 			if len(st.Queens) == 0 && errors.Is(err, configurator.ErrNoSolution) {
 				return o, problemf(http.StatusUnprocessableEntity, "A %d×%d board has no solution at all, so there is nothing to explain or complete.", st.N, st.N)
 			}
-			return o, s.infeasible(ctx, sp, st.Queens, err)
+			return o, actionProblem(nil, st, act, err)
 		}
 		switch act.Kind {
 		case actWhy:
-			o.explain, err = o.session.Explain(ctx, act.Cell)
+			o.Explanation, err = o.Session.Explain(ctx, act.Cell)
 		case actRoom:
-			o.room, err = o.session.MakeRoom(ctx, act.Cell)
+			o.Room, err = o.Session.MakeRoom(ctx, act.Cell)
 		case actComplete:
-			err = o.session.Complete(ctx, rng)
-		}
-		if errors.Is(err, configurator.ErrNotExplained) {
-			err = s.notExplained(o.session, act)
+			err = o.Session.Complete(ctx, rng)
 		}
 	}
-	return o, err
+	return o, actionProblem(o.Session, st, act, err)
+}
+
+// measure computes what the state's panels show beyond the step: the heat
+// map (the primary's solutions through every square) and the size of the
+// primary's diagram under the placement, each under the primary's
+// deadline. A panel that cannot be computed says why instead.
+func (s *Server) measure(ctx context.Context, r *result) {
+	p := r.primary()
+	if p.Session == nil {
+		return
+	}
+	st := r.state
+	ctx, cancel := context.WithTimeout(ctx, s.deadline(p.Backend))
+	defer cancel()
+	if st.Heat {
+		if mg, ok := p.entry.space.(configurator.Marginaler); !ok {
+			r.heat.reason = "The heat map needs the number of solutions through every square, which only the BDD backend counts. Switch to BDD or Both to see it."
+		} else {
+			start := time.Now()
+			m, err := mg.Marginals(ctx, st.Queens)
+			if err != nil {
+				r.heat.reason = "The heat map could not be computed this time: " + describe(err).Message
+			} else {
+				r.heat.marginals, r.heat.took = m, time.Since(start)
+			}
+		}
+	}
+	if st.Diagram {
+		dg, ok := p.entry.space.(configurator.Diagrammer)
+		if !ok {
+			r.diagram.reason = "Only the BDD backend has a diagram to draw: the SAT backend keeps clauses, not a diagram. Switch to BDD or Both to see it."
+			return
+		}
+		_, nodes, err := dg.Diagram(ctx, st.Queens, s.cfg.DiagramNodes)
+		if err != nil {
+			r.diagram.reason = "The diagram could not be built this time: " + describe(err).Message
+			return
+		}
+		r.diagram.nodes = nodes
+	}
 }
 
 // use counts a request on e and retires e from the cache after
@@ -276,112 +299,23 @@ func (s *Server) use(e *compiled) {
 	}
 }
 
-// refusal explains why a queen cannot go on c: the square is blocked, and
-// here is why; or the queens before it are themselves in no solution.
-func (s *Server) refusal(ctx context.Context, sp configurator.Space, before []configurator.Cell, c configurator.Cell) error {
-	prior, err := configurator.NewSession(ctx, sp, before)
-	if err != nil {
-		return s.infeasible(ctx, sp, before, err)
-	}
-	ex, err := prior.Explain(ctx, c)
-	if err != nil {
-		return &problem{Status: http.StatusUnprocessableEntity, Message: fmt.Sprintf("%v is blocked: no remaining solution has a queen there.", c), err: err}
-	}
-	return &problem{Status: http.StatusUnprocessableEntity, Message: fmt.Sprintf("%v is blocked: %s.", c, ex), err: configurator.ErrBlocked}
-}
-
-// infeasible words an analysis failure; queens in no solution get a 422
-// naming them, and two queens that attack each other are named as such.
-func (s *Server) infeasible(ctx context.Context, sp configurator.Space, queens []configurator.Cell, err error) error {
-	if !errors.Is(err, configurator.ErrNoSolution) {
-		return err
-	}
-	m := sp.Model()
-	for i, a := range queens {
-		for _, b := range queens[:i] {
-			if m.Attacks(a, b) {
-				return &problem{Status: http.StatusUnprocessableEntity, err: err,
-					Message: fmt.Sprintf("No solution holds these queens: %v and %v attack each other.", b, a)}
-			}
-		}
-	}
-	return &problem{Status: http.StatusUnprocessableEntity, err: err,
-		Message: fmt.Sprintf("No solution holds queens on %s together: there is no way to fill the remaining ranks.", join(queens))}
-}
-
-// notExplained words Why? or Make room on a square that needs no reason.
-func (s *Server) notExplained(sess *configurator.Session, act action) error {
-	verb := "Why?"
-	if act.Kind == actRoom {
-		verb = "Make room"
-	}
-	st := sess.Analysis().At(act.Cell)
-	switch st {
-	case configurator.Queen:
-		return problemf(http.StatusUnprocessableEntity, "%v holds your own queen; %s applies to blocked squares.", act.Cell, verb)
-	case configurator.Forced:
-		return problemf(http.StatusUnprocessableEntity, "%v holds a forced queen, which is not in the way; Make room applies to blocked squares.", act.Cell)
-	}
-	return problemf(http.StatusUnprocessableEntity, "%v is free: a queen can go there, so there is nothing to explain.", act.Cell)
-}
-
-// compare fills in the disagreements between the primary and the others.
+// compare fills in what each backend after the primary disagrees on with
+// it.
 func (r *result) compare() {
-	if len(r.runs) < 2 {
-		return
-	}
-	p := r.primary()
-	name := func(o *outcome) string { return strings.ToUpper(o.backend) }
+	r.differ = make([]configurator.Disagreement, len(r.runs))
 	for i := 1; i < len(r.runs); i++ {
-		o := &r.runs[i]
-		if o.err != nil {
-			if errors.Is(o.err, configurator.ErrNoSolution) || errors.Is(o.err, configurator.ErrBlocked) {
-				r.mismatch = append(r.mismatch, fmt.Sprintf("%s finds no solution here, %s does: %s", name(o), name(p), describe(o.err).Message))
-			}
-			continue
-		}
-		switch {
-		case p.unsolvable != o.unsolvable:
-			r.mismatch = append(r.mismatch, fmt.Sprintf("%s and %s disagree on whether the board has any solution", name(p), name(o)))
-			continue
-		case p.session == nil || o.session == nil:
-			continue
-		}
-		pa, oa := p.session.Analysis(), o.session.Analysis()
-		for v := range pa.Cells {
-			if pa.Cells[v] != oa.Cells[v] {
-				c := configurator.Cell{Row: v / pa.N, Col: v % pa.N}
-				r.disagree = append(r.disagree, difference{Cell: c, States: []configurator.State{pa.Cells[v], oa.Cells[v]}})
-			}
-		}
-		if pa.Solutions != nil && oa.Solutions != nil && !pa.AtLeast && !oa.AtLeast && pa.Solutions.Cmp(oa.Solutions) != 0 {
-			r.mismatch = append(r.mismatch, fmt.Sprintf("%s counts %s solutions, %s counts %s", name(p), pa.Solutions, name(o), oa.Solutions))
-		}
-		if pa.Solutions != nil && oa.Solutions != nil && oa.AtLeast && oa.Solutions.Cmp(pa.Solutions) > 0 {
-			r.mismatch = append(r.mismatch, fmt.Sprintf("%s counts at least %s solutions, %s only %s", name(o), oa.Solutions, name(p), pa.Solutions))
-		}
-		if p.explain != nil && o.explain != nil && (p.explain.Reason != o.explain.Reason || !slices.Equal(p.explain.Because, o.explain.Because)) {
-			r.mismatch = append(r.mismatch, fmt.Sprintf("%s says %q, %s says %q", name(p), p.explain, name(o), o.explain))
-		}
-		if p.room != nil && o.room != nil && len(p.room) != len(o.room) {
-			r.mismatch = append(r.mismatch, fmt.Sprintf("%s would remove %s, %s would remove %s", name(p), join(p.room), name(o), join(o.room)))
-		}
+		r.differ[i] = configurator.Compare(&r.runs[0].Answer, &r.runs[i].Answer)
 	}
 }
 
-// join names cells for a sentence: "a1", "a1 and c5", "a1, c5 and e2".
-func join(cells []configurator.Cell) string {
-	names := make([]string, len(cells))
-	for i, c := range cells {
-		names[i] = c.String()
+// agree reports whether every backend agrees with the primary.
+func (r *result) agree() bool {
+	for _, d := range r.differ {
+		if !d.None() {
+			return false
+		}
 	}
-	switch len(names) {
-	case 0:
-		return "no squares"
-	case 1:
-		return names[0]
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	return true
 }
 
 // newRand returns a generator for Complete, seeded afresh per request.
