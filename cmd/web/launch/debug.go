@@ -9,24 +9,14 @@ import (
 	"net/http"
 	"os"
 	"time"
-)
 
-// Stats is the answer of the server's /debug/stats.
-type Stats struct {
-	Goroutines  int    `json:"goroutines"`
-	HeapAlloc   uint64 `json:"heap_alloc"`
-	HeapInuse   uint64 `json:"heap_inuse"`
-	HeapObjects uint64 `json:"heap_objects"`
-	HeapSys     uint64 `json:"heap_sys"`
-	NumGC       uint32 `json:"num_gc"`
-	CacheBytes  int64  `json:"cache_bytes"`
-	CacheSpaces int    `json:"cache_spaces"`
-}
+	"github.com/nqueens/configurator/cmd/web/server"
+)
 
 // Stats reads the server's vital signs from its debug listener; with gc,
 // after the server has collected its garbage.
-func (p *Process) Stats(ctx context.Context, gc bool) (Stats, error) {
-	var st Stats
+func (p *Process) Stats(ctx context.Context, gc bool) (server.Stats, error) {
+	var st server.Stats
 	path := "/debug/stats"
 	if gc {
 		path += "?gc=1"

@@ -5,15 +5,22 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nqueens/configurator/backends/bdd"
+	"github.com/nqueens/configurator/cmd/web/server"
+	"github.com/nqueens/configurator/configurator"
 )
 
 // TestMain doubles as a fake web server when the environment asks for
@@ -55,7 +62,7 @@ func fakeServer() {
 		}
 		dmux := http.NewServeMux()
 		dmux.HandleFunc("GET /debug/stats", func(w http.ResponseWriter, r *http.Request) {
-			st := Stats{Goroutines: 7, HeapAlloc: 1 << 20, CacheSpaces: 2}
+			st := server.Stats{Goroutines: 7, HeapAlloc: 1 << 20, CacheSpaces: 2, Backends: map[string]configurator.Load{"bdd": {Waiting: 1, Bytes: 3 << 20}}}
 			if r.URL.Query().Get("gc") == "1" {
 				st.NumGC = 2
 			}
@@ -142,11 +149,11 @@ func TestStartDebug(t *testing.T) {
 	ctx := context.Background()
 	for _, gc := range []bool{false, true} {
 		st, err := p.Stats(ctx, gc)
-		want := Stats{Goroutines: 7, HeapAlloc: 1 << 20, CacheSpaces: 2}
+		want := server.Stats{Goroutines: 7, HeapAlloc: 1 << 20, CacheSpaces: 2, Backends: map[string]configurator.Load{"bdd": {Waiting: 1, Bytes: 3 << 20}}}
 		if gc {
 			want.NumGC = 2
 		}
-		if err != nil || st != want {
+		if err != nil || !reflect.DeepEqual(st, want) {
 			t.Errorf("Stats(gc=%v) = %+v, %v; want %+v", gc, st, err, want)
 		}
 	}
@@ -246,5 +253,54 @@ func TestLogWatch(t *testing.T) {
 	}
 	if got.Tail != strings.Join(lines, "\n") {
 		t.Errorf("tail %q, want every line", got.Tail)
+	}
+}
+
+// TestInProcess serves an 8×8 BDD in the test's own process, asks it for
+// the board's count and stops it.
+func TestInProcess(t *testing.T) {
+	cfg := server.DefaultConfig()
+	cfg.Addr, cfg.DebugAddr = "", "127.0.0.1:0"
+	engines := []server.Engine{{Backend: bdd.New(bdd.Options{MaxN: 8}), Deadline: 10 * time.Second}}
+	l, err := InProcess(context.Background(), cfg, slog.New(slog.DiscardHandler), engines...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Stop()
+	if !strings.HasPrefix(l.URL(), "http://127.0.0.1:") || !strings.HasPrefix(l.DebugURL(), "http://127.0.0.1:") || l.URL() == l.DebugURL() {
+		t.Errorf("URL %q, DebugURL %q: want two loopback roots", l.URL(), l.DebugURL())
+	}
+	res, err := http.Post(l.URL()+"/api/v1/analyze", "application/json", strings.NewReader(`{"n":8}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || !strings.Contains(string(b), `"solutions":"92"`) {
+		t.Errorf("analyze n=8: %s %s", res.Status, b)
+	}
+	if err := l.Stop(); err != nil {
+		t.Errorf("Stop: %v", err)
+	}
+	if err := l.Stop(); err != nil {
+		t.Errorf("a second Stop: %v", err)
+	}
+	if _, err := http.Get(l.URL() + "/healthz"); err == nil {
+		t.Errorf("%s still answers after Stop", l.URL())
+	}
+}
+
+func TestInProcessAddressInUse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	cfg := server.DefaultConfig()
+	cfg.Addr = ln.Addr().String()
+	engines := []server.Engine{{Backend: bdd.New(bdd.Options{MaxN: 8}), Deadline: 10 * time.Second}}
+	if l, err := InProcess(context.Background(), cfg, slog.New(slog.DiscardHandler), engines...); err == nil {
+		l.Stop()
+		t.Fatalf("InProcess on %s, which is taken: no error", cfg.Addr)
 	}
 }
