@@ -15,6 +15,7 @@ import (
 
 	"github.com/nqueens/configurator/benchmarks/loadgen"
 	"github.com/nqueens/configurator/cmd/web/launch"
+	"github.com/nqueens/configurator/cmd/web/server"
 	"github.com/nqueens/configurator/configurator"
 )
 
@@ -45,7 +46,7 @@ type config struct {
 type report struct {
 	cfg                  config
 	run                  loadgen.Result
-	before, after, peak  launch.Stats
+	before, after, peak  server.Stats
 	warmup               loadgen.Result
 	precompile           time.Duration
 	stopErr              error
@@ -138,7 +139,7 @@ func soak(ctx context.Context, cfg config) (*report, error) {
 
 	cfg.say("running %d clients for %v", cfg.Clients, cfg.Duration)
 	load.Duration, load.Seed = cfg.Duration, cfg.Seed
-	peakDone := make(chan launch.Stats)
+	peakDone := make(chan server.Stats)
 	runCtx, stopPeak := context.WithCancel(ctx)
 	go func() { peakDone <- watchPeak(runCtx, p) }()
 	r.run, err = loadgen.Run(ctx, load)
@@ -245,9 +246,9 @@ func precompile(ctx context.Context, base string, mix loadgen.Mix, timeout time.
 // settle waits, up to limit, for the server to come back within tol of
 // the baseline (without a baseline: for two readings in a row with the
 // same goroutines), and returns the last reading after a GC.
-func settle(ctx context.Context, p *launch.Process, base *launch.Stats, tol float64, limit time.Duration) (launch.Stats, error) {
+func settle(ctx context.Context, p *launch.Process, base *server.Stats, tol float64, limit time.Duration) (server.Stats, error) {
 	deadline := time.Now().Add(limit)
-	var prev launch.Stats
+	var prev server.Stats
 	for i := 0; ; i++ {
 		st, err := p.Stats(ctx, true)
 		if err != nil {
@@ -272,8 +273,8 @@ func settle(ctx context.Context, p *launch.Process, base *launch.Stats, tol floa
 
 // watchPeak samples the server's stats (without a GC) once a second until
 // ctx ends and returns the largest readings.
-func watchPeak(ctx context.Context, p *launch.Process) launch.Stats {
-	var peak launch.Stats
+func watchPeak(ctx context.Context, p *launch.Process) server.Stats {
+	var peak server.Stats
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for {
@@ -299,7 +300,7 @@ func within(v, base int, tol float64) bool {
 }
 
 // describe says what a reading of the server's stats holds.
-func describe(s launch.Stats) string {
+func describe(s server.Stats) string {
 	return fmt.Sprintf("%d goroutines, heap %s in %d objects, cache %s in %d spaces",
 		s.Goroutines, mib(s.HeapAlloc), s.HeapObjects, mib(uint64(s.CacheBytes)), s.CacheSpaces)
 }
