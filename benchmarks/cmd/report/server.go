@@ -7,8 +7,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/nqueens/configurator/benchmarks"
 	"github.com/nqueens/configurator/benchmarks/loadgen"
+	"github.com/nqueens/configurator/cmd/web/launch"
 )
 
 // serverFlags are the flags the benchmark gives the server beyond the
@@ -16,6 +16,9 @@ import (
 // default) is turned off, since every request comes from one address.
 // Everything else is the server's default.
 var serverFlags = []string{"-api-rate", "0"}
+
+// stopGrace is how long the server gets to exit after SIGTERM.
+const stopGrace = 10 * time.Second
 
 // ServerResults is the server benchmark.
 type ServerResults struct {
@@ -60,17 +63,17 @@ func runServer(ctx context.Context, p plan, res *Results) error {
 			return err
 		}
 		defer os.RemoveAll(dir)
-		log.Printf("building %s", benchmarks.ServerPackage)
-		if bin, err = benchmarks.BuildServer(ctx, dir); err != nil {
+		log.Printf("building %s", launch.Package)
+		if bin, err = launch.Build(ctx, dir); err != nil {
 			return err
 		}
 	}
-	srv, err := benchmarks.StartServer(ctx, bin, serverFlags...)
+	srv, err := launch.Start(ctx, bin, launch.Options{}, serverFlags...)
 	if err != nil {
 		return err
 	}
-	defer srv.Stop()
-	log.Printf("server %s (pid %d) %v", srv.URL, srv.Pid(), serverFlags)
+	defer srv.Stop(stopGrace)
+	log.Printf("server %s (pid %d) %v", srv.URL(), srv.Pid(), serverFlags)
 	sr := &ServerResults{Flags: serverFlags}
 	res.Server = sr
 	for _, w := range p.Workloads {
@@ -86,12 +89,12 @@ func runServer(ctx context.Context, p plan, res *Results) error {
 		}
 		// Warm up: the first request compiles the board (seconds at
 		// N=12); the runs measure the answers, not the compile.
-		if _, err := loadgen.Run(ctx, loadgen.Config{BaseURL: srv.URL, Clients: 1, Requests: 20, Mix: gen, Seed: p.Seed, Timeout: time.Minute}); err != nil {
+		if _, err := loadgen.Run(ctx, loadgen.Config{BaseURL: srv.URL(), Clients: 1, Requests: 20, Mix: gen, Seed: p.Seed, Timeout: time.Minute}); err != nil {
 			return fmt.Errorf("warm-up %s n=%d: %w", w.Backend, w.N, err)
 		}
 		for _, clients := range p.Clients {
 			r, err := loadgen.Run(ctx, loadgen.Config{
-				BaseURL:  srv.URL,
+				BaseURL:  srv.URL(),
 				Clients:  clients,
 				Duration: p.ServerTime,
 				Timeout:  30 * time.Second,
@@ -99,7 +102,7 @@ func runServer(ctx context.Context, p plan, res *Results) error {
 				Seed:     p.Seed,
 			})
 			if err != nil {
-				return fmt.Errorf("%s n=%d, %d clients: %w\n%s", w.Backend, w.N, clients, err, srv.Log())
+				return fmt.Errorf("%s n=%d, %d clients: %w\n%s", w.Backend, w.N, clients, err, srv.Log().Tail)
 			}
 			run := ServerRun{
 				Backend: w.Backend, N: w.N, Clients: clients,
@@ -124,5 +127,5 @@ func runServer(ctx context.Context, p plan, res *Results) error {
 	if rss, err := srv.PeakRSS(); err == nil {
 		sr.PeakRSS = rss
 	}
-	return srv.Stop()
+	return srv.Stop(stopGrace)
 }
