@@ -77,6 +77,7 @@ type options struct {
 	BDD    struct {
 		MaxN     int           // largest board
 		Budget   int64         // node budget in bytes of one compile
+		Scratch  int64         // work space of the queries running at once, in bytes
 		Deadline time.Duration // per request
 	}
 	SAT struct {
@@ -92,7 +93,7 @@ type options struct {
 func (o options) engines() []server.Engine {
 	return []server.Engine{
 		{
-			Backend:  bdd.New(bdd.Options{Budget: o.BDD.Budget, MaxN: o.BDD.MaxN}),
+			Backend:  bdd.New(bdd.Options{Budget: o.BDD.Budget, MaxN: o.BDD.MaxN, Scratch: o.BDD.Scratch}),
 			Deadline: o.BDD.Deadline,
 			Budget:   o.BDD.Budget,
 			Title:    "Binary decision diagram: compiled once, then every answer is a walk over it",
@@ -111,7 +112,7 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	var o options
 	c := &o.Server
 	*c = server.DefaultConfig()
-	o.BDD.MaxN, o.BDD.Budget, o.BDD.Deadline = 14, 2<<30, 10*time.Second
+	o.BDD.MaxN, o.BDD.Budget, o.BDD.Scratch, o.BDD.Deadline = 14, 2<<30, 1<<30, 10*time.Second
 	o.SAT.MaxN, o.SAT.CountCap, o.SAT.Deadline = 32, 1000, 10*time.Second
 
 	fs := flag.NewFlagSet("web", flag.ContinueOnError)
@@ -120,7 +121,7 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	fs.StringVar(&c.Addr, "addr", c.Addr, "address to listen on")
 	fs.IntVar(&o.BDD.MaxN, "bdd-max-n", o.BDD.MaxN, "largest board of the BDD backend")
 	size(&o.BDD.Budget, "bdd-budget", "node budget of one BDD compile, in bytes (suffixes K, M, G: powers of 1024)")
-	size(&c.Scratch, "bdd-scratch", "work space of the BDD queries running at once, in bytes (about 24 bytes a node each: 220 MiB for a 14×14 query); more wait")
+	size(&o.BDD.Scratch, "bdd-scratch", "work space of the BDD queries running at once, in bytes (about 24 bytes a node each: 220 MiB for a 14×14 query); more wait")
 	fs.DurationVar(&o.BDD.Deadline, "bdd-deadline", o.BDD.Deadline, "deadline of one request's work on the BDD backend")
 	fs.DurationVar(&c.CompileDeadline, "compile-deadline", c.CompileDeadline, "deadline of one compile (a BDD of a large board takes a while, once)")
 	fs.IntVar(&o.SAT.MaxN, "sat-max-n", o.SAT.MaxN, "largest board of the SAT backend")
@@ -158,6 +159,8 @@ func (o options) check(fs *flag.FlagSet) error {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	case o.BDD.MaxN < 1 || o.SAT.MaxN < 1:
 		return fmt.Errorf("-bdd-max-n and -sat-max-n must be at least 1")
+	case o.BDD.Scratch < 1:
+		return fmt.Errorf("-bdd-scratch must be positive")
 	case o.BDD.Deadline <= 0 || o.SAT.Deadline <= 0:
 		return fmt.Errorf("deadlines must be positive")
 	}

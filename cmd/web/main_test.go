@@ -38,10 +38,10 @@ func TestParseFlags(t *testing.T) {
 			}},
 		{args: []string{"-bdd-scratch", "256M", "-recycle", "0", "-debug-addr", "127.0.0.1:6060"},
 			check: func(c options) bool {
-				return c.Server.Scratch == 256<<20 && c.Server.Recycle == 0 && c.Server.DebugAddr == "127.0.0.1:6060"
+				return c.BDD.Scratch == 256<<20 && c.Server.Recycle == 0 && c.Server.DebugAddr == "127.0.0.1:6060"
 			}},
 		{args: nil, check: func(c options) bool {
-			return c.Server.Scratch == 1<<30 && c.Server.Recycle == 50 && c.Server.DebugAddr == "" && c.Server.SATServe == 1
+			return c.BDD.Scratch == 1<<30 && c.Server.Recycle == 50 && c.Server.DebugAddr == "" && c.Server.SATServe == 1
 		}},
 		{args: []string{"-bdd-scratch", "0"}, err: true},
 		{args: []string{"-sat-serve", "0"}, err: true},

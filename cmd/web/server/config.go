@@ -11,10 +11,8 @@ import (
 type Config struct {
 	Addr string
 
-	// Scratch is the work space of the BDD queries running at once, in
-	// bytes; SATServe and SATQueue the SAT requests served at once and
-	// waiting. They move into their backends' options.
-	Scratch            int64
+	// SATServe and SATQueue are the SAT requests served at once and
+	// waiting; they move into the SAT backend's options.
 	SATServe, SATQueue int
 
 	CompileDeadline time.Duration // of one compile, whoever waits for it
@@ -40,7 +38,6 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Addr:            "127.0.0.1:8080",
-		Scratch:         1 << 30,
 		SATServe:        1,
 		SATQueue:        32,
 		CompileDeadline: 10 * time.Minute,
@@ -63,8 +60,8 @@ func DefaultConfig() Config {
 // Check validates a configuration; its errors name the flags of cmd/web.
 func (c Config) Check() error {
 	switch {
-	case c.BodyLimit < 1 || c.CacheBytes < 1 || c.Scratch < 1:
-		return fmt.Errorf("-body-limit, -cache and -bdd-scratch must be positive")
+	case c.BodyLimit < 1 || c.CacheBytes < 1:
+		return fmt.Errorf("-body-limit and -cache must be positive")
 	case c.SATServe < 1:
 		return fmt.Errorf("-sat-serve must be at least 1")
 	case c.RequestDeadline <= 0:

@@ -61,11 +61,6 @@ func (s *Server) readStats(gc bool) Stats {
 			st.Backends[e.Backend.Name()] = l.Load()
 		}
 	}
-	// Until the BDD backend bounds its own work space (and reports it as
-	// a Loader), the server's workspace stands in for it.
-	if _, ok := st.Backends["bdd"]; !ok && s.work != nil {
-		st.Backends["bdd"] = configurator.Load{Waiting: s.work.waiting.Load(), Bytes: s.work.held.Load()}
-	}
 	return st
 }
 

@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,40 +16,9 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-	"github.com/nqueens/configurator/backends/bdd"
 	"github.com/nqueens/configurator/backends/sat"
 	"github.com/nqueens/configurator/configurator"
 )
-
-// gateSpace is a real BDD space whose Analyze waits at a gate, counting
-// the calls inside it, so that a test can see how many run at once.
-type gateSpace struct {
-	*bdd.Space
-	gate     chan struct{}
-	in, peak atomic.Int32
-}
-
-func (g *gateSpace) Analyze(ctx context.Context, q []configurator.Cell) (*configurator.Analysis, error) {
-	n := g.in.Add(1)
-	for p := g.peak.Load(); n > p && !g.peak.CompareAndSwap(p, n); p = g.peak.Load() {
-	}
-	defer g.in.Add(-1)
-	<-g.gate
-	return g.Space.Analyze(ctx, q)
-}
-
-func compileBDD(t *testing.T, n int) *bdd.Space {
-	t.Helper()
-	m, err := configurator.New(n, configurator.RowMajor)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sp, err := bdd.New(bdd.Options{}).Compile(context.Background(), m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sp.(*bdd.Space)
-}
 
 // waitFor polls cond for up to 10 s.
 func waitFor(t *testing.T, what string, cond func() bool) {
@@ -62,166 +29,6 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("waited 10 s for %s", what)
 		}
 		time.Sleep(2 * time.Millisecond)
-	}
-}
-
-// TestWorkspaceBoundsQueries checks the bound on the BDD queries' work
-// space: with room for two queries of an 8×8 (24 bytes a node each), two
-// run and the others wait, in turn; a Diagram, which needs more than the
-// whole bound, runs alone; a waiter whose deadline passes gets ErrBusy,
-// which the server answers with 503 and Retry-After.
-func TestWorkspaceBoundsQueries(t *testing.T) {
-	inner := &gateSpace{Space: compileBDD(t, 8), gate: make(chan struct{})}
-	query := int64(queryBytesPerNode * (2451 + 2))
-	ws := newWorkspace(2*query + query/2)
-	sp := bound(inner, ws)
-	if b, ok := sp.(*boundedSpace); !ok || b.query != query || b.draw != drawBytesPerNode*(2451+2) {
-		t.Fatalf("bound(8×8) = %#v, want a query of %d bytes", sp, query)
-	}
-	for _, facet := range []func(configurator.Space) bool{
-		func(s configurator.Space) bool { _, ok := s.(configurator.Sampler); return ok },
-		func(s configurator.Space) bool { _, ok := s.(configurator.Marginaler); return ok },
-		func(s configurator.Space) bool { _, ok := s.(configurator.Diagrammer); return ok },
-		func(s configurator.Space) bool { _, ok := s.(configurator.Sizer); return ok },
-	} {
-		if !facet(sp) {
-			t.Errorf("the bounded space lost a facet of the BDD space")
-		}
-	}
-
-	var wg sync.WaitGroup
-	for range 5 {
-		wg.Go(func() {
-			a, err := sp.Analyze(context.Background(), nil)
-			if err != nil || a.Solutions.Int64() != 92 {
-				t.Errorf("a query that waited its turn: %v, %v", a, err)
-			}
-		})
-	}
-	waitFor(t, "two queries in and three waiting", func() bool { return inner.in.Load() == 2 && ws.waiting.Load() == 3 })
-	if held := ws.held.Load(); held != 2*query {
-		t.Errorf("%d bytes held by two queries, want %d", held, 2*query)
-	}
-
-	// A waiter whose deadline passes leaves with ErrBusy: 503, Retry-After.
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	_, err := sp.Satisfiable(ctx, nil, nil)
-	cancel()
-	if !errors.Is(err, configurator.ErrBusy) || !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("a query out of time while waiting: %v, want ErrBusy and the deadline", err)
-	}
-	if p := describe(err); p.Status != http.StatusServiceUnavailable || p.RetryAfter == 0 {
-		t.Errorf("answered as %d (Retry-After %d), want 503 with Retry-After", p.Status, p.RetryAfter)
-	}
-	if w := ws.waiting.Load(); w != 3 {
-		t.Errorf("%d waiting after the one out of time left, want 3", w)
-	}
-	// A context already over is a deadline, not a busy server.
-	done, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := sp.Solve(done, nil); errors.Is(err, configurator.ErrBusy) || !errors.Is(err, context.Canceled) {
-		t.Errorf("a query whose context is over: %v", err)
-	}
-
-	close(inner.gate)
-	wg.Wait()
-	if p := inner.peak.Load(); p != 2 {
-		t.Errorf("%d queries ran at once, want 2", p)
-	}
-	if held, w := ws.held.Load(), ws.waiting.Load(); held != 0 || w != 0 {
-		t.Errorf("after the queries: %d bytes held, %d waiting", held, w)
-	}
-
-	// A Diagram needs more than the whole bound: it waits for every query
-	// to finish and holds the whole bound while it runs.
-	release, err := ws.acquire(context.Background(), query)
-	if err != nil {
-		t.Fatal(err)
-	}
-	drawn := make(chan error, 1)
-	go func() {
-		dot, nodes, err := sp.(configurator.Diagrammer).Diagram(context.Background(), nil, 5000)
-		if err == nil && (nodes != 2451 || !strings.Contains(dot, "digraph")) {
-			err = fmt.Errorf("%d nodes, want 2451 and their DOT", nodes)
-		}
-		drawn <- err
-	}()
-	waitFor(t, "the diagram to wait", func() bool { return ws.waiting.Load() == 1 })
-	release()
-	if err := <-drawn; err != nil {
-		t.Errorf("the diagram after the query: %v", err)
-	}
-	// The whole diagram past the cap needs no copy, nor any work space.
-	release, err = ws.acquire(context.Background(), ws.limit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer release()
-	if dot, nodes, err := sp.(configurator.Diagrammer).Diagram(context.Background(), nil, 300); dot != "" || nodes != 2451 || err != nil {
-		t.Errorf("the whole 8×8 diagram, capped at 300 nodes: %q, %d, %v", dot, nodes, err)
-	}
-}
-
-// TestWorkspaceClientsLeave fills the server's BDD work space and checks
-// over HTTP that requests wait for it; that clients that disconnect leave
-// the queue at once; that a request whose deadline passes while it waits
-// gets 503 with Retry-After; and that, once the space is free, requests
-// are served.
-func TestWorkspaceClientsLeave(t *testing.T) {
-	cfg := testConfig()
-	cfg.BDD.Deadline = 300 * time.Millisecond
-	s, ts := newTestServer(t, cfg)
-	if res, body := post(t, ts, "/api/v1/analyze", `{"n":8}`); res.StatusCode != 200 {
-		t.Fatalf("compiling 8×8: %d %s", res.StatusCode, body)
-	}
-	release, err := s.work.acquire(context.Background(), s.work.limit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if release != nil {
-			release()
-		}
-	}()
-
-	// Three clients ask and give up while they wait.
-	ctx, leave := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	for range 3 {
-		wg.Go(func() {
-			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL+"/api/v1/analyze", strings.NewReader(`{"n":8,"queens":[[0,0]]}`))
-			req.Header.Set("Content-Type", "application/json")
-			if res, err := http.DefaultClient.Do(req); err == nil {
-				res.Body.Close()
-				t.Errorf("a request answered %d while the work space was full", res.StatusCode)
-			}
-		})
-	}
-	waitFor(t, "three requests waiting", func() bool { return s.work.waiting.Load() == 3 })
-	leave()
-	wg.Wait()
-	waitFor(t, "the queue to drain after the clients left", func() bool { return s.work.waiting.Load() == 0 })
-
-	// One that stays waits until its deadline: 503, Retry-After, words.
-	start := time.Now()
-	res, body := post(t, ts, "/api/v1/analyze", `{"n":8,"queens":[[0,0]]}`)
-	if res.StatusCode != 503 || res.Header.Get("Retry-After") == "" || !strings.Contains(body, "busy") {
-		t.Errorf("waiting past the deadline: %d, Retry-After %q: %s", res.StatusCode, res.Header.Get("Retry-After"), body)
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("it took %v to give up", d)
-	}
-	// The page says the same in a notice, and keeps its controls.
-	res, body = get(t, ts, "/play?n=8&q=a1&place=e2", "HX-Request", "true")
-	if res.StatusCode != 503 || !strings.Contains(body, "busy") {
-		t.Errorf("the page while the work space is full: %d: %s", res.StatusCode, excerpt(body))
-	}
-
-	release()
-	release = nil
-	res, body = post(t, ts, "/api/v1/analyze", `{"n":8,"queens":[[0,0]]}`)
-	if res.StatusCode != 200 || !strings.Contains(body, `"solutions":"4"`) {
-		t.Errorf("after the work space is free: %d %s", res.StatusCode, body)
 	}
 }
 
@@ -524,37 +331,5 @@ func TestGate(t *testing.T) {
 	wg.Wait()
 	if fmt.Sprint(order) != "[0 2]" {
 		t.Errorf("admitted in the order %v, want [0 2]", order)
-	}
-}
-
-// TestWorkspaceEstimate keeps queryBytesPerNode honest against the BDD
-// backend: a space's first queries of every kind (which grow its pooled
-// scratch areas to their full size) allocate no more than the estimate
-// per node. If the backend's scratch grows, raise the estimate.
-func TestWorkspaceEstimate(t *testing.T) {
-	if raceEnabled {
-		t.Skip("under the race detector sync.Pool drops a share of the scratch areas, so queries allocate more than they hold")
-	}
-	sp := compileBDD(t, 11)
-	ctx := context.Background()
-	q := []configurator.Cell{{Row: 0, Col: 3}}
-	rng := rand.New(rand.NewPCG(1, 1))
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	for _, queens := range [][]configurator.Cell{nil, q} {
-		sp.Analyze(ctx, queens)
-		sp.Marginals(ctx, queens)
-		sp.Sample(ctx, queens, rng)
-		sp.Solve(ctx, queens)
-		sp.Satisfiable(ctx, queens, []configurator.Cell{{Row: 1, Col: 0}})
-	}
-	runtime.ReadMemStats(&after)
-	perNode := float64(after.TotalAlloc-before.TotalAlloc) / float64(sp.Nodes()+2)
-	t.Logf("the first queries of every kind allocate %.1f bytes a node; the estimate is %d", perNode, queryBytesPerNode)
-	if perNode > queryBytesPerNode {
-		t.Errorf("the first queries allocate %.1f bytes a node, more than the %d the work-space bound charges", perNode, queryBytesPerNode)
-	}
-	if perNode < queryBytesPerNode/2 {
-		t.Errorf("the first queries allocate %.1f bytes a node, under half the %d the work-space bound charges", perNode, queryBytesPerNode)
 	}
 }

@@ -58,7 +58,6 @@ type Server struct {
 	static   fs.FS
 	version  string // of the static files, for cache busting
 	draw     *drawer
-	work     *workspace // bounds the work space of queries on BDD spaces
 	satGate  *gate      // admits requests to the SAT backend in order
 
 	quit     chan struct{} // closed when shutdown begins: progress streams end
@@ -79,7 +78,6 @@ func New(cfg Config, log *slog.Logger, engines ...Engine) (*Server, error) {
 		lim:      limits{maxN: map[string]int{}, why: map[string]string{}},
 		quit:     make(chan struct{}),
 		draw:     newDrawer(),
-		work:     newWorkspace(cfg.Scratch),
 		satGate:  newGate(cfg.SATServe, cfg.SATQueue),
 	}
 	for _, e := range engines {
@@ -412,7 +410,6 @@ func (s *Server) compile(ctx context.Context, k spaceKey) (*compiled, error) {
 		s.log.Warn("compile failed", "backend", k.backend, "n", k.n, "order", k.order.String(), "after", time.Since(start), "err", err)
 		return nil, err
 	}
-	sp = bound(sp, s.work)
 	res := &compiled{key: k, space: sp, took: took, bytes: b.Cost(k.n, k.order).Bytes}
 	if sz, ok := sp.(configurator.Sizer); ok {
 		res.bytes, res.sized = sz.Bytes(), true
