@@ -58,7 +58,7 @@ type Server struct {
 	static   fs.FS
 	version  string // of the static files, for cache busting
 	draw     *drawer
-	satGate  *gate      // admits requests to the SAT backend in order
+	satGate  *gate // admits requests to the SAT backend in order
 
 	quit     chan struct{} // closed when shutdown begins: progress streams end
 	quitOnce sync.Once
