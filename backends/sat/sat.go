@@ -26,11 +26,39 @@
 // solutions are counted by adding blocking clauses; Assume drops the unit
 // clauses of the base problem, so the base problem has none and one-cell
 // rows travel as assumptions; the solver package keeps mutable state at
-// package level, so every gophersat call in the process is serialised
-// behind a bounded queue; and a Solve cannot be interrupted, so the work is
+// package level, so every gophersat call in the process takes the one turn
+// of package solverlock; and a Solve cannot be interrupted, so the work is
 // bounded by the largest board accepted and a per-request deadline, and a
 // request whose deadline passes during a solver call returns at once,
 // leaving the call to finish in the background.
+//
+// # Admission
+//
+// The backend bounds its own work, in two lines of bounded length, each
+// served in arrival order, whose next comer is refused at once with an
+// error wrapping configurator.ErrBusy:
+//
+//   - Every solver call waits in the Backend's call line for the process's
+//     one gophersat turn. That is all a caller that only queries (the
+//     command line, the cross-checks, the benchmarks) ever meets.
+//   - A server admits whole requests first: the spaces are
+//     configurator.Admitters, and Admit waits in the Backend's request line
+//     until fewer than Options.Serve requests are being served. A request
+//     makes many solver calls (one per undecided cell, one per queen an
+//     explanation tries to drop); queued call by call, each of them would
+//     wait behind every other request's, so a request's latency would grow
+//     with its calls times the queue, and at 64 clients explanations on
+//     large boards ran past their deadline. Admitted whole, a request's
+//     calls run back to back and it waits for the requests before it and
+//     no longer.
+//
+// Admission is per Backend, shared by all its spaces, and it cannot tell
+// an admitted query from another (Admit hands back no context to carry the
+// turn), so the calls of admitted requests wait in the call line too. They
+// are at most Serve, and the call line holds at least Serve, so admitted
+// requests alone never fill it: behind Admit, a call finds the solver free
+// or held by one of at most Serve-1 other requests, or by a call abandoned
+// at its deadline.
 package sat
 
 import (
@@ -55,8 +83,13 @@ const (
 	// then answers the request, and the call finishes in the background,
 	// holding the solver.
 	DefaultMaxN = 120
-	// DefaultQueue is how many gophersat calls may wait for the solver.
+	// DefaultQueue is how many requests may wait for admission, and how
+	// many solver calls for the solver.
 	DefaultQueue = 32
+	// DefaultServe is how many admitted requests are served at once: the
+	// solver runs one call at a time anyway, and a second request served
+	// would only interleave its calls with the first's.
+	DefaultServe = 1
 	// DefaultCountCap is the default cap of the blocking-clause count.
 	DefaultCountCap = 10000
 	// DefaultTimeout bounds one request, waiting in the queue included.
@@ -69,11 +102,16 @@ type Options struct {
 	// MaxN is the largest board accepted; 0 means DefaultMaxN. Beyond it
 	// Compile returns an error wrapping configurator.ErrTooLarge.
 	MaxN int
-	// Queue is how many requests may wait for the solver at once; 0 means
-	// DefaultQueue. A request waits each time it needs the solver (most
-	// questions on large boards are answered without it), and one that
-	// finds the queue full fails at once with configurator.ErrBusy.
+	// Queue bounds each of the two lines of the package doc's Admission: how
+	// many requests may wait for Admit, and how many solver calls for the
+	// solver (at least Serve); 0 means DefaultQueue. A query waits each time
+	// it needs the solver (most questions on large boards are answered
+	// without it). A caller that finds its line full fails at once with an
+	// error wrapping configurator.ErrBusy.
 	Queue int
+	// Serve is how many requests Admit lets in at once; 0 means
+	// DefaultServe.
+	Serve int
 	// CountCap caps the blocking-clause count of solutions; 0 means
 	// DefaultCountCap. Above it Analysis.Solutions is the cap and AtLeast is
 	// set. See Space.Analyze for when the backend counts at all.
@@ -85,14 +123,17 @@ type Options struct {
 }
 
 // Backend compiles models for gophersat. It implements
-// configurator.Backend and is safe for concurrent use.
+// configurator.Backend and configurator.Loader, and is safe for concurrent
+// use.
 type Backend struct {
 	maxN     int
 	countCap int
 	timeout  time.Duration
-	// queue holds a token for every request waiting for the solver; its
-	// capacity is the queue bound.
-	queue chan struct{}
+	// serving holds a token for every request admitted and not yet done;
+	// its capacity is Options.Serve.
+	serving  chan struct{}
+	requests line // requests waiting for a place in serving
+	calls    line // solver calls waiting for the solver's turn
 	// solverOnly turns off the local search and the symmetries, leaving
 	// the solver to find every witness: for benchmarks that measure what
 	// they save.
@@ -111,11 +152,16 @@ func New(opts Options) *Backend {
 	if b.timeout <= 0 {
 		b.timeout = DefaultTimeout
 	}
-	q := opts.Queue
-	if q <= 0 {
-		q = DefaultQueue
+	queue, serve := opts.Queue, opts.Serve
+	if queue <= 0 {
+		queue = DefaultQueue
 	}
-	b.queue = make(chan struct{}, q)
+	if serve <= 0 {
+		serve = DefaultServe
+	}
+	b.serving = make(chan struct{}, serve)
+	b.requests.bound = int64(queue)
+	b.calls.bound = int64(max(queue, serve)) // the admitted requests' calls always fit
 	return b
 }
 
@@ -146,35 +192,4 @@ func (b *Backend) Compile(ctx context.Context, m *configurator.Model) (configura
 		return nil, err
 	}
 	return newSpace(b, m), nil
-}
-
-// turn serialises every gophersat call in the process: whoever holds the
-// token may use the solver package. gophersat v1.4.0 keeps mutable state at
-// package level (the buffer bufLits in solver/learn.go is shared by every
-// Solver), so even calls on separate Solver values race and corrupt each
-// other. This is the package's one piece of global state, forced by the
-// library. A channel rather than a sync.Mutex lets a waiter give up when its
-// context is done.
-var turn = make(chan struct{}, 1)
-
-// acquire queues the caller for the solver and waits for its turn. A full
-// queue fails at once with ErrBusy; a caller whose ctx is done while it
-// waits leaves the queue. On success the caller holds the turn until it
-// calls release.
-func (b *Backend) acquire(ctx context.Context) (release func(), err error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	select {
-	case b.queue <- struct{}{}:
-	default:
-		return nil, fmt.Errorf("%d requests waiting for the SAT solver: %w", cap(b.queue), configurator.ErrBusy)
-	}
-	defer func() { <-b.queue }() // leave the queue, with or without the turn
-	select {
-	case turn <- struct{}{}:
-		return func() { <-turn }, nil
-	case <-ctx.Done():
-		return nil, fmt.Errorf("waiting for the SAT solver: %w", ctx.Err())
-	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nqueens/configurator/backends/sat/solverlock"
 	"github.com/nqueens/configurator/configurator"
 )
 
@@ -601,21 +602,22 @@ func TestLimits(t *testing.T) {
 // the function that gives it back.
 func holdTurn(t *testing.T) func() {
 	t.Helper()
-	select {
-	case turn <- struct{}{}:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the solver's turn is held elsewhere")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	release, err := solverlock.Acquire(ctx)
+	if err != nil {
+		t.Fatalf("the solver's turn is held elsewhere: %v", err)
 	}
-	return func() { <-turn }
+	return release
 }
 
-// waitQueue waits until exactly k requests wait in b's queue.
+// waitQueue waits until exactly k requests wait in b's lines.
 func waitQueue(t *testing.T, b *Backend, k int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for len(b.queue) != k {
+	for b.Load().Waiting != int64(k) {
 		if time.Now().After(deadline) {
-			t.Fatalf("queue holds %d requests, want %d", len(b.queue), k)
+			t.Fatalf("%d requests wait, want %d", b.Load().Waiting, k)
 		}
 		time.Sleep(time.Millisecond)
 	}
@@ -681,6 +683,107 @@ func TestQueue(t *testing.T) {
 	}
 	for _, cancel := range ctxs {
 		cancel()
+	}
+	waitQueue(t, b, 0)
+}
+
+// TestAdmit: requests are admitted Serve at a time in the order they
+// came, the line behind is bounded (the next request gets ErrBusy at
+// once), and a request whose context ends leaves the line.
+func TestAdmit(t *testing.T) {
+	b := New(Options{Serve: 1, Queue: 3})
+	sp := compile(t, b, model(t, 6))
+	done, err := configurator.Admit(context.Background(), sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var order []int
+	var wg sync.WaitGroup
+	ctx, cancel := context.WithCancel(context.Background())
+	for i := range 3 {
+		c := context.Background()
+		if i == 1 {
+			c = ctx // the second gives up
+		}
+		wg.Go(func() {
+			done, err := configurator.Admit(c, sp)
+			if err != nil {
+				if i != 1 || !errors.Is(err, context.Canceled) {
+					t.Errorf("request %d: %v", i, err)
+				}
+				return
+			}
+			mu.Lock()
+			order = append(order, i)
+			mu.Unlock()
+			done()
+		})
+		waitQueue(t, b, i+1)
+	}
+	if got := b.Load(); got != (configurator.Load{Waiting: 3, Running: 1}) {
+		t.Errorf("with one request served and three waiting: Load() = %+v", got)
+	}
+	if _, err := configurator.Admit(context.Background(), sp); !errors.Is(err, configurator.ErrBusy) {
+		t.Errorf("with the queue full: %v, want ErrBusy", err)
+	}
+	cancel()
+	waitQueue(t, b, 2) // the request that gave up leaves
+	if _, err := configurator.Admit(ctx, sp); !errors.Is(err, context.Canceled) {
+		t.Errorf("a request whose context is over: %v", err)
+	}
+	done()
+	wg.Wait()
+	if fmt.Sprint(order) != "[0 2]" {
+		t.Errorf("admitted in the order %v, want [0 2]", order)
+	}
+	if got := b.Load(); got != (configurator.Load{}) {
+		t.Errorf("once every request is done: Load() = %+v", got)
+	}
+}
+
+// TestAdmittedQueries: queries inside an admitted turn run (the turn is not
+// asked for again), and the solver calls of the Serve requests admitted
+// fit in the call line even when Serve exceeds Queue: only the requests
+// beyond them are refused.
+func TestAdmittedQueries(t *testing.T) {
+	b := New(Options{Serve: 2, Queue: 1})
+	sp := compile(t, b, model(t, 6))
+	release := holdTurn(t)
+	released := false
+	defer func() {
+		if !released {
+			release()
+		}
+	}()
+	errs := make(chan error, 2)
+	for range 2 {
+		done, err := configurator.Admit(context.Background(), sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			defer done()
+			a, err := sp.Analyze(context.Background(), nil)
+			if err == nil && a.Solutions.Int64() != 4 {
+				err = fmt.Errorf("%v solutions, want 4", a.Solutions)
+			}
+			errs <- err
+		}()
+	}
+	waitQueue(t, b, 2) // both queries wait for the solver, neither refused
+	if got := b.Load(); got != (configurator.Load{Waiting: 2, Running: 2}) {
+		t.Errorf("two requests served, both waiting for the solver: Load() = %+v", got)
+	}
+	if _, err := sp.Analyze(context.Background(), nil); !errors.Is(err, configurator.ErrBusy) {
+		t.Errorf("a query without a turn, the call line full: %v, want ErrBusy", err)
+	}
+	release()
+	released = true
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Errorf("admitted query: %v", err)
+		}
 	}
 	waitQueue(t, b, 0)
 }

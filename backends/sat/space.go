@@ -40,14 +40,14 @@ var errSolver = errors.New("the SAT solver returned a non-solution")
 
 // space is a compiled model. Its fields are immutable except the solver,
 // which is built on first use and, like every gophersat value, only touched
-// by the holder of the turn (see query.call).
+// by the holder of the solver's turn (see query.call).
 type space struct {
 	b    *Backend
 	m    *configurator.Model
 	bd   *board
 	root *state // the empty placement propagated; nil when no solution
 
-	solver *solver.Solver // guarded by turn
+	solver *solver.Solver // used only by the holder of the solver's turn
 }
 
 func newSpace(b *Backend, m *configurator.Model) *space {
@@ -241,7 +241,7 @@ func (q *query) witness(ctx context.Context, st *state, with, without []int32) (
 	return w, nil
 }
 
-// call waits in the backend's queue for the solver's turn and runs f,
+// call waits in the backend's call line for the solver's turn and runs f,
 // which calls gophersat, holding it. It returns when f does or when ctx
 // ends, whichever comes first. A gophersat call cannot be interrupted, so
 // f runs in a goroutine of its own: a request whose deadline passes returns
@@ -249,7 +249,7 @@ func (q *query) witness(ctx context.Context, st *state, with, without []int32) (
 // in gophersat becomes an error, and the space's solver, whose state it may
 // have broken, is rebuilt by the next call.
 func (q *query) call(ctx context.Context, f func()) error {
-	release, err := q.sp.b.acquire(ctx)
+	release, err := q.sp.b.solverTurn(ctx)
 	if err != nil {
 		return err
 	}
