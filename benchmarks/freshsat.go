@@ -4,20 +4,13 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/crillab/gophersat/solver"
 
+	"github.com/nqueens/configurator/backends/sat/solverlock"
 	"github.com/nqueens/configurator/configurator"
 )
-
-// gophersat keeps mutable state at package level (a shared buffer in
-// solver/learn.go), so solvers used from several goroutines race and give
-// wrong answers. Every gophersat call of this package holds this lock;
-// the suite never runs the SAT backend, which has a lock of its own, at
-// the same time.
-var gophersat sync.Mutex
 
 // Encoding is how FreshSAT writes the model's constraints for gophersat.
 type Encoding uint8
@@ -83,7 +76,8 @@ func NewFreshSAT(model *configurator.Model, enc Encoding) *FreshSAT {
 }
 
 // solve builds a fresh solver for the constraints and the unit literals
-// and reports whether they are satisfiable.
+// and reports whether they are satisfiable. The caller holds the
+// gophersat turn.
 func (f *FreshSAT) solve(units []int) bool {
 	var pb *solver.Problem
 	switch f.enc {
@@ -115,10 +109,16 @@ func (f *FreshSAT) solve(units []int) bool {
 }
 
 // Analyze computes the states of every cell under queens. When ctx ends
-// first it returns the step unfinished (Done false) and no error.
-func (f *FreshSAT) Analyze(ctx context.Context, queens []configurator.Cell) (BaselineStep, error) {
-	gophersat.Lock()
-	defer gophersat.Unlock()
+// first it returns the step unfinished (Done false) and no error. It
+// waits for the process's one gophersat turn (package solverlock) and
+// holds it throughout, so that the time it measures is its own solves'.
+func (f *FreshSAT) Analyze(ctx context.Context, queens []configurator.Cell) (step BaselineStep, err error) {
+	solverlock.Do(func() { step, err = f.analyze(ctx, queens) })
+	return step, err
+}
+
+// analyze does the work of Analyze, holding the gophersat turn.
+func (f *FreshSAT) analyze(ctx context.Context, queens []configurator.Cell) (BaselineStep, error) {
 	model := f.model
 	step := BaselineStep{CellsTotal: model.Vars()}
 	start := time.Now()
