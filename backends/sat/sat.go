@@ -52,13 +52,14 @@
 //     calls run back to back and it waits for the requests before it and
 //     no longer.
 //
-// Admission is per Backend, shared by all its spaces, and it cannot tell
-// an admitted query from another (Admit hands back no context to carry the
-// turn), so the calls of admitted requests wait in the call line too. They
+// Admission is per Backend, shared by all its spaces. It cannot tell an
+// admitted query from another (Admit hands back no context to carry the
+// turn), so the calls of admitted requests wait in the call line too; they
 // are at most Serve, and the call line holds at least Serve, so admitted
-// requests alone never fill it: behind Admit, a call finds the solver free
-// or held by one of at most Serve-1 other requests, or by a call abandoned
-// at its deadline.
+// requests never fill it by themselves. Behind Admit a call finds the
+// solver free, or held by one of at most Serve-1 other admitted requests,
+// or by a caller outside this Backend's admission: another backend's call,
+// a query made without Admit, a call abandoned at its deadline.
 package sat
 
 import (
@@ -92,7 +93,7 @@ const (
 	DefaultServe = 1
 	// DefaultCountCap is the default cap of the blocking-clause count.
 	DefaultCountCap = 10000
-	// DefaultTimeout bounds one request, waiting in the queue included.
+	// DefaultTimeout bounds one query, its waits for the solver included.
 	DefaultTimeout = 30 * time.Second
 )
 
@@ -116,8 +117,9 @@ type Options struct {
 	// DefaultCountCap. Above it Analysis.Solutions is the cap and AtLeast is
 	// set. See Space.Analyze for when the backend counts at all.
 	CountCap int
-	// Timeout bounds each request, the time it waits in the queue
-	// included; 0 means DefaultTimeout. A request past its deadline returns
+	// Timeout bounds each query (Analyze, Satisfiable, Solve), the time its
+	// solver calls wait in the call line included; 0 means DefaultTimeout.
+	// Admit waits as long as its ctx allows. A query past its deadline returns
 	// with the context's error, even in the middle of a solver call.
 	Timeout time.Duration
 }
@@ -168,15 +170,16 @@ func New(opts Options) *Backend {
 // Name is "sat".
 func (b *Backend) Name() string { return "sat" }
 
-// MaxN is the largest board the backend accepts.
-func (b *Backend) MaxN() int { return b.maxN }
-
 // Limits states the largest board; the variable order means nothing to a
 // SAT solver.
 func (b *Backend) Limits() configurator.Limits { return configurator.Limits{MaxN: b.maxN} }
 
-// Cost estimates the memory of an n×n space: a generous bound for the
-// encoding and the solver's clauses, which grow as N³. Compiles are cheap.
+// Cost estimates the memory of an n×n space, which reports no size of its
+// own (it is no configurator.Sizer): 4 KiB and 64 bytes per N³, the bound
+// the web server charged before the backend stated it. Measured on N-Queens
+// with the solver built, before any learnt clause: 54 KB at N=8 (above the
+// estimate of 37 KB), 0.2 MB at N=16, 7.7 MB at N=120 (a fourteenth of
+// the estimate). Compiles are cheap, never heavy.
 func (b *Backend) Cost(n int, _ configurator.Order) configurator.Cost {
 	return configurator.Cost{Bytes: 4096 + 64*int64(n)*int64(n)*int64(n)}
 }
