@@ -166,14 +166,14 @@ func (s *Server) apiApply(c echo.Context, backend string, st boardState, act act
 // out of range, 413 beyond the backend), the backend and order names, and
 // the queens (on the board, no duplicates).
 func (s *Server) apiState(req boardRequest) (boardState, string, error) {
-	st := defaultState()
-	backend := strings.ToLower(req.Backend)
-	switch backend {
-	case "":
-		backend = "bdd"
-	case "bdd", "sat":
-	default:
-		return st, "", problemf(http.StatusBadRequest, "%s is not a backend: use \"bdd\" or \"sat\".", quote(req.Backend))
+	st := s.lim.defaultState()
+	backend := string(st.Mode)
+	if req.Backend != "" {
+		m, ok := s.lim.parseMode(req.Backend)
+		if !ok || m == modeAll {
+			return st, "", problemf(http.StatusBadRequest, "%s is not a backend: use %s.", quote(req.Backend), s.lim.choices(false, true))
+		}
+		backend = string(m)
 	}
 	st.Mode = mode(backend)
 	if req.N == nil {
@@ -255,7 +255,7 @@ func decode(c echo.Context, v any) error {
 // decodeJSON is decode's parser, separate for the fuzz test.
 func decodeJSON(body []byte, v any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
-		return problemf(http.StatusBadRequest, `The request body is empty; send a JSON object such as {"n": 8, "queens": [[0, 0]], "backend": "bdd"}.`)
+		return problemf(http.StatusBadRequest, `The request body is empty; send a JSON object such as {"n": 8, "queens": [[0, 0]]}.`)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()

@@ -29,7 +29,7 @@ func FuzzParseState(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	lim := limits{maxN: map[string]int{"bdd": 14, "sat": 32}}
+	lim := limits{names: []string{"bdd", "sat"}, maxN: map[string]int{"bdd": 14, "sat": 32}}
 	f.Fuzz(func(t *testing.T, raw string) {
 		v, err := url.ParseQuery(raw)
 		if err != nil {

@@ -22,7 +22,7 @@ func (s *Server) board(c echo.Context) error {
 	ctx := c.Request().Context()
 	v, err := query(c)
 	if err != nil {
-		return s.fail(c, defaultState(), nil, action{}, err)
+		return s.fail(c, s.lim.defaultState(), nil, action{}, err)
 	}
 	trail := parseTrail(v.Get("t"))
 	st, err := parseState(v, s.lim)
@@ -126,7 +126,7 @@ func (s *Server) notFound(c echo.Context) error {
 	if c.Request().Method != http.MethodGet {
 		return echo.ErrNotFound
 	}
-	return s.fail(c, defaultState(), nil, action{}, echo.ErrNotFound)
+	return s.fail(c, s.lim.defaultState(), nil, action{}, echo.ErrNotFound)
 }
 
 // compilingPage answers while a board is still being compiled: the
@@ -154,7 +154,7 @@ func (s *Server) progressText(keys []spaceKey) string {
 			continue
 		}
 		what := fmt.Sprintf("the %d×%d %s", k.n, k.n, strings.ToUpper(k.backend))
-		if k.backend == "bdd" {
+		if s.lim.ordered[k.backend] {
 			what += " (" + orderLabels[k.order] + ")"
 		}
 		if started, ok := s.cache.Progress(k); ok {
@@ -191,7 +191,7 @@ func (s *Server) progress(c echo.Context) error {
 		return err
 	}
 	var keys []spaceKey
-	for _, b := range st.Mode.backends() {
+	for _, b := range s.lim.backends(st.Mode) {
 		keys = append(keys, s.key(b, st))
 	}
 	ctx := c.Request().Context()
@@ -246,12 +246,12 @@ func (s *Server) diagramSVG(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	if st.Mode == modeSAT {
-		st.Mode = modeBDD
-	}
-	e, err := s.cache.Get(ctx, s.key("bdd", st))
+	// The primary draws, whatever the page's mode.
+	primary := s.lim.names[0]
+	st.Mode = mode(primary)
+	e, err := s.cache.Get(ctx, s.key(primary, st))
 	if err != nil {
-		return s.compileProblem(ctx, s.key("bdd", st), err)
+		return s.compileProblem(ctx, s.key(primary, st), err)
 	}
 	dg, ok := e.space.(configurator.Diagrammer)
 	if !ok {

@@ -391,7 +391,7 @@ func TestTooLargeForTheBudget(t *testing.T) {
 func TestDisagreementIsLoud(t *testing.T) {
 	s, _ := newTestServer(t, testConfig())
 	ctx := context.Background()
-	st := boardState{N: 8, Mode: modeBoth, Queens: []configurator.Cell{{Row: 0, Col: 0}}}
+	st := boardState{N: 8, Mode: modeAll, Queens: []configurator.Cell{{Row: 0, Col: 0}}}
 	spaces, err := s.spaces(ctx, st, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -75,7 +75,7 @@ func New(cfg Config, log *slog.Logger, engines ...Engine) (*Server, error) {
 		log:      log,
 		engines:  engines,
 		backends: make(map[string]Engine),
-		lim:      limits{maxN: map[string]int{}, why: map[string]string{}},
+		lim:      limits{maxN: map[string]int{}, why: map[string]string{}, ordered: map[string]bool{}},
 		quit:     make(chan struct{}),
 		draw:     newDrawer(),
 		satGate:  newGate(cfg.SATServe, cfg.SATQueue),
@@ -87,7 +87,8 @@ func New(cfg Config, log *slog.Logger, engines ...Engine) (*Server, error) {
 		}
 		s.backends[name] = e
 		l := e.Backend.Limits()
-		s.lim.maxN[name], s.lim.why[name] = l.MaxN, l.Bound
+		s.lim.names = append(s.lim.names, name)
+		s.lim.maxN[name], s.lim.why[name], s.lim.ordered[name] = l.MaxN, l.Bound, l.Ordered
 		if l.Bound != "" {
 			log.Warn("a backend's budget lowers its largest board", "backend", name, "limit", l.MaxN, "bound", l.Bound)
 		}
@@ -259,7 +260,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 		if p.RetryAfter > 0 {
 			c.Response().Header().Set("Retry-After", strconv.Itoa(p.RetryAfter))
 		}
-		view := s.newAppView(defaultState(), "")
+		view := s.newAppView(s.lim.defaultState(), "")
 		view.Notice, view.Fatal = noticeOf(p), true
 		werr = s.render(c, p.Status, "page", s.pageView(view))
 	case isHTMX(req):
@@ -274,7 +275,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 		if p.RetryAfter > 0 {
 			c.Response().Header().Set("Retry-After", strconv.Itoa(p.RetryAfter))
 		}
-		view := s.newAppView(defaultState(), "")
+		view := s.newAppView(s.lim.defaultState(), "")
 		view.Notice, view.Fatal = noticeOf(p), true
 		werr = s.render(c, p.Status, "page", s.pageView(view))
 	}
@@ -439,7 +440,7 @@ func (s *Server) heavyCompile(k spaceKey) bool {
 // key is the cache key of a backend's space for a state.
 func (s *Server) key(backend string, st boardState) spaceKey {
 	k := spaceKey{backend: backend, n: st.N, order: st.Order}
-	if e, ok := s.backends[backend]; ok && !e.Backend.Limits().Ordered {
+	if !s.lim.ordered[backend] {
 		k.order = configurator.RowMajor // one space serves every order
 	}
 	return k

@@ -12,41 +12,24 @@ import (
 	"github.com/nqueens/configurator/configurator"
 )
 
-// mode is the backend choice of the page: one backend, or both side by
-// side.
+// mode is the backend choice of the page: the name of one registered
+// backend, or modeAll, every backend side by side.
 type mode string
 
-const (
-	modeBDD  mode = "bdd"
-	modeSAT  mode = "sat"
-	modeBoth mode = "both"
-)
-
-// backends lists the backends a mode runs, the primary one first: the BDD
-// counts exactly and draws, so it leads whenever it runs.
-func (m mode) backends() []string {
-	switch m {
-	case modeSAT:
-		return []string{"sat"}
-	case modeBoth:
-		return []string{"bdd", "sat"}
-	}
-	return []string{"bdd"}
-}
+// modeAll runs every registered backend, the primary first, and compares
+// each with it. The page calls it Both, after the two it was made for.
+const modeAll mode = "both"
 
 // label is the mode's name on the page.
 func (m mode) label() string {
-	switch m {
-	case modeSAT:
-		return "SAT"
-	case modeBoth:
+	if m == modeAll {
 		return "Both"
 	}
-	return "BDD"
+	return strings.ToUpper(string(m))
 }
 
 // boardState is everything the page shows, exactly as the URL carries it:
-// /?n=8&q=a1,c5&backend=bdd[&order=col][&heat=1][&diagram=1]. The server
+// /?n=8&q=a1,c5&backend=NAME[&order=col][&heat=1][&diagram=1]. The server
 // keeps no session; this is the session.
 type boardState struct {
 	N       int
@@ -57,24 +40,95 @@ type boardState struct {
 	Diagram bool
 }
 
-// defaultState is the board a visitor sees first.
-func defaultState() boardState { return boardState{N: 8, Mode: modeBDD} }
-
-// limits is what the server accepts: the largest board of each backend.
+// limits is what the server accepts: the registered backends, in order
+// (the first is the primary: it leads every comparison and draws the
+// diagram), and the largest board of each.
 type limits struct {
-	maxN map[string]int // backend name -> largest N
+	names []string
+	maxN  map[string]int // backend name -> largest N
 	// why says, for a backend whose limit comes from its memory budget
 	// rather than its flag, what the budget holds.
 	why map[string]string
+	// ordered marks the backends whose spaces depend on the variable
+	// order; the others compile one space for every order.
+	ordered map[string]bool
+}
+
+// defaultState is the board a visitor sees first: 8×8 on the primary.
+func (l limits) defaultState() boardState { return boardState{N: 8, Mode: mode(l.names[0])} }
+
+// modes lists the page's modes: every backend, then all of them when
+// there are several.
+func (l limits) modes() []mode {
+	var ms []mode
+	for _, name := range l.names {
+		ms = append(ms, mode(name))
+	}
+	if len(l.names) > 1 {
+		ms = append(ms, modeAll)
+	}
+	return ms
+}
+
+// parseMode reads a mode by name, any case; ok is false for a name that
+// is neither a registered backend nor modeAll.
+func (l limits) parseMode(s string) (m mode, ok bool) {
+	s = strings.ToLower(s)
+	if s == string(modeAll) && len(l.names) > 1 {
+		return modeAll, true
+	}
+	if slices.Contains(l.names, s) {
+		return mode(s), true
+	}
+	return "", false
+}
+
+// backends lists the backends a mode runs, the primary first.
+func (l limits) backends(m mode) []string {
+	if m == modeAll {
+		return l.names
+	}
+	return []string{string(m)}
 }
 
 // max is the largest board a mode allows: the smaller of its backends'.
 func (l limits) max(m mode) int {
 	n := configurator.MaxN
-	for _, b := range m.backends() {
+	for _, b := range l.backends(m) {
 		n = min(n, l.maxN[b])
 	}
 	return n
+}
+
+// alternative is a backend to suggest for an n×n board that mode m
+// cannot take: the first registered one that m is not, whose largest
+// board is large enough.
+func (l limits) alternative(n int, m mode) (name string, maxN int, ok bool) {
+	for _, b := range l.names {
+		if mode(b) != m && l.maxN[b] >= n {
+			return b, l.maxN[b], true
+		}
+	}
+	return "", 0, false
+}
+
+// choices lists the backends' names for a message, "a, b or c", with
+// modeAll's at the end when all is set, each between straight quotes when
+// quoted is.
+func (l limits) choices(all, quoted bool) string {
+	names := slices.Clone(l.names)
+	if all && len(names) > 1 {
+		names = append(names, string(modeAll))
+	}
+	for i, n := range names {
+		if quoted {
+			names[i] = `"` + n + `"`
+		}
+	}
+	if len(names) == 1 {
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // single returns the one value of a query parameter, "" when absent, and a
@@ -99,23 +153,18 @@ var stateParams = []string{"n", "q", "backend", "order", "heat", "diagram"}
 // with an error: the fields read before the fault, defaults for the rest,
 // so that the page can still show a board.
 func parseState(v url.Values, lim limits) (boardState, error) {
-	st := defaultState()
+	st := lim.defaultState()
 	for _, name := range stateParams {
 		if _, err := single(v, name); err != nil {
 			return st, err
 		}
 	}
 	if s := v.Get("backend"); s != "" {
-		switch strings.ToLower(s) {
-		case "bdd":
-			st.Mode = modeBDD
-		case "sat":
-			st.Mode = modeSAT
-		case "both":
-			st.Mode = modeBoth
-		default:
-			return st, problemf(http.StatusBadRequest, "%s is not a backend: choose bdd, sat or both.", quote(s))
+		m, ok := lim.parseMode(s)
+		if !ok {
+			return st, problemf(http.StatusBadRequest, "%s is not a backend: choose %s.", quote(s), lim.choices(true, false))
 		}
+		st.Mode = m
 	}
 	if s := v.Get("n"); s != "" {
 		n, err := parseSize(s, st.Mode, lim)
@@ -169,15 +218,16 @@ func parseSize(s string, m mode, lim limits) (int, error) {
 // what would work instead.
 func tooLarge(n int, m mode, lim limits) *problem {
 	msg := fmt.Sprintf("A %d×%d board is beyond the limit of the %s backend (%d×%d", n, n, m.label(), lim.max(m), lim.max(m))
-	for _, b := range m.backends() {
+	for _, b := range lim.backends(m) {
 		if why := lim.why[b]; why != "" && lim.maxN[b] == lim.max(m) {
 			msg += ": " + why
 			break
 		}
 	}
 	msg += ")."
-	if m != modeSAT && n <= lim.maxN["sat"] {
-		msg += fmt.Sprintf(" The SAT backend handles boards up to %d×%d: switch to SAT.", lim.maxN["sat"], lim.maxN["sat"])
+	if alt, hi, ok := lim.alternative(n, m); ok {
+		name := strings.ToUpper(alt)
+		msg += fmt.Sprintf(" The %s backend handles boards up to %d×%d: switch to %s.", name, hi, hi, name)
 	}
 	return &problem{Status: http.StatusRequestEntityTooLarge, Message: msg}
 }
@@ -366,34 +416,45 @@ func parseAction(v url.Values, st boardState) (action, error) {
 // the last few steps without the server keeping anything: the trail is
 // not part of the shareable address, and a reload starts it afresh.
 type step struct {
-	Label    string
-	N        int
-	BDD, SAT time.Duration
+	Label string
+	N     int
+	Times []time.Duration // one per registered backend, in order
 }
 
-// maxSteps is how many steps the trail keeps.
-const maxSteps = 6
+// maxSteps is how many steps the trail keeps, and maxTimes how many
+// backends' times a step may carry.
+const (
+	maxSteps = 6
+	maxTimes = 8
+)
 
 // parseTrail reads a timing trail leniently: it is decoration that the
 // server wrote itself, so an entry that does not parse is dropped rather
 // than refused.
 func parseTrail(s string) []step {
 	var steps []step
+entries:
 	for entry := range strings.SplitSeq(s, "~") {
 		if len(steps) == maxSteps {
 			break
 		}
 		f := strings.Split(entry, "_")
-		if len(f) != 4 || !validLabel(f[0]) {
+		if len(f) < 3 || len(f) > 2+maxTimes || !validLabel(f[0]) {
 			continue
 		}
-		n, err1 := strconv.Atoi(f[1])
-		bdd, err2 := strconv.ParseInt(f[2], 10, 64)
-		sat, err3 := strconv.ParseInt(f[3], 10, 64)
-		if err1 != nil || err2 != nil || err3 != nil || n < 1 || n > configurator.MaxN || bdd < 0 || sat < 0 {
+		n, err := strconv.Atoi(f[1])
+		if err != nil || n < 1 || n > configurator.MaxN {
 			continue
 		}
-		steps = append(steps, step{Label: f[0], N: n, BDD: time.Duration(bdd), SAT: time.Duration(sat)})
+		st := step{Label: f[0], N: n}
+		for _, t := range f[2:] {
+			d, err := strconv.ParseInt(t, 10, 64)
+			if err != nil || d < 0 {
+				continue entries
+			}
+			st.Times = append(st.Times, time.Duration(d))
+		}
+		steps = append(steps, st)
 	}
 	return steps
 }
@@ -402,7 +463,12 @@ func parseTrail(s string) []step {
 func formatTrail(steps []step) string {
 	parts := make([]string, 0, len(steps))
 	for _, s := range steps {
-		parts = append(parts, fmt.Sprintf("%s_%d_%d_%d", s.Label, s.N, s.BDD.Nanoseconds(), s.SAT.Nanoseconds()))
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s_%d", s.Label, s.N)
+		for _, d := range s.Times {
+			fmt.Fprintf(&b, "_%d", d.Nanoseconds())
+		}
+		parts = append(parts, b.String())
 	}
 	return strings.Join(parts, "~")
 }

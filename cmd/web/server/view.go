@@ -131,12 +131,14 @@ type timingView struct {
 	Compiles []string
 	Columns  []string // backend names of the step columns
 	Steps    []stepView
+	// RatioHeader and RatioTitle head the ratio column, with two columns.
+	RatioHeader, RatioTitle string
 }
 
 type stepView struct {
 	Label   string
 	Times   []string // one per column
-	Ratio   string   // SAT time / BDD time, in Both
+	Ratio   string   // the second column's time over the first's
 	Current bool
 }
 
@@ -195,9 +197,9 @@ func (s *Server) newAppView(st boardState, trail string) *appView {
 	nav := func(label, title, step string, next boardState) link {
 		return link{Label: label, Title: title, Href: next.href(), Play: next.play(trail, "l", step)}
 	}
-	for _, m := range []mode{modeBDD, modeSAT, modeBoth} {
+	for _, m := range s.lim.modes() {
 		next := st.with(func(b *boardState) { b.Mode = m })
-		title := modeTitles[m]
+		title := s.modeTitle(m)
 		if hi := s.lim.max(m); st.N > hi {
 			next.N, next.Queens = hi, nil
 			title += fmt.Sprintf(" (up to %d×%d, so the board shrinks)", hi, hi)
@@ -246,10 +248,16 @@ var orderLabels = map[configurator.Order]string{
 	configurator.MiddleOut: "middle ranks first",
 }
 
-var modeTitles = map[mode]string{
-	modeBDD:  "Binary decision diagram: compiled once, then every answer is a walk over it",
-	modeSAT:  "SAT solver: asks gophersat a question per square, no compile",
-	modeBoth: "Run both backends and compare their answers",
+// modeTitle says what a mode does: its backend's title, or for all of
+// them that they are compared.
+func (s *Server) modeTitle(m mode) string {
+	if m != modeAll {
+		return s.backends[string(m)].Title
+	}
+	if len(s.engines) == 2 {
+		return "Run both backends and compare their answers"
+	}
+	return fmt.Sprintf("Run all %d backends and compare their answers with the %s's", len(s.engines), strings.ToUpper(s.lim.names[0]))
 }
 
 // onOff names a toggle's step: "heat on", "heat off".
@@ -289,12 +297,10 @@ func (s *Server) resultView(r *result, trail []step) *appView {
 	if (r.act.Kind == actShow || r.act.Kind == actRefresh) && r.name != "" {
 		cur.Label = r.name
 	}
+	cur.Times = make([]time.Duration, len(s.lim.names))
 	for _, o := range r.runs {
-		switch o.Backend {
-		case "bdd":
-			cur.BDD = o.took
-		case "sat":
-			cur.SAT = o.took
+		if i := slices.Index(s.lim.names, o.Backend); i >= 0 {
+			cur.Times[i] = o.took
 		}
 	}
 	var kept []step
@@ -424,34 +430,47 @@ func agreement(r *result) *agreementView {
 	return a
 }
 
-// timingView builds the timing panel.
+// timingView builds the timing panel: a column per backend of the
+// result, and with two of them the ratio of the second's time to the
+// primary's.
 func (s *Server) timingView(r *result, steps []step) timingView {
 	var t timingView
+	var cols []int // the backends' places in each step's times
 	for _, o := range r.runs {
 		e := o.entry
-		line := fmt.Sprintf("%s %d×%d", strings.ToUpper(o.Backend), e.key.n, e.key.n)
-		if o.Backend == "bdd" {
+		name := strings.ToUpper(o.Backend)
+		line := fmt.Sprintf("%s %d×%d", name, e.key.n, e.key.n)
+		if s.lim.ordered[o.Backend] {
 			line += ", " + orderLabels[e.key.order]
 		}
 		line += ": compiled in " + duration(e.took) + " (once, then cached), holds " + bytesize.Format(e.bytes)
 		t.Compiles = append(t.Compiles, line)
-		t.Columns = append(t.Columns, strings.ToUpper(o.Backend))
+		t.Columns = append(t.Columns, name)
+		cols = append(cols, slices.Index(s.lim.names, o.Backend))
+	}
+	if len(t.Columns) == 2 {
+		t.RatioHeader = t.Columns[1] + "÷" + t.Columns[0]
+		t.RatioTitle = t.Columns[1] + " time divided by " + t.Columns[0] + " time"
+	}
+	at := func(st step, col int) time.Duration {
+		if col < 0 || col >= len(st.Times) {
+			return 0
+		}
+		return st.Times[col]
 	}
 	for i, st := range steps {
 		sv := stepView{Label: st.Label, Current: i == 0}
-		for _, col := range t.Columns {
-			d := st.BDD
-			if col == "SAT" {
-				d = st.SAT
-			}
-			if d > 0 {
+		for _, col := range cols {
+			if d := at(st, col); d > 0 {
 				sv.Times = append(sv.Times, duration(d))
 			} else {
 				sv.Times = append(sv.Times, "–")
 			}
 		}
-		if len(t.Columns) == 2 && st.BDD > 0 && st.SAT > 0 {
-			sv.Ratio = ratio(st.SAT, st.BDD)
+		if len(cols) == 2 {
+			if a, b := at(st, cols[0]), at(st, cols[1]); a > 0 && b > 0 {
+				sv.Ratio = ratio(b, a)
+			}
 		}
 		t.Steps = append(t.Steps, sv)
 	}

@@ -99,7 +99,7 @@ func (s *Server) spaces(ctx context.Context, st boardState, wait time.Duration) 
 	}
 	var out []*compiled
 	var pending []spaceKey
-	for _, b := range st.Mode.backends() {
+	for _, b := range s.lim.backends(st.Mode) {
 		k := s.key(b, st)
 		e, err := s.cache.Get(wctx, k)
 		switch {
@@ -131,8 +131,9 @@ func (s *Server) compileProblem(ctx context.Context, k spaceKey, err error) erro
 			if largest := s.cache.Largest(k.backend); largest > 0 && largest < k.n {
 				msg += fmt.Sprintf("; the largest %s compiled here is %d×%d", name, largest, largest)
 			}
-			if alt, ok := s.alternative(k.n, k.backend); ok {
-				msg += fmt.Sprintf(". The %s backend handles boards up to %d×%d: switch to %s", alt.name, alt.maxN, alt.maxN, alt.name)
+			if alt, hi, ok := s.lim.alternative(k.n, mode(k.backend)); ok {
+				alt = strings.ToUpper(alt)
+				msg += fmt.Sprintf(". The %s backend handles boards up to %d×%d: switch to %s", alt, hi, hi, alt)
 			}
 		}
 		return &problem{Status: http.StatusRequestEntityTooLarge, Message: msg + ".", err: err}
@@ -146,30 +147,13 @@ func (s *Server) compileProblem(ctx context.Context, k spaceKey, err error) erro
 	case errors.Is(err, context.DeadlineExceeded):
 		msg := fmt.Sprintf("Compiling the %d×%d board with %s took longer than allowed (%s). Try a smaller board", k.n, k.n, name, s.cfg.CompileDeadline)
 		if e := s.backends[k.backend]; e.Backend != nil && e.Backend.Cost(k.n, k.order).Heavy {
-			if alt, ok := s.alternative(k.n, k.backend); ok {
-				msg += " or the " + alt.name + " backend"
+			if alt, _, ok := s.lim.alternative(k.n, mode(k.backend)); ok {
+				msg += " or the " + strings.ToUpper(alt) + " backend"
 			}
 		}
 		return retryable(30, err, "%s.", msg)
 	}
 	return describe(err)
-}
-
-// alternative is a backend to suggest for an n×n board that backend
-// cannot take: the first registered other one whose largest board is large
-// enough, named as the page names it.
-func (s *Server) alternative(n int, backend string) (alt struct {
-	name string
-	maxN int
-}, ok bool) {
-	for _, e := range s.engines {
-		name := e.Backend.Name()
-		if name != backend && s.lim.maxN[name] >= n {
-			alt.name, alt.maxN = strings.ToUpper(name), s.lim.maxN[name]
-			return alt, true
-		}
-	}
-	return alt, false
 }
 
 // quoteLabel puts a label of the page between curly quotes.
