@@ -598,6 +598,33 @@ func TestLimits(t *testing.T) {
 	}
 }
 
+// TestStatedLimits: the backend states the largest board it compiles,
+// ignores the variable order, and charges a space 4 KiB and 64 bytes per N³,
+// never heavy.
+func TestStatedLimits(t *testing.T) {
+	tests := []struct {
+		opts Options
+		n    int
+		want configurator.Limits
+		cost configurator.Cost
+	}{
+		{Options{}, 8, configurator.Limits{MaxN: DefaultMaxN}, configurator.Cost{Bytes: 36864}},
+		{Options{MaxN: 10}, 10, configurator.Limits{MaxN: 10}, configurator.Cost{Bytes: 68096}},
+		{Options{}, 120, configurator.Limits{MaxN: DefaultMaxN}, configurator.Cost{Bytes: 110596096}},
+	}
+	for _, tt := range tests {
+		b := New(tt.opts)
+		if got := b.Limits(); got != tt.want {
+			t.Errorf("MaxN %d: Limits() = %+v, want %+v", tt.opts.MaxN, got, tt.want)
+		}
+		for _, o := range configurator.Orders() {
+			if got := b.Cost(tt.n, o); got != tt.cost {
+				t.Errorf("Cost(%d, %v) = %+v, want %+v", tt.n, o, got, tt.cost)
+			}
+		}
+	}
+}
+
 // holdTurn takes the solver's turn, as a long request would, and returns
 // the function that gives it back.
 func holdTurn(t *testing.T) func() {
