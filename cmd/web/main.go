@@ -82,6 +82,8 @@ type options struct {
 	}
 	SAT struct {
 		MaxN     int           // largest board
+		Queue    int           // requests that may wait for the solver
+		Serve    int           // requests served at once; the others wait in the queue, in order
 		CountCap int           // solutions counted before saying "at least"
 		Deadline time.Duration // per request
 	}
@@ -99,8 +101,8 @@ func (o options) engines() []server.Engine {
 			Title:    "Binary decision diagram: compiled once, then every answer is a walk over it",
 		},
 		{
-			Backend: sat.New(sat.Options{MaxN: o.SAT.MaxN, Queue: o.Server.SATQueue, CountCap: o.SAT.CountCap,
-				Timeout: o.SAT.Deadline}),
+			Backend: sat.New(sat.Options{MaxN: o.SAT.MaxN, Queue: o.SAT.Queue, Serve: o.SAT.Serve,
+				CountCap: o.SAT.CountCap, Timeout: o.SAT.Deadline}),
 			Deadline: o.SAT.Deadline,
 			Title:    "SAT solver: asks gophersat a question per square, no compile",
 		},
@@ -113,7 +115,7 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	c := &o.Server
 	*c = server.DefaultConfig()
 	o.BDD.MaxN, o.BDD.Budget, o.BDD.Scratch, o.BDD.Deadline = 14, 2<<30, 1<<30, 10*time.Second
-	o.SAT.MaxN, o.SAT.CountCap, o.SAT.Deadline = 32, 1000, 10*time.Second
+	o.SAT.MaxN, o.SAT.Queue, o.SAT.Serve, o.SAT.CountCap, o.SAT.Deadline = 32, 32, 1, 1000, 10*time.Second
 
 	fs := flag.NewFlagSet("web", flag.ContinueOnError)
 	fs.SetOutput(out)
@@ -125,8 +127,8 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	fs.DurationVar(&o.BDD.Deadline, "bdd-deadline", o.BDD.Deadline, "deadline of one request's work on the BDD backend")
 	fs.DurationVar(&c.CompileDeadline, "compile-deadline", c.CompileDeadline, "deadline of one compile (a BDD of a large board takes a while, once)")
 	fs.IntVar(&o.SAT.MaxN, "sat-max-n", o.SAT.MaxN, "largest board of the SAT backend")
-	fs.IntVar(&c.SATQueue, "sat-queue", c.SATQueue, "requests that may wait for the SAT solver; more get 503")
-	fs.IntVar(&c.SATServe, "sat-serve", c.SATServe, "requests the SAT backend serves at once (its solver runs one call at a time); the others wait in the queue, in order")
+	fs.IntVar(&o.SAT.Queue, "sat-queue", o.SAT.Queue, "requests that may wait for the SAT solver; more get 503")
+	fs.IntVar(&o.SAT.Serve, "sat-serve", o.SAT.Serve, "requests the SAT backend serves at once (its solver runs one call at a time); the others wait in the queue, in order")
 	fs.IntVar(&o.SAT.CountCap, "sat-count-cap", o.SAT.CountCap, "solutions the SAT backend counts before it says \"at least\"")
 	fs.DurationVar(&o.SAT.Deadline, "sat-deadline", o.SAT.Deadline, "deadline of one request's work on the SAT backend")
 	size(&c.CacheBytes, "cache", "bound of the cache of compiled spaces, in bytes")
@@ -157,8 +159,8 @@ func (o options) check(fs *flag.FlagSet) error {
 	switch {
 	case fs.NArg() > 0:
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
-	case o.BDD.MaxN < 1 || o.SAT.MaxN < 1:
-		return fmt.Errorf("-bdd-max-n and -sat-max-n must be at least 1")
+	case o.BDD.MaxN < 1 || o.SAT.MaxN < 1 || o.SAT.Serve < 1:
+		return fmt.Errorf("-bdd-max-n, -sat-max-n and -sat-serve must be at least 1")
 	case o.BDD.Scratch < 1:
 		return fmt.Errorf("-bdd-scratch must be positive")
 	case o.BDD.Deadline <= 0 || o.SAT.Deadline <= 0:

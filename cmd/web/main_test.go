@@ -41,11 +41,11 @@ func TestParseFlags(t *testing.T) {
 				return c.BDD.Scratch == 256<<20 && c.Server.Recycle == 0 && c.Server.DebugAddr == "127.0.0.1:6060"
 			}},
 		{args: nil, check: func(c options) bool {
-			return c.BDD.Scratch == 1<<30 && c.Server.Recycle == 50 && c.Server.DebugAddr == "" && c.Server.SATServe == 1
+			return c.BDD.Scratch == 1<<30 && c.Server.Recycle == 50 && c.Server.DebugAddr == "" && c.SAT.Serve == 1
 		}},
 		{args: []string{"-bdd-scratch", "0"}, err: true},
 		{args: []string{"-sat-serve", "0"}, err: true},
-		{args: []string{"-sat-serve", "2", "-sat-queue", "8"}, check: func(c options) bool { return c.Server.SATServe == 2 && c.Server.SATQueue == 8 }},
+		{args: []string{"-sat-serve", "2", "-sat-queue", "8"}, check: func(c options) bool { return c.SAT.Serve == 2 && c.SAT.Queue == 8 }},
 		{args: []string{"-debug-addr", ":6060"}, err: true},
 		{args: []string{"-bdd-budget", "lots"}, err: true},
 		{args: []string{"-bdd-max-n", "0"}, err: true},

@@ -11,9 +11,6 @@ import (
 type Config struct {
 	Addr string
 
-	// SATServe and SATQueue are the SAT requests served at once and
-	// waiting; they move into the SAT backend's options.
-	SATServe, SATQueue int
 
 	CompileDeadline time.Duration // of one compile, whoever waits for it
 	CacheBytes      int64         // bound of the cache of compiled spaces
@@ -38,8 +35,6 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Addr:            "127.0.0.1:8080",
-		SATServe:        1,
-		SATQueue:        32,
 		CompileDeadline: 10 * time.Minute,
 		CacheBytes:      1 << 30,
 		Recycle:         50,
@@ -62,8 +57,6 @@ func (c Config) Check() error {
 	switch {
 	case c.BodyLimit < 1 || c.CacheBytes < 1:
 		return fmt.Errorf("-body-limit and -cache must be positive")
-	case c.SATServe < 1:
-		return fmt.Errorf("-sat-serve must be at least 1")
 	case c.RequestDeadline <= 0:
 		return fmt.Errorf("deadlines must be positive")
 	}

@@ -158,7 +158,7 @@ func TestSATQueueDrainsWhenClientsLeave(t *testing.T) {
 		if filled && drained && stillHeld {
 			<-served
 			t.Logf("held the solver with a %d-pigeonhole: the queue of 2 filled, drained when its clients left, and served the next", holdN)
-			if w := s.satGate.waiting.Load(); w != 0 {
+			if w := s.backends["sat"].Backend.(configurator.Loader).Load().Waiting; w != 0 {
 				t.Errorf("%d requests still wait at the gate", w)
 			}
 			return
@@ -282,54 +282,5 @@ func TestFailureLogging(t *testing.T) {
 		if tt.level == "level=WARN" && strings.Contains(log, "level=ERROR") {
 			t.Errorf("%s: a 503 logged as an error:\n%s", tt.path, log)
 		}
-	}
-}
-
-// TestGate checks the gate in front of the SAT backend: requests are
-// admitted a slot at a time in the order they came, the queue is bounded
-// (the next request gets ErrBusy at once), and a request whose context
-// ends leaves the queue.
-func TestGate(t *testing.T) {
-	g := newGate(1, 3)
-	leave, err := g.enter(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var order []int
-	var wg sync.WaitGroup
-	ctx, cancel := context.WithCancel(context.Background())
-	for i := range 3 {
-		c := context.Background()
-		if i == 1 {
-			c = ctx // the second gives up
-		}
-		wg.Go(func() {
-			leave, err := g.enter(c)
-			if err != nil {
-				if i != 1 || !errors.Is(err, context.Canceled) {
-					t.Errorf("request %d: %v", i, err)
-				}
-				return
-			}
-			mu.Lock()
-			order = append(order, i)
-			mu.Unlock()
-			leave()
-		})
-		waitFor(t, fmt.Sprintf("%d requests waiting", i+1), func() bool { return g.waiting.Load() == int64(i+1) })
-	}
-	if _, err := g.enter(context.Background()); !errors.Is(err, configurator.ErrBusy) {
-		t.Errorf("with the queue full: %v, want ErrBusy", err)
-	}
-	cancel()
-	waitFor(t, "the request that gave up to leave", func() bool { return g.waiting.Load() == 2 })
-	if _, err := g.enter(ctx); !errors.Is(err, context.Canceled) {
-		t.Errorf("a request whose context is over: %v", err)
-	}
-	leave()
-	wg.Wait()
-	if fmt.Sprint(order) != "[0 2]" {
-		t.Errorf("admitted in the order %v, want [0 2]", order)
 	}
 }

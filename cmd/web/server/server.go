@@ -58,7 +58,6 @@ type Server struct {
 	static   fs.FS
 	version  string // of the static files, for cache busting
 	draw     *drawer
-	satGate  *gate // admits requests to the SAT backend in order
 
 	quit     chan struct{} // closed when shutdown begins: progress streams end
 	quitOnce sync.Once
@@ -78,7 +77,6 @@ func New(cfg Config, log *slog.Logger, engines ...Engine) (*Server, error) {
 		lim:      limits{maxN: map[string]int{}, why: map[string]string{}, ordered: map[string]bool{}},
 		quit:     make(chan struct{}),
 		draw:     newDrawer(),
-		satGate:  newGate(cfg.SATServe, cfg.SATQueue),
 	}
 	for _, e := range engines {
 		name := e.Backend.Name()

@@ -45,18 +45,14 @@ func testConfig() testSetup {
 }
 
 // config is the server's part of the setup.
-func (c testSetup) config() Config {
-	cfg := c.Config
-	cfg.SATQueue, cfg.SATServe = c.SAT.Queue, c.SAT.Serve
-	return cfg
-}
+func (c testSetup) config() Config { return c.Config }
 
 // engines builds the backends of the setup, the BDD first (the primary).
 func (c testSetup) engines() []Engine {
 	return []Engine{
 		{Backend: bdd.New(bdd.Options{Budget: c.BDD.Budget, MaxN: c.BDD.MaxN}), Deadline: c.BDD.Deadline, Budget: c.BDD.Budget,
 			Title: "Binary decision diagram: compiled once, then every answer is a walk over it"},
-		{Backend: sat.New(sat.Options{MaxN: c.SAT.MaxN, Queue: c.SAT.Queue, CountCap: c.SAT.CountCap, Timeout: c.SAT.Deadline}),
+		{Backend: sat.New(sat.Options{MaxN: c.SAT.MaxN, Queue: c.SAT.Queue, Serve: c.SAT.Serve, CountCap: c.SAT.CountCap, Timeout: c.SAT.Deadline}),
 			Deadline: c.SAT.Deadline, Title: "SAT solver: asks gophersat a question per square, no compile"},
 	}
 }

@@ -1,7 +1,0 @@
-//go:build race
-
-package server
-
-// raceEnabled reports whether the tests run with the race detector, under
-// which sync.Pool drops a share of what it is given.
-const raceEnabled = true
