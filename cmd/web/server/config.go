@@ -11,7 +11,6 @@ import (
 type Config struct {
 	Addr string
 
-
 	CompileDeadline time.Duration // of one compile, whoever waits for it
 	CacheBytes      int64         // bound of the cache of compiled spaces
 	Recycle         int           // requests after which a space that does not report its size is compiled afresh

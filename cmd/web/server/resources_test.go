@@ -20,18 +20,6 @@ import (
 	"github.com/nqueens/configurator/configurator"
 )
 
-// waitFor polls cond for up to 10 s.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited 10 s for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
-
 // pigeonhole returns a model with no solution that a SAT solver takes
 // long to refute: n queens, one on each rank, on n-1 files, at most one a
 // file (the pigeonhole principle; gophersat needs 0.17 s for n = 8, 1.2 s
