@@ -1,3 +1,26 @@
+// Package server is the N-Queens configurator's web server: a page on
+// which a person places queens and sees, after every click, which squares
+// stay possible, which queens are forced, how many solutions remain and
+// why, answered by any registered backend or all of them side by side; and
+// a JSON API with the same answers. cmd/web runs it; tests, the soak
+// driver and the benchmarks start it in their own process with Run or New.
+//
+// The server keeps no session: the board lives in the URL, so the browser's
+// back and forward buttons are undo and redo and a link shares a board. It
+// keeps only a cache of compiled spaces, bounded in bytes. The backends
+// state their own limits (configurator.Limits) and bound their own work:
+// a board beyond a backend's limit is refused at once (413), every request
+// takes its turn on a space through configurator.Admit (a full queue is a
+// 503 with Retry-After), every request has a deadline, and the API is rate
+// limited per client address. Handlers are thin: they decode the request,
+// make one call into the session (configurator.Play, NewSession and the
+// Session's methods), and render what they got.
+//
+// The files: server.go (Server, routes, errors, compiles), run.go (Run),
+// config.go, state.go (the board in the URL), work.go (a step on every
+// backend of a mode), pages.go and api.go (the handlers), view.go (what
+// the templates print), problem.go (errors in words), cache.go (compiled
+// spaces), diagram.go (DOT to SVG), debug.go (the loopback debug routes).
 package server
 
 import (
