@@ -33,19 +33,10 @@ func (s *Server) board(c echo.Context) error {
 	if err != nil {
 		return s.fail(c, st, trail, action{}, err)
 	}
-	spaces, err := s.spaces(ctx, st, s.cfg.QuickWait)
-	var ce *compilingError
-	if errors.As(err, &ce) {
-		return s.compilingPage(c, st, trail, ce)
-	}
+	r, err := s.play(ctx, st, act)
 	if err != nil {
 		return s.fail(c, st, trail, act, err)
 	}
-	r, err := s.step(ctx, st, act, spaces)
-	if err != nil {
-		return s.fail(c, st, trail, act, err)
-	}
-	s.measure(ctx, r)
 	r.name = v.Get("l")
 	if !validLabel(r.name) {
 		r.name = ""

@@ -159,6 +159,22 @@ func (s *Server) compileProblem(ctx context.Context, k spaceKey, err error) erro
 // quoteLabel puts a label of the page between curly quotes.
 func quoteLabel(s string) string { return "“" + s + "”" }
 
+// play is a page's whole step: the spaces of the state's mode (a
+// *compilingError when they take longer than the quick wait), the action
+// on each, and what the panels show.
+func (s *Server) play(ctx context.Context, st boardState, act action) (*result, error) {
+	spaces, err := s.spaces(ctx, st, s.cfg.QuickWait)
+	if err != nil {
+		return nil, err
+	}
+	r, err := s.step(ctx, st, act, spaces)
+	if err != nil {
+		return nil, err
+	}
+	s.measure(ctx, r)
+	return r, nil
+}
+
 // step runs an action on every backend of the state's mode. The primary
 // backend's failure fails the step; a secondary's is recorded beside it,
 // and when it contradicts the primary it is a disagreement.
