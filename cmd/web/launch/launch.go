@@ -48,16 +48,12 @@ func Build(ctx context.Context, dir string) (string, error) {
 // the path.
 func goTool() string {
 	if root := os.Getenv("GOROOT"); root != "" {
-		if p := filepath.Join(root, "bin", "go"); fileExists(p) {
+		p := filepath.Join(root, "bin", "go")
+		if _, err := os.Stat(p); err == nil {
 			return p
 		}
 	}
 	return "go"
-}
-
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }
 
 // Options say how to start the server beyond its own flags.
