@@ -2,6 +2,8 @@ package server
 
 import (
 	"fmt"
+	"net"
+	"strings"
 	"time"
 )
 
@@ -65,4 +67,20 @@ func (c Config) Check() error {
 		}
 	}
 	return nil
+}
+
+// checkLoopback refuses a listening address that is not on the loopback
+// interface: an IP of 127.0.0.0/8 or ::1, or the name localhost.
+func checkLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("debug address %q: %w", addr, err)
+	}
+	if strings.EqualFold(host, "localhost") {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("debug address %q: only a loopback address (127.0.0.1, ::1, localhost) may serve the debug routes", addr)
 }

@@ -249,7 +249,7 @@ func (s *Server) diagramSVG(c echo.Context) error {
 		return problemf(http.StatusNotFound, "This backend draws no diagram.")
 	}
 	if _, err := configurator.NewSession(ctx, e.space, st.Queens); err != nil && len(st.Queens) > 0 {
-		return actionProblem(nil, st, action{}, err)
+		return err
 	}
 	dctx, cancel := context.WithTimeout(ctx, s.cfg.DiagramDeadline)
 	defer cancel()

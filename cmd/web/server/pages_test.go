@@ -11,15 +11,16 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/labstack/echo/v4"
-	"github.com/nqueens/configurator/configurator"
-	"github.com/nqueens/configurator/configurator/bytesize"
 	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/bytesize"
 )
 
 // TestPages is the specification of the HTML routes: every address a

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -49,7 +48,20 @@ func describe(err error) *problem {
 	if errors.As(err, &he) {
 		return describeHTTP(he)
 	}
+	var inf *configurator.Infeasible
+	var ref *configurator.Refusal
 	switch {
+	case errors.As(err, &ref) && ref.Why != nil:
+		return &problem{Status: http.StatusUnprocessableEntity, err: err, Message: fmt.Sprintf("%v is blocked: %s.", ref.Cell, ref.Why)}
+	case errors.As(err, &ref):
+		return &problem{Status: http.StatusUnprocessableEntity, err: err,
+			Message: fmt.Sprintf("%v is blocked: no remaining solution has a queen there.", ref.Cell)}
+	case errors.As(err, &inf) && inf.Attack != nil:
+		return &problem{Status: http.StatusUnprocessableEntity, err: err,
+			Message: fmt.Sprintf("No solution holds these queens: %v and %v attack each other.", inf.Attack[0], inf.Attack[1])}
+	case errors.As(err, &inf):
+		return &problem{Status: http.StatusUnprocessableEntity, err: err,
+			Message: fmt.Sprintf("No solution holds queens on %s together: there is no way to fill the remaining ranks.", configurator.ListCells(inf.Queens))}
 	case errors.Is(err, configurator.ErrBusy):
 		return retryable(2, err, "The solver is busy with other requests right now. Please try again in a moment.")
 	case errors.Is(err, context.DeadlineExceeded):
@@ -139,59 +151,4 @@ func quote(s string) string {
 		n++
 	}
 	return "“" + b.String() + "”"
-}
-
-// actionProblem words the session's error for an action on st's queens
-// (nil stays nil): queens no solution holds, a placement refused, a
-// square taken or empty, a square that needs no explanation. sess is the
-// session the action ran on, when it opened.
-func actionProblem(sess *configurator.Session, st boardState, act action, err error) error {
-	var inf *configurator.Infeasible
-	var ref *configurator.Refusal
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &ref):
-		if ref.Why == nil {
-			return &problem{Status: http.StatusUnprocessableEntity, err: err,
-				Message: fmt.Sprintf("%v is blocked: no remaining solution has a queen there.", ref.Cell)}
-		}
-		return &problem{Status: http.StatusUnprocessableEntity, err: err, Message: fmt.Sprintf("%v is blocked: %s.", ref.Cell, ref.Why)}
-	case errors.As(err, &inf):
-		if inf.Attack != nil {
-			return &problem{Status: http.StatusUnprocessableEntity, err: err,
-				Message: fmt.Sprintf("No solution holds these queens: %v and %v attack each other.", inf.Attack[0], inf.Attack[1])}
-		}
-		return &problem{Status: http.StatusUnprocessableEntity, err: err,
-			Message: fmt.Sprintf("No solution holds queens on %s together: there is no way to fill the remaining ranks.", configurator.ListCells(inf.Queens))}
-	case errors.Is(err, configurator.ErrOccupied):
-		return &problem{Status: http.StatusUnprocessableEntity, err: err, Message: fmt.Sprintf("%v already holds your queen.", act.Cell)}
-	case errors.Is(err, configurator.ErrNoQueen):
-		for _, c := range act.Remove {
-			if !slices.Contains(st.Queens, c) {
-				return &problem{Status: http.StatusUnprocessableEntity, err: err, Message: fmt.Sprintf("There is no queen of yours on %v to remove.", c)}
-			}
-		}
-	case errors.Is(err, configurator.ErrNotExplained) && sess != nil:
-		return notExplained(sess, act, err)
-	}
-	return err
-}
-
-// notExplained words Why? or Make room on a square that needs no reason.
-func notExplained(sess *configurator.Session, act action, err error) error {
-	verb := "Why?"
-	if act.Kind == actRoom {
-		verb = "Make room"
-	}
-	p := &problem{Status: http.StatusUnprocessableEntity, err: err}
-	switch sess.Analysis().At(act.Cell) {
-	case configurator.Queen:
-		p.Message = fmt.Sprintf("%v holds your own queen; %s applies to blocked squares.", act.Cell, verb)
-	case configurator.Forced:
-		p.Message = fmt.Sprintf("%v holds a forced queen, which is not in the way; Make room applies to blocked squares.", act.Cell)
-	default:
-		p.Message = fmt.Sprintf("%v is free: a queen can go there, so there is nothing to explain.", act.Cell)
-	}
-	return p
 }

@@ -40,6 +40,14 @@ type boardState struct {
 	Diagram bool
 }
 
+// orderLabels are the variable orders as the page names them.
+var orderLabels = map[configurator.Order]string{
+	configurator.RowMajor:  "rank by rank",
+	configurator.ColMajor:  "file by file",
+	configurator.Diagonal:  "by diagonal",
+	configurator.MiddleOut: "middle ranks first",
+}
+
 // limits is what the server accepts: the registered backends, in order
 // (the first is the primary: it leads every comparison and draws the
 // diagram), and the largest board of each.

@@ -2,7 +2,6 @@ package server
 
 import (
 	"fmt"
-	"html/template"
 	"math"
 	"math/big"
 	"slices"
@@ -239,13 +238,6 @@ func (s *Server) newAppView(st boardState, trail string) *appView {
 	v.Heat = heatView{On: st.Heat}
 	v.Diagram = diagramView{On: st.Diagram}
 	return v
-}
-
-var orderLabels = map[configurator.Order]string{
-	configurator.RowMajor:  "rank by rank",
-	configurator.ColMajor:  "file by file",
-	configurator.Diagonal:  "by diagonal",
-	configurator.MiddleOut: "middle ranks first",
 }
 
 // modeTitle says what a mode does: its backend's title, or for all of
@@ -746,9 +738,4 @@ func upperFirst(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-// templateFuncs are the helpers the templates use.
-var templateFuncs = template.FuncMap{
-	"heatSteps": func() []int { return []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9} },
 }

@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -237,7 +238,7 @@ func (s *Server) apply(ctx context.Context, e *compiled, st boardState, act acti
 			if len(st.Queens) == 0 && errors.Is(err, configurator.ErrNoSolution) {
 				return o, problemf(http.StatusUnprocessableEntity, "A %d×%d board has no solution at all, so there is nothing to explain or complete.", st.N, st.N)
 			}
-			return o, actionProblem(nil, st, act, err)
+			return o, err
 		}
 		switch act.Kind {
 		case actWhy:
@@ -249,6 +250,43 @@ func (s *Server) apply(ctx context.Context, e *compiled, st boardState, act acti
 		}
 	}
 	return o, actionProblem(o.Session, st, act, err)
+}
+
+// actionProblem words the errors of an action that name its squares (a
+// square taken, a queen not there, a square that needs no explanation);
+// describe words every other.
+func actionProblem(sess *configurator.Session, st boardState, act action, err error) error {
+	switch {
+	case errors.Is(err, configurator.ErrOccupied):
+		return &problem{Status: http.StatusUnprocessableEntity, err: err, Message: fmt.Sprintf("%v already holds your queen.", act.Cell)}
+	case errors.Is(err, configurator.ErrNoQueen):
+		for _, c := range act.Remove {
+			if !slices.Contains(st.Queens, c) {
+				return &problem{Status: http.StatusUnprocessableEntity, err: err, Message: fmt.Sprintf("There is no queen of yours on %v to remove.", c)}
+			}
+		}
+	case errors.Is(err, configurator.ErrNotExplained) && sess != nil:
+		return notExplained(sess, act, err)
+	}
+	return err
+}
+
+// notExplained words Why? or Make room on a square that needs no reason.
+func notExplained(sess *configurator.Session, act action, err error) error {
+	verb := "Why?"
+	if act.Kind == actRoom {
+		verb = "Make room"
+	}
+	p := &problem{Status: http.StatusUnprocessableEntity, err: err}
+	switch sess.Analysis().At(act.Cell) {
+	case configurator.Queen:
+		p.Message = fmt.Sprintf("%v holds your own queen; %s applies to blocked squares.", act.Cell, verb)
+	case configurator.Forced:
+		p.Message = fmt.Sprintf("%v holds a forced queen, which is not in the way; Make room applies to blocked squares.", act.Cell)
+	default:
+		p.Message = fmt.Sprintf("%v is free: a queen can go there, so there is nothing to explain.", act.Cell)
+	}
+	return p
 }
 
 // measure computes what the state's panels show beyond the step: the heat

@@ -1,0 +1,70 @@
+package server
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+)
+
+// failureLevel is the log level of a request that failed with status:
+// 503 is the server shedding load or a request running out of time,
+// expected under heavy load, so a warning; any other 5xx is a fault.
+func failureLevel(status int) slog.Level {
+	if status == http.StatusServiceUnavailable {
+		return slog.LevelWarn
+	}
+	return slog.LevelError
+}
+
+// logFailure logs a request that failed with a 5xx problem.
+func (s *Server) logFailure(req *http.Request, p *problem, err error) {
+	s.log.Log(req.Context(), failureLevel(p.Status), "request failed", "uri", truncate(req.RequestURI, 200), "status", p.Status, "err", err)
+}
+
+// isHTMX reports whether a request is an htmx request for a fragment (and
+// not htmx restoring history, which wants the whole page).
+func isHTMX(r *http.Request) bool {
+	return r.Header.Get("HX-Request") == "true" && r.Header.Get("HX-History-Restore-Request") != "true"
+}
+
+// renderNotice answers an htmx request with a notice that replaces only the
+// notice area, so the board keeps its last good state.
+func (s *Server) renderNotice(c echo.Context, p *problem) error {
+	h := c.Response().Header()
+	h.Set("HX-Retarget", "#notice")
+	h.Set("HX-Reswap", "innerHTML")
+	return s.render(c, p.Status, "notice", noticeOf(p))
+}
+
+// render executes a template into a buffer first, so that a template error
+// becomes a clean 500 instead of half a page.
+func (s *Server) render(c echo.Context, status int, name string, data any) error {
+	var b strings.Builder
+	if err := s.tmpl.ExecuteTemplate(&b, name, data); err != nil {
+		return fmt.Errorf("template %s: %w", name, err)
+	}
+	c.Response().Header().Set("Vary", "HX-Request")
+	return c.HTML(status, b.String())
+}
+
+// query parses the request's query string strictly: a malformed escape is
+// a 400 rather than a silently dropped parameter.
+func query(c echo.Context) (url.Values, error) {
+	v, err := url.ParseQuery(c.Request().URL.RawQuery)
+	if err != nil {
+		return nil, problemf(http.StatusBadRequest, "The address is malformed (%s). Start again from a fresh board.", quote(strings.TrimPrefix(err.Error(), "invalid URL escape ")))
+	}
+	return v, nil
+}
+
+// truncate shortens s to at most n bytes for logs.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
+}
