@@ -7,6 +7,7 @@ import (
 
 	"github.com/nqueens/configurator/backends/bdd"
 	"github.com/nqueens/configurator/backends/sat"
+	"github.com/nqueens/configurator/backends/sat/plain"
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/bytesize"
 )
@@ -26,13 +27,13 @@ type backendFlags struct {
 // count offers.
 func (b *backendFlags) register(fs *flagSet, full bool) {
 	fs.IntVar(&b.n, "n", 8, "board size `N` (the board is N×N)")
-	fs.StringVar(&b.name, "backend", "bdd", "backend: bdd (decision diagram) or sat (gophersat)")
+	fs.StringVar(&b.name, "backend", "bdd", "backend: bdd (decision diagram), sat (gophersat) or sat-plain (gophersat alone, the baseline)")
 	b.order, b.method = "row", "direct"
 	if full {
 		fs.StringVar(&b.order, "order", "row", "variable order of the model: row, col, diag or middle")
 		fs.StringVar(&b.method, "method", "direct", "bdd compilation: direct (top-down) or apply (conjoin the constraints)")
 		fs.Var(&b.budget, "budget", "bdd memory budget in `BYTES` (suffixes K, M, G: powers of 1024; 0 = the backend's default)")
-		fs.IntVar(&b.cap, "cap", 0, "sat: stop counting at `K` solutions and report \"at least K\" (0 = the backend's default)")
+		fs.IntVar(&b.cap, "cap", 0, "sat, sat-plain: stop counting at `K` solutions and report \"at least K\" (0 = the backend's default)")
 	}
 }
 
@@ -65,8 +66,13 @@ func (b *backendFlags) backend() (configurator.Backend, error) {
 			return nil, usagef("-cap %d: must not be negative", b.cap)
 		}
 		return sat.New(sat.Options{CountCap: b.cap}), nil
+	case "sat-plain":
+		if b.cap < 0 {
+			return nil, usagef("-cap %d: must not be negative", b.cap)
+		}
+		return plain.New(plain.Options{CountCap: b.cap}), nil
 	}
-	return nil, usagef("-backend %q: want bdd or sat", b.name)
+	return nil, usagef("-backend %q: want bdd or sat or sat-plain", b.name)
 }
 
 // compile builds the model and compiles it, timing the compilation.
