@@ -27,6 +27,7 @@ type testSetup struct {
 		MaxN, Queue, Serve, CountCap int
 		Deadline                     time.Duration
 	}
+	extra []Engine // registered after the two
 }
 
 // testConfig is the configuration of the tests: small limits so that every
@@ -49,12 +50,12 @@ func (c testSetup) config() Config { return c.Config }
 
 // engines builds the backends of the setup, the BDD first (the primary).
 func (c testSetup) engines() []Engine {
-	return []Engine{
+	return append([]Engine{
 		{Backend: bdd.New(bdd.Options{Budget: c.BDD.Budget, MaxN: c.BDD.MaxN}), Deadline: c.BDD.Deadline, Budget: c.BDD.Budget,
 			Title: "Binary decision diagram: compiled once, then every answer is a walk over it"},
 		{Backend: sat.New(sat.Options{MaxN: c.SAT.MaxN, Queue: c.SAT.Queue, Serve: c.SAT.Serve, CountCap: c.SAT.CountCap, Timeout: c.SAT.Deadline}),
 			Deadline: c.SAT.Deadline, Title: "SAT solver: asks gophersat a question per square, no compile"},
-	}
+	}, c.extra...)
 }
 
 // newTestServer starts the real server, with the real backends, on a
