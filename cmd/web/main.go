@@ -34,6 +34,7 @@ import (
 
 	"github.com/nqueens/configurator/backends/bdd"
 	"github.com/nqueens/configurator/backends/sat"
+	"github.com/nqueens/configurator/backends/sat/plain"
 	"github.com/nqueens/configurator/cmd/web/server"
 	"github.com/nqueens/configurator/configurator/bytesize"
 )
@@ -91,7 +92,8 @@ type options struct {
 
 // engines is the registry of backends, the one place that names them, in
 // the order the page lists them: the BDD first, as the primary (it counts
-// exactly and draws), then the SAT.
+// exactly and draws), then the SAT, then the plain SAT baseline (within
+// the SAT backend's limits).
 func (o options) engines() []server.Engine {
 	return []server.Engine{
 		{
@@ -105,6 +107,11 @@ func (o options) engines() []server.Engine {
 				CountCap: o.SAT.CountCap, Timeout: o.SAT.Deadline}),
 			Deadline: o.SAT.Deadline,
 			Title:    "SAT solver: asks gophersat a question per square, no compile",
+		},
+		{
+			Backend:  plain.New(plain.Options{MaxN: o.SAT.MaxN, Queue: o.SAT.Queue, CountCap: o.SAT.CountCap}),
+			Deadline: o.SAT.Deadline,
+			Title:    "Plain SAT: gophersat alone on the pairwise encoding, a solver call per undecided square (the baseline)",
 		},
 	}
 }

@@ -407,10 +407,10 @@ func agreement(r *result) *agreementView {
 		}
 	}
 	if a.Agree {
-		a.Text = strings.Join(names, " and ") + " agree on every square"
+		a.Text = listNames(names) + " agree on every square"
 		return a
 	}
-	a.Text = fmt.Sprintf("%s DISAGREE", strings.Join(names, " and "))
+	a.Text = listNames(names) + " DISAGREE"
 	for i, d := range r.differ {
 		for _, c := range d.Cells {
 			a.Details = append(a.Details, fmt.Sprintf("%v: %s says %s, %s says %s", c.Cell, names[0], c.States[0], names[i], c.States[1]))
@@ -420,6 +420,15 @@ func agreement(r *result) *agreementView {
 		a.Details = append(a.Details, d.Other...)
 	}
 	return a
+}
+
+// listNames names backends for a sentence: "BDD and SAT", "BDD, SAT and
+// SAT-PLAIN".
+func listNames(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // timingView builds the timing panel: a column per backend of the
