@@ -130,14 +130,18 @@ type timingView struct {
 	Compiles []string
 	Columns  []string // backend names of the step columns
 	Steps    []stepView
-	// RatioHeader and RatioTitle head the ratio column, with two columns.
-	RatioHeader, RatioTitle string
+	// Ratios head a column per backend after the first: its time over
+	// the first's.
+	Ratios []ratioHeader
 }
+
+// ratioHeader heads a ratio column.
+type ratioHeader struct{ Text, Title string }
 
 type stepView struct {
 	Label   string
 	Times   []string // one per column
-	Ratio   string   // the second column's time over the first's
+	Ratios  []string // a column's time over the first's, for each after the first; nil when none is known
 	Current bool
 }
 
@@ -432,8 +436,8 @@ func listNames(names []string) string {
 }
 
 // timingView builds the timing panel: a column per backend of the
-// result, and with two of them the ratio of the second's time to the
-// primary's.
+// result, and for each after the first the ratio of its time to the
+// first's.
 func (s *Server) timingView(r *result, steps []step) timingView {
 	var t timingView
 	var cols []int // the backends' places in each step's times
@@ -449,9 +453,8 @@ func (s *Server) timingView(r *result, steps []step) timingView {
 		t.Columns = append(t.Columns, name)
 		cols = append(cols, slices.Index(s.lim.names, o.Backend))
 	}
-	if len(t.Columns) == 2 {
-		t.RatioHeader = t.Columns[1] + "÷" + t.Columns[0]
-		t.RatioTitle = t.Columns[1] + " time divided by " + t.Columns[0] + " time"
+	for _, c := range t.Columns[1:] {
+		t.Ratios = append(t.Ratios, ratioHeader{Text: c + "÷" + t.Columns[0], Title: c + " time divided by " + t.Columns[0] + " time"})
 	}
 	at := func(st step, col int) time.Duration {
 		if col < 0 || col >= len(st.Times) {
@@ -468,10 +471,16 @@ func (s *Server) timingView(r *result, steps []step) timingView {
 				sv.Times = append(sv.Times, "–")
 			}
 		}
-		if len(cols) == 2 {
-			if a, b := at(st, cols[0]), at(st, cols[1]); a > 0 && b > 0 {
-				sv.Ratio = ratio(b, a)
+		known := false
+		for _, col := range cols[1:] {
+			if a, b := at(st, cols[0]), at(st, col); a > 0 && b > 0 {
+				sv.Ratios, known = append(sv.Ratios, ratio(b, a)), true
+			} else {
+				sv.Ratios = append(sv.Ratios, "–")
 			}
+		}
+		if !known {
+			sv.Ratios = nil
 		}
 		t.Steps = append(t.Steps, sv)
 	}
