@@ -290,43 +290,53 @@ func notExplained(sess *configurator.Session, act action, err error) error {
 }
 
 // measure computes what the state's panels show beyond the step: the heat
-// map (the primary's solutions through every square) and the size of the
-// primary's diagram under the placement, each under the primary's
-// deadline. A panel that cannot be computed says why instead.
+// map and the size of the diagram, each from the primary's space under
+// the primary's deadline.
 func (s *Server) measure(ctx context.Context, r *result) {
 	p := r.primary()
 	if p.Session == nil {
 		return
 	}
-	st := r.state
+	if r.state.Heat {
+		r.heat = s.heatMap(ctx, p, r.state.Queens)
+	}
+	if r.state.Diagram {
+		r.diagram = s.diagramSize(ctx, p, r.state.Queens)
+	}
+}
+
+// heatMap counts the solutions through every square, when the space
+// counts per square (a configurator.Marginaler); otherwise it says why not.
+func (s *Server) heatMap(ctx context.Context, p *outcome, queens []configurator.Cell) heatData {
+	mg, ok := p.entry.space.(configurator.Marginaler)
+	if !ok {
+		return heatData{reason: "The heat map needs the number of solutions through every square, which only the BDD backend counts. Switch to BDD or Both to see it."}
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.deadline(p.Backend))
 	defer cancel()
-	if st.Heat {
-		if mg, ok := p.entry.space.(configurator.Marginaler); !ok {
-			r.heat.reason = "The heat map needs the number of solutions through every square, which only the BDD backend counts. Switch to BDD or Both to see it."
-		} else {
-			start := time.Now()
-			m, err := mg.Marginals(ctx, st.Queens)
-			if err != nil {
-				r.heat.reason = "The heat map could not be computed this time: " + describe(err).Message
-			} else {
-				r.heat.marginals, r.heat.took = m, time.Since(start)
-			}
-		}
+	start := time.Now()
+	m, err := mg.Marginals(ctx, queens)
+	if err != nil {
+		return heatData{reason: "The heat map could not be computed this time: " + describe(err).Message}
 	}
-	if st.Diagram {
-		dg, ok := p.entry.space.(configurator.Diagrammer)
-		if !ok {
-			r.diagram.reason = "Only the BDD backend has a diagram to draw: the SAT backend keeps clauses, not a diagram. Switch to BDD or Both to see it."
-			return
-		}
-		_, nodes, err := dg.Diagram(ctx, st.Queens, s.cfg.DiagramNodes)
-		if err != nil {
-			r.diagram.reason = "The diagram could not be built this time: " + describe(err).Message
-			return
-		}
-		r.diagram.nodes = nodes
+	return heatData{marginals: m, took: time.Since(start)}
+}
+
+// diagramSize counts the nodes of the space's diagram under the placement,
+// when the space has one (a configurator.Diagrammer); otherwise it says why
+// not.
+func (s *Server) diagramSize(ctx context.Context, p *outcome, queens []configurator.Cell) diagramData {
+	dg, ok := p.entry.space.(configurator.Diagrammer)
+	if !ok {
+		return diagramData{reason: "Only the BDD backend has a diagram to draw: the SAT backend keeps clauses, not a diagram. Switch to BDD or Both to see it."}
 	}
+	ctx, cancel := context.WithTimeout(ctx, s.deadline(p.Backend))
+	defer cancel()
+	_, nodes, err := dg.Diagram(ctx, queens, s.cfg.DiagramNodes)
+	if err != nil {
+		return diagramData{reason: "The diagram could not be built this time: " + describe(err).Message}
+	}
+	return diagramData{nodes: nodes}
 }
 
 // use counts a request on e and retires e from the cache after
