@@ -172,10 +172,20 @@ func TestCountsMatchBruteForce(t *testing.T) {
 			ones, total := m.Marginals(f, a)
 			checkMarginals(t, name, ones, total, b)
 			// The math/big path must agree on the same cases.
-			ones, total = m.marginalsBig(f, m.view(a))
+			ones, total = marginalsBig(m, f, a)
 			checkMarginals(t, name+" (big)", ones, total, b)
 		}
 	}
+}
+
+// marginalsBig runs Marginals' downward sweep in math/big whatever the
+// total.
+func marginalsBig(m *Manager, f Node, a Assignment) ([]*big.Int, *big.Int) {
+	v := m.view(a)
+	s := m.getScratch()
+	defer m.putScratch(s)
+	c := m.countBelow(f, v, s, sparseLimit(f))
+	return m.marginalsBig(f, v, &c)
 }
 
 func checkMarginals(t *testing.T, name string, ones []*big.Int, total *big.Int, b brute) {
@@ -249,5 +259,49 @@ func TestSaturatingArithmetic(t *testing.T) {
 	}
 	if add(sat-1, 1) != sat || add(sat-2, 1) != sat-1 || add(sat, 0) != sat || add(1<<63, 1<<63) != sat {
 		t.Error("add does not saturate at math.MaxUint64")
+	}
+}
+
+// TestCountsOutgrowUint64NodeByNode checks the sweep up beyond 64 bits,
+// sparse and dense: when the root's count outgrows them, every node's
+// that does is kept exact in math/big; when only nodes the assignment cuts
+// off do (x1 ∨ x99 under x0 true), the total is still exact.
+func TestCountsOutgrowUint64NodeByNode(t *testing.T) {
+	m := New(100, 0)
+	x0, _ := m.Var(0)
+	x1, _ := m.Var(1)
+	x99, _ := m.Var(99)
+	h, _ := m.Or(ctx, x1, x99) // over levels 1..99: 3·2^97 solutions
+	nx0, _ := m.Not(ctx, x0)
+	f, _ := m.And(ctx, nx0, h)
+	hCount := new(big.Int).Lsh(big.NewInt(3), 97)
+	x0true := m.NewAssignment()
+	x0true[0] = 1
+	x1true := m.NewAssignment()
+	x1true[1] = 1
+	tests := []struct {
+		name  string
+		a     Assignment
+		total *big.Int
+	}{
+		{"free", nil, hCount},
+		{"x0 true", x0true, big.NewInt(0)},
+		{"x1 true", x1true, new(big.Int).Lsh(big.NewInt(1), 98)},
+	}
+	for _, tt := range tests {
+		for _, limit := range []int{0, 1 << 20} {
+			v := m.view(tt.a)
+			s := m.getScratch()
+			c := m.countBelow(f, v, s, limit)
+			if got := c.scaled(f, v.free[m.Level(f)]); got.Cmp(tt.total) != 0 {
+				t.Errorf("%s, limit %d: total %v, want %v", tt.name, limit, got, tt.total)
+			}
+			if !c.sparse && tt.a == nil {
+				if got := c.exact(h); got.Cmp(hCount) != 0 {
+					t.Errorf("%s, limit %d: x1 ∨ x99 counts %v, want %v", tt.name, limit, got, hCount)
+				}
+			}
+			m.putScratch(s)
+		}
 	}
 }

@@ -40,28 +40,22 @@ func (m *Manager) domainsCountWithin(f Node, a Assignment, limit int) ([]Domain,
 	v := m.view(a)
 	s := m.getScratch()
 	defer m.putScratch(s)
-	cnt, order, sparse := m.countBelow(f, v, s, limit)
+	c := m.countBelow(f, v, s, limit)
 	dom := make([]Domain, m.vars)
-	rootFree := v.free[m.nodes[f].level]
-	var total *big.Int
-	if t := shl(cnt[f], rootFree); t != sat {
-		total = new(big.Int).SetUint64(t)
-	} else {
-		cb := m.countUpBig(f, v)
-		total = cb[f].Lsh(&cb[f], uint(rootFree))
-	}
-	if cnt[f] == 0 {
+	total := c.scaled(f, v.free[m.nodes[f].level])
+	if c.cnt[f] == 0 {
 		return dom, total
 	}
-	m.markDomains(f, v, dom, cnt, order, sparse, s)
+	m.markDomains(f, v, dom, &c, s)
 	return dom, total
 }
 
 // markDomains is the sweep down of ValidDomains, given the counts of
-// countBelow (a saturated count is still nonzero, so cnt[i] != 0 says
-// whether node i is live). It visits the nodes of order, parents first,
-// when sparse, and every id from root down otherwise.
-func (m *Manager) markDomains(root Node, v view, dom []Domain, cnt []uint64, order []Node, sparse bool, s *scratch) {
+// countBelow (cnt[i] != 0 says whether node i is live). It visits the
+// nodes of the sweep up's order, parents first, when that was sparse, and
+// every id from root down otherwise.
+func (m *Manager) markDomains(root Node, v view, dom []Domain, up *counts, s *scratch) {
+	cnt, order, sparse := up.cnt, up.order, up.sparse
 	val := v.val
 	nodes := m.nodes[:root+1]
 	reached := resized(s.bytes, int(root)+1)

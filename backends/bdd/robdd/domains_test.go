@@ -69,7 +69,7 @@ func TestValidDomainsOverLongEdges(t *testing.T) {
 	}
 }
 
-// TestSparseSweepsMatchBruteForce runs the sweeps of domainsCount and
+// TestSparseSweepsMatchBruteForce runs the sweeps of ValidDomains and
 // Marginals both ways, over the whole diagram (limit 0) and over only the
 // part an assignment allows (no limit), on random formulas with long edges
 // and random partial assignments, many of them unsatisfiable, and checks

@@ -72,18 +72,21 @@ func bitset(s *scratch, n int) []uint64 {
 // id), then walks down once, taking each branch with probability in
 // proportion to its count.
 func (m *Manager) RandomSat(f Node, a Assignment, rng *rand.Rand) ([]bool, bool) {
-	v := m.view(a)
+	return m.randomSat(f, m.view(a), rng, sat)
+}
+
+// randomSat is RandomSat under view v. It draws a branch in uint64 when
+// the two branches' weights add up to less than fits, in math/big
+// otherwise: RandomSat passes sat, tests 0 to exercise math/big.
+func (m *Manager) randomSat(f Node, v view, rng *rand.Rand, fits uint64) ([]bool, bool) {
 	s := m.getScratch()
 	defer m.putScratch(s)
-	cnt := m.countUp(f, v, s)
-	rootLevel := m.nodes[f].level
-	switch shl(cnt[f], v.free[rootLevel]) {
-	case 0:
+	c := m.countBelow(f, v, s, sparseLimit(f))
+	if c.cnt[f] == 0 {
 		return nil, false
-	case sat:
-		return m.randomSatBig(f, v, rng), true
 	}
 	x := v.initial()
+	rootLevel := m.nodes[f].level
 	v.randomFree(x, 0, rootLevel, rng)
 	for n := f; n > True; {
 		nd := m.nodes[n]
@@ -91,9 +94,15 @@ func (m *Manager) RandomSat(f Node, a Assignment, rng *rand.Rand) ([]bool, bool)
 		lc, hc := m.nodes[nd.lo].level, m.nodes[nd.hi].level
 		high := v.val[nd.level] == 1
 		if v.val[nd.level] == Unassigned {
-			wlo := shl(cnt[nd.lo], v.free[lc]-after)
-			whi := shl(cnt[nd.hi], v.free[hc]-after)
-			high = rng.Uint64N(wlo+whi) >= wlo
+			flo, fhi := v.free[lc]-after, v.free[hc]-after
+			wlo := shl(c.cnt[nd.lo], flo)
+			if sum := add(wlo, shl(c.cnt[nd.hi], fhi)); sum < fits {
+				high = rng.Uint64N(sum) >= wlo
+			} else {
+				wlo := c.scaled(Node(nd.lo), flo)
+				sum := c.scaled(Node(nd.hi), fhi)
+				high = randBelow(rng, sum.Add(sum, wlo)).Cmp(wlo) >= 0
+			}
 		}
 		x[nd.level] = high
 		if high {
@@ -122,35 +131,6 @@ func (v view) randomFree(x []bool, from, to uint32, rng *rand.Rand) {
 		bits >>= 1
 		left--
 	}
-}
-
-// randomSatBig is RandomSat for counts beyond 64 bits.
-func (m *Manager) randomSatBig(f Node, v view, rng *rand.Rand) []bool {
-	cnt := m.countUpBig(f, v)
-	x := v.initial()
-	v.randomFree(x, 0, m.nodes[f].level, rng)
-	var wlo, sum big.Int
-	for n := f; n > True; {
-		nd := m.nodes[n]
-		after := v.free[nd.level+1]
-		lc, hc := m.nodes[nd.lo].level, m.nodes[nd.hi].level
-		high := v.val[nd.level] == 1
-		if v.val[nd.level] == Unassigned {
-			wlo.Lsh(&cnt[nd.lo], uint(v.free[lc]-after))
-			sum.Lsh(&cnt[nd.hi], uint(v.free[hc]-after))
-			sum.Add(&sum, &wlo)
-			high = randBelow(rng, &sum).Cmp(&wlo) >= 0
-		}
-		x[nd.level] = high
-		if high {
-			v.randomFree(x, nd.level+1, hc, rng)
-			n = Node(nd.hi)
-		} else {
-			v.randomFree(x, nd.level+1, lc, rng)
-			n = Node(nd.lo)
-		}
-	}
-	return x
 }
 
 // randBelow returns a uniform random integer in [0, n), n > 0, by
