@@ -13,6 +13,7 @@ import (
 
 	"github.com/nqueens/configurator/backends/bdd"
 	"github.com/nqueens/configurator/backends/sat"
+	"github.com/nqueens/configurator/backends/sat/plain"
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/crosscheck"
 )
@@ -26,7 +27,7 @@ var (
 // a000170 is OEIS A000170, the number of solutions of N-Queens, N = 1..12.
 var a000170 = []int64{1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200}
 
-// compile compiles the N-Queens model of an n×n board with both backends.
+// compile compiles the N-Queens model of an n×n board with every backend.
 func compile(t testing.TB, n int) []crosscheck.Subject {
 	t.Helper()
 	m, err := configurator.New(n, configurator.RowMajor)
@@ -36,12 +37,13 @@ func compile(t testing.TB, n int) []crosscheck.Subject {
 	return compileModel(t, m, sat.Options{})
 }
 
-// compileModel compiles m with the bdd backend and the sat backend (with
-// the given options), named bdd and sat.
+// compileModel compiles m with the bdd backend, the sat backend (with the
+// given options) and the sat-plain backend (with the same count cap), named
+// bdd, sat and sat-plain.
 func compileModel(t testing.TB, m *configurator.Model, satOpts sat.Options) []crosscheck.Subject {
 	t.Helper()
 	var subjects []crosscheck.Subject
-	for _, b := range []configurator.Backend{bdd.New(bdd.Options{}), sat.New(satOpts)} {
+	for _, b := range []configurator.Backend{bdd.New(bdd.Options{}), sat.New(satOpts), plain.New(plain.Options{CountCap: satOpts.CountCap})} {
 		sp, _, err := configurator.Compile(context.Background(), b, m)
 		if err != nil {
 			t.Fatal(err)
@@ -64,8 +66,8 @@ func assertAgree(t *testing.T, rep *crosscheck.Report) {
 	}
 }
 
-// TestCountsA000170: both backends count the solutions of the empty board
-// as OEIS A000170 says, the SAT backend by blocking-clause enumeration, up
+// TestCountsA000170: every backend counts the solutions of the empty board
+// as OEIS A000170 says, the SAT backends by blocking-clause enumeration, up
 // to N=9 exactly and never above the truth.
 func TestCountsA000170(t *testing.T) {
 	for n := 1; n <= 9; n++ {
@@ -91,11 +93,14 @@ func TestCountsA000170(t *testing.T) {
 		if counts[0] != counts[1] {
 			t.Errorf("N=%d: bdd counts %s, sat %s", n, counts[0], counts[1])
 		}
+		if counts[0] != counts[2] {
+			t.Errorf("N=%d: bdd counts %s, sat-plain %s", n, counts[0], counts[2])
+		}
 	}
 }
 
 // TestExhaustive checks every placement reachable by legal clicks on boards
-// up to 6×6, in depth, with both backends.
+// up to 6×6, in depth, with every backend.
 func TestExhaustive(t *testing.T) {
 	// Placements: every subset of every solution, counted as sets.
 	want := map[int]int{1: 2, 2: 1, 3: 1, 4: 31, 5: 286, 6: 253}
@@ -109,18 +114,27 @@ func TestExhaustive(t *testing.T) {
 		if rep.Placements != want[n] {
 			t.Errorf("N=%d: %d placements checked, want %d", n, rep.Placements, want[n])
 		}
-		t.Logf("N=%d: %d placements in %v (bdd %v, sat %v, oracle %v)", n, rep.Placements, time.Since(start).Round(time.Millisecond),
-			rep.Time[0].Round(time.Millisecond), rep.Time[1].Round(time.Millisecond), rep.OracleTime.Round(time.Millisecond))
+		t.Logf("N=%d: %d placements in %v (%s)", n, rep.Placements, time.Since(start).Round(time.Millisecond), times(rep))
 	}
+}
+
+// times lists the time each subject and the oracle took.
+func times(rep *crosscheck.Report) string {
+	var b strings.Builder
+	for i, name := range rep.Subjects {
+		fmt.Fprintf(&b, "%s %v, ", name, rep.Time[i].Round(time.Millisecond))
+	}
+	fmt.Fprintf(&b, "oracle %v", rep.OracleTime.Round(time.Millisecond))
+	return b.String()
 }
 
 // TestWalks takes seeded random walks on boards 7×7 to 10×10 (to 12×12
 // with -crosscheck.long, and longer).
 //
-// The sat backend counts solutions one by one (a SAT call each), which on
-// sparse boards dominates the time: from N=10 on it runs with a cap of 100,
-// so its counts there are checked as lower bounds (Analysis.AtLeast), and
-// its exact counts up to N=9.
+// The SAT backends count solutions one by one (a SAT call each), which on
+// sparse boards dominates the time: from N=10 on they run with a cap of
+// 100, so their counts there are checked as lower bounds
+// (Analysis.AtLeast), and their exact counts up to N=9.
 func TestWalks(t *testing.T) {
 	hi, nwalks, steps := 10, 10, 25
 	if *long {
@@ -148,8 +162,7 @@ func TestWalks(t *testing.T) {
 			if rep.Walks != nwalks || rep.Steps != nwalks*steps {
 				t.Errorf("%d walks, %d steps; want %d, %d", rep.Walks, rep.Steps, nwalks, nwalks*steps)
 			}
-			t.Logf("%d walks of %d steps in %v (bdd %v, sat %v, oracle %v)", rep.Walks, steps, time.Since(start).Round(time.Millisecond),
-				rep.Time[0].Round(time.Millisecond), rep.Time[1].Round(time.Millisecond), rep.OracleTime.Round(time.Millisecond))
+			t.Logf("%d walks of %d steps in %v (%s)", rep.Walks, steps, time.Since(start).Round(time.Millisecond), times(rep))
 		})
 	}
 }

@@ -37,6 +37,8 @@ type space struct {
 	units []int32
 	// dead is set when an ExactlyOne line has no cell: no solution at all.
 	dead bool
+	// cnf is the problem every solver of the space starts from.
+	cnf [][]int
 	// partition is set when every variable is on exactly one ExactlyOne
 	// line (the ranks of N-Queens): then every solution has as many
 	// queens, and no solution holds another's queens and more.
@@ -86,35 +88,46 @@ func newSpace(b *Backend, m *configurator.Model) *space {
 		}
 	}
 	sp.partition = !slices.ContainsFunc(exactLines, func(k int) bool { return k != 1 })
+	sp.writeCNF()
 	return sp
 }
 
 // line returns the variables of line l.
 func (sp *space) line(l int) []int32 { return sp.lineVar[sp.lineStart[l]:sp.lineStart[l+1]] }
 
-// problem writes the pairwise CNF of the lines for gophersat: cell v is
-// variable v+1. It has no unit clause (see units).
-func (sp *space) problem() *solver.Problem {
-	var cnf [][]int
+// writeCNF writes the pairwise CNF of the lines for gophersat: cell v is
+// variable v+1. It has no unit clause (see units). The clauses are views
+// of one flat slice.
+func (sp *space) writeCNF() {
+	var lits []int
+	ends := []int{0}
 	for l, exact := range sp.exact {
 		vars := sp.line(l)
 		if len(vars) < 2 {
-			continue
+			continue // a unit, assumed instead
 		}
 		if exact {
-			clause := make([]int, len(vars))
-			for i, v := range vars {
-				clause[i] = int(v) + 1
+			for _, v := range vars {
+				lits = append(lits, int(v)+1)
 			}
-			cnf = append(cnf, clause)
+			ends = append(ends, len(lits))
 		}
 		for i, u := range vars {
 			for _, v := range vars[i+1:] {
-				cnf = append(cnf, []int{-int(u) - 1, -int(v) - 1})
+				lits = append(lits, -int(u)-1, -int(v)-1)
+				ends = append(ends, len(lits))
 			}
 		}
 	}
-	return solver.ParseSliceNb(cnf, sp.nv)
+	sp.cnf = make([][]int, len(ends)-1)
+	for i := range sp.cnf {
+		sp.cnf[i] = lits[ends[i]:ends[i+1]:ends[i+1]]
+	}
+}
+
+// newSolver returns a solver of the CNF, under no assumption.
+func (sp *space) newSolver() *solver.Solver {
+	return solver.New(solver.ParseSliceNb(sp.cnf, sp.nv))
 }
 
 // assumptions returns the literals that assume the units, a queen on every
@@ -164,7 +177,7 @@ func (sp *space) find(ctx context.Context, with, without []int32) ([]int32, erro
 	var w []int32
 	err := sp.call(ctx, func() {
 		if sp.solver == nil {
-			sp.solver = solver.New(sp.problem())
+			sp.solver = sp.newSolver()
 		}
 		if sp.solver.Assume(sp.assumptions(with, without)) == solver.Unsat || sp.solver.Solve() != solver.Sat {
 			return
@@ -367,28 +380,50 @@ func (sp *space) analyze(ctx context.Context, queens []int32) (*configurator.Ana
 // CountModels returns duplicates, so each solution found is excluded by a
 // blocking clause before the next Solve.
 //
-// A solver slows down as blocking clauses pile up, so the solutions are
-// split into parts by the cell that holds the queen of one ExactlyOne line
-// free of queens (the longest), each part enumerated by a fresh solver: at
-// N=10 this takes 0.26 s instead of 0.7 s. The solvers are thrown away:
-// AppendClause cuts a blocking clause down under the assumptions, so it
-// holds only while they do.
+// A solver slows down as blocking clauses pile up, and a fresh one costs a
+// parse of the CNF. Most placements have few solutions: one solver lists
+// them. Beyond fewSolutions the list starts again, split into parts (see
+// enumerateSplit).
 func (sp *space) enumerate(ctx context.Context, queens []int32, limit int) (sols [][]int32, all bool, err error) {
 	if sp.dead {
 		return nil, true, ctx.Err()
 	}
-	var split []int32
-	for l, exact := range sp.exact {
-		if vars := sp.line(l); exact && len(vars) > len(split) && !slices.ContainsFunc(vars, func(v int32) bool { return slices.Contains(queens, v) }) {
-			split = vars
+	sols, all, err = sp.enumerateSplit(ctx, queens, 0, min(limit, fewSolutions))
+	if err != nil || all || len(sols) == limit {
+		return sols, all, err
+	}
+	return sp.enumerateSplit(ctx, queens, splitLines, limit)
+}
+
+// enumerateSplit lists the solutions as enumerate does, split into parts
+// by the cells that hold the queens of the given number of ExactlyOne
+// lines free of queens (the longest), each part enumerated by a fresh
+// solver.
+func (sp *space) enumerateSplit(ctx context.Context, queens []int32, lines, limit int) (sols [][]int32, all bool, err error) {
+	// parts lists the assumptions of each part: queens and one cell of
+	// each split line.
+	parts := [][]int32{queens}
+	used := make([]bool, len(sp.exact))
+	for range lines {
+		split := -1
+		for l, exact := range sp.exact {
+			if vars := sp.line(l); exact && !used[l] && (split < 0 || len(vars) > len(sp.line(split))) && !slices.ContainsFunc(vars, func(v int32) bool { return slices.Contains(queens, v) }) {
+				split = l
+			}
 		}
+		if split < 0 {
+			break
+		}
+		used[split] = true
+		var next [][]int32
+		for _, p := range parts {
+			for _, v := range sp.line(split) {
+				next = append(next, append(slices.Clone(p), v))
+			}
+		}
+		parts = next
 	}
-	if len(split) == 0 {
-		return sp.enumeratePart(ctx, queens, limit)
-	}
-	part := append(slices.Clone(queens), 0)
-	for _, v := range split {
-		part[len(part)-1] = v
+	for _, part := range parts {
 		got, all, err := sp.enumeratePart(ctx, part, limit-len(sols))
 		if err != nil {
 			return nil, false, err
@@ -411,7 +446,7 @@ func (sp *space) enumeratePart(ctx context.Context, with []int32, limit int) (so
 		found := false
 		err := sp.call(ctx, func() {
 			if s == nil {
-				s = solver.New(sp.problem())
+				s = sp.newSolver()
 				if s.Assume(sp.assumptions(with, nil)) == solver.Unsat {
 					return
 				}
