@@ -44,15 +44,16 @@ import (
 const (
 	// DefaultMaxN is the largest board accepted by default: the largest
 	// whose empty board (the slowest placement measured) this backend
-	// analyses in well under a second. BenchmarkValidDomainsEmpty, ms per
-	// Analyze, ranges over runs on the 2 shared cores:
+	// analyses in under a second. BenchmarkValidDomainsEmpty, ms per
+	// Analyze, on a quiet machine (N=44: a first analysis, on a fresh
+	// space):
 	//
-	//	N     8    12     16     20      24       32       36        40
-	//	ms   12  13-21  34-64  67-113  109-223  309-874  660-1130  950-1720
+	//	N     8   12   16   20   24   32   36   40    44
+	//	ms   12   13   31   67  109  324  460  680  1100-1900
 	//
-	// Placements of some queens go faster (N=32: 0.2 s with 1 to 4 queens,
-	// 20 ms with 16).
-	DefaultMaxN = 32
+	// With other work on the 2 cores, N=40 took 0.95 to 1.7 s. Placements
+	// of some queens go faster (N=40: 0.6 s with 1 queen, 0.15 s with 16).
+	DefaultMaxN = 40
 	// DefaultQueue is how many queries may be in progress at once.
 	DefaultQueue = 32
 	// DefaultCountCap is the default cap of the blocking-clause count.
