@@ -119,8 +119,9 @@ func TestWorkspaceBoundsQueries(t *testing.T) {
 
 // TestSpaceHoldsWorkSpace checks that every query of a Space holds work
 // space from its Backend's bound: with the bound taken, each waits and
-// fails with ErrBusy at its deadline, and runs once the bound is free; the
-// whole diagram past the cap is answered without any.
+// fails with ErrBusy at its deadline, callers that leave leave the queue at
+// once, and queries run once the bound is free; the whole diagram past the
+// cap is answered without any.
 func TestSpaceHoldsWorkSpace(t *testing.T) {
 	b := New(Options{Scratch: 1 << 20})
 	model := queensModel(t, 8, configurator.RowMajor)
@@ -157,6 +158,23 @@ func TestSpaceHoldsWorkSpace(t *testing.T) {
 	// The whole diagram past the cap needs no copy, nor any work space.
 	if dot, nodes, err := sp.Diagram(context.Background(), nil, 300); dot != "" || nodes != 2451 || err != nil {
 		t.Errorf("the whole 8×8 diagram, capped at 300 nodes: %q, %d, %v", dot, nodes, err)
+	}
+	// Callers that give up while they wait (clients that disconnect) leave
+	// the queue at once.
+	ctx, leave := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Go(func() {
+			if _, err := sp.Analyze(ctx, q); !errors.Is(err, configurator.ErrBusy) || !errors.Is(err, context.Canceled) {
+				t.Errorf("a query whose caller left while it waited: %v, want ErrBusy and the cancellation", err)
+			}
+		})
+	}
+	waitFor(t, "three queries waiting", func() bool { return b.Load().Waiting == 3 })
+	leave()
+	wg.Wait()
+	if w := b.Load().Waiting; w != 0 {
+		t.Errorf("%d queries waiting after their callers left, want 0", w)
 	}
 
 	answered := make(chan error, 1)
