@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -221,7 +222,7 @@ func TestSatisfiableSolve(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("Satisfiable(%s, %s) = %v, want %v", tt.with, tt.without, got, tt.want)
 		}
-		if tt.with != tt.without && got != board.Satisfiable(toOracle(with), toOracle(without)) {
+		if got != board.Satisfiable(toOracle(with), toOracle(without)) {
 			t.Errorf("Satisfiable(%s, %s) = %v, the oracle disagrees", tt.with, tt.without, got)
 		}
 	}
@@ -243,11 +244,7 @@ func TestSatisfiableSolve(t *testing.T) {
 
 func containsAll(sol, queens []configurator.Cell) bool {
 	for _, q := range queens {
-		found := false
-		for _, s := range sol {
-			found = found || s == q
-		}
-		if !found {
+		if !slices.Contains(sol, q) {
 			return false
 		}
 	}
