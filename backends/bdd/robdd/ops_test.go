@@ -645,3 +645,50 @@ func FuzzOps(f *testing.F) {
 		}
 	})
 }
+
+// TestOperationsHonourTheContext checks that an operation whose context
+// ends stops with the context's error and drops the nodes it made: the
+// conjunction of x_i ⇔ x_{i+12} for i < 12, in the order x0..x23, needs
+// 2^12 nodes a level at the middle, and far more than 16384 steps.
+func TestOperationsHonourTheContext(t *testing.T) {
+	const half = 12
+	m := New(2*half, 0)
+	equal := func(lo, hi int) Node {
+		x, _ := m.Var(lo)
+		y, _ := m.Var(hi)
+		n, err := m.Xor(ctx, x, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, _ = m.Not(ctx, n)
+		return n
+	}
+	and := func(f, g Node) Node {
+		n, err := m.And(ctx, f, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	left, right := True, True
+	for i := range half / 2 {
+		left = and(left, equal(i, i+half))
+		right = and(right, equal(i+half/2, i+half/2+half))
+	}
+	size := m.Size()
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := m.And(done, left, right); !errors.Is(err, context.Canceled) {
+		t.Fatalf("And under a cancelled context: %v, want context.Canceled", err)
+	}
+	if m.Size() != size {
+		t.Errorf("the cancelled And left %d nodes, want the %d before it", m.Size(), size)
+	}
+	all, err := m.And(ctx, left, right)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := m.SatCount(all).Int64(), int64(1)<<half; got != want {
+		t.Errorf("the conjunction has %d solutions, want %d", got, want)
+	}
+}
