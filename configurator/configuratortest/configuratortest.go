@@ -1,0 +1,63 @@
+// Package configuratortest provides the scaffolding that tests of the
+// configurator and of its backends share: models, cells, compiled spaces
+// and oracle boards, built from their plain descriptions, failing the test
+// at once when a description is wrong.
+package configuratortest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/oracle"
+)
+
+// Model returns the N-Queens model of an n×n board with variables in order o.
+func Model(t testing.TB, n int, o configurator.Order) *configurator.Model {
+	t.Helper()
+	m, err := configurator.New(n, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// Cell returns the cell named in chess notation by s, such as "a1".
+func Cell(t testing.TB, s string) configurator.Cell {
+	t.Helper()
+	c, err := configurator.ParseCell(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// Cells returns the cells listed by s, such as "a1,c5"; "" lists none.
+func Cells(t testing.TB, s string) []configurator.Cell {
+	t.Helper()
+	cs, err := configurator.ParseCells(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+// Space returns the space b compiles m into.
+func Space(t testing.TB, b configurator.Backend, m *configurator.Model) configurator.Space {
+	t.Helper()
+	sp, _, err := configurator.Compile(context.Background(), b, m)
+	if err != nil {
+		t.Fatalf("%v (order %v)", err, m.Order())
+	}
+	return sp
+}
+
+// Board returns the oracle's brute-force reference for an n×n board.
+func Board(t testing.TB, n int) *oracle.Board {
+	t.Helper()
+	b, err := oracle.New(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
