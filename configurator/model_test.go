@@ -7,35 +7,9 @@ import (
 	"testing"
 
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/configuratortest"
 	"github.com/nqueens/configurator/configurator/oracle"
 )
-
-func mustModel(t testing.TB, n int, o configurator.Order) *configurator.Model {
-	t.Helper()
-	m, err := configurator.New(n, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
-func cell(t testing.TB, s string) configurator.Cell {
-	t.Helper()
-	c, err := configurator.ParseCell(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-func cells(t testing.TB, s string) []configurator.Cell {
-	t.Helper()
-	cs, err := configurator.ParseCells(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cs
-}
 
 func TestNewSizes(t *testing.T) {
 	for _, n := range []int{-1, 0, configurator.MaxN + 1} {
@@ -64,7 +38,7 @@ func TestConstraints(t *testing.T) {
 		{27, 27, 27, 51, 51},
 	}
 	for _, tt := range tests {
-		m := mustModel(t, tt.n, configurator.RowMajor)
+		m := configuratortest.Model(t, tt.n, configurator.RowMajor)
 		var ranks, files, diag, anti, cellsInLines int
 		for _, c := range m.Constraints() {
 			switch {
@@ -119,7 +93,7 @@ func TestConstraints(t *testing.T) {
 }
 
 func TestConstraintNames(t *testing.T) {
-	m := mustModel(t, 8, configurator.RowMajor)
+	m := configuratortest.Model(t, 8, configurator.RowMajor)
 	var names []string
 	for _, c := range m.Constraints() {
 		names = append(names, c.Name)
@@ -134,7 +108,7 @@ func TestConstraintNames(t *testing.T) {
 // TestAttacks compares the model with the oracle's own rule on every pair
 // of cells of boards up to 9×9, and spells out a few cases.
 func TestAttacks(t *testing.T) {
-	m := mustModel(t, 8, configurator.RowMajor)
+	m := configuratortest.Model(t, 8, configurator.RowMajor)
 	for _, tt := range []struct {
 		a, b string
 		want bool
@@ -148,12 +122,12 @@ func TestAttacks(t *testing.T) {
 		{"c5", "b3", false},
 		{"a1", "a1", false}, // not itself
 	} {
-		if got := m.Attacks(cell(t, tt.a), cell(t, tt.b)); got != tt.want {
+		if got := m.Attacks(configuratortest.Cell(t, tt.a), configuratortest.Cell(t, tt.b)); got != tt.want {
 			t.Errorf("Attacks(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.want)
 		}
 	}
 	for n := 1; n <= 9; n++ {
-		m := mustModel(t, n, configurator.Orders()[n%4])
+		m := configuratortest.Model(t, n, configurator.Orders()[n%4])
 		for v := range m.Vars() {
 			for w := range m.Vars() {
 				a, b := m.Cell(v), m.Cell(w)
@@ -167,7 +141,7 @@ func TestAttacks(t *testing.T) {
 
 // TestCustom: a custom model attacks exactly as it constrains.
 func TestCustom(t *testing.T) {
-	full := mustModel(t, 5, configurator.RowMajor)
+	full := configuratortest.Model(t, 5, configurator.RowMajor)
 	var cs []configurator.Constraint
 	for _, c := range full.Constraints() {
 		if c.Name != "anti-diagonal e1-a5" {
@@ -184,10 +158,10 @@ func TestCustom(t *testing.T) {
 	if m.N() != 5 || m.Order() != configurator.ColMajor || len(m.Constraints()) != len(cs) {
 		t.Errorf("Custom: N %d, order %v, %d constraints", m.N(), m.Order(), len(m.Constraints()))
 	}
-	if m.Attacks(cell(t, "e1"), cell(t, "c3")) || m.Attacks(cell(t, "a5"), cell(t, "b4")) {
+	if m.Attacks(configuratortest.Cell(t, "e1"), configuratortest.Cell(t, "c3")) || m.Attacks(configuratortest.Cell(t, "a5"), configuratortest.Cell(t, "b4")) {
 		t.Error("cells of the missing anti-diagonal still attack")
 	}
-	if !m.Attacks(cell(t, "a5"), cell(t, "a1")) || !m.Attacks(cell(t, "b4"), cell(t, "c5")) || !m.Attacks(cell(t, "c3"), cell(t, "e5")) {
+	if !m.Attacks(configuratortest.Cell(t, "a5"), configuratortest.Cell(t, "a1")) || !m.Attacks(configuratortest.Cell(t, "b4"), configuratortest.Cell(t, "c5")) || !m.Attacks(configuratortest.Cell(t, "c3"), configuratortest.Cell(t, "e5")) {
 		t.Error("cells on other lines stopped attacking")
 	}
 
@@ -201,7 +175,7 @@ func TestCustom(t *testing.T) {
 }
 
 func TestVarCell(t *testing.T) {
-	m := mustModel(t, 7, configurator.RowMajor)
+	m := configuratortest.Model(t, 7, configurator.RowMajor)
 	if m.N() != 7 || m.Vars() != 49 {
 		t.Fatalf("N %d, Vars %d", m.N(), m.Vars())
 	}
@@ -229,7 +203,7 @@ func TestOrders(t *testing.T) {
 	}
 	for _, o := range configurator.Orders() {
 		for n := 1; n <= 9; n++ {
-			m := mustModel(t, n, o)
+			m := configuratortest.Model(t, n, o)
 			seen := make([]bool, m.Vars())
 			var order []configurator.Cell
 			for l := range m.Vars() {
@@ -273,7 +247,7 @@ func TestParseOrder(t *testing.T) {
 }
 
 func TestCheck(t *testing.T) {
-	m := mustModel(t, 8, configurator.RowMajor)
+	m := configuratortest.Model(t, 8, configurator.RowMajor)
 	tests := []struct {
 		queens string
 		want   error
@@ -287,7 +261,7 @@ func TestCheck(t *testing.T) {
 		{"a1,c5,a1", configurator.ErrDuplicate, "a1"},
 	}
 	for _, tt := range tests {
-		err := m.Check(cells(t, tt.queens))
+		err := m.Check(configuratortest.Cells(t, tt.queens))
 		if !errors.Is(err, tt.want) || (tt.want == nil) != (err == nil) {
 			t.Errorf("Check(%s) = %v, want %v", tt.queens, err, tt.want)
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/configuratortest"
 	"github.com/nqueens/configurator/configurator/oracle"
 )
 
@@ -46,10 +47,10 @@ func TestPlay(t *testing.T) {
 				sp := space(t, b, tt.n)
 				var place *configurator.Cell
 				if tt.place != "" {
-					c := cell(t, tt.place)
+					c := configuratortest.Cell(t, tt.place)
 					place = &c
 				}
-				s, err := configurator.Play(ctx, sp, cells(t, tt.queens), cells(t, tt.remove), place)
+				s, err := configurator.Play(ctx, sp, configuratortest.Cells(t, tt.queens), configuratortest.Cells(t, tt.remove), place)
 				if tt.wantErr != nil {
 					if !errors.Is(err, tt.wantErr) || !strings.Contains(fmtErr(err), tt.wantText) {
 						t.Fatalf("Play: %v, want %v saying %q", err, tt.wantErr, tt.wantText)
@@ -62,10 +63,7 @@ func TestPlay(t *testing.T) {
 				if got := configurator.FormatCells(s.Queens()); got != tt.wantQueens {
 					t.Errorf("queens %q, want %q", got, tt.wantQueens)
 				}
-				truth, err := oracle.New(tt.n)
-				if err != nil {
-					t.Fatal(err)
-				}
+				truth := configuratortest.Board(t, tt.n)
 				want := int64(truth.CountWith(ocells(s.Queens())))
 				if tt.wantSolutions != 0 && want != tt.wantSolutions {
 					t.Fatalf("the oracle counts %d solutions, the table says %d", want, tt.wantSolutions)
@@ -98,8 +96,8 @@ func fmtErr(err error) string {
 func TestPlayRefusalExplains(t *testing.T) {
 	for _, b := range backends {
 		sp := space(t, b, 8)
-		d7 := cell(t, "d7")
-		_, err := configurator.Play(context.Background(), sp, cells(t, "a1,b5"), nil, &d7)
+		d7 := configuratortest.Cell(t, "d7")
+		_, err := configurator.Play(context.Background(), sp, configuratortest.Cells(t, "a1,b5"), nil, &d7)
 		var r *configurator.Refusal
 		if !errors.As(err, &r) || r.Why == nil {
 			t.Fatalf("%s: %v, want a *Refusal with its reason", b.Name(), err)
@@ -114,7 +112,7 @@ func TestPlayRefusalExplains(t *testing.T) {
 func TestInfeasibleNamesThePair(t *testing.T) {
 	for _, b := range backends {
 		sp := space(t, b, 8)
-		_, err := configurator.NewSession(context.Background(), sp, cells(t, "c5,a1,h8,b2"))
+		_, err := configurator.NewSession(context.Background(), sp, configuratortest.Cells(t, "c5,a1,h8,b2"))
 		var inf *configurator.Infeasible
 		if !errors.As(err, &inf) {
 			t.Fatalf("%s: %v, want *Infeasible", b.Name(), err)
@@ -145,7 +143,7 @@ func TestFeasiblePrefix(t *testing.T) {
 	for _, b := range backends {
 		for _, tt := range tests {
 			sp := space(t, b, tt.n)
-			got := configurator.FeasiblePrefix(context.Background(), sp, cells(t, tt.queens))
+			got := configurator.FeasiblePrefix(context.Background(), sp, configuratortest.Cells(t, tt.queens))
 			if configurator.FormatCells(got) != tt.want {
 				t.Errorf("%s %d×%d [%s]: prefix %q, want %q", b.Name(), tt.n, tt.n, tt.queens, configurator.FormatCells(got), tt.want)
 			}
@@ -159,7 +157,7 @@ func TestCompare(t *testing.T) {
 	ctx := context.Background()
 	bs, ss := space(t, backends[0], 8), space(t, backends[1], 8)
 	answer := func(name string, sp configurator.Space, queens string) *configurator.Answer {
-		s, err := configurator.NewSession(ctx, sp, cells(t, queens))
+		s, err := configurator.NewSession(ctx, sp, configuratortest.Cells(t, queens))
 		return &configurator.Answer{Backend: name, Session: s, Err: err}
 	}
 	if d := configurator.Compare(answer("bdd", bs, "a1,c5"), answer("sat", ss, "a1,c5")); !d.None() {
@@ -192,7 +190,7 @@ func TestCompare(t *testing.T) {
 // TestListCells: names for a sentence.
 func TestListCells(t *testing.T) {
 	for in, want := range map[string]string{"": "no squares", "a1": "a1", "a1,c5": "a1 and c5", "a1,c5,e2": "a1, c5 and e2"} {
-		if got := configurator.ListCells(cells(t, in)); got != want {
+		if got := configurator.ListCells(configuratortest.Cells(t, in)); got != want {
 			t.Errorf("ListCells(%s) = %q, want %q", in, got, want)
 		}
 	}

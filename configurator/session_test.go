@@ -10,6 +10,7 @@ import (
 	"github.com/nqueens/configurator/backends/bdd"
 	"github.com/nqueens/configurator/backends/sat"
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/configuratortest"
 	"github.com/nqueens/configurator/configurator/oracle"
 )
 
@@ -17,18 +18,27 @@ import (
 // both real ones.
 var backends = []configurator.Backend{bdd.New(bdd.Options{}), sat.New(sat.Options{})}
 
+// space compiles the n×n board, in row-major order, with b.
 func space(t *testing.T, b configurator.Backend, n int) configurator.Space {
 	t.Helper()
-	sp, _, err := configurator.Compile(context.Background(), b, mustModel(t, n, configurator.RowMajor))
-	if err != nil {
-		t.Fatal(err)
+	return configuratortest.Space(t, b, configuratortest.Model(t, n, configurator.RowMajor))
+}
+
+// spaces compiles, with b, each board size the first time it is asked for.
+func spaces(t *testing.T, b configurator.Backend) func(n int) configurator.Space {
+	compiled := map[int]configurator.Space{}
+	return func(n int) configurator.Space {
+		t.Helper()
+		if compiled[n] == nil {
+			compiled[n] = space(t, b, n)
+		}
+		return compiled[n]
 	}
-	return sp
 }
 
 func session(t *testing.T, sp configurator.Space, queens string) *configurator.Session {
 	t.Helper()
-	s, err := configurator.NewSession(context.Background(), sp, cells(t, queens))
+	s, err := configurator.NewSession(context.Background(), sp, configuratortest.Cells(t, queens))
 	if err != nil {
 		t.Fatalf("N=%d: session on [%s]: %v", sp.Model().N(), queens, err)
 	}
@@ -53,7 +63,7 @@ func unchanged(t *testing.T, s *configurator.Session, queens string, a *configur
 
 func TestCompile(t *testing.T) {
 	for _, b := range backends {
-		sp, d, err := configurator.Compile(context.Background(), b, mustModel(t, 8, configurator.RowMajor))
+		sp, d, err := configurator.Compile(context.Background(), b, configuratortest.Model(t, 8, configurator.RowMajor))
 		if err != nil || sp.Model().N() != 8 || d <= 0 {
 			t.Errorf("%s: Compile = %v, %v, %v", b.Name(), sp, d, err)
 		}
@@ -79,7 +89,7 @@ func TestNewSession(t *testing.T) {
 	for _, b := range backends {
 		sp := space(t, b, 8)
 		for _, tt := range tests {
-			s, err := configurator.NewSession(context.Background(), sp, cells(t, tt.queens))
+			s, err := configurator.NewSession(context.Background(), sp, configuratortest.Cells(t, tt.queens))
 			if !errors.Is(err, tt.want) || (tt.want == nil) != (err == nil) {
 				t.Errorf("%s [%s]: %v, want %v", b.Name(), tt.queens, err, tt.want)
 				continue
@@ -104,15 +114,15 @@ func TestPlace(t *testing.T) {
 	ctx := context.Background()
 	for _, b := range backends {
 		s := session(t, space(t, b, 8), "")
-		if err := s.Place(ctx, cell(t, "a1")); err != nil {
+		if err := s.Place(ctx, configuratortest.Cell(t, "a1")); err != nil {
 			t.Fatalf("%s: place a1: %v", b.Name(), err)
 		}
-		if err := s.Place(ctx, cell(t, "c5")); err != nil {
+		if err := s.Place(ctx, configuratortest.Cell(t, "c5")); err != nil {
 			t.Fatalf("%s: place c5: %v", b.Name(), err)
 		}
 		a := s.Analysis()
-		if solutions(s) != 1 || a.At(cell(t, "a1")) != configurator.Queen || a.At(cell(t, "c5")) != configurator.Queen {
-			t.Errorf("%s a1,c5: %d solutions, a1 %v, c5 %v", b.Name(), solutions(s), a.At(cell(t, "a1")), a.At(cell(t, "c5")))
+		if solutions(s) != 1 || a.At(configuratortest.Cell(t, "a1")) != configurator.Queen || a.At(configuratortest.Cell(t, "c5")) != configurator.Queen {
+			t.Errorf("%s a1,c5: %d solutions, a1 %v, c5 %v", b.Name(), solutions(s), a.At(configuratortest.Cell(t, "a1")), a.At(configuratortest.Cell(t, "c5")))
 		}
 		// The one solution left forces six queens, derived, never stored
 		// as the user's.
@@ -134,7 +144,7 @@ func TestPlace(t *testing.T) {
 			{"c5", configurator.ErrOccupied}, // the user's queen
 			{"i1", configurator.ErrOffBoard},
 		} {
-			err := s.Place(ctx, cell(t, tt.cell))
+			err := s.Place(ctx, configuratortest.Cell(t, tt.cell))
 			if !errors.Is(err, tt.want) {
 				t.Errorf("%s: place %s: %v, want %v", b.Name(), tt.cell, err, tt.want)
 			}
@@ -142,11 +152,11 @@ func TestPlace(t *testing.T) {
 		}
 
 		// A forced cell may be placed on: the queen becomes the user's.
-		if err := s.Place(ctx, cell(t, "e2")); err != nil {
+		if err := s.Place(ctx, configuratortest.Cell(t, "e2")); err != nil {
 			t.Fatalf("%s: place on forced e2: %v", b.Name(), err)
 		}
-		if a := s.Analysis(); a.At(cell(t, "e2")) != configurator.Queen || solutions(s) != 1 || len(a.In(configurator.Forced)) != 5 {
-			t.Errorf("%s: after e2: e2 %v, %d solutions, %d forced", b.Name(), a.At(cell(t, "e2")), solutions(s), len(a.In(configurator.Forced)))
+		if a := s.Analysis(); a.At(configuratortest.Cell(t, "e2")) != configurator.Queen || solutions(s) != 1 || len(a.In(configurator.Forced)) != 5 {
+			t.Errorf("%s: after e2: e2 %v, %d solutions, %d forced", b.Name(), a.At(configuratortest.Cell(t, "e2")), solutions(s), len(a.In(configurator.Forced)))
 		}
 	}
 }
@@ -156,19 +166,19 @@ func TestRemove(t *testing.T) {
 	for _, b := range backends {
 		s := session(t, space(t, b, 8), "a1,c5,e2")
 		// Any queen, not only the last.
-		if err := s.Remove(ctx, cell(t, "a1")); err != nil {
+		if err := s.Remove(ctx, configuratortest.Cell(t, "a1")); err != nil {
 			t.Fatalf("%s: remove a1: %v", b.Name(), err)
 		}
 		if got := configurator.FormatCells(s.Queens()); got != "c5,e2" {
 			t.Errorf("%s: queens [%s] after removing a1, want c5,e2", b.Name(), got)
 		}
-		b8, _ := oracle.New(8)
+		b8 := configuratortest.Board(t, 8)
 		if want := int64(b8.CountWith([]oracle.Cell{{Row: 4, Col: 2}, {Row: 1, Col: 4}})); solutions(s) != want {
 			t.Errorf("%s c5,e2: %d solutions, oracle says %d", b.Name(), solutions(s), want)
 		}
 		a := s.Analysis()
 		for _, c := range []string{"a1", "h3", "i9"} { // no queen there; h3 not even forced now
-			if err := s.Remove(ctx, cell(t, c)); !errors.Is(err, configurator.ErrNoQueen) {
+			if err := s.Remove(ctx, configuratortest.Cell(t, c)); !errors.Is(err, configurator.ErrNoQueen) {
 				t.Errorf("%s: remove %s: %v, want ErrNoQueen", b.Name(), c, err)
 			}
 			unchanged(t, s, "c5,e2", a)
@@ -176,16 +186,16 @@ func TestRemove(t *testing.T) {
 		// A forced queen is not the user's to remove.
 		s = session(t, space(t, b, 8), "a1,c5")
 		a = s.Analysis()
-		if err := s.Remove(ctx, cell(t, "e2")); !errors.Is(err, configurator.ErrNoQueen) {
+		if err := s.Remove(ctx, configuratortest.Cell(t, "e2")); !errors.Is(err, configurator.ErrNoQueen) {
 			t.Errorf("%s: remove forced e2: %v, want ErrNoQueen", b.Name(), err)
 		}
 		unchanged(t, s, "a1,c5", a)
 		// Several at once; one bad cell refuses them all.
-		if err := s.Remove(ctx, cell(t, "c5"), cell(t, "b2")); !errors.Is(err, configurator.ErrNoQueen) {
+		if err := s.Remove(ctx, configuratortest.Cell(t, "c5"), configuratortest.Cell(t, "b2")); !errors.Is(err, configurator.ErrNoQueen) {
 			t.Errorf("%s: remove c5,b2: %v, want ErrNoQueen", b.Name(), err)
 		}
 		unchanged(t, s, "a1,c5", a)
-		if err := s.Remove(ctx, cell(t, "c5"), cell(t, "a1")); err != nil || len(s.Queens()) != 0 || solutions(s) != 92 {
+		if err := s.Remove(ctx, configuratortest.Cell(t, "c5"), configuratortest.Cell(t, "a1")); err != nil || len(s.Queens()) != 0 || solutions(s) != 92 {
 			t.Errorf("%s: remove c5,a1: %v, queens %v, %d solutions", b.Name(), err, s.Queens(), solutions(s))
 		}
 	}
@@ -221,19 +231,16 @@ func TestExplain(t *testing.T) {
 		{1, "", "a1", configurator.Forced, configurator.Forcing, "", "every solution has a queen here"},
 	}
 	for _, b := range backends {
-		spaces := map[int]configurator.Space{}
+		spaceOf := spaces(t, b)
 		for _, tt := range tests {
-			if spaces[tt.n] == nil {
-				spaces[tt.n] = space(t, b, tt.n)
-			}
-			s := session(t, spaces[tt.n], tt.queens)
+			s := session(t, spaceOf(tt.n), tt.queens)
 			a := s.Analysis()
-			e, err := s.Explain(ctx, cell(t, tt.cell))
+			e, err := s.Explain(ctx, configuratortest.Cell(t, tt.cell))
 			if err != nil {
 				t.Errorf("%s N=%d [%s] %s: %v", b.Name(), tt.n, tt.queens, tt.cell, err)
 				continue
 			}
-			if e.Cell != cell(t, tt.cell) || e.State != tt.state || e.Reason != tt.reason || configurator.FormatCells(e.Because) != tt.because || e.String() != tt.words {
+			if e.Cell != configuratortest.Cell(t, tt.cell) || e.State != tt.state || e.Reason != tt.reason || configurator.FormatCells(e.Because) != tt.because || e.String() != tt.words {
 				t.Errorf("%s N=%d [%s] %s: %v %v [%s] %q; want %v %v [%s] %q", b.Name(), tt.n, tt.queens, tt.cell,
 					e.State, e.Reason, configurator.FormatCells(e.Because), e.String(), tt.state, tt.reason, tt.because, tt.words)
 			}
@@ -246,7 +253,7 @@ func TestExplain(t *testing.T) {
 			cell string
 			want error
 		}{{"e2", configurator.ErrNotExplained}, {"a1", configurator.ErrNotExplained}, {"a9", configurator.ErrOffBoard}} {
-			if _, err := s.Explain(ctx, cell(t, tt.cell)); !errors.Is(err, tt.want) {
+			if _, err := s.Explain(ctx, configuratortest.Cell(t, tt.cell)); !errors.Is(err, tt.want) {
 				t.Errorf("%s: explain %s under a1: %v, want %v", b.Name(), tt.cell, err, tt.want)
 			}
 		}
@@ -275,14 +282,11 @@ func TestMakeRoom(t *testing.T) {
 		{8, "a1", "j1", "", configurator.ErrOffBoard},
 	}
 	for _, b := range backends {
-		spaces := map[int]configurator.Space{}
+		spaceOf := spaces(t, b)
 		for _, tt := range tests {
-			if spaces[tt.n] == nil {
-				spaces[tt.n] = space(t, b, tt.n)
-			}
-			s := session(t, spaces[tt.n], tt.queens)
+			s := session(t, spaceOf(tt.n), tt.queens)
 			a := s.Analysis()
-			remove, err := s.MakeRoom(ctx, cell(t, tt.cell))
+			remove, err := s.MakeRoom(ctx, configuratortest.Cell(t, tt.cell))
 			if !errors.Is(err, tt.err) || (tt.err == nil) != (err == nil) || configurator.FormatCells(remove) != tt.remove {
 				t.Errorf("%s N=%d [%s] make room on %s: [%s], %v; want [%s], %v", b.Name(), tt.n, tt.queens, tt.cell, configurator.FormatCells(remove), err, tt.remove, tt.err)
 				continue
@@ -295,7 +299,7 @@ func TestMakeRoom(t *testing.T) {
 			if err := s.Remove(ctx, remove...); err != nil {
 				t.Fatal(err)
 			}
-			if st := s.Analysis().At(cell(t, tt.cell)); st != configurator.Free && st != configurator.Forced {
+			if st := s.Analysis().At(configuratortest.Cell(t, tt.cell)); st != configurator.Free && st != configurator.Forced {
 				t.Errorf("%s N=%d [%s]: after removing %s, %s is %v", b.Name(), tt.n, tt.queens, tt.remove, tt.cell, st)
 			}
 		}
@@ -304,7 +308,7 @@ func TestMakeRoom(t *testing.T) {
 
 func TestComplete(t *testing.T) {
 	ctx := context.Background()
-	board, _ := oracle.New(8)
+	board := configuratortest.Board(t, 8)
 	for _, b := range backends {
 		s := session(t, space(t, b, 8), "c5,a1")
 		if err := s.Complete(ctx, rand.New(rand.NewPCG(1, 2))); err != nil {
@@ -316,7 +320,7 @@ func TestComplete(t *testing.T) {
 			oq = append(oq, oracle.Cell(c))
 		}
 		// The only solution with a1 and c5, the user's queens first.
-		if !board.IsSolution(oq) || !slices.Equal(q[:2], cells(t, "c5,a1")) || solutions(s) != 1 {
+		if !board.IsSolution(oq) || !slices.Equal(q[:2], configuratortest.Cells(t, "c5,a1")) || solutions(s) != 1 {
 			t.Errorf("%s: completed to [%s], %d solutions", b.Name(), configurator.FormatCells(q), solutions(s))
 		}
 		if n := len(s.Analysis().In(configurator.Queen)); n != 8 {
