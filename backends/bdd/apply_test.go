@@ -13,6 +13,7 @@ import (
 
 	"github.com/nqueens/configurator/backends/bdd/robdd"
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/configuratortest"
 )
 
 // OEIS A000170: the number of solutions of N-Queens, N = 1..12.
@@ -24,15 +25,8 @@ var buddyNodeCounts = []int{1, 0, 0, 29, 167, 129, 1099, 2451, 9557, 25945, 9482
 
 func compile(t testing.TB, n int, order configurator.Order) (*configurator.Model, *robdd.Manager, robdd.Node) {
 	t.Helper()
-	model, err := configurator.New(n, order)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := robdd.New(model.Vars(), 0)
-	root, err := CompileApply(context.Background(), m, model)
-	if err != nil {
-		t.Fatal(err)
-	}
+	model := configuratortest.Model(t, n, order)
+	m, root := compileFresh(t, CompileApply, model)
 	return model, m, root
 }
 
@@ -155,8 +149,8 @@ func modelSolutions(model *configurator.Model) [][]bool {
 }
 
 func TestCompileApplyCustomModels(t *testing.T) {
-	full4, _ := configurator.New(4, configurator.RowMajor)
-	full3, _ := configurator.New(3, configurator.ColMajor)
+	full4 := configuratortest.Model(t, 4, configurator.RowMajor)
+	full3 := configuratortest.Model(t, 3, configurator.ColMajor)
 	var noDiagonals, onlyAtMostOne, twoRows []configurator.Constraint
 	for _, c := range full4.Constraints() {
 		if !strings.Contains(c.Name, "diagonal") {
@@ -191,11 +185,7 @@ func TestCompileApplyCustomModels(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := robdd.New(model.Vars(), 0)
-		root, err := CompileApply(context.Background(), m, model)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m, root := compileFresh(t, CompileApply, model)
 		want := modelSolutions(model)
 		if tt.want >= 0 && len(want) != tt.want {
 			t.Fatalf("%s: brute force found %d solutions, expected %d", tt.name, len(want), tt.want)
@@ -211,7 +201,7 @@ func TestCompileApplyCustomModels(t *testing.T) {
 }
 
 func TestCompileApplyNodeLimit(t *testing.T) {
-	model, _ := configurator.New(8, configurator.RowMajor)
+	model := configuratortest.Model(t, 8, configurator.RowMajor)
 	m := robdd.New(model.Vars(), 1500*robdd.BytesPerNode) // N=8 ends at 2451 nodes
 	start := time.Now()
 	_, err := CompileApply(context.Background(), m, model)
@@ -240,27 +230,14 @@ func TestCompileApplyNodeLimit(t *testing.T) {
 		t.Errorf("one queen per rank of 8: %v, want 8^8", got)
 	}
 	// A model of another size does not fit this manager.
-	small, _ := configurator.New(5, configurator.RowMajor)
+	small := configuratortest.Model(t, 5, configurator.RowMajor)
 	if _, err := CompileApply(context.Background(), m, small); err == nil {
 		t.Error("a 25-variable model compiled into a 64-variable manager")
 	}
 }
 
-func TestCompileApplyHonoursTheContext(t *testing.T) {
-	model, _ := configurator.New(8, configurator.RowMajor)
-	m := robdd.New(model.Vars(), 0)
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := CompileApply(ctx, m, model); !errors.Is(err, context.Canceled) {
-		t.Fatalf("cancelled compile: err = %v", err)
-	}
-	if m.Size() != 2 {
-		t.Errorf("after the cancelled compile the store holds %d nodes", m.Size())
-	}
-}
-
 func TestCompileApplyKeepsEarlierNodes(t *testing.T) {
-	model, _ := configurator.New(6, configurator.RowMajor)
+	model := configuratortest.Model(t, 6, configurator.RowMajor)
 	m := robdd.New(model.Vars(), 0)
 	x, _ := m.Var(7)
 	first, err := CompileApply(context.Background(), m, model)
@@ -424,7 +401,7 @@ func TestConcurrentReaders(t *testing.T) {
 
 func BenchmarkCompileApply(b *testing.B) {
 	for n := 8; n <= 11; n++ {
-		model, _ := configurator.New(n, configurator.RowMajor)
+		model := configuratortest.Model(b, n, configurator.RowMajor)
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
 			for b.Loop() {
 				m := robdd.New(model.Vars(), 0)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/nqueens/configurator/backends/bdd/robdd"
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/configuratortest"
 )
 
 // queensSolutions is OEIS A000170: the number of solutions of N-Queens,
@@ -24,30 +25,41 @@ var queensNodes = map[int]int{
 	4: 29, 5: 167, 6: 129, 7: 1099, 8: 2451, 9: 9557, 10: 25945, 11: 94822, 12: 435170,
 }
 
-func queensModel(t testing.TB, n int, o configurator.Order) *configurator.Model {
+// compiler is CompileDirect or CompileApply.
+type compiler func(context.Context, *robdd.Manager, *configurator.Model) (robdd.Node, error)
+
+// compileFresh compiles model with compile into a manager of its own.
+func compileFresh(t testing.TB, compile compiler, model *configurator.Model) (*robdd.Manager, robdd.Node) {
 	t.Helper()
-	model, err := configurator.New(n, o)
+	m := robdd.New(model.Vars(), 0)
+	root, err := compile(context.Background(), m, model)
+	if err != nil {
+		t.Fatalf("compile %d-queens (%v): %v", model.N(), model.Order(), err)
+	}
+	return m, root
+}
+
+// compileBoth compiles model with CompileDirect and then CompileApply into
+// one manager, fails the test when the two paths reach different roots,
+// and returns the manager and the direct root.
+func compileBoth(t testing.TB, model *configurator.Model) (*robdd.Manager, robdd.Node) {
+	t.Helper()
+	m, direct := compileFresh(t, CompileDirect, model)
+	apply, err := CompileApply(context.Background(), m, model)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return model
-}
-
-func compileDirect(t testing.TB, model *configurator.Model) (*robdd.Manager, robdd.Node) {
-	t.Helper()
-	m := robdd.New(model.Vars(), 0)
-	root, err := CompileDirect(context.Background(), m, model)
-	if err != nil {
-		t.Fatalf("CompileDirect(%d-queens, %v): %v", model.N(), model.Order(), err)
+	if direct != apply {
+		t.Errorf("direct root %d, apply root %d", direct, apply)
 	}
-	return m, root
+	return m, direct
 }
 
 func TestCompileDirectCountsSolutionsAndNodes(t *testing.T) {
 	for i, want := range queensSolutions {
 		n := i + 1
 		t.Run(fmt.Sprint("n=", n), func(t *testing.T) {
-			m, root := compileDirect(t, queensModel(t, n, configurator.RowMajor))
+			m, root := compileFresh(t, CompileDirect, configuratortest.Model(t, n, configurator.RowMajor))
 			if got := m.SatCount(root); got.Cmp(big.NewInt(want)) != 0 {
 				t.Errorf("%d-queens: %v solutions, want %d", n, got, want)
 			}
@@ -76,15 +88,8 @@ func TestCompileDirectEqualsApply(t *testing.T) {
 		}
 		for n := 1; n <= last; n++ {
 			t.Run(fmt.Sprintf("order=%v/n=%d", o, n), func(t *testing.T) {
-				model := queensModel(t, n, o)
-				m, direct := compileDirect(t, model)
-				apply, err := CompileApply(context.Background(), m, model)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if direct != apply {
-					t.Fatalf("direct root %d, apply root %d", direct, apply)
-				}
+				model := configuratortest.Model(t, n, o)
+				m, direct := compileBoth(t, model)
 				if got, want := m.SatCount(direct), big.NewInt(queensSolutions[n-1]); got.Cmp(want) != 0 {
 					t.Errorf("%v solutions, want %v", got, want)
 				}
@@ -104,7 +109,7 @@ func TestCompileDirectCustomModels(t *testing.T) {
 	}
 	var cases []tc
 	for _, n := range []int{5, 6, 8} {
-		full := queensModel(t, n, configurator.RowMajor)
+		full := configuratortest.Model(t, n, configurator.RowMajor)
 		var cs []configurator.Constraint
 		dropped := false
 		for _, c := range full.Constraints() {
@@ -142,14 +147,7 @@ func TestCompileDirectCustomModels(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			m, direct := compileDirect(t, c.model)
-			apply, err := CompileApply(context.Background(), m, c.model)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if direct != apply {
-				t.Errorf("direct root %d, apply root %d", direct, apply)
-			}
+			m, direct := compileBoth(t, c.model)
 			if c.model.Vars() <= 16 {
 				if got, want := m.SatCount(direct), bruteCount(c.model); got.Cmp(want) != 0 {
 					t.Errorf("%v solutions, brute force %v", got, want)
@@ -185,14 +183,7 @@ func FuzzCompileDirect(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, direct := compileDirect(t, model)
-		apply, err := CompileApply(context.Background(), m, model)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if direct != apply {
-			t.Errorf("direct root %d, apply root %d", direct, apply)
-		}
+		m, direct := compileBoth(t, model)
 		if got, want := m.SatCount(direct), bruteCount(model); got.Cmp(want) != 0 {
 			t.Errorf("%v solutions, brute force %v", got, want)
 		}
@@ -233,7 +224,7 @@ next:
 // expansion or in the node construction, leaving the Manager as it was;
 // from some budget on it succeeds, and so does every larger budget.
 func TestCompileDirectNodeBudget(t *testing.T) {
-	model := queensModel(t, 10, configurator.RowMajor)
+	model := configuratortest.Model(t, 10, configurator.RowMajor)
 	succeeded := false
 	for budget := int64(1 << 10); budget <= 4<<20; budget = budget * 5 / 4 {
 		m := robdd.New(model.Vars(), budget)
@@ -267,21 +258,33 @@ func TestCompileDirectNodeBudget(t *testing.T) {
 	}
 }
 
-func TestCompileDirectHonoursContext(t *testing.T) {
-	model := queensModel(t, 10, configurator.RowMajor)
-	m := robdd.New(model.Vars(), 0)
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := CompileDirect(ctx, m, model); !errors.Is(err, context.Canceled) {
-		t.Fatalf("CompileDirect with a cancelled context: %v", err)
-	}
-	if m.Size() != 2 {
-		t.Errorf("%d nodes left after the cancelled compile", m.Size())
+// TestCompileHonoursTheContext: both paths stop at once on a cancelled
+// context and leave nothing but the terminals in the store.
+func TestCompileHonoursTheContext(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		compile compiler
+		n       int
+	}{
+		{"CompileApply", CompileApply, 8},
+		{"CompileDirect", CompileDirect, 10},
+	} {
+		model := configuratortest.Model(t, tt.n, configurator.RowMajor)
+		m := robdd.New(model.Vars(), 0)
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if _, err := tt.compile(ctx, m, model); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s with a cancelled context: %v", tt.name, err)
+			continue
+		}
+		if m.Size() != 2 {
+			t.Errorf("%s: %d nodes left after the cancelled compile", tt.name, m.Size())
+		}
 	}
 }
 
 func TestCompileDirectRejectsWrongManager(t *testing.T) {
-	model := queensModel(t, 4, configurator.RowMajor)
+	model := configuratortest.Model(t, 4, configurator.RowMajor)
 	if _, err := CompileDirect(context.Background(), robdd.New(15, 0), model); err == nil {
 		t.Fatal("CompileDirect of 16 variables into a robdd.Manager of 15: no error")
 	}
@@ -291,7 +294,7 @@ func TestCompileDirectRejectsWrongManager(t *testing.T) {
 // comparison with the apply path and rudd.
 func BenchmarkCompileDirect(b *testing.B) {
 	for _, n := range []int{10, 12} {
-		model := queensModel(b, n, configurator.RowMajor)
+		model := configuratortest.Model(b, n, configurator.RowMajor)
 		b.Run(fmt.Sprint("n=", n), func(b *testing.B) {
 			for b.Loop() {
 				m := robdd.New(model.Vars(), 0)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/nqueens/configurator/backends/bdd/robdd"
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/configuratortest"
 )
 
 // The Space must satisfy the interfaces the configurator discovers.
@@ -30,20 +31,7 @@ var (
 
 func compileSpace(t testing.TB, n int, o configurator.Order, method Method) *Space {
 	t.Helper()
-	sp, err := New(Options{Method: method}).Compile(context.Background(), queensModel(t, n, o))
-	if err != nil {
-		t.Fatalf("compile %d-queens (%v, %v): %v", n, o, method, err)
-	}
-	return sp.(*Space)
-}
-
-func cells(t testing.TB, s string) []configurator.Cell {
-	t.Helper()
-	cs, err := configurator.ParseCells(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cs
+	return configuratortest.Space(t, New(Options{Method: method}), configuratortest.Model(t, n, o)).(*Space)
 }
 
 func TestParseMethod(t *testing.T) {
@@ -93,7 +81,7 @@ func TestCompileReportsSizeAndNodes(t *testing.T) {
 
 func TestCompileBeyondTheBudgetIsTooLarge(t *testing.T) {
 	for _, method := range []Method{Direct, Apply} {
-		_, err := New(Options{Budget: 64 << 10, Method: method}).Compile(context.Background(), queensModel(t, 10, configurator.RowMajor))
+		_, err := New(Options{Budget: 64 << 10, Method: method}).Compile(context.Background(), configuratortest.Model(t, 10, configurator.RowMajor))
 		if !errors.Is(err, robdd.ErrNodeLimit) || !errors.Is(err, configurator.ErrTooLarge) {
 			t.Errorf("%v: 10-queens in 64 KiB: %v, want robdd.ErrNodeLimit and ErrTooLarge", method, err)
 		}
@@ -101,7 +89,7 @@ func TestCompileBeyondTheBudgetIsTooLarge(t *testing.T) {
 	// The largest board: its constraints alone, as the direct path's
 	// bitsets, would take 126 GB, so it fails at once.
 	start := time.Now()
-	_, err := New(Options{}).Compile(context.Background(), queensModel(t, configurator.MaxN, configurator.RowMajor))
+	_, err := New(Options{}).Compile(context.Background(), configuratortest.Model(t, configurator.MaxN, configurator.RowMajor))
 	if !errors.Is(err, configurator.ErrTooLarge) {
 		t.Errorf("%d-queens: %v, want ErrTooLarge", configurator.MaxN, err)
 	}
@@ -114,7 +102,7 @@ func TestCompileHonoursContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, method := range []Method{Direct, Apply} {
-		_, err := New(Options{Method: method}).Compile(ctx, queensModel(t, 8, configurator.RowMajor))
+		_, err := New(Options{Method: method}).Compile(ctx, configuratortest.Model(t, 8, configurator.RowMajor))
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("%v: compile with a cancelled context: %v", method, err)
 		}
@@ -144,7 +132,7 @@ func TestAnalyzeExamples(t *testing.T) {
 		for _, method := range []Method{Direct, Apply} {
 			t.Run(fmt.Sprintf("%v/n=%d/%s", method, tt.n, tt.queens), func(t *testing.T) {
 				sp := compileSpace(t, tt.n, configurator.RowMajor, method)
-				a, err := sp.Analyze(context.Background(), cells(t, tt.queens))
+				a, err := sp.Analyze(context.Background(), configuratortest.Cells(t, tt.queens))
 				if tt.noSolution {
 					if !errors.Is(err, configurator.ErrNoSolution) {
 						t.Fatalf("Analyze: %v, want ErrNoSolution", err)
@@ -180,7 +168,7 @@ func TestAnalyzeExamples(t *testing.T) {
 // sortedCells puts a list of cells in chess notation in row-major order,
 // the order of Analysis.In.
 func sortedCells(t testing.TB, s string) string {
-	cs := cells(t, s)
+	cs := configuratortest.Cells(t, s)
 	slices.SortFunc(cs, func(a, b configurator.Cell) int {
 		if a.Row != b.Row {
 			return a.Row - b.Row
@@ -272,7 +260,7 @@ func TestSpaceMatchesBruteForce(t *testing.T) {
 	ctx := context.Background()
 	for _, o := range []configurator.Order{configurator.RowMajor, configurator.Diagonal} {
 		for n := 1; n <= 8; n++ {
-			model := queensModel(t, n, o)
+			model := configuratortest.Model(t, n, o)
 			sols := solutionSet(model)
 			if int64(len(sols)) != queensSolutions[n-1] {
 				t.Fatalf("the test's enumerator finds %d solutions of %d-queens", len(sols), n)
@@ -387,7 +375,7 @@ func checkPlacement(t *testing.T, ctx context.Context, sp *Space, model *configu
 
 func TestSatisfiableContradiction(t *testing.T) {
 	sp := compileSpace(t, 8, configurator.RowMajor, Direct)
-	c := cells(t, "a2")
+	c := configuratortest.Cells(t, "a2")
 	if ok, err := sp.Satisfiable(context.Background(), c, c); ok || err != nil {
 		t.Errorf("Satisfiable(a2, without a2) = %v, %v; want false", ok, err)
 	}
@@ -403,12 +391,12 @@ func TestQueriesRejectBadCells(t *testing.T) {
 	if _, err := sp.Satisfiable(ctx, nil, off); !errors.Is(err, configurator.ErrOffBoard) {
 		t.Errorf("Satisfiable(off board): %v", err)
 	}
-	twice := cells(t, "b1,b1")
+	twice := configuratortest.Cells(t, "b1,b1")
 	if _, err := sp.Solve(ctx, twice); !errors.Is(err, configurator.ErrDuplicate) {
 		t.Errorf("Solve(b1,b1): %v", err)
 	}
 	// Excluding a cell twice is no error.
-	if ok, err := sp.Satisfiable(ctx, cells(t, "b1"), cells(t, "a2,a2")); !ok || err != nil {
+	if ok, err := sp.Satisfiable(ctx, configuratortest.Cells(t, "b1"), configuratortest.Cells(t, "a2,a2")); !ok || err != nil {
 		t.Errorf("Satisfiable(b1, without a2,a2) = %v, %v; want true", ok, err)
 	}
 }
@@ -419,7 +407,7 @@ func TestMarginalsSumToQueensPerSolution(t *testing.T) {
 	for _, n := range []int{5, 8, 10} {
 		sp := compileSpace(t, n, configurator.RowMajor, Direct)
 		for _, queens := range []string{"", "c1", "c1,a2"} {
-			qs := cells(t, queens)
+			qs := configuratortest.Cells(t, queens)
 			a, err := sp.Analyze(context.Background(), qs)
 			if errors.Is(err, configurator.ErrNoSolution) {
 				continue
@@ -450,7 +438,7 @@ func TestSampleIsUniform(t *testing.T) {
 		queens string
 	}{{6, ""}, {8, "c1"}} {
 		sp := compileSpace(t, tt.n, configurator.RowMajor, Direct)
-		qs := cells(t, tt.queens)
+		qs := configuratortest.Cells(t, tt.queens)
 		a, err := sp.Analyze(context.Background(), qs)
 		if err != nil {
 			t.Fatal(err)
@@ -499,7 +487,7 @@ func TestDiagram(t *testing.T) {
 		{"a1", 100, 0, true}, // no solution: the constant false
 	}
 	for _, tt := range tests {
-		dot, nodes, err := sp.Diagram(ctx, cells(t, tt.queens), tt.maxNodes)
+		dot, nodes, err := sp.Diagram(ctx, configuratortest.Cells(t, tt.queens), tt.maxNodes)
 		if err != nil {
 			t.Fatalf("Diagram(%q): %v", tt.queens, err)
 		}
@@ -516,7 +504,7 @@ func TestDiagram(t *testing.T) {
 			t.Errorf("Diagram(%q): %d low edges in the DOT, want one per node, %d", tt.queens, got, tt.nodes)
 		}
 	}
-	dot, _, _ := sp.Diagram(ctx, cells(t, "b1"), 100)
+	dot, _, _ := sp.Diagram(ctx, configuratortest.Cells(t, "b1"), 100)
 	for _, name := range []string{`"d2"`, `"a3"`, `"c4"`} {
 		if !strings.Contains(dot, name) {
 			t.Errorf("Diagram(b1) has no node %s:\n%s", name, dot)
@@ -537,7 +525,7 @@ func TestSpaceIsSafeForConcurrentUse(t *testing.T) {
 	placements := []string{"", "a1", "c1", "c1,a2", "d1,b2", "a1,b2", "e4"}
 	want := map[string]string{}
 	for _, p := range placements {
-		want[p] = summary(ctx, sp, cells(t, p))
+		want[p] = summary(ctx, sp, configuratortest.Cells(t, p))
 	}
 	var wg sync.WaitGroup
 	errs := make(chan string, 16)
@@ -546,11 +534,11 @@ func TestSpaceIsSafeForConcurrentUse(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(g), 0))
 			for i := range 30 {
 				p := placements[(g+i)%len(placements)]
-				if got := summary(ctx, sp, cells(t, p)); got != want[p] {
+				if got := summary(ctx, sp, configuratortest.Cells(t, p)); got != want[p] {
 					errs <- fmt.Sprintf("%q: %s, want %s", p, got, want[p])
 					return
 				}
-				if _, err := sp.Sample(ctx, cells(t, p), rng); err != nil && !errors.Is(err, configurator.ErrNoSolution) {
+				if _, err := sp.Sample(ctx, configuratortest.Cells(t, p), rng); err != nil && !errors.Is(err, configurator.ErrNoSolution) {
 					errs <- err.Error()
 					return
 				}
@@ -594,12 +582,9 @@ func TestCompileRefusesBoardsBeyondTheBudgetAtOnce(t *testing.T) {
 		{configurator.MaxN, 1 << 40},
 	}
 	for _, tt := range tests {
-		model, err := configurator.New(tt.n, configurator.RowMajor)
-		if err != nil {
-			t.Fatal(err)
-		}
+		model := configuratortest.Model(t, tt.n, configurator.RowMajor)
 		start := time.Now()
-		_, err = New(Options{Budget: tt.budget}).Compile(context.Background(), model)
+		_, err := New(Options{Budget: tt.budget}).Compile(context.Background(), model)
 		if !errors.Is(err, configurator.ErrTooLarge) || !errors.Is(err, robdd.ErrNodeLimit) {
 			t.Errorf("n=%d budget=%d: err = %v, want ErrTooLarge and robdd.ErrNodeLimit", tt.n, tt.budget, err)
 		}
@@ -619,7 +604,7 @@ func TestCompileRefusesBoardsBeyondTheBudgetAtOnce(t *testing.T) {
 // If the engine's memory use changes, update compileBytes.
 func TestBudgetEstimate(t *testing.T) {
 	for n := 7; n <= 11; n++ {
-		model := queensModel(t, n, configurator.RowMajor)
+		model := configuratortest.Model(t, n, configurator.RowMajor)
 		need := New(Options{}).Cost(n, configurator.RowMajor).Bytes
 		sp, err := New(Options{Budget: need}).Compile(context.Background(), model)
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/configuratortest"
 )
 
 // waitFor polls cond for up to 10 s.
@@ -124,7 +125,7 @@ func TestWorkspaceBoundsQueries(t *testing.T) {
 // cap is answered without any.
 func TestSpaceHoldsWorkSpace(t *testing.T) {
 	b := New(Options{Scratch: 1 << 20})
-	model := queensModel(t, 8, configurator.RowMajor)
+	model := configuratortest.Model(t, 8, configurator.RowMajor)
 	c, err := b.Compile(context.Background(), model)
 	if err != nil {
 		t.Fatal(err)
