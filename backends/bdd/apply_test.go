@@ -400,17 +400,7 @@ func TestConcurrentReaders(t *testing.T) {
 }
 
 func BenchmarkCompileApply(b *testing.B) {
-	for n := 8; n <= 11; n++ {
-		model := configuratortest.Model(b, n, configurator.RowMajor)
-		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
-			for b.Loop() {
-				m := robdd.New(model.Vars(), 0)
-				if _, err := CompileApply(context.Background(), m, model); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	benchCompile(b, CompileApply, 8, 9, 10, 11)
 }
 
 // benchQueries measures a query on the N-Queens diagram under a placement

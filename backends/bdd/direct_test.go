@@ -293,12 +293,18 @@ func TestCompileDirectRejectsWrongManager(t *testing.T) {
 // BenchmarkCompileDirect is the quick profile target; benchmarks/ has the
 // comparison with the apply path and rudd.
 func BenchmarkCompileDirect(b *testing.B) {
-	for _, n := range []int{10, 12} {
+	benchCompile(b, CompileDirect, 10, 12)
+}
+
+// benchCompile measures compile on the N-Queens boards of the given sizes,
+// row-major, each into a fresh manager.
+func benchCompile(b *testing.B, compile compiler, sizes ...int) {
+	for _, n := range sizes {
 		model := configuratortest.Model(b, n, configurator.RowMajor)
 		b.Run(fmt.Sprint("n=", n), func(b *testing.B) {
 			for b.Loop() {
 				m := robdd.New(model.Vars(), 0)
-				if _, err := CompileDirect(context.Background(), m, model); err != nil {
+				if _, err := compile(context.Background(), m, model); err != nil {
 					b.Fatal(err)
 				}
 			}
