@@ -35,6 +35,9 @@ type boardRequest struct {
 	Order   string  `json:"order"`
 }
 
+// board returns the board of any request, explainRequest's included.
+func (r boardRequest) board() boardRequest { return r }
+
 // explainRequest adds the square to explain.
 type explainRequest struct {
 	boardRequest
@@ -78,10 +81,7 @@ type completeResponse struct {
 
 func (s *Server) apiAnalyze(c echo.Context) error {
 	var req boardRequest
-	if err := decode(c, &req); err != nil {
-		return err
-	}
-	st, backend, err := s.apiState(req)
+	st, backend, err := s.readBoard(c, &req)
 	if err != nil {
 		return err
 	}
@@ -110,10 +110,7 @@ func (s *Server) apiAnalyze(c echo.Context) error {
 
 func (s *Server) apiExplain(c echo.Context) error {
 	var req explainRequest
-	if err := decode(c, &req); err != nil {
-		return err
-	}
-	st, backend, err := s.apiState(req.boardRequest)
+	st, backend, err := s.readBoard(c, &req)
 	if err != nil {
 		return err
 	}
@@ -135,10 +132,7 @@ func (s *Server) apiExplain(c echo.Context) error {
 
 func (s *Server) apiComplete(c echo.Context) error {
 	var req boardRequest
-	if err := decode(c, &req); err != nil {
-		return err
-	}
-	st, backend, err := s.apiState(req)
+	st, backend, err := s.readBoard(c, &req)
 	if err != nil {
 		return err
 	}
@@ -160,6 +154,15 @@ func (s *Server) apiApply(c echo.Context, backend string, st boardState, act act
 	}
 	o, err := s.apply(c.Request().Context(), e, st, act, rng)
 	return e, o, err
+}
+
+// readBoard decodes the request's body into req and checks the board it
+// holds, as apiState does.
+func (s *Server) readBoard(c echo.Context, req interface{ board() boardRequest }) (boardState, string, error) {
+	if err := decode(c, req); err != nil {
+		return boardState{}, "", err
+	}
+	return s.apiState(req.board())
 }
 
 // apiState checks a request's board: the size against the limits (400

@@ -173,11 +173,7 @@ func (s *Server) progressText(keys []spaceKey) string {
 // and shows why). The stream counts as a waiter, so the compile goes on
 // while someone watches, and ends with the server's shutdown.
 func (s *Server) progress(c echo.Context) error {
-	v, err := query(c)
-	if err != nil {
-		return err
-	}
-	st, err := parseState(v, s.lim)
+	st, err := s.queryState(c)
 	if err != nil {
 		return err
 	}
@@ -228,11 +224,7 @@ func (s *Server) progress(c echo.Context) error {
 // diagramSVG draws the BDD of the remaining solutions as SVG, for boards
 // whose restricted diagram is within the node cap.
 func (s *Server) diagramSVG(c echo.Context) error {
-	v, err := query(c)
-	if err != nil {
-		return err
-	}
-	st, err := parseState(v, s.lim)
+	st, err := s.queryState(c)
 	if err != nil {
 		return err
 	}

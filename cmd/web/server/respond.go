@@ -61,6 +61,15 @@ func query(c echo.Context) (url.Values, error) {
 	return v, nil
 }
 
+// queryState reads the board state from the request's query.
+func (s *Server) queryState(c echo.Context) (boardState, error) {
+	v, err := query(c)
+	if err != nil {
+		return boardState{}, err
+	}
+	return parseState(v, s.lim)
+}
+
 // truncate shortens s to at most n bytes for logs.
 func truncate(s string, n int) string {
 	if len(s) <= n {
