@@ -62,30 +62,38 @@ func describe(err error) *problem {
 	case errors.As(err, &inf):
 		return &problem{Status: http.StatusUnprocessableEntity, err: err,
 			Message: fmt.Sprintf("No solution holds queens on %s together: there is no way to fill the remaining ranks.", configurator.ListCells(inf.Queens))}
-	case errors.Is(err, configurator.ErrBusy):
-		return retryable(2, err, "The solver is busy with other requests right now. Please try again in a moment.")
-	case errors.Is(err, context.DeadlineExceeded):
-		return retryable(5, err, "That took longer than the time allowed for one request. Try a smaller board, or try again in a moment.")
-	case errors.Is(err, context.Canceled):
-		return &problem{Status: http.StatusServiceUnavailable, Message: "The request was cancelled before it finished.", RetryAfter: 1, err: err}
-	case errors.Is(err, configurator.ErrTooLarge):
-		return &problem{Status: http.StatusRequestEntityTooLarge, Message: "That board is too large for this backend.", err: err}
-	case errors.Is(err, configurator.ErrNoSolution):
-		return &problem{Status: http.StatusUnprocessableEntity, Message: "No solution holds these queens together.", err: err}
-	case errors.Is(err, configurator.ErrBlocked):
-		return &problem{Status: http.StatusUnprocessableEntity, Message: "That square is blocked: no remaining solution has a queen there.", err: err}
-	case errors.Is(err, configurator.ErrOccupied):
-		return &problem{Status: http.StatusUnprocessableEntity, Message: "That square already holds your queen.", err: err}
-	case errors.Is(err, configurator.ErrNoQueen):
-		return &problem{Status: http.StatusUnprocessableEntity, Message: "There is no queen of yours on that square.", err: err}
-	case errors.Is(err, configurator.ErrNotExplained):
-		return &problem{Status: http.StatusUnprocessableEntity, Message: "That square is neither blocked nor forced, so there is nothing to explain.", err: err}
+	}
+	for _, k := range known {
+		if errors.Is(err, k.err) {
+			return &problem{Status: k.status, Message: k.message, RetryAfter: k.retryAfter, err: err}
+		}
+	}
+	switch {
 	case errors.Is(err, configurator.ErrSize), errors.Is(err, configurator.ErrOffBoard),
 		errors.Is(err, configurator.ErrDuplicate), errors.Is(err, configurator.ErrNotation),
 		errors.Is(err, configurator.ErrOrder):
 		return &problem{Status: http.StatusBadRequest, Message: sentence(err), err: err}
 	}
 	return &problem{Status: http.StatusInternalServerError, Message: "Something went wrong on our side. The error is logged; please try again.", err: err}
+}
+
+// known words the errors of the configurator package and of contexts that
+// say the same whatever they wrap, in the order describe tries them.
+var known = []struct {
+	err        error
+	status     int
+	retryAfter int // seconds, for a 503
+	message    string
+}{
+	{configurator.ErrBusy, http.StatusServiceUnavailable, 2, "The solver is busy with other requests right now. Please try again in a moment."},
+	{context.DeadlineExceeded, http.StatusServiceUnavailable, 5, "That took longer than the time allowed for one request. Try a smaller board, or try again in a moment."},
+	{context.Canceled, http.StatusServiceUnavailable, 1, "The request was cancelled before it finished."},
+	{configurator.ErrTooLarge, http.StatusRequestEntityTooLarge, 0, "That board is too large for this backend."},
+	{configurator.ErrNoSolution, http.StatusUnprocessableEntity, 0, "No solution holds these queens together."},
+	{configurator.ErrBlocked, http.StatusUnprocessableEntity, 0, "That square is blocked: no remaining solution has a queen there."},
+	{configurator.ErrOccupied, http.StatusUnprocessableEntity, 0, "That square already holds your queen."},
+	{configurator.ErrNoQueen, http.StatusUnprocessableEntity, 0, "There is no queen of yours on that square."},
+	{configurator.ErrNotExplained, http.StatusUnprocessableEntity, 0, "That square is neither blocked nor forced, so there is nothing to explain."},
 }
 
 // describeHTTP words the errors Echo and its middleware produce.
