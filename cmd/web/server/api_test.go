@@ -29,6 +29,21 @@ func post(t testing.TB, ts *httptest.Server, path, body string) (*http.Response,
 	return do(t, req)
 }
 
+// postOK posts body to path and decodes the answer into v. An answer other
+// than 200 is an error of the test, and postOK returns false.
+func postOK(t testing.TB, ts *httptest.Server, path, body string, v any) bool {
+	t.Helper()
+	res, out := post(t, ts, path, body)
+	if res.StatusCode != http.StatusOK {
+		t.Errorf("%s %s: status %d: %s", path, body, res.StatusCode, out)
+		return false
+	}
+	if err := json.Unmarshal([]byte(out), v); err != nil {
+		t.Fatal(err)
+	}
+	return true
+}
+
 // TestAPIErrors is the specification of the API's refusals: each bad
 // request, the status it earns and the message. Never a 500, never a hang.
 func TestAPIErrors(t *testing.T) {
@@ -236,14 +251,9 @@ func TestAPIExplainAndComplete(t *testing.T) {
 		}
 		for _, tt := range tests {
 			body := strings.TrimSuffix(tt.body, "}") + `,"backend":"` + backend + `"}`
-			res, out := post(t, ts, "/api/v1/explain", body)
-			if res.StatusCode != 200 {
-				t.Errorf("%s %s: status %d: %s", backend, body, res.StatusCode, out)
-				continue
-			}
 			var got explainResponse
-			if err := json.Unmarshal([]byte(out), &got); err != nil {
-				t.Fatal(err)
+			if !postOK(t, ts, "/api/v1/explain", body, &got) {
+				continue
 			}
 			got.ElapsedMS = 0
 			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
@@ -252,27 +262,8 @@ func TestAPIExplainAndComplete(t *testing.T) {
 		}
 
 		o := oracleBoard(t, 8)
-		for _, q := range []string{`[]`, `[[0,0]]`, `[[0,0],[1,6]]`, `[[3,3]]`} {
-			res, out := post(t, ts, "/api/v1/complete", `{"n":8,"queens":`+q+`,"backend":"`+backend+`"}`)
-			if res.StatusCode != 200 {
-				t.Fatalf("%s complete %s: status %d: %s", backend, q, res.StatusCode, out)
-			}
-			var got completeResponse
-			if err := json.Unmarshal([]byte(out), &got); err != nil {
-				t.Fatal(err)
-			}
-			var sol []oracle.Cell
-			for _, p := range got.Solution {
-				sol = append(sol, oracle.Cell{Row: p[0], Col: p[1]})
-			}
-			if !o.IsSolution(sol) {
-				t.Errorf("%s complete %s: %v is not a solution", backend, q, got.Solution)
-			}
-			for _, p := range got.Queens {
-				if !slices.Contains(got.Solution, p) {
-					t.Errorf("%s complete %s: the solution %v drops the queen %v", backend, q, got.Solution, p)
-				}
-			}
+		for _, q := range [][]oracle.Cell{{}, {{Row: 0, Col: 0}}, {{Row: 0, Col: 0}, {Row: 1, Col: 6}}, {{Row: 3, Col: 3}}} {
+			checkComplete(t, ts, backend, o, q)
 		}
 	}
 }
@@ -384,14 +375,9 @@ func checkExplain(t *testing.T, ts *httptest.Server, backend string, o *oracle.B
 		return
 	}
 	body, _ := json.Marshal(map[string]any{"n": n, "queens": pairsOf(q), "backend": backend, "cell": [2]int{target.Row, target.Col}})
-	res, out := post(t, ts, "/api/v1/explain", string(body))
-	if res.StatusCode != 200 {
-		t.Errorf("%s explain %v under %v: status %d: %s", backend, target, q, res.StatusCode, out)
-		return
-	}
 	var got explainResponse
-	if err := json.Unmarshal([]byte(out), &got); err != nil {
-		t.Fatal(err)
+	if !postOK(t, ts, "/api/v1/explain", string(body), &got) {
+		return
 	}
 	if got.State != "blocked" || (got.Kind == "attack") != o.Satisfiable([]oracle.Cell{target}, nil) {
 		t.Errorf("%s explain %v under %v: %+v", backend, target, q, got)
@@ -408,18 +394,14 @@ func checkExplain(t *testing.T, ts *httptest.Server, backend string, o *oracle.B
 	}
 }
 
-// checkComplete asks for a solution holding q and checks it.
+// checkComplete asks for a solution holding q and checks it: a solution
+// the oracle accepts, holding every queen of q, which the answer repeats.
 func checkComplete(t *testing.T, ts *httptest.Server, backend string, o *oracle.Board, q []oracle.Cell) {
 	t.Helper()
 	body, _ := json.Marshal(map[string]any{"n": o.N(), "queens": pairsOf(q), "backend": backend})
-	res, out := post(t, ts, "/api/v1/complete", string(body))
-	if res.StatusCode != 200 {
-		t.Errorf("%s complete %v: status %d: %s", backend, q, res.StatusCode, out)
-		return
-	}
 	var got completeResponse
-	if err := json.Unmarshal([]byte(out), &got); err != nil {
-		t.Fatal(err)
+	if !postOK(t, ts, "/api/v1/complete", string(body), &got) {
+		return
 	}
 	var sol []oracle.Cell
 	for _, p := range got.Solution {
@@ -432,6 +414,9 @@ func checkComplete(t *testing.T, ts *httptest.Server, backend string, o *oracle.
 		if !slices.Contains(sol, c) {
 			t.Errorf("%s complete %v: the solution %v drops %v", backend, q, sol, c)
 		}
+	}
+	if !slices.Equal(got.Queens, pairsOf(q)) {
+		t.Errorf("%s complete %v: the answer's queens are %v", backend, q, got.Queens)
 	}
 }
 
