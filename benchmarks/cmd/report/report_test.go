@@ -41,8 +41,10 @@ func TestFormats(t *testing.T) {
 			t.Errorf("fmtInt(%d) = %q, want %q", n, got, want)
 		}
 	}
-	if got := bytesIEC(571 << 20); got != "571 MiB" {
-		t.Errorf("bytesIEC(571 MiB) = %q", got)
+	for b, want := range map[uint64]string{571 << 20: "571 MiB", 1000 << 10: "1000 KiB", 3 << 29: "1.5 GiB", 900: "900 B"} {
+		if got := bytesIEC(b); got != want {
+			t.Errorf("bytesIEC(%d) = %q, want %q", b, got, want)
+		}
 	}
 }
 

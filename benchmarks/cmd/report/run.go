@@ -14,6 +14,7 @@ import (
 	"github.com/nqueens/configurator/backends/sat"
 	"github.com/nqueens/configurator/benchmarks"
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/bytesize"
 )
 
 // The sections of the suite, in the order they run.
@@ -338,16 +339,6 @@ func logSteps(r benchmarks.StepResult) {
 	}
 }
 
-// bytesIEC writes a byte count with a binary unit.
-func bytesIEC(b uint64) string {
-	const unit = 1024
-	if b < unit {
-		return fmt.Sprintf("%d B", b)
-	}
-	v, i := float64(b), -1
-	for v >= unit && i < 4 {
-		v /= unit
-		i++
-	}
-	return fmt.Sprintf("%.3g %s", v, []string{"KiB", "MiB", "GiB", "TiB", "PiB"}[i])
-}
+// bytesIEC writes a byte count as the rest of the project does
+// (bytesize.Format): a binary unit and at most one decimal.
+func bytesIEC(b uint64) string { return bytesize.Format(int64(b)) }
