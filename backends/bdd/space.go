@@ -281,6 +281,22 @@ func (s *Space) assign(queens, without []configurator.Cell) (robdd.Assignment, b
 	return a, ok, nil
 }
 
+// begin waits for the given work space (s.query or s.draw), then assigns
+// with and without as assign does. Unless it fails, the caller calls
+// release when done.
+func (s *Space) begin(ctx context.Context, work int64, with, without []configurator.Cell) (a robdd.Assignment, ok bool, release func(), err error) {
+	release, err = s.work.acquire(ctx, work)
+	if err != nil {
+		return nil, false, nil, err
+	}
+	a, ok, err = s.assign(with, without)
+	if err != nil {
+		release()
+		return nil, false, nil, err
+	}
+	return a, ok, release, nil
+}
+
 func (s *Space) level(c configurator.Cell) int { return s.model.Level(s.model.Var(c)) }
 
 func noSolution(queens []configurator.Cell) error {
@@ -291,16 +307,12 @@ func noSolution(queens []configurator.Cell) error {
 // the placement (CVD), and counts the solutions that hold the placement:
 // one sweep up the diagram counts, one sweep down marks the domains.
 func (s *Space) Analyze(ctx context.Context, queens []configurator.Cell) (*configurator.Analysis, error) {
-	release, err := s.work.acquire(ctx, s.query)
+	a, _, release, err := s.begin(ctx, s.query, queens, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
 	start := time.Now()
-	a, _, err := s.assign(queens, nil)
-	if err != nil {
-		return nil, err
-	}
 	s.exclude(a, queens)
 	dom, count := s.m.ValidDomains(s.root, a)
 	if len(dom) > 0 && dom[0] == 0 {
@@ -333,14 +345,13 @@ func (s *Space) Analyze(ctx context.Context, queens []configurator.Cell) (*confi
 // and none on any cell of without: one search for a path of the diagram
 // that agrees with both.
 func (s *Space) Satisfiable(ctx context.Context, with, without []configurator.Cell) (bool, error) {
-	release, err := s.work.acquire(ctx, s.query)
+	a, ok, release, err := s.begin(ctx, s.query, with, without)
 	if err != nil {
 		return false, err
 	}
 	defer release()
-	a, ok, err := s.assign(with, without)
-	if err != nil || !ok {
-		return false, err
+	if !ok {
+		return false, nil
 	}
 	s.exclude(a, with)
 	_, ok = s.m.AnySat(s.root, a)
@@ -350,35 +361,24 @@ func (s *Space) Satisfiable(ctx context.Context, with, without []configurator.Ce
 // Solve returns the queens of a solution that holds queens: the first in
 // the diagram's order.
 func (s *Space) Solve(ctx context.Context, queens []configurator.Cell) ([]configurator.Cell, error) {
-	release, err := s.work.acquire(ctx, s.query)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	a, _, err := s.assign(queens, nil)
-	if err != nil {
-		return nil, err
-	}
-	x, ok := s.m.AnySat(s.root, a)
-	if !ok {
-		return nil, noSolution(queens)
-	}
-	return s.cells(x), nil
+	return s.pick(ctx, queens, func(a robdd.Assignment) ([]bool, bool) { return s.m.AnySat(s.root, a) })
 }
 
 // Sample returns a solution that holds queens, drawn uniformly at random
 // from all such solutions.
 func (s *Space) Sample(ctx context.Context, queens []configurator.Cell, rng *rand.Rand) ([]configurator.Cell, error) {
-	release, err := s.work.acquire(ctx, s.query)
+	return s.pick(ctx, queens, func(a robdd.Assignment) ([]bool, bool) { return s.m.RandomSat(s.root, a, rng) })
+}
+
+// pick returns the queens of the solution that choose finds among those
+// that agree with the assignment of queens.
+func (s *Space) pick(ctx context.Context, queens []configurator.Cell, choose func(robdd.Assignment) ([]bool, bool)) ([]configurator.Cell, error) {
+	a, _, release, err := s.begin(ctx, s.query, queens, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	a, _, err := s.assign(queens, nil)
-	if err != nil {
-		return nil, err
-	}
-	x, ok := s.m.RandomSat(s.root, a, rng)
+	x, ok := choose(a)
 	if !ok {
 		return nil, noSolution(queens)
 	}
@@ -401,15 +401,11 @@ func (s *Space) cells(x []bool) []configurator.Cell {
 // that hold queens and a queen on that cell: one count up and one down the
 // diagram.
 func (s *Space) Marginals(ctx context.Context, queens []configurator.Cell) ([]*big.Int, error) {
-	release, err := s.work.acquire(ctx, s.query)
+	a, _, release, err := s.begin(ctx, s.query, queens, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	a, _, err := s.assign(queens, nil)
-	if err != nil {
-		return nil, err
-	}
 	s.exclude(a, queens)
 	ones, total := s.m.Marginals(s.root, a)
 	if total.Sign() == 0 {
@@ -434,15 +430,11 @@ func (s *Space) Diagram(ctx context.Context, queens []configurator.Cell, maxNode
 	if len(queens) == 0 && s.nodes > maxNodes {
 		return "", s.nodes, nil
 	}
-	release, err := s.work.acquire(ctx, s.draw)
+	a, _, release, err := s.begin(ctx, s.draw, queens, nil)
 	if err != nil {
 		return "", 0, err
 	}
 	defer release()
-	a, _, err := s.assign(queens, nil)
-	if err != nil {
-		return "", 0, err
-	}
 	for _, c := range s.model.Constraints() {
 		if c.Kind != configurator.ExactlyOne {
 			continue
