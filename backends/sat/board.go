@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nqueens/configurator/backends/sat/internal/satbase"
 	"github.com/nqueens/configurator/configurator"
 )
 
@@ -59,35 +60,11 @@ type searchBoard struct {
 
 func newBoard(m *configurator.Model) *board {
 	n := m.N()
-	b := &board{n: n, nv: n * n, lineStart: []int32{0}}
+	ls := satbase.Flatten(m)
+	b := &board{n: n, nv: n * n, kind: ls.Kind, lineStart: ls.Start, lineVar: ls.Var, dead: ls.Dead, units: ls.Units}
 	perVar := make([][]int32, b.nv)
-	seen := make([]bool, b.nv)
-	var vars []int32
-	for _, c := range m.Constraints() {
-		vars = vars[:0]
-		for _, cell := range c.Cells {
-			if v := m.Var(cell); !seen[v] {
-				seen[v] = true
-				vars = append(vars, int32(v))
-			}
-		}
-		for _, v := range vars {
-			seen[v] = false
-		}
-		switch {
-		case c.Kind == configurator.ExactlyOne && len(vars) == 0:
-			b.dead = true
-			continue
-		case c.Kind == configurator.ExactlyOne && len(vars) == 1:
-			b.units = append(b.units, vars[0])
-		case c.Kind != configurator.ExactlyOne && len(vars) < 2:
-			continue
-		}
-		l := int32(len(b.kind))
-		b.kind = append(b.kind, c.Kind)
-		b.lineVar = append(b.lineVar, vars...)
-		b.lineStart = append(b.lineStart, int32(len(b.lineVar)))
-		for _, v := range vars {
+	for l := range int32(len(b.kind)) {
+		for _, v := range b.line(l) {
 			perVar[v] = append(perVar[v], l)
 		}
 	}

@@ -64,9 +64,9 @@ package sat
 
 import (
 	"context"
-	"fmt"
 	"time"
 
+	"github.com/nqueens/configurator/backends/sat/internal/satbase"
 	"github.com/nqueens/configurator/configurator"
 )
 
@@ -144,23 +144,12 @@ type Backend struct {
 
 // New returns a SAT backend with the given limits.
 func New(opts Options) *Backend {
-	b := &Backend{maxN: opts.MaxN, countCap: opts.CountCap, timeout: opts.Timeout}
-	if b.maxN <= 0 {
-		b.maxN = DefaultMaxN
+	b := &Backend{
+		maxN:     satbase.Or(opts.MaxN, DefaultMaxN),
+		countCap: satbase.Or(opts.CountCap, DefaultCountCap),
+		timeout:  satbase.Or(opts.Timeout, DefaultTimeout),
 	}
-	if b.countCap <= 0 {
-		b.countCap = DefaultCountCap
-	}
-	if b.timeout <= 0 {
-		b.timeout = DefaultTimeout
-	}
-	queue, serve := opts.Queue, opts.Serve
-	if queue <= 0 {
-		queue = DefaultQueue
-	}
-	if serve <= 0 {
-		serve = DefaultServe
-	}
+	queue, serve := satbase.Or(opts.Queue, DefaultQueue), satbase.Or(opts.Serve, DefaultServe)
 	b.serving = make(chan struct{}, serve)
 	b.requests.bound = int64(queue)
 	b.calls.bound = int64(max(queue, serve)) // the admitted requests' calls always fit
@@ -188,10 +177,7 @@ func (b *Backend) Cost(n int, _ configurator.Order) configurator.Cost {
 // is cheap (milliseconds at N=100) and calls no solver; the solver is built
 // on first use.
 func (b *Backend) Compile(ctx context.Context, m *configurator.Model) (configurator.Space, error) {
-	if n := m.N(); n > b.maxN {
-		return nil, fmt.Errorf("%d-queens: the SAT backend takes boards up to %d: %w", n, b.maxN, configurator.ErrTooLarge)
-	}
-	if err := ctx.Err(); err != nil {
+	if err := satbase.Compilable(ctx, "the SAT backend", m.N(), b.maxN); err != nil {
 		return nil, err
 	}
 	return newSpace(b, m), nil

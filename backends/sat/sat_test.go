@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nqueens/configurator/backends/sat/internal/satbase"
 	"github.com/nqueens/configurator/backends/sat/solverlock"
 	"github.com/nqueens/configurator/configurator"
 )
@@ -869,7 +870,7 @@ func TestAbandon(t *testing.T) {
 	err = sp.run(context.Background(), func(ctx context.Context, q *query) error {
 		return q.call(ctx, func() { panic("broken") })
 	})
-	if !errors.Is(err, errSolver) || sp.solver != nil {
+	if !errors.Is(err, satbase.ErrSolver) || sp.solver != nil {
 		t.Errorf("panicking call: got %v, solver %p", err, sp.solver)
 	}
 	if ok, err := sp.Satisfiable(context.Background(), cells(t, "a1"), nil); !ok || err != nil {

@@ -2,7 +2,6 @@ package sat
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/big"
 	"math/rand/v2"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/crillab/gophersat/solver"
+	"github.com/nqueens/configurator/backends/sat/internal/satbase"
 	"github.com/nqueens/configurator/configurator"
 )
 
@@ -33,10 +33,6 @@ const (
 )
 
 func searchSteps(n int) int { return 4*n + 100 }
-
-// errSolver marks a solver answer that failed verification: a bug in
-// gophersat or in the encoding, reported rather than believed.
-var errSolver = errors.New("the SAT solver returned a non-solution")
 
 // space is a compiled model. Its fields are immutable except the solver,
 // which is built on first use and, like every gophersat value, only touched
@@ -236,7 +232,7 @@ func (q *query) witness(ctx context.Context, st *state, with, without []int32) (
 		return nil, err
 	}
 	if w != nil && !q.holds(w, with, without) {
-		return nil, fmt.Errorf("%w: %s", errSolver, q.format(w))
+		return nil, fmt.Errorf("%w: %s", satbase.ErrSolver, q.format(w))
 	}
 	return w, nil
 }
@@ -255,25 +251,19 @@ func (q *query) call(ctx context.Context, f func()) error {
 	}
 	q.solves++
 	start := time.Now()
-	var panicked any
+	var panicked error
 	done := make(chan struct{})
 	go func() {
 		defer release()
 		defer close(done)
-		defer func() {
-			if panicked = recover(); panicked != nil {
-				q.sp.solver = nil
-			}
-		}()
-		f()
+		if panicked = satbase.Run(f); panicked != nil {
+			q.sp.solver = nil
+		}
 	}()
 	select {
 	case <-done:
 		q.slowest = max(q.slowest, time.Since(start))
-		if panicked != nil {
-			return fmt.Errorf("%w: gophersat panicked: %v", errSolver, panicked)
-		}
-		return nil
+		return panicked
 	case <-ctx.Done():
 		return fmt.Errorf("solver call abandoned, still running: %w", ctx.Err())
 	}
@@ -502,16 +492,16 @@ func (q *query) enumerate(ctx context.Context, st *state, queens []int32, syms [
 				switch {
 				case s == nil:
 					s = solver.New(bd.problem())
-					if s.Assume(bd.assumptions(part, nil)) == solver.Unsat {
+					if s.Assume(satbase.Assumptions(bd.units, part, nil)) == solver.Unsat {
 						found = false
 						return
 					}
 				default:
-					s.AppendClause(bd.blocking(w))
+					s.AppendClause(satbase.Blocking(w, bd.nv, bd.partition))
 				}
 				found = s.Solve() == solver.Sat
 				if found {
-					w = bd.queensOf(s.Model())
+					w = satbase.Queens(s.Model(), bd.nv)
 				}
 			})
 			if err != nil {
@@ -521,7 +511,7 @@ func (q *query) enumerate(ctx context.Context, st *state, queens []int32, syms [
 				break
 			}
 			if !q.holds(w, part, nil) {
-				return nil, false, fmt.Errorf("%w: %s", errSolver, q.format(w))
+				return nil, false, fmt.Errorf("%w: %s", satbase.ErrSolver, q.format(w))
 			}
 			if !add(w) {
 				return sols, false, nil

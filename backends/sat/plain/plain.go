@@ -22,6 +22,11 @@
 // Each witness is checked against the model's constraints before it is
 // believed, so a fault in the solver shows as an error, not as an answer.
 //
+// What it shares with package sat is plumbing, none of the shortcuts:
+// package satbase flattens the model's lines, writes the assumptions and
+// blocking clauses, turns a panic in gophersat into an error and reads the
+// Options.
+//
 // gophersat v1.4.0 has defects (see the project's shared notes) that the
 // backend works around as package sat does: Assume drops the unit clauses of
 // the base problem, so the problem has none and the cells of one-cell
@@ -37,6 +42,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/nqueens/configurator/backends/sat/internal/satbase"
 	"github.com/nqueens/configurator/configurator"
 )
 
@@ -108,19 +114,11 @@ type Backend struct {
 
 // New returns a plain SAT backend with the given limits.
 func New(opts Options) *Backend {
-	b := &Backend{maxN: opts.MaxN, countCap: opts.CountCap}
-	if b.maxN <= 0 {
-		b.maxN = DefaultMaxN
+	return &Backend{
+		maxN:     satbase.Or(opts.MaxN, DefaultMaxN),
+		countCap: satbase.Or(opts.CountCap, DefaultCountCap),
+		queue:    make(chan struct{}, satbase.Or(opts.Queue, DefaultQueue)),
 	}
-	if b.countCap <= 0 {
-		b.countCap = DefaultCountCap
-	}
-	q := opts.Queue
-	if q <= 0 {
-		q = DefaultQueue
-	}
-	b.queue = make(chan struct{}, q)
-	return b
 }
 
 // Name is "sat-plain".
@@ -141,10 +139,7 @@ func (b *Backend) Cost(n int, _ configurator.Order) configurator.Cost {
 // Compile flattens m's constraints into the lines the CNF is written from.
 // It is cheap and calls no solver; the solver is built on first use.
 func (b *Backend) Compile(ctx context.Context, m *configurator.Model) (configurator.Space, error) {
-	if n := m.N(); n > b.maxN {
-		return nil, fmt.Errorf("%d-queens: the plain SAT backend takes boards up to %d: %w", n, b.maxN, configurator.ErrTooLarge)
-	}
-	if err := ctx.Err(); err != nil {
+	if err := satbase.Compilable(ctx, "the plain SAT backend", m.N(), b.maxN); err != nil {
 		return nil, err
 	}
 	return newSpace(b, m), nil

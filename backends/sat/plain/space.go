@@ -2,21 +2,16 @@ package plain
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/big"
 	"slices"
 	"time"
 
 	"github.com/crillab/gophersat/solver"
+	"github.com/nqueens/configurator/backends/sat/internal/satbase"
 	"github.com/nqueens/configurator/backends/sat/solverlock"
 	"github.com/nqueens/configurator/configurator"
 )
-
-// errSolver marks a solver answer that failed verification, or a panic in
-// gophersat: a bug in the solver or in the encoding, reported rather than
-// believed.
-var errSolver = errors.New("the SAT solver returned a non-solution")
 
 // space is a compiled model: its lines, flattened, and one solver reused
 // under assumptions for every question. Everything but the solver is
@@ -41,7 +36,10 @@ type space struct {
 	cnf [][]int
 	// partition is set when every variable is on exactly one ExactlyOne
 	// line (the ranks of N-Queens): then every solution has as many
-	// queens, and no solution holds another's queens and more.
+	// queens, and no solution holds another's queens and more, so a
+	// blocking clause names the queens alone. The short clause keeps the
+	// enumeration fast (the empty 10×10 board: 0.7 s instead of 1.4 s,
+	// before the split of enumerate).
 	partition bool
 
 	// solver is built on first use and rebuilt after a panic. Only the
@@ -51,33 +49,11 @@ type space struct {
 }
 
 func newSpace(b *Backend, m *configurator.Model) *space {
-	sp := &space{b: b, m: m, n: m.N(), nv: m.Vars(), lineStart: []int32{0}}
-	seen := make([]bool, sp.nv)
-	var vars []int32
-	for _, c := range m.Constraints() {
-		vars = vars[:0]
-		for _, cell := range c.Cells {
-			if v := m.Var(cell); !seen[v] {
-				seen[v] = true
-				vars = append(vars, int32(v))
-			}
-		}
-		for _, v := range vars {
-			seen[v] = false
-		}
-		exact := c.Kind == configurator.ExactlyOne
-		switch {
-		case exact && len(vars) == 0:
-			sp.dead = true
-			continue
-		case exact && len(vars) == 1:
-			sp.units = append(sp.units, vars[0])
-		case !exact && len(vars) < 2:
-			continue
-		}
-		sp.exact = append(sp.exact, exact)
-		sp.lineVar = append(sp.lineVar, vars...)
-		sp.lineStart = append(sp.lineStart, int32(len(sp.lineVar)))
+	ls := satbase.Flatten(m)
+	sp := &space{b: b, m: m, n: m.N(), nv: m.Vars(), lineStart: ls.Start, lineVar: ls.Var, units: ls.Units, dead: ls.Dead}
+	sp.exact = make([]bool, len(ls.Kind))
+	for l, k := range ls.Kind {
+		sp.exact[l] = k == configurator.ExactlyOne
 	}
 	exactLines := make([]int, sp.nv) // per variable
 	for l, exact := range sp.exact {
@@ -130,40 +106,21 @@ func (sp *space) newSolver() *solver.Solver {
 	return solver.New(solver.ParseSliceNb(sp.cnf, sp.nv))
 }
 
-// assumptions returns the literals that assume the units, a queen on every
-// variable of with and none on any of without.
-func (sp *space) assumptions(with, without []int32) []solver.Lit {
-	lits := make([]solver.Lit, 0, len(sp.units)+len(with)+len(without))
-	for _, v := range sp.units {
-		lits = append(lits, solver.IntToLit(v+1))
-	}
-	for _, v := range with {
-		lits = append(lits, solver.IntToLit(v+1))
-	}
-	for _, v := range without {
-		lits = append(lits, solver.IntToLit(-(v + 1)))
-	}
-	return lits
-}
-
 // call runs f, which uses gophersat, holding solverlock's turn. A caller
 // whose ctx has ended gets its error and f does not run; a Solve in
 // progress cannot be interrupted, so ctx is checked between calls only. A
 // panic in gophersat becomes an error, and the space's solver, whose state
 // it may have broken, is rebuilt by the next call.
-func (sp *space) call(ctx context.Context, f func()) (err error) {
+func (sp *space) call(ctx context.Context, f func()) error {
 	release, err := solverlock.Acquire(ctx)
 	if err != nil {
 		return err
 	}
 	defer release()
-	defer func() {
-		if p := recover(); p != nil {
-			sp.solver = nil
-			err = fmt.Errorf("%w: gophersat panicked: %v", errSolver, p)
-		}
-	}()
-	f()
+	if err := satbase.Run(f); err != nil {
+		sp.solver = nil
+		return err
+	}
 	return nil
 }
 
@@ -179,30 +136,18 @@ func (sp *space) find(ctx context.Context, with, without []int32) ([]int32, erro
 		if sp.solver == nil {
 			sp.solver = sp.newSolver()
 		}
-		if sp.solver.Assume(sp.assumptions(with, without)) == solver.Unsat || sp.solver.Solve() != solver.Sat {
+		if sp.solver.Assume(satbase.Assumptions(sp.units, with, without)) == solver.Unsat || sp.solver.Solve() != solver.Sat {
 			return
 		}
-		w = sp.queensOf(sp.solver.Model())
+		w = satbase.Queens(sp.solver.Model(), sp.nv)
 	})
 	if err != nil {
 		return nil, err
 	}
 	if w != nil && !sp.holds(w, with, without) {
-		return nil, fmt.Errorf("%w: %s", errSolver, sp.format(w))
+		return nil, fmt.Errorf("%w: %s", satbase.ErrSolver, sp.format(w))
 	}
 	return w, nil
-}
-
-// queensOf returns the variables a solver's model puts a queen on, never
-// nil: nil means "no solution" to the callers.
-func (sp *space) queensOf(model []bool) []int32 {
-	queens := make([]int32, 0, sp.n)
-	for v := range sp.nv {
-		if model[v] {
-			queens = append(queens, int32(v))
-		}
-	}
-	return queens
 }
 
 // holds reports whether w (variables, each at most once) is a solution of
@@ -447,14 +392,14 @@ func (sp *space) enumeratePart(ctx context.Context, with []int32, limit int) (so
 		err := sp.call(ctx, func() {
 			if s == nil {
 				s = sp.newSolver()
-				if s.Assume(sp.assumptions(with, nil)) == solver.Unsat {
+				if s.Assume(satbase.Assumptions(sp.units, with, nil)) == solver.Unsat {
 					return
 				}
 			} else {
-				s.AppendClause(sp.blocking(w))
+				s.AppendClause(satbase.Blocking(w, sp.nv, sp.partition))
 			}
 			if found = s.Solve() == solver.Sat; found {
-				w = sp.queensOf(s.Model())
+				w = satbase.Queens(s.Model(), sp.nv)
 			}
 		})
 		if err != nil {
@@ -464,36 +409,13 @@ func (sp *space) enumeratePart(ctx context.Context, with []int32, limit int) (so
 			return sols, true, nil
 		}
 		if !sp.holds(w, with, nil) {
-			return nil, false, fmt.Errorf("%w: %s", errSolver, sp.format(w))
+			return nil, false, fmt.Errorf("%w: %s", satbase.ErrSolver, sp.format(w))
 		}
 		if len(sols) == limit {
 			return sols, false, nil
 		}
 		sols = append(sols, w)
 	}
-}
-
-// blocking returns the clause that excludes the solution w and no other:
-// some queen of w is missing, or some other cell holds a queen. When the
-// ExactlyOne lines partition the board the first half suffices, and the
-// short clause keeps the enumeration fast (the empty 10×10 board: 0.7 s
-// instead of 1.4 s, before the split of enumerate).
-func (sp *space) blocking(w []int32) *solver.Clause {
-	if sp.partition {
-		lits := make([]solver.Lit, len(w))
-		for i, v := range w {
-			lits[i] = solver.IntToLit(-(v + 1))
-		}
-		return solver.NewClause(lits)
-	}
-	lits := make([]solver.Lit, sp.nv)
-	for v := range int32(sp.nv) {
-		lits[v] = solver.IntToLit(v + 1)
-	}
-	for _, v := range w {
-		lits[v] = solver.IntToLit(-(v + 1))
-	}
-	return solver.NewClause(lits)
 }
 
 // Satisfiable reports whether some solution has a queen on every cell of
