@@ -223,20 +223,34 @@ func (sp *space) Model() *configurator.Model { return sp.m }
 // count is left nil.
 func (sp *space) Analyze(ctx context.Context, queens []configurator.Cell) (*configurator.Analysis, error) {
 	start := time.Now()
-	if err := sp.m.Check(queens); err != nil {
-		return nil, fmt.Errorf("analyze: %w", err)
-	}
-	leave, err := sp.b.enter()
+	var a *configurator.Analysis
+	err := sp.query("analyze", queens, func(queens []int32) (err error) {
+		a, err = sp.analyze(ctx, queens)
+		return err
+	})
 	if err != nil {
-		return nil, fmt.Errorf("analyze %s: %w", configurator.FormatCells(queens), err)
-	}
-	defer leave()
-	a, err := sp.analyze(ctx, sp.vars(queens))
-	if err != nil {
-		return nil, fmt.Errorf("analyze %s: %w", configurator.FormatCells(queens), err)
+		return nil, err
 	}
 	a.Elapsed = time.Since(start)
 	return a, nil
+}
+
+// query checks the placement queens, admits one query (see Backend.enter)
+// and runs f on the queens' variables. Its errors tell what the query was
+// (op, such as "analyze") and on which queens.
+func (sp *space) query(op string, queens []configurator.Cell, f func(queens []int32) error) error {
+	if err := sp.m.Check(queens); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	leave, err := sp.b.enter()
+	if err == nil {
+		defer leave()
+		err = f(sp.vars(queens))
+	}
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", op, configurator.FormatCells(queens), err)
+	}
+	return nil
 }
 
 func (sp *space) analyze(ctx context.Context, queens []int32) (*configurator.Analysis, error) {
@@ -449,20 +463,16 @@ func (sp *space) Satisfiable(ctx context.Context, with, without []configurator.C
 // Solve returns the queens of one solution holding queens, row-major: the
 // first gophersat finds, not a uniformly random one.
 func (sp *space) Solve(ctx context.Context, queens []configurator.Cell) ([]configurator.Cell, error) {
-	if err := sp.m.Check(queens); err != nil {
-		return nil, fmt.Errorf("solve: %w", err)
-	}
-	leave, err := sp.b.enter()
+	var w []int32
+	err := sp.query("solve", queens, func(queens []int32) (err error) {
+		w, err = sp.find(ctx, queens, nil)
+		if err == nil && w == nil {
+			err = configurator.ErrNoSolution
+		}
+		return err
+	})
 	if err != nil {
-		return nil, fmt.Errorf("solve %s: %w", configurator.FormatCells(queens), err)
-	}
-	defer leave()
-	w, err := sp.find(ctx, sp.vars(queens), nil)
-	if err == nil && w == nil {
-		err = configurator.ErrNoSolution
-	}
-	if err != nil {
-		return nil, fmt.Errorf("solve %s: %w", configurator.FormatCells(queens), err)
+		return nil, err
 	}
 	slices.Sort(w)
 	return sp.cells(w), nil
