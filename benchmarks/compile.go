@@ -10,9 +10,9 @@ import (
 
 	"github.com/nqueens/configurator/backends/bdd"
 	"github.com/nqueens/configurator/backends/bdd/robdd"
-	"github.com/nqueens/configurator/benchmarks/peakheap"
 	"github.com/nqueens/configurator/benchmarks/peers"
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/internal/peakmem"
 )
 
 // The compile methods: the bdd package's two paths and the peer library.
@@ -115,7 +115,7 @@ func Compile(ctx context.Context, method string, n int, minTime time.Duration, b
 	runtime.GC()
 	base := heapAlloc()
 	rssReset := resetPeakRSS()
-	w := peakheap.Start(time.Millisecond)
+	w := peakmem.StartHeap(time.Millisecond)
 	start := time.Now()
 	c, err := compileOnce(ctx, method, model, budget)
 	first := time.Since(start)

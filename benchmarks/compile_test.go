@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nqueens/configurator/benchmarks/peakheap"
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/internal/peakmem"
 )
 
 // The ranges of the benchmarks are flags, small by default so that
@@ -51,12 +51,12 @@ func benchmarkCompile(b *testing.B, method string, n int) {
 	var peak, live, base uint64
 	var nodes int
 	for i := 0; i < b.N; i++ {
-		var w *peakheap.Watch
+		var w *peakmem.Watch
 		if i == 0 {
 			b.StopTimer()
 			runtime.GC()
 			base = heapAlloc()
-			w = peakheap.Start(time.Millisecond)
+			w = peakmem.StartHeap(time.Millisecond)
 			b.StartTimer()
 		}
 		c, err := compileOnce(ctx, method, model, 0)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/internal/peakmem"
 )
 
 // countResult is the JSON of nqueens count. Solutions is a decimal string
@@ -38,7 +39,7 @@ func runCount(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	mem := startPeakMemory()
+	mem := peakmem.Start(peakmem.Mapped, 2*time.Millisecond)
 	sp, compile, err := b.compile(ctx)
 	if err != nil {
 		mem.Stop()
