@@ -42,6 +42,44 @@ func bruteForce(tf table, vars int, a Assignment) brute {
 	return b
 }
 
+// domains is what ValidDomains must answer under a: the values each
+// variable takes in some solution, and an assigned variable's value.
+func (b brute) domains(a Assignment) []Domain {
+	want := b.dom
+	if b.count > 0 {
+		for l, v := range a {
+			if v == 0 || v == 1 {
+				want[l] = Domain(1 << v)
+			}
+		}
+	}
+	return want
+}
+
+// randomCases are trials random cases (randomCase), drawn from a generator
+// seeded with seed, each under perCase random assignments (randAssignment),
+// one in nilOneIn of them nil: nothing assigned.
+type randomCases struct {
+	seed                      uint64
+	trials, perCase, nilOneIn int
+}
+
+// run calls check on every case under every one of its assignments.
+func (rc randomCases) run(t *testing.T, check func(trial int, m *Manager, f Node, tf table, a Assignment)) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(rc.seed, rc.seed))
+	for trial := range rc.trials {
+		m, f, tf := randomCase(t, rng, trial)
+		for range rc.perCase {
+			a := randAssignment(rng, m.Vars())
+			if rng.IntN(rc.nilOneIn) == 0 {
+				a = nil
+			}
+			check(trial, m, f, tf, a)
+		}
+	}
+}
+
 // compareSolutions orders solutions lexicographically by level, false
 // before true.
 func compareSolutions(x, y []bool) int {
@@ -151,31 +189,23 @@ func TestSatCountKnownFunctions(t *testing.T) {
 }
 
 func TestCountsMatchBruteForce(t *testing.T) {
-	rng := rand.New(rand.NewPCG(6, 6))
-	for trial := range 300 {
-		m, f, tf := randomCase(t, rng, trial)
+	randomCases{seed: 6, trials: 300, perCase: 5, nilOneIn: 4}.run(t, func(trial int, m *Manager, f Node, tf table, a Assignment) {
 		vars := m.Vars()
 		all := bruteForce(tf, vars, nil)
 		if got := m.SatCount(f); got.Int64() != int64(all.count) {
 			t.Fatalf("trial %d: SatCount = %v, want %d", trial, got, all.count)
 		}
-		for range 5 {
-			a := randAssignment(rng, vars)
-			if rng.IntN(4) == 0 {
-				a = nil
-			}
-			b := bruteForce(tf, vars, a)
-			name := fmt.Sprintf("trial %d, assignment %v", trial, a)
-			if got := m.Count(f, a); got.Int64() != int64(b.count) {
-				t.Fatalf("%s: Count = %v, want %d", name, got, b.count)
-			}
-			ones, total := m.Marginals(f, a)
-			checkMarginals(t, name, ones, total, b)
-			// The math/big path must agree on the same cases.
-			ones, total = marginalsBig(m, f, a)
-			checkMarginals(t, name+" (big)", ones, total, b)
+		b := bruteForce(tf, vars, a)
+		name := fmt.Sprintf("trial %d, assignment %v", trial, a)
+		if got := m.Count(f, a); got.Int64() != int64(b.count) {
+			t.Fatalf("%s: Count = %v, want %d", name, got, b.count)
 		}
-	}
+		ones, total := m.Marginals(f, a)
+		checkMarginals(t, name, ones, total, b)
+		// The math/big path must agree on the same cases.
+		ones, total = marginalsBig(m, f, a)
+		checkMarginals(t, name+" (big)", ones, total, b)
+	})
 }
 
 // marginalsBig runs Marginals' downward sweep in math/big whatever the

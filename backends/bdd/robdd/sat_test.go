@@ -7,42 +7,26 @@ import (
 )
 
 func TestAnySat(t *testing.T) {
-	rng := rand.New(rand.NewPCG(8, 8))
-	for trial := range 300 {
-		m, f, tf := randomCase(t, rng, trial)
-		for range 5 {
-			a := randAssignment(rng, m.Vars())
-			if rng.IntN(4) == 0 {
-				a = nil
-			}
-			b := bruteForce(tf, m.Vars(), a)
-			sol, ok := m.AnySat(f, a)
-			if ok != (b.count > 0) {
-				t.Fatalf("trial %d, %v: AnySat ok = %v with %d solutions", trial, a, ok, b.count)
-			}
-			if ok && !b.seen[solutionIndex(sol)] {
-				t.Fatalf("trial %d, %v: AnySat gave %v, not a solution", trial, a, sol)
-			}
+	randomCases{seed: 8, trials: 300, perCase: 5, nilOneIn: 4}.run(t, func(trial int, m *Manager, f Node, tf table, a Assignment) {
+		b := bruteForce(tf, m.Vars(), a)
+		sol, ok := m.AnySat(f, a)
+		if ok != (b.count > 0) {
+			t.Fatalf("trial %d, %v: AnySat ok = %v with %d solutions", trial, a, ok, b.count)
 		}
-	}
+		if ok && !b.seen[solutionIndex(sol)] {
+			t.Fatalf("trial %d, %v: AnySat gave %v, not a solution", trial, a, sol)
+		}
+	})
 }
 
 func TestSolutionsEnumeratesExactlyTheSolutions(t *testing.T) {
-	rng := rand.New(rand.NewPCG(9, 9))
-	for trial := range 300 {
-		m, f, tf := randomCase(t, rng, trial)
-		for range 3 {
-			a := randAssignment(rng, m.Vars())
-			if rng.IntN(3) == 0 {
-				a = nil
-			}
-			want := bruteForce(tf, m.Vars(), a).sols
-			got := slices.Collect(m.Solutions(f, a))
-			if !slices.EqualFunc(got, want, slices.Equal) {
-				t.Fatalf("trial %d, %v: Solutions gave %d, brute force %d (or another order)", trial, a, len(got), len(want))
-			}
+	randomCases{seed: 9, trials: 300, perCase: 3, nilOneIn: 3}.run(t, func(trial int, m *Manager, f Node, tf table, a Assignment) {
+		want := bruteForce(tf, m.Vars(), a).sols
+		got := slices.Collect(m.Solutions(f, a))
+		if !slices.EqualFunc(got, want, slices.Equal) {
+			t.Fatalf("trial %d, %v: Solutions gave %d, brute force %d (or another order)", trial, a, len(got), len(want))
 		}
-	}
+	})
 	// Breaking out early stops the enumeration.
 	m := New(20, 0)
 	var n int
