@@ -39,6 +39,15 @@ type option struct {
 	Selected     bool
 }
 
+// setting is the form of a select that changes one setting, the board's
+// size or the variable order, as soon as it changes.
+type setting struct {
+	ID, Name     string // the select's id (and the form's class), the query parameter it sets
+	Label, Title string
+	Options      []option
+	Hidden       []field // the other settings
+}
+
 // notice is a message above the board.
 type notice struct {
 	Kind   string // "error" or "info"
@@ -64,14 +73,10 @@ type appView struct {
 	Solved      bool
 	CanComplete bool
 
-	Sizes                                             []option
-	Orders                                            []option
+	Size, Order                                       setting
 	Modes                                             []link
 	Reset, Complete, HeatToggle, DiagramToggle, Close link
 	Hidden                                            []field // the state, for the board form
-	// SizeHidden and OrderHidden are the other settings, for the size and
-	// order forms.
-	SizeHidden, OrderHidden []field
 
 	Panel     *panelView
 	Agreement *agreementView
@@ -189,12 +194,14 @@ func (s *Server) pageView(app *appView) *pageView {
 
 // newAppView fills in the controls of a state: everything but the board.
 func (s *Server) newAppView(st boardState, trail string) *appView {
-	v := &appView{State: st, Trail: trail, Max: s.lim.max(st.Mode)}
+	v := &appView{State: st, Trail: trail, Max: s.lim.max(st.Mode),
+		Size:  setting{ID: "size", Name: "n", Label: "Board"},
+		Order: setting{ID: "order", Name: "order", Label: "Variable order", Title: "The order of the BDD's variables changes its size, never its answers"}}
 	for n := 1; n <= v.Max; n++ {
-		v.Sizes = append(v.Sizes, option{Value: strconv.Itoa(n), Label: fmt.Sprintf("%d × %d", n, n), Selected: n == st.N})
+		v.Size.Options = append(v.Size.Options, option{Value: strconv.Itoa(n), Label: fmt.Sprintf("%d × %d", n, n), Selected: n == st.N})
 	}
 	for _, o := range configurator.Orders() {
-		v.Orders = append(v.Orders, option{Value: o.String(), Label: orderLabels[o], Selected: o == st.Order})
+		v.Order.Options = append(v.Order.Options, option{Value: o.String(), Label: orderLabels[o], Selected: o == st.Order})
 	}
 	// nav links to another state; step names it in the timing panel.
 	nav := func(label, title, step string, next boardState) link {
@@ -223,9 +230,9 @@ func (s *Server) newAppView(st boardState, trail string) *appView {
 	v.Close = nav("Close", "Close this panel", "close", st)
 
 	v.Hidden = stateFields(st, trail)
-	v.SizeHidden = []field{{"backend", string(st.Mode)}, {"l", "size"}}
-	v.OrderHidden = []field{{"n", strconv.Itoa(st.N)}, {"q", configurator.FormatCells(st.Queens)}, {"backend", string(st.Mode)}, {"l", "order"}}
-	for _, f := range []*[]field{&v.SizeHidden, &v.OrderHidden} {
+	v.Size.Hidden = []field{{"backend", string(st.Mode)}, {"l", "size"}}
+	v.Order.Hidden = []field{{"n", strconv.Itoa(st.N)}, {"q", configurator.FormatCells(st.Queens)}, {"backend", string(st.Mode)}, {"l", "order"}}
+	for _, f := range []*[]field{&v.Size.Hidden, &v.Order.Hidden} {
 		if st.Heat {
 			*f = append(*f, field{"heat", "1"})
 		}
@@ -237,7 +244,7 @@ func (s *Server) newAppView(st boardState, trail string) *appView {
 		}
 	}
 	if st.Order != configurator.RowMajor {
-		v.SizeHidden = append(v.SizeHidden, field{"order", st.Order.String()})
+		v.Size.Hidden = append(v.Size.Hidden, field{"order", st.Order.String()})
 	}
 	v.Heat = heatView{On: st.Heat}
 	v.Diagram = diagramView{On: st.Diagram}
