@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/configuratortest"
 )
 
 // BenchmarkValidDomainsEmpty is the valid-domain computation of issue 3:
@@ -20,7 +21,7 @@ import (
 func BenchmarkValidDomainsEmpty(b *testing.B) {
 	for _, n := range []int{8, 20, 50, 100} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			sp := compile(b, New(Options{}), model(b, n))
+			sp := nqueens(b, New(Options{}), n)
 			for b.Loop() {
 				if _, err := sp.Analyze(context.Background(), nil); err != nil {
 					b.Fatal(err)
@@ -39,7 +40,7 @@ func BenchmarkValidDomainsEmptySolverOnly(b *testing.B) {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			be := New(Options{})
 			be.solverOnly = true
-			sp := compile(b, be, model(b, n))
+			sp := nqueens(b, be, n)
 			for b.Loop() {
 				if _, err := sp.Analyze(context.Background(), nil); err != nil {
 					b.Fatal(err)
@@ -54,8 +55,8 @@ func BenchmarkValidDomainsEmptySolverOnly(b *testing.B) {
 // consistent, so some are refuted by the solver).
 func BenchmarkValidDomainsPlaced(b *testing.B) {
 	for _, n := range []int{20, 50, 100} {
-		m := model(b, n)
-		sp := compile(b, New(Options{}), m).(*space)
+		m := configuratortest.Model(b, n, configurator.RowMajor)
+		sp := configuratortest.Space(b, New(Options{}), m).(*space)
 		rng := rand.New(rand.NewPCG(uint64(n), 1))
 		var placements [][]configurator.Cell
 		for k := n / 10; k <= 6*n/10; k += n / 10 {
@@ -90,7 +91,7 @@ func BenchmarkValidDomainsPlaced(b *testing.B) {
 func BenchmarkCount(b *testing.B) {
 	for _, n := range []int{8, 9, 10} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			sp := compile(b, New(Options{}), model(b, n))
+			sp := nqueens(b, New(Options{}), n)
 			for b.Loop() {
 				if _, err := sp.Analyze(context.Background(), nil); err != nil {
 					b.Fatal(err)
@@ -105,8 +106,8 @@ func BenchmarkCount(b *testing.B) {
 func BenchmarkSatisfiable(b *testing.B) {
 	for _, n := range []int{8, 50, 100} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			m := model(b, n)
-			sp := compile(b, New(Options{}), m)
+			m := configuratortest.Model(b, n, configurator.RowMajor)
+			sp := configuratortest.Space(b, New(Options{}), m)
 			with := []configurator.Cell{{Row: 0, Col: 1}, {Row: n / 2, Col: n / 3}}
 			for b.Loop() {
 				if _, err := sp.Satisfiable(context.Background(), with, nil); err != nil {

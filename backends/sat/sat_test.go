@@ -13,24 +13,13 @@ import (
 	"github.com/nqueens/configurator/backends/sat/internal/satbase"
 	"github.com/nqueens/configurator/backends/sat/solverlock"
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/configuratortest"
 )
 
-func model(t testing.TB, n int) *configurator.Model {
+// nqueens compiles the N-Queens model of an n×n board, row-major, with b.
+func nqueens(t testing.TB, b *Backend, n int) configurator.Space {
 	t.Helper()
-	m, err := configurator.New(n, configurator.RowMajor)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
-func compile(t testing.TB, b *Backend, m *configurator.Model) configurator.Space {
-	t.Helper()
-	sp, err := b.Compile(context.Background(), m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sp
+	return configuratortest.Space(t, b, configuratortest.Model(t, n, configurator.RowMajor))
 }
 
 // withoutLine returns the N-Queens model of an n×n board with the named
@@ -39,7 +28,7 @@ func withoutLine(t testing.TB, n int, name string) *configurator.Model {
 	t.Helper()
 	var cs []configurator.Constraint
 	found := false
-	for _, c := range model(t, n).Constraints() {
+	for _, c := range configuratortest.Model(t, n, configurator.RowMajor).Constraints() {
 		if c.Name == name {
 			found = true
 			continue
@@ -54,18 +43,6 @@ func withoutLine(t testing.TB, n int, name string) *configurator.Model {
 		t.Fatal(err)
 	}
 	return m
-}
-
-func cells(t testing.TB, s string) []configurator.Cell {
-	t.Helper()
-	if s == "" {
-		return nil
-	}
-	cs, err := configurator.ParseCells(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cs
 }
 
 // sameAnalysis reports how got differs from want (states and count), or "".
@@ -93,7 +70,7 @@ func TestCountsOEIS(t *testing.T) {
 	want := []int64{1, 0, 0, 2, 10, 4, 40, 92, 352, 724}
 	b := New(Options{})
 	for n := 1; n <= len(want); n++ {
-		a, err := compile(t, b, model(t, n)).Analyze(context.Background(), nil)
+		a, err := nqueens(t, b, n).Analyze(context.Background(), nil)
 		if want[n-1] == 0 {
 			if !errors.Is(err, configurator.ErrNoSolution) {
 				t.Errorf("N=%d: got %v, want ErrNoSolution", n, err)
@@ -124,7 +101,7 @@ func TestCountCap(t *testing.T) {
 		{6, 1, 1, true},
 	}
 	for _, tt := range tests {
-		a, err := compile(t, New(Options{CountCap: tt.cap}), model(t, tt.n)).Analyze(context.Background(), nil)
+		a, err := nqueens(t, New(Options{CountCap: tt.cap}), tt.n).Analyze(context.Background(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,7 +109,7 @@ func TestCountCap(t *testing.T) {
 			t.Errorf("N=%d cap %d: %v (at least: %v), want %d (at least: %v)", tt.n, tt.cap, a.Solutions, a.AtLeast, tt.want, tt.atLeast)
 		}
 		// A capped count must not change the cells.
-		full, _ := compile(t, New(Options{}), model(t, tt.n)).Analyze(context.Background(), nil)
+		full, _ := nqueens(t, New(Options{}), tt.n).Analyze(context.Background(), nil)
 		if !slices.Equal(a.Cells, full.Cells) {
 			t.Errorf("N=%d cap %d: cells differ from the uncapped analysis", tt.n, tt.cap)
 		}
@@ -157,8 +134,8 @@ func TestAnalyzeKnown(t *testing.T) {
 		{6, "", 4, "b1,c1,d1,e1,a2,c2,d2,f2,a3,b3,e3,f3,a4,b4,e4,f4,a5,c5,d5,f5,b6,c6,d6,e6", "a1,f1,b2,e2,c3,d3,c4,d4,b5,e5,a6,f6", ""},
 	}
 	for _, tt := range tests {
-		sp := compile(t, New(Options{}), model(t, tt.n))
-		a, err := sp.Analyze(context.Background(), cells(t, tt.queens))
+		sp := nqueens(t, New(Options{}), tt.n)
+		a, err := sp.Analyze(context.Background(), configuratortest.Cells(t, tt.queens))
 		if err != nil {
 			t.Fatalf("N=%d %q: %v", tt.n, tt.queens, err)
 		}
@@ -166,7 +143,7 @@ func TestAnalyzeKnown(t *testing.T) {
 			t.Errorf("N=%d %q: %d solutions, want %d", tt.n, tt.queens, got, tt.solutions)
 		}
 		for st, want := range map[configurator.State]string{configurator.Free: tt.free, configurator.Blocked: tt.blocked, configurator.Forced: tt.forced} {
-			if got := configurator.FormatCells(a.In(st)); got != configurator.FormatCells(cells(t, want)) {
+			if got := configurator.FormatCells(a.In(st)); got != configurator.FormatCells(configuratortest.Cells(t, want)) {
 				t.Errorf("N=%d %q: %v cells %s, want %s", tt.n, tt.queens, st, got, want)
 			}
 		}
@@ -187,9 +164,9 @@ func TestAnalyzeBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 3))
 	b := New(Options{})
 	for _, tt := range tests {
-		m := model(t, tt.n)
+		m := configuratortest.Model(t, tt.n, configurator.RowMajor)
 		o := queensOracle(m)
-		sp := compile(t, b, m)
+		sp := configuratortest.Space(t, b, m)
 		mismatches := 0
 		for i := range tt.placements {
 			k := i % (tt.maxQueens + 1)
@@ -244,10 +221,10 @@ func TestNoSolution(t *testing.T) {
 	// a 12×12 board (the local-search path) whose refutation is the
 	// solver's.
 	rng := rand.New(rand.NewPCG(12, 12))
-	o12 := queensOracle(model(t, 12))
+	o12 := queensOracle(configuratortest.Model(t, 12, configurator.RowMajor))
 	for len(tests) < 14 {
 		queens := randomCells(rng, 12, 5)
-		if attacking(model(t, 12), queens) || o12.analyze(queens) != nil {
+		if attacking(configuratortest.Model(t, 12, configurator.RowMajor), queens) || o12.analyze(queens) != nil {
 			continue
 		}
 		tests = append(tests, struct {
@@ -256,12 +233,12 @@ func TestNoSolution(t *testing.T) {
 		}{12, configurator.FormatCells(queens)})
 	}
 	for _, tt := range tests {
-		m := model(t, tt.n)
-		queens := cells(t, tt.queens)
+		m := configuratortest.Model(t, tt.n, configurator.RowMajor)
+		queens := configuratortest.Cells(t, tt.queens)
 		if tt.n <= 8 && queensOracle(m).analyze(queens) != nil {
 			t.Fatalf("N=%d %s: the oracle finds a solution; fix the table", tt.n, tt.queens)
 		}
-		sp := compile(t, New(Options{}), m)
+		sp := configuratortest.Space(t, New(Options{}), m)
 		if _, err := sp.Analyze(context.Background(), queens); !errors.Is(err, configurator.ErrNoSolution) {
 			t.Errorf("Analyze N=%d %s: got %v, want ErrNoSolution", tt.n, tt.queens, err)
 		}
@@ -279,9 +256,9 @@ func TestNoSolution(t *testing.T) {
 func TestSatisfiable(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 5))
 	for _, n := range []int{1, 4, 5, 6, 7, 8, 12} {
-		m := model(t, n)
+		m := configuratortest.Model(t, n, configurator.RowMajor)
 		o := queensOracle(m)
-		sp := compile(t, New(Options{}), m)
+		sp := configuratortest.Space(t, New(Options{}), m)
 		for i := range 60 {
 			k := min(i%4+i%3, n*n)
 			cs := randomCells(rng, n, k)
@@ -301,9 +278,9 @@ func TestSatisfiable(t *testing.T) {
 func TestSolve(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 9))
 	for _, n := range []int{1, 4, 6, 8, 12} {
-		m := model(t, n)
+		m := configuratortest.Model(t, n, configurator.RowMajor)
 		o := queensOracle(m)
-		sp := compile(t, New(Options{}), m)
+		sp := configuratortest.Space(t, New(Options{}), m)
 		for range 20 {
 			s := o.sols[rng.IntN(len(o.sols))]
 			var queens []configurator.Cell
@@ -346,8 +323,8 @@ func varsOf(m *configurator.Model, cs []configurator.Cell) []int {
 // and a placement's attacked cells are blocked.
 func TestLargeBoards(t *testing.T) {
 	for _, n := range []int{30, 64} {
-		m := model(t, n)
-		sp := compile(t, New(Options{}), m)
+		m := configuratortest.Model(t, n, configurator.RowMajor)
+		sp := configuratortest.Space(t, New(Options{}), m)
 		a, err := sp.Analyze(context.Background(), nil)
 		if err != nil {
 			t.Fatal(err)
@@ -399,7 +376,7 @@ func TestLargeBoards(t *testing.T) {
 // without rank constraints has neither.
 func TestBoard(t *testing.T) {
 	for _, n := range []int{4, 8, 13} {
-		bd := newBoard(model(t, n))
+		bd := newBoard(configuratortest.Model(t, n, configurator.RowMajor))
 		exact := 0
 		for l, x := range bd.exact {
 			if x {
@@ -443,10 +420,10 @@ func TestCustomModel(t *testing.T) {
 	for _, tt := range tests {
 		m := withoutLine(t, tt.n, tt.drop)
 		o := newOracle(m)
-		if len(o.sols) == len(queensOracle(model(t, tt.n)).sols) {
+		if len(o.sols) == len(queensOracle(configuratortest.Model(t, tt.n, configurator.RowMajor)).sols) {
 			t.Fatalf("N=%d without %s: the fault changes nothing; pick another line", tt.n, tt.drop)
 		}
-		sp := compile(t, New(Options{}), m)
+		sp := configuratortest.Space(t, New(Options{}), m)
 		// N-Queens has all eight symmetries (files are exact like ranks).
 		// The reflection in the main diagonal maps every anti-diagonal onto
 		// itself and survives; the half turn and the reflection in the
@@ -512,7 +489,7 @@ func TestOddModels(t *testing.T) {
 			t.Fatal(err)
 		}
 		o := newOracle(m)
-		sp := compile(t, New(Options{}), m)
+		sp := configuratortest.Space(t, New(Options{}), m)
 		for k := 0; k <= 2; k++ {
 			for _, queens := range placements(tt.n, k) {
 				want := o.analyze(queens)
@@ -576,13 +553,13 @@ func TestLimits(t *testing.T) {
 		{Options{MaxN: 10}, 11, false},
 	}
 	for _, tt := range tests {
-		_, err := New(tt.opts).Compile(context.Background(), model(t, tt.n))
+		_, err := New(tt.opts).Compile(context.Background(), configuratortest.Model(t, tt.n, configurator.RowMajor))
 		if tt.ok && err != nil || !tt.ok && !errors.Is(err, configurator.ErrTooLarge) {
 			t.Errorf("MaxN %d, N=%d: got %v", tt.opts.MaxN, tt.n, err)
 		}
 	}
-	sp := compile(t, New(Options{}), model(t, 8))
-	if _, err := sp.Analyze(context.Background(), cells(t, "a1,a1")); !errors.Is(err, configurator.ErrDuplicate) {
+	sp := nqueens(t, New(Options{}), 8)
+	if _, err := sp.Analyze(context.Background(), configuratortest.Cells(t, "a1,a1")); !errors.Is(err, configurator.ErrDuplicate) {
 		t.Errorf("duplicate queen: got %v", err)
 	}
 	if _, err := sp.Analyze(context.Background(), []configurator.Cell{{Row: 8, Col: 0}}); !errors.Is(err, configurator.ErrOffBoard) {
@@ -658,7 +635,7 @@ func waitQueue(t *testing.T, b *Backend, k int) {
 func TestQueue(t *testing.T) {
 	const size = 3
 	b := New(Options{Queue: size})
-	sp := compile(t, b, model(t, 6))
+	sp := nqueens(t, b, 6)
 	release := holdTurn(t)
 	released := false
 	defer func() {
@@ -720,7 +697,7 @@ func TestQueue(t *testing.T) {
 // once), and a request whose context ends leaves the line.
 func TestAdmit(t *testing.T) {
 	b := New(Options{Serve: 1, Queue: 3})
-	sp := compile(t, b, model(t, 6))
+	sp := nqueens(t, b, 6)
 	done, err := configurator.Admit(context.Background(), sp)
 	if err != nil {
 		t.Fatal(err)
@@ -776,7 +753,7 @@ func TestAdmit(t *testing.T) {
 // beyond them are refused.
 func TestAdmittedQueries(t *testing.T) {
 	b := New(Options{Serve: 2, Queue: 1})
-	sp := compile(t, b, model(t, 6))
+	sp := nqueens(t, b, 6)
 	release := holdTurn(t)
 	released := false
 	defer func() {
@@ -820,7 +797,7 @@ func TestAdmittedQueries(t *testing.T) {
 // gives up with context.DeadlineExceeded and leaves the queue.
 func TestTimeout(t *testing.T) {
 	b := New(Options{Timeout: 100 * time.Millisecond})
-	sp := compile(t, b, model(t, 8))
+	sp := nqueens(t, b, 8)
 	release := holdTurn(t)
 	_, err := sp.Analyze(context.Background(), nil)
 	release()
@@ -828,7 +805,7 @@ func TestTimeout(t *testing.T) {
 		t.Errorf("got %v, want DeadlineExceeded", err)
 	}
 	waitQueue(t, b, 0)
-	if ok, err := sp.Satisfiable(context.Background(), cells(t, "a1"), nil); !ok || err != nil {
+	if ok, err := sp.Satisfiable(context.Background(), configuratortest.Cells(t, "a1"), nil); !ok || err != nil {
 		t.Errorf("after the timeout: %v, %v", ok, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -844,7 +821,7 @@ func TestTimeout(t *testing.T) {
 // solver is rebuilt.
 func TestAbandon(t *testing.T) {
 	b := New(Options{})
-	sp := compile(t, b, model(t, 8)).(*space)
+	sp := nqueens(t, b, 8).(*space)
 	unblock := make(chan struct{})
 	var callErr error
 	err := sp.run(context.Background(), func(_ context.Context, q *query) error {
@@ -873,7 +850,7 @@ func TestAbandon(t *testing.T) {
 	if !errors.Is(err, satbase.ErrSolver) || sp.solver != nil {
 		t.Errorf("panicking call: got %v, solver %p", err, sp.solver)
 	}
-	if ok, err := sp.Satisfiable(context.Background(), cells(t, "a1"), nil); !ok || err != nil {
+	if ok, err := sp.Satisfiable(context.Background(), configuratortest.Cells(t, "a1"), nil); !ok || err != nil {
 		t.Errorf("after the panic: %v, %v", ok, err)
 	}
 }
@@ -891,7 +868,7 @@ func TestConcurrent(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	var jobs []job
 	for _, n := range []int{7, 11} { // both answered by gophersat, not the local search
-		sp := compile(t, New(Options{Queue: 64}), model(t, n))
+		sp := nqueens(t, New(Options{Queue: 64}), n)
 		for k := range 8 {
 			queens := randomCells(rng, n, k%3)
 			a, err := sp.Analyze(context.Background(), queens)
@@ -930,18 +907,18 @@ func TestConcurrent(t *testing.T) {
 // explanations come from Satisfiable.
 func TestSession(t *testing.T) {
 	ctx := context.Background()
-	sp := compile(t, New(Options{}), model(t, 8))
-	s, err := configurator.NewSession(ctx, sp, cells(t, "a1"))
+	sp := nqueens(t, New(Options{}), 8)
+	s, err := configurator.NewSession(ctx, sp, configuratortest.Cells(t, "a1"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Place(ctx, cells(t, "b2")[0]); !errors.Is(err, configurator.ErrBlocked) {
+	if err := s.Place(ctx, configuratortest.Cells(t, "b2")[0]); !errors.Is(err, configurator.ErrBlocked) {
 		t.Errorf("placing on an attacked cell: %v", err)
 	}
-	if err := s.Place(ctx, cells(t, "e2")[0]); err != nil {
+	if err := s.Place(ctx, configuratortest.Cells(t, "e2")[0]); err != nil {
 		t.Fatal(err)
 	}
-	want := queensOracle(sp.Model()).analyze(cells(t, "a1,e2"))
+	want := queensOracle(sp.Model()).analyze(configuratortest.Cells(t, "a1,e2"))
 	if d := sameAnalysis(s.Analysis(), want, true); d != "" {
 		t.Errorf("a1 e2: %s", d)
 	}
