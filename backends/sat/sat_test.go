@@ -64,6 +64,24 @@ func sameAnalysis(got, want *configurator.Analysis, counted bool) string {
 	return ""
 }
 
+// analysisDiff reports how Analyze of queens on sp differs from the
+// oracle's answer, or "": the states and the count (see sameAnalysis), or
+// the error, which is ErrNoSolution exactly when the oracle finds no
+// solution holding the queens.
+func analysisDiff(sp configurator.Space, o *oracle, queens []configurator.Cell, counted bool) string {
+	want := o.analyze(queens)
+	got, err := sp.Analyze(context.Background(), queens)
+	switch {
+	case want == nil && !errors.Is(err, configurator.ErrNoSolution):
+		return fmt.Sprintf("got %v, want ErrNoSolution", err)
+	case want == nil:
+		return ""
+	case err != nil:
+		return err.Error()
+	}
+	return sameAnalysis(got, want, counted)
+}
+
 // TestCountsOEIS counts the solutions of the empty board by blocking-clause
 // enumeration: OEIS A000170.
 func TestCountsOEIS(t *testing.T) {
@@ -180,19 +198,9 @@ func TestAnalyzeBruteForce(t *testing.T) {
 					queens = append(queens, m.Cell(s[j]))
 				}
 			}
-			want := o.analyze(queens)
-			got, err := sp.Analyze(context.Background(), queens)
-			switch {
-			case want == nil && !errors.Is(err, configurator.ErrNoSolution):
-				t.Errorf("N=%d %v: got %v, want ErrNoSolution", tt.n, queens, err)
-			case want == nil:
-			case err != nil:
-				t.Errorf("N=%d %v: %v", tt.n, queens, err)
-			default:
-				if d := sameAnalysis(got, want, tt.n <= countMaxN); d != "" {
-					t.Errorf("N=%d %v: %s", tt.n, queens, d)
-					mismatches++
-				}
+			if d := analysisDiff(sp, o, queens, tt.n <= countMaxN); d != "" {
+				t.Errorf("N=%d %v: %s", tt.n, queens, d)
+				mismatches++
 			}
 			if mismatches > 3 {
 				t.Fatal("too many mismatches")
@@ -434,18 +442,7 @@ func TestCustomModel(t *testing.T) {
 		}
 		for i := range 15 {
 			queens := randomCells(rng, tt.n, i%4)
-			want := o.analyze(queens)
-			got, err := sp.Analyze(context.Background(), queens)
-			if want == nil {
-				if !errors.Is(err, configurator.ErrNoSolution) {
-					t.Errorf("N=%d %v: got %v, want ErrNoSolution", tt.n, queens, err)
-				}
-				continue
-			}
-			if err != nil {
-				t.Fatalf("N=%d %v: %v", tt.n, queens, err)
-			}
-			if d := sameAnalysis(got, want, tt.n <= countMaxN); d != "" {
+			if d := analysisDiff(sp, o, queens, tt.n <= countMaxN); d != "" {
 				t.Errorf("N=%d without %s, %v: %s", tt.n, tt.drop, queens, d)
 			}
 		}
@@ -492,18 +489,7 @@ func TestOddModels(t *testing.T) {
 		sp := configuratortest.Space(t, New(Options{}), m)
 		for k := 0; k <= 2; k++ {
 			for _, queens := range placements(tt.n, k) {
-				want := o.analyze(queens)
-				got, err := sp.Analyze(context.Background(), queens)
-				if want == nil {
-					if !errors.Is(err, configurator.ErrNoSolution) {
-						t.Errorf("%s %v: got %v, want ErrNoSolution", tt.name, queens, err)
-					}
-					continue
-				}
-				if err != nil {
-					t.Fatalf("%s %v: %v", tt.name, queens, err)
-				}
-				if d := sameAnalysis(got, want, true); d != "" {
+				if d := analysisDiff(sp, o, queens, true); d != "" {
 					t.Errorf("%s %v: %s", tt.name, queens, d)
 				}
 			}
