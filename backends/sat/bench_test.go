@@ -19,16 +19,7 @@ import (
 //
 //	go test -run '^$' -bench ValidDomainsEmpty ./backends/sat
 func BenchmarkValidDomainsEmpty(b *testing.B) {
-	for _, n := range []int{8, 20, 50, 100} {
-		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			sp := nqueens(b, New(Options{}), n)
-			for b.Loop() {
-				if _, err := sp.Analyze(context.Background(), nil); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	benchmarkEmpty(b, false, 8, 20, 50, 100)
 }
 
 // BenchmarkValidDomainsEmptySolverOnly is the same computation with the
@@ -36,10 +27,17 @@ func BenchmarkValidDomainsEmpty(b *testing.B) {
 // cardinality constraints, assumptions, model reuse) finds every witness.
 // It measures the encoding alone against the pairwise baseline.
 func BenchmarkValidDomainsEmptySolverOnly(b *testing.B) {
-	for _, n := range []int{8, 20, 50, 100} {
+	benchmarkEmpty(b, true, 8, 20, 50, 100)
+}
+
+// benchmarkEmpty measures Analyze of the empty n×n board, for each n, on a
+// space compiled by a backend of default options, with the local search
+// and the symmetries turned off when solverOnly is set.
+func benchmarkEmpty(b *testing.B, solverOnly bool, ns ...int) {
+	for _, n := range ns {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			be := New(Options{})
-			be.solverOnly = true
+			be.solverOnly = solverOnly
 			sp := nqueens(b, be, n)
 			for b.Loop() {
 				if _, err := sp.Analyze(context.Background(), nil); err != nil {
@@ -89,16 +87,7 @@ func BenchmarkValidDomainsPlaced(b *testing.B) {
 
 // BenchmarkCount counts the empty board's solutions by blocking clauses.
 func BenchmarkCount(b *testing.B) {
-	for _, n := range []int{8, 9, 10} {
-		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			sp := nqueens(b, New(Options{}), n)
-			for b.Loop() {
-				if _, err := sp.Analyze(context.Background(), nil); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	benchmarkEmpty(b, false, 8, 9, 10)
 }
 
 // BenchmarkSatisfiable is the question Explain and MakeRoom ask over and
