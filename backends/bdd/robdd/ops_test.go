@@ -16,6 +16,34 @@ var ctx = context.Background()
 // the function at the assignment x, whose bit l is the variable at level l.
 type table []bool
 
+// restrict is the table of the function with the variables a assigns set
+// to their values.
+func (tf table) restrict(a Assignment) table {
+	out := make(table, len(tf))
+	for x := range out {
+		y := x
+		for l, v := range a {
+			switch v {
+			case 0:
+				y &^= 1 << l
+			case 1:
+				y |= 1 << l
+			}
+		}
+		out[x] = tf[y]
+	}
+	return out
+}
+
+// exists is the table of the function with level l quantified away.
+func (tf table) exists(l int) table {
+	out := make(table, len(tf))
+	for x := range out {
+		out[x] = tf[x&^(1<<l)] || tf[x|1<<l]
+	}
+	return out
+}
+
 // tableOf evaluates the diagram of f at every assignment.
 func tableOf(m *Manager, f Node) table {
 	t := make(table, 1<<m.Vars())
@@ -307,19 +335,7 @@ func TestRestrictAndExists(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := make(table, len(tf))
-		for x := range want {
-			y := x
-			for l, v := range a {
-				switch v {
-				case 0:
-					y &^= 1 << l
-				case 1:
-					y |= 1 << l
-				}
-			}
-			want[x] = tf[y]
-		}
+		want := tf.restrict(a)
 		if !slices.Equal(tableOf(m, r), want) {
 			t.Fatalf("trial %d: Restrict(%v, %v): truth table differs", trial, f, a)
 		}
@@ -337,13 +353,9 @@ func TestRestrictAndExists(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want = slices.Clone(tf)
+		want = tf
 		for _, l := range levels {
-			next := make(table, len(want))
-			for x := range next {
-				next[x] = want[x&^(1<<l)] || want[x|1<<l]
-			}
-			want = next
+			want = want.exists(l)
 		}
 		if !slices.Equal(tableOf(m, e), want) {
 			t.Fatalf("trial %d: Exists(%v, %v): truth table differs", trial, f, levels)
@@ -610,27 +622,12 @@ func FuzzOps(f *testing.F) {
 				a[arg%vars] = int8(op - 10) // 0, 1, or 2 = free
 				a[(arg*7+3)%vars] = int8(arg & 1)
 				n, err = m.Restrict(ctx, it.n, a)
-				want = make(table, len(it.t))
-				for x := range want {
-					y := x
-					for l, v := range a {
-						switch v {
-						case 0:
-							y &^= 1 << l
-						case 1:
-							y |= 1 << l
-						}
-					}
-					want[x] = it.t[y]
-				}
+				want = it.t.restrict(a)
 			default:
 				it := pop()
 				l := arg % vars
 				n, err = m.Exists(ctx, it.n, l)
-				want = make(table, len(it.t))
-				for x := range want {
-					want[x] = it.t[x&^(1<<l)] || it.t[x|1<<l]
-				}
+				want = it.t.exists(l)
 			}
 			if err != nil {
 				t.Fatal(err)
