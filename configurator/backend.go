@@ -153,11 +153,14 @@ const (
 
 var stateNames = [...]string{Free: "free", Blocked: "blocked", Queen: "queen", Forced: "forced"}
 
-func (s State) String() string {
-	if int(s) < len(stateNames) {
-		return stateNames[s]
+func (s State) String() string { return nameIn(stateNames[:], int(s), "State(?)") }
+
+// nameIn returns names[i], or unknown when the table has no name for i.
+func nameIn(names []string, i int, unknown string) string {
+	if i < len(names) {
+		return names[i]
 	}
-	return "State(?)"
+	return unknown
 }
 
 // Analysis is the configurator's view of a placement.

@@ -146,12 +146,7 @@ const (
 
 var reasonNames = [...]string{Attack: "attack", NoCompletion: "no-completion", Forcing: "forced"}
 
-func (r Reason) String() string {
-	if int(r) < len(reasonNames) {
-		return reasonNames[r]
-	}
-	return "Reason(?)"
-}
+func (r Reason) String() string { return nameIn(reasonNames[:], int(r), "Reason(?)") }
 
 // Explanation says why a cell is blocked or forced, in terms of the user's
 // own queens only: Because is subset-minimal, so removing any one of them
