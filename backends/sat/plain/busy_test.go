@@ -8,20 +8,14 @@ import (
 
 	"github.com/nqueens/configurator/backends/sat/solverlock"
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/configuratortest"
 )
 
 // TestBusy: with Queue queries in progress, one more fails at once with
 // ErrBusy, and the first still gets its answer.
 func TestBusy(t *testing.T) {
-	m, err := configurator.New(8, configurator.RowMajor)
-	if err != nil {
-		t.Fatal(err)
-	}
 	b := New(Options{Queue: 1})
-	sp, err := b.Compile(context.Background(), m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sp := configuratortest.Space(t, b, configuratortest.Model(t, 8, configurator.RowMajor))
 	release, err := solverlock.Acquire(context.Background())
 	if err != nil {
 		t.Fatal(err)

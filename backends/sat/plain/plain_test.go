@@ -14,6 +14,7 @@ import (
 	"github.com/nqueens/configurator/backends/sat/plain"
 	"github.com/nqueens/configurator/backends/sat/solverlock"
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/configuratortest"
 	"github.com/nqueens/configurator/configurator/oracle"
 )
 
@@ -24,15 +25,7 @@ var a000170 = []int64{1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200}
 // the given options.
 func compile(t testing.TB, n int, opts plain.Options) configurator.Space {
 	t.Helper()
-	m, err := configurator.New(n, configurator.RowMajor)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sp, err := plain.New(opts).Compile(context.Background(), m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sp
+	return configuratortest.Space(t, plain.New(opts), configuratortest.Model(t, n, configurator.RowMajor))
 }
 
 func toOracle(cells []configurator.Cell) []oracle.Cell {
@@ -106,10 +99,7 @@ func TestReachable(t *testing.T) {
 	want := map[int]int{1: 2, 2: 1, 3: 1, 4: 31, 5: 286, 6: 253}
 	for _, c := range capped {
 		for n := 1; n <= 6; n++ {
-			board, err := oracle.New(n)
-			if err != nil {
-				t.Fatal(err)
-			}
+			board := configuratortest.Board(t, n)
 			sp := compile(t, n, plain.Options{CountCap: c.cap})
 			seen := map[string]bool{"": true}
 			checkAnalysis(t, sp, board, nil, c.cap)
@@ -143,10 +133,7 @@ func TestReachable(t *testing.T) {
 func TestRandom(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, n := range []int{7, 8, 11} {
-		board, err := oracle.New(n)
-		if err != nil {
-			t.Fatal(err)
-		}
+		board := configuratortest.Board(t, n)
 		for _, c := range capped {
 			sp := compile(t, n, plain.Options{CountCap: c.cap})
 			for range 40 {
@@ -182,22 +169,10 @@ func TestCountsA000170(t *testing.T) {
 	}
 }
 
-func cells(t *testing.T, s string) []configurator.Cell {
-	t.Helper()
-	c, err := configurator.ParseCells(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 // TestSatisfiableSolve: Satisfiable and Solve on the 8×8 board answer as
 // the oracle does.
 func TestSatisfiableSolve(t *testing.T) {
-	board, err := oracle.New(8)
-	if err != nil {
-		t.Fatal(err)
-	}
+	board := configuratortest.Board(t, 8)
 	sp := compile(t, 8, plain.Options{})
 	tests := []struct {
 		with, without string
@@ -214,7 +189,7 @@ func TestSatisfiableSolve(t *testing.T) {
 		{"d1", "a2,b2,c2,d2,e2,f2,g2", true}, // h2 is left
 	}
 	for _, tt := range tests {
-		with, without := cells(t, tt.with), cells(t, tt.without)
+		with, without := configuratortest.Cells(t, tt.with), configuratortest.Cells(t, tt.without)
 		got, err := sp.Satisfiable(context.Background(), with, without)
 		if err != nil {
 			t.Fatal(err)
@@ -227,7 +202,7 @@ func TestSatisfiableSolve(t *testing.T) {
 		}
 	}
 	for _, queens := range []string{"", "a1", "a1,c5", "d1,h2"} {
-		q := cells(t, queens)
+		q := configuratortest.Cells(t, queens)
 		sol, err := sp.Solve(context.Background(), q)
 		if err != nil {
 			t.Errorf("Solve(%s): %v", queens, err)
@@ -237,7 +212,7 @@ func TestSatisfiableSolve(t *testing.T) {
 			t.Errorf("Solve(%s) = %s, not a solution holding them", queens, configurator.FormatCells(sol))
 		}
 	}
-	if _, err := sp.Solve(context.Background(), cells(t, "a1,b3")); !errors.Is(err, configurator.ErrNoSolution) {
+	if _, err := sp.Solve(context.Background(), configuratortest.Cells(t, "a1,b3")); !errors.Is(err, configurator.ErrNoSolution) {
 		t.Errorf("Solve(a1,b3): %v, want ErrNoSolution", err)
 	}
 }
@@ -287,10 +262,7 @@ func TestCustom(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sp, err := plain.New(plain.Options{}).Compile(context.Background(), m)
-		if err != nil {
-			t.Fatal(err)
-		}
+		sp := configuratortest.Space(t, plain.New(plain.Options{}), m)
 		var got string
 		switch a, err := sp.Analyze(context.Background(), nil); {
 		case errors.Is(err, configurator.ErrNoSolution):
@@ -319,11 +291,7 @@ func TestLimits(t *testing.T) {
 	if b.Name() != "sat-plain" {
 		t.Errorf("Name() = %q", b.Name())
 	}
-	m, err := configurator.New(10, configurator.RowMajor)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := b.Compile(context.Background(), m); !errors.Is(err, configurator.ErrTooLarge) {
+	if _, err := b.Compile(context.Background(), configuratortest.Model(t, 10, configurator.RowMajor)); !errors.Is(err, configurator.ErrTooLarge) {
 		t.Errorf("Compile of 10×10 with MaxN 9: %v, want ErrTooLarge", err)
 	}
 	if c := b.Cost(8, configurator.RowMajor); c.Heavy || c.Bytes <= 0 {
@@ -365,10 +333,7 @@ func hold(t *testing.T) (release func()) {
 // its solver and each gets its own answer (run with -race).
 func TestConcurrent(t *testing.T) {
 	const n = 8
-	board, err := oracle.New(n)
-	if err != nil {
-		t.Fatal(err)
-	}
+	board := configuratortest.Board(t, n)
 	sp := compile(t, n, plain.Options{CountCap: 1})
 	var wg sync.WaitGroup
 	for g := range 4 {
