@@ -11,14 +11,12 @@ import (
 	"github.com/nqueens/configurator/backends/bdd"
 	"github.com/nqueens/configurator/backends/sat"
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/configuratortest"
 )
 
 func compileSpace(t testing.TB, b configurator.Backend, n int) configurator.Space {
 	t.Helper()
-	model, err := configurator.New(n, configurator.RowMajor)
-	if err != nil {
-		t.Fatal(err)
-	}
+	model := configuratortest.Model(t, n, configurator.RowMajor)
 	sp, err := b.Compile(context.Background(), model)
 	if err != nil {
 		t.Fatal(err)

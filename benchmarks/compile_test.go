@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/configuratortest"
 	"github.com/nqueens/configurator/internal/peakmem"
 )
 
@@ -43,10 +44,7 @@ func BenchmarkCompile(b *testing.B) {
 }
 
 func benchmarkCompile(b *testing.B, method string, n int) {
-	model, err := configurator.New(n, configurator.RowMajor)
-	if err != nil {
-		b.Fatal(err)
-	}
+	model := configuratortest.Model(b, n, configurator.RowMajor)
 	ctx := context.Background()
 	var peak, live, base uint64
 	var nodes int

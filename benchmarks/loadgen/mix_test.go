@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/configuratortest"
 )
 
 func TestMixRefuses(t *testing.T) {
@@ -44,10 +45,7 @@ func TestSoakMix(t *testing.T) {
 	models := map[int]*configurator.Model{}
 	model := func(n int) *configurator.Model {
 		if models[n] == nil {
-			m, err := configurator.New(n, configurator.RowMajor)
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := configuratortest.Model(t, n, configurator.RowMajor)
 			models[n] = m
 		}
 		return models[n]

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/configuratortest"
 )
 
 // The peer must build the diagram the native engine builds: OEIS A000170
@@ -21,10 +22,7 @@ func TestRuddBuildsTheCanonicalDiagram(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprint("n=", tt.n), func(t *testing.T) {
-			model, err := configurator.New(tt.n, configurator.RowMajor)
-			if err != nil {
-				t.Fatal(err)
-			}
+			model := configuratortest.Model(t, tt.n, configurator.RowMajor)
 			got, err := Rudd(context.Background(), model)
 			if err != nil {
 				t.Fatal(err)
@@ -41,10 +39,7 @@ func TestRuddBuildsTheCanonicalDiagram(t *testing.T) {
 }
 
 func TestRuddHonoursContext(t *testing.T) {
-	model, err := configurator.New(8, configurator.RowMajor)
-	if err != nil {
-		t.Fatal(err)
-	}
+	model := configuratortest.Model(t, 8, configurator.RowMajor)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := Rudd(ctx, model); err == nil {

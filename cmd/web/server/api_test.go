@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/configuratortest"
 	"github.com/nqueens/configurator/configurator/oracle"
 )
 
@@ -155,7 +156,7 @@ func TestAPIAnalyze(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, backend := range []string{"bdd", "sat"} {
 		for n := 1; n <= 8; n++ {
-			o := oracleBoard(t, n)
+			o := configuratortest.Board(t, n)
 			placements := [][]oracle.Cell{nil}
 			for range 6 {
 				if o.Count() > 0 {
@@ -261,7 +262,7 @@ func TestAPIExplainAndComplete(t *testing.T) {
 			}
 		}
 
-		o := oracleBoard(t, 8)
+		o := configuratortest.Board(t, 8)
 		for _, q := range [][]oracle.Cell{{}, {{Row: 0, Col: 0}}, {{Row: 0, Col: 0}, {Row: 1, Col: 6}}, {{Row: 3, Col: 3}}} {
 			checkComplete(t, ts, backend, o, q)
 		}
@@ -323,7 +324,7 @@ func TestAPIBusy(t *testing.T) {
 	cfg.SAT.Queue = 1
 	_, ts := newTestServer(t, cfg)
 	rng := rand.New(rand.NewPCG(3, 4))
-	o := oracleBoard(t, 12)
+	o := configuratortest.Board(t, 12)
 	var mu sync.Mutex
 	counts := map[int]int{}
 	for wave := 0; wave < 20 && counts[503] == 0; wave++ {
@@ -383,10 +384,7 @@ func checkExplain(t *testing.T, ts *httptest.Server, backend string, o *oracle.B
 		t.Errorf("%s explain %v under %v: %+v", backend, target, q, got)
 	}
 	if got.Kind == "attack" {
-		m, err := configurator.New(n, configurator.RowMajor)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := configuratortest.Model(t, n, configurator.RowMajor)
 		if len(got.Because) != 1 || !slices.Contains(q, oracle.Cell{Row: got.Because[0][0], Col: got.Because[0][1]}) ||
 			!m.Attacks(configurator.Cell{Row: got.Because[0][0], Col: got.Because[0][1]}, configurator.Cell{Row: target.Row, Col: target.Col}) {
 			t.Errorf("%s explain %v under %v: attacked by %v, not one of the queens attacking it", backend, target, q, got.Because)
@@ -482,7 +480,7 @@ func TestConcurrentRequests(t *testing.T) {
 	}
 	boards := map[int]*oracle.Board{}
 	for n := 4; n <= 9; n++ {
-		boards[n] = oracleBoard(t, n)
+		boards[n] = configuratortest.Board(t, n)
 	}
 	var wg sync.WaitGroup
 	for g := range 24 {

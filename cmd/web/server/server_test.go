@@ -11,7 +11,6 @@ import (
 
 	"github.com/nqueens/configurator/backends/bdd"
 	"github.com/nqueens/configurator/backends/sat"
-	"github.com/nqueens/configurator/configurator/oracle"
 )
 
 // testSetup is the configuration of the tests: the server's, and the
@@ -105,16 +104,6 @@ func get(t testing.TB, ts *httptest.Server, path string, headers ...string) (*ht
 
 // noRedirect is a client that shows redirects instead of following them.
 var noRedirect = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-
-// oracleBoard returns the brute-force reference for an n×n board.
-func oracleBoard(t testing.TB, n int) *oracle.Board {
-	t.Helper()
-	b, err := oracle.New(n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 // countIn counts the occurrences of sub in s.
 func countIn(s, sub string) int { return strings.Count(s, sub) }
