@@ -590,7 +590,8 @@ func TestStatedLimits(t *testing.T) {
 }
 
 // holdTurn takes the solver's turn, as a long request would, and returns
-// the function that gives it back.
+// the function that gives it back; the turn is given back when the test
+// ends at the latest.
 func holdTurn(t *testing.T) func() {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -599,6 +600,8 @@ func holdTurn(t *testing.T) func() {
 	if err != nil {
 		t.Fatalf("the solver's turn is held elsewhere: %v", err)
 	}
+	release = sync.OnceFunc(release)
+	t.Cleanup(release)
 	return release
 }
 
@@ -623,12 +626,6 @@ func TestQueue(t *testing.T) {
 	b := New(Options{Queue: size})
 	sp := nqueens(t, b, 6)
 	release := holdTurn(t)
-	released := false
-	defer func() {
-		if !released {
-			release()
-		}
-	}()
 
 	type result struct {
 		a   *configurator.Analysis
@@ -665,7 +662,6 @@ func TestQueue(t *testing.T) {
 	waitQueue(t, b, size)
 
 	release()
-	released = true
 	for range size {
 		r := <-results
 		if r.err != nil || r.a.Solutions.Int64() != 4 {
@@ -741,12 +737,6 @@ func TestAdmittedQueries(t *testing.T) {
 	b := New(Options{Serve: 2, Queue: 1})
 	sp := nqueens(t, b, 6)
 	release := holdTurn(t)
-	released := false
-	defer func() {
-		if !released {
-			release()
-		}
-	}()
 	errs := make(chan error, 2)
 	for range 2 {
 		done, err := configurator.Admit(context.Background(), sp)
@@ -770,7 +760,6 @@ func TestAdmittedQueries(t *testing.T) {
 		t.Errorf("a query without a turn, the call line full: %v, want ErrBusy", err)
 	}
 	release()
-	released = true
 	for range 2 {
 		if err := <-errs; err != nil {
 			t.Errorf("admitted query: %v", err)
