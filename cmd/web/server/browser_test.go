@@ -154,6 +154,15 @@ func (b *browser) class(id string) string {
 	return eval[string](b, fmt.Sprintf(`(document.getElementById(%q)||{}).className||""`, id))
 }
 
+// wantClass reports an error unless the class of the element id contains
+// want; when says at which step.
+func (b *browser) wantClass(id, want, when string) {
+	b.t.Helper()
+	if c := b.class(id); !strings.Contains(c, want) {
+		b.t.Errorf("%s: %s has class %q, want %q", when, id, c, want)
+	}
+}
+
 // location is the address the browser shows, without scheme and host.
 func (b *browser) location() string {
 	b.t.Helper()
@@ -249,9 +258,7 @@ func TestBrowser(t *testing.T) {
 		if got := b.location(); got != "/?n=8&q=a1&backend=bdd" {
 			t.Errorf("address after a1 = %q", got)
 		}
-		if c := b.class("cell-a1"); !strings.Contains(c, "queen") {
-			t.Errorf("a1 class %q, want a queen", c)
-		}
+		b.wantClass("cell-a1", "queen", "after a1")
 		label := eval[string](b, `document.getElementById("cell-b2").getAttribute("aria-label")`)
 		if label != "b2, blocked: attacked by a1" {
 			t.Errorf("b2 label %q", label)
@@ -278,15 +285,11 @@ func TestBrowser(t *testing.T) {
 		if got := b.text("#count"); got != "4 solutions" {
 			t.Fatalf("after removing e2: %q", got)
 		}
-		if c := b.class("cell-e2"); !strings.Contains(c, "free") {
-			t.Errorf("e2 after removal: class %q", c)
-		}
+		b.wantClass("cell-e2", "free", "after removal")
 		b.do("mark", chromedp.Evaluate[chromedp.Void](`document.getElementById("app").dataset.stale = "1"`))
 		b.do("back", chromedp.NavigateBack())
 		b.wait("back shows a1, e2 again", settled+` && document.querySelector("#count").textContent === "1 solution: complete it?"`)
-		if c := b.class("cell-e2"); !strings.Contains(c, "queen") {
-			t.Errorf("after back, e2: class %q", c)
-		}
+		b.wantClass("cell-e2", "queen", "after back")
 		if got := b.location(); got != "/?n=8&q=a1,e2&backend=bdd" {
 			t.Errorf("after back the address is %q", got)
 		}
@@ -308,17 +311,13 @@ func TestBrowser(t *testing.T) {
 		if got := b.text("#announce"); got != "4 solutions. Why is b2 blocked? Attacked by a1." {
 			t.Errorf("the screen-reader announcement is %q", got)
 		}
-		if c := b.class("cell-a1"); !strings.Contains(c, "because") {
-			t.Errorf("a1 is not highlighted: class %q", c)
-		}
+		b.wantClass("cell-a1", "because", "why b2")
 		// c2 is attacked by nothing, yet no solution holds a1 and c2.
 		b.click("cell-c2")
 		if got := b.text("#panel-text"); !strings.HasPrefix(got, "No solution holds queens on a1 and here.") {
 			t.Errorf("why c2: %q", got)
 		}
-		if c := b.class("cell-a1"); !strings.Contains(c, "because") {
-			t.Errorf("a1 is not highlighted for c2: class %q", c)
-		}
+		b.wantClass("cell-a1", "because", "why c2")
 	})
 
 	t.Run("Make room shows the queens that go, then removes them", func(t *testing.T) {
@@ -340,9 +339,7 @@ func TestBrowser(t *testing.T) {
 		if c := b.class("cell-g2"); strings.Contains(c, "queen") {
 			t.Errorf("g2 is still a queen after make room")
 		}
-		if c := b.class("cell-e2"); !strings.Contains(c, "free") {
-			t.Errorf("e2 after make room: class %q", c)
-		}
+		b.wantClass("cell-e2", "free", "after make room")
 		if got := b.location(); got != "/?n=8&q=a1&backend=bdd" {
 			t.Errorf("address after make room %q", got)
 		}
@@ -424,9 +421,7 @@ func TestBrowser(t *testing.T) {
 		if got := b.text("#notice p"); got != "b2 is blocked: attacked by a1." {
 			t.Errorf("notice %q", got)
 		}
-		if c := b.class("cell-a1"); !strings.Contains(c, "queen") {
-			t.Errorf("the board lost its queen: a1 class %q", c)
-		}
+		b.wantClass("cell-a1", "queen", "after the refused move")
 	})
 
 	t.Run("the diagram of a small board", func(t *testing.T) {
