@@ -105,18 +105,6 @@ func human(d time.Duration) string {
 	}
 }
 
-// humanBytes formats a byte count in binary units.
-func humanBytes(b uint64) string {
-	switch {
-	case b >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
-	default:
-		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
-	}
-}
-
 // jsonCells gives cells as 0-based [row, col] pairs, never null.
 func jsonCells(cells []configurator.Cell) [][2]int {
 	out := make([][2]int, len(cells))

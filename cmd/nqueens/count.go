@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/bytesize"
 	"github.com/nqueens/configurator/internal/peakmem"
 )
 
@@ -96,7 +97,7 @@ func runCount(ctx context.Context, args []string, stdout io.Writer) error {
 	lines = append(lines,
 		[2]string{"compile", human(compile)},
 		[2]string{"count", human(count)},
-		[2]string{"peak memory", humanBytes(peak) + " (Go runtime, whole process)"},
+		[2]string{"peak memory", bytesize.Format(int64(peak)) + " (Go runtime, whole process)"},
 	)
 	for _, l := range lines {
 		if _, err := fmt.Fprintf(stdout, "%-12s %s\n", l[0], l[1]); err != nil {
