@@ -270,6 +270,25 @@ func (m *Manager) countBelow(root Node, v view, s *scratch, limit int) counts {
 	return c
 }
 
+// sweepDown prepares the per-node scratch *buf for a sweep down from root
+// after the sweep up up: it sizes it to root+1 entries and zeroes those the
+// sweep reads (only visited nodes are read, each cleared before any parent
+// writes to it: those of up's order when it was sparse, every id
+// otherwise). It returns the entries and where the sweep starts: the last
+// position in the order when sparse, the root's id otherwise.
+func sweepDown[T uint64 | uint8](buf *[]T, root Node, up *counts) (xs []T, k int) {
+	xs = resized(*buf, int(root)+1)
+	*buf = xs
+	if up.sparse {
+		for _, i := range up.order {
+			xs[i] = 0
+		}
+		return xs, len(up.order) - 1
+	}
+	clear(xs)
+	return xs, int(root)
+}
+
 // Marginals returns, for every level, the number of assignments of all
 // variables that satisfy f, agree with a and set that level's variable
 // true, and the number of those assignments in all (the total). An
@@ -327,19 +346,7 @@ func (m *Manager) marginals(root Node, v view, up *counts, t uint64, s *scratch)
 	}
 	// top[i] counts the assignments of the levels above node i that lead
 	// from the root to i; only nodes with solutions below receive any.
-	top := resized(s.u64b, int(root)+1)
-	s.u64b = top
-	// Only visited nodes are read, and each is cleared before any parent
-	// adds to it: a sparse sweep clears just the nodes of order.
-	k := int(root)
-	if sparse {
-		for _, i := range order {
-			top[i] = 0
-		}
-		k = len(order) - 1
-	} else {
-		clear(top)
-	}
+	top, k := sweepDown(&s.u64b, root, up)
 	top[root] = 1 << free[rootLevel]
 	for ; k >= 0; k-- {
 		i := k

@@ -58,17 +58,7 @@ func (m *Manager) markDomains(root Node, v view, dom []Domain, up *counts, s *sc
 	cnt, order, sparse := up.cnt, up.order, up.sparse
 	val := v.val
 	nodes := m.nodes[:root+1]
-	reached := resized(s.bytes, int(root)+1)
-	s.bytes = reached
-	k := int(root)
-	if sparse {
-		for _, i := range order {
-			reached[i] = 0
-		}
-		k = len(order) - 1
-	} else {
-		clear(reached)
-	}
+	reached, k := sweepDown(&s.bytes, root, up)
 	// both[l] - both[l-1] edges skip level l: it can take both values.
 	both := make([]int32, m.vars+1)
 	rootLevel := nodes[root].level
