@@ -10,9 +10,9 @@ import (
 
 	"github.com/nqueens/configurator/backends/bdd"
 	"github.com/nqueens/configurator/backends/bdd/robdd"
+	"github.com/nqueens/configurator/benchmarks/peakmem"
 	"github.com/nqueens/configurator/benchmarks/peers"
 	"github.com/nqueens/configurator/configurator"
-	"github.com/nqueens/configurator/internal/peakmem"
 )
 
 // The compile methods: the bdd package's two paths and the peer library.

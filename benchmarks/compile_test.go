@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nqueens/configurator/benchmarks/peakmem"
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/configuratortest"
-	"github.com/nqueens/configurator/internal/peakmem"
 )
 
 // The ranges of the benchmarks are flags, small by default so that

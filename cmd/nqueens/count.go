@@ -9,9 +9,9 @@ import (
 	"math/big"
 	"time"
 
+	"github.com/nqueens/configurator/benchmarks/peakmem"
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/bytesize"
-	"github.com/nqueens/configurator/internal/peakmem"
 )
 
 // countResult is the JSON of nqueens count. Solutions is a decimal string

@@ -23,7 +23,7 @@ import (
 // the screenshots the project keeps under screenshots/ (git-ignored).
 
 // screenshotDir is where the browser tests save their screenshots.
-var screenshotDir = filepath.Join("..", "..", "screenshots")
+var screenshotDir = filepath.Join("..", "..", "..", "screenshots")
 
 // browser is a headless chromium tab and the messages its console printed.
 type browser struct {
