@@ -237,10 +237,6 @@ func TestMarginalsBeyond64Bits(t *testing.T) {
 	x, _ := m.Var(0)
 	y, _ := m.Var(99)
 	f, _ := m.Or(ctx, x, y) // 3·2^98 solutions
-	a := m.NewAssignment()
-	a[50] = 1
-	b := m.NewAssignment()
-	b[99] = 0
 	tests := []struct {
 		name  string
 		a     Assignment
@@ -248,8 +244,8 @@ func TestMarginalsBeyond64Bits(t *testing.T) {
 		ones  map[int]*big.Int
 	}{
 		{"free", nil, times(3, pow2(98)), map[int]*big.Int{0: pow2(99), 50: times(3, pow2(97)), 99: pow2(99)}},
-		{"x50 true", a, times(3, pow2(97)), map[int]*big.Int{0: pow2(98), 50: times(3, pow2(97)), 51: times(3, pow2(96)), 99: pow2(98)}},
-		{"x99 false", b, pow2(98), map[int]*big.Int{0: pow2(98), 1: pow2(97), 99: big.NewInt(0)}},
+		{"x50 true", only(m, 50, 1), times(3, pow2(97)), map[int]*big.Int{0: pow2(98), 50: times(3, pow2(97)), 51: times(3, pow2(96)), 99: pow2(98)}},
+		{"x99 false", only(m, 99, 0), pow2(98), map[int]*big.Int{0: pow2(98), 1: pow2(97), 99: big.NewInt(0)}},
 	}
 	for _, tt := range tests {
 		ones, total := m.Marginals(f, tt.a)
@@ -305,18 +301,14 @@ func TestCountsOutgrowUint64NodeByNode(t *testing.T) {
 	nx0, _ := m.Not(ctx, x0)
 	f, _ := m.And(ctx, nx0, h)
 	hCount := new(big.Int).Lsh(big.NewInt(3), 97)
-	x0true := m.NewAssignment()
-	x0true[0] = 1
-	x1true := m.NewAssignment()
-	x1true[1] = 1
 	tests := []struct {
 		name  string
 		a     Assignment
 		total *big.Int
 	}{
 		{"free", nil, hCount},
-		{"x0 true", x0true, big.NewInt(0)},
-		{"x1 true", x1true, new(big.Int).Lsh(big.NewInt(1), 98)},
+		{"x0 true", only(m, 0, 1), big.NewInt(0)},
+		{"x1 true", only(m, 1, 1), new(big.Int).Lsh(big.NewInt(1), 98)},
 	}
 	for _, tt := range tests {
 		for _, limit := range []int{0, 1 << 20} {

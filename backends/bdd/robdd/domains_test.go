@@ -25,12 +25,6 @@ func TestValidDomainsOverLongEdges(t *testing.T) {
 	f, _ := m.And(ctx, x0, x9) // one edge from x0 to x9 skips levels 1..8
 	g, _ := m.Or(ctx, x0, x9)
 	free := m.NewAssignment()
-	x5true := m.NewAssignment()
-	x5true[5] = 1
-	x9true := m.NewAssignment()
-	x9true[9] = 1
-	x0false := m.NewAssignment()
-	x0false[0] = 0
 	tests := []struct {
 		name string
 		f    Node
@@ -38,11 +32,11 @@ func TestValidDomainsOverLongEdges(t *testing.T) {
 		want []Domain
 	}{
 		{"x0 and not x9", f, free, []Domain{CanBeTrue, both, both, both, both, both, both, both, both, CanBeFalse}},
-		{"x0 and not x9, x5 true", f, x5true, []Domain{CanBeTrue, both, both, both, both, CanBeTrue, both, both, both, CanBeFalse}},
-		{"x0 and not x9, x9 true", f, x9true, make([]Domain, 10)},
+		{"x0 and not x9, x5 true", f, only(m, 5, 1), []Domain{CanBeTrue, both, both, both, both, CanBeTrue, both, both, both, CanBeFalse}},
+		{"x0 and not x9, x9 true", f, only(m, 9, 1), make([]Domain, 10)},
 		{"x0 or not x9", g, free, slices.Repeat([]Domain{both}, 10)},
-		{"x0 or not x9, x9 true", g, x9true, []Domain{CanBeTrue, both, both, both, both, both, both, both, both, CanBeTrue}},
-		{"x0 or not x9, x0 false", g, x0false, []Domain{CanBeFalse, both, both, both, both, both, both, both, both, CanBeFalse}},
+		{"x0 or not x9, x9 true", g, only(m, 9, 1), []Domain{CanBeTrue, both, both, both, both, both, both, both, both, CanBeTrue}},
+		{"x0 or not x9, x0 false", g, only(m, 0, 0), []Domain{CanBeFalse, both, both, both, both, both, both, both, both, CanBeFalse}},
 		{"true", True, nil, slices.Repeat([]Domain{both}, 10)},
 		{"false", False, nil, make([]Domain, 10)},
 	}
@@ -104,10 +98,6 @@ func TestCollect(t *testing.T) {
 	nx0, _ := m.Not(ctx, x[0])
 	b, _ := m.And(ctx, nx0, a23)
 	f, _ := m.Or(ctx, a01, b)
-	x0true := m.NewAssignment()
-	x0true[0] = 1
-	x0false := m.NewAssignment()
-	x0false[0] = 0
 	tests := []struct {
 		name  string
 		a     Assignment
@@ -115,9 +105,9 @@ func TestCollect(t *testing.T) {
 		ok    bool
 		want  []int // levels of the collected nodes, in order
 	}{
-		{"x0 true", x0true, 10, true, []int{1, 0}},
-		{"x0 false", x0false, 10, true, []int{3, 2, 0}},
-		{"x0 false, limit 2", x0false, 2, false, nil},
+		{"x0 true", only(m, 0, 1), 10, true, []int{1, 0}},
+		{"x0 false", only(m, 0, 0), 10, true, []int{3, 2, 0}},
+		{"x0 false, limit 2", only(m, 0, 0), 2, false, nil},
 		{"nothing assigned", m.NewAssignment(), 10, false, nil},
 	}
 	s := m.getScratch()

@@ -228,6 +228,14 @@ func randAssignment(rng *rand.Rand, vars int) Assignment {
 	return a
 }
 
+// only is the assignment of m that sets the variable at level l to v
+// and leaves the others free.
+func only(m *Manager, l int, v int8) Assignment {
+	a := m.NewAssignment()
+	a[l] = v
+	return a
+}
+
 // agrees reports whether the full assignment x agrees with a.
 func agrees(a Assignment, x int) bool {
 	for l, v := range a {

@@ -62,8 +62,7 @@ func TestRandomSatIsUniform(t *testing.T) {
 	g, _ := m.And(ctx, x3, n7)
 	f, _ := m.Or(ctx, x0, g)
 	tf := tableOf(m, f)
-	a := m.NewAssignment()
-	a[5] = 1
+	a := only(m, 5, 1)
 	type sampler func(rng *rand.Rand, a Assignment) ([]bool, bool)
 	tests := []struct {
 		name   string
