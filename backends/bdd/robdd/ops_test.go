@@ -219,6 +219,16 @@ func mustBuild(t *testing.T, m *Manager, f *formula) Node {
 	return n
 }
 
+// randomBuilt draws a formula over 1 + trial%10 variables and builds it
+// in a manager of its own.
+func randomBuilt(t *testing.T, rng *rand.Rand, trial int) (*Manager, *formula, Node) {
+	t.Helper()
+	vars := 1 + trial%10
+	m := New(vars, 0)
+	f := randFormula(rng, vars, 6)
+	return m, f, mustBuild(t, m, f)
+}
+
 // randAssignment assigns each level false, true or nothing with equal odds.
 func randAssignment(rng *rand.Rand, vars int) Assignment {
 	a := make(Assignment, vars)
@@ -332,10 +342,8 @@ func TestEqualFunctionsAreEqualNodes(t *testing.T) {
 func TestRestrictAndExists(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	for trial := range 200 {
-		vars := 1 + trial%10
-		m := New(vars, 0)
-		f := randFormula(rng, vars, 6)
-		n := mustBuild(t, m, f)
+		m, f, n := randomBuilt(t, rng, trial)
+		vars := m.Vars()
 		tf := f.eval(vars)
 
 		a := randAssignment(rng, vars)
@@ -550,11 +558,8 @@ func TestCompactSparesNodesBelowBase(t *testing.T) {
 func TestExtract(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	for trial := range 100 {
-		vars := 1 + trial%10
-		m := New(vars, 0)
-		f := randFormula(rng, vars, 6)
-		n := mustBuild(t, m, f)
-		a := randAssignment(rng, vars)
+		m, _, n := randomBuilt(t, rng, trial)
+		a := randAssignment(rng, m.Vars())
 		want, err := m.Restrict(ctx, n, a)
 		if err != nil {
 			t.Fatal(err)
