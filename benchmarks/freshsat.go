@@ -123,30 +123,19 @@ func (f *FreshSAT) analyze(ctx context.Context, queens []configurator.Cell) (Bas
 	step := BaselineStep{CellsTotal: model.Vars()}
 	start := time.Now()
 	units := make([]int, 0, len(queens)+1)
-	cells := make([]configurator.State, model.Vars())
 	for _, q := range queens {
 		units = append(units, model.Var(q)+1)
-		cells[model.Var(q)] = configurator.Queen
 	}
-	for v := range cells {
-		if cells[v] == configurator.Queen {
-			step.CellsDone++
-			continue
+	// solve has no error to report, so decide has none either.
+	cells, _ := step.decide(ctx, model, queens, func(v int, queen bool) (bool, error) {
+		if queen {
+			return f.solve(append(units, v+1)), nil
 		}
-		if ctx.Err() != nil {
-			step.Elapsed = time.Since(start)
-			return step, nil
-		}
-		step.Tests++
-		if !f.solve(append(units, v+1)) {
-			cells[v] = configurator.Blocked
-		} else {
-			step.Tests++
-			if !f.solve(append(units, -(v + 1))) {
-				cells[v] = configurator.Forced
-			}
-		}
-		step.CellsDone++
+		return f.solve(append(units, -(v + 1))), nil
+	})
+	if cells == nil {
+		step.Elapsed = time.Since(start)
+		return step, nil
 	}
 	// With every other cell blocked, the queens are a solution or in none.
 	open := slices.ContainsFunc(cells, func(s configurator.State) bool { return s == configurator.Free || s == configurator.Forced })

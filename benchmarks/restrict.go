@@ -35,6 +35,45 @@ func (s BaselineStep) Estimate() time.Duration {
 	return time.Duration(float64(s.Elapsed) * float64(s.CellsTotal) / float64(s.CellsDone))
 }
 
+// decide is the per-cell loop both baselines share. It marks the queens'
+// cells Queen and decides every other cell in variable order: Blocked when
+// sat(v, true) finds no solution with a queen on cell v, else Forced when
+// sat(v, false) finds none without one, else Free. It counts the cells it
+// decides in s.CellsDone and the calls to sat in s.Tests, and stops at
+// sat's first error. It looks at ctx between cells; when ctx ends first,
+// it returns nil cells and no error.
+func (s *BaselineStep) decide(ctx context.Context, model *configurator.Model, queens []configurator.Cell, sat func(v int, queen bool) (bool, error)) ([]configurator.State, error) {
+	cells := make([]configurator.State, model.Vars())
+	for _, q := range queens {
+		cells[model.Var(q)] = configurator.Queen
+	}
+	for v := range cells {
+		if cells[v] == configurator.Queen {
+			s.CellsDone++
+			continue
+		}
+		if ctx.Err() != nil {
+			return nil, nil
+		}
+		s.Tests++
+		with, err := sat(v, true)
+		if err == nil && with {
+			s.Tests++
+			var without bool
+			if without, err = sat(v, false); err == nil && !without {
+				cells[v] = configurator.Forced
+			}
+		} else {
+			cells[v] = configurator.Blocked
+		}
+		if err != nil {
+			return nil, err
+		}
+		s.CellsDone++
+	}
+	return cells, nil
+}
+
 // RestrictPerCell is the valid-domain computation of the original project
 // reports, on this project's engine: after every click, restrict the
 // diagram of all solutions by the placement (the queens true), then for
@@ -95,20 +134,10 @@ func (b *RestrictPerCell) Analyze(ctx context.Context, queens []configurator.Cel
 	if r == robdd.False {
 		return step, fmt.Errorf("queens %s: %w", configurator.FormatCells(queens), configurator.ErrNoSolution)
 	}
-	cells := make([]configurator.State, model.Vars())
-	for _, q := range queens {
-		cells[model.Var(q)] = configurator.Queen
-	}
-	for v := range cells {
-		if cells[v] == configurator.Queen {
-			step.CellsDone++
-			continue
-		}
-		if ctx.Err() != nil {
-			step.Elapsed += time.Since(start)
-			return step, nil
-		}
-		if b.m.Size() > b.limit {
+	sat := func(v int, queen bool) (bool, error) {
+		if queen && b.m.Size() > b.limit {
+			// Between two cells (a cell's first test puts a queen on
+			// it): collect, timed apart from the step.
 			step.Elapsed += time.Since(start)
 			t := time.Now()
 			roots := b.m.Compact(b.root, r)
@@ -117,27 +146,22 @@ func (b *RestrictPerCell) Analyze(ctx context.Context, queens []configurator.Cel
 			step.Collect += start.Sub(t)
 		}
 		l := model.Level(v)
-		a[l] = 1
-		with, err := b.m.Restrict(whole, r, a)
-		step.Tests++
-		if err == nil && with != robdd.False {
-			a[l] = 0
-			var without robdd.Node
-			without, err = b.m.Restrict(whole, r, a)
-			step.Tests++
-			if without == robdd.False {
-				cells[v] = configurator.Forced
-			}
-		} else {
-			cells[v] = configurator.Blocked
+		a[l] = 0
+		if queen {
+			a[l] = 1
 		}
+		got, err := b.m.Restrict(whole, r, a)
 		a[l] = robdd.Unassigned
 		if err != nil {
-			return step, fmt.Errorf("restrict-per-cell: %w", err)
+			return false, fmt.Errorf("restrict-per-cell: %w", err)
 		}
-		step.CellsDone++
+		return got != robdd.False, nil
+	}
+	cells, err := step.decide(ctx, model, queens, sat)
+	if err != nil {
+		return step, err
 	}
 	step.Elapsed += time.Since(start)
-	step.Cells, step.Done = cells, true
+	step.Cells, step.Done = cells, cells != nil
 	return step, nil
 }
