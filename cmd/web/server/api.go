@@ -7,10 +7,14 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"mime"
 	"net/http"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 	"github.com/nqueens/configurator/configurator"
@@ -19,8 +23,9 @@ import (
 // The JSON API: POST /api/v1/analyze, /explain and /complete. Squares are
 // [row, col] pairs counted from 0, row 0 being rank 1 and col 0 file a.
 // Every error is {"error": "..."} with 400 for malformed input, 413 for a
-// body or board too large, 422 for queens no solution holds, 429 when a
-// client sends too fast and 503 (with Retry-After) when a backend is busy.
+// body or board too large, 415 for a body not sent as application/json,
+// 422 for queens no solution holds, 429 when a client sends too fast and
+// 503 (with Retry-After) when a backend is busy.
 
 // apiError is the body of every API error.
 type apiError struct {
@@ -240,10 +245,14 @@ func (s *Server) apiSpace(c echo.Context, backend string, st boardState) (*compi
 	return e, nil
 }
 
-// decode reads a JSON request body strictly: one object, no unknown
-// fields, the right types. Its errors are 400s (413 past the body limit)
-// that say what is wrong and where.
+// decode reads a JSON request body strictly: sent as application/json,
+// one object, no unknown fields, each field once and spelled exactly, the
+// right types. Its errors are 400s (413 past the body limit, 415 for
+// another content type) that say what is wrong and where.
 func decode(c echo.Context, v any) error {
+	if err := jsonContentType(c.Request().Header.Get(echo.HeaderContentType)); err != nil {
+		return err
+	}
 	body, err := io.ReadAll(c.Request().Body)
 	if err != nil {
 		var he *echo.HTTPError
@@ -259,6 +268,9 @@ func decode(c echo.Context, v any) error {
 func decodeJSON(body []byte, v any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return problemf(http.StatusBadRequest, `The request body is empty; send a JSON object such as {"n": 8, "queens": [[0, 0]]}.`)
+	}
+	if err := checkFields(body, v); err != nil {
+		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
@@ -287,6 +299,87 @@ func decodeJSON(body []byte, v any) error {
 			strings.TrimPrefix(err.Error(), "json: unknown field "))
 	}
 	return problemf(http.StatusBadRequest, "The request body is not the JSON expected: %s.", strings.TrimPrefix(err.Error(), "json: "))
+}
+
+// jsonContentType checks a request's Content-Type: the API reads only
+// application/json (in UTF-8, the only charset JSON has). A form or a
+// text/plain body is refused, so a page on another site cannot post to
+// the API from a visitor's browser without a CORS preflight, which this
+// server never grants.
+func jsonContentType(ct string) error {
+	if ct == "" {
+		return problemf(http.StatusUnsupportedMediaType, "The request says no Content-Type; send the JSON body with Content-Type: application/json.")
+	}
+	mt, params, err := mime.ParseMediaType(ct)
+	if err == nil && mt == "application/json" {
+		if cs, ok := params["charset"]; !ok || strings.EqualFold(cs, "utf-8") {
+			return nil
+		}
+	}
+	return problemf(http.StatusUnsupportedMediaType, "The request body is sent as %s; the API reads only JSON: send it with Content-Type: application/json.", quote(ct))
+}
+
+// checkFields walks the names of a JSON object's fields as the body spells
+// them: each must be a field of v spelled exactly (encoding/json would
+// also take "N" for "n") and appear once (encoding/json would keep the
+// last). The request types hold no objects inside, so the top level is
+// the only one to check. A body that is not an object, or not JSON, is
+// left to the decoder, which words those errors.
+func checkFields(body []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	names := fieldNames(reflect.TypeOf(v))
+	seen := make(map[string]bool, len(names))
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		name, _ := tok.(string)
+		switch {
+		case !slices.Contains(names, name):
+			return problemf(http.StatusBadRequest, "Unknown field %s; the fields are n, queens, backend, order (and cell for explain).", quoteField(name))
+		case seen[name]:
+			return problemf(http.StatusBadRequest, "Duplicate field %s: each field may appear once.", quoteField(name))
+		}
+		seen[name] = true
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return nil
+		}
+	}
+	return nil
+}
+
+// fieldNames lists the JSON names of a struct's fields (through a pointer,
+// and those of embedded structs).
+func fieldNames(t reflect.Type) []string {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var names []string
+	for f := range t.Fields() {
+		if f.Anonymous {
+			names = append(names, fieldNames(f.Type)...)
+			continue
+		}
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// quoteField quotes a field name a request used, as Go would write it (so
+// control, bidi and zero-width characters show as escapes), cut to
+// maxQuoted characters.
+func quoteField(name string) string {
+	if utf8.RuneCountInString(name) > maxQuoted {
+		name = string([]rune(name)[:maxQuoted]) + "…"
+	}
+	return strconv.Quote(name)
 }
 
 // expected says what a field holds, for type errors.

@@ -95,6 +95,16 @@ func TestAPIErrors(t *testing.T) {
 		{"queen at 1e18", "/api/v1/analyze", `{"n":8,"queens":[[1e18,0]]}`, 400, `must be a list of [row, col] pairs of whole numbers, not number 1e18.`},
 		{"queens as an object", "/api/v1/analyze", `{"n":8,"queens":{"a":1}}`, 400, `"queens" must be a list of [row, col] pairs of whole numbers, not object.`},
 		{"order as a list", "/api/v1/analyze", `{"n":8,"order":["row"]}`, 400, `"order" must be a string, not array.`},
+		{"n twice", "/api/v1/analyze", `{"n":8,"n":9}`, 400, `Duplicate field "n": each field may appear once.`},
+		{"queens twice, both empty", "/api/v1/analyze", `{"n":8,"queens":[],"queens":[]}`, 400, `Duplicate field "queens"`},
+		{"n twice, escaped once", "/api/v1/analyze", `{"n":8,"\u006e":9}`, 400, `Duplicate field "n"`},
+		{"N in capitals", "/api/v1/analyze", `{"N":8}`, 400, `Unknown field "N"; the fields are n, queens, backend, order`},
+		{"Backend capitalised", "/api/v1/analyze", `{"n":8,"Backend":"sat"}`, 400, `Unknown field "Backend"`},
+		{"QUEENS in capitals", "/api/v1/analyze", `{"n":8,"QUEENS":[]}`, 400, `Unknown field "QUEENS"`},
+		{"queens with a long s", "/api/v1/analyze", `{"n":8,"queenſ":[[0,0]]}`, 400, `Unknown field "queenſ"`}, // encoding/json folds ſ to s
+		{"CELL in capitals", "/api/v1/explain", `{"n":8,"CELL":[0,0]}`, 400, `Unknown field "CELL"`},
+		{"cell twice", "/api/v1/explain", `{"n":8,"cell":[0,0],"cell":[1,1]}`, 400, `Duplicate field "cell"`},
+		{"a field name with a bidi override", "/api/v1/analyze", "{\"n\":8,\"\u202eevil\":1}", 400, `Unknown field "\u202eevil"`},
 		{"markup as a field name", "/api/v1/analyze", `{"n":8,"<script>":1}`, 400, `Unknown field "<script>"; the fields are n, queens, backend, order`},
 		{"invalid UTF-8 in the order", "/api/v1/analyze", "{\"n\":8,\"order\":\"\xff\xfe<b>\"}", 400, "“\uFFFD\uFFFD\u003cb\u003e” is not a variable order"},
 		{"a 100 KB query string", "/api/v1/analyze?x=" + strings.Repeat("a", 100<<10), `{"n":8}`, 413,
@@ -279,6 +289,7 @@ func TestAPIRateLimit(t *testing.T) {
 	var statuses []int
 	for i := range 6 {
 		req, _ := http.NewRequest(http.MethodPost, ts.URL+"/api/v1/analyze", strings.NewReader(`{"n":4}`))
+		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("X-Forwarded-For", fmt.Sprintf("10.0.0.%d", i)) // must not help
 		req.Header.Set("X-Real-IP", fmt.Sprintf("10.0.1.%d", i))
 		res, body := do(t, req)

@@ -62,11 +62,18 @@ func FuzzParseState(f *testing.F) {
 				}
 			}
 		}
-		steps := parseTrail(v.Get("t"))
+		steps := parseTrail(v.Get("t"), time.Minute)
 		if len(steps) > maxSteps {
 			t.Fatalf("%q: %d steps kept", raw, len(steps))
 		}
-		if again := parseTrail(formatTrail(steps)); !reflect.DeepEqual(again, steps) && len(steps) > 0 {
+		for _, st := range steps {
+			for _, d := range st.Times {
+				if d < 0 || d > time.Minute {
+					t.Fatalf("%q: a time of %v kept", raw, d)
+				}
+			}
+		}
+		if again := parseTrail(formatTrail(steps), time.Minute); !reflect.DeepEqual(again, steps) && len(steps) > 0 {
 			t.Fatalf("%q: trail %v round-trips to %v", raw, steps, again)
 		}
 	})
@@ -80,7 +87,7 @@ func FuzzDecodeJSON(f *testing.F) {
 		``, `{}`, `{"n":8}`, `{"n":8,"queens":[[0,0],[1,2]],"backend":"bdd"}`, `{"n":8,"queens":[[0,0]],"cell":[1,1]}`,
 		`{"n":"eight"}`, `{"n":8.5}`, `{"n":-1}`, `{"n":1e18}`, `{"n":8,"queens":[[0]]}`, `{"n":8,"queens":[[9,9]]}`,
 		`{"n":8,"queens":[[0,0],[0,0]]}`, `{"n":8,"backend":"zdd"}`, `{"n":8,"order":"zigzag"}`, `[8]`, `{"n":8}{"n":8}`,
-		`{"n":8,"x":1}`, "{\"n\":8,\"backend\":\"\xff\"}", `{"n":8,"queens":null,"cell":null}`,
+		`{"n":8,"x":1}`, "{\"n\":8,\"backend\":\"\xff\"}", `{"n":8,"queens":null,"cell":null}`, `{"n":8,"n":9}`, `{"N":8}`, `{"n":8,"queenſ":[]}`,
 	} {
 		f.Add([]byte(s))
 	}

@@ -24,7 +24,7 @@ func (s *Server) board(c echo.Context) error {
 	if err != nil {
 		return s.fail(c, s.lim.defaultState(), nil, action{}, err)
 	}
-	trail := parseTrail(v.Get("t"))
+	trail := parseTrail(v.Get("t"), s.cfg.RequestDeadline)
 	st, err := parseState(v, s.lim)
 	if err != nil {
 		return s.fail(c, st, trail, action{}, err)
@@ -114,7 +114,7 @@ func (s *Server) fail(c echo.Context, st boardState, trail []step, act action, e
 // notFound answers a GET of an address that names nothing with a notice
 // above a fresh board.
 func (s *Server) notFound(c echo.Context) error {
-	if c.Request().Method != http.MethodGet {
+	if m := c.Request().Method; m != http.MethodGet && m != http.MethodHead {
 		return echo.ErrNotFound
 	}
 	return s.fail(c, s.lim.defaultState(), nil, action{}, echo.ErrNotFound)
@@ -171,7 +171,8 @@ func (s *Server) progressText(keys []spaceKey) string {
 // "progress" event with an HTML fragment every half second, and "done"
 // when the spaces are ready (or failed: the page then asks for the board
 // and shows why). The stream counts as a waiter, so the compile goes on
-// while someone watches, and ends with the server's shutdown.
+// while someone watches, and ends with the server's shutdown. HEAD gets
+// the stream's headers only.
 func (s *Server) progress(c echo.Context) error {
 	st, err := s.queryState(c)
 	if err != nil {
@@ -188,6 +189,9 @@ func (s *Server) progress(c echo.Context) error {
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	res.WriteHeader(http.StatusOK)
+	if c.Request().Method == http.MethodHead {
+		return nil // the headers say what GET would stream; no compile starts
+	}
 	send := func(event, data string) {
 		fmt.Fprintf(res, "event: %s\ndata: %s\n\n", event, strings.ReplaceAll(data, "\n", " "))
 		res.Flush()

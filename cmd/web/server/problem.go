@@ -141,13 +141,18 @@ func sentence(err error) string {
 const maxQuoted = 24
 
 // quote returns user input fit to repeat in a message: valid UTF-8, no
-// control characters, at most maxQuoted characters, between curly quotes.
-// Escaping for HTML or JSON is the template's and the encoder's job.
+// control characters, no bidi controls or zero-width characters (dropped:
+// they could reorder or hide the message's own words), at most maxQuoted
+// characters, between curly quotes. Escaping for HTML or JSON is the
+// template's and the encoder's job.
 func quote(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	var b strings.Builder
 	n := 0
 	for _, r := range s {
+		if invisible(r) {
+			continue
+		}
 		if n == maxQuoted {
 			b.WriteString("…")
 			break
@@ -159,4 +164,17 @@ func quote(s string) string {
 		n++
 	}
 	return "“" + b.String() + "”"
+}
+
+// invisible reports whether r is a bidi control (embeddings, overrides,
+// isolates, the marks) or a zero-width character: characters that change
+// how the text around them reads without showing themselves.
+func invisible(r rune) bool {
+	switch {
+	case r >= '\u202A' && r <= '\u202E', r >= '\u2066' && r <= '\u2069', r == '\u200E', r == '\u200F', r == '\u061C':
+		return true
+	case r >= '\u200B' && r <= '\u200D', r == '\u2060', r == '\uFEFF':
+		return true
+	}
+	return false
 }

@@ -83,6 +83,7 @@ func (s *Server) routes() *echo.Echo {
 		}
 	})
 	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{Skipper: streaming, MinLength: 1024}))
+	e.Use(s.drainOversized)
 	e.Use(middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: strconv.FormatInt(s.cfg.BodyLimit, 10)}))
 	e.Use(middleware.ContextTimeoutWithConfig(middleware.ContextTimeoutConfig{
 		Skipper:      streaming,
@@ -90,13 +91,20 @@ func (s *Server) routes() *echo.Echo {
 		ErrorHandler: func(err error, c echo.Context) error { return err },
 	}))
 
-	e.GET("/", s.board)
-	e.GET("/play", s.board)
-	e.GET("/events/compile", s.progress)
-	e.GET("/diagram.svg", s.diagramSVG)
-	e.GET("/static/*", s.serveStatic)
+	// Every GET route answers HEAD too, with the same status and headers:
+	// the handler runs as for GET and net/http drops the body (the
+	// progress stream stops after its headers).
+	get := func(path string, h echo.HandlerFunc) {
+		e.GET(path, h)
+		e.HEAD(path, h)
+	}
+	get("/", s.board)
+	get("/play", s.board)
+	get("/events/compile", s.progress)
+	get("/diagram.svg", s.diagramSVG)
+	get("/static/*", s.serveStatic)
 	e.RouteNotFound("/*", s.notFound)
-	e.GET("/healthz", func(c echo.Context) error { return c.String(http.StatusOK, "ok\n") })
+	get("/healthz", func(c echo.Context) error { return c.String(http.StatusOK, "ok\n") })
 
 	api := e.Group("/api/v1")
 	if s.cfg.APIRate > 0 {
@@ -146,18 +154,14 @@ func (s *Server) handleError(err error, c echo.Context) {
 	c.Set(ctxErrorHandled, true)
 	var werr error
 	switch {
-	case strings.HasPrefix(req.URL.Path, "/api/"), req.Method == http.MethodHead:
+	case strings.HasPrefix(req.URL.Path, "/api/"):
 		if p.Status >= 500 {
 			s.logFailure(req, p, err)
 		}
 		if p.RetryAfter > 0 {
 			c.Response().Header().Set("Retry-After", strconv.Itoa(p.RetryAfter))
 		}
-		if req.Method == http.MethodHead {
-			werr = c.NoContent(p.Status)
-		} else {
-			werr = c.JSON(p.Status, apiError{Error: p.Message})
-		}
+		werr = c.JSON(p.Status, apiError{Error: p.Message})
 	case p.Status >= 500 && !isHTMX(req):
 		// After a fault, show no board: drawing one could meet the fault
 		// again, and this runs outside the recover middleware.
@@ -186,6 +190,32 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}
 	if werr != nil {
 		s.log.Warn("writing an error response", "err", werr)
+	}
+}
+
+// drainSlack is how much of a body beyond the limit drainOversized reads
+// before it gives up on the connection.
+const drainSlack = 1 << 20
+
+// drainOversized reads what is left of a request body the handler did not
+// read, up to drainSlack beyond the body limit, before the answer is
+// written. A client that sends a whole oversized body before it reads
+// then gets its 413: net/http alone would close the connection with the
+// body unread (past 256 KiB), and the client would see a reset instead.
+// A body that says it is larger than that is not waited for; neither is
+// one whose client waits for 100 Continue (it has sent nothing yet).
+func (s *Server) drainOversized(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		body := req.Body
+		err := next(c)
+		if body == nil || body == http.NoBody || req.ContentLength > s.cfg.BodyLimit+drainSlack ||
+			strings.EqualFold(req.Header.Get("Expect"), "100-continue") {
+			return err
+		}
+		// The server's ReadTimeout bounds this read in time as every other.
+		_, _ = io.CopyN(io.Discard, body, s.cfg.BodyLimit+drainSlack)
+		return err
 	}
 }
 
@@ -222,6 +252,14 @@ func (s *Server) serveStatic(c echo.Context) error {
 	} else {
 		h.Set("Cache-Control", "no-cache")
 	}
-	http.ServeContent(c.Response(), c.Request(), name, time.Time{}, rs)
+	req := c.Request()
+	if req.Method == http.MethodHead {
+		// Serve HEAD as GET, the body dropped by net/http, so that the
+		// headers are GET's to the letter: ServeContent would write no
+		// body for HEAD, and the gzip middleware then no Content-Encoding.
+		req = req.Clone(req.Context())
+		req.Method = http.MethodGet
+	}
+	http.ServeContent(c.Response(), req, name, time.Time{}, rs)
 	return nil
 }

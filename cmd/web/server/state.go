@@ -438,8 +438,11 @@ const (
 
 // parseTrail reads a timing trail leniently: it is decoration that the
 // server wrote itself, so an entry that does not parse is dropped rather
-// than refused.
-func parseTrail(s string) []step {
+// than refused. Anyone can write an address with a trail, though, so an
+// entry with a time no request could have taken (beyond most, the
+// request deadline) is dropped too: a forged trail can show only
+// plausible timings, never "9223372037 s".
+func parseTrail(s string, most time.Duration) []step {
 	var steps []step
 entries:
 	for entry := range strings.SplitSeq(s, "~") {
@@ -457,7 +460,7 @@ entries:
 		st := step{Label: f[0], N: n}
 		for _, t := range f[2:] {
 			d, err := strconv.ParseInt(t, 10, 64)
-			if err != nil || d < 0 {
+			if err != nil || d < 0 || time.Duration(d) > most {
 				continue entries
 			}
 			st.Times = append(st.Times, time.Duration(d))
