@@ -78,6 +78,17 @@
     out.textContent = parts.join(' ');
   });
 
+  // The tab title follows the board: every swap brings a new #app whose
+  // data-title is the title the full page would have (the page's CSP
+  // allows no inline script, so the fragment cannot set it itself).
+  function syncTitle() {
+    var app = document.getElementById('app');
+    var t = app && app.getAttribute('data-title');
+    if (t) { document.title = t; }
+  }
+  document.addEventListener('htmx:afterSettle', syncTitle);
+  document.addEventListener('htmx:historyRestore', syncTitle);
+
   // A request that fails without an answer (the server is restarting, the
   // network is down) gets a notice too, and the board stays as it was.
   document.addEventListener('htmx:sendError', function () {

@@ -298,6 +298,27 @@ func TestBrowser(t *testing.T) {
 		b.wait("forward removes e2 again", settled+` && document.querySelector("#count").textContent === "4 solutions"`)
 	})
 
+	t.Run("the tab title follows the board, also after a swap and Back", func(t *testing.T) {
+		b.t = t
+		b.open("/?n=8&backend=bdd")
+		for _, step := range []struct {
+			what, action, want string
+		}{
+			{"on load", "", "8×8 · N-Queens configurator"},
+			{"after choosing 6×6", `(() => { const s = document.getElementById("size"); s.value = "6"; s.dispatchEvent(new Event("change", {bubbles: true})); })()`, "6×6 · N-Queens configurator"},
+			{"after Back", "history.back()", "8×8 · N-Queens configurator"},
+		} {
+			if step.action != "" {
+				b.do("mark", chromedp.Evaluate[chromedp.Void](`document.getElementById("app").dataset.stale = "1"`))
+				b.do(step.what, chromedp.Evaluate[chromedp.Void](step.action))
+				b.wait(step.what, settled+` && document.title === "`+step.want+`"`)
+			}
+			if got := eval[string](b, `document.title`); got != step.want {
+				t.Errorf("%s the tab title is %q, want %q", step.what, got, step.want)
+			}
+		}
+	})
+
 	t.Run("Why? highlights the queens responsible", func(t *testing.T) {
 		b.t = t
 		b.open("/?n=8&q=a1&backend=bdd")

@@ -156,6 +156,10 @@ type heatView struct {
 	Reason        string
 	Took          string
 	Hottest       string // the legend's top: the largest share on the board
+	// Forced is set when no free square is left to shade: every square
+	// is a queen, forced or blocked, so exactly one solution remains and
+	// a share of 0% would be false.
+	Forced bool
 }
 
 // diagramView is the decision diagram's toggle and picture.
@@ -183,13 +187,19 @@ func noticeOf(p *problem) *notice {
 	return &notice{Kind: kind, Text: p.Message, Status: p.Status}
 }
 
+// Title is the browser tab's title: the board's size when there is a
+// board. The full page puts it in <title>; a swapped fragment carries it
+// in #app's data-title, which app.js copies, so the tab follows the board.
+func (v *appView) Title() string {
+	if v.Board == nil {
+		return "N-Queens configurator"
+	}
+	return fmt.Sprintf("%d×%d · N-Queens configurator", v.State.N, v.State.N)
+}
+
 // pageView wraps an app view into a page.
 func (s *Server) pageView(app *appView) *pageView {
-	title := "N-Queens configurator"
-	if app.Board != nil {
-		title = fmt.Sprintf("%d×%d · N-Queens configurator", app.State.N, app.State.N)
-	}
-	return &pageView{Title: title, Version: s.version, App: app}
+	return &pageView{Title: app.Title(), Version: s.version, App: app}
 }
 
 // newAppView fills in the controls of a state: everything but the board.
@@ -323,7 +333,7 @@ func (s *Server) resultView(r *result, trail []step) *appView {
 		return v
 	}
 	a := p.Session.Analysis()
-	v.Count, v.Solved = countText(a, p.entry)
+	v.Count, v.Solved = countText(a, p.entry, st.N)
 	v.CanComplete = !v.Solved
 	if len(r.runs) > 1 {
 		if o := r.runs[1]; o.Session != nil {
@@ -346,6 +356,7 @@ func (s *Server) resultView(r *result, trail []step) *appView {
 	}
 	v.Board = s.boardView(st, marginals, r)
 	v.Heat.Hottest = fmt.Sprintf("%d%%", v.Board.Hottest)
+	v.Heat.Forced = len(a.In(configurator.Free)) == 0
 	v.Panel = s.panel(r, v)
 	if st.Diagram {
 		s.diagramPanel(v, r.diagram, st)
@@ -353,10 +364,19 @@ func (s *Server) resultView(r *result, trail []step) *appView {
 	return v
 }
 
-// countText says how many solutions remain.
-func countText(a *configurator.Analysis, e *compiled) (text string, solved bool) {
+// countText says how many solutions remain. A backend that does not
+// count still leaves a board whose every square is decided: no free
+// square means exactly one solution, so that board is said to be solved
+// (or one Complete away) rather than "not counted".
+func countText(a *configurator.Analysis, e *compiled, n int) (text string, solved bool) {
 	if a.Solutions == nil {
-		return "Solutions not counted by this backend here", false
+		if len(a.In(configurator.Free)) > 0 {
+			return "Solutions not counted by this backend here", false
+		}
+		if len(a.In(configurator.Queen)) == n {
+			return "Solved: a complete solution", true
+		}
+		return "1 solution: complete it?", false
 	}
 	if a.AtLeast {
 		return "At least " + group(a.Solutions) + " solutions", false
@@ -644,7 +664,12 @@ func (s *Server) boardView(st boardState, marginals []*big.Int, r *result) *boar
 					}
 				}
 				cv.Label = c.String() + ", blocked: " + reason
-				cv.Title = "Blocked: " + reason + ". Click to ask why."
+				cv.Title = "Blocked: " + reason + "."
+				if cv.Param != "" {
+					// Only a square that can be asked about invites a click:
+					// on a board with no solution there is nothing to explain.
+					cv.Title += " Click to ask why."
+				}
 			}
 			if slices.Contains(because, c) {
 				classes = append(classes, "because")
