@@ -464,6 +464,58 @@ func TestBrowser(t *testing.T) {
 		b.do("back to the desktop", chromedp.EmulateViewport(1280, 900))
 	})
 
+	t.Run("blocked and free squares read apart on large boards, and file letters do not run together", func(t *testing.T) {
+		b.t = t
+		big := testConfig()
+		big.SAT.MaxN = 32
+		_, wide := newTestServer(t, big)
+		// contrast is the smallest luminance ratio between a free square
+		// and a blocked one (WCAG's formula on the computed fills).
+		const contrast = `(() => {
+			const lum = el => {
+				const [r, g, b] = getComputedStyle(el).backgroundColor.match(/[\d.]+/g).slice(0, 3).map(v => {
+					v = v / 255;
+					return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4);
+				});
+				return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+			};
+			const free = [...document.querySelectorAll(".cell.free")].map(lum);
+			const blocked = [...document.querySelectorAll(".cell.blocked")].map(lum);
+			return (Math.min(...free) + 0.05) / (Math.max(...blocked) + 0.05);
+		})()`
+		// overlaps lists the neighbouring file labels whose letters touch.
+		const overlaps = `(() => {
+			const shown = [...document.querySelectorAll(".files th")].filter(th => getComputedStyle(th).visibility !== "hidden");
+			const boxes = shown.map(th => { const r = document.createRange(); r.selectNodeContents(th); return [th.textContent, r.getBoundingClientRect()]; });
+			const out = [];
+			for (let i = 1; i < boxes.length; i++) {
+				if (boxes[i][1].left < boxes[i-1][1].right + 1) { out.push(boxes[i-1][0] + "/" + boxes[i][0]); }
+			}
+			return out;
+		})()`
+		for _, tt := range []struct {
+			base, path string
+			width      int64
+		}{
+			{ts.URL, "/?n=12&q=a1,c2,e3&backend=sat", 1280},
+			{ts.URL, "/?n=12&q=a1,c2,e3&backend=sat", 375},
+			{ts.URL, "/?n=16&q=a1,c2,e3&backend=sat", 1280},
+			{ts.URL, "/?n=16&q=a1,c2,e3&backend=sat", 375},
+			{wide.URL, "/?n=32&q=a1,c2,e3&backend=sat", 1280},
+			{wide.URL, "/?n=32&q=a1,c2,e3&backend=sat", 375},
+		} {
+			what := fmt.Sprintf("%s at %d px", tt.path, tt.width)
+			b.do(what, chromedp.EmulateViewport(tt.width, 900), chromedp.Navigate(tt.base+tt.path), chromedp.WaitVisible(chromedp.ID("count")))
+			if got := eval[float64](b, contrast); got < 1.3 {
+				t.Errorf("%s: free squares are only %.2f times as light as blocked ones, want at least 1.3", what, got)
+			}
+			if got := eval[[]string](b, overlaps); len(got) > 0 {
+				t.Errorf("%s: file labels run together: %q", what, got)
+			}
+		}
+		b.do("back to the desktop", chromedp.EmulateViewport(1280, 900))
+	})
+
 	if errs := b.consoleErrors(); len(errs) > 0 {
 		t.Errorf("the console has errors (CSP violations, failed requests):\n%s", strings.Join(errs, "\n"))
 	}
