@@ -15,9 +15,12 @@
 // Under heavy load the heap peaks at about twice the data it holds (the
 // garbage collector's default headroom): 3.2 to 4.1 GiB at 64 clients on boards
 // up to 14×14, for 0.35 GiB of compiled spaces and up to 1 GiB of work
-// space. The environment variable GOMEMLIMIT (say GOMEMLIMIT=2GiB) makes
-// the collector keep it near the limit instead, at little cost in
-// throughput (make soak with and without it).
+// space. The flag -mem-limit (16G by default, to fit a 24 GiB machine with
+// room for the rest) sets the runtime's soft memory limit, which makes the
+// collector work harder as the heap nears it, at little cost in throughput
+// (make soak with and without it); an explicit GOMEMLIMIT environment
+// variable wins over the flag, and -mem-limit 0 leaves the runtime's own
+// setting.
 package main
 
 import (
@@ -27,8 +30,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -62,6 +67,15 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 		return errUsage
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	limit, source := memLimit(o.MemLimit, os.Getenv("GOMEMLIMIT"))
+	if source == "-mem-limit" {
+		debug.SetMemoryLimit(limit)
+	}
+	shown := "none"
+	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
+		shown = bytesize.Format(l)
+	}
+	log.Info("memory limit", "GOMEMLIMIT", shown, "from", source)
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return server.Run(ctx, o.Server, log, o.engines(), func(addr, _ string) {
@@ -71,11 +85,27 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 	})
 }
 
+// memLimit decides the runtime's soft memory limit: the flag's value
+// (source "-mem-limit", to be set with debug.SetMemoryLimit), unless the
+// environment variable GOMEMLIMIT is set (the runtime has read it already:
+// the person who set it meant it, source "GOMEMLIMIT") or the flag is 0
+// (source "runtime", its default of no limit).
+func memLimit(flag int64, env string) (limit int64, source string) {
+	switch {
+	case env != "":
+		return 0, "GOMEMLIMIT"
+	case flag == 0:
+		return 0, "runtime"
+	}
+	return flag, "-mem-limit"
+}
+
 // options is the command line: the server's configuration and the options
 // of each backend.
 type options struct {
-	Server server.Config
-	BDD    struct {
+	Server   server.Config
+	MemLimit int64 // the runtime's soft memory limit, in bytes; 0 leaves it
+	BDD      struct {
 		MaxN     int           // largest board
 		Budget   int64         // node budget in bytes of one compile
 		Scratch  int64         // work space of the queries running at once, in bytes
@@ -124,6 +154,7 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	*c = server.DefaultConfig()
 	o.BDD.MaxN, o.BDD.Budget, o.BDD.Scratch, o.BDD.Deadline = 14, 2<<30, 1<<30, 10*time.Second
 	o.SAT.MaxN, o.SAT.Queue, o.SAT.Serve, o.SAT.CountCap, o.SAT.Deadline = 32, 32, 1, 1000, 10*time.Second
+	o.MemLimit = 16 << 30
 
 	fs := flag.NewFlagSet("web", flag.ContinueOnError)
 	fs.SetOutput(out)
@@ -150,6 +181,9 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	fs.IntVar(&c.DiagramNodes, "diagram-nodes", c.DiagramNodes, "largest decision diagram drawn, in nodes")
 	fs.DurationVar(&c.DiagramDeadline, "diagram-deadline", c.DiagramDeadline, "deadline of drawing one diagram")
 	fs.StringVar(&c.DebugAddr, "debug-addr", c.DebugAddr, "loopback address (127.0.0.1:6060) of /debug/stats and /debug/pprof; empty: none")
+	fs.IntVar(&c.MaxConns, "max-conns", c.MaxConns, "connections open at once on the public listener; more are answered 503 and closed at once (0: no cap)")
+	fs.DurationVar(&c.IdleTimeout, "idle-timeout", c.IdleTimeout, "how long an idle keep-alive connection stays open")
+	size(&o.MemLimit, "mem-limit", "soft memory limit of the process (GOMEMLIMIT), in bytes; 0 leaves the runtime's; the environment variable GOMEMLIMIT wins")
 	fs.DurationVar(&c.ShutdownGrace, "shutdown-grace", c.ShutdownGrace, "time in-flight requests get to finish after SIGINT or SIGTERM")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -173,6 +207,8 @@ func (o options) check(fs *flag.FlagSet) error {
 		return fmt.Errorf("-bdd-scratch must be positive")
 	case o.BDD.Deadline <= 0 || o.SAT.Deadline <= 0:
 		return fmt.Errorf("deadlines must be positive")
+	case o.MemLimit < 0:
+		return fmt.Errorf("-mem-limit must not be negative (0: the runtime's setting)")
 	}
 	return o.Server.Check()
 }

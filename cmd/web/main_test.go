@@ -43,6 +43,16 @@ func TestParseFlags(t *testing.T) {
 		{args: nil, check: func(c options) bool {
 			return c.BDD.Scratch == 1<<30 && c.Server.Recycle == 50 && c.Server.DebugAddr == "" && c.SAT.Serve == 1
 		}},
+		{args: nil, check: func(c options) bool {
+			return c.Server.MaxConns == 1024 && c.Server.IdleTimeout == 15*time.Second && c.Server.MaxHeaderBytes == 16<<10 && c.MemLimit == 16<<30
+		}},
+		{args: []string{"-max-conns", "64", "-idle-timeout", "3s", "-mem-limit", "2G"}, check: func(c options) bool {
+			return c.Server.MaxConns == 64 && c.Server.IdleTimeout == 3*time.Second && c.MemLimit == 2<<30
+		}},
+		{args: []string{"-max-conns", "0", "-mem-limit", "0"}, check: func(c options) bool { return c.Server.MaxConns == 0 && c.MemLimit == 0 }},
+		{args: []string{"-max-conns", "-1"}, err: true},
+		{args: []string{"-idle-timeout", "0s"}, err: true},
+		{args: []string{"-mem-limit", "much"}, err: true},
 		{args: []string{"-bdd-scratch", "0"}, err: true},
 		{args: []string{"-sat-serve", "0"}, err: true},
 		{args: []string{"-sat-serve", "2", "-sat-queue", "8"}, check: func(c options) bool { return c.SAT.Serve == 2 && c.SAT.Queue == 8 }},
@@ -64,6 +74,27 @@ func TestParseFlags(t *testing.T) {
 	}
 	if _, err := parseFlags([]string{"-h"}, io.Discard); !errors.Is(err, flag.ErrHelp) {
 		t.Errorf("-h: %v", err)
+	}
+}
+
+func TestMemLimit(t *testing.T) {
+	tests := []struct {
+		flag       int64
+		env        string
+		limit      int64
+		wantSource string
+	}{
+		{16 << 30, "", 16 << 30, "-mem-limit"},
+		{2 << 30, "", 2 << 30, "-mem-limit"},
+		{16 << 30, "4GiB", 0, "GOMEMLIMIT"},
+		{0, "off", 0, "GOMEMLIMIT"},
+		{0, "", 0, "runtime"},
+	}
+	for _, tt := range tests {
+		limit, source := memLimit(tt.flag, tt.env)
+		if limit != tt.limit || source != tt.wantSource {
+			t.Errorf("memLimit(%d, %q) = %d, %q; want %d, %q", tt.flag, tt.env, limit, source, tt.limit, tt.wantSource)
+		}
 	}
 }
 

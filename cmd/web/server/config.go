@@ -28,6 +28,14 @@ type Config struct {
 	DiagramDeadline time.Duration // time to draw one diagram
 	ShutdownGrace   time.Duration // time in-flight requests get to finish on shutdown
 	DebugAddr       string        // loopback address of the debug routes; "" turns them off
+
+	// The public listener's connections: at most MaxConns open at once
+	// (0: no cap), the others answered 503 and closed; an idle keep-alive
+	// connection closed after IdleTimeout; request headers of at most
+	// MaxHeaderBytes (net/http answers 431 beyond).
+	MaxConns       int
+	IdleTimeout    time.Duration
+	MaxHeaderBytes int
 }
 
 // DefaultConfig is the configuration without flags: limits that keep every
@@ -50,6 +58,19 @@ func DefaultConfig() Config {
 		DiagramNodes:    300,
 		DiagramDeadline: 10 * time.Second,
 		ShutdownGrace:   30 * time.Second,
+		// 1024 connections cost at most about 40 MiB (a goroutine, the
+		// read and write buffers and a header of up to 20 KiB each) and
+		// 1024 file descriptors, far below the process's limits, while no
+		// honest use comes near: a browser opens 6 per host and the
+		// backends' queues bound the work long before.
+		MaxConns: 1024,
+		// Seconds, not minutes: a browser that comes back after 15 s opens
+		// a new connection in a round trip, and idle connections are what
+		// a crowd holds open.
+		IdleTimeout: 15 * time.Second,
+		// 16 KiB holds every header a browser sends (cookies included: this
+		// server sets none) and bounds what a header never finished costs.
+		MaxHeaderBytes: 16 << 10,
 	}
 }
 
@@ -60,6 +81,12 @@ func (c Config) Check() error {
 		return fmt.Errorf("-body-limit and -cache must be positive")
 	case c.RequestDeadline <= 0:
 		return fmt.Errorf("deadlines must be positive")
+	case c.MaxConns < 0:
+		return fmt.Errorf("-max-conns must not be negative (0: no cap)")
+	case c.IdleTimeout <= 0:
+		return fmt.Errorf("-idle-timeout must be positive")
+	case c.MaxHeaderBytes < 1:
+		return fmt.Errorf("the header limit must be positive")
 	}
 	if c.DebugAddr != "" {
 		if err := checkLoopback(c.DebugAddr); err != nil {

@@ -26,16 +26,10 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, engines []Engine, re
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{
-		Handler:           s.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
+	srv := publicServer(cfg, s.Handler(), log)
 	served := make(chan error, 2)
-	go func() { served <- srv.Serve(ln) }()
-	attrs := []any{"url", "http://" + ln.Addr().String() + "/"}
+	go func() { served <- srv.Serve(limitConns(ln, cfg.MaxConns, log)) }()
+	attrs := []any{"url", "http://" + ln.Addr().String() + "/", "max_conns", cfg.MaxConns, "idle_timeout", cfg.IdleTimeout}
 	for _, e := range engines {
 		l := e.Backend.Limits()
 		attrs = append(attrs, e.Backend.Name()+"_max_n", l.MaxN)
@@ -49,6 +43,9 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, engines []Engine, re
 			return fmt.Errorf("debug listener: %w", err)
 		}
 		debugAddr = dln.Addr().String()
+		// Its own http.Server on its own listener, outside the public
+		// one's connection cap: an operator can look at a server whose
+		// public listener is full.
 		dbg = &http.Server{Handler: s.DebugHandler(), ReadHeaderTimeout: 10 * time.Second}
 		go func() {
 			if err := dbg.Serve(dln); err != http.ErrServerClosed {
@@ -84,4 +81,20 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, engines []Engine, re
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// publicServer is the http.Server of the public listener: a header must
+// arrive within 10 s (slowloris) and hold at most cfg.MaxHeaderBytes (431
+// beyond), a request within 30 s, and an idle keep-alive connection is
+// closed after cfg.IdleTimeout. The cap on open connections is the
+// listener's (limitConns).
+func publicServer(cfg Config, h http.Handler, log *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		IdleTimeout:       cfg.IdleTimeout,
+		MaxHeaderBytes:    cfg.MaxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
 }
