@@ -51,14 +51,29 @@ func (s *Server) render(c echo.Context, status int, name string, data any) error
 	return c.HTML(status, b.String())
 }
 
-// query parses the request's query string strictly: a malformed escape is
-// a 400 rather than a silently dropped parameter.
+// query parses the request's query string strictly: a malformed part is
+// a 400 that names it, rather than a silently dropped parameter.
 func query(c echo.Context) (url.Values, error) {
-	v, err := url.ParseQuery(c.Request().URL.RawQuery)
+	raw := c.Request().URL.RawQuery
+	v, err := url.ParseQuery(raw)
 	if err != nil {
-		return nil, problemf(http.StatusBadRequest, "The address is malformed (%s). Start again from a fresh board.", quote(strings.TrimPrefix(err.Error(), "invalid URL escape ")))
+		return nil, problemf(http.StatusBadRequest, "The address is malformed: %s Start again from a fresh board.", malformed(raw))
 	}
 	return v, nil
+}
+
+// malformed says in words what is wrong with the first bad part of a query
+// that url.ParseQuery refused, without repeating the parser's own text.
+func malformed(raw string) string {
+	for part := range strings.SplitSeq(raw, "&") {
+		if strings.Contains(part, ";") {
+			return fmt.Sprintf("%s holds a semicolon; separate the parameters with & and the queens with commas (q=a1,c5).", quote(part))
+		}
+		if _, err := url.QueryUnescape(part); err != nil {
+			return fmt.Sprintf("%s has a %% that is not followed by two hexadecimal digits.", quote(part))
+		}
+	}
+	return "it cannot be read."
 }
 
 // queryState reads the board state from the request's query.
