@@ -136,9 +136,9 @@ func (b *Backend) Limits() configurator.Limits {
 }
 
 // Cost estimates an n×n compile from the known diagram sizes: the budget
-// its nodes need, the memory the compiled space holds, and heavy from 12×12 on (0.3 s and 10 MiB at 12, seconds and
-// hundreds of MiB at 14 on the project's 2-core machine; 11×11 and below
-// take milliseconds).
+// its nodes need, the memory the compiled space holds, and heavy from
+// 12×12 on (0.3 s and 10 MiB at 12, seconds and hundreds of MiB at 14 on
+// the project's 2-core machine; 11×11 and below take milliseconds).
 func (b *Backend) Cost(n int, _ configurator.Order) configurator.Cost {
 	return configurator.Cost{Bytes: int64(min(compileBytes(max(n, 1)), 1<<62)), Heavy: n >= 12}
 }

@@ -30,9 +30,8 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, engines []Engine, re
 	served := make(chan error, 2)
 	go func() { served <- srv.Serve(limitConns(ln, cfg.MaxConns, log)) }()
 	attrs := []any{"url", "http://" + ln.Addr().String() + "/", "max_conns", cfg.MaxConns, "idle_timeout", cfg.IdleTimeout}
-	for _, e := range engines {
-		l := e.Backend.Limits()
-		attrs = append(attrs, e.Backend.Name()+"_max_n", l.MaxN)
+	for _, name := range s.lim.names {
+		attrs = append(attrs, name+"_max_n", s.lim.maxN[name])
 	}
 	var dbg *http.Server
 	debugAddr := ""

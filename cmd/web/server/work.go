@@ -147,7 +147,7 @@ func (s *Server) compileProblem(ctx context.Context, k spaceKey, err error) erro
 		return describe(ctx.Err())
 	case errors.Is(err, context.DeadlineExceeded):
 		msg := fmt.Sprintf("Compiling the %d×%d board with %s took longer than allowed (%s). Try a smaller board", k.n, k.n, name, s.cfg.CompileDeadline)
-		if e := s.backends[k.backend]; e.Backend != nil && e.Backend.Cost(k.n, k.order).Heavy {
+		if s.heavyCompile(k) {
 			if alt, _, ok := s.lim.alternative(k.n, mode(k.backend)); ok {
 				msg += " or the " + strings.ToUpper(alt) + " backend"
 			}
