@@ -174,6 +174,31 @@ type Analysis struct {
 	AtLeast   bool
 	// Elapsed is how long the backend took to answer.
 	Elapsed time.Duration
+	// Work is what the backend did to answer, in its own terms.
+	Work Work
+}
+
+// Work is what a backend did to answer one analysis, so that people compare
+// the techniques by the work behind an answer and not only by its time.
+// Each backend fills the fields that mean something for it and leaves the
+// others zero. Domains and Count split Elapsed between the two questions of
+// a step, so that two backends are compared on the same question.
+type Work struct {
+	// Domains is the time spent deciding which cells are blocked and
+	// which forced; Count the time spent counting solutions (zero when the
+	// backend did not count).
+	Domains, Count time.Duration
+
+	// A decision diagram's work: the nodes of the compiled diagram and the
+	// nodes the step's sweeps visited (counting included).
+	Nodes, NodesVisited int64
+
+	// A SAT solver's work: the solver calls of the step and gophersat's
+	// totals over them (conflicts, decisions, learned clauses), and how
+	// many cells were decided by the backend's own propagation, by a
+	// verified witness solution, and by the solver.
+	SolverCalls, Conflicts, Decisions, Learned int64
+	ByPropagation, ByWitness, BySolver         int
 }
 
 // At is the state of cell c.
