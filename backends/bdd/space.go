@@ -251,6 +251,18 @@ func (s *Space) Nodes() int { return s.nodes }
 // Bytes is the memory the diagram holds.
 func (s *Space) Bytes() int64 { return s.m.Bytes() }
 
+// RankProfile returns, for every rank r of the board, the nodes of the
+// diagram labelled by a cell of rank r: the shape of the whole space, which
+// shows where a variable order makes it grow. The entries sum to Nodes. It
+// visits the whole diagram once.
+func (s *Space) RankProfile() []int {
+	profile := make([]int, s.model.N())
+	for level, k := range s.m.LevelProfile(s.root) {
+		profile[s.model.Cell(s.model.VarAt(level)).Row] += k
+	}
+	return profile
+}
+
 // assign turns the user's queens (true) and excluded cells (false) into a
 // partial assignment. It rejects cells off the board and queens placed
 // twice, as Model.Check does; a cell in both lists makes the assignment

@@ -638,3 +638,33 @@ func TestBudgetEstimate(t *testing.T) {
 		}
 	}
 }
+
+// TestRankProfile checks the shape of the diagram against the two
+// independent compilers and the known node counts: for every order the
+// ranks' nodes sum to the whole diagram, and both compilers give the same
+// shape, which a reduced diagram (canonical for its order) must.
+func TestRankProfile(t *testing.T) {
+	for n := 4; n <= 8; n++ {
+		for _, order := range configurator.Orders() {
+			direct := compileSpace(t, n, order, Direct)
+			apply := compileSpace(t, n, order, Apply)
+			got := direct.RankProfile()
+			if len(got) != n {
+				t.Fatalf("%d-queens %v: %d ranks", n, order, len(got))
+			}
+			sum := 0
+			for _, k := range got {
+				sum += k
+			}
+			if sum != direct.Nodes() {
+				t.Errorf("%d-queens %v: ranks sum to %d, the diagram has %d nodes", n, order, sum, direct.Nodes())
+			}
+			if order == configurator.RowMajor && sum != queensNodes[n] {
+				t.Errorf("%d-queens row order: %d nodes, want %d", n, sum, queensNodes[n])
+			}
+			if want := apply.RankProfile(); !slices.Equal(got, want) {
+				t.Errorf("%d-queens %v: direct compiler %v, apply compiler %v", n, order, got, want)
+			}
+		}
+	}
+}

@@ -17,6 +17,15 @@ func (m *Manager) NodeCount(f Node) int {
 	return count
 }
 
+// LevelProfile returns, for every level, the number of decision nodes that
+// f reaches labelled with that level: the shape of the diagram, whose sum is
+// NodeCount(f). It only reads the Manager.
+func (m *Manager) LevelProfile(f Node) []int {
+	profile := make([]int, m.vars)
+	m.reach(f, func(n Node) { profile[m.nodes[n].level]++ })
+	return profile
+}
+
 // reach calls visit for every decision node f reaches, depth first.
 func (m *Manager) reach(f Node, visit func(Node)) {
 	if f <= True {
