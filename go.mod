@@ -37,3 +37,5 @@ require (
 	golang.org/x/sys v0.46.0 // indirect
 	golang.org/x/text v0.40.0 // indirect
 )
+
+replace github.com/crillab/gophersat => ./backends/sat/gophersat
