@@ -1,0 +1,358 @@
+package bdd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"slices"
+
+	"github.com/nqueens/configurator/backends/bdd/robdd"
+	"github.com/nqueens/configurator/configurator"
+)
+
+// View names one way of showing the remaining solutions as a layered graph.
+type View uint8
+
+const (
+	// Ranks is the rank view: one layer per rank of the board, a node for
+	// each distinct set of ways to finish the board from the start of a
+	// rank, an edge for each file the queen of that rank can take.
+	Ranks View = iota
+	// Reduced is the reduced diagram itself: one node per decision node,
+	// one layer per square of the variable order, edges "hi" (a queen on
+	// the node's square) and "lo" (none).
+	Reduced
+)
+
+var viewNames = [...]string{Ranks: "ranks", Reduced: "bdd"}
+
+// String is the view's name as ParseView accepts it.
+func (v View) String() string {
+	if int(v) < len(viewNames) {
+		return viewNames[v]
+	}
+	return fmt.Sprintf("View(%d)", uint8(v))
+}
+
+// ErrView reports a view name ParseView does not know.
+var ErrView = errors.New("unknown diagram view (want ranks or bdd)")
+
+// ParseView parses a view name: ranks or bdd.
+func ParseView(s string) (View, error) {
+	for v, name := range viewNames {
+		if s == name {
+			return View(v), nil
+		}
+	}
+	return 0, fmt.Errorf("view %q: %w", s, ErrView)
+}
+
+// ErrRankOrder reports a rank view asked of a space compiled in another
+// order than row-major: the rank view reads the board's ranks as
+// consecutive levels of the diagram, which only that order has. The
+// solutions do not depend on the order, so a caller computes the rank view
+// from the row-major space of the same board.
+var ErrRankOrder = errors.New("the rank view needs the diagram in row order")
+
+// Graph is a decision diagram laid out in layers, restricted to a
+// placement: the remaining solutions, each exactly one path from Root to
+// One. Edges into the 0 terminal, and nodes that only lead there, are left
+// out. When the graph has more nodes than asked for, Truncated is set and
+// Nodes and Edges are empty; Profile still says how large it is.
+type Graph struct {
+	View View
+	// Layers labels each layer, top first: "rank 1", ... in the rank view,
+	// the squares of the variable order in the diagram view; the last
+	// layer holds the 1 terminal and is labelled "1".
+	Layers    []string
+	Nodes     []GraphNode
+	Edges     []GraphEdge
+	Root, One int // indices in Nodes; -1 when truncated
+	Truncated bool
+	// DiagramNodes is the size of the reduced diagram restricted to the
+	// placement, terminals excluded: Diagram's count.
+	DiagramNodes int
+	// Profile is, for every rank of the board, the decision nodes of that
+	// restricted diagram labelled by a square of that rank.
+	Profile []int
+	// Solutions is the number of remaining solutions, the paths from Root
+	// to One (nil when truncated).
+	Solutions *big.Int
+}
+
+// GraphNode is one node of a Graph.
+type GraphNode struct {
+	Layer int
+	Label string
+	// Cells are the squares the node stands for on the board: in the rank
+	// view the squares its edges place a queen on, in the diagram view
+	// the square it tests.
+	Cells []configurator.Cell
+	// Paths is the number of paths from the node down to One: the
+	// remaining solutions through it, counted below it.
+	Paths *big.Int
+}
+
+// GraphEdge is one edge of a Graph, between indices of its Nodes.
+type GraphEdge struct {
+	From, To int
+	// Label is the file letter in the rank view, "hi" or "lo" in the
+	// diagram view.
+	Label string
+	// Cell is the square the edge places a queen on, if any (HasCell).
+	Cell    configurator.Cell
+	HasCell bool
+}
+
+// Graph returns the remaining solutions under queens as the layered graph
+// view shows them, unless it has more than maxNodes nodes (terminal
+// included), in which case it returns the graph truncated: its size
+// only. The rank view needs a space compiled in row order (ErrRankOrder).
+// The placement must leave a solution (configurator.ErrNoSolution
+// otherwise). The restriction is copied into a Manager of its own, as
+// Diagram copies it, so the shared diagram is only read; the call holds
+// the work space of a drawing while it runs.
+func (s *Space) Graph(ctx context.Context, queens []configurator.Cell, view View, maxNodes int) (*Graph, error) {
+	if view == Ranks && s.model.Order() != configurator.RowMajor {
+		return nil, fmt.Errorf("rank view in %v order: %w", s.model.Order(), ErrRankOrder)
+	}
+	if view != Ranks && view != Reduced {
+		return nil, fmt.Errorf("graph: %v: %w", view, ErrView)
+	}
+	a, _, release, err := s.begin(ctx, s.draw, queens, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	s.fixLines(a, queens)
+	m, root := s.m, s.root
+	if len(queens) > 0 {
+		if m, root, err = s.m.Extract(ctx, s.root, a, s.budget); err != nil {
+			return nil, fmt.Errorf("graph of %s: %w", configurator.FormatCells(queens), err)
+		}
+	}
+	if root == robdd.False {
+		return nil, noSolution(queens)
+	}
+	g := &Graph{View: view, Root: -1, One: -1, Profile: make([]int, s.model.N())}
+	for level, k := range m.LevelProfile(root) {
+		g.Profile[s.model.Cell(s.model.VarAt(level)).Row] += k
+		g.DiagramNodes += k
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if view == Ranks {
+		s.rankGraph(g, m, root, a, queens, maxNodes)
+	} else {
+		s.reducedGraph(g, m, root, maxNodes)
+	}
+	if !g.Truncated {
+		g.count()
+	}
+	return g, nil
+}
+
+// fixLines completes the assignment of queens as Diagram restricts the
+// diagram: each queen's square true, the other squares of every
+// ExactlyOne line through it (its rank and its file) false.
+func (s *Space) fixLines(a robdd.Assignment, queens []configurator.Cell) {
+	for _, c := range s.model.Constraints() {
+		if c.Kind != configurator.ExactlyOne {
+			continue
+		}
+		for _, q := range queens {
+			if slices.Contains(c.Cells, q) {
+				for _, other := range c.Cells {
+					if l := s.level(other); a[l] != 1 {
+						a[l] = 0
+					}
+				}
+			}
+		}
+	}
+}
+
+// rankGraph fills in the rank view of the diagram root of m, restricted by
+// a to the placement queens, breadth first, rank by rank, and stops as
+// truncated past maxNodes. A node of rank r is a node of the diagram met
+// at the start of rank r (one whose square is of rank r or later), so
+// two nodes of one rank are distinct sets of ways to finish the board; its
+// edge for file f is where the diagram leads with the queen of rank r on
+// f and no other queen in rank r. A rank holding one of the queens has
+// no node of the restricted diagram: its one edge, the queen's file,
+// leads to the same node one rank down.
+func (s *Space) rankGraph(g *Graph, m *robdd.Manager, root robdd.Node, a robdd.Assignment, queens []configurator.Cell, maxNodes int) {
+	n := s.model.N()
+	placed := make([]int, n) // the file of rank r's queen + 1, 0 for none
+	for _, q := range queens {
+		placed[q.Row] = q.Col + 1
+	}
+	for r := range n {
+		g.Layers = append(g.Layers, fmt.Sprintf("rank %d", r+1))
+	}
+	g.Layers = append(g.Layers, "1")
+	type key struct {
+		rank int
+		node robdd.Node
+	}
+	index := map[key]int{{0, root}: 0}
+	g.Nodes = append(g.Nodes, GraphNode{Layer: 0})
+	at := []robdd.Node{root} // the diagram node of each graph node
+	start := 0
+	for r := range n {
+		end := len(g.Nodes)
+		for i := start; i < end; i++ {
+			for f := range n {
+				c := configurator.Cell{Row: r, Col: f}
+				if a[s.level(c)] == 0 || placed[r] != 0 && placed[r] != f+1 {
+					continue
+				}
+				next := s.placeRank(m, at[i], r, f)
+				if next == robdd.False {
+					continue
+				}
+				k := key{r + 1, next}
+				j, ok := index[k]
+				if !ok {
+					if len(g.Nodes) >= maxNodes {
+						g.truncate()
+						return
+					}
+					j = len(g.Nodes)
+					index[k] = j
+					g.Nodes = append(g.Nodes, GraphNode{Layer: r + 1})
+					at = append(at, next)
+				}
+				g.Edges = append(g.Edges, GraphEdge{From: i, To: j, Label: configurator.FileName(f), Cell: c, HasCell: true})
+				g.Nodes[i].Cells = append(g.Nodes[i].Cells, c)
+			}
+		}
+		start = end
+	}
+	g.Root = 0
+	// In row order every path to 1 passes a queen in every rank, so 1 is
+	// met at the start of rank n only.
+	if j, ok := index[key{n, robdd.True}]; ok {
+		g.One = j
+		g.Nodes[j].Label = "1"
+	}
+}
+
+// placeRank follows the diagram from u through the squares of rank r with
+// the queen of that rank on file f: a row-order diagram tests them one
+// after the other. It returns the node where rank r+1 starts.
+func (s *Space) placeRank(m *robdd.Manager, u robdd.Node, r, f int) robdd.Node {
+	for !m.IsTerminal(u) {
+		c := s.model.Cell(s.model.VarAt(m.Level(u)))
+		if c.Row != r {
+			break
+		}
+		if c.Col == f {
+			u = m.High(u)
+		} else {
+			u = m.Low(u)
+		}
+	}
+	return u
+}
+
+// reducedGraph fills in the reduced diagram root of m as a graph, one
+// layer per level that holds a node, unless it has more than maxNodes
+// nodes, the 1 terminal included.
+func (s *Space) reducedGraph(g *Graph, m *robdd.Manager, root robdd.Node, maxNodes int) {
+	if g.DiagramNodes+1 > maxNodes {
+		g.truncate()
+		return
+	}
+	index := map[robdd.Node]int{}
+	var order []robdd.Node
+	stack := []robdd.Node{root}
+	index[root] = 0
+	order = append(order, root)
+	for len(stack) > 0 {
+		u := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if m.IsTerminal(u) {
+			continue
+		}
+		for _, c := range [2]robdd.Node{m.Low(u), m.High(u)} {
+			if _, ok := index[c]; !ok && c != robdd.False {
+				index[c] = len(order)
+				order = append(order, c)
+				stack = append(stack, c)
+			}
+		}
+	}
+	// One layer per level that holds a node, and the terminal last.
+	var levels []int
+	for _, u := range order {
+		if !m.IsTerminal(u) {
+			levels = append(levels, m.Level(u))
+		}
+	}
+	slices.Sort(levels)
+	levels = slices.Compact(levels)
+	layer := make(map[int]int, len(levels))
+	for i, l := range levels {
+		layer[l] = i
+		g.Layers = append(g.Layers, s.model.Cell(s.model.VarAt(l)).String())
+	}
+	g.Layers = append(g.Layers, "1")
+	g.Nodes = make([]GraphNode, len(order))
+	for i, u := range order {
+		if m.IsTerminal(u) {
+			g.Nodes[i] = GraphNode{Layer: len(levels), Label: "1"}
+			g.One = i
+			continue
+		}
+		c := s.model.Cell(s.model.VarAt(m.Level(u)))
+		g.Nodes[i] = GraphNode{Layer: layer[m.Level(u)], Label: c.String(), Cells: []configurator.Cell{c}}
+		if lo := m.Low(u); lo != robdd.False {
+			g.Edges = append(g.Edges, GraphEdge{From: i, To: index[lo], Label: "lo"})
+		}
+		if hi := m.High(u); hi != robdd.False {
+			g.Edges = append(g.Edges, GraphEdge{From: i, To: index[hi], Label: "hi", Cell: c, HasCell: true})
+		}
+	}
+	g.Root = 0
+}
+
+// truncate leaves the graph's size only.
+func (g *Graph) truncate() {
+	g.Truncated = true
+	g.Layers, g.Nodes, g.Edges = nil, nil, nil
+	g.Root, g.One = -1, -1
+}
+
+// count sets every node's Paths, from the bottom up, and Solutions. Every
+// edge leads to a later layer, so the nodes by descending layer are in
+// order.
+func (g *Graph) count() {
+	byLayer := make([]int, len(g.Nodes))
+	for i := range byLayer {
+		byLayer[i] = i
+	}
+	slices.SortStableFunc(byLayer, func(i, j int) int { return g.Nodes[j].Layer - g.Nodes[i].Layer })
+	out := make([][]int, len(g.Nodes))
+	for _, e := range g.Edges {
+		out[e.From] = append(out[e.From], e.To)
+	}
+	for _, i := range byLayer {
+		p := new(big.Int)
+		if i == g.One {
+			p.SetInt64(1)
+		}
+		for _, j := range out[i] {
+			p.Add(p, g.Nodes[j].Paths)
+		}
+		g.Nodes[i].Paths = p
+	}
+	g.Solutions = new(big.Int).Set(g.Nodes[g.Root].Paths)
+	for i := range g.Nodes {
+		if g.Nodes[i].Label == "" {
+			g.Nodes[i].Label = g.Nodes[i].Paths.String()
+		}
+	}
+}
