@@ -17,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -87,6 +88,15 @@ type Options struct {
 	// wrapping configurator.ErrBusy; a query needing more than the whole
 	// bound runs alone.
 	Scratch int64
+	// Dir is the directory where compiled spaces are kept, one file per
+	// model (see DefaultDir); "" keeps none. Compile loads a space from it
+	// instead of compiling, and saves every space it compiles; a file it
+	// cannot trust is logged, removed and compiled afresh, and disk
+	// trouble never fails a compile.
+	Dir string
+	// Log receives what the store of compiled spaces does: a space loaded
+	// and how long it took, saved, or refused and why. nil discards it.
+	Log *slog.Logger
 }
 
 // Backend is the configurator backend of decision diagrams: it compiles a
@@ -144,7 +154,8 @@ func (b *Backend) Cost(n int, _ configurator.Order) configurator.Cost {
 }
 
 // Compile builds the diagram of model in a Manager of its own and returns it
-// as a *Space.
+// as a *Space: loaded from Options.Dir when a sound file of it is there,
+// compiled (and saved there) otherwise.
 func (b *Backend) Compile(ctx context.Context, model *configurator.Model) (configurator.Space, error) {
 	if b.opts.MaxN > 0 && model.N() > b.opts.MaxN {
 		return nil, fmt.Errorf("%d-queens: the BDD backend takes boards up to %d: %w", model.N(), b.opts.MaxN, configurator.ErrTooLarge)
@@ -153,24 +164,30 @@ func (b *Backend) Compile(ctx context.Context, model *configurator.Model) (confi
 		return nil, fmt.Errorf("bdd, budget %d bytes: %d-queens needs about %.3g bytes: %w: %w",
 			b.opts.Budget, model.N(), need, configurator.ErrTooLarge, robdd.ErrNodeLimit)
 	}
-	m := robdd.New(model.Vars(), b.opts.Budget)
-	var root robdd.Node
-	var err error
-	switch b.opts.Method {
-	case Direct:
-		root, err = CompileDirect(ctx, m, model)
-	case Apply:
-		root, err = CompileApply(ctx, m, model)
-	default:
-		return nil, fmt.Errorf("bdd: %v: %w", b.opts.Method, ErrMethod)
-	}
-	if errors.Is(err, robdd.ErrNodeLimit) {
-		return nil, fmt.Errorf("bdd, budget %d bytes: %w: %w", b.opts.Budget, configurator.ErrTooLarge, err)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("bdd: %w", err)
+	store := b.opts.store()
+	m, root, loaded := store.load(model, b.opts.Budget)
+	if !loaded {
+		m = robdd.New(model.Vars(), b.opts.Budget)
+		var err error
+		switch b.opts.Method {
+		case Direct:
+			root, err = CompileDirect(ctx, m, model)
+		case Apply:
+			root, err = CompileApply(ctx, m, model)
+		default:
+			return nil, fmt.Errorf("bdd: %v: %w", b.opts.Method, ErrMethod)
+		}
+		if errors.Is(err, robdd.ErrNodeLimit) {
+			return nil, fmt.Errorf("bdd, budget %d bytes: %w: %w", b.opts.Budget, configurator.ErrTooLarge, err)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("bdd: %w", err)
+		}
 	}
 	nodes := m.NodeCount(root)
+	if !loaded {
+		store.save(model, m, root, nodes)
+	}
 	sp := &Space{model: model, m: m, root: root, nodes: nodes, budget: b.opts.Budget, work: b.work,
 		// The terminals have ids too.
 		query: queryBytesPerNode * int64(nodes+2), draw: drawBytesPerNode * int64(nodes+2)}

@@ -1,0 +1,297 @@
+package bdd
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"log/slog"
+	"math/big"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/nqueens/configurator/backends/bdd/robdd"
+	"github.com/nqueens/configurator/configurator"
+)
+
+// A compiled space on disk is one file: a header that names the model it
+// was compiled from and its counts, then the diagram as robdd.Save writes
+// it. All integers are little-endian:
+//
+//	offset 0   magic         8 bytes "NQSPACE\n"
+//	       8   version       uint32, spaceVersion
+//	      12   n             uint32, the board size
+//	      16   order         uint32, the configurator.Order
+//	      20   model         32 bytes, SHA-256 of the model (modelDigest)
+//	      52   nodes         uint64, the diagram's decision nodes
+//	      60   solutions     uint32 length k, then k bytes big-endian
+//	  64 + k   header CRC    uint32, CRC-32C of the bytes before it
+//	  68 + k   the diagram   robdd's file: its own version and checksums
+//
+// and nothing after it. The file's name holds the same key, so the spaces
+// of different boards, orders and versions live side by side.
+const (
+	spaceMagic   = "NQSPACE\n"
+	spaceVersion = 1
+	spaceFixed   = 64 // bytes before the solutions
+	maxCountLen  = 64 // bytes of a solution count: 2^512 is far beyond any board
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Why a space file is refused, besides robdd.ErrFormat and its kin for
+// the diagram.
+var (
+	errSpaceFormat  = errors.New("not a compiled space file")
+	errSpaceVersion = errors.New("compiled space file of another version")
+	errWrongModel   = errors.New("compiled space of another model")
+)
+
+// DefaultDir is where the commands keep compiled spaces unless told
+// otherwise: nqueens in the user's cache directory ($XDG_CACHE_HOME, else
+// ~/.cache on Linux), or "" when the system has none.
+func DefaultDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "nqueens")
+}
+
+// store is a directory of compiled spaces (Options.Dir), one file per
+// model. A file is written whole to a temporary name and renamed, so a
+// reader sees a complete file or none; one it cannot trust is refused,
+// logged and removed. Disk trouble never fails a compile: the store logs it
+// and the space is compiled (or kept) in memory.
+type store struct {
+	dir string
+	log *slog.Logger
+}
+
+func (o Options) store() store {
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return store{dir: o.Dir, log: log}
+}
+
+// path is the file of model's space.
+func (s store) path(model *configurator.Model) string {
+	d := modelDigest(model)
+	return filepath.Join(s.dir, fmt.Sprintf("queens-%d-%s-v%d.%d-%x.bdd",
+		model.N(), model.Order(), spaceVersion, robdd.FileVersion, d[:4]))
+}
+
+// modelDigest identifies a model: its size, its variable order, level by
+// level, and every constraint's kind and cells (names are for people and
+// left out). Two models with the same digest have the same diagram.
+func modelDigest(model *configurator.Model) [sha256.Size]byte {
+	h := sha256.New()
+	var b []byte
+	put := func(v int) { b = binary.LittleEndian.AppendUint32(b, uint32(v)) }
+	put(model.N())
+	put(int(model.Order()))
+	for l := range model.Vars() {
+		put(model.VarAt(l))
+	}
+	for _, c := range model.Constraints() {
+		put(int(c.Kind))
+		put(len(c.Cells))
+		for _, cell := range c.Cells {
+			put(model.Var(cell))
+		}
+		h.Write(b)
+		b = b[:0]
+	}
+	h.Write(b)
+	var d [sha256.Size]byte
+	h.Sum(d[:0])
+	return d
+}
+
+// load returns model's diagram from the store, in a Manager of the given
+// budget, if the store holds a file of it that passes every check. A file
+// that does not is logged and removed.
+func (s store) load(model *configurator.Model, budget int64) (*robdd.Manager, robdd.Node, bool) {
+	if s.dir == "" {
+		return nil, 0, false
+	}
+	path := s.path(model)
+	start := time.Now()
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0, false
+	}
+	if err != nil {
+		s.log.Warn("compiled space not readable; compiling", "n", model.N(), "order", model.Order(), "file", path, "err", err)
+		return nil, 0, false
+	}
+	defer f.Close()
+	m, root, err := readSpace(f, model, budget)
+	if err != nil {
+		if errors.Is(err, robdd.ErrNodeLimit) {
+			// A sound file beyond this backend's budget: another may use it.
+			s.log.Warn("compiled space beyond the budget; compiling", "n", model.N(), "order", model.Order(), "file", path, "err", err)
+			return nil, 0, false
+		}
+		s.log.Warn("compiled space refused; removing it and compiling", "n", model.N(), "order", model.Order(), "file", path, "err", err)
+		if err := os.Remove(path); err != nil {
+			s.log.Warn("compiled space not removed", "file", path, "err", err)
+		}
+		return nil, 0, false
+	}
+	size := int64(0)
+	if fi, err := f.Stat(); err == nil {
+		size = fi.Size()
+	}
+	s.log.Info("compiled space loaded from disk", "n", model.N(), "order", model.Order(),
+		"nodes", m.Size()-2, "bytes", size, "file", path, "took", time.Since(start).Round(time.Millisecond))
+	return m, root, true
+}
+
+// readSpace reads a space file of model and checks it whole: header,
+// model, diagram, counts and the end of the file.
+func readSpace(r io.Reader, model *configurator.Model, budget int64) (*robdd.Manager, robdd.Node, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	head := make([]byte, spaceFixed, spaceFixed+maxCountLen+4)
+	if _, err := io.ReadFull(br, head); err != nil {
+		return nil, 0, shortErr("header", err)
+	}
+	if string(head[:8]) != spaceMagic {
+		return nil, 0, fmt.Errorf("magic %q: %w", head[:8], errSpaceFormat)
+	}
+	if v := binary.LittleEndian.Uint32(head[8:]); v != spaceVersion {
+		return nil, 0, fmt.Errorf("version %d, want %d: %w", v, spaceVersion, errSpaceVersion)
+	}
+	k := binary.LittleEndian.Uint32(head[60:])
+	if k > maxCountLen {
+		return nil, 0, fmt.Errorf("solution count of %d bytes: %w", k, errSpaceFormat)
+	}
+	head = head[:spaceFixed+int(k)+4]
+	if _, err := io.ReadFull(br, head[spaceFixed:]); err != nil {
+		return nil, 0, shortErr("header", err)
+	}
+	end := len(head) - 4
+	if crc32.Checksum(head[:end], castagnoli) != binary.LittleEndian.Uint32(head[end:]) {
+		return nil, 0, fmt.Errorf("header: %w: %w", robdd.ErrChecksum, errSpaceFormat)
+	}
+	n, order := int(binary.LittleEndian.Uint32(head[12:])), configurator.Order(binary.LittleEndian.Uint32(head[16:]))
+	if n != model.N() || order != model.Order() {
+		return nil, 0, fmt.Errorf("a %d×%d board in order %v, want %d×%d in order %v: %w", n, n, order, model.N(), model.N(), model.Order(), errWrongModel)
+	}
+	if d := modelDigest(model); string(head[20:52]) != string(d[:]) {
+		return nil, 0, fmt.Errorf("the %d×%d board's constraints differ: %w", n, n, errWrongModel)
+	}
+	nodes := binary.LittleEndian.Uint64(head[52:])
+	solutions := new(big.Int).SetBytes(head[spaceFixed:end])
+
+	m, roots, err := robdd.Load(br, budget)
+	if err != nil {
+		return nil, 0, err
+	}
+	if _, err := br.ReadByte(); err != io.EOF {
+		return nil, 0, fmt.Errorf("bytes after the diagram: %w", errSpaceFormat)
+	}
+	if len(roots) != 1 || m.Vars() != model.Vars() {
+		return nil, 0, fmt.Errorf("%d roots over %d variables, want 1 over %d: %w", len(roots), m.Vars(), model.Vars(), errSpaceFormat)
+	}
+	root := roots[0]
+	// The diagram is the root's alone, the root last (robdd.Save), so the
+	// sweeps up to the root visit nothing else.
+	if uint64(m.Size()-2) != nodes || (root > robdd.True && int(root) != m.Size()-1) {
+		return nil, 0, fmt.Errorf("%d nodes under root %d, the header says %d: %w", m.Size()-2, root, nodes, errSpaceFormat)
+	}
+	if got := m.SatCount(root); got.Cmp(solutions) != 0 {
+		return nil, 0, fmt.Errorf("the diagram counts %v solutions, the header %v: %w", got, solutions, errSpaceFormat)
+	}
+	return m, root, nil
+}
+
+// shortErr wraps a read error: a file cut short is malformed.
+func shortErr(part string, err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("%s cut short: %w: %w", part, io.ErrUnexpectedEOF, errSpaceFormat)
+	}
+	return fmt.Errorf("%s: %w", part, err)
+}
+
+// save writes model's diagram, rooted at root, to the store. Trouble is
+// logged, never returned: the space in memory is sound either way.
+func (s store) save(model *configurator.Model, m *robdd.Manager, root robdd.Node, nodes int) {
+	if s.dir == "" {
+		return
+	}
+	start := time.Now()
+	path := s.path(model)
+	size, err := s.write(path, model, m, root, nodes)
+	if err != nil {
+		s.log.Warn("compiled space not saved", "n", model.N(), "order", model.Order(), "file", path, "err", err)
+		return
+	}
+	s.log.Info("compiled space saved to disk", "n", model.N(), "order", model.Order(),
+		"nodes", nodes, "bytes", size, "file", path, "took", time.Since(start).Round(time.Millisecond))
+}
+
+// write writes the file to a temporary name beside path and renames it
+// into place, returning its size.
+func (s store) write(path string, model *configurator.Model, m *robdd.Manager, root robdd.Node, nodes int) (int64, error) {
+	if err := os.MkdirAll(s.dir, 0o755); err != nil {
+		return 0, err
+	}
+	f, err := os.CreateTemp(s.dir, filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return 0, err
+	}
+	done := false
+	defer func() {
+		if !done {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if err := writeSpace(f, model, m, root, nodes); err != nil {
+		return 0, err
+	}
+	// Durable before it is visible: a crash leaves the old file or none.
+	if err := f.Sync(); err != nil {
+		return 0, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	if err := f.Close(); err != nil {
+		return 0, err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return 0, err
+	}
+	done = true
+	return fi.Size(), nil
+}
+
+// writeSpace writes the space file of model's diagram.
+func writeSpace(w io.Writer, model *configurator.Model, m *robdd.Manager, root robdd.Node, nodes int) error {
+	solutions := m.SatCount(root).Bytes()
+	head := make([]byte, spaceFixed, spaceFixed+len(solutions)+4)
+	copy(head, spaceMagic)
+	binary.LittleEndian.PutUint32(head[8:], spaceVersion)
+	binary.LittleEndian.PutUint32(head[12:], uint32(model.N()))
+	binary.LittleEndian.PutUint32(head[16:], uint32(model.Order()))
+	d := modelDigest(model)
+	copy(head[20:52], d[:])
+	binary.LittleEndian.PutUint64(head[52:], uint64(nodes))
+	binary.LittleEndian.PutUint32(head[60:], uint32(len(solutions)))
+	head = append(head, solutions...)
+	head = binary.LittleEndian.AppendUint32(head, crc32.Checksum(head, castagnoli))
+	if _, err := w.Write(head); err != nil {
+		return err
+	}
+	return m.Save(w, root)
+}

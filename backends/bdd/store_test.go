@@ -1,0 +1,371 @@
+package bdd
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"io"
+	"log/slog"
+	"math/big"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/nqueens/configurator/backends/bdd/robdd"
+	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/configuratortest"
+)
+
+// logBuffer collects a backend's log, safely for concurrent writers.
+type logBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// storeBackend is a backend that keeps its spaces in dir and logs to the
+// returned buffer.
+func storeBackend(dir string) (*Backend, *logBuffer) {
+	var log logBuffer
+	return New(Options{Dir: dir, Log: slog.New(slog.NewTextHandler(&log, nil))}), &log
+}
+
+// compileIn compiles the n×n board in order o with a backend keeping its
+// spaces in dir, and returns the space and what the backend logged.
+func compileIn(t testing.TB, dir string, model *configurator.Model) (*Space, string) {
+	t.Helper()
+	b, log := storeBackend(dir)
+	sp := configuratortest.Space(t, b, model).(*Space)
+	return sp, log.String()
+}
+
+// spaceBytes is the space file of sp, as the store writes it.
+func spaceBytes(t testing.TB, sp *Space) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := writeSpace(&b, sp.model, sp.m, sp.root, sp.nodes); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// sameAnswers checks that two spaces of one model answer alike: counts,
+// analyses and marginals on the empty board and random placements.
+func sameAnswers(t *testing.T, want, got *Space, rng *rand.Rand) {
+	t.Helper()
+	ctx := context.Background()
+	if got.Nodes() != want.Nodes() {
+		t.Errorf("loaded space of %d nodes, compiled %d", got.Nodes(), want.Nodes())
+	}
+	placements := [][]configurator.Cell{nil}
+	for range 4 {
+		// A queen or two from a solution, so that most placements have
+		// solutions left.
+		sol, err := want.Sample(ctx, nil, rng)
+		if err != nil {
+			break // N = 2, 3: no solution at all
+		}
+		placements = append(placements, sol[:1+rng.IntN(min(2, len(sol)))])
+	}
+	for _, q := range placements {
+		wa, werr := want.Analyze(ctx, q)
+		ga, gerr := got.Analyze(ctx, q)
+		if !errors.Is(gerr, configurator.ErrNoSolution) && (werr == nil) != (gerr == nil) {
+			t.Fatalf("queens %v: Analyze: compiled %v, loaded %v", q, werr, gerr)
+		}
+		if werr != nil {
+			continue
+		}
+		if ga.Solutions.Cmp(wa.Solutions) != 0 || !slices.Equal(ga.Cells, wa.Cells) {
+			t.Errorf("queens %v: loaded space counts %v, compiled %v (or their cells differ)", q, ga.Solutions, wa.Solutions)
+		}
+		wm, err := want.Marginals(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gm, err := got.Marginals(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.EqualFunc(wm, gm, func(x, y *big.Int) bool { return x.Cmp(y) == 0 }) {
+			t.Errorf("queens %v: marginals differ", q)
+		}
+	}
+}
+
+func TestSpaceFileRoundTrip(t *testing.T) {
+	// 12×12 in all four orders takes seconds, twenty under the race
+	// detector.
+	top := 12
+	switch {
+	case testing.Short():
+		top = 10
+	case raceEnabled:
+		top = 11
+	}
+	rng := rand.New(rand.NewPCG(3, 5))
+	for _, o := range configurator.Orders() {
+		for n := 1; n <= top; n++ {
+			dir := t.TempDir()
+			model := configuratortest.Model(t, n, o)
+			compiled, log := compileIn(t, dir, model)
+			if !strings.Contains(log, "compiled space saved to disk") {
+				t.Fatalf("%d×%d %v: the first compile logged %q; want the space saved", n, n, o, log)
+			}
+			path := Options{Dir: dir}.store().path(model)
+			file, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			loaded, log := compileIn(t, dir, model)
+			if !strings.Contains(log, "compiled space loaded from disk") || strings.Contains(log, "saved") {
+				t.Fatalf("%d×%d %v: the second compile logged %q; want the space loaded, not saved", n, n, o, log)
+			}
+			if again := spaceBytes(t, loaded); !bytes.Equal(again, file) {
+				t.Fatalf("%d×%d %v: write, read, write: %d bytes differ from the %d on disk", n, n, o, len(again), len(file))
+			}
+			if !bytes.Equal(spaceBytes(t, compiled), file) {
+				t.Fatalf("%d×%d %v: the compiled space writes other bytes than it saved", n, n, o)
+			}
+			sameAnswers(t, compiled, loaded, rng)
+		}
+	}
+}
+
+// resealed returns file with its space header's checksum and the
+// diagram's two checksums recomputed, so that a forged file reaches the
+// checks behind them.
+func resealed(file []byte) []byte {
+	file = slices.Clone(file)
+	k := int(binary.LittleEndian.Uint32(file[60:]))
+	end := spaceFixed + k
+	binary.LittleEndian.PutUint32(file[end:], crc32.Checksum(file[:end], castagnoli))
+	d := file[end+4:] // the diagram
+	binary.LittleEndian.PutUint32(d[28:], crc32.Checksum(d[:28], castagnoli))
+	binary.LittleEndian.PutUint32(d[len(d)-4:], crc32.Checksum(d[:len(d)-4], castagnoli))
+	return file
+}
+
+func TestDamagedSpaceFilesAreRefusedAndRecompiled(t *testing.T) {
+	ctx := context.Background()
+	const n = 8
+	model := configuratortest.Model(t, n, configurator.RowMajor)
+	dir := t.TempDir()
+	good, _ := compileIn(t, dir, model)
+	path := Options{Dir: dir}.store().path(model)
+	file, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Files of other models, to be found under this model's name.
+	other := func(n int, o configurator.Order) []byte {
+		sp, _ := compileIn(t, t.TempDir(), configuratortest.Model(t, n, o))
+		return spaceBytes(t, sp)
+	}
+	k := int(binary.LittleEndian.Uint32(file[60:]))
+	diagram := spaceFixed + k + 4 // offset of the diagram
+	set := func(off int, v uint32) []byte {
+		b := slices.Clone(file)
+		binary.LittleEndian.PutUint32(b[off:], v)
+		return resealed(b)
+	}
+	flip := func(off int) []byte {
+		b := slices.Clone(file)
+		b[off] ^= 0x10
+		return b
+	}
+	missingLine, err := configurator.Custom(n, configurator.RowMajor, model.Constraints()[1:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		file []byte
+		want error  // what readSpace says
+		says string // and how the log puts it
+	}{
+		{"empty", nil, io.ErrUnexpectedEOF, "header cut short"},
+		{"cut in the header", file[:30], io.ErrUnexpectedEOF, "header cut short"},
+		{"cut after the header", file[:diagram], robdd.ErrFormat, "load diagram: header cut short"},
+		{"cut in the diagram's header", file[:diagram+20], io.ErrUnexpectedEOF, "load diagram: header cut short"},
+		{"cut in the nodes", file[:len(file)/2], io.ErrUnexpectedEOF, "nodes cut short"},
+		{"cut before the last byte", file[:len(file)-1], io.ErrUnexpectedEOF, "checksum cut short"},
+		{"byte flipped in the magic", flip(3), errSpaceFormat, "magic"},
+		{"byte flipped in the board size", flip(12), robdd.ErrChecksum, "header: diagram file checksum mismatch"},
+		{"byte flipped in the model digest", flip(40), robdd.ErrChecksum, "header: diagram file checksum mismatch"},
+		{"byte flipped in the count", flip(spaceFixed), robdd.ErrChecksum, "header: diagram file checksum mismatch"},
+		{"byte flipped in the diagram's header", flip(diagram + 13), robdd.ErrChecksum, "load diagram: header: diagram file checksum"},
+		{"byte flipped in the nodes", flip(len(file) / 2), robdd.ErrFormat, "load diagram: node"},
+		{"byte flipped in a low bit of a node", flip(len(file) - 8), robdd.ErrChecksum, "load diagram: diagram file checksum mismatch"},
+		{"byte flipped in the checksum", flip(len(file) - 2), robdd.ErrChecksum, "load diagram: diagram file checksum mismatch"},
+		{"wrong magic", append([]byte("NQSPACE2"), file[8:]...), errSpaceFormat, "magic"},
+		{"another version", set(8, spaceVersion+1), errSpaceVersion, "version 2, want 1"},
+		{"another diagram version", set(diagram+8, robdd.FileVersion+1), robdd.ErrVersion, "diagram file of another version"},
+		{"another size", other(n-1, configurator.RowMajor), errWrongModel, "a 7×7 board in order row, want 8×8 in order row"},
+		{"another order", other(n, configurator.Diagonal), errWrongModel, "a 8×8 board in order diag, want 8×8 in order row"},
+		{"another model", spaceBytes(t, compileSpace(t, n, configurator.RowMajor, Direct)), nil, ""},
+		{"bytes after it", append(slices.Clone(file), 0), errSpaceFormat, "bytes after the diagram"},
+		{"another node count", set(52, uint32(good.Nodes()+1)), errSpaceFormat, "2451 nodes under root 2452, the header says 2452"},
+		{"another solution count", func() []byte { b := slices.Clone(file); b[spaceFixed] = 93; return resealed(b) }(), errSpaceFormat, "the diagram counts 92 solutions, the header 93"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := model
+			if c.name == "another model" {
+				// The standard 8×8 file under the name of a model that
+				// lacks a line: same size and order, other constraints.
+				m, c.want, c.says = missingLine, errWrongModel, "the 8×8 board's constraints differ"
+			}
+			_, _, err := readSpace(bytes.NewReader(c.file), m, 0)
+			if !errors.Is(err, c.want) {
+				t.Fatalf("readSpace: %v; want an error wrapping %q", err, c.want)
+			}
+			dir := t.TempDir()
+			p := Options{Dir: dir}.store().path(m)
+			if err := os.WriteFile(p, c.file, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			b, log := storeBackend(dir)
+			sp, err := b.Compile(ctx, m)
+			if err != nil {
+				t.Fatalf("Compile: %v", err)
+			}
+			if !strings.Contains(log.String(), "compiled space refused") || !strings.Contains(log.String(), c.says) ||
+				!strings.Contains(log.String(), "compiled space saved to disk") {
+				t.Errorf("the log says %q; want the file refused (%q) and the space saved afresh", log, c.says)
+			}
+			if a, err := sp.Analyze(ctx, nil); c.name != "another model" && (err != nil || a.Solutions.Int64() != 92) {
+				t.Errorf("the recompiled space counts %v, %v; want 92", a, err)
+			}
+			fresh, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.name != "another model" && !bytes.Equal(fresh, file) {
+				t.Errorf("the file was rewritten with %d bytes unlike the %d of a sound one", len(fresh), len(file))
+			}
+		})
+	}
+}
+
+func TestDiskTroubleNeverFailsACompile(t *testing.T) {
+	ctx := context.Background()
+	model := configuratortest.Model(t, 6, configurator.RowMajor)
+	notADir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notADir, []byte("a file where the directory should be"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	readOnly := t.TempDir()
+	if err := os.Chmod(readOnly, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(readOnly, 0o755) })
+	unreadable := t.TempDir()
+	if err := os.Mkdir(Options{Dir: unreadable}.store().path(model), 0o755); err != nil {
+		t.Fatal(err) // a directory where the file should be
+	}
+	for _, c := range []struct {
+		name, dir, says string
+	}{
+		{"directory is a file", notADir, "compiled space not saved"},
+		{"directory below a file", filepath.Join(notADir, "spaces"), "compiled space not saved"},
+		{"read-only directory", readOnly, "compiled space not saved"},
+		{"directory where the file should be", unreadable, "compiled space"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.name == "read-only directory" && os.Geteuid() == 0 {
+				t.Skip("root writes into a read-only directory")
+			}
+			b, log := storeBackend(c.dir)
+			sp, err := b.Compile(ctx, model)
+			if err != nil {
+				t.Fatalf("Compile: %v", err)
+			}
+			if a, err := sp.Analyze(ctx, nil); err != nil || a.Solutions.Int64() != 4 {
+				t.Errorf("Analyze: %v, %v; want 4 solutions", a, err)
+			}
+			if !strings.Contains(log.String(), c.says) || !strings.Contains(log.String(), "level=WARN") {
+				t.Errorf("the log says %q; want a warning %q", log, c.says)
+			}
+		})
+	}
+}
+
+func TestLoadedSpaceConcurrentReaders(t *testing.T) {
+	ctx := context.Background()
+	model := configuratortest.Model(t, 9, configurator.MiddleOut)
+	dir := t.TempDir()
+	compiled, _ := compileIn(t, dir, model)
+	b, log := storeBackend(dir)
+	loaded := configuratortest.Space(t, b, model).(*Space)
+	if !strings.Contains(log.String(), "loaded from disk") {
+		t.Fatalf("the log says %q; want the space loaded", log)
+	}
+	placements := [][]configurator.Cell{nil}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 8 {
+		sol, err := compiled.Sample(ctx, nil, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		placements = append(placements, sol[:1+rng.IntN(3)])
+	}
+	want := make([]*configurator.Analysis, len(placements))
+	for i, q := range placements {
+		a, err := compiled.Analyze(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = a
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(g), 9))
+			for i := range 40 {
+				k := (g + i) % len(placements)
+				q := placements[k]
+				a, err := loaded.Analyze(ctx, q)
+				if err != nil || a.Solutions.Cmp(want[k].Solutions) != 0 || !slices.Equal(a.Cells, want[k].Cells) {
+					t.Errorf("reader %d: queens %v: Analyze %v, %v; want %v", g, q, a, err, want[k].Solutions)
+					return
+				}
+				sol, err := loaded.Sample(ctx, q, rng)
+				if err != nil || model.Check(sol) != nil || len(sol) != model.N() {
+					t.Errorf("reader %d: queens %v: Sample %v, %v", g, q, sol, err)
+					return
+				}
+				if _, err := loaded.Marginals(ctx, q); err != nil {
+					t.Errorf("reader %d: Marginals: %v", g, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func TestNoDirNoFiles(t *testing.T) {
+	b, log := storeBackend("")
+	configuratortest.Space(t, b, configuratortest.Model(t, 6, configurator.RowMajor))
+	if log.String() != "" {
+		t.Errorf("a backend without a directory logged %q", log)
+	}
+}
