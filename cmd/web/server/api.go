@@ -295,7 +295,7 @@ func decodeJSON(body []byte, v any) error {
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return problemf(http.StatusBadRequest, "The request body ends in the middle of its JSON.")
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return problemf(http.StatusBadRequest, "Unknown field %s; the fields are n, queens, backend, order (and cell for explain).",
+		return problemf(http.StatusBadRequest, "Unknown field %s; the fields are n, queens, backend, order (and cell for explain, view for diagram).",
 			strings.TrimPrefix(err.Error(), "json: unknown field "))
 	}
 	return problemf(http.StatusBadRequest, "The request body is not the JSON expected: %s.", strings.TrimPrefix(err.Error(), "json: "))
@@ -340,7 +340,7 @@ func checkFields(body []byte, v any) error {
 		name, _ := tok.(string)
 		switch {
 		case !slices.Contains(names, name):
-			return problemf(http.StatusBadRequest, "Unknown field %s; the fields are n, queens, backend, order (and cell for explain).", quoteField(name))
+			return problemf(http.StatusBadRequest, "Unknown field %s; the fields are n, queens, backend, order (and cell for explain, view for diagram).", quoteField(name))
 		case seen[name]:
 			return problemf(http.StatusBadRequest, "Duplicate field %s: each field may appear once.", quoteField(name))
 		}

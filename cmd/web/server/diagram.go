@@ -4,11 +4,17 @@ import (
 	"bytes"
 	"container/list"
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/goccy/go-graphviz"
+	"github.com/labstack/echo/v4"
+	"github.com/nqueens/configurator/backends/bdd"
+	"github.com/nqueens/configurator/configurator"
 )
 
 // drawer renders DOT text to SVG with go-graphviz, which runs Graphviz
@@ -158,4 +164,146 @@ func styleDOT(dot string) string {
 		}
 	}
 	return b.String()
+}
+
+// The diagram as data: POST /api/v1/diagram answers the remaining
+// solutions under a placement as a layered graph that the page's viewer
+// lays out and draws itself (frontend/static/diagram.js), in one of two
+// views (bdd.View): "ranks", one layer per rank and an edge per file the
+// rank's queen can take, or "bdd", the reduced diagram with "hi" and "lo"
+// edges. Beyond maxGraphNodes it answers the size alone, per rank.
+
+// maxGraphNodes is the most nodes a diagram answer holds: the viewer lays
+// out and draws this many in well under two seconds, and the answer stays
+// under a megabyte.
+const maxGraphNodes = 5000
+
+// grapher is a space that shows its remaining solutions as a layered
+// graph: the BDD backend's.
+type grapher interface {
+	Graph(ctx context.Context, queens []configurator.Cell, view bdd.View, maxNodes int) (*bdd.Graph, error)
+}
+
+// diagramRequest is the body of /api/v1/diagram.
+type diagramRequest struct {
+	boardRequest
+	View string `json:"view"`
+}
+
+// diagramResponse is the answer of /api/v1/diagram. Root and One are null
+// when Truncated; Solutions, a decimal string, is then absent.
+type diagramResponse struct {
+	View         string         `json:"view"`
+	N            int            `json:"n"`
+	Backend      string         `json:"backend"`
+	Order        string         `json:"order"`
+	Queens       [][2]int       `json:"queens"`
+	Layers       []string       `json:"layers"`
+	Nodes        []graphNode    `json:"nodes"`
+	Edges        []graphEdge    `json:"edges"`
+	Root         *int           `json:"root"`
+	One          *int           `json:"one"`
+	Truncated    bool           `json:"truncated"`
+	MaxNodes     int            `json:"max_nodes"`
+	Solutions    string         `json:"solutions,omitempty"`
+	DiagramNodes int            `json:"diagram_nodes"`
+	Profile      []profileEntry `json:"profile"`
+	ElapsedMS    float64        `json:"elapsed_ms"`
+}
+
+// graphNode is a node of the answer: Paths is the number of paths below
+// it to 1 (a decimal string), Cells the squares it stands for.
+type graphNode struct {
+	ID    int      `json:"id"`
+	Layer int      `json:"layer"`
+	Label string   `json:"label"`
+	Paths string   `json:"paths"`
+	Cells [][2]int `json:"cells"`
+}
+
+// graphEdge is an edge of the answer: Cell is the square it puts a queen
+// on, absent for a "lo" edge.
+type graphEdge struct {
+	From  int     `json:"from"`
+	To    int     `json:"to"`
+	Label string  `json:"label"`
+	Cell  *[2]int `json:"cell,omitempty"`
+}
+
+// profileEntry is the number of nodes of the restricted diagram labelled
+// by a square of one rank.
+type profileEntry struct {
+	Label string `json:"label"`
+	Nodes int    `json:"nodes"`
+}
+
+func (s *Server) apiDiagram(c echo.Context) error {
+	var req diagramRequest
+	st, backend, err := s.readBoard(c, &req)
+	if err != nil {
+		return err
+	}
+	view := bdd.Ranks
+	if req.View != "" {
+		if view, err = bdd.ParseView(req.View); err != nil {
+			return problemf(http.StatusBadRequest, "%s is not a view of the diagram: use \"ranks\" or \"bdd\".", quote(req.View))
+		}
+	}
+	if view == bdd.Ranks {
+		// The rank view reads the ranks off a row-order diagram; the
+		// solutions are the same in every order.
+		st.Order = configurator.RowMajor
+	}
+	e, err := s.apiSpace(c, backend, st)
+	if err != nil {
+		return err
+	}
+	gr, ok := e.space.(grapher)
+	if !ok {
+		return problemf(http.StatusBadRequest, "The %s backend keeps no diagram to show: use \"backend\": \"bdd\".", backend)
+	}
+	if err := e.space.Model().Check(st.Queens); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.DiagramDeadline)
+	defer cancel()
+	start := time.Now()
+	g, err := gr.Graph(ctx, st.Queens, view, maxGraphNodes)
+	if errors.Is(err, configurator.ErrNoSolution) {
+		// The session says why: two queens that attack, say.
+		if _, serr := configurator.NewSession(ctx, e.space, st.Queens); serr != nil {
+			err = serr
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, graphResponse(g, st, backend, e.key.order.String(), time.Since(start)))
+}
+
+// graphResponse turns a graph into the API's answer.
+func graphResponse(g *bdd.Graph, st boardState, backend, order string, took time.Duration) diagramResponse {
+	resp := diagramResponse{View: g.View.String(), N: st.N, Backend: backend, Order: order, Queens: pairs(st.Queens),
+		Layers: g.Layers, Nodes: make([]graphNode, len(g.Nodes)), Edges: make([]graphEdge, len(g.Edges)),
+		Truncated: g.Truncated, MaxNodes: maxGraphNodes, DiagramNodes: g.DiagramNodes, ElapsedMS: ms(took)}
+	if resp.Layers == nil {
+		resp.Layers = []string{}
+	}
+	for i, nd := range g.Nodes {
+		resp.Nodes[i] = graphNode{ID: i, Layer: nd.Layer, Label: nd.Label, Paths: nd.Paths.String(), Cells: pairs(nd.Cells)}
+	}
+	for i, ed := range g.Edges {
+		resp.Edges[i] = graphEdge{From: ed.From, To: ed.To, Label: ed.Label}
+		if ed.HasCell {
+			resp.Edges[i].Cell = &[2]int{ed.Cell.Row, ed.Cell.Col}
+		}
+	}
+	if !g.Truncated {
+		resp.Root, resp.One = &g.Root, &g.One
+		resp.Solutions = g.Solutions.String()
+	}
+	for r, k := range g.Profile {
+		resp.Profile = append(resp.Profile, profileEntry{Label: fmt.Sprintf("rank %d", r+1), Nodes: k})
+	}
+	return resp
 }

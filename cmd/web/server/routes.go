@@ -122,13 +122,14 @@ func (s *Server) routes() *echo.Echo {
 	api.POST("/analyze", s.apiAnalyze)
 	api.POST("/explain", s.apiExplain)
 	api.POST("/complete", s.apiComplete)
+	api.POST("/diagram", s.apiDiagram)
 	api.Any("/*", func(c echo.Context) error {
 		switch c.Request().URL.Path {
-		case "/api/v1/analyze", "/api/v1/explain", "/api/v1/complete":
+		case "/api/v1/analyze", "/api/v1/explain", "/api/v1/complete", "/api/v1/diagram":
 			c.Response().Header().Set("Allow", http.MethodPost)
 			return problemf(http.StatusMethodNotAllowed, "This address does not accept that method: send POST with a JSON body.")
 		}
-		return problemf(http.StatusNotFound, "There is no API endpoint %s %s; use POST /api/v1/analyze, /api/v1/explain or /api/v1/complete.",
+		return problemf(http.StatusNotFound, "There is no API endpoint %s %s; use POST /api/v1/analyze, /api/v1/explain, /api/v1/complete or /api/v1/diagram.",
 			c.Request().Method, quote(c.Request().URL.Path))
 	})
 	return e
