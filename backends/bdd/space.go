@@ -192,6 +192,9 @@ func (b *Backend) Compile(ctx context.Context, model *configurator.Model) (confi
 		// The terminals have ids too.
 		query: queryBytesPerNode * int64(nodes+2), draw: drawBytesPerNode * int64(nodes+2)}
 	sp.attacks(model)
+	if loaded {
+		sp.source = store.path(model)
+	}
 	return sp, nil
 }
 
@@ -221,6 +224,8 @@ type Space struct {
 	// cells a queen on variable v attacks (model.Attacks).
 	attackStart []int32
 	attacked    []int32
+	// source is the file Compile loaded the diagram from; "" if compiled.
+	source string
 }
 
 // attacks lists, for every cell, the levels of the cells it attacks.

@@ -138,6 +138,9 @@ func TestSpaceFileRoundTrip(t *testing.T) {
 			if !strings.Contains(log, "compiled space loaded from disk") || strings.Contains(log, "saved") {
 				t.Fatalf("%d×%d %v: the second compile logged %q; want the space loaded, not saved", n, n, o, log)
 			}
+			if compiled.Source() != "" || loaded.Source() != path {
+				t.Errorf("%d×%d %v: sources %q and %q; want \"\" and %q", n, n, o, compiled.Source(), loaded.Source(), path)
+			}
 			if again := spaceBytes(t, loaded); !bytes.Equal(again, file) {
 				t.Fatalf("%d×%d %v: write, read, write: %d bytes differ from the %d on disk", n, n, o, len(again), len(file))
 			}
