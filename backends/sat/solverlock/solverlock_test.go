@@ -6,10 +6,13 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/nqueens/configurator/configurator"
 )
 
-// TestOneAtATime: however many goroutines ask, at most one holds the turn.
-func TestOneAtATime(t *testing.T) {
+// TestAtMostTurns: however many goroutines ask, at most Turns hold a turn
+// at once, and with enough of them asking, every turn is used.
+func TestAtMostTurns(t *testing.T) {
 	var mu sync.Mutex
 	inside, most := 0, 0
 	enter := func() {
@@ -17,16 +20,14 @@ func TestOneAtATime(t *testing.T) {
 		inside++
 		most = max(most, inside)
 		mu.Unlock()
-		time.Sleep(100 * time.Microsecond)
+		time.Sleep(200 * time.Microsecond)
 		mu.Lock()
 		inside--
 		mu.Unlock()
 	}
 	var wg sync.WaitGroup
 	for i := range 16 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for range 20 {
 				if i%2 == 0 {
 					Do(enter)
@@ -40,27 +41,72 @@ func TestOneAtATime(t *testing.T) {
 				enter()
 				release()
 			}
-		}()
+		})
 	}
 	wg.Wait()
-	if most != 1 {
-		t.Fatalf("%d goroutines held the turn at once, want 1", most)
+	if most != Turns() {
+		t.Fatalf("%d goroutines held a turn at once, want Turns() = %d", most, Turns())
 	}
 }
 
-// TestWaiterGivesUp: a waiter whose context ends leaves without the turn,
-// and the turn is free again once its holder releases it.
-func TestWaiterGivesUp(t *testing.T) {
-	release, err := Acquire(context.Background())
+// TestClientShare: on two turns a client holds one; its second call waits
+// while another client's gets the other turn at once, and gets the turn
+// when the first is given back.
+func TestClientShare(t *testing.T) {
+	sem := newTurns(2)
+	ctx := context.Background()
+	a, b := configurator.WithClient(ctx, "192.0.2.1"), configurator.WithClient(ctx, "192.0.2.2")
+	acquire := func(ctx context.Context) (func(), error) { return sem.Acquire(ctx, configurator.ClientOf(ctx)) }
+	ra, err := acquire(a)
 	if err != nil {
 		t.Fatal(err)
+	}
+	second := make(chan func(), 1)
+	go func() {
+		r, err := acquire(a)
+		if err != nil {
+			t.Error(err)
+		}
+		second <- r
+	}()
+	for sem.Waiting() != 1 {
+		time.Sleep(time.Millisecond)
+	}
+	short, cancel := context.WithTimeout(b, time.Second)
+	defer cancel()
+	rb, err := acquire(short)
+	if err != nil {
+		t.Fatalf("another client while the first holds its share: %v", err)
+	}
+	rb()
+	select {
+	case <-second:
+		t.Fatal("the first client got a second turn while holding its share")
+	case <-time.After(20 * time.Millisecond):
+	}
+	ra()
+	(<-second)()
+}
+
+// TestWaiterGivesUp: a waiter whose context ends leaves without a turn,
+// and the turns are free again once their holders give them back.
+func TestWaiterGivesUp(t *testing.T) {
+	var held []func()
+	for range Turns() {
+		release, err := Acquire(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, release)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	if _, err := Acquire(ctx); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("Acquire while held: %v, want DeadlineExceeded", err)
+		t.Fatalf("Acquire while every turn is held: %v, want DeadlineExceeded", err)
 	}
-	release()
+	for _, release := range held {
+		release()
+	}
 	r2, err := Acquire(context.Background())
 	if err != nil {
 		t.Fatalf("Acquire after release: %v", err)

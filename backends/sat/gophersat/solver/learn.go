@@ -36,15 +36,16 @@ func (s *Solver) addClauseLits(confl *Clause, lvl decLevel, met, metLvl []bool, 
 	return nbLvl
 }
 
-var bufLits = make([]Lit, 10_000) // Buffer for lits in learnClause. Used to reduce allocations.
-
 // learnClause creates a conflict clause and returns either:
 // - the clause itself, if its len is at least 2,
 // - a nil clause and a unit literal, if its len is exactly 1,
 // - a nil clause and -1, if the empty clause was learned.
 func (s *Solver) learnClause(confl *Clause, lvl decLevel) (learned *Clause, unit Lit) {
 	s.clauseBumpActivity(confl)
-	lits := bufLits[:1]             // Not 0: make room for asserting literal
+	if s.bufLits == nil {
+		s.bufLits = make([]Lit, 0, 256) // grown by append as needed, then reused
+	}
+	lits := s.bufLits[:1]           // Not 0: make room for asserting literal
 	buf := make([]bool, s.nbVars*2) // Buffer for met and metLvl; reduces allocs/deallocs
 	met := buf[:s.nbVars]           // List of all vars already met
 	metLvl := buf[s.nbVars:]        // List of all vars from current level to deal with
@@ -95,6 +96,7 @@ func (s *Solver) learnClause(confl *Clause, lvl decLevel) (learned *Clause, unit
 	s.clauseDecayActivity()
 	sortLiterals(lits, s.model)
 	sz := s.minimizeLearned(met, lits)
+	s.bufLits = lits[:0] // keep what append grew, for the next conflict
 	if sz == 1 {
 		// fmt.Printf("learned unit %d, trail is %s\n", lits[0].Int(), s.trailString())
 		return nil, lits[0]

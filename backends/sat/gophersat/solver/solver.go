@@ -1,9 +1,11 @@
 package solver
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -74,16 +76,18 @@ type Solver struct {
 	varInc          float64 // On each var bump, how big the increment should be
 	clauseInc       float32 // On each var bump, how big the increment should be
 	lbdStats        lbdStats
-	lubyNextRestart int     // When will the next restart happen when using Luby's strategy?
-	Stats           Stats   // Statistics about the solving process.
-	minLits         []Lit   // Lits to minimize if the problem was an optimization problem.
-	minWeights      []int   // Weight of each lit to minimize if the problem was an optimization problem.
-	hypothesis      []Lit   // Literals that are, ideally, true. Useful when trying to minimize a function.
-	localNbRestarts int     // How many restarts since Solve() was called?
-	varDecay        float64 // On each var decay, how much the varInc should be decayed
-	trailBuf        []int   // A buffer while cleaning bindings
-	pbSetBuf        []int   // A buffer to reduce allocation when performing cutting planes
-	pbSetBuf2       []int   // A buffer to reduce allocation when performing cutting planes
+	lubyNextRestart int         // When will the next restart happen when using Luby's strategy?
+	Stats           Stats       // Statistics about the solving process.
+	minLits         []Lit       // Lits to minimize if the problem was an optimization problem.
+	minWeights      []int       // Weight of each lit to minimize if the problem was an optimization problem.
+	hypothesis      []Lit       // Literals that are, ideally, true. Useful when trying to minimize a function.
+	localNbRestarts int         // How many restarts since Solve() was called?
+	varDecay        float64     // On each var decay, how much the varInc should be decayed
+	trailBuf        []int       // A buffer while cleaning bindings
+	pbSetBuf        []int       // A buffer to reduce allocation when performing cutting planes
+	pbSetBuf2       []int       // A buffer to reduce allocation when performing cutting planes
+	bufLits         []Lit       // A buffer for the lits of learnClause (patched: was package-level, shared by every Solver)
+	interrupted     atomic.Bool // Set by Interrupt; read by the search loops (patched: see PATCHES.md)
 }
 
 // New makes a solver, given a number of variables and a set of clauses.
@@ -384,6 +388,10 @@ func (s *Solver) propagateAndSearch(lit Lit, lvl decLevel) Status {
 		return s.propagateAndSearchPB(lit, lvl)
 	}
 	for lit != -1 {
+		if s.interrupted.Load() { // Patched: stop as a restart would, see Interrupt
+			s.cleanupBindings(1)
+			return Indet
+		}
 		// log.Printf("picked %d at lvl %d", lit.Int(), lvl)
 		if conflict := s.unifyLiteral(lit, lvl); conflict == nil { // Pick new branch or restart
 			if s.lbdStats.mustRestart() {
@@ -440,6 +448,10 @@ func (s *Solver) propagateAndSearch(lit Lit, lvl decLevel) Status {
 // propagateAndSearchPB performs pseudo-boolean constraint learning whenever a conflcit arises.
 func (s *Solver) propagateAndSearchPB(lit Lit, lvl decLevel) Status {
 	for lit != -1 {
+		if s.interrupted.Load() { // Patched: stop as a restart would, see Interrupt
+			s.cleanupBindings(1)
+			return Indet
+		}
 		// log.Printf("picked %d at lvl %d", lit.Int(), lvl)
 		if conflict := s.unifyLiteral(lit, lvl); conflict == nil { // Pick new branch or restart
 			if s.Stats.NbConflicts >= s.lubyNextRestart {
@@ -575,6 +587,9 @@ func (s *Solver) Solve() Status {
 		}()
 	}
 	for s.status == Indet {
+		if s.interrupted.CompareAndSwap(true, false) { // Patched: see Interrupt
+			break
+		}
 		s.search()
 		if s.status == Indet {
 			s.Stats.NbRestarts++
@@ -590,6 +605,42 @@ func (s *Solver) Solve() Status {
 		fmt.Printf("c ======================================================================================\n")
 	}
 	return s.status
+}
+
+// Interrupt asks the Solve in progress on s to stop, and may be called from
+// any goroutine: the Solve returns Indet soon after (the search loop checks
+// the request before each decision and after each conflict), leaving s as a
+// restart would, ready for the next Assume or Solve. An interrupt that finds
+// no Solve in progress stops the next one at once; each interrupt stops one
+// Solve. Enumerate and CountModels stop too, returning the models counted so
+// far.
+//
+// Patched: gophersat v1.4.0 has no way to stop a Solve (see PATCHES.md).
+func (s *Solver) Interrupt() { s.interrupted.Store(true) }
+
+// SolveContext is Solve, interrupted when ctx ends: it then returns Indet.
+// An interrupt asked for before the call is forgotten; ctx alone decides.
+//
+// Patched: not in gophersat v1.4.0 (see PATCHES.md).
+func (s *Solver) SolveContext(ctx context.Context) Status {
+	if s.status == Unsat {
+		return s.status
+	}
+	if ctx.Err() != nil {
+		return Indet
+	}
+	s.interrupted.Store(false)
+	fired := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		s.Interrupt()
+		close(fired)
+	})
+	status := s.Solve()
+	if !stop() {
+		<-fired // the interrupt was asked for: forget it once it is set
+	}
+	s.interrupted.Store(false)
+	return status
 }
 
 // Assume adds unit literals to the solver.
@@ -627,6 +678,9 @@ func (s *Solver) Enumerate(models chan []bool, stop chan struct{}) int {
 	var lvl decLevel
 	for s.status != Unsat {
 		for s.status == Indet {
+			if s.interrupted.CompareAndSwap(true, false) { // Patched: see Interrupt
+				return nb
+			}
 			s.search()
 			if s.status == Indet {
 				s.Stats.NbRestarts++
@@ -697,6 +751,9 @@ func (s *Solver) CountModels() int {
 	var lvl decLevel
 	for s.status != Unsat {
 		for s.status == Indet {
+			if s.interrupted.CompareAndSwap(true, false) { // Patched: see Interrupt
+				return nb
+			}
 			s.search()
 			if s.status == Indet {
 				s.Stats.NbRestarts++
@@ -1057,4 +1114,20 @@ func (wl wLits) Less(i, j int) bool { return wl.weights[i] > wl.weights[j] }
 func (wl wLits) Swap(i, j int) {
 	wl.lits[i], wl.lits[j] = wl.lits[j], wl.lits[i]
 	wl.weights[i], wl.weights[j] = wl.weights[j], wl.weights[i]
+}
+
+// LearnedBytes estimates the memory held by the clauses s has learned and
+// still keeps: each clause's literals, its header and its two watchers.
+// It must not be called during a Solve on s. A caller that keeps a solver
+// for many calls can bound its memory with it, replacing the solver when
+// the estimate grows too large.
+//
+// Patched: not in gophersat v1.4.0 (see PATCHES.md).
+func (s *Solver) LearnedBytes() int64 {
+	const perClause = 48 + 2*16 // a Clause and two watchers, on 64-bit platforms
+	var b int64
+	for _, c := range s.wl.learned {
+		b += perClause + 4*int64(len(c.lits))
+	}
+	return b
 }

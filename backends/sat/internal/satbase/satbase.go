@@ -1,8 +1,10 @@
 // Package satbase is the plumbing that the two SAT backends, package sat
 // and its honest baseline package plain, share: a model's lines flattened
 // into integer slices, the literals and clauses they hand gophersat
-// (github.com/crillab/gophersat v1.4.0), a panic in gophersat turned into
-// an error, and the reading of their Options.
+// (github.com/crillab/gophersat v1.4.0, patched: see
+// backends/sat/gophersat/PATCHES.md), solver calls stopped when their
+// context ends and counted for configurator.Work, a panic in gophersat
+// turned into an error, and the reading of their Options.
 //
 // It states only what the model says: no propagation, no search, no
 // symmetry and no implied fact, which stay package sat's own.
@@ -124,6 +126,64 @@ func Blocking(queens []int32, nv int, partition bool) *solver.Clause {
 		lits[v] = solver.IntToLit(-(v + 1))
 	}
 	return solver.NewClause(lits)
+}
+
+// Calls sums gophersat's work over the solver calls of one step, for
+// configurator.Work. The zero value is ready to use.
+type Calls struct {
+	// N counts the calls; Conflicts, Decisions and Learned are the sums of
+	// the differences of the solvers' Stats over them.
+	N, Conflicts, Decisions, Learned int64
+}
+
+// Under asks s for a solution under the assumptions lits (which replace
+// the previous ones), as one call: see Solve.
+func (c *Calls) Under(ctx context.Context, s *solver.Solver, lits []solver.Lit) (bool, error) {
+	if s.Assume(lits) == solver.Unsat {
+		c.N++
+		return false, nil
+	}
+	return c.solve(ctx, s)
+}
+
+// Solve asks s for a solution under its present assumptions and clauses,
+// and counts the call. It reports whether s found one; a call that ctx
+// ends is interrupted and returns ctx's error (s is then ready for its
+// next call, its assumptions to be set again).
+func (c *Calls) Solve(ctx context.Context, s *solver.Solver) (bool, error) {
+	return c.solve(ctx, s)
+}
+
+func (c *Calls) solve(ctx context.Context, s *solver.Solver) (bool, error) {
+	before := s.Stats
+	status := s.SolveContext(ctx)
+	c.N++
+	c.Conflicts += int64(s.Stats.NbConflicts - before.NbConflicts)
+	c.Decisions += int64(s.Stats.NbDecisions - before.NbDecisions)
+	c.Learned += int64(s.Stats.NbLearned - before.NbLearned)
+	switch status {
+	case solver.Sat:
+		return true, nil
+	case solver.Unsat:
+		return false, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return false, fmt.Errorf("solver call stopped: %w", err)
+	}
+	return false, fmt.Errorf("%w: gophersat answered neither SAT nor UNSAT", ErrSolver)
+}
+
+// Add adds d's calls to c.
+func (c *Calls) Add(d Calls) {
+	c.N += d.N
+	c.Conflicts += d.Conflicts
+	c.Decisions += d.Decisions
+	c.Learned += d.Learned
+}
+
+// Fill copies c into the solver fields of w.
+func (c Calls) Fill(w *configurator.Work) {
+	w.SolverCalls, w.Conflicts, w.Decisions, w.Learned = c.N, c.Conflicts, c.Decisions, c.Learned
 }
 
 // ErrSolver marks a solver answer that failed verification, or a panic in

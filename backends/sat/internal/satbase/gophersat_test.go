@@ -1,0 +1,181 @@
+package satbase
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/crillab/gophersat/solver"
+)
+
+// The tests of this file are those of the patches to gophersat (see
+// backends/sat/gophersat/PATCHES.md): an interrupt, parallel solvers, the
+// learned clauses' memory.
+
+// pigeonhole returns the CNF of p pigeons in h holes, each pigeon in some
+// hole and no two in one: unsatisfiable when p > h, and hard for clause
+// learning (gophersat refutes 9 pigeons in 8 holes in about 2 s, 10 in 9
+// not in 5 s).
+func pigeonhole(p, h int) *solver.Problem {
+	v := func(i, j int) int { return i*h + j + 1 }
+	var cnf [][]int
+	for i := range p {
+		var c []int
+		for j := range h {
+			c = append(c, v(i, j))
+		}
+		cnf = append(cnf, c)
+	}
+	for j := range h {
+		for a := range p {
+			for b := a + 1; b < p; b++ {
+				cnf = append(cnf, []int{-v(a, j), -v(b, j)})
+			}
+		}
+	}
+	return solver.ParseSlice(cnf)
+}
+
+// queens returns the pairwise CNF of n-queens, a clause "not both" for
+// every two cells that attack each other and "at least one" per rank.
+func queens(n int) [][]int {
+	v := func(r, c int) int { return r*n + c + 1 }
+	var cnf [][]int
+	for r := range n {
+		var rank []int
+		for c := range n {
+			rank = append(rank, v(r, c))
+		}
+		cnf = append(cnf, rank)
+	}
+	for a := range n * n {
+		for b := a + 1; b < n*n; b++ {
+			ra, ca, rb, cb := a/n, a%n, b/n, b%n
+			if ra == rb || ca == cb || ra-ca == rb-cb || ra+ca == rb+cb {
+				cnf = append(cnf, []int{-(a + 1), -(b + 1)})
+			}
+		}
+	}
+	return cnf
+}
+
+// TestInterrupt: a Solve on 11 pigeons in 10 holes, which gophersat does
+// not finish in seconds, stops within 100 ms of its deadline or of an
+// Interrupt from another goroutine, with Indet, and the solver answers
+// its next question.
+func TestInterrupt(t *testing.T) {
+	const deadline = 150 * time.Millisecond
+	for _, tc := range []struct {
+		name string
+		stop func(s *solver.Solver) solver.Status
+	}{
+		{"SolveContext past its deadline", func(s *solver.Solver) solver.Status {
+			ctx, cancel := context.WithTimeout(context.Background(), deadline)
+			defer cancel()
+			return s.SolveContext(ctx)
+		}},
+		{"Interrupt from another goroutine", func(s *solver.Solver) solver.Status {
+			timer := time.AfterFunc(deadline, s.Interrupt)
+			defer timer.Stop()
+			return s.Solve()
+		}},
+		{"Calls.Solve past its deadline", func(s *solver.Solver) solver.Status {
+			ctx, cancel := context.WithTimeout(context.Background(), deadline)
+			defer cancel()
+			var c Calls
+			ok, err := c.Solve(ctx, s)
+			if !errors.Is(err, context.DeadlineExceeded) || ok || c.N != 1 || c.Conflicts == 0 {
+				t.Errorf("Calls.Solve = %v, %v, %+v; want false, DeadlineExceeded, one call with conflicts", ok, err, c)
+			}
+			return solver.Indet
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := solver.New(pigeonhole(11, 10))
+			start := time.Now()
+			status := tc.stop(s)
+			late := time.Since(start) - deadline
+			if status != solver.Indet {
+				t.Fatalf("status %v, want Indet", status)
+			}
+			if late > 100*time.Millisecond {
+				t.Errorf("stopped %v after the deadline, want within 100 ms", late)
+			}
+			// The solver is left as a restart leaves it: a question it can
+			// answer at once is answered.
+			if got := s.Assume([]solver.Lit{solver.IntToLit(1), solver.IntToLit(11)}); got != solver.Unsat {
+				t.Errorf("after the interrupt, pigeons 1 and 2 in hole 1: %v, want Unsat", got)
+			}
+		})
+	}
+}
+
+// TestInterruptBeforeSolve: an Interrupt with no Solve in progress stops
+// the next one at once, and only that one.
+func TestInterruptBeforeSolve(t *testing.T) {
+	s := solver.New(pigeonhole(7, 6))
+	s.Interrupt()
+	if got := s.Solve(); got != solver.Indet {
+		t.Fatalf("the Solve after an Interrupt: %v, want Indet", got)
+	}
+	if got := s.Solve(); got != solver.Unsat {
+		t.Fatalf("the Solve after that: %v, want Unsat", got)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if got := solver.New(pigeonhole(7, 6)).SolveContext(ctx); got != solver.Indet {
+		t.Fatalf("SolveContext with an ended context: %v, want Indet", got)
+	}
+}
+
+// TestParallelSolvers: separate solvers run at once in several goroutines
+// (run with -race: gophersat v1.4.0 shared a buffer among all solvers, and
+// raced), and each gets its own right answers: 7 pigeons do not fit in 6
+// holes, and 8-queens has 92 solutions, counted with blocking clauses.
+func TestParallelSolvers(t *testing.T) {
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for range 3 {
+				if got := solver.New(pigeonhole(7, 6)).Solve(); got != solver.Unsat {
+					t.Errorf("goroutine %d: 7 pigeons in 6 holes: %v, want Unsat", g, got)
+				}
+			}
+			s := solver.New(solver.ParseSlice(queens(8)))
+			count := 0
+			for s.Solve() == solver.Sat {
+				count++
+				model := s.Model()
+				var block []solver.Lit
+				for v, q := range model {
+					if q {
+						block = append(block, solver.IntToLit(int32(-(v + 1))))
+					}
+				}
+				s.AppendClause(solver.NewClause(block))
+			}
+			if count != 92 {
+				t.Errorf("goroutine %d: %d solutions of 8-queens, want 92", g, count)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// TestLearnedBytes: a fresh solver holds no learned clause; one that has
+// refuted 8 pigeons in 7 holes holds some, a few bytes each at least.
+func TestLearnedBytes(t *testing.T) {
+	s := solver.New(pigeonhole(8, 7))
+	if got := s.LearnedBytes(); got != 0 {
+		t.Errorf("a fresh solver: %d bytes learned, want 0", got)
+	}
+	if s.Solve() != solver.Unsat {
+		t.Fatal("8 pigeons fit in 7 holes")
+	}
+	kept := s.Stats.NbLearned - s.Stats.NbDeleted
+	if got := s.LearnedBytes(); kept <= 0 || got < int64(kept)*(80+8) {
+		t.Errorf("after refuting: %d bytes for %d learned clauses kept, want at least 88 each", got, kept)
+	}
+}
