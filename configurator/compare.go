@@ -72,11 +72,35 @@ func Compare(a, b *Answer) Disagreement {
 			d.Other = append(d.Other, fmt.Sprintf("%s counts at least %s solutions, %s only %s", name(a), pa.Solutions, name(b), pb.Solutions))
 		}
 	}
-	if ea, eb := a.Explanation, b.Explanation; ea != nil && eb != nil && (ea.Reason != eb.Reason || !slices.Equal(ea.Because, eb.Because)) {
-		d.Other = append(d.Other, fmt.Sprintf("%s says %q, %s says %q", name(a), ea, name(b), eb))
+	if ea, eb := a.Explanation, b.Explanation; ea != nil && eb != nil {
+		switch {
+		case ea.Reason != eb.Reason || !slices.Equal(ea.Because, eb.Because):
+			d.Other = append(d.Other, fmt.Sprintf("%s says %q, %s says %q", name(a), ea, name(b), eb))
+		case !ea.More && !eb.More && !sameCauses(ea.Reasons, eb.Reasons):
+			// Both lists are whole and in one order: they are equal.
+			d.Other = append(d.Other, fmt.Sprintf("%s finds %d reasons, %s %d: %s against %s", name(a), len(ea.Reasons), name(b), len(eb.Reasons),
+				causeList(ea.Reasons), causeList(eb.Reasons)))
+		case len(ea.Room) != len(eb.Room):
+			d.Other = append(d.Other, fmt.Sprintf("%s would remove %s, %s would remove %s", name(a), ListCells(ea.Room), name(b), ListCells(eb.Room)))
+		}
 	}
 	if a.Room != nil && b.Room != nil && len(a.Room) != len(b.Room) {
 		d.Other = append(d.Other, fmt.Sprintf("%s would remove %s, %s would remove %s", name(a), ListCells(a.Room), name(b), ListCells(b.Room)))
 	}
 	return d
+}
+
+// sameCauses reports whether two lists of reasons name the same sets of
+// queens, in the same order.
+func sameCauses(a, b []Cause) bool {
+	return slices.EqualFunc(a, b, func(x, y Cause) bool { return x.Reason == y.Reason && slices.Equal(x.Queens, y.Queens) })
+}
+
+// causeList names reasons for a message: "[b5] [a1]".
+func causeList(cs []Cause) string {
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = "[" + FormatCells(c.Queens) + "]"
+	}
+	return strings.Join(parts, " ")
 }

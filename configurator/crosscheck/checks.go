@@ -103,21 +103,25 @@ func (c *checker) checkExplain(ctx context.Context, i int, s *configurator.Sessi
 		c.disagree(i, queens, "explain", &cell, "error: "+err.Error(), "an explanation")
 		return nil
 	}
-	got := fmt.Sprintf("%v [%s] %q", e.Reason, configurator.FormatCells(e.Because), e.String())
-	if problem := c.explanationProblem(queens, cell, st, e); problem != "" {
-		c.disagree(i, queens, "explain", &cell, got, problem)
+	if e.Cell != cell || e.State != state(st) || len(e.Reasons) == 0 || e.Reason != e.Reasons[0].Reason || !slices.Equal(e.Because, e.Reasons[0].Queens) {
+		c.disagree(i, queens, "explain", &cell, fmt.Sprintf("%v %v [%s], %d reasons", e.Cell, e.State, configurator.FormatCells(e.Because), len(e.Reasons)),
+			fmt.Sprintf("an explanation of %v as %v whose first reason is Because", cell, state(st)))
+		return nil
+	}
+	for _, r := range e.Reasons {
+		got := fmt.Sprintf("%v [%s] %q", r.Reason, configurator.FormatCells(r.Queens), r.String())
+		if problem := c.reasonProblem(queens, cell, st, r); problem != "" {
+			c.disagree(i, queens, "explain", &cell, got, problem)
+		}
 	}
 	return nil
 }
 
-// explanationProblem says what is wrong with e as the reason why cell is in
-// state st under queens, or "" when it is right.
-func (c *checker) explanationProblem(queens []configurator.Cell, cell configurator.Cell, st oracle.State, e *configurator.Explanation) string {
-	if e.Cell != cell || e.State != state(st) {
-		return fmt.Sprintf("an explanation of %v as %v", cell, state(st))
-	}
+// reasonProblem says what is wrong with r as a reason why cell is in state
+// st under queens, or "" when it is right.
+func (c *checker) reasonProblem(queens []configurator.Cell, cell configurator.Cell, st oracle.State, r configurator.Cause) string {
 	seen := map[configurator.Cell]bool{}
-	for _, q := range e.Because {
+	for _, q := range r.Queens {
 		if !slices.Contains(queens, q) || seen[q] {
 			return "only the user's queens, each once"
 		}
@@ -134,22 +138,22 @@ func (c *checker) explanationProblem(queens []configurator.Cell, cell configurat
 		})
 		return ok
 	}
-	attack := len(e.Because) == 1 && oracle.Attacks(ocell(e.Because[0]), ocell(cell))
+	attack := len(r.Queens) == 1 && oracle.Attacks(ocell(r.Queens[0]), ocell(cell))
 	switch {
-	case st == oracle.Forced && e.Reason != configurator.Forcing:
+	case st == oracle.Forced && r.Reason != configurator.Forcing:
 		return "reason forced"
-	case st == oracle.Blocked && e.Reason == configurator.Attack && !attack:
+	case st == oracle.Blocked && r.Reason == configurator.Attack && !attack:
 		return "an attack by exactly one queen that attacks the cell"
-	case st == oracle.Blocked && e.Reason == configurator.NoCompletion && attack:
+	case st == oracle.Blocked && r.Reason == configurator.NoCompletion && attack:
 		return "reason attack, since the one queen attacks the cell"
-	case st == oracle.Blocked && e.Reason != configurator.Attack && e.Reason != configurator.NoCompletion:
+	case st == oracle.Blocked && r.Reason != configurator.Attack && r.Reason != configurator.NoCompletion:
 		return "reason attack or no-completion"
-	case !holds(e.Because):
+	case !holds(r.Queens):
 		return "queens that alone rule the cell out"
 	}
-	for j := range e.Because {
-		if holds(slices.Delete(slices.Clone(e.Because), j, j+1)) {
-			return fmt.Sprintf("a minimal set (without %v the rest still rules the cell out)", e.Because[j])
+	for j := range r.Queens {
+		if holds(slices.Delete(slices.Clone(r.Queens), j, j+1)) {
+			return fmt.Sprintf("a minimal set (without %v the rest still rules the cell out)", r.Queens[j])
 		}
 	}
 	return ""

@@ -1,0 +1,506 @@
+package configurator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// MaxReasons is the most minimal reasons Explain lists for one cell. A cell
+// under many queens can have very many (they grow with the subsets of the
+// queens); past this many Explain stops and says that more may exist.
+const MaxReasons = 8
+
+// reasonBudget bounds the search for every reason beyond the first, so
+// that a large board under many queens answers in time with the reasons
+// found so far. The search also never takes more than half the time left
+// to its context, leaving the rest for making room.
+const reasonBudget = 2 * time.Second
+
+// Reason says why a cell is blocked or forced.
+type Reason uint8
+
+const (
+	// Attack: a single user queen attacks the cell.
+	Attack Reason = iota
+	// NoCompletion: no queen attacks the cell, but no solution holds the
+	// queens in Because together with a queen on the cell.
+	NoCompletion
+	// Forcing: every solution holding the queens in Because has a queen on
+	// the cell.
+	Forcing
+)
+
+var reasonNames = [...]string{Attack: "attack", NoCompletion: "no-completion", Forcing: "forced"}
+
+func (r Reason) String() string { return nameIn(reasonNames[:], int(r), "Reason(?)") }
+
+// Cause is one minimal reason for a cell's state: a set of the user's
+// queens that rules the cell as it is ruled now (blocked or forced) and no
+// part of which does.
+type Cause struct {
+	Reason Reason
+	Queens []Cell // in placement order
+	// Proof is the chain of steps by which the model's constraints alone
+	// refute the queens with (blocked) or without (forced) a queen on the
+	// cell; nil for an attack, and when propagation alone does not refute
+	// it (the backend's search did).
+	Proof []Step
+}
+
+// String says the reason in words, as the page shows it.
+func (c Cause) String() string {
+	names := make([]string, len(c.Queens))
+	for i, q := range c.Queens {
+		names[i] = q.String()
+	}
+	list := strings.Join(names, ", ")
+	switch {
+	case c.Reason == Attack:
+		return "attacked by " + list
+	case c.Reason == NoCompletion && len(c.Queens) == 0:
+		return "no solution has a queen here, whatever else is placed"
+	case c.Reason == NoCompletion:
+		return "no solution holds queens on " + list + " and here"
+	case len(c.Queens) == 0:
+		return "every solution has a queen here"
+	default:
+		return "every solution with queens on " + list + " has a queen here"
+	}
+}
+
+// Explanation says why a cell is blocked or forced, in terms of the user's
+// own queens only.
+type Explanation struct {
+	Cell  Cell
+	State State // Blocked or Forced
+	// Reason and Because are the first of Reasons: Because is
+	// subset-minimal, so removing any one of its queens makes that reason
+	// disappear.
+	Reason  Reason
+	Because []Cell
+	// Reasons lists the subset-minimal sets of the user's queens that
+	// rule the cell: attacks first, then the others by size, then by
+	// placement order. Each is independent of the others: a cell stays
+	// ruled while any one of them stands.
+	Reasons []Cause
+	// More reports that Reasons is not all: more than MaxReasons exist, or
+	// the search for them ran out of time (more may exist).
+	More bool
+	// Room, for a blocked cell, is a fewest set of the user's queens whose
+	// removal frees it (it meets every reason, found or not), in placement
+	// order; nil for a forced cell and for a cell no solution uses.
+	Room    []Cell
+	Elapsed time.Duration
+}
+
+// String says the first reason in words, as the page shows it.
+func (e *Explanation) String() string {
+	return Cause{Reason: e.Reason, Queens: e.Because}.String()
+}
+
+// Breaks lists the reasons (indices into Reasons) that removing the queen
+// on q would break: those it is part of.
+func (e *Explanation) Breaks(q Cell) []int {
+	var out []int
+	for i, r := range e.Reasons {
+		if slices.Contains(r.Queens, q) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// Explain says why c is blocked or forced: every minimal reason, up to
+// MaxReasons, and for a blocked cell the fewest queens to remove to free
+// it. A cell that is neither gives ErrNotExplained.
+//
+// The queens that attack c are reasons of one queen each. The other
+// reasons are searched by increasing size among the remaining queens,
+// skipping every set that holds a reason already found (it is not minimal)
+// and every set inside the queens of a solution found along the way (it
+// rules nothing), one satisfiability question a set; so each set found is
+// minimal. When no queen attacks c, one reason is first found by deletion
+// (each queen in turn dropped while the rest still rules c), so that there
+// is always one, however little time the search gets.
+func (s *Session) Explain(ctx context.Context, c Cell) (*Explanation, error) {
+	if err := s.onBoard(c); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	e := &Explanation{Cell: c, State: s.analysis.At(c)}
+	if e.State != Blocked && e.State != Forced {
+		return nil, fmt.Errorf("explain %v (%v): %w", c, e.State, ErrNotExplained)
+	}
+	rs := &reasonSearch{space: s.space, queens: s.queens, cell: c, blocked: e.State == Blocked}
+	if err := rs.run(ctx); err != nil {
+		return nil, fmt.Errorf("explain %v: %w", c, err)
+	}
+	if rs.blocked && !rs.nowhere {
+		room, err := rs.room(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("explain %v: make room: %w", c, err)
+		}
+		e.Room = s.cells(room)
+	}
+	m := s.space.Model()
+	e.More = rs.more || len(rs.found) > MaxReasons
+	for _, set := range rs.found[:min(len(rs.found), MaxReasons)] {
+		cause := Cause{Reason: rs.kind(set), Queens: s.cells(set)}
+		switch cause.Reason {
+		case NoCompletion:
+			cause.Proof = Refute(m, append(slices.Clone(cause.Queens), c), nil)
+		case Forcing:
+			cause.Proof = Refute(m, cause.Queens, []Cell{c})
+		}
+		e.Reasons = append(e.Reasons, cause)
+	}
+	e.Reason, e.Because = e.Reasons[0].Reason, e.Reasons[0].Queens
+	e.Elapsed = time.Since(start)
+	return e, nil
+}
+
+// MakeRoom returns the fewest user queens whose removal frees the blocked
+// cell c (a minimum correction set), in placement order: a fewest set that
+// meets every minimal reason Explain finds, verified to free c, and grown
+// by the reasons the verification uncovers when Explain could not list
+// them all. The session is not changed: pass the result to Remove.
+func (s *Session) MakeRoom(ctx context.Context, c Cell) ([]Cell, error) {
+	if err := s.onBoard(c); err != nil {
+		return nil, err
+	}
+	if st := s.analysis.At(c); st != Blocked {
+		return nil, fmt.Errorf("make room on %v (%v): %w", c, st, ErrNotExplained)
+	}
+	e, err := s.Explain(ctx, c)
+	if err != nil {
+		return nil, fmt.Errorf("make room on %v: %w", c, err)
+	}
+	if e.Room == nil {
+		// No solution uses c at all: no removal frees it.
+		return nil, fmt.Errorf("make room on %v: %w", c, ErrNoSolution)
+	}
+	return e.Room, nil
+}
+
+// cells returns the user's queens at the given indices.
+func (s *Session) cells(idx []int) []Cell {
+	out := make([]Cell, len(idx))
+	for i, j := range idx {
+		out[i] = s.queens[j]
+	}
+	return out
+}
+
+// reasonSearch finds the minimal reasons of one cell. Sets of queens are
+// increasing lists of indices into queens.
+type reasonSearch struct {
+	space   Space
+	queens  []Cell
+	cell    Cell
+	blocked bool // else forced
+
+	found   [][]int // minimal reasons, attacks first
+	held    [][]int // sets some solution holds (with the cell when blocked): nothing inside rules
+	attacks int     // found[:attacks] are attacks
+	nowhere bool    // the empty set rules: the only reason
+	more    bool    // the search ran out of time before trying every set
+}
+
+// rules reports whether the queens in set rule the cell: no solution holds
+// them with a queen on it (blocked), or every solution holding them has
+// one (forced). A blocked cell's test asks for a solution, whose queens
+// then prune every set they contain.
+func (rs *reasonSearch) rules(ctx context.Context, set []int) (bool, error) {
+	queens := make([]Cell, len(set), len(set)+1)
+	for i, j := range set {
+		queens[i] = rs.queens[j]
+	}
+	if !rs.blocked {
+		ok, err := rs.space.Satisfiable(ctx, queens, []Cell{rs.cell})
+		if err == nil && ok {
+			rs.held = append(rs.held, slices.Clone(set))
+		}
+		return !ok, err
+	}
+	sol, err := rs.space.Solve(ctx, append(queens, rs.cell))
+	if errors.Is(err, ErrNoSolution) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	var in []int
+	for j, q := range rs.queens {
+		if slices.Contains(sol, q) {
+			in = append(in, j)
+		}
+	}
+	rs.held = append(rs.held, in)
+	return false, nil
+}
+
+// run finds the reasons: the empty set, the attacks, one reason by
+// deletion when there is no attack, then the rest by size within the
+// budget.
+func (rs *reasonSearch) run(ctx context.Context) error {
+	if len(rs.queens) == 0 {
+		// The cell is ruled with no queen at all: the empty set is
+		// the reason, and no question needs asking.
+		rs.nowhere, rs.found = true, [][]int{{}}
+		return nil
+	}
+	if ok, err := rs.rules(ctx, nil); err != nil || ok {
+		rs.nowhere = ok
+		if ok {
+			rs.found = [][]int{{}}
+		}
+		return err
+	}
+	var rest []int
+	for j, q := range rs.queens {
+		if rs.blocked && rs.space.Model().Attacks(q, rs.cell) {
+			rs.found = append(rs.found, []int{j})
+			continue
+		}
+		rest = append(rest, j)
+	}
+	rs.attacks = len(rs.found)
+	if len(rs.found) == 0 {
+		all := make([]int, len(rs.queens))
+		for j := range all {
+			all[j] = j
+		}
+		r, err := rs.shrink(ctx, all)
+		if err != nil {
+			return err
+		}
+		rs.found = append(rs.found, r)
+	}
+	budget := reasonBudget
+	if d, ok := ctx.Deadline(); ok {
+		budget = min(budget, time.Until(d)/2)
+	}
+	sctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	err := rs.bySize(sctx, rest)
+	switch {
+	case err == nil:
+	case ctx.Err() == nil && sctx.Err() != nil:
+		rs.more = true
+	default:
+		return err
+	}
+	rs.sort()
+	return nil
+}
+
+// shrink returns a minimal reason inside set, which rules the cell: each
+// queen in turn, last placed first, is dropped while the rest still rule.
+func (rs *reasonSearch) shrink(ctx context.Context, set []int) ([]int, error) {
+	set = slices.Clone(set)
+	for i := len(set) - 1; i >= 0; i-- {
+		rest := slices.Delete(slices.Clone(set), i, i+1)
+		ok, err := rs.rules(ctx, rest)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			set = rest
+		}
+	}
+	return set, nil
+}
+
+// bySize tries the sets of rest by increasing size, stopping once more
+// than MaxReasons are known: the one past the cap proves that more exist.
+func (rs *reasonSearch) bySize(ctx context.Context, rest []int) error {
+	for k := 1; k <= len(rest); k++ {
+		idx := make([]int, k)
+		for i := range idx {
+			idx[i] = i
+		}
+		set := make([]int, k)
+		for {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			for i, j := range idx {
+				set[i] = rest[j]
+			}
+			if len(rs.found) > MaxReasons {
+				return nil
+			}
+			if !rs.pruned(set) {
+				ok, err := rs.rules(ctx, set)
+				if err != nil {
+					return err
+				}
+				if ok {
+					rs.found = append(rs.found, slices.Clone(set))
+				}
+			}
+			if !nextCombination(idx, len(rest)) {
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// pruned reports whether set need not be tried: it holds a reason found
+// (so it is not minimal) or lies inside a solution's queens (so it rules
+// nothing).
+func (rs *reasonSearch) pruned(set []int) bool {
+	for _, r := range rs.found {
+		if subset(r, set) {
+			return true
+		}
+	}
+	for _, h := range rs.held {
+		if subset(set, h) {
+			return true
+		}
+	}
+	return false
+}
+
+// sort puts the attacks first, then the others by size, then by placement.
+func (rs *reasonSearch) sort() {
+	slices.SortStableFunc(rs.found[rs.attacks:], func(a, b []int) int {
+		if len(a) != len(b) {
+			return len(a) - len(b)
+		}
+		return slices.Compare(a, b)
+	})
+}
+
+// kind is the Reason of a set found.
+func (rs *reasonSearch) kind(set []int) Reason {
+	switch {
+	case !rs.blocked:
+		return Forcing
+	case len(set) == 1 && rs.space.Model().Attacks(rs.queens[set[0]], rs.cell):
+		return Attack
+	}
+	return NoCompletion
+}
+
+// room returns a fewest set of queens that frees the blocked cell. A
+// fewest set meeting every reason found is a lower bound on the answer
+// (every set that frees the cell meets every reason); when removing it
+// frees the cell it is the answer, and otherwise the queens it leaves
+// still rule the cell and hold a reason not yet found, which is added
+// before trying again.
+func (rs *reasonSearch) room(ctx context.Context) ([]int, error) {
+	all := slices.Clone(rs.found)
+	for {
+		hit, err := hittingSet(ctx, all)
+		if err != nil {
+			return nil, err
+		}
+		var kept []int
+		for j := range rs.queens {
+			if !slices.Contains(hit, j) {
+				kept = append(kept, j)
+			}
+		}
+		ok, err := rs.rules(ctx, kept)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return hit, nil
+		}
+		r, err := rs.shrink(ctx, kept)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, r)
+		if !slices.ContainsFunc(rs.found, func(f []int) bool { return slices.Equal(f, r) }) {
+			rs.found = append(rs.found, r)
+			rs.more = rs.more || len(rs.found) > MaxReasons
+			rs.sort()
+		}
+	}
+}
+
+// hittingSet returns a fewest set of indices that meets every set of sets
+// (none is empty), the first such set in increasing lexicographic order
+// of its size: the queens placed earliest go first.
+func hittingSet(ctx context.Context, sets [][]int) ([]int, error) {
+	var universe []int
+	for _, s := range sets {
+		for _, j := range s {
+			if !slices.Contains(universe, j) {
+				universe = append(universe, j)
+			}
+		}
+	}
+	slices.Sort(universe)
+	for k := 0; k <= len(universe); k++ {
+		idx := make([]int, k)
+		for i := range idx {
+			idx[i] = i
+		}
+		set := make([]int, k)
+		for {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			for i, j := range idx {
+				set[i] = universe[j]
+			}
+			if hitsAll(set, sets) {
+				return slices.Clone(set), nil
+			}
+			if !nextCombination(idx, len(universe)) {
+				break
+			}
+		}
+	}
+	return nil, errors.New("no set meets every reason") // an empty reason has no hitting set
+}
+
+// hitsAll reports whether set shares an element with every one of sets.
+func hitsAll(set []int, sets [][]int) bool {
+	for _, s := range sets {
+		if !slices.ContainsFunc(s, func(j int) bool { return slices.Contains(set, j) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// subset reports whether the increasing list a lies inside the increasing
+// list b.
+func subset(a, b []int) bool {
+	i := 0
+	for _, x := range b {
+		if i < len(a) && a[i] == x {
+			i++
+		}
+	}
+	return i == len(a)
+}
+
+// nextCombination advances idx, a strictly increasing k-subset of 0..n-1,
+// to the next one in lexicographic order, reporting false after the last.
+func nextCombination(idx []int, n int) bool {
+	k := len(idx)
+	i := k - 1
+	for i >= 0 && idx[i] == n-k+i {
+		i--
+	}
+	if i < 0 {
+		return false
+	}
+	idx[i]++
+	for j := i + 1; j < k; j++ {
+		idx[j] = idx[j-1] + 1
+	}
+	return true
+}
