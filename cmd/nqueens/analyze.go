@@ -59,10 +59,10 @@ func openSession(ctx context.Context, b *backendFlags, queensFlag string) (*conf
 	return s, compile, nil
 }
 
-func runAnalyze(ctx context.Context, args []string, stdout io.Writer) error {
+func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("analyze", "draw the board under a placement", stdout)
 	var b backendFlags
-	b.register(fs, false)
+	b.register(fs, false, stderr)
 	queensFlag := fs.String("queens", "", "the user's `queens` in chess notation, comma-separated: a1,c5")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parse(fs, args); err != nil {
@@ -158,10 +158,10 @@ type explainResult struct {
 	ElapsedMS float64  `json:"elapsed_ms"`
 }
 
-func runExplain(ctx context.Context, args []string, stdout io.Writer) error {
+func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("explain", "say why a cell is blocked or forced", stdout)
 	var b backendFlags
-	b.register(fs, false)
+	b.register(fs, false, stderr)
 	queensFlag := fs.String("queens", "", "the user's `queens` in chess notation, comma-separated: a1,c5")
 	cellFlag := fs.String("cell", "", "the `cell` to explain, in chess notation: b3")
 	asJSON := fs.Bool("json", false, "print one JSON object")

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"time"
 
 	"github.com/nqueens/configurator/backends/bdd"
@@ -21,13 +23,21 @@ type backendFlags struct {
 	method string
 	budget bytesize.Size
 	cap    int
+	// cacheDir is where the bdd backend keeps compiled spaces: a
+	// directory, or "" or "off" for none.
+	cacheDir string
+	// log tells of the compiled spaces kept on disk: a file refused, a
+	// directory that cannot be written. Nil discards it.
+	log *slog.Logger
 }
 
 // register adds the flags to fs; full adds the tuning flags that only
-// count offers.
-func (b *backendFlags) register(fs *flagSet, full bool) {
+// count offers. Warnings of the bdd backend go to stderr.
+func (b *backendFlags) register(fs *flagSet, full bool, stderr io.Writer) {
+	b.log = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	fs.IntVar(&b.n, "n", 8, "board size `N` (the board is N×N)")
 	fs.StringVar(&b.name, "backend", "bdd", "backend: bdd (decision diagram), sat (gophersat) or sat-plain (gophersat alone, the baseline)")
+	fs.StringVar(&b.cacheDir, "cache-dir", bdd.DefaultDir(), "bdd: `directory` of compiled spaces, loaded instead of compiling and written after a compile (\"off\" or empty: none)")
 	b.order, b.method = "row", "direct"
 	if full {
 		fs.StringVar(&b.order, "order", "row", "variable order of the model: row, col, diag or middle")
@@ -60,7 +70,11 @@ func (b *backendFlags) backend() (configurator.Backend, error) {
 		if b.budget < 0 {
 			return nil, usagef("-budget %d: must not be negative", b.budget)
 		}
-		return bdd.New(bdd.Options{Budget: int64(b.budget), Method: m}), nil
+		dir := b.cacheDir
+		if dir == "off" {
+			dir = ""
+		}
+		return bdd.New(bdd.Options{Budget: int64(b.budget), Method: m, Dir: dir, Log: b.log}), nil
 	case "sat":
 		if b.cap < 0 {
 			return nil, usagef("-cap %d: must not be negative", b.cap)

@@ -13,7 +13,7 @@ import (
 	"github.com/nqueens/configurator/configurator/oracle"
 )
 
-func runCrosscheck(ctx context.Context, args []string, stdout io.Writer) error {
+func runCrosscheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("crosscheck", "cross-check the backends against a brute-force oracle", stdout)
 	sizes := fs.String("n", "4-10", "board sizes: `N` or a range like 4-10")
 	walks := fs.Int("walks", 100, "random walks per board size")

@@ -4,15 +4,22 @@
 //
 // Usage:
 //
-//	nqueens count      -n N [-backend bdd|sat] [-order row|col|diag|middle] [-method direct|apply] [-budget BYTES] [-cap K] [-json]
-//	nqueens analyze    -n N -queens a1,c5 [-backend bdd|sat] [-json]
-//	nqueens explain    -n N -queens a1,c5 -cell b3 [-backend bdd|sat] [-json]
+//	nqueens count      -n N [-backend bdd|sat] [-order row|col|diag|middle] [-method direct|apply] [-budget BYTES] [-cap K] [-cache-dir DIR|off] [-json]
+//	nqueens analyze    -n N -queens a1,c5 [-backend bdd|sat] [-cache-dir DIR|off] [-json]
+//	nqueens explain    -n N -queens a1,c5 -cell b3 [-backend bdd|sat] [-cache-dir DIR|off] [-json]
 //	nqueens crosscheck -n 4-10 [-walks W] [-steps K] [-seed S] [-backends bdd,sat] [-exhaustive N] [-cap K] [-drop LINE]
 //
 // Cells are in chess notation: the file letter is the column (a is column
 // 0; after z come aa, ab, ... as spreadsheet columns) and the rank number is
 // the row + 1. Boards are drawn with rank 1 at the bottom. JSON output gives
 // cells as 0-based [row, col] pairs.
+//
+// The bdd backend keeps every diagram it compiles in -cache-dir (by default
+// nqueens in the user's cache directory, $XDG_CACHE_HOME or ~/.cache) and
+// loads it from there the next time instead of compiling; count says so on
+// its compile line. "-cache-dir off" keeps nothing. A file there that is
+// damaged or of another version is refused with a warning on stderr and
+// compiled afresh.
 //
 // The exit status is 0 on success, 1 when the work fails (no solution
 // holds the queens, a cross-check disagreement, an interrupted run) and 2
@@ -41,7 +48,7 @@ func main() {
 // that parses its arguments and does the work.
 type command struct {
 	name, synopsis string
-	run            func(ctx context.Context, args []string, stdout io.Writer) error
+	run            func(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
 var commands = []command{
@@ -54,15 +61,17 @@ var commands = []command{
 const usage = `nqueens: the N-Queens configurator on the command line
 
 Usage:
-  nqueens count      -n N [-backend bdd|sat] [-order row|col|diag|middle] [-method direct|apply] [-budget BYTES] [-cap K] [-json]
-  nqueens analyze    -n N -queens a1,c5 [-backend bdd|sat] [-json]
-  nqueens explain    -n N -queens a1,c5 -cell b3 [-backend bdd|sat] [-json]
+  nqueens count      -n N [-backend bdd|sat] [-order row|col|diag|middle] [-method direct|apply] [-budget BYTES] [-cap K] [-cache-dir DIR|off] [-json]
+  nqueens analyze    -n N -queens a1,c5 [-backend bdd|sat] [-cache-dir DIR|off] [-json]
+  nqueens explain    -n N -queens a1,c5 -cell b3 [-backend bdd|sat] [-cache-dir DIR|off] [-json]
   nqueens crosscheck -n 4-10 [-walks W] [-steps K] [-seed S] [-backends bdd,sat] [-exhaustive N] [-cap K] [-drop LINE]
 
 Cells are in chess notation: file letter = column (a = column 0; past z: aa,
 ab, ...), rank = row + 1; boards are drawn with rank 1 at the bottom. JSON
-gives cells as 0-based [row, col]. "nqueens <command> -h" lists a command's
-flags.
+gives cells as 0-based [row, col]. The bdd backend keeps compiled diagrams
+in -cache-dir (default: nqueens in $XDG_CACHE_HOME or ~/.cache; "off": none)
+and loads them instead of compiling again. "nqueens <command> -h" lists a
+command's flags.
 `
 
 // run executes the command line args and returns the exit status: 0 on
@@ -84,7 +93,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if c.name != args[0] {
 			continue
 		}
-		err := c.run(ctx, args[1:], stdout)
+		err := c.run(ctx, args[1:], stdout, stderr)
 		switch {
 		case err == nil:
 			return 0

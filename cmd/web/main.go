@@ -78,7 +78,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 	log.Info("memory limit", "GOMEMLIMIT", shown, "from", source)
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return server.Run(ctx, o.Server, log, o.engines(), func(addr, _ string) {
+	return server.Run(ctx, o.Server, log, o.engines(log), func(addr, _ string) {
 		if ready != nil {
 			ready(addr)
 		}
@@ -108,6 +108,7 @@ type options struct {
 	BDD      struct {
 		MaxN     int           // largest board
 		Budget   int64         // node budget in bytes of one compile
+		Dir      string        // where compiled spaces are kept; "": none
 		Scratch  int64         // work space of the queries running at once, in bytes
 		Deadline time.Duration // per request
 	}
@@ -125,10 +126,11 @@ type options struct {
 // exactly and draws), then the SAT, then the plain SAT baseline (within
 // the SAT backend's limits and its own: it needs minutes where the SAT
 // backend needs milliseconds).
-func (o options) engines() []server.Engine {
+func (o options) engines(log *slog.Logger) []server.Engine {
 	return []server.Engine{
 		{
-			Backend:  bdd.New(bdd.Options{Budget: o.BDD.Budget, MaxN: o.BDD.MaxN, Scratch: o.BDD.Scratch}),
+			Backend: bdd.New(bdd.Options{Budget: o.BDD.Budget, MaxN: o.BDD.MaxN, Scratch: o.BDD.Scratch,
+				Dir: o.BDD.Dir, Log: log}),
 			Deadline: o.BDD.Deadline,
 			Budget:   o.BDD.Budget,
 			Title:    "Binary decision diagram: compiled once, then every answer is a walk over it",
@@ -164,6 +166,7 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	size(&o.BDD.Budget, "bdd-budget", "node budget of one BDD compile, in bytes (suffixes K, M, G: powers of 1024)")
 	size(&o.BDD.Scratch, "bdd-scratch", "work space of the BDD queries running at once, in bytes (about 24 bytes a node each: 220 MiB for a 14×14 query); more wait")
 	fs.DurationVar(&o.BDD.Deadline, "bdd-deadline", o.BDD.Deadline, "deadline of one request's work on the BDD backend")
+	fs.StringVar(&o.BDD.Dir, "cache-dir", bdd.DefaultDir(), "`directory` where compiled BDD spaces are kept, so that a restart loads them instead of compiling again; \"off\" or empty: none")
 	fs.DurationVar(&c.CompileDeadline, "compile-deadline", c.CompileDeadline, "deadline of one compile (a BDD of a large board takes a while, once)")
 	fs.IntVar(&o.SAT.MaxN, "sat-max-n", o.SAT.MaxN, "largest board of the SAT backend")
 	fs.IntVar(&o.SAT.Queue, "sat-queue", o.SAT.Queue, "requests that may wait for the SAT solver; more get 503")
@@ -187,6 +190,9 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	fs.DurationVar(&c.ShutdownGrace, "shutdown-grace", c.ShutdownGrace, "time in-flight requests get to finish after SIGINT or SIGTERM")
 	if err := fs.Parse(args); err != nil {
 		return o, err
+	}
+	if o.BDD.Dir == "off" {
+		o.BDD.Dir = ""
 	}
 	if err := o.check(fs); err != nil {
 		// The flag package reports its own errors; these are ours.

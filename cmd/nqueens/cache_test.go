@@ -1,0 +1,127 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestMain points the user's cache directory, the default -cache-dir, at a
+// directory of the test's own, so that no test writes to the real one.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "nqueens-cache-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("XDG_CACHE_HOME", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// countJSON runs nqueens count -json with args and decodes its output.
+func countJSON(t *testing.T, args ...string) (countResult, string) {
+	t.Helper()
+	code, out, errOut := runArgs(append([]string{"count", "-json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("%q: exit %d, stderr %q", args, code, errOut)
+	}
+	var r countResult
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%q: %v in %q", args, err, out)
+	}
+	return r, errOut
+}
+
+// cacheFiles lists the compiled spaces in dir.
+func cacheFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.bdd"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+func TestCountLoadsFromTheCache(t *testing.T) {
+	for _, c := range []struct {
+		n, nodes  int
+		order     string
+		solutions string
+	}{
+		{8, 2451, "row", "92"},
+		{10, 25945, "row", "724"},
+		{9, 0, "diag", "352"},
+		{3, 0, "row", "0"},
+	} {
+		t.Run(fmt.Sprintf("%d-%s", c.n, c.order), func(t *testing.T) {
+			dir := t.TempDir()
+			args := []string{"-n", fmt.Sprint(c.n), "-order", c.order, "-cache-dir", dir}
+			first, errOut := countJSON(t, args...)
+			files := cacheFiles(t, dir)
+			if first.LoadedFrom != "" || len(files) != 1 || errOut != "" {
+				t.Fatalf("first run: loaded from %q, files %q, stderr %q; want it compiled and saved in one file", first.LoadedFrom, files, errOut)
+			}
+			second, errOut := countJSON(t, args...)
+			if second.LoadedFrom != files[0] || errOut != "" {
+				t.Fatalf("second run: loaded from %q, stderr %q; want %q", second.LoadedFrom, errOut, files[0])
+			}
+			if *second.Solutions != c.solutions || *first.Solutions != c.solutions || *second.Nodes != *first.Nodes ||
+				c.nodes != 0 && *second.Nodes != c.nodes {
+				t.Errorf("compiled %s solutions, %d nodes; loaded %s, %d; want %s", *first.Solutions, *first.Nodes, *second.Solutions, *second.Nodes, c.solutions)
+			}
+			// The text says so on its compile line.
+			_, out, _ := runArgs(append([]string{"count"}, args...)...)
+			if !strings.Contains(out, "(loaded from "+files[0]+")\n") {
+				t.Errorf("text output does not say where the space came from:\n%s", out)
+			}
+		})
+	}
+}
+
+func TestCountRefusesADamagedCacheFile(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"-n", "8", "-cache-dir", dir}
+	countJSON(t, args...)
+	files := cacheFiles(t, dir)
+	if len(files) != 1 {
+		t.Fatalf("files %q; want one", files)
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 0x40
+	if err := os.WriteFile(files[0], b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, errOut := countJSON(t, args...)
+	if r.LoadedFrom != "" || *r.Solutions != "92" || !strings.Contains(errOut, "compiled space refused") || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("after damage: loaded from %q, %s solutions, stderr %q; want a warning and a fresh compile of 92", r.LoadedFrom, *r.Solutions, errOut)
+	}
+	if r, _ := countJSON(t, args...); r.LoadedFrom != files[0] {
+		t.Errorf("the recompiled space was not saved again: loaded from %q", r.LoadedFrom)
+	}
+}
+
+func TestCacheDirDefaultAndOff(t *testing.T) {
+	def := filepath.Join(os.Getenv("XDG_CACHE_HOME"), "nqueens")
+	os.RemoveAll(def)
+	countJSON(t, "-n", "7", "-cache-dir", "off")
+	countJSON(t, "-n", "7", "-cache-dir", "")
+	if files := cacheFiles(t, def); len(files) != 0 {
+		t.Errorf("-cache-dir off wrote %q", files)
+	}
+	countJSON(t, "-n", "7")
+	if files := cacheFiles(t, def); len(files) != 1 {
+		t.Errorf("the default cache directory holds %q; want one file", files)
+	}
+	// analyze uses it as well.
+	if code, _, errOut := runArgs("analyze", "-n", "7", "-queens", "a1"); code != 0 || errOut != "" {
+		t.Errorf("analyze with the cache: exit %d, stderr %q", code, errOut)
+	}
+}
