@@ -1,11 +1,13 @@
 package sat
 
 import (
+	"context"
+
 	"github.com/crillab/gophersat/solver"
 	"github.com/nqueens/configurator/backends/sat/internal/satbase"
 )
 
-// Every function of this file calls gophersat: callers hold the turn.
+// Every function of this file calls gophersat: callers hold a turn.
 
 // problem encodes the board for gophersat with its native cardinality
 // constraints: a line is one constraint "at least len-1 of the negated
@@ -49,12 +51,13 @@ func (b *board) problem() *solver.Problem {
 // assumptions replace those of the previous call, so one solver serves
 // every question and keeps what it learnt: its learnt clauses keep the
 // assumptions they depend on, so they hold whatever is assumed next.
-func (b *board) solveUnder(s *solver.Solver, with, without []int32) []int32 {
-	if s.Assume(satbase.Assumptions(b.units, with, without)) == solver.Unsat {
-		return nil
+//
+// The call counts in calls, and is interrupted when ctx ends: it then
+// returns ctx's error.
+func (b *board) solveUnder(ctx context.Context, s *solver.Solver, calls *satbase.Calls, with, without []int32) ([]int32, error) {
+	ok, err := calls.Under(ctx, s, satbase.Assumptions(b.units, with, without))
+	if !ok || err != nil {
+		return nil, err
 	}
-	if s.Solve() != solver.Sat {
-		return nil
-	}
-	return satbase.Queens(s.Model(), b.nv)
+	return satbase.Queens(s.Model(), b.nv), nil
 }

@@ -25,48 +25,51 @@
 // shared notes): CountModels and Enumerate return duplicate models, so
 // solutions are counted by adding blocking clauses; Assume drops the unit
 // clauses of the base problem, so the base problem has none and one-cell
-// rows travel as assumptions; the solver package keeps mutable state at
-// package level, so every gophersat call in the process takes the one turn
-// of package solverlock; and a Solve cannot be interrupted, so the work is
-// bounded by the largest board accepted and a per-request deadline, and a
-// request whose deadline passes during a solver call returns at once,
-// leaving the call to finish in the background.
+// rows travel as assumptions. Two more are patched in the copy the project
+// carries (backends/sat/gophersat/PATCHES.md): a Solve is interrupted when
+// its request's context ends, so a call past its deadline stops within
+// milliseconds and frees its core and its memory, and separate solvers run
+// in parallel, one per turn of package solverlock (one per core).
 //
 // # Admission
 //
-// The backend bounds its own work, in two lines of bounded length, each
-// served in arrival order, whose next comer is refused at once with an
-// error wrapping configurator.ErrBusy:
+// The backend bounds its own work and shares it fairly among the clients
+// that configurator.WithClient names in the context (the web server names
+// each by its address):
 //
-//   - Every solver call waits in the Backend's call line for the process's
-//     one gophersat turn. That is all a caller that only queries (the
-//     command line, the cross-checks, the benchmarks) ever meets.
-//   - A server admits whole requests first: the spaces are
-//     configurator.Admitters, and Admit waits in the Backend's request line
-//     until fewer than Options.Serve requests are being served. A request
-//     makes many solver calls (one per undecided cell, one per queen an
-//     explanation tries to drop); queued call by call, each of them would
-//     wait behind every other request's, so a request's latency would grow
-//     with its calls times the queue, and at 64 clients explanations on
-//     large boards ran past their deadline. Admitted whole, a request's
-//     calls run back to back and it waits for the requests before it and
-//     no longer.
+//   - A server admits whole requests: the spaces are configurator.Admitters,
+//     and Admit lets in at most Options.Serve requests at once (by default
+//     one per core), at most one per client. The others wait in a line per
+//     client of at most Options.ClientQueue requests, and a place that frees
+//     goes to the next client in turn (round robin), not to the request that
+//     came first: a client sending many requests waits behind its own.
+//     Options.Queue bounds all the lines together. A request makes many
+//     solver calls (one per undecided cell, one per queen an explanation
+//     tries to drop); admitted whole, they run back to back.
+//   - Every solver call waits for one of the process's gophersat turns
+//     (package solverlock, also shared fairly among clients), at most
+//     Options.Queue calls of the Backend at once. That is all a caller that
+//     only queries (the command line, the cross-checks, the benchmarks) ever
+//     meets.
 //
-// Admission is per Backend, shared by all its spaces. It cannot tell an
-// admitted query from another (Admit hands back no context to carry the
-// turn), so the calls of admitted requests wait in the call line too; they
-// are at most Serve, and the call line holds at least Serve, so admitted
-// requests never fill it by themselves. Behind Admit a call finds the
-// solver free, or held by one of at most Serve-1 other admitted requests,
-// or by a caller outside this Backend's admission: another backend's call,
-// a query made without Admit, a call abandoned at its deadline.
+// A request that ends while it waits leaves its line; one whose deadline
+// passes during a solver call interrupts the call. Either way its turn is
+// free again at once.
+//
+// A compiled space keeps its solvers between requests (they keep what they
+// learn), at most one per turn, each dropped when the clauses it learned
+// outgrow a quarter of the space's Cost: the memory the cache does not see
+// is bounded.
 package sat
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
+	"github.com/nqueens/configurator/backends/sat/internal/fair"
 	"github.com/nqueens/configurator/backends/sat/internal/satbase"
+	"github.com/nqueens/configurator/backends/sat/solverlock"
 	"github.com/nqueens/configurator/configurator"
 )
 
@@ -78,19 +81,17 @@ const (
 	// N=200 a compiled space holds about 30 MB with its solver, the empty
 	// board's analysis takes about 0.1 s and one full solution from
 	// gophersat alone 0.6 s; the analyses of 400 random placements of
-	// 50-90% of the queens on boards of 100 to 300 took at most 0.9 s. A
-	// Solve cannot be interrupted, and N-Queens completion is NP-complete,
-	// so a placement built to be hard may still take longer: the deadline
-	// then answers the request, and the call finishes in the background,
-	// holding the solver.
+	// 50-90% of the queens on boards of 100 to 300 took at most 0.9 s.
+	// N-Queens completion is NP-complete, so a placement built to be hard
+	// may take longer: its deadline then interrupts the solver.
 	DefaultMaxN = 120
 	// DefaultQueue is how many requests may wait for admission, and how
 	// many solver calls for the solver.
 	DefaultQueue = 32
-	// DefaultServe is how many admitted requests are served at once: the
-	// solver runs one call at a time anyway, and a second request served
-	// would only interleave its calls with the first's.
-	DefaultServe = 1
+	// DefaultClientQueue is how many requests of one client may wait for
+	// admission: a page asks for a few at once (the board, the heat map);
+	// a client asking for more is refused.
+	DefaultClientQueue = 8
 	// DefaultCountCap is the default cap of the blocking-clause count.
 	DefaultCountCap = 10000
 	// DefaultTimeout bounds one query, its waits for the solver included.
@@ -110,8 +111,11 @@ type Options struct {
 	// without it). A caller that finds its line full fails at once with an
 	// error wrapping configurator.ErrBusy.
 	Queue int
-	// Serve is how many requests Admit lets in at once; 0 means
-	// DefaultServe.
+	// ClientQueue bounds the requests of one client waiting for Admit; 0
+	// means DefaultClientQueue.
+	ClientQueue int
+	// Serve is how many requests Admit lets in at once, at most one per
+	// client; 0 means one per turn of package solverlock (per core).
 	Serve int
 	// CountCap caps the blocking-clause count of solutions; 0 means
 	// DefaultCountCap. Above it Analysis.Solutions is the cap and AtLeast is
@@ -119,8 +123,9 @@ type Options struct {
 	CountCap int
 	// Timeout bounds each query (Analyze, Satisfiable, Solve), the time its
 	// solver calls wait in the call line included; 0 means DefaultTimeout.
-	// Admit waits as long as its ctx allows. A query past its deadline returns
-	// with the context's error, even in the middle of a solver call.
+	// Admit waits as long as its ctx allows. A query past its deadline, or
+	// whose ctx ends, interrupts its solver call and returns with the
+	// context's error.
 	Timeout time.Duration
 }
 
@@ -128,14 +133,17 @@ type Options struct {
 // configurator.Backend and configurator.Loader, and is safe for concurrent
 // use.
 type Backend struct {
-	maxN     int
-	countCap int
-	timeout  time.Duration
-	// serving holds a token for every request admitted and not yet done;
-	// its capacity is Options.Serve.
-	serving  chan struct{}
-	requests line // requests waiting for a place in serving
-	calls    line // solver calls waiting for the solver's turn
+	maxN        int
+	countCap    int
+	timeout     time.Duration
+	clientQueue int
+	// requests are the places of requests admitted, Options.Serve of them,
+	// one per client, with the lines of those waiting.
+	requests *fair.Sem
+	// callsWaiting counts the solver calls waiting for a turn, at most
+	// callBound.
+	callsWaiting atomic.Int64
+	callBound    int64
 	// solverOnly turns off the local search and the symmetries, leaving
 	// the solver to find every witness: for benchmarks that measure what
 	// they save.
@@ -144,15 +152,15 @@ type Backend struct {
 
 // New returns a SAT backend with the given limits.
 func New(opts Options) *Backend {
+	queue, serve := satbase.Or(opts.Queue, DefaultQueue), satbase.Or(opts.Serve, solverlock.Turns())
 	b := &Backend{
-		maxN:     satbase.Or(opts.MaxN, DefaultMaxN),
-		countCap: satbase.Or(opts.CountCap, DefaultCountCap),
-		timeout:  satbase.Or(opts.Timeout, DefaultTimeout),
+		maxN:        satbase.Or(opts.MaxN, DefaultMaxN),
+		countCap:    satbase.Or(opts.CountCap, DefaultCountCap),
+		timeout:     satbase.Or(opts.Timeout, DefaultTimeout),
+		clientQueue: satbase.Or(opts.ClientQueue, DefaultClientQueue),
+		callBound:   int64(max(queue, serve)), // the admitted requests' calls always fit
 	}
-	queue, serve := satbase.Or(opts.Queue, DefaultQueue), satbase.Or(opts.Serve, DefaultServe)
-	b.serving = make(chan struct{}, serve)
-	b.requests.bound = int64(queue)
-	b.calls.bound = int64(max(queue, serve)) // the admitted requests' calls always fit
+	b.requests = fair.New(fair.Limits{Turns: serve, Share: 1, ClientQueue: b.clientQueue, Queue: queue})
 	return b
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crillab/gophersat/solver"
 	"github.com/nqueens/configurator/backends/sat/internal/satbase"
 	"github.com/nqueens/configurator/backends/sat/solverlock"
 	"github.com/nqueens/configurator/configurator"
@@ -589,18 +590,26 @@ func TestStatedLimits(t *testing.T) {
 	}
 }
 
-// holdTurn takes the solver's turn, as a long request would, and returns
-// the function that gives it back; the turn is given back when the test
-// ends at the latest.
+// holdTurn takes every solver turn of the process, as long requests would,
+// and returns the function that gives them back; they are given back when
+// the test ends at the latest.
 func holdTurn(t *testing.T) func() {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	release, err := solverlock.Acquire(ctx)
-	if err != nil {
-		t.Fatalf("the solver's turn is held elsewhere: %v", err)
+	var held []func()
+	for range solverlock.Turns() {
+		release, err := solverlock.Acquire(ctx)
+		if err != nil {
+			t.Fatalf("the solver's turns are held elsewhere: %v", err)
+		}
+		held = append(held, release)
 	}
-	release = sync.OnceFunc(release)
+	release := sync.OnceFunc(func() {
+		for _, r := range held {
+			r()
+		}
+	})
 	t.Cleanup(release)
 	return release
 }
@@ -674,59 +683,91 @@ func TestQueue(t *testing.T) {
 	waitQueue(t, b, 0)
 }
 
-// TestAdmit: requests are admitted Serve at a time in the order they
-// came, the line behind is bounded (the next request gets ErrBusy at
-// once), and a request whose context ends leaves the line.
+// TestAdmit: requests are admitted Serve at a time, one per client; a
+// place that frees goes to the next client in turn, not to the request
+// that came first; each client's line and all lines together are bounded
+// (the next request gets ErrBusy at once), and a request whose context
+// ends leaves its line.
 func TestAdmit(t *testing.T) {
-	b := New(Options{Serve: 1, Queue: 3})
+	b := New(Options{Serve: 1, Queue: 4, ClientQueue: 2})
 	sp := nqueens(t, b, 6)
-	done, err := configurator.Admit(context.Background(), sp)
+	bg := context.Background()
+	client := func(ctx context.Context, id string) context.Context { return configurator.WithClient(ctx, id) }
+	done, err := configurator.Admit(client(bg, "a"), sp)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
-	var order []int
+	var order []string
 	var wg sync.WaitGroup
-	ctx, cancel := context.WithCancel(context.Background())
-	for i := range 3 {
-		c := context.Background()
-		if i == 1 {
-			c = ctx // the second gives up
+	ctx, cancel := context.WithCancel(bg)
+	for i, who := range []string{"a1", "a2", "b1", "c1"} {
+		c := bg
+		if who == "c1" {
+			c = ctx // gives up
 		}
 		wg.Go(func() {
-			done, err := configurator.Admit(c, sp)
+			done, err := configurator.Admit(client(c, who[:1]), sp)
 			if err != nil {
-				if i != 1 || !errors.Is(err, context.Canceled) {
-					t.Errorf("request %d: %v", i, err)
+				if who != "c1" || !errors.Is(err, context.Canceled) {
+					t.Errorf("request %s: %v", who, err)
 				}
 				return
 			}
 			mu.Lock()
-			order = append(order, i)
+			order = append(order, who)
 			mu.Unlock()
 			done()
 		})
 		waitQueue(t, b, i+1)
 	}
-	if got := b.Load(); got != (configurator.Load{Waiting: 3, Running: 1}) {
-		t.Errorf("with one request served and three waiting: Load() = %+v", got)
+	if got := b.Load(); got != (configurator.Load{Waiting: 4, Running: 1}) {
+		t.Errorf("with one request served and four waiting: Load() = %+v", got)
 	}
-	if _, err := configurator.Admit(context.Background(), sp); !errors.Is(err, configurator.ErrBusy) {
-		t.Errorf("with the queue full: %v, want ErrBusy", err)
+	if _, err := configurator.Admit(client(bg, "a"), sp); !errors.Is(err, configurator.ErrBusy) {
+		t.Errorf("with the client's line full: %v, want ErrBusy", err)
+	}
+	if _, err := configurator.Admit(client(bg, "d"), sp); !errors.Is(err, configurator.ErrBusy) {
+		t.Errorf("with all lines full: %v, want ErrBusy", err)
 	}
 	cancel()
-	waitQueue(t, b, 2) // the request that gave up leaves
+	waitQueue(t, b, 3) // the request that gave up leaves
 	if _, err := configurator.Admit(ctx, sp); !errors.Is(err, context.Canceled) {
 		t.Errorf("a request whose context is over: %v", err)
 	}
 	done()
 	wg.Wait()
-	if fmt.Sprint(order) != "[0 2]" {
-		t.Errorf("admitted in the order %v, want [0 2]", order)
+	if fmt.Sprint(order) != "[a1 b1 a2]" {
+		t.Errorf("admitted in the order %v, want [a1 b1 a2]: round robin among clients", order)
 	}
 	if got := b.Load(); got != (configurator.Load{}) {
 		t.Errorf("once every request is done: Load() = %+v", got)
 	}
+}
+
+// TestAdmitTwoClients: with two places, two clients are served at once,
+// while a client's second request waits for its first.
+func TestAdmitTwoClients(t *testing.T) {
+	b := New(Options{Serve: 2})
+	sp := nqueens(t, b, 6)
+	bg := context.Background()
+	doneA, err := configurator.Admit(configurator.WithClient(bg, "a"), sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer doneA()
+	short, cancel := context.WithTimeout(bg, 30*time.Millisecond)
+	defer cancel()
+	if _, err := configurator.Admit(configurator.WithClient(short, "a"), sp); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("the same client's second request: %v, want it to wait (DeadlineExceeded)", err)
+	}
+	soon, cancelSoon := context.WithTimeout(bg, time.Second)
+	defer cancelSoon()
+	doneB, err := configurator.Admit(configurator.WithClient(soon, "b"), sp)
+	if err != nil {
+		t.Fatalf("another client, a place free: %v", err)
+	}
+	doneB()
 }
 
 // TestAdmittedQueries: queries inside an admitted turn run (the turn is not
@@ -790,49 +831,78 @@ func TestTimeout(t *testing.T) {
 	}
 }
 
-// TestAbandon: a solver call that outlives its request's deadline is
-// abandoned: the request returns at once, and the call keeps the solver's
-// turn until it returns. A panic in a call becomes an error and the space's
-// solver is rebuilt.
-func TestAbandon(t *testing.T) {
+// TestInterrupted: a solver call past its request's deadline is stopped,
+// not left running: the request returns within a few milliseconds of the
+// deadline and the solver's turns are all free at once. A panic in a call
+// becomes an error and the query's solver is thrown away.
+func TestInterrupted(t *testing.T) {
 	b := New(Options{})
 	sp := nqueens(t, b, 8).(*space)
-	unblock := make(chan struct{})
+	const deadline = 50 * time.Millisecond
+	start := time.Now()
 	var callErr error
 	err := sp.run(context.Background(), func(_ context.Context, q *query) error {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+		ctx, cancel := context.WithTimeout(context.Background(), deadline)
 		defer cancel()
-		callErr = q.call(ctx, func() { <-unblock }) // a solve that runs long
+		callErr = q.call(ctx, func() error {
+			s := solver.New(pigeonhole(11, 10)) // gophersat takes minutes
+			_, err := q.calls.Solve(ctx, s)
+			return err
+		})
 		return callErr
 	})
 	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(callErr, context.DeadlineExceeded) {
-		t.Fatalf("abandoned call: got %v", err)
+		t.Fatalf("a call past its deadline: got %v", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	_, err = sp.Analyze(ctx, nil)
-	cancel()
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("while the abandoned call runs: got %v, want DeadlineExceeded", err)
+	if late := time.Since(start) - deadline; late > 100*time.Millisecond {
+		t.Errorf("the call stopped %v after its deadline, want within 100 ms", late)
 	}
-	close(unblock)
+	holdTurn(t)() // every turn is free
 	if a, err := sp.Analyze(context.Background(), nil); err != nil || a.Solutions.Int64() != 92 {
-		t.Errorf("after the abandoned call returned: %v, %v", a, err)
+		t.Errorf("after the interrupted call: %v, %v", a, err)
 	}
 
-	err = sp.run(context.Background(), func(ctx context.Context, q *query) error {
-		return q.call(ctx, func() { panic("broken") })
+	var q *query
+	err = sp.run(context.Background(), func(ctx context.Context, qq *query) error {
+		q = qq
+		return q.call(ctx, func() error {
+			q.s = sp.take()
+			panic("broken")
+		})
 	})
-	if !errors.Is(err, satbase.ErrSolver) || sp.solver != nil {
-		t.Errorf("panicking call: got %v, solver %p", err, sp.solver)
+	if !errors.Is(err, satbase.ErrSolver) || q.s != nil {
+		t.Errorf("panicking call: got %v, solver %p", err, q.s)
 	}
 	if ok, err := sp.Satisfiable(context.Background(), configuratortest.Cells(t, "a1"), nil); !ok || err != nil {
 		t.Errorf("after the panic: %v, %v", ok, err)
 	}
 }
 
+// pigeonhole returns the CNF of p pigeons in h holes: unsatisfiable when
+// p > h, and beyond gophersat in seconds from p = 10.
+func pigeonhole(p, h int) *solver.Problem {
+	v := func(i, j int) int { return i*h + j + 1 }
+	var cnf [][]int
+	for i := range p {
+		var c []int
+		for j := range h {
+			c = append(c, v(i, j))
+		}
+		cnf = append(cnf, c)
+	}
+	for j := range h {
+		for a := range p {
+			for b := a + 1; b < p; b++ {
+				cnf = append(cnf, []int{-v(a, j), -v(b, j)})
+			}
+		}
+	}
+	return solver.ParseSlice(cnf)
+}
+
 // TestConcurrent issues queries from many goroutines on two spaces of two
-// backends at once; under -race it proves that every gophersat call is
-// serialised, and every answer must match the sequential one.
+// backends at once; under -race it proves that solvers running in parallel
+// share nothing, and every answer must match the sequential one.
 func TestConcurrent(t *testing.T) {
 	type job struct {
 		sp     configurator.Space

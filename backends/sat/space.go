@@ -6,10 +6,12 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/crillab/gophersat/solver"
 	"github.com/nqueens/configurator/backends/sat/internal/satbase"
+	"github.com/nqueens/configurator/backends/sat/solverlock"
 	"github.com/nqueens/configurator/configurator"
 )
 
@@ -34,21 +36,50 @@ const (
 
 func searchSteps(n int) int { return 4*n + 100 }
 
-// space is a compiled model. Its fields are immutable except the solver,
-// which is built on first use and, like every gophersat value, only touched
-// by the holder of the solver's turn (see query.call).
+// space is a compiled model. Its fields are immutable except the solvers
+// it keeps for the next queries (see take and keep).
 type space struct {
 	b    *Backend
 	m    *configurator.Model
 	bd   *board
 	root *state // the empty placement propagated; nil when no solution
+	// learnedCap bounds the bytes of learned clauses of a solver kept.
+	learnedCap int64
 
-	solver *solver.Solver // used only by the holder of the solver's turn
+	mu      sync.Mutex
+	solvers []*solver.Solver // idle, at most one per turn of solverlock
 }
 
 func newSpace(b *Backend, m *configurator.Model) *space {
 	bd := newBoard(m)
-	return &space{b: b, m: m, bd: bd, root: bd.root()}
+	return &space{b: b, m: m, bd: bd, root: bd.root(), learnedCap: b.Cost(m.N(), 0).Bytes / 4}
+}
+
+// take returns an idle solver of the space, or a new one. Its holder
+// alone uses it, until it gives it back with keep.
+func (sp *space) take() *solver.Solver {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if k := len(sp.solvers); k > 0 {
+		s := sp.solvers[k-1]
+		sp.solvers = sp.solvers[:k-1]
+		return s
+	}
+	return solver.New(sp.bd.problem())
+}
+
+// keep gives back s, a solver of the space, for the next query: it is
+// dropped when the clauses it has learned hold more than the space's
+// bound, or when the space keeps one per turn already.
+func (sp *space) keep(s *solver.Solver) {
+	if s == nil || s.LearnedBytes() > sp.learnedCap {
+		return
+	}
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if len(sp.solvers) < solverlock.Turns() {
+		sp.solvers = append(sp.solvers, s)
+	}
 }
 
 // Model is the model the space was compiled from.
@@ -56,12 +87,14 @@ func (sp *space) Model() *configurator.Model { return sp.m }
 
 // run runs f as one request, bounded by the backend's timeout. The
 // request's propagation and local search run at once, in parallel with
-// other requests; each of its gophersat calls waits for the solver's turn
+// other requests; each of its gophersat calls waits for a solver turn
 // (see query.call).
 func (sp *space) run(ctx context.Context, f func(ctx context.Context, q *query) error) error {
 	ctx, cancel := context.WithTimeout(ctx, sp.b.timeout)
 	defer cancel()
-	return f(ctx, &query{sp: sp, bd: sp.bd, rng: rand.New(rand.NewPCG(uint64(sp.bd.nv), 0x5a7))})
+	q := &query{sp: sp, bd: sp.bd, rng: rand.New(rand.NewPCG(uint64(sp.bd.nv), 0x5a7))}
+	defer func() { sp.keep(q.s) }()
+	return f(ctx, q)
 }
 
 // vars returns the variables of cells, which must be on the board.
@@ -107,11 +140,13 @@ func (sp *space) place(with, without []int32) *state {
 // still one), and a solution holding another possible cell of its exact
 // line avoids it.
 //
-// Counting policy: on boards up to 10×10 the solutions are enumerated with
-// blocking clauses, up to the backend's CountCap, which also decides every
-// cell when the enumeration completes. Above 10×10 the count is left nil:
-// it would cost one solver call per solution and, beyond a few thousand,
-// say no more than "at least the cap".
+// Counting policy: on boards up to 10×10, once the cells are decided, the
+// solutions are enumerated with blocking clauses, up to the backend's
+// CountCap, and checked against the cells. Above 10×10 the count is left
+// nil: it would cost one solver call per solution and, beyond a few
+// thousand, say no more than "at least the cap". Work times the two apart
+// (Domains, Count), sums the solver's work and tells how each cell was
+// decided.
 func (sp *space) Analyze(ctx context.Context, queens []configurator.Cell) (*configurator.Analysis, error) {
 	start := time.Now()
 	if err := sp.m.Check(queens); err != nil {
@@ -198,7 +233,13 @@ type query struct {
 	sp      *space
 	bd      *board
 	rng     *rand.Rand
-	scratch []int32 // for board.verify, one entry per line
+	scratch []int32        // for board.verify, one entry per line
+	s       *solver.Solver // the space's solver the query holds, from its first call
+	// bySearch reports that the last witness came from the local search,
+	// not from the solver.
+	bySearch bool
+	// calls sums the work of the query's solver calls.
+	calls satbase.Calls
 	// Statistics, for tests and measurements.
 	searches, found, solves int
 	slowest                 time.Duration // the longest solver call
@@ -217,16 +258,19 @@ func (q *query) witness(ctx context.Context, st *state, with, without []int32) (
 			q.searches++
 			if w := bd.localSearch(st, q.rng, searchSteps(bd.n)); w != nil && q.holds(w, with, without) {
 				q.found++
+				q.bySearch = true
 				return w, nil
 			}
 		}
 	}
+	q.bySearch = false
 	var w []int32
-	err := q.call(ctx, func() {
-		if q.sp.solver == nil {
-			q.sp.solver = solver.New(bd.problem())
+	err := q.call(ctx, func() (err error) {
+		if q.s == nil {
+			q.s = q.sp.take()
 		}
-		w = bd.solveUnder(q.sp.solver, with, without)
+		w, err = bd.solveUnder(ctx, q.s, &q.calls, with, without)
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -237,36 +281,26 @@ func (q *query) witness(ctx context.Context, st *state, with, without []int32) (
 	return w, nil
 }
 
-// call waits in the backend's call line for the solver's turn and runs f,
-// which calls gophersat, holding it. It returns when f does or when ctx
-// ends, whichever comes first. A gophersat call cannot be interrupted, so
-// f runs in a goroutine of its own: a request whose deadline passes returns
-// at once, and the abandoned call keeps the turn until it returns. A panic
-// in gophersat becomes an error, and the space's solver, whose state it may
-// have broken, is rebuilt by the next call.
-func (q *query) call(ctx context.Context, f func()) error {
+// call waits in the backend's call line for a solver turn and runs f,
+// which calls gophersat under ctx, holding it: a call that ctx ends is
+// interrupted (see satbase.Calls), and f returns ctx's error. A panic in
+// gophersat becomes an error, and the query's solver, whose state it may
+// have broken, is thrown away.
+func (q *query) call(ctx context.Context, f func() error) error {
 	release, err := q.sp.b.solverTurn(ctx)
 	if err != nil {
 		return err
 	}
+	defer release()
 	q.solves++
 	start := time.Now()
-	var panicked error
-	done := make(chan struct{})
-	go func() {
-		defer release()
-		defer close(done)
-		if panicked = satbase.Run(f); panicked != nil {
-			q.sp.solver = nil
-		}
-	}()
-	select {
-	case <-done:
-		q.slowest = max(q.slowest, time.Since(start))
-		return panicked
-	case <-ctx.Done():
-		return fmt.Errorf("solver call abandoned, still running: %w", ctx.Err())
+	var ferr error
+	if err := satbase.Run(func() { ferr = f() }); err != nil {
+		q.s = nil
+		return err
 	}
+	q.slowest = max(q.slowest, time.Since(start))
+	return ferr
 }
 
 // holds verifies that w is a solution with a queen on every variable of
@@ -296,8 +330,18 @@ func (q *query) format(w []int32) string {
 	return configurator.FormatCells(cells)
 }
 
-// analyze does the work of Analyze.
+// Means of deciding a cell, for configurator.Work.
+const (
+	undecided = iota
+	byPropagation
+	byWitness // a verified solution of the local search
+	bySolver  // a solution or a refutation of the solver
+)
+
+// analyze does the work of Analyze: first the valid domains, then, on
+// boards up to countMaxN, the count, timed apart (see configurator.Work).
 func (q *query) analyze(ctx context.Context, queens []int32) (*configurator.Analysis, error) {
+	start := time.Now()
 	bd := q.bd
 	st := q.sp.place(queens, nil)
 	if st == nil {
@@ -305,58 +349,55 @@ func (q *query) analyze(ctx context.Context, queens []int32) (*configurator.Anal
 	}
 	possible := make([]bool, bd.nv)
 	blocked := make([]bool, bd.nv)
+	by := make([]uint8, bd.nv)
 	for v, x := range st.val {
 		blocked[v] = x == noQueen
+		if x != open {
+			by[v] = byPropagation
+		}
 	}
 	syms := bd.fixing(queens)
 	if q.sp.b.solverOnly {
 		syms = nil
 	}
-	mark := func(w []int32) {
+	decide := func(v int32, means uint8) {
+		if by[v] == undecided {
+			by[v] = means
+		}
+	}
+	mark := func(w []int32, means uint8) {
 		for _, v := range w {
 			possible[v] = true
+			decide(v, means)
 			for _, g := range syms {
 				possible[g[v]] = true
+				decide(g[v], means)
 			}
 		}
 	}
-	a := &configurator.Analysis{N: bd.n, Cells: make([]configurator.State, bd.nv)}
-	decided := false
-	if bd.n <= countMaxN {
-		sols, complete, err := q.enumerate(ctx, st, queens, syms, q.sp.b.countCap)
-		if err != nil {
-			return nil, err
+	witnessed := func() uint8 {
+		if q.bySearch {
+			return byWitness
 		}
-		if len(sols) == 0 {
-			return nil, configurator.ErrNoSolution
-		}
-		for _, w := range sols {
-			mark(w)
-		}
-		a.Solutions, a.AtLeast = big.NewInt(int64(len(sols))), !complete
-		decided = complete
-	} else {
-		w, err := q.witness(ctx, st, queens, nil)
-		if err != nil {
-			return nil, err
-		}
-		if w == nil {
-			return nil, configurator.ErrNoSolution
-		}
-		mark(w)
+		return bySolver
 	}
+	w, err := q.witness(ctx, st, queens, nil)
+	if err != nil {
+		return nil, err
+	}
+	if w == nil {
+		return nil, configurator.ErrNoSolution
+	}
+	mark(w, witnessed())
 	with := append(slices.Clone(queens), 0)
 	for v := range int32(bd.nv) {
 		if possible[v] || blocked[v] {
 			continue
 		}
-		if decided {
-			blocked[v] = true
-			continue
-		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		means := uint8(byPropagation) // when placing a queen on v fails at once
 		var w []int32
 		if sv := st.clone(); bd.set(sv, v, queen) {
 			with[len(with)-1] = v
@@ -364,22 +405,27 @@ func (q *query) analyze(ctx context.Context, queens []int32) (*configurator.Anal
 			if w, err = q.witness(ctx, sv, with, nil); err != nil {
 				return nil, err
 			}
+			means = witnessed()
 		}
 		if w != nil {
-			mark(w)
+			mark(w, means)
 			continue
 		}
 		blocked[v] = true
+		decide(v, means)
 		for _, g := range syms {
 			blocked[g[v]] = true
+			decide(g[v], means)
 		}
 	}
+	a := &configurator.Analysis{N: bd.n, Cells: make([]configurator.State, bd.nv)}
 	for _, v := range queens {
 		a.Cells[v] = configurator.Queen
 	}
 	for v := range int32(bd.nv) {
 		switch {
 		case a.Cells[v] == configurator.Queen:
+			continue
 		case blocked[v]:
 			a.Cells[v] = configurator.Blocked
 		case bd.forced(v, blocked):
@@ -387,8 +433,53 @@ func (q *query) analyze(ctx context.Context, queens []int32) (*configurator.Anal
 		default:
 			a.Cells[v] = configurator.Free
 		}
+		switch by[v] {
+		case byPropagation:
+			a.Work.ByPropagation++
+		case byWitness:
+			a.Work.ByWitness++
+		default:
+			a.Work.BySolver++
+		}
 	}
+	a.Work.Domains = time.Since(start)
+	if bd.n <= countMaxN {
+		start := time.Now()
+		sols, complete, err := q.enumerate(ctx, st, queens, syms, q.sp.b.countCap)
+		if err != nil {
+			return nil, err
+		}
+		if err := q.agree(sols, complete, possible); err != nil {
+			return nil, err
+		}
+		a.Solutions, a.AtLeast = big.NewInt(int64(len(sols))), !complete
+		a.Work.Count = time.Since(start)
+	}
+	q.calls.Fill(&a.Work)
 	return a, nil
+}
+
+// agree checks the count against the domains: every solution counted has
+// its queens on possible cells and, when the count is complete, every
+// possible cell holds a queen of some solution. Disagreement is a bug,
+// reported as an error wrapping satbase.ErrSolver.
+func (q *query) agree(sols [][]int32, complete bool, possible []bool) error {
+	seen := make([]bool, len(possible))
+	for _, w := range sols {
+		for _, v := range w {
+			if !possible[v] {
+				return fmt.Errorf("%w: the solution %s counted holds a blocked cell", satbase.ErrSolver, q.format(w))
+			}
+			seen[v] = true
+		}
+	}
+	if complete && !slices.Equal(seen, possible) {
+		return fmt.Errorf("%w: the solutions counted and the valid domains disagree", satbase.ErrSolver)
+	}
+	if len(sols) == 0 {
+		return fmt.Errorf("%w: no solution counted, one found", satbase.ErrSolver)
+	}
+	return nil
 }
 
 // forced reports whether v is the only cell of one of its exact lines that
@@ -488,21 +579,19 @@ func (q *query) enumerate(ctx context.Context, st *state, queens []int32, syms [
 		var s *solver.Solver
 		var w []int32 // the last solution found, to block before the next
 		for found := true; ; {
-			err := q.call(ctx, func() {
+			err := q.call(ctx, func() (err error) {
 				switch {
 				case s == nil:
 					s = solver.New(bd.problem())
-					if s.Assume(satbase.Assumptions(bd.units, part, nil)) == solver.Unsat {
-						found = false
-						return
-					}
+					found, err = q.calls.Under(ctx, s, satbase.Assumptions(bd.units, part, nil))
 				default:
 					s.AppendClause(satbase.Blocking(w, bd.nv, bd.partition))
+					found, err = q.calls.Solve(ctx, s)
 				}
-				found = s.Solve() == solver.Sat
 				if found {
 					w = satbase.Queens(s.Model(), bd.nv)
 				}
+				return err
 			})
 			if err != nil {
 				return nil, false, err
