@@ -184,8 +184,10 @@ func (b *Backend) Compile(ctx context.Context, model *configurator.Model) (confi
 			return nil, fmt.Errorf("bdd: %w", err)
 		}
 	}
-	nodes := m.NodeCount(root)
+	// A loaded Manager holds the root's nodes alone (readSpace checks it).
+	nodes := m.Size() - 2
 	if !loaded {
+		nodes = m.NodeCount(root)
 		store.save(model, m, root, nodes)
 	}
 	sp := &Space{model: model, m: m, root: root, nodes: nodes, budget: b.opts.Budget, work: b.work,

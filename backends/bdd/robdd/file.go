@@ -233,17 +233,23 @@ func Load(r io.Reader, budget int64) (*Manager, []Node, error) {
 		}
 		i += k
 	}
+	recs := make([]node, 0, loadBatch)
 	for id := 2; id < total; {
 		k := min(total-id, len(buf)/fileNode)
 		p, err := read(fileNode * k)
 		if err != nil {
 			return nil, nil, loadErr("nodes", err)
 		}
-		for j := range k {
-			level := binary.LittleEndian.Uint32(p[fileNode*j:])
-			lo := binary.LittleEndian.Uint32(p[fileNode*j+4:])
-			hi := binary.LittleEndian.Uint32(p[fileNode*j+8:])
-			if err := m.loadNode(id+j, level, lo, hi); err != nil {
+		for j := 0; j < k; j += loadBatch {
+			recs = recs[:0]
+			for q := p[fileNode*j : fileNode*min(j+loadBatch, k)]; len(q) > 0; q = q[fileNode:] {
+				recs = append(recs, node{
+					level: binary.LittleEndian.Uint32(q),
+					lo:    binary.LittleEndian.Uint32(q[4:]),
+					hi:    binary.LittleEndian.Uint32(q[8:]),
+				})
+			}
+			if err := m.loadNodes(id+j, recs); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -259,32 +265,65 @@ func Load(r io.Reader, budget int64) (*Manager, []Node, error) {
 	return m, roots, nil
 }
 
-// loadNode adds node id of a file, checking what a Manager's nodes obey:
-// children made before it, at deeper levels, different (reduced), and no
-// node equal to another (canonical).
-func (m *Manager) loadNode(id int, level, lo, hi uint32) error {
-	bad := ""
-	switch {
-	case level >= uint32(m.vars):
-		bad = "level out of range"
-	case int(lo) >= id || int(hi) >= id:
-		bad = "child not made before it"
-	case m.nodes[lo].level <= level || m.nodes[hi].level <= level:
-		bad = "child not below it"
-	case lo == hi:
-		bad = "not reduced"
+// loadBatch is how many nodes loadNodes takes at once.
+const loadBatch = 64
+
+// loadNodes adds the nodes recs of a file, whose ids are first, first+1,
+// ..., checking what a Manager's nodes obey: children made before them, at
+// deeper levels, different (reduced), and no node equal to another
+// (canonical). It does what MakeNode does for each, a batch at a time: the
+// lookups of the unique table, a cache miss or two each, are independent
+// within a batch, so the processor overlaps them. The store and the table
+// must have room for every node of the file.
+func (m *Manager) loadNodes(first int, recs []node) error {
+	bad := func(j int, why string) error {
+		r := recs[j]
+		return fmt.Errorf("load diagram: node %d (level %d, low %d, high %d): %s: %w", first+j, r.level, r.lo, r.hi, why, ErrFormat)
 	}
-	if bad == "" {
-		n, err := m.MakeNode(int(level), Node(lo), Node(hi))
-		if err != nil {
-			return fmt.Errorf("load diagram: node %d: %w", id, err)
+	for j, r := range recs {
+		id := uint32(first + j)
+		switch {
+		case r.level >= uint32(m.vars):
+			return bad(j, "level out of range")
+		case r.lo >= id || r.hi >= id:
+			return bad(j, "child not made before it")
+		case m.nodes[r.lo].level <= r.level || m.nodes[r.hi].level <= r.level:
+			return bad(j, "child not below it")
+		case r.lo == r.hi:
+			return bad(j, "not reduced")
 		}
-		if int(n) != id {
-			bad = fmt.Sprintf("equal to node %d", n)
+		m.nodes = append(m.nodes, node{level: r.level, lo: r.lo, hi: r.hi})
+	}
+	mask := uint32(len(m.buckets) - 1)
+	var bucket [loadBatch]uint32
+	var head [loadBatch]uint32
+	for j, r := range recs {
+		bucket[j] = hash(r.level, Node(r.lo), Node(r.hi)) & mask
+		head[j] = m.buckets[bucket[j]]
+	}
+	// Equal to a node of an earlier batch: the chains as they were.
+	for j, r := range recs {
+		for i := head[j]; i != 0; {
+			n := &m.nodes[i]
+			if n.level == r.level && n.lo == r.lo && n.hi == r.hi {
+				return bad(j, fmt.Sprintf("equal to node %d", i))
+			}
+			i = n.next
 		}
 	}
-	if bad != "" {
-		return fmt.Errorf("load diagram: node %d (level %d, low %d, high %d): %s: %w", id, level, lo, hi, bad, ErrFormat)
+	// Equal to one of this batch, which the chains now begin with.
+	for j, r := range recs {
+		id := uint32(first + j)
+		b := bucket[j]
+		for i := m.buckets[b]; i >= uint32(first); {
+			n := &m.nodes[i]
+			if n.level == r.level && n.lo == r.lo && n.hi == r.hi {
+				return bad(j, fmt.Sprintf("equal to node %d", i))
+			}
+			i = n.next
+		}
+		m.nodes[id].next = m.buckets[b]
+		m.buckets[b] = id
 	}
 	return nil
 }

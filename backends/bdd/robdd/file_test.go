@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"io"
 	"math/rand/v2"
@@ -102,6 +103,56 @@ func smallFile(t *testing.T) ([]byte, *Manager, Node) {
 		t.Fatal(err)
 	}
 	return saved(t, m, f), m, f
+}
+
+// residueFile is the file of "x0 + ... + x23 ≡ 0 (mod 7)", a diagram of
+// more nodes than Load checks at once, and its node count.
+func residueFile(t *testing.T) ([]byte, int) {
+	t.Helper()
+	const vars, mod = 24, 7
+	m := New(vars, 0)
+	below := make([]Node, mod) // the nodes of the level below, by residue
+	for r := range below {
+		below[r] = False
+	}
+	below[0] = True
+	for l := vars - 1; l >= 0; l-- {
+		level := make([]Node, mod)
+		for r := range level {
+			n, err := m.MakeNode(l, below[r], below[(r+1)%mod])
+			if err != nil {
+				t.Fatal(err)
+			}
+			level[r] = n
+		}
+		below = level
+	}
+	return saved(t, m, below[0]), m.NodeCount(below[0])
+}
+
+func TestLoadFindsTwinsInAnyBatch(t *testing.T) {
+	file, nodes := residueFile(t)
+	if nodes <= 2*loadBatch {
+		t.Fatalf("test diagram of %d nodes: too small to span batches", nodes)
+	}
+	const table = headerSize + 4
+	rec := func(id int) []byte { return file[table+(id-2)*fileNode:][:fileNode] }
+	// A node replaced by a copy of another made before it: its children
+	// still come first and lie below it, and its parents' lie below them,
+	// so no check but the unique table's can tell.
+	for _, c := range []struct{ id, twin int }{
+		{3, 2},                                 // the first batch
+		{loadBatch + 2 + 5, loadBatch + 2 + 1}, // within a later batch
+		{nodes + 1, 2},                         // batches apart
+		{2*loadBatch + 2, 2*loadBatch + 1},     // the first of a batch, the last of the one before
+	} {
+		b := slices.Clone(file)
+		copy(b[table+(c.id-2)*fileNode:], rec(c.twin))
+		_, _, err := Load(bytes.NewReader(reseal(b)), 0)
+		if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), fmt.Sprintf("equal to node %d", c.twin)) {
+			t.Errorf("node %d a copy of node %d: Load: %v; want them found equal", c.id, c.twin, err)
+		}
+	}
 }
 
 func TestLoadRefusesDamagedFiles(t *testing.T) {
