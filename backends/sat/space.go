@@ -6,7 +6,6 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/crillab/gophersat/solver"
@@ -37,49 +36,27 @@ const (
 func searchSteps(n int) int { return 4*n + 100 }
 
 // space is a compiled model. Its fields are immutable except the solvers
-// it keeps for the next queries (see take and keep).
+// it keeps for the next queries: at most one per solver turn, each with
+// learned clauses of at most a quarter of the space's Cost.
 type space struct {
-	b    *Backend
-	m    *configurator.Model
-	bd   *board
-	root *state // the empty placement propagated; nil when no solution
-	// learnedCap bounds the bytes of learned clauses of a solver kept.
-	learnedCap int64
-
-	mu      sync.Mutex
-	solvers []*solver.Solver // idle, at most one per turn of solverlock
+	b       *Backend
+	m       *configurator.Model
+	bd      *board
+	root    *state // the empty placement propagated; nil when no solution
+	solvers satbase.Solvers
 }
 
 func newSpace(b *Backend, m *configurator.Model) *space {
 	bd := newBoard(m)
-	return &space{b: b, m: m, bd: bd, root: bd.root(), learnedCap: b.Cost(m.N(), 0).Bytes / 4}
+	sp := &space{b: b, m: m, bd: bd, root: bd.root()}
+	sp.solvers.Max, sp.solvers.LearnedCap = solverlock.Turns(), b.Cost(m.N(), 0).Bytes/4
+	return sp
 }
 
-// take returns an idle solver of the space, or a new one. Its holder
-// alone uses it, until it gives it back with keep.
+// take returns an idle solver of the space, or a new one; the query that
+// takes it alone uses it, and gives it back when it ends.
 func (sp *space) take() *solver.Solver {
-	sp.mu.Lock()
-	defer sp.mu.Unlock()
-	if k := len(sp.solvers); k > 0 {
-		s := sp.solvers[k-1]
-		sp.solvers = sp.solvers[:k-1]
-		return s
-	}
-	return solver.New(sp.bd.problem())
-}
-
-// keep gives back s, a solver of the space, for the next query: it is
-// dropped when the clauses it has learned hold more than the space's
-// bound, or when the space keeps one per turn already.
-func (sp *space) keep(s *solver.Solver) {
-	if s == nil || s.LearnedBytes() > sp.learnedCap {
-		return
-	}
-	sp.mu.Lock()
-	defer sp.mu.Unlock()
-	if len(sp.solvers) < solverlock.Turns() {
-		sp.solvers = append(sp.solvers, s)
-	}
+	return sp.solvers.Take(func() *solver.Solver { return solver.New(sp.bd.problem()) })
 }
 
 // Model is the model the space was compiled from.
@@ -93,7 +70,7 @@ func (sp *space) run(ctx context.Context, f func(ctx context.Context, q *query) 
 	ctx, cancel := context.WithTimeout(ctx, sp.b.timeout)
 	defer cancel()
 	q := &query{sp: sp, bd: sp.bd, rng: rand.New(rand.NewPCG(uint64(sp.bd.nv), 0x5a7))}
-	defer func() { sp.keep(q.s) }()
+	defer func() { sp.solvers.Keep(q.s) }()
 	return f(ctx, q)
 }
 

@@ -104,20 +104,28 @@ func (m *Manager) nextGen() uint32 {
 	return m.gen
 }
 
-// scratch is the work space of one read-only query, indexed by node id or
-// by level. Queries take one from the Manager's pool and give it back, so
-// that concurrent readers never share memory and repeated queries on a big
-// diagram do not allocate.
+// scratch is the work space of one read-only query. Queries take one from
+// a pool of the Manager and give it back, so that concurrent readers never
+// share memory and repeated queries do not allocate: the pool scratch holds
+// those indexed by node id (the sweeps of Whole parts, the traversals of
+// the whole diagram), the pool parts those of gathered Parts and the other
+// queries that follow edges, whose arrays only grow to the largest part
+// they have held.
 type scratch struct {
-	u64a, u64b []uint64 // counts, paths from the root; Extract's memo
-	bytes      []byte   // flags of the valid-domain sweeps
+	u64a, u64b []uint64 // counts, paths from the root
+	flags      []byte   // flags of the valid-domain sweeps
 	words      []uint64 // bit sets
 	stack      []Node
-	// mark[i] == gen stamps node i as visited by the current query, so
-	// that starting a query clears nothing (see visit).
-	mark  []uint32
-	gen   uint32
-	order []Node // the nodes a sparse sweep visits, children first
+	local      []node  // a gathered part's nodes
+	marks      marks   // the ids of the part being gathered
+	ids        nodeMap // a memo of the queries that follow edges
+}
+
+// bytes is the memory s holds.
+func (s *scratch) bytes() int64 {
+	return 8*int64(cap(s.u64a)+cap(s.u64b)+cap(s.words)) + int64(cap(s.flags)) +
+		4*int64(cap(s.stack)) + 16*int64(cap(s.local)) + s.ids.bytes() +
+		marksBytes(64*len(s.marks.bits))
 }
 
 func (m *Manager) getScratch() *scratch {
@@ -129,6 +137,13 @@ func (m *Manager) getScratch() *scratch {
 
 func (m *Manager) putScratch(s *scratch) { m.scratch.Put(s) }
 
+func (m *Manager) getPartScratch() *scratch {
+	if s, ok := m.parts.Get().(*scratch); ok {
+		return s
+	}
+	return new(scratch)
+}
+
 // resized returns s with length n, reusing its array when it is large
 // enough. The contents are not cleared.
 func resized[T any](s []T, n int) []T {
@@ -136,4 +151,12 @@ func resized[T any](s []T, n int) []T {
 		return make([]T, n)
 	}
 	return s[:n]
+}
+
+// bitset returns a cleared bit set of n bits from s.
+func bitset(s *scratch, n int) []uint64 {
+	w := resized(s.words, (n+63)/64)
+	s.words = w
+	clear(w)
+	return w
 }

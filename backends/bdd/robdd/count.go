@@ -66,28 +66,30 @@ func (m *Manager) view(a Assignment) view {
 func (m *Manager) SatCount(f Node) *big.Int { return m.Count(f, nil) }
 
 // Count returns the number of assignments of all Vars() variables that
-// satisfy f and agree with a. It only reads the Manager, in time linear
-// in f's id.
+// satisfy f and agree with a: one sweep up f's Part under a (see part). It
+// only reads the Manager, in time linear in the part.
 func (m *Manager) Count(f Node, a Assignment) *big.Int {
-	v := m.view(a)
-	s := m.getScratch()
-	defer m.putScratch(s)
-	c := m.countBelow(f, v, s, sparseLimit(f))
-	return c.scaled(f, v.free[m.nodes[f].level])
+	p := m.part(f, a)
+	defer p.Release()
+	return p.Count()
 }
 
-// counts are the results of a sweep up (countBelow): cnt[i] is the number
-// of assignments, agreeing with the view, of the levels from node i's own
-// down that lead from i to True, for every node the sweep visited. A count
-// of sat or more is sat in cnt and, when the root's is, exact in big; when
+// Count is Manager.Count over the Part.
+func (p *Part) Count() *big.Int {
+	c := p.countUp()
+	r := p.root()
+	return c.scaled(r, p.v.free[p.nodes[r].level])
+}
+
+// counts are the results of a sweep up (countUp): cnt[i] is the number of
+// assignments, agreeing with the view, of the levels from node i's own
+// down that lead from i to True, for every node i of the Part. A count of
+// sat or more is sat in cnt and, when the root's is, exact in big; when
 // the root's is not, only nodes off every path the sweeps down follow
-// saturate. When sparse, the sweep visited only the nodes of order
-// (children first); otherwise every id up to the root.
+// saturate.
 type counts struct {
-	cnt    []uint64
-	big    map[Node]*big.Int
-	order  []Node
-	sparse bool
+	cnt []uint64
+	big map[Node]*big.Int
 }
 
 // exact returns node i's count in a new big.Int.
@@ -123,170 +125,45 @@ func (c *counts) keep(i Node, n node, nodes []node, v view) {
 	c.big[i] = x
 }
 
-// post marks a stack entry of collect whose children are done.
-const post = 1 << 31
-
-// collect gathers in s.order the nodes of the part of the diagram below root
-// that v allows (the root, and the children of collected nodes along the
-// edges v allows; terminals left out), children before parents: a
-// depth-first search with an explicit stack, in time linear in that part.
-// Visited nodes are stamped with a fresh generation in s.mark, so starting
-// costs nothing. It gives up, returning false, once it has collected more
-// than limit nodes: when the part is most of the diagram, the full sweeps
-// over ids 0..root are faster than following edges. Node ids stay below
-// post: the budget bounds a Manager far below 2^31 nodes.
-func (m *Manager) collect(root Node, v view, s *scratch, limit int) bool {
-	order := s.order[:0]
-	defer func() { s.order = order }()
-	if root <= True {
-		return true
-	}
-	if v.free[len(v.val)] == int32(len(v.val)) {
-		return false // nothing assigned: the whole diagram is allowed
-	}
-	if cap(s.mark) < int(root)+1 {
-		s.mark = make([]uint32, int(root)+1, max(int(root)+1, len(m.nodes)))
-		s.gen = 0
-	}
-	mark := s.mark[:int(root)+1]
-	s.gen++
-	if s.gen == 0 { // wrapped: old stamps could match again
-		clear(mark[:cap(mark)])
-		s.gen = 1
-	}
-	gen := s.gen
-	nodes := m.nodes[:root+1]
-	val := v.val
-	stack := append(s.stack[:0], root)
-	seen := 0 // nodes stamped
-	for len(stack) > 0 {
-		top := stack[len(stack)-1]
-		if top&post != 0 {
-			stack = stack[:len(stack)-1]
-			order = append(order, top&^post)
-			continue
-		}
-		if mark[top] == gen { // reached again through another parent
-			stack = stack[:len(stack)-1]
-			continue
-		}
-		if seen == limit {
-			s.stack = stack
-			return false
-		}
-		seen++
-		mark[top] = gen
-		stack[len(stack)-1] = top | post
-		n := nodes[top]
-		x := val[n.level]
-		if x != 1 && Node(n.lo) > True && mark[n.lo] != gen {
-			stack = append(stack, Node(n.lo))
-		}
-		if x != 0 && Node(n.hi) > True && mark[n.hi] != gen {
-			stack = append(stack, Node(n.hi))
-		}
-	}
-	s.stack = stack
-	return true
-}
-
-// sparseLimit is the most nodes collect may gather before the sweeps fall
-// back to every id up to root: a fraction of the diagram, so that a search
-// that gives up costs about what the full sweep does.
-func sparseLimit(root Node) int { return int(root) / 32 }
-
-// countBelow counts, in s.u64a, the assignments below the nodes under
-// root that v allows (see counts). When the part of the diagram v allows is
-// small (at most limit nodes, see collect) it counts only that part;
-// otherwise every id up to root. Either way the count of root and of every
-// node a sweep down from root along edges v allows meets is right.
-func (m *Manager) countBelow(root Node, v view, s *scratch, limit int) counts {
-	cnt := resized(s.u64a, int(root)+1)
-	s.u64a = cnt
+// countUp counts, in the Part's scratch, the assignments below each of its
+// nodes that agree with its view (see counts): one sweep over its nodes,
+// children first. It is the hot loop of every query.
+func (p *Part) countUp() counts {
+	nodes := p.nodes
+	cnt := resized(p.s.u64a, len(nodes))
+	p.s.u64a = cnt
 	cnt[False] = 0
-	if root >= True {
+	if len(nodes) > int(True) {
 		cnt[True] = 1
 	}
 	c := counts{cnt: cnt}
-	nodes := m.nodes[:root+1]
-	val, free := v.val, v.free
-	// The nodes, children first: those of s.order, or every id 2..root.
-	// The two loops are one sweep written twice: the hot loop of every
-	// query, whose dense form runs 10 % faster without the test of which
-	// form it is (measured at N = 10 and 11).
-	sparse := m.collect(root, v, s, limit)
-	order := s.order
-	begin, end := 2, len(nodes)
-	if sparse {
-		c.order, c.sparse = order, true
-		begin, end = 0, len(order)
-	}
-	if sparse {
-		for _, i := range order {
-			n := nodes[i]
-			after := free[n.level+1]
-			var x uint64
-			switch val[n.level] {
-			case 0:
-				x = shl(cnt[n.lo], free[nodes[n.lo].level]-after)
-			case 1:
-				x = shl(cnt[n.hi], free[nodes[n.hi].level]-after)
-			default:
-				x = add(shl(cnt[n.lo], free[nodes[n.lo].level]-after), shl(cnt[n.hi], free[nodes[n.hi].level]-after))
-			}
-			cnt[i] = x
+	val, free := p.v.val, p.v.free
+	for i := 2; i < len(nodes); i++ {
+		n := nodes[i]
+		after := free[n.level+1]
+		var x uint64
+		switch val[n.level] {
+		case 0:
+			x = shl(cnt[n.lo], free[nodes[n.lo].level]-after)
+		case 1:
+			x = shl(cnt[n.hi], free[nodes[n.hi].level]-after)
+		default:
+			x = add(shl(cnt[n.lo], free[nodes[n.lo].level]-after), shl(cnt[n.hi], free[nodes[n.hi].level]-after))
 		}
-	} else {
-		for i := 2; i < len(nodes); i++ {
-			n := nodes[i]
-			after := free[n.level+1]
-			var x uint64
-			switch val[n.level] {
-			case 0:
-				x = shl(cnt[n.lo], free[nodes[n.lo].level]-after)
-			case 1:
-				x = shl(cnt[n.hi], free[nodes[n.hi].level]-after)
-			default:
-				x = add(shl(cnt[n.lo], free[nodes[n.lo].level]-after), shl(cnt[n.hi], free[nodes[n.hi].level]-after))
-			}
-			cnt[i] = x
-		}
+		cnt[i] = x
 	}
-	if root > True && cnt[root] == sat {
+	if root := p.root(); root > True && cnt[root] == sat {
 		// Again, in the same order, for the counts that reached sat, in
 		// math/big. Below a root under sat, the nodes a sweep down meets
 		// count less than the root, so the uint64 counts are exact where
-		// they are read, and the hot loops need no test for sat.
-		for k := range end - begin {
-			i := Node(begin + k)
-			if sparse {
-				i = order[k]
-			}
+		// they are read, and the hot loop needs no test for sat.
+		for i := 2; i < len(nodes); i++ {
 			if cnt[i] == sat {
-				c.keep(i, nodes[i], nodes, v)
+				c.keep(Node(i), nodes[i], nodes, p.v)
 			}
 		}
 	}
 	return c
-}
-
-// sweepDown prepares the per-node scratch *buf for a sweep down from root
-// after the sweep up up: it sizes it to root+1 entries and zeroes those the
-// sweep reads (only visited nodes are read, each cleared before any parent
-// writes to it: those of up's order when it was sparse, every id
-// otherwise). It returns the entries and where the sweep starts: the last
-// position in the order when sparse, the root's id otherwise.
-func sweepDown[T uint64 | uint8](buf *[]T, root Node, up *counts) (xs []T, k int) {
-	xs = resized(*buf, int(root)+1)
-	*buf = xs
-	if up.sparse {
-		for _, i := range up.order {
-			xs[i] = 0
-		}
-		return xs, len(up.order) - 1
-	}
-	clear(xs)
-	return xs, int(root)
 }
 
 // Marginals returns, for every level, the number of assignments of all
@@ -295,49 +172,48 @@ func sweepDown[T uint64 | uint8](buf *[]T, root Node, up *counts) (xs []T, k int
 // assigned level counts the total when assigned true, zero when false.
 // With the total, ones[l] < total means the variable can be false.
 //
-// It takes one sweep up the diagram (the counts below every node) and one
-// down (the paths from the root to every node); an edge that skips levels
-// adds its share to all of them at once through a difference array over
-// levels, so the time is linear in f's id whatever the edge lengths. It
-// only reads the Manager.
+// It takes one sweep up f's Part under a (the counts below every node, see
+// part) and one down (the paths from the root to every node); an edge
+// that skips levels adds its share to all of them at once through a
+// difference array over levels, so the time is linear in the part
+// whatever the edge lengths. It only reads the Manager.
 func (m *Manager) Marginals(f Node, a Assignment) (ones []*big.Int, total *big.Int) {
-	return m.marginalsWithin(f, a, sparseLimit(f))
+	p := m.part(f, a)
+	defer p.Release()
+	return p.Marginals()
 }
 
-// marginalsWithin is Marginals, its sweeps sparse up to limit nodes (see
-// countBelow).
-func (m *Manager) marginalsWithin(f Node, a Assignment, limit int) (ones []*big.Int, total *big.Int) {
-	v := m.view(a)
-	s := m.getScratch()
-	defer m.putScratch(s)
-	c := m.countBelow(f, v, s, limit)
-	t := shl(c.cnt[f], v.free[m.nodes[f].level])
+// Marginals is Manager.Marginals over the Part.
+func (p *Part) Marginals() (ones []*big.Int, total *big.Int) {
+	c := p.countUp()
+	r := p.root()
+	t := shl(c.cnt[r], p.v.free[p.nodes[r].level])
 	if t == sat {
-		return m.marginalsBig(f, v, &c)
+		return p.marginalsBig(&c)
 	}
-	ones = make([]*big.Int, m.vars)
-	for l, x := range m.marginals(f, v, &c, t, s) {
+	ones = make([]*big.Int, len(p.v.val))
+	for l, x := range p.marginals(&c, t) {
 		ones[l] = new(big.Int).SetUint64(x)
 	}
 	return ones, new(big.Int).SetUint64(t)
 }
 
 // marginals is the downward sweep in uint64, given the counts of the sweep
-// up and the total t below sat (so every count it reads is below sat too).
-// When the sweep up was sparse, only the nodes of its order are visited,
-// parents first.
-func (m *Manager) marginals(root Node, v view, up *counts, t uint64, s *scratch) []uint64 {
-	cnt, order, sparse := up.cnt, up.order, up.sparse
-	vars := m.vars
+// up and the total t below sat (so every count it reads is below sat too):
+// the Part's nodes, parents first.
+func (p *Part) marginals(up *counts, t uint64) []uint64 {
+	cnt := up.cnt
+	vars := len(p.v.val)
 	ones := make([]uint64, vars)
 	if t == 0 {
 		return ones
 	}
-	val, free := v.val, v.free
+	val, free := p.v.val, p.v.free
 	// diff[l] - diff[l-1] is added to every free level from l on: the
 	// solutions through edges that skip the level and set it true.
 	diff := make([]uint64, vars+1)
-	nodes := m.nodes[:root+1]
+	nodes := p.nodes
+	root := p.root()
 	rootLevel := nodes[root].level
 	if f := free[rootLevel]; f > 0 {
 		e := shl(cnt[root], f-1)
@@ -346,17 +222,13 @@ func (m *Manager) marginals(root Node, v view, up *counts, t uint64, s *scratch)
 	}
 	// top[i] counts the assignments of the levels above node i that lead
 	// from the root to i; only nodes with solutions below receive any.
-	top, k := sweepDown(&s.u64b, root, up)
+	top := resized(p.s.u64b, len(nodes))
+	p.s.u64b = top
+	clear(top)
 	top[root] = 1 << free[rootLevel]
-	for ; k >= 0; k-- {
-		i := k
-		if sparse {
-			i = int(order[k])
-		} else if i < 2 {
-			break
-		}
-		p := top[i]
-		if p == 0 {
+	for i := int(root); i >= 2; i-- {
+		paths := top[i]
+		if paths == 0 {
 			continue
 		}
 		n := nodes[i]
@@ -364,9 +236,9 @@ func (m *Manager) marginals(root Node, v view, up *counts, t uint64, s *scratch)
 		x := val[n.level]
 		if c := cnt[n.lo]; x != 1 && c != 0 {
 			lc := nodes[n.lo].level
-			w := p << (free[lc] - after) // paths into the child
+			w := paths << (free[lc] - after) // paths into the child
 			top[n.lo] += w
-			if w != p { // the edge skips free levels: half of w·c set each true
+			if w != paths { // the edge skips free levels: half of w·c set each true
 				e := (w >> 1) * c
 				diff[n.level+1] += e
 				diff[lc] -= e
@@ -374,12 +246,12 @@ func (m *Manager) marginals(root Node, v view, up *counts, t uint64, s *scratch)
 		}
 		if c := cnt[n.hi]; x != 0 && c != 0 {
 			lc := nodes[n.hi].level
-			w := p << (free[lc] - after)
+			w := paths << (free[lc] - after)
 			top[n.hi] += w
 			if x == Unassigned {
 				ones[n.level] += w * c
 			}
-			if w != p {
+			if w != paths {
 				e := (w >> 1) * c
 				diff[n.level+1] += e
 				diff[lc] -= e
@@ -402,12 +274,14 @@ func (m *Manager) marginals(root Node, v view, up *counts, t uint64, s *scratch)
 }
 
 // marginalsBig is the downward sweep of Marginals in math/big, for totals
-// beyond 64 bits. It visits every id from root down, but reads the counts
-// of the nodes reached from root along edges v allows only, which the
-// sweep up counted even when sparse.
-func (m *Manager) marginalsBig(root Node, v view, c *counts) ([]*big.Int, *big.Int) {
-	vars := m.vars
-	rootLevel := m.nodes[root].level
+// beyond 64 bits. It reads the counts of the nodes reached from the root
+// along edges the view allows only, which are exact (see counts).
+func (p *Part) marginalsBig(c *counts) ([]*big.Int, *big.Int) {
+	v := p.v
+	vars := len(v.val)
+	nodes := p.nodes
+	root := p.root()
+	rootLevel := nodes[root].level
 	total := c.scaled(root, v.free[rootLevel])
 	ones := make([]*big.Int, vars)
 	diff := make([]big.Int, vars+1)
@@ -426,15 +300,15 @@ func (m *Manager) marginalsBig(root Node, v view, c *counts) ([]*big.Int, *big.I
 		e.Lsh(c.exact(root), uint(f-1))
 		addRange(0, rootLevel, &e)
 	}
-	top := make([]big.Int, int(root)+1)
+	top := make([]big.Int, len(nodes))
 	top[root].Lsh(big.NewInt(1), uint(v.free[rootLevel]))
 	var w big.Int
 	for i := int(root); i >= 2; i-- {
-		p := &top[i]
-		if p.Sign() == 0 {
+		paths := &top[i]
+		if paths.Sign() == 0 {
 			continue
 		}
-		n := m.nodes[i]
+		n := nodes[i]
 		after := v.free[n.level+1]
 		x := v.val[n.level]
 		for _, b := range [2]struct {
@@ -446,9 +320,9 @@ func (m *Manager) marginalsBig(root Node, v view, c *counts) ([]*big.Int, *big.I
 				continue
 			}
 			k := c.exact(Node(b.child))
-			lc := m.nodes[b.child].level
+			lc := nodes[b.child].level
 			f := v.free[lc] - after
-			w.Lsh(p, uint(f))
+			w.Lsh(paths, uint(f))
 			top[b.child].Add(&top[b.child], &w)
 			if b.value == 1 && x == Unassigned {
 				e.Mul(&w, k)

@@ -211,11 +211,10 @@ func TestCountsMatchBruteForce(t *testing.T) {
 // marginalsBig runs Marginals' downward sweep in math/big whatever the
 // total.
 func marginalsBig(m *Manager, f Node, a Assignment) ([]*big.Int, *big.Int) {
-	v := m.view(a)
-	s := m.getScratch()
-	defer m.putScratch(s)
-	c := m.countBelow(f, v, s, sparseLimit(f))
-	return m.marginalsBig(f, v, &c)
+	p := m.part(f, a)
+	defer p.Release()
+	c := p.countUp()
+	return p.marginalsBig(&c)
 }
 
 func checkMarginals(t *testing.T, name string, ones []*big.Int, total *big.Int, b brute) {
@@ -312,18 +311,17 @@ func TestCountsOutgrowUint64NodeByNode(t *testing.T) {
 	}
 	for _, tt := range tests {
 		for _, limit := range []int{0, 1 << 20} {
-			v := m.view(tt.a)
-			s := m.getScratch()
-			c := m.countBelow(f, v, s, limit)
-			if got := c.scaled(f, v.free[m.Level(f)]); got.Cmp(tt.total) != 0 {
+			p := partWithin(m, f, tt.a, limit)
+			c := p.countUp()
+			if got := c.scaled(p.root(), p.v.free[m.Level(f)]); got.Cmp(tt.total) != 0 {
 				t.Errorf("%s, limit %d: total %v, want %v", tt.name, limit, got, tt.total)
 			}
-			if !c.sparse && tt.a == nil {
+			if p.whole && tt.a == nil {
 				if got := c.exact(h); got.Cmp(hCount) != 0 {
 					t.Errorf("%s, limit %d: x1 ∨ x99 counts %v, want %v", tt.name, limit, got, hCount)
 				}
 			}
-			m.putScratch(s)
+			p.Release()
 		}
 	}
 }

@@ -27,51 +27,46 @@ const (
 // marked nodes contributes its value to its node's level and both values
 // to the levels it skips. The skipped ranges go into a difference array
 // over levels, so the time does not depend on the edge lengths. Both
-// sweeps visit only the part of the diagram that a allows from f (see
-// collect), unless that part is most of the diagram, where they sweep the
-// ids up to f instead. It only reads the Manager.
+// sweeps visit f's Part under a (see part): only the nodes a allows from
+// f, unless they are most of the diagram, where they sweep the ids up to f
+// instead. It only reads the Manager.
 func (m *Manager) ValidDomains(f Node, a Assignment) (dom []Domain, count *big.Int) {
-	return m.domainsCountWithin(f, a, sparseLimit(f))
+	p := m.part(f, a)
+	defer p.Release()
+	return p.ValidDomains()
 }
 
-// domainsCountWithin is ValidDomains, its sweeps sparse up to limit nodes
-// (see countBelow).
-func (m *Manager) domainsCountWithin(f Node, a Assignment, limit int) ([]Domain, *big.Int) {
-	v := m.view(a)
-	s := m.getScratch()
-	defer m.putScratch(s)
-	c := m.countBelow(f, v, s, limit)
-	dom := make([]Domain, m.vars)
-	total := c.scaled(f, v.free[m.nodes[f].level])
-	if c.cnt[f] == 0 {
+// ValidDomains is Manager.ValidDomains over the Part.
+func (p *Part) ValidDomains() (dom []Domain, count *big.Int) {
+	c := p.countUp()
+	dom = make([]Domain, len(p.v.val))
+	r := p.root()
+	total := c.scaled(r, p.v.free[p.nodes[r].level])
+	if c.cnt[r] == 0 {
 		return dom, total
 	}
-	m.markDomains(f, v, dom, &c, s)
+	p.markDomains(dom, &c)
 	return dom, total
 }
 
 // markDomains is the sweep down of ValidDomains, given the counts of
-// countBelow (cnt[i] != 0 says whether node i is live). It visits the
-// nodes of the sweep up's order, parents first, when that was sparse, and
-// every id from root down otherwise.
-func (m *Manager) markDomains(root Node, v view, dom []Domain, up *counts, s *scratch) {
-	cnt, order, sparse := up.cnt, up.order, up.sparse
-	val := v.val
-	nodes := m.nodes[:root+1]
-	reached, k := sweepDown(&s.bytes, root, up)
+// countUp (cnt[i] != 0 says whether node i is live): the Part's nodes,
+// parents first.
+func (p *Part) markDomains(dom []Domain, up *counts) {
+	cnt := up.cnt
+	val := p.v.val
+	nodes := p.nodes
+	root := p.root()
+	reached := resized(p.s.flags, len(nodes))
+	p.s.flags = reached
+	clear(reached)
 	// both[l] - both[l-1] edges skip level l: it can take both values.
-	both := make([]int32, m.vars+1)
+	both := make([]int32, len(val)+1)
 	rootLevel := nodes[root].level
 	both[0]++
 	both[rootLevel]--
 	reached[root] = 1
-	for ; k >= 0; k-- {
-		i := k
-		if sparse {
-			i = int(order[k])
-		} else if i < 2 {
-			break
-		}
+	for i := int(root); i >= 2; i-- {
 		if reached[i] == 0 || cnt[i] == 0 {
 			continue
 		}

@@ -68,25 +68,36 @@ func TestSparseSweepsMatchBruteForce(t *testing.T) {
 			want := b.domains(a)
 			for _, limit := range []int{0, math.MaxInt} {
 				name := fmt.Sprintf("trial %d, assignment %v, limit %d", trial, a, limit)
-				dom, total := m.domainsCountWithin(f, a, limit)
+				p := partWithin(m, f, a, limit)
+				dom, total := p.ValidDomains()
 				if !slices.Equal(dom, want) {
 					t.Fatalf("%s: domains %v, want %v", name, dom, want)
 				}
 				if total.Int64() != int64(b.count) {
 					t.Fatalf("%s: count %v, want %d", name, total, b.count)
 				}
-				ones, total := m.marginalsWithin(f, a, limit)
+				ones, total := p.Marginals()
+				p.Release()
 				checkMarginals(t, name, ones, total, b)
 			}
 		}
 	}
 }
 
-// TestCollect checks the part of the diagram collect gathers: the nodes
-// the root reaches along the edges an assignment allows, children first,
-// and that it gives up past its limit and survives the wrap of its
-// generation stamps.
-func TestCollect(t *testing.T) {
+// partWithin is f's Part under a as the query methods take it, gathered up
+// to limit nodes and whole past them.
+func partWithin(m *Manager, f Node, a Assignment, limit int) *Part {
+	if p, ok := m.Part(f, a, limit); ok {
+		return p
+	}
+	return m.Whole(f, a)
+}
+
+// TestPart checks the part of the diagram Part gathers: the nodes the root
+// reaches along the edges an assignment allows, children first, with its
+// edges renumbered and the forbidden ones led to False, and that it gives
+// up past its limit, with the same work space reused query after query.
+func TestPart(t *testing.T) {
 	m := New(4, 0)
 	x := make([]Node, 4)
 	for l := range x {
@@ -110,27 +121,36 @@ func TestCollect(t *testing.T) {
 		{"x0 false, limit 2", only(m, 0, 0), 2, false, nil},
 		{"nothing assigned", m.NewAssignment(), 10, false, nil},
 	}
-	s := m.getScratch()
-	defer m.putScratch(s)
-	// The second round starts at the last generation, so its first query
-	// wraps the stamps around.
-	for _, gen := range []uint32{0, math.MaxUint32} {
-		s.gen = gen
+	for round := range 2 {
 		for _, tt := range tests {
-			ok := m.collect(f, m.view(tt.a), s, tt.limit)
+			p, ok := m.Part(f, tt.a, tt.limit)
 			if ok != tt.ok {
-				t.Fatalf("%s, generation %d: collect = %v, want %v", tt.name, gen, ok, tt.ok)
+				t.Fatalf("%s, round %d: Part = %v, want %v", tt.name, round, ok, tt.ok)
 			}
 			if !ok {
 				continue
 			}
 			var levels []int
-			for _, n := range s.order {
-				levels = append(levels, m.Level(n))
+			for i, n := range p.nodes[2:] {
+				levels = append(levels, int(n.level))
+				// Children first; a forbidden edge leads to False.
+				for _, c := range []uint32{n.lo, n.hi} {
+					if c >= uint32(i+2) {
+						t.Errorf("%s: node %d has child %d, not before it", tt.name, i+2, c)
+					}
+				}
+				x := tt.a[n.level]
+				if x == 1 && n.lo != uint32(False) || x == 0 && n.hi != uint32(False) {
+					t.Errorf("%s: node %d at level %d keeps its forbidden edge (%d, %d)", tt.name, i+2, n.level, n.lo, n.hi)
+				}
 			}
 			if !slices.Equal(levels, tt.want) {
-				t.Errorf("%s, generation %d: levels %v, want %v", tt.name, gen, levels, tt.want)
+				t.Errorf("%s, round %d: levels %v, want %v", tt.name, round, levels, tt.want)
 			}
+			if p.Visited() != len(tt.want) {
+				t.Errorf("%s: Visited = %d, want %d", tt.name, p.Visited(), len(tt.want))
+			}
+			p.Release()
 		}
 	}
 }

@@ -37,7 +37,9 @@
 // root n lies within the ids 0..n, so they sweep flat slices bottom-up by
 // increasing id and top-down by decreasing id, in time linear in n, which
 // is the size of the diagram when n was the last node made or the only root
-// kept by Compact.
+// kept by Compact. Under a partial assignment they gather first the part
+// of the diagram the assignment allows, when it is small, and sweep only
+// that, in work space proportional to it (see Part).
 package robdd
 
 import (
@@ -93,9 +95,10 @@ type Manager struct {
 	cache opCache // computed table of the operations; empty until the first
 	gen   uint32  // tag of the current Restrict or Exists call in the cache
 
-	// scratch holds *scratch values: per-call work space of the read-only
-	// queries, which must not write to the Manager.
-	scratch sync.Pool
+	// scratch and parts hold *scratch values: per-call work space of the
+	// read-only queries, which must not write to the Manager (see
+	// scratch).
+	scratch, parts sync.Pool
 }
 
 // New returns a Manager over vars variables whose nodes take at most

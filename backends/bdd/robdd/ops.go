@@ -391,25 +391,25 @@ func (o *op) exists(f Node, quant []bool, deepest, gen uint32) (Node, error) {
 // same variables and the given budget, and returns it with the copy's root.
 // It only reads m, so, unlike Restrict, it is safe on a diagram that
 // concurrent readers share (to draw a restricted diagram, say). It takes
-// time linear in f's diagram, seconds for millions of nodes, and polls ctx
-// every 16384 nodes copied.
+// time linear in the part of f's diagram that a allows, seconds for
+// millions of nodes, with work space proportional to that part, and polls
+// ctx every 16384 nodes copied.
 func (m *Manager) Extract(ctx context.Context, f Node, a Assignment, budget int64) (*Manager, Node, error) {
 	m.check(a)
 	dst := New(m.vars, budget)
-	s := m.getScratch()
-	defer m.putScratch(s)
-	// memo[id] is 1 + the copy of node id, 0 before it is made.
-	memo := resized(s.u64a, int(f)+1)
-	s.u64a = memo
-	clear(memo)
+	s := m.getPartScratch()
+	defer m.parts.Put(s)
+	// memo maps a node met to its copy.
+	memo := &s.ids
+	memo.reset()
 	var copied uint32
 	var copyNode func(Node) (Node, error)
 	copyNode = func(n Node) (Node, error) {
 		if n <= True {
 			return n, nil
 		}
-		if c := memo[n]; c != 0 {
-			return Node(c - 1), nil
+		if c, ok := memo.get(n); ok {
+			return Node(c), nil
 		}
 		if copied++; copied&(1<<14-1) == 0 {
 			if err := ctx.Err(); err != nil {
@@ -437,7 +437,7 @@ func (m *Manager) Extract(ctx context.Context, f Node, a Assignment, budget int6
 		if err != nil {
 			return False, err
 		}
-		memo[n] = uint64(r) + 1
+		memo.put(n, int32(r))
 		return r, nil
 	}
 	r, err := copyNode(f)

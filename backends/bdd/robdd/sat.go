@@ -11,12 +11,15 @@ import (
 
 // AnySat returns an assignment of all variables that satisfies f and agrees
 // with a, or false when there is none. Free variables that f does not
-// decide are false. It visits each node at most once.
+// decide are false. It visits each node at most once, depth first, and
+// remembers the nodes without a solution below in work space proportional
+// to the nodes it visits.
 func (m *Manager) AnySat(f Node, a Assignment) ([]bool, bool) {
 	v := m.view(a)
-	s := m.getScratch()
-	defer m.putScratch(s)
-	dead := bitset(s, int(f)+1)
+	s := m.getPartScratch()
+	defer m.parts.Put(s)
+	dead := &s.ids
+	dead.reset()
 	x := v.initial()
 	// find reports whether some path from n to True agrees with the
 	// assignment, and writes the levels it tests into x. A node without
@@ -26,7 +29,7 @@ func (m *Manager) AnySat(f Node, a Assignment) ([]bool, bool) {
 		if n <= True {
 			return n == True
 		}
-		if dead[n/64]&(1<<(n%64)) != 0 {
+		if _, ok := dead.get(n); ok {
 			return false
 		}
 		nd := m.nodes[n]
@@ -39,7 +42,7 @@ func (m *Manager) AnySat(f Node, a Assignment) ([]bool, bool) {
 			x[nd.level] = true
 			return true
 		}
-		dead[n/64] |= 1 << (n % 64)
+		dead.put(n, 0)
 		return false
 	}
 	if !find(f) {
@@ -58,40 +61,36 @@ func (v view) initial() []bool {
 	return x
 }
 
-// bitset returns a cleared bit set of n bits from s.
-func bitset(s *scratch, n int) []uint64 {
-	w := resized(s.words, (n+63)/64)
-	s.words = w
-	clear(w)
-	return w
-}
-
 // RandomSat returns an assignment of all variables drawn uniformly at
 // random from those that satisfy f and agree with a, or false when there
-// is none. It counts the solutions below every node (a sweep linear in f's
-// id), then walks down once, taking each branch with probability in
+// is none. It counts the solutions below every node of f's Part under a
+// (see part), then walks down once, taking each branch with probability in
 // proportion to its count.
 func (m *Manager) RandomSat(f Node, a Assignment, rng *rand.Rand) ([]bool, bool) {
-	return m.randomSat(f, m.view(a), rng, sat)
+	p := m.part(f, a)
+	defer p.Release()
+	return p.RandomSat(rng)
 }
 
-// randomSat is RandomSat under view v. It draws a branch in uint64 when
-// the two branches' weights add up to less than fits, in math/big
-// otherwise: RandomSat passes sat, tests 0 to exercise math/big.
-func (m *Manager) randomSat(f Node, v view, rng *rand.Rand, fits uint64) ([]bool, bool) {
-	s := m.getScratch()
-	defer m.putScratch(s)
-	c := m.countBelow(f, v, s, sparseLimit(f))
+// RandomSat is Manager.RandomSat over the Part.
+func (p *Part) RandomSat(rng *rand.Rand) ([]bool, bool) { return p.randomSat(rng, sat) }
+
+// randomSat is RandomSat. It draws a branch in uint64 when the two
+// branches' weights add up to less than fits, in math/big otherwise:
+// RandomSat passes sat, tests 0 to exercise math/big.
+func (p *Part) randomSat(rng *rand.Rand, fits uint64) ([]bool, bool) {
+	c := p.countUp()
+	f, v, nodes := p.root(), p.v, p.nodes
 	if c.cnt[f] == 0 {
 		return nil, false
 	}
 	x := v.initial()
-	rootLevel := m.nodes[f].level
+	rootLevel := nodes[f].level
 	v.randomFree(x, 0, rootLevel, rng)
 	for n := f; n > True; {
-		nd := m.nodes[n]
+		nd := nodes[n]
 		after := v.free[nd.level+1]
-		lc, hc := m.nodes[nd.lo].level, m.nodes[nd.hi].level
+		lc, hc := nodes[nd.lo].level, nodes[nd.hi].level
 		high := v.val[nd.level] == 1
 		if v.val[nd.level] == Unassigned {
 			flo, fhi := v.free[lc]-after, v.free[hc]-after
@@ -160,27 +159,28 @@ func randBelow(rng *rand.Rand, n *big.Int) *big.Int {
 func (m *Manager) Solutions(f Node, a Assignment) iter.Seq[[]bool] {
 	v := m.view(a)
 	return func(yield func([]bool) bool) {
-		s := m.getScratch()
-		defer m.putScratch(s)
-		// known and alive memoise whether a node has a path to True that
-		// agrees with a.
-		known := bitset(s, 2*(int(f)+1))
+		s := m.getPartScratch()
+		defer m.parts.Put(s)
+		// known memoises whether a node has a path to True that agrees
+		// with a (1) or not (0), for the nodes met.
+		known := &s.ids
+		known.reset()
 		var alive func(n Node) bool
 		alive = func(n Node) bool {
 			if n <= True {
 				return n == True
 			}
-			k := 2 * uint(n)
-			if known[k/64]&(1<<(k%64)) != 0 {
-				return known[(k+1)/64]&(1<<((k+1)%64)) != 0
+			if k, ok := known.get(n); ok {
+				return k == 1
 			}
 			nd := m.nodes[n]
 			val := v.val[nd.level]
 			ok := val != 1 && alive(Node(nd.lo)) || val != 0 && alive(Node(nd.hi))
-			known[k/64] |= 1 << (k % 64)
+			k := int32(0)
 			if ok {
-				known[(k+1)/64] |= 1 << ((k + 1) % 64)
+				k = 1
 			}
+			known.put(n, k)
 			return ok
 		}
 		x := v.initial()

@@ -71,8 +71,16 @@ func TestRandomSatIsUniform(t *testing.T) {
 	}{
 		{"uint64", nil, func(rng *rand.Rand, a Assignment) ([]bool, bool) { return m.RandomSat(f, a, rng) }},
 		{"uint64, x5 true", a, func(rng *rand.Rand, a Assignment) ([]bool, bool) { return m.RandomSat(f, a, rng) }},
-		{"big", nil, func(rng *rand.Rand, a Assignment) ([]bool, bool) { return m.randomSat(f, m.view(a), rng, 0) }},
-		{"big, x5 true", a, func(rng *rand.Rand, a Assignment) ([]bool, bool) { return m.randomSat(f, m.view(a), rng, 0) }},
+		{"big", nil, func(rng *rand.Rand, a Assignment) ([]bool, bool) {
+			p := m.part(f, a)
+			defer p.Release()
+			return p.randomSat(rng, 0)
+		}},
+		{"big, x5 true", a, func(rng *rand.Rand, a Assignment) ([]bool, bool) {
+			p := m.part(f, a)
+			defer p.Release()
+			return p.randomSat(rng, 0)
+		}},
 	}
 	for _, tt := range tests {
 		b := bruteForce(tf, 8, tt.a)

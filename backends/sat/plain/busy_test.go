@@ -16,9 +16,18 @@ import (
 func TestBusy(t *testing.T) {
 	b := New(Options{Queue: 1})
 	sp := configuratortest.Space(t, b, configuratortest.Model(t, 8, configurator.RowMajor))
-	release, err := solverlock.Acquire(context.Background())
-	if err != nil {
-		t.Fatal(err)
+	var held []func()
+	for range solverlock.Turns() { // every solver turn: the query waits
+		release, err := solverlock.Acquire(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, release)
+	}
+	release := func() {
+		for _, r := range held {
+			r()
+		}
 	}
 	first := make(chan error, 1)
 	go func() {
@@ -28,7 +37,7 @@ func TestBusy(t *testing.T) {
 	for len(b.queue) == 0 {
 		time.Sleep(time.Millisecond)
 	}
-	_, err = sp.Solve(context.Background(), nil)
+	_, err := sp.Solve(context.Background(), nil)
 	release()
 	if !errors.Is(err, configurator.ErrBusy) {
 		t.Errorf("a second query while one is in progress: %v, want ErrBusy", err)

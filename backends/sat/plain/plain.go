@@ -31,11 +31,14 @@
 // backend works around as package sat does: Assume drops the unit clauses of
 // the base problem, so the problem has none and the cells of one-cell
 // ExactlyOne lines travel as assumptions; CountModels returns duplicates, so
-// solutions are counted with blocking clauses, on a solver of their own;
-// the solver package keeps mutable state at package level, so every call
-// holds the process-wide turn of package solverlock; and a Solve cannot be
-// interrupted, so a query checks its context between calls and the largest
-// board is kept small enough for every call to be short.
+// solutions are counted with blocking clauses, on a solver of their own.
+// Two more are patched in the copy the project carries
+// (backends/sat/gophersat/PATCHES.md): a Solve is interrupted when its
+// query's context ends, and separate solvers run in parallel, each call
+// holding one of the process's turns of package solverlock (one per core,
+// shared fairly among clients). A space keeps at most one idle solver per
+// turn for its next queries, each dropped when its learned clauses hold
+// more than a quarter of the space's Cost.
 package plain
 
 import (
@@ -92,8 +95,8 @@ type Options struct {
 	// Compile returns an error wrapping configurator.ErrTooLarge.
 	MaxN int
 	// Queue is how many queries (Analyze, Satisfiable, Solve) may be in
-	// progress at once, each waiting for the solver's turn before every
-	// call; 0 means DefaultQueue. One more fails at once with an error
+	// progress at once, each waiting for a solver turn before every call;
+	// 0 means DefaultQueue. One more fails at once with an error
 	// wrapping configurator.ErrBusy.
 	Queue int
 	// CountCap caps the blocking-clause count of solutions; 0 means

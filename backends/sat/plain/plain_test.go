@@ -316,15 +316,23 @@ func TestContext(t *testing.T) {
 	}
 }
 
-// hold takes solverlock's turn until the test ends, or until the function
-// it returns is called.
-func hold(t *testing.T) (release func()) {
+// hold takes every turn of solverlock until the test ends, or until the
+// function it returns is called.
+func hold(t testing.TB) (release func()) {
 	t.Helper()
-	r, err := solverlock.Acquire(context.Background())
-	if err != nil {
-		t.Fatal(err)
+	var held []func()
+	for range solverlock.Turns() {
+		r, err := solverlock.Acquire(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, r)
 	}
-	release = sync.OnceFunc(r)
+	release = sync.OnceFunc(func() {
+		for _, r := range held {
+			r()
+		}
+	})
 	t.Cleanup(release)
 	return release
 }

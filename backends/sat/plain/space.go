@@ -42,10 +42,32 @@ type space struct {
 	// before the split of enumerate).
 	partition bool
 
-	// solver is built on first use and rebuilt after a panic. Only the
-	// holder of solverlock's turn touches it, so concurrent queries on the
-	// space take turns on it; each call assumes afresh what it asks.
-	solver *solver.Solver
+	// solvers keeps the space's idle solvers for the next queries (each
+	// call assumes afresh what it asks): at most one per solver turn, each
+	// with learned clauses of at most a quarter of the space's Cost.
+	solvers satbase.Solvers
+}
+
+// query is the work of one query on a space: the solver it holds, from
+// its first call until it ends, and the work of its calls. It is not safe
+// for concurrent use.
+type query struct {
+	*space
+	s     *solver.Solver
+	calls satbase.Calls
+}
+
+// do admits one query (see Backend.enter), runs f with it, and gives the
+// query's solver back to the space.
+func (sp *space) do(f func(q *query) error) error {
+	leave, err := sp.b.enter()
+	if err != nil {
+		return err
+	}
+	defer leave()
+	q := &query{space: sp}
+	defer func() { sp.solvers.Keep(q.s) }()
+	return f(q)
 }
 
 func newSpace(b *Backend, m *configurator.Model) *space {
@@ -65,6 +87,7 @@ func newSpace(b *Backend, m *configurator.Model) *space {
 	}
 	sp.partition = !slices.ContainsFunc(exactLines, func(k int) bool { return k != 1 })
 	sp.writeCNF()
+	sp.solvers.Max, sp.solvers.LearnedCap = solverlock.Turns(), b.Cost(sp.n, 0).Bytes/4
 	return sp
 }
 
@@ -106,46 +129,48 @@ func (sp *space) newSolver() *solver.Solver {
 	return solver.New(solver.ParseSliceNb(sp.cnf, sp.nv))
 }
 
-// call runs f, which uses gophersat, holding solverlock's turn. A caller
-// whose ctx has ended gets its error and f does not run; a Solve in
-// progress cannot be interrupted, so ctx is checked between calls only. A
-// panic in gophersat becomes an error, and the space's solver, whose state
-// it may have broken, is rebuilt by the next call.
-func (sp *space) call(ctx context.Context, f func()) error {
+// call runs f, which calls gophersat under ctx, holding a turn of package
+// solverlock. A caller whose ctx has ended gets its error and f does not
+// run; a Solve that ctx ends is interrupted, and f returns ctx's error. A
+// panic in gophersat becomes an error, and the query's solver, whose state
+// it may have broken, is thrown away.
+func (q *query) call(ctx context.Context, f func() error) error {
 	release, err := solverlock.Acquire(ctx)
 	if err != nil {
 		return err
 	}
 	defer release()
-	if err := satbase.Run(f); err != nil {
-		sp.solver = nil
+	var ferr error
+	if err := satbase.Run(func() { ferr = f() }); err != nil {
+		q.s = nil
 		return err
 	}
-	return nil
+	return ferr
 }
 
 // find asks the space's solver for a solution with a queen on every
 // variable of with and none on any of without, and returns its queens,
 // verified, or nil when there is none.
-func (sp *space) find(ctx context.Context, with, without []int32) ([]int32, error) {
-	if sp.dead {
+func (q *query) find(ctx context.Context, with, without []int32) ([]int32, error) {
+	if q.dead {
 		return nil, ctx.Err()
 	}
 	var w []int32
-	err := sp.call(ctx, func() {
-		if sp.solver == nil {
-			sp.solver = sp.newSolver()
+	err := q.call(ctx, func() error {
+		if q.s == nil {
+			q.s = q.solvers.Take(q.newSolver)
 		}
-		if sp.solver.Assume(satbase.Assumptions(sp.units, with, without)) == solver.Unsat || sp.solver.Solve() != solver.Sat {
-			return
+		found, err := q.calls.Under(ctx, q.s, satbase.Assumptions(q.units, with, without))
+		if found {
+			w = satbase.Queens(q.s.Model(), q.nv)
 		}
-		w = satbase.Queens(sp.solver.Model(), sp.nv)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	if w != nil && !sp.holds(w, with, without) {
-		return nil, fmt.Errorf("%w: %s", satbase.ErrSolver, sp.format(w))
+	if w != nil && !q.holds(w, with, without) {
+		return nil, fmt.Errorf("%w: %s", satbase.ErrSolver, q.format(w))
 	}
 	return w, nil
 }
@@ -217,15 +242,16 @@ func (sp *space) Model() *configurator.Model { return sp.m }
 // solution holding the queens lacks it. A question is asked only of a cell
 // that no solution found so far decides.
 //
-// Counting policy, as in package sat: on boards up to 10×10 the solutions
-// are enumerated with blocking clauses, up to the backend's CountCap, which
-// also decides every cell when the enumeration completes. Above 10×10 the
-// count is left nil.
+// Counting policy, as in package sat: on boards up to 10×10, once the
+// cells are decided, the solutions are enumerated with blocking clauses, up
+// to the backend's CountCap, and checked against the cells. Above 10×10
+// the count is left nil. Work times the two apart and sums the solver's
+// work; every cell is decided by the solver.
 func (sp *space) Analyze(ctx context.Context, queens []configurator.Cell) (*configurator.Analysis, error) {
 	start := time.Now()
 	var a *configurator.Analysis
-	err := sp.query("analyze", queens, func(queens []int32) (err error) {
-		a, err = sp.analyze(ctx, queens)
+	err := sp.query("analyze", queens, func(q *query, queens []int32) (err error) {
+		a, err = q.analyze(ctx, queens)
 		return err
 	})
 	if err != nil {
@@ -235,92 +261,72 @@ func (sp *space) Analyze(ctx context.Context, queens []configurator.Cell) (*conf
 	return a, nil
 }
 
-// query checks the placement queens, admits one query (see Backend.enter)
-// and runs f on the queens' variables. Its errors tell what the query was
-// (op, such as "analyze") and on which queens.
-func (sp *space) query(op string, queens []configurator.Cell, f func(queens []int32) error) error {
+// query checks the placement queens, admits one query (see space.do) and
+// runs f on the queens' variables. Its errors tell what the query was (op,
+// such as "analyze") and on which queens.
+func (sp *space) query(op string, queens []configurator.Cell, f func(q *query, queens []int32) error) error {
 	if err := sp.m.Check(queens); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	leave, err := sp.b.enter()
-	if err == nil {
-		defer leave()
-		err = f(sp.vars(queens))
-	}
+	err := sp.do(func(q *query) error { return f(q, sp.vars(queens)) })
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", op, configurator.FormatCells(queens), err)
 	}
 	return nil
 }
 
-func (sp *space) analyze(ctx context.Context, queens []int32) (*configurator.Analysis, error) {
+func (q *query) analyze(ctx context.Context, queens []int32) (*configurator.Analysis, error) {
+	start := time.Now()
 	// possible[v]: a solution found has a queen on v; absent[v]: a solution
 	// found has none.
-	possible := make([]bool, sp.nv)
-	absent := make([]bool, sp.nv)
+	possible := make([]bool, q.nv)
+	absent := make([]bool, q.nv)
 	witness := func(w []int32) {
-		queen := make([]bool, sp.nv)
+		queen := make([]bool, q.nv)
 		for _, v := range w {
 			queen[v] = true
 		}
-		for v, q := range queen {
-			possible[v] = possible[v] || q
-			absent[v] = absent[v] || !q
+		for v, x := range queen {
+			possible[v] = possible[v] || x
+			absent[v] = absent[v] || !x
 		}
 	}
-	a := &configurator.Analysis{N: sp.n, Cells: make([]configurator.State, sp.nv)}
-	complete := false // every solution holding queens was found
-	if sp.n <= countMaxN {
-		sols, all, err := sp.enumerate(ctx, queens, sp.b.countCap)
+	w, err := q.find(ctx, queens, nil)
+	if err != nil {
+		return nil, err
+	}
+	if w == nil {
+		return nil, configurator.ErrNoSolution
+	}
+	witness(w)
+	with := append(slices.Clone(queens), 0)
+	for v := range int32(q.nv) {
+		if possible[v] {
+			continue
+		}
+		with[len(with)-1] = v
+		w, err := q.find(ctx, with, nil)
 		if err != nil {
 			return nil, err
 		}
-		if len(sols) == 0 {
-			return nil, configurator.ErrNoSolution
-		}
-		for _, w := range sols {
+		if w != nil {
 			witness(w)
 		}
-		a.Solutions, a.AtLeast, complete = big.NewInt(int64(len(sols))), !all, all
-	} else {
-		w, err := sp.find(ctx, queens, nil)
+	}
+	for v := range int32(q.nv) {
+		if !possible[v] || absent[v] || slices.Contains(queens, v) || slices.Contains(q.units, v) {
+			continue // a unit is in every solution; assumed away, gophersat would miss the contradiction
+		}
+		w, err := q.find(ctx, queens, []int32{v})
 		if err != nil {
 			return nil, err
 		}
-		if w == nil {
-			return nil, configurator.ErrNoSolution
-		}
-		witness(w)
-	}
-	if !complete {
-		with := append(slices.Clone(queens), 0)
-		for v := range int32(sp.nv) {
-			if possible[v] {
-				continue
-			}
-			with[len(with)-1] = v
-			w, err := sp.find(ctx, with, nil)
-			if err != nil {
-				return nil, err
-			}
-			if w != nil {
-				witness(w)
-			}
-		}
-		for v := range int32(sp.nv) {
-			if !possible[v] || absent[v] || slices.Contains(queens, v) {
-				continue
-			}
-			w, err := sp.find(ctx, queens, []int32{v})
-			if err != nil {
-				return nil, err
-			}
-			if w != nil {
-				witness(w)
-			}
+		if w != nil {
+			witness(w)
 		}
 	}
-	for v := range sp.nv {
+	a := &configurator.Analysis{N: q.n, Cells: make([]configurator.State, q.nv)}
+	for v := range q.nv {
 		switch {
 		case !possible[v]:
 			a.Cells[v] = configurator.Blocked
@@ -331,7 +337,42 @@ func (sp *space) analyze(ctx context.Context, queens []int32) (*configurator.Ana
 	for _, v := range queens {
 		a.Cells[v] = configurator.Queen
 	}
+	a.Work.BySolver = q.nv - len(queens)
+	a.Work.Domains = time.Since(start)
+	if q.n <= countMaxN {
+		start := time.Now()
+		sols, all, err := q.enumerate(ctx, queens, q.b.countCap)
+		if err != nil {
+			return nil, err
+		}
+		if err := q.agree(sols, all, possible); err != nil {
+			return nil, err
+		}
+		a.Solutions, a.AtLeast = big.NewInt(int64(len(sols))), !all
+		a.Work.Count = time.Since(start)
+	}
+	q.calls.Fill(&a.Work)
 	return a, nil
+}
+
+// agree checks the count against the cells decided: every solution counted
+// has its queens on possible cells and, when the count is complete, every
+// possible cell holds a queen of some solution. Disagreement is a bug,
+// reported as an error wrapping satbase.ErrSolver.
+func (q *query) agree(sols [][]int32, all bool, possible []bool) error {
+	seen := make([]bool, len(possible))
+	for _, w := range sols {
+		for _, v := range w {
+			if !possible[v] {
+				return fmt.Errorf("%w: the solution %s counted holds a blocked cell", satbase.ErrSolver, q.format(w))
+			}
+			seen[v] = true
+		}
+	}
+	if len(sols) == 0 || all && !slices.Equal(seen, possible) {
+		return fmt.Errorf("%w: the solutions counted and the cells decided disagree", satbase.ErrSolver)
+	}
+	return nil
 }
 
 // enumerate lists the solutions with a queen on every variable of queens,
@@ -343,30 +384,30 @@ func (sp *space) analyze(ctx context.Context, queens []int32) (*configurator.Ana
 // parse of the CNF. Most placements have few solutions: one solver lists
 // them. Beyond fewSolutions the list starts again, split into parts (see
 // enumerateSplit).
-func (sp *space) enumerate(ctx context.Context, queens []int32, limit int) (sols [][]int32, all bool, err error) {
-	if sp.dead {
+func (q *query) enumerate(ctx context.Context, queens []int32, limit int) (sols [][]int32, all bool, err error) {
+	if q.dead {
 		return nil, true, ctx.Err()
 	}
-	sols, all, err = sp.enumerateSplit(ctx, queens, 0, min(limit, fewSolutions))
+	sols, all, err = q.enumerateSplit(ctx, queens, 0, min(limit, fewSolutions))
 	if err != nil || all || len(sols) == limit {
 		return sols, all, err
 	}
-	return sp.enumerateSplit(ctx, queens, splitLines, limit)
+	return q.enumerateSplit(ctx, queens, splitLines, limit)
 }
 
 // enumerateSplit lists the solutions as enumerate does, split into parts
 // by the cells that hold the queens of the given number of ExactlyOne
 // lines free of queens (the longest), each part enumerated by a fresh
 // solver.
-func (sp *space) enumerateSplit(ctx context.Context, queens []int32, lines, limit int) (sols [][]int32, all bool, err error) {
+func (q *query) enumerateSplit(ctx context.Context, queens []int32, lines, limit int) (sols [][]int32, all bool, err error) {
 	// parts lists the assumptions of each part: queens and one cell of
 	// each split line.
 	parts := [][]int32{queens}
-	used := make([]bool, len(sp.exact))
+	used := make([]bool, len(q.exact))
 	for range lines {
 		split := -1
-		for l, exact := range sp.exact {
-			if vars := sp.line(l); exact && !used[l] && (split < 0 || len(vars) > len(sp.line(split))) && !slices.ContainsFunc(vars, func(v int32) bool { return slices.Contains(queens, v) }) {
+		for l, exact := range q.exact {
+			if vars := q.line(l); exact && !used[l] && (split < 0 || len(vars) > len(q.line(split))) && !slices.ContainsFunc(vars, func(v int32) bool { return slices.Contains(queens, v) }) {
 				split = l
 			}
 		}
@@ -376,14 +417,14 @@ func (sp *space) enumerateSplit(ctx context.Context, queens []int32, lines, limi
 		used[split] = true
 		var next [][]int32
 		for _, p := range parts {
-			for _, v := range sp.line(split) {
+			for _, v := range q.line(split) {
 				next = append(next, append(slices.Clone(p), v))
 			}
 		}
 		parts = next
 	}
 	for _, part := range parts {
-		got, all, err := sp.enumeratePart(ctx, part, limit-len(sols))
+		got, all, err := q.enumeratePart(ctx, part, limit-len(sols))
 		if err != nil {
 			return nil, false, err
 		}
@@ -398,23 +439,23 @@ func (sp *space) enumerateSplit(ctx context.Context, queens []int32, lines, limi
 // enumeratePart lists the solutions with a queen on every variable of
 // with, up to limit of them, with a fresh solver; all reports that none is
 // missing.
-func (sp *space) enumeratePart(ctx context.Context, with []int32, limit int) (sols [][]int32, all bool, err error) {
+func (q *query) enumeratePart(ctx context.Context, with []int32, limit int) (sols [][]int32, all bool, err error) {
 	var s *solver.Solver
 	var w []int32 // the last solution found, blocked before the next Solve
 	for {
 		found := false
-		err := sp.call(ctx, func() {
+		err := q.call(ctx, func() (err error) {
 			if s == nil {
-				s = sp.newSolver()
-				if s.Assume(satbase.Assumptions(sp.units, with, nil)) == solver.Unsat {
-					return
-				}
+				s = q.newSolver()
+				found, err = q.calls.Under(ctx, s, satbase.Assumptions(q.units, with, nil))
 			} else {
-				s.AppendClause(satbase.Blocking(w, sp.nv, sp.partition))
+				s.AppendClause(satbase.Blocking(w, q.nv, q.partition))
+				found, err = q.calls.Solve(ctx, s)
 			}
-			if found = s.Solve() == solver.Sat; found {
-				w = satbase.Queens(s.Model(), sp.nv)
+			if found {
+				w = satbase.Queens(s.Model(), q.nv)
 			}
+			return err
 		})
 		if err != nil {
 			return nil, false, err
@@ -422,8 +463,8 @@ func (sp *space) enumeratePart(ctx context.Context, with []int32, limit int) (so
 		if !found {
 			return sols, true, nil
 		}
-		if !sp.holds(w, with, nil) {
-			return nil, false, fmt.Errorf("%w: %s", satbase.ErrSolver, sp.format(w))
+		if !q.holds(w, with, nil) {
+			return nil, false, fmt.Errorf("%w: %s", satbase.ErrSolver, q.format(w))
 		}
 		if len(sols) == limit {
 			return sols, false, nil
@@ -448,12 +489,11 @@ func (sp *space) Satisfiable(ctx context.Context, with, without []configurator.C
 			return false, ctx.Err()
 		}
 	}
-	leave, err := sp.b.enter()
-	if err != nil {
-		return false, fmt.Errorf("satisfiable: %w", err)
-	}
-	defer leave()
-	w, err := sp.find(ctx, sp.vars(with), sp.vars(without))
+	var w []int32
+	err := sp.do(func(q *query) (err error) {
+		w, err = q.find(ctx, sp.vars(with), sp.vars(without))
+		return err
+	})
 	if err != nil {
 		return false, fmt.Errorf("satisfiable: %w", err)
 	}
@@ -464,8 +504,8 @@ func (sp *space) Satisfiable(ctx context.Context, with, without []configurator.C
 // first gophersat finds, not a uniformly random one.
 func (sp *space) Solve(ctx context.Context, queens []configurator.Cell) ([]configurator.Cell, error) {
 	var w []int32
-	err := sp.query("solve", queens, func(queens []int32) (err error) {
-		w, err = sp.find(ctx, queens, nil)
+	err := sp.query("solve", queens, func(q *query, queens []int32) (err error) {
+		w, err = q.find(ctx, queens, nil)
 		if err == nil && w == nil {
 			err = configurator.ErrNoSolution
 		}

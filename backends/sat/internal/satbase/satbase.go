@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/crillab/gophersat/solver"
@@ -184,6 +185,48 @@ func (c *Calls) Add(d Calls) {
 // Fill copies c into the solver fields of w.
 func (c Calls) Fill(w *configurator.Work) {
 	w.SolverCalls, w.Conflicts, w.Decisions, w.Learned = c.N, c.Conflicts, c.Decisions, c.Learned
+}
+
+// Solvers keeps the idle solvers of one compiled space between its
+// queries, so that each query starts from one that has learned from the
+// previous, while queries running at once each hold their own. The memory
+// it keeps is bounded: at most Max solvers, each dropped when its learned
+// clauses hold more than LearnedCap bytes. Set both before first use; it
+// is safe for concurrent use.
+type Solvers struct {
+	Max        int
+	LearnedCap int64
+
+	mu   sync.Mutex
+	idle []*solver.Solver
+}
+
+// Take returns an idle solver, or build's new one. The caller alone uses
+// it, within a solver turn, until it gives it back with Keep.
+func (p *Solvers) Take(build func() *solver.Solver) *solver.Solver {
+	p.mu.Lock()
+	if k := len(p.idle); k > 0 {
+		s := p.idle[k-1]
+		p.idle = p.idle[:k-1]
+		p.mu.Unlock()
+		return s
+	}
+	p.mu.Unlock()
+	return build()
+}
+
+// Keep gives s back for the next query, or drops it when it has learned
+// too much or Max are kept already. A nil s (a solver thrown away after a
+// panic) is ignored.
+func (p *Solvers) Keep(s *solver.Solver) {
+	if s == nil || s.LearnedBytes() > p.LearnedCap {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.idle) < p.Max {
+		p.idle = append(p.idle, s)
+	}
 }
 
 // ErrSolver marks a solver answer that failed verification, or a panic in

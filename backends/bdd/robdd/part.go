@@ -1,0 +1,340 @@
+package robdd
+
+import (
+	"math/bits"
+	"slices"
+)
+
+// A query under a partial assignment only ever reaches the nodes below its
+// root along the edges the assignment allows: its part of the diagram. On
+// a large diagram with a few variables assigned that part is a small
+// fraction of the whole, so the queries gather it first and sweep only it:
+// a copy of the part's nodes renumbered densely, children first, so that
+// the sweeps keep their flat loops over small arrays. Gathering marks the
+// part in a two-level bit set over the node ids (marks), kept from query
+// to query and left empty by each, so that nothing the size of the
+// diagram is allocated or cleared per query and the work is the part's
+// plus one word per 4096 ids. When the part is most of the diagram, the
+// sweep over every id up to the root in order is faster, and the queries
+// do that instead (Whole).
+
+// A Part is the part of a diagram that the read-only queries of a root
+// under a partial assignment visit, gathered once and then swept by any
+// of its query methods (ValidDomains, Count, Marginals, RandomSat). It
+// holds work space from its Manager until Release. A Part is not safe for
+// concurrent use; distinct Parts of one Manager are.
+type Part struct {
+	m *Manager
+	// nodes are the nodes the sweeps visit, children before parents:
+	// nodes[0] and nodes[1] are the terminals and the root is last. Of a
+	// gathered part they are a copy whose lo and hi are indices into
+	// nodes (an edge the assignment forbids leads to False); of a whole
+	// one they are the Manager's own ids 0..root.
+	nodes []node
+	v     view
+	s     *scratch
+	whole bool
+}
+
+// partBytesPerNode is the work space a gathered Part holds per node: its
+// copy (16 bytes) and the sweeps' count, paths and flag (8, 8 and 1).
+const partBytesPerNode = 33
+
+// wholeBytesPerNode is the work space a Whole Part's sweeps hold per id up
+// to the root: a count, paths and a flag.
+const wholeBytesPerNode = 17
+
+// PartBytes is the work space a gathered Part of root f holds when it has
+// the given number of nodes, at most: the part's own arrays and the bit
+// sets over f's ids that gathering reuses from query to query (1.5 bits an
+// id).
+func (m *Manager) PartBytes(f Node, nodes int) int64 {
+	return partBytesPerNode*int64(nodes+2) + marksBytes(int(f)+1)
+}
+
+// WholeBytes is the work space a Whole Part of root f holds, at most.
+func (m *Manager) WholeBytes(f Node) int64 { return wholeBytesPerNode * (int64(f) + 1) }
+
+// PartLimit is the most nodes worth gathering into a Part of root f: past
+// it, Whole sweeps faster than gathering and sweeping the part. The query
+// methods of the Manager take it as their limit.
+func (m *Manager) PartLimit(f Node) int { return int(f) / 5 }
+
+// Part gathers the part of f's diagram that a allows: f, and the children
+// of gathered nodes along the edges a allows, terminals aside. It returns
+// false, having held no more than PartBytes(f, limit), once the part
+// exceeds limit nodes, and at once when a assigns nothing (the part is
+// then f's whole diagram, which Whole sweeps faster). It takes time linear
+// in the part (and one word per 4096 ids) and only reads the Manager.
+func (m *Manager) Part(f Node, a Assignment, limit int) (*Part, bool) {
+	v := m.view(a)
+	if f > True && v.free[len(v.val)] == int32(len(v.val)) {
+		return nil, false
+	}
+	s := m.getPartScratch()
+	nodes, ok := m.gather(f, v, s, limit)
+	if !ok {
+		m.parts.Put(s)
+		return nil, false
+	}
+	return &Part{m: m, nodes: nodes, v: v, s: s}, true
+}
+
+// Whole returns the Part of f under a that sweeps every id from 2 up to f,
+// children first (ids are topological): the fastest sweep when a allows
+// most of f's diagram. It holds WholeBytes(f) of work space.
+func (m *Manager) Whole(f Node, a Assignment) *Part {
+	return &Part{m: m, nodes: m.nodes[:f+1], v: m.view(a), s: m.getScratch(), whole: true}
+}
+
+// part returns the Part of f under a that the Manager's query methods
+// sweep: gathered up to PartLimit nodes, whole past them.
+func (m *Manager) part(f Node, a Assignment) *Part {
+	if p, ok := m.Part(f, a, m.PartLimit(f)); ok {
+		return p
+	}
+	return m.Whole(f, a)
+}
+
+// Visited is the number of decision nodes the Part's sweeps visit: those
+// gathered, or every id from 2 up to the root.
+func (p *Part) Visited() int { return len(p.nodes) - 2 }
+
+// Bytes is the work space the Part holds now.
+func (p *Part) Bytes() int64 { return p.s.bytes() }
+
+// Release gives the Part's work space back to its Manager; the Part must
+// not be used afterwards.
+func (p *Part) Release() {
+	if p.s == nil {
+		return
+	}
+	if p.whole {
+		p.m.putScratch(p.s)
+	} else {
+		p.m.parts.Put(p.s)
+	}
+	p.s = nil
+}
+
+// root is the Part's root, in its own numbering.
+func (p *Part) root() Node { return Node(len(p.nodes) - 1) }
+
+// gather copies into s.local the part of f's diagram that v allows (see
+// Part), renumbered densely after the two terminals in the order of the
+// ids, which is children first. One pass down the ids from f marks the
+// part: a marked node marks the children its allowed edges reach (they
+// have smaller ids, so the pass meets them later); one pass up copies the
+// marked nodes, a child's new id being the number of marked ids below it
+// (its rank). It gives up, returning false, once it has marked more than
+// limit nodes. Either way it leaves the marks empty.
+func (m *Manager) gather(f Node, v view, s *scratch, limit int) ([]node, bool) {
+	terminal := node{level: uint32(m.vars)}
+	local := append(s.local[:0], terminal, terminal)
+	defer func() { s.local = local[:0] }()
+	if f <= True {
+		return local[:f+1], true
+	}
+	mk := &s.marks
+	mk.fit(int(f) + 1)
+	defer mk.empty()
+	bitsOf, sum := mk.bits, mk.sum
+	mark := func(c uint32) {
+		w := c / 64
+		if bitsOf[w] == 0 {
+			sum[w/64] |= 1 << (w % 64)
+		}
+		bitsOf[w] |= 1 << (c % 64)
+	}
+	val := v.val
+	nodes := m.nodes
+	mark(uint32(f))
+	marked := 0
+	for k := int(f) / 64 / 64; k >= 0; k-- {
+		for below := ^uint64(0); ; {
+			words := sum[k] & below
+			if words == 0 {
+				break
+			}
+			j := 63 - bits.LeadingZeros64(words)
+			below = 1<<j - 1
+			w := 64*k + j
+			for left := ^uint64(0); ; {
+				x := bitsOf[w] & left
+				if x == 0 {
+					break
+				}
+				b := 63 - bits.LeadingZeros64(x)
+				left = 1<<b - 1
+				if marked++; marked > limit {
+					return nil, false
+				}
+				n := nodes[64*w+b]
+				x8 := val[n.level]
+				if x8 != 1 && n.lo > uint32(True) {
+					mark(n.lo)
+				}
+				if x8 != 0 && n.hi > uint32(True) {
+					mark(n.hi)
+				}
+			}
+		}
+	}
+	local = slices.Grow(local, marked)
+	rank := mk.rank
+	// newID is the copy's id of a child along an allowed edge, False
+	// along a forbidden one.
+	newID := func(c uint32, allowed bool) uint32 {
+		switch {
+		case !allowed:
+			return uint32(False)
+		case c <= uint32(True):
+			return c
+		}
+		w := c / 64
+		return rank[w] + uint32(bits.OnesCount64(bitsOf[w]&(1<<(c%64)-1)))
+	}
+	for k, words := range sum[:int(f)/64/64+1] {
+		for ; words != 0; words &= words - 1 {
+			w := 64*k + bits.TrailingZeros64(words)
+			rank[w] = uint32(len(local))
+			for x := bitsOf[w]; x != 0; x &= x - 1 {
+				g := 64*w + bits.TrailingZeros64(x)
+				n := nodes[g]
+				x8 := val[n.level]
+				local = append(local, node{level: n.level, lo: newID(n.lo, x8 != 1), hi: newID(n.hi, x8 != 0), next: uint32(g)})
+			}
+		}
+	}
+	return local, true
+}
+
+// marks is a two-level bit set over node ids: bit i%64 of bits[i/64] marks
+// id i, bit w%64 of sum[w/64] says that bits[w] is not zero, and rank[w]
+// is gather's count of the marked ids below word w. It only grows, and
+// every query leaves it empty (see empty), so a query clears only the
+// words it marked.
+type marks struct {
+	bits, sum []uint64
+	rank      []uint32
+}
+
+// marksBytes is the memory of marks over ids ids: 12 bytes a word of 64
+// ids, and a word of sum per 4096.
+func marksBytes(ids int) int64 {
+	words := (ids + 63) / 64
+	return 12*int64(words) + 8*int64((words+63)/64)
+}
+
+// fit makes room for ids ids.
+func (mk *marks) fit(ids int) {
+	words := (ids + 63) / 64
+	if len(mk.bits) < words {
+		mk.bits = make([]uint64, words)
+		mk.rank = make([]uint32, words)
+		mk.sum = make([]uint64, (words+63)/64)
+	}
+}
+
+// empty clears the words marked, by the summary.
+func (mk *marks) empty() {
+	for k, words := range mk.sum {
+		if words == 0 {
+			continue
+		}
+		for ; words != 0; words &= words - 1 {
+			mk.bits[64*k+bits.TrailingZeros64(words)] = 0
+		}
+		mk.sum[k] = 0
+	}
+}
+
+// nodeMap maps node ids to int32 values by open addressing with linear
+// probing: an entry holds the id in its high 32 bits and the value in its
+// low 32, and 0 is empty (no decision node has id 0). It doubles to stay
+// at most half full, so its memory follows the entries it holds, and reset
+// clears only the table in use.
+type nodeMap struct {
+	slots []uint64
+	spare []uint64 // the array of the table before the last growth
+	n     int
+	shift uint8 // 64 - log2(len(slots))
+}
+
+const minMapSlots = 64
+
+func (t *nodeMap) reset() {
+	if cap(t.slots) < minMapSlots {
+		t.slots = make([]uint64, minMapSlots)
+	}
+	t.slots = t.slots[:minMapSlots]
+	clear(t.slots)
+	t.n = 0
+	t.shift = uint8(64 - bits.TrailingZeros(minMapSlots))
+}
+
+func (t *nodeMap) slot(k Node) int {
+	return int((uint64(k) * 0x9E3779B97F4A7C15) >> t.shift)
+}
+
+// get returns k's value and whether k is in the map.
+func (t *nodeMap) get(k Node) (int32, bool) {
+	mask := len(t.slots) - 1
+	for i := t.slot(k); ; i = (i + 1) & mask {
+		e := t.slots[i]
+		if e == 0 {
+			return 0, false
+		}
+		if Node(e>>32) == k {
+			return int32(uint32(e)), true
+		}
+	}
+}
+
+// put sets k's value.
+func (t *nodeMap) put(k Node, v int32) {
+	e := uint64(k)<<32 | uint64(uint32(v))
+	mask := len(t.slots) - 1
+	for i := t.slot(k); ; i = (i + 1) & mask {
+		switch old := t.slots[i]; {
+		case old == 0:
+			t.slots[i] = e
+			if t.n++; 2*t.n > len(t.slots) {
+				t.grow()
+			}
+			return
+		case Node(old>>32) == k:
+			t.slots[i] = e
+			return
+		}
+	}
+}
+
+// grow doubles the table, rehashing into the array an earlier table of
+// the map left behind when it is large enough.
+func (t *nodeMap) grow() {
+	old := t.slots
+	size := 2 * len(old)
+	fresh := t.spare[:0]
+	if cap(fresh) < size {
+		fresh = make([]uint64, size)
+	}
+	fresh = fresh[:size]
+	clear(fresh)
+	t.shift--
+	mask := size - 1
+	for _, e := range old {
+		if e == 0 {
+			continue
+		}
+		i := int((uint64(e>>32) * 0x9E3779B97F4A7C15) >> t.shift)
+		for fresh[i] != 0 {
+			i = (i + 1) & mask
+		}
+		fresh[i] = e
+	}
+	t.slots, t.spare = fresh, old[:0]
+}
+
+// bytes is the memory the map's arrays hold.
+func (t *nodeMap) bytes() int64 { return 8 * int64(cap(t.slots)+cap(t.spare)) }
