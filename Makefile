@@ -34,6 +34,7 @@ $(HTMX): frontend/package.json frontend/package-lock.json
 	mkdir -p $(dir $(HTMX))
 	cp frontend/node_modules/htmx.org/dist/htmx.min.js $(HTMX)
 	cp frontend/node_modules/htmx-ext-sse/dist/sse.min.js $(dir $(HTMX))
+	cp frontend/node_modules/@panzoom/panzoom/dist/panzoom.min.js $(dir $(HTMX))
 	touch $(HTMX)
 
 # Browser tests drive Debian's chromium. As root it is installed when

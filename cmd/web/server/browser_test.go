@@ -448,7 +448,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("the diagram of a small board", func(t *testing.T) {
 		b.t = t
 		b.open("/?n=6&backend=bdd&diagram=1")
-		b.wait("the drawing loads", `document.getElementById("diagram-img") && document.getElementById("diagram-img").complete && document.getElementById("diagram-img").naturalWidth > 0`)
+		b.drawn("the diagram viewer", 22) // the rank view of 6×6
 		b.screenshot("diagram.png")
 	})
 

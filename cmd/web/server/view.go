@@ -162,12 +162,19 @@ type heatView struct {
 	Forced bool
 }
 
-// diagramView is the decision diagram's toggle and picture.
+// diagramView is the decision diagram's panel: what the viewer
+// (frontend/static/diagram.js) asks /api/v1/diagram for, or why there is
+// no diagram.
 type diagramView struct {
 	On, Available bool
 	Reason        string
-	Src, Alt      string
-	Nodes         string
+	N             int
+	Queens        string // JSON [row, col] pairs, as the API takes them
+	Order         string
+	// Src is the Graphviz drawing of the restricted diagram, when it has
+	// at most Config.DiagramNodes nodes.
+	Src   string
+	Nodes string
 }
 
 // compilingView shows a compile in progress; the page listens to its
@@ -764,22 +771,25 @@ func (s *Server) panel(r *result, v *appView) *panelView {
 	return nil
 }
 
-// diagramPanel fills in the diagram view: the picture when the restricted
-// diagram is small enough to draw, its size otherwise.
+// diagramPanel fills in the diagram view: the board the viewer asks the
+// API for, and the Graphviz drawing when the restricted diagram is small
+// enough for it.
 func (s *Server) diagramPanel(v *appView, d diagramData, st boardState) {
 	if d.reason != "" {
 		v.Diagram.Reason = d.reason
 		return
 	}
-	v.Diagram.Nodes = group(big.NewInt(int64(d.nodes)))
-	if d.nodes > s.cfg.DiagramNodes {
-		v.Diagram.Reason = fmt.Sprintf("The diagram of the remaining solutions has %s nodes, more than the %d this page draws. Place more queens to shrink it.",
-			v.Diagram.Nodes, s.cfg.DiagramNodes)
-		return
-	}
 	v.Diagram.Available = true
-	v.Diagram.Src = "/diagram.svg?" + st.query()
-	v.Diagram.Alt = fmt.Sprintf("Decision diagram of the remaining solutions, %s nodes", v.Diagram.Nodes)
+	v.Diagram.Nodes = group(big.NewInt(int64(d.nodes)))
+	v.Diagram.N, v.Diagram.Order = st.N, st.Order.String()
+	queens := make([]string, len(st.Queens))
+	for i, q := range st.Queens {
+		queens[i] = fmt.Sprintf("[%d,%d]", q.Row, q.Col)
+	}
+	v.Diagram.Queens = "[" + strings.Join(queens, ",") + "]"
+	if d.nodes <= s.cfg.DiagramNodes {
+		v.Diagram.Src = "/diagram.svg?" + st.query()
+	}
 }
 
 // upperFirst capitalises the first letter.
