@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -15,6 +16,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/bytesize"
+	"golang.org/x/time/rate"
 )
 
 // contentSecurityPolicy allows only this server's own scripts, styles and
@@ -37,7 +39,6 @@ func (s *Server) routes() *echo.Echo {
 	e.Use(withClient)
 
 	streaming := func(c echo.Context) bool { return c.Path() == "/events/compile" }
-	e.Use(s.measureRequests)
 	e.Use(middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
 		HandleError: true,
 		LogLatency:  true, LogMethod: true, LogURI: true, LogStatus: true, LogRemoteIP: true, LogError: true,
@@ -83,8 +84,6 @@ func (s *Server) routes() *echo.Echo {
 			return next(c)
 		}
 	})
-	e.Use(s.limitClients)
-	e.Use(serverTiming)
 	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{Skipper: streaming, MinLength: 1024}))
 	e.Use(s.drainOversized)
 	e.Use(middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: strconv.FormatInt(s.cfg.BodyLimit, 10)}))
@@ -105,24 +104,34 @@ func (s *Server) routes() *echo.Echo {
 	get("/play", s.board)
 	get("/events/compile", s.progress)
 	get("/diagram.svg", s.diagramSVG)
-	get("/orders", s.ordersFragment)
 	get("/static/*", s.serveStatic)
 	e.RouteNotFound("/*", s.notFound)
 	get("/healthz", func(c echo.Context) error { return c.String(http.StatusOK, "ok\n") })
 
 	api := e.Group("/api/v1")
+	if s.cfg.APIRate > 0 {
+		api.Use(middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
+			Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
+				Rate: rate.Limit(s.cfg.APIRate), Burst: s.cfg.APIBurst, ExpiresIn: 3 * time.Minute,
+			}),
+			IdentifierExtractor: func(c echo.Context) (string, error) { return c.RealIP(), nil },
+			DenyHandler: func(c echo.Context, _ string, _ error) error {
+				return &problem{Status: http.StatusTooManyRequests, RetryAfter: 1,
+					Message: fmt.Sprintf("Too many requests from your address: the API allows %g a second. Please slow down.", s.cfg.APIRate)}
+			},
+		}))
+	}
 	api.POST("/analyze", s.apiAnalyze)
 	api.POST("/explain", s.apiExplain)
 	api.POST("/complete", s.apiComplete)
 	api.POST("/diagram", s.apiDiagram)
-	api.POST("/orders", s.apiOrders)
 	api.Any("/*", func(c echo.Context) error {
 		switch c.Request().URL.Path {
-		case "/api/v1/analyze", "/api/v1/explain", "/api/v1/complete", "/api/v1/diagram", "/api/v1/orders":
+		case "/api/v1/analyze", "/api/v1/explain", "/api/v1/complete", "/api/v1/diagram":
 			c.Response().Header().Set("Allow", http.MethodPost)
 			return problemf(http.StatusMethodNotAllowed, "This address does not accept that method: send POST with a JSON body.")
 		}
-		return problemf(http.StatusNotFound, "There is no API endpoint %s %s; use POST /api/v1/analyze, /api/v1/explain, /api/v1/complete, /api/v1/diagram or /api/v1/orders.",
+		return problemf(http.StatusNotFound, "There is no API endpoint %s %s; use POST /api/v1/analyze, /api/v1/explain, /api/v1/complete or /api/v1/diagram.",
 			c.Request().Method, quote(c.Request().URL.Path))
 	})
 	return e
