@@ -151,7 +151,7 @@ func (s store) load(model *configurator.Model, budget int64) (*robdd.Manager, ro
 		size = fi.Size()
 	}
 	s.log.Info("compiled space loaded from disk", "n", model.N(), "order", model.Order(),
-		"nodes", m.Size()-2, "bytes", size, "file", path, "took", time.Since(start).Round(time.Millisecond))
+		"nodes", m.Size()-2, "bytes", size, "file", path, "took", time.Since(start).Round(10*time.Microsecond))
 	return m, root, true
 }
 
@@ -235,7 +235,7 @@ func (s store) save(model *configurator.Model, m *robdd.Manager, root robdd.Node
 		return
 	}
 	s.log.Info("compiled space saved to disk", "n", model.N(), "order", model.Order(),
-		"nodes", nodes, "bytes", size, "file", path, "took", time.Since(start).Round(time.Millisecond))
+		"nodes", nodes, "bytes", size, "file", path, "took", time.Since(start).Round(10*time.Microsecond))
 }
 
 // write writes the file to a temporary name beside path and renames it
