@@ -15,7 +15,7 @@ import (
 )
 
 // saved is the diagram file of roots in m.
-func saved(t *testing.T, m *Manager, roots ...Node) []byte {
+func saved(t testing.TB, m *Manager, roots ...Node) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	if err := m.Save(&b, roots...); err != nil {
@@ -84,7 +84,7 @@ func reseal(file []byte) []byte {
 
 // smallFile is the file of a small diagram with one root and at least a few
 // dozen nodes: x0 ⊕ x1 ⊕ ... ∧ (x2 ∨ x5) over 8 variables.
-func smallFile(t *testing.T) ([]byte, *Manager, Node) {
+func smallFile(t testing.TB) ([]byte, *Manager, Node) {
 	t.Helper()
 	m := New(8, 0)
 	levels := []int{0, 1, 2, 3, 4, 5, 6, 7}
@@ -107,7 +107,7 @@ func smallFile(t *testing.T) ([]byte, *Manager, Node) {
 
 // residueFile is the file of "x0 + ... + x23 ≡ 0 (mod 7)", a diagram of
 // more nodes than Load checks at once, and its node count.
-func residueFile(t *testing.T) ([]byte, int) {
+func residueFile(t testing.TB) ([]byte, int) {
 	t.Helper()
 	const vars, mod = 24, 7
 	m := New(vars, 0)
@@ -275,4 +275,28 @@ func TestLoadReadsNoFurther(t *testing.T) {
 	if rest, _ := io.ReadAll(r); string(rest) != after {
 		t.Errorf("after Load the reader holds %q, want %q", rest, after)
 	}
+}
+
+// FuzzLoad: no input makes Load panic or hang, and whatever it accepts
+// saves and loads again to the same bytes.
+func FuzzLoad(f *testing.F) {
+	small, _, _ := smallFile(f)
+	residue, _ := residueFile(f)
+	for _, seed := range [][]byte{small, residue, small[:40], residue[:len(residue)-1], nil} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, file []byte) {
+		m, roots, err := Load(bytes.NewReader(file), 1<<20)
+		if err != nil {
+			return
+		}
+		once := saved(t, m, roots...)
+		m2, roots2, err := Load(bytes.NewReader(once), 1<<20)
+		if err != nil {
+			t.Fatalf("Load accepted a file, but not its own save: %v", err)
+		}
+		if twice := saved(t, m2, roots2...); !bytes.Equal(twice, once) {
+			t.Fatalf("save, load, save: %d bytes unlike the %d saved first", len(twice), len(once))
+		}
+	})
 }
