@@ -63,6 +63,38 @@ type analyzeResponse struct {
 	Solutions        string   `json:"solutions,omitempty"`
 	SolutionsAtLeast bool     `json:"solutions_at_least,omitempty"`
 	ElapsedMS        float64  `json:"elapsed_ms"`
+	Work             workJSON `json:"work"`
+}
+
+// workJSON is what the backend did to answer (configurator.Work): the
+// domains and the count timed apart, and the backend's own figures, a
+// diagram's (nodes, nodes_visited) for a space with a diagram, a solver's
+// (calls, gophersat's statistics, squares by means of decision)
+// otherwise. The other kind's fields are absent; zero means none.
+type workJSON struct {
+	DomainsMS     float64 `json:"domains_ms"`
+	CountMS       float64 `json:"count_ms"`
+	Nodes         *int64  `json:"nodes,omitempty"`
+	NodesVisited  *int64  `json:"nodes_visited,omitempty"`
+	SolverCalls   *int64  `json:"solver_calls,omitempty"`
+	Conflicts     *int64  `json:"conflicts,omitempty"`
+	Decisions     *int64  `json:"decisions,omitempty"`
+	Learned       *int64  `json:"learned,omitempty"`
+	ByPropagation *int    `json:"by_propagation,omitempty"`
+	ByWitness     *int    `json:"by_witness,omitempty"`
+	BySolver      *int    `json:"by_solver,omitempty"`
+}
+
+// newWorkJSON writes a space's work for the API.
+func newWorkJSON(sp configurator.Space, w configurator.Work) workJSON {
+	j := workJSON{DomainsMS: ms(w.Domains), CountMS: ms(w.Count)}
+	if _, ok := sp.(configurator.Diagrammer); ok {
+		j.Nodes, j.NodesVisited = &w.Nodes, &w.NodesVisited
+		return j
+	}
+	j.SolverCalls, j.Conflicts, j.Decisions, j.Learned = &w.SolverCalls, &w.Conflicts, &w.Decisions, &w.Learned
+	j.ByPropagation, j.ByWitness, j.BySolver = &w.ByPropagation, &w.ByWitness, &w.BySolver
+	return j
 }
 
 // explainResponse is the answer of /explain.
@@ -95,7 +127,7 @@ func (s *Server) apiAnalyze(c echo.Context) error {
 		return err
 	}
 	resp := analyzeResponse{N: st.N, Backend: backend, Order: e.key.order.String(), Queens: pairs(st.Queens),
-		Forced: [][2]int{}, Blocked: [][2]int{}, Free: [][2]int{}, ElapsedMS: ms(o.took)}
+		Forced: [][2]int{}, Blocked: [][2]int{}, Free: [][2]int{}, ElapsedMS: ms(o.took), Work: newWorkJSON(e.space, configurator.Work{})}
 	if o.Unsolvable {
 		for v := range st.N * st.N {
 			resp.Blocked = append(resp.Blocked, [2]int{v / st.N, v % st.N})
@@ -104,6 +136,7 @@ func (s *Server) apiAnalyze(c echo.Context) error {
 		return c.JSON(http.StatusOK, resp)
 	}
 	a := o.Session.Analysis()
+	resp.Work = newWorkJSON(e.space, a.Work)
 	resp.Forced = pairs(a.In(configurator.Forced))
 	resp.Blocked = pairs(a.In(configurator.Blocked))
 	resp.Free = pairs(a.In(configurator.Free))

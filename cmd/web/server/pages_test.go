@@ -52,7 +52,7 @@ func TestPages(t *testing.T) {
 		{name: "the SAT backend counts too", path: "/?n=8&q=a1&backend=sat", status: 200,
 			want: []string{`id="count">4 solutions<`, `<th scope="col">SAT</th>`}},
 		{name: "both backends agree", path: "/?n=8&q=a1,g2&backend=both", status: 200,
-			want: []string{`id="count">2 solutions<`, `BDD and SAT agree on every square`, `SAT counts 2 solutions`, `SAT÷BDD`}},
+			want: []string{`id="count">2 solutions<`, `BDD and SAT agree on every square`, `SAT counts 2 solutions`, `id="ratios"`, `<dt>SAT</dt>`}},
 		{name: "3×3 has no solution", path: "/?n=3", status: 200,
 			want: []string{`No solutions: a 3×3 board has none`, `aria-label="a1, blocked: this board has no solution"`}},
 		{name: "the tab title names the board", path: "/?n=10", status: 200,
@@ -271,7 +271,7 @@ func TestTimingTrail(t *testing.T) {
 		}
 		_, body = get(t, ts, path, "HX-Request", "true")
 	}
-	rows := regexp.MustCompile(`<tr(?: class="current")?><td>([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td></tr>`).FindAllStringSubmatch(body, -1)
+	rows := regexp.MustCompile(`<tr(?: class="current")?><td>([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td></tr>`).FindAllStringSubmatch(body, -1)
 	var labels []string
 	for _, r := range rows {
 		labels = append(labels, html.UnescapeString(r[1]))
@@ -279,9 +279,6 @@ func TestTimingTrail(t *testing.T) {
 			if !regexp.MustCompile(`^[0-9.]+ (ns|µs|ms|s)$`).MatchString(d) {
 				t.Errorf("step %s: time %q is not a duration", r[1], d)
 			}
-		}
-		if !strings.HasSuffix(r[4], "×") {
-			t.Errorf("step %s: ratio %q", r[1], r[4])
 		}
 	}
 	if want := []string{"+e2", "+a1", "open"}; strings.Join(labels, " ") != strings.Join(want, " ") {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 )
@@ -44,9 +45,11 @@ func (s *Server) renderNotice(c echo.Context, p *problem) error {
 // becomes a clean 500 instead of half a page.
 func (s *Server) render(c echo.Context, status int, name string, data any) error {
 	var b strings.Builder
+	start := time.Now()
 	if err := s.tmpl.ExecuteTemplate(&b, name, data); err != nil {
 		return fmt.Errorf("template %s: %w", name, err)
 	}
+	c.Set(ctxRenderTime, time.Since(start))
 	c.Response().Header().Set("Vary", "HX-Request")
 	return c.HTML(status, b.String())
 }

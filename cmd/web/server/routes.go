@@ -84,6 +84,7 @@ func (s *Server) routes() *echo.Echo {
 			return next(c)
 		}
 	})
+	e.Use(serverTiming)
 	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{Skipper: streaming, MinLength: 1024}))
 	e.Use(s.drainOversized)
 	e.Use(middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: strconv.FormatInt(s.cfg.BodyLimit, 10)}))
@@ -104,6 +105,7 @@ func (s *Server) routes() *echo.Echo {
 	get("/play", s.board)
 	get("/events/compile", s.progress)
 	get("/diagram.svg", s.diagramSVG)
+	get("/orders", s.ordersFragment)
 	get("/static/*", s.serveStatic)
 	e.RouteNotFound("/*", s.notFound)
 	get("/healthz", func(c echo.Context) error { return c.String(http.StatusOK, "ok\n") })
@@ -125,13 +127,14 @@ func (s *Server) routes() *echo.Echo {
 	api.POST("/explain", s.apiExplain)
 	api.POST("/complete", s.apiComplete)
 	api.POST("/diagram", s.apiDiagram)
+	api.POST("/orders", s.apiOrders)
 	api.Any("/*", func(c echo.Context) error {
 		switch c.Request().URL.Path {
-		case "/api/v1/analyze", "/api/v1/explain", "/api/v1/complete", "/api/v1/diagram":
+		case "/api/v1/analyze", "/api/v1/explain", "/api/v1/complete", "/api/v1/diagram", "/api/v1/orders":
 			c.Response().Header().Set("Allow", http.MethodPost)
 			return problemf(http.StatusMethodNotAllowed, "This address does not accept that method: send POST with a JSON body.")
 		}
-		return problemf(http.StatusNotFound, "There is no API endpoint %s %s; use POST /api/v1/analyze, /api/v1/explain, /api/v1/complete or /api/v1/diagram.",
+		return problemf(http.StatusNotFound, "There is no API endpoint %s %s; use POST /api/v1/analyze, /api/v1/explain, /api/v1/complete, /api/v1/diagram or /api/v1/orders.",
 			c.Request().Method, quote(c.Request().URL.Path))
 	})
 	return e

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/big"
@@ -10,7 +11,6 @@ import (
 	"time"
 
 	"github.com/nqueens/configurator/configurator"
-	"github.com/nqueens/configurator/configurator/bytesize"
 )
 
 // The view types below are what the templates render; they hold strings
@@ -46,6 +46,9 @@ type setting struct {
 	Label, Title string
 	Options      []option
 	Hidden       []field // the other settings
+	// Disabled is set, with Reason, where the setting has no effect.
+	Disabled bool
+	Reason   string
 }
 
 // notice is a message above the board.
@@ -81,8 +84,13 @@ type appView struct {
 	Panel     *panelView
 	Agreement *agreementView
 	Timing    timingView
-	Heat      heatView
-	Diagram   diagramView
+	Orders    *ordersView // the order panel, where an ordered backend runs
+	Scaling   *chartView  // how each backend scales with N, from the benchmarks
+	// ModeNote says what switching to a mode whose limit is below the
+	// board does, before anyone clicks.
+	ModeNote string
+	Heat     heatView
+	Diagram  diagramView
 }
 
 // boardView is the grid.
@@ -128,26 +136,6 @@ type agreementView struct {
 	Agree   bool
 	Text    string
 	Details []string
-}
-
-// timingView is the timing panel.
-type timingView struct {
-	Compiles []string
-	Columns  []string // backend names of the step columns
-	Steps    []stepView
-	// Ratios head a column per backend after the first: its time over
-	// the first's.
-	Ratios []ratioHeader
-}
-
-// ratioHeader heads a ratio column.
-type ratioHeader struct{ Text, Title string }
-
-type stepView struct {
-	Label   string
-	Times   []string // one per column
-	Ratios  []string // a column's time over the first's, for each after the first; nil when none is known
-	Current bool
 }
 
 // heatView is the heat map's toggle and legend.
@@ -224,16 +212,30 @@ func (s *Server) newAppView(st boardState, trail string) *appView {
 	nav := func(label, title, step string, next boardState) link {
 		return link{Label: label, Title: title, Href: next.href(), Play: next.play(trail, "l", step)}
 	}
+	var smaller []string // the modes whose limit is below the board
 	for _, m := range s.lim.modes() {
 		next := st.with(func(b *boardState) { b.Mode = m })
 		title := s.modeTitle(m)
 		if hi := s.lim.max(m); st.N > hi {
-			next.N, next.Queens = hi, nil
-			title += fmt.Sprintf(" (up to %d×%d, so the board shrinks)", hi, hi)
+			next.N, next.Queens = hi, fitting(st.Queens, hi)
+			title += fmt.Sprintf(" (up to %d×%d: the board shrinks to %d×%d and keeps the queens on it)", hi, hi, hi, hi)
+			smaller = append(smaller, m.label())
+			if v.ModeNote == "" {
+				v.ModeNote = s.shrinkNote(st, next, smaller)
+			}
 		}
 		l := nav(m.label(), title, "use "+string(m), next)
 		l.Current = m == st.Mode
 		v.Modes = append(v.Modes, l)
+	}
+	if len(smaller) > 1 {
+		// The note names every mode that shrinks; they share the first's
+		// limit or a larger one, which the titles give.
+		v.ModeNote = strings.Replace(v.ModeNote, smaller[0]+" goes", listNames(smaller)+" go", 1)
+	}
+	if !slices.ContainsFunc(s.lim.backends(st.Mode), func(b string) bool { return s.lim.ordered[b] }) {
+		v.Order.Disabled = true
+		v.Order.Reason = fmt.Sprintf("The %s backend ignores the variable order: only a decision diagram depends on it", st.Mode.label())
 	}
 	v.Reset = nav("Reset", "Remove every queen", "reset", st.with(func(b *boardState) { b.Queens = nil }))
 	v.HeatToggle = nav("Heat map", "Shade each free square by the share of remaining solutions with a queen there",
@@ -266,6 +268,43 @@ func (s *Server) newAppView(st boardState, trail string) *appView {
 	v.Heat = heatView{On: st.Heat}
 	v.Diagram = diagramView{On: st.Diagram}
 	return v
+}
+
+// fitting keeps the queens that lie on an n×n board, in their order.
+func fitting(queens []configurator.Cell, n int) []configurator.Cell {
+	var kept []configurator.Cell
+	for _, q := range queens {
+		if q.Row < n && q.Col < n {
+			kept = append(kept, q)
+		}
+	}
+	return kept
+}
+
+// shrinkNote says, before anyone clicks, what switching to a mode whose
+// limit is below the board does: the smaller board, the queens kept and
+// dropped, and a long compile when the smaller board is not cached yet.
+func (s *Server) shrinkNote(st, next boardState, modes []string) string {
+	note := fmt.Sprintf("%s goes up to %d×%d: switching shrinks the board to %d×%d", modes[0], next.N, next.N, next.N, next.N)
+	switch dropped := len(st.Queens) - len(next.Queens); {
+	case len(st.Queens) == 0:
+	case dropped == 0:
+		note += ", keeping all your queens"
+	case len(next.Queens) == 0:
+		note += ", where none of your queens fit"
+	default:
+		note += fmt.Sprintf(", keeping %s; %d of your queens lie beyond it", configurator.ListCells(next.Queens), dropped)
+	}
+	note += "."
+	for _, b := range s.lim.backends(next.Mode) {
+		k := s.key(b, next)
+		if !s.cache.Cached(k) && s.heavyCompile(k) {
+			note += fmt.Sprintf(" The %d×%d %s is not compiled yet: the switch compiles it first, which takes a while (the page shows its progress and stays usable).",
+				next.N, next.N, strings.ToUpper(b))
+			break
+		}
+	}
+	return note
 }
 
 // modeTitle says what a mode does: its backend's title, or for all of
@@ -317,6 +356,11 @@ func (s *Server) resultView(r *result, trail []step) *appView {
 	if (r.act.Kind == actShow || r.act.Kind == actRefresh) && r.name != "" {
 		cur.Label = r.name
 	}
+	if r.act.Kind == actRefresh && r.name == "" {
+		// The board that a compile was waited for: its first step, which
+		// the compile line times apart.
+		cur.Label = "first step"
+	}
 	cur.Times = make([]time.Duration, len(s.lim.names))
 	for _, o := range r.runs {
 		if i := slices.Index(s.lim.names, o.Backend); i >= 0 {
@@ -332,6 +376,15 @@ func (s *Server) resultView(r *result, trail []step) *appView {
 	steps := append([]step{cur}, kept...)
 	v := s.newAppView(st, formatTrail(steps))
 	v.Timing = s.timingView(r, steps)
+	v.Scaling = scalingChart()
+	if len(trail) > 0 && trail[0].N > st.N && strings.HasPrefix(r.name, "use ") {
+		kept := "without queens"
+		if len(st.Queens) > 0 {
+			kept = "keeping " + configurator.ListCells(st.Queens)
+		}
+		v.Notice = &notice{Kind: "info", Text: fmt.Sprintf("%s goes up to %d×%d, so the %d×%d board shrank to %d×%d, %s.",
+			st.Mode.label(), st.N, st.N, trail[0].N, trail[0].N, st.N, st.N, kept)}
+	}
 
 	if p.Unsolvable {
 		v.Unsolvable = true
@@ -365,6 +418,9 @@ func (s *Server) resultView(r *result, trail []step) *appView {
 	v.Heat.Hottest = fmt.Sprintf("%d%%", v.Board.Hottest)
 	v.Heat.Forced = len(a.In(configurator.Free)) == 0
 	v.Panel = s.panel(r, v)
+	if slices.ContainsFunc(s.lim.backends(st.Mode), func(b string) bool { return s.lim.ordered[b] }) {
+		v.Orders = s.ordersPanel(context.Background(), st, false)
+	}
 	if st.Diagram {
 		s.diagramPanel(v, r.diagram, st)
 	}
@@ -467,70 +523,6 @@ func listNames(names []string) string {
 		return strings.Join(names, "")
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
-}
-
-// timingView builds the timing panel: a column per backend of the
-// result, and for each after the first the ratio of its time to the
-// first's.
-func (s *Server) timingView(r *result, steps []step) timingView {
-	var t timingView
-	var cols []int // the backends' places in each step's times
-	for _, o := range r.runs {
-		e := o.entry
-		name := strings.ToUpper(o.Backend)
-		line := fmt.Sprintf("%s %d×%d", name, e.key.n, e.key.n)
-		if s.lim.ordered[o.Backend] {
-			line += ", " + orderLabels[e.key.order]
-		}
-		line += ": compiled in " + duration(e.took) + " (once, then cached), holds " + bytesize.Format(e.bytes)
-		t.Compiles = append(t.Compiles, line)
-		t.Columns = append(t.Columns, name)
-		cols = append(cols, slices.Index(s.lim.names, o.Backend))
-	}
-	for _, c := range t.Columns[1:] {
-		t.Ratios = append(t.Ratios, ratioHeader{Text: c + "÷" + t.Columns[0], Title: c + " time divided by " + t.Columns[0] + " time"})
-	}
-	at := func(st step, col int) time.Duration {
-		if col < 0 || col >= len(st.Times) {
-			return 0
-		}
-		return st.Times[col]
-	}
-	for i, st := range steps {
-		sv := stepView{Label: st.Label, Current: i == 0}
-		for _, col := range cols {
-			if d := at(st, col); d > 0 {
-				sv.Times = append(sv.Times, duration(d))
-			} else {
-				sv.Times = append(sv.Times, "–")
-			}
-		}
-		known := false
-		for _, col := range cols[1:] {
-			if a, b := at(st, cols[0]), at(st, col); a > 0 && b > 0 {
-				sv.Ratios, known = append(sv.Ratios, ratio(b, a)), true
-			} else {
-				sv.Ratios = append(sv.Ratios, "–")
-			}
-		}
-		if !known {
-			sv.Ratios = nil
-		}
-		t.Steps = append(t.Steps, sv)
-	}
-	return t
-}
-
-// ratio says how many times slower b is than a: "3.2×", "0.5×".
-func ratio(a, b time.Duration) string {
-	x := float64(a) / float64(b)
-	switch {
-	case x >= 100:
-		return strconv.FormatFloat(x, 'f', 0, 64) + "×"
-	case x >= 10:
-		return strconv.FormatFloat(x, 'f', 0, 64) + "×"
-	}
-	return strconv.FormatFloat(x, 'f', 1, 64) + "×"
 }
 
 // duration writes a duration with three significant digits and a unit
