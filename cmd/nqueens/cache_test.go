@@ -9,18 +9,14 @@ import (
 	"testing"
 )
 
-// TestMain points the user's cache directory, the default -cache-dir, at a
-// directory of the test's own, so that no test writes to the real one.
+// TestMain leaves the process without a user cache directory, so that
+// -cache-dir defaults to none: every other test compiles what it counts,
+// and none writes to the real cache. The tests of the cache name their
+// directories.
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "nqueens-cache-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	os.Setenv("XDG_CACHE_HOME", dir)
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Setenv("XDG_CACHE_HOME", "")
+	os.Setenv("HOME", "")
+	os.Exit(m.Run())
 }
 
 // countJSON runs nqueens count -json with args and decodes its output.
@@ -109,8 +105,9 @@ func TestCountRefusesADamagedCacheFile(t *testing.T) {
 }
 
 func TestCacheDirDefaultAndOff(t *testing.T) {
-	def := filepath.Join(os.Getenv("XDG_CACHE_HOME"), "nqueens")
-	os.RemoveAll(def)
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	def := filepath.Join(cache, "nqueens")
 	countJSON(t, "-n", "7", "-cache-dir", "off")
 	countJSON(t, "-n", "7", "-cache-dir", "")
 	if files := cacheFiles(t, def); len(files) != 0 {

@@ -1,29 +1,24 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
 )
 
-// TestMain points the user's cache directory, the default -cache-dir, at a
-// directory of the test's own, so that no test writes to the real one.
+// TestMain leaves the process without a user cache directory, so that
+// -cache-dir defaults to none and no test writes to the real cache.
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "web-cache-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	os.Setenv("XDG_CACHE_HOME", dir)
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Setenv("XDG_CACHE_HOME", "")
+	os.Setenv("HOME", "")
+	os.Exit(m.Run())
 }
 
 func TestCacheDirFlag(t *testing.T) {
-	def := filepath.Join(os.Getenv("XDG_CACHE_HOME"), "nqueens")
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	def := filepath.Join(cache, "nqueens")
 	for _, c := range []struct {
 		args []string
 		want string
@@ -40,5 +35,10 @@ func TestCacheDirFlag(t *testing.T) {
 		if o.BDD.Dir != c.want {
 			t.Errorf("%q: the BDD backend keeps its spaces in %q, want %q", c.args, o.BDD.Dir, c.want)
 		}
+	}
+	// Without a cache directory in the environment there is none.
+	t.Setenv("XDG_CACHE_HOME", "")
+	if o, err := parseFlags(nil, io.Discard); err != nil || o.BDD.Dir != "" {
+		t.Errorf("without $XDG_CACHE_HOME and $HOME: -cache-dir %q, %v; want none", o.BDD.Dir, err)
 	}
 }
