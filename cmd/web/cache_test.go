@@ -1,10 +1,15 @@
 package main
 
 import (
+	"context"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // TestMain leaves the process without a user cache directory, so that
@@ -41,4 +46,73 @@ func TestCacheDirFlag(t *testing.T) {
 	if o, err := parseFlags(nil, io.Discard); err != nil || o.BDD.Dir != "" {
 		t.Errorf("without $XDG_CACHE_HOME and $HOME: -cache-dir %q, %v; want none", o.BDD.Dir, err)
 	}
+}
+
+// TestRestartLoadsCompiledSpaces: a server started again on the same
+// -cache-dir answers from the diagram the first one compiled, loaded from
+// disk, and says so in its log.
+func TestRestartLoadsCompiledSpaces(t *testing.T) {
+	dir := t.TempDir()
+	serve := func() string {
+		ctx, cancel := context.WithCancel(context.Background())
+		var log logBuffer
+		ready := make(chan string, 1)
+		exited := make(chan error, 1)
+		go func() {
+			exited <- run(ctx, []string{"-addr", "127.0.0.1:0", "-cache-dir", dir, "-bdd-max-n", "10"}, &log, func(addr string) { ready <- addr })
+		}()
+		defer func() {
+			cancel()
+			select {
+			case <-exited:
+			case <-time.After(30 * time.Second):
+				t.Fatal("the server did not stop")
+			}
+		}()
+		var addr string
+		select {
+		case addr = <-ready:
+		case err := <-exited:
+			t.Fatalf("the server did not start: %v", err)
+		case <-time.After(30 * time.Second):
+			t.Fatal("the server did not start in 30 s")
+		}
+		res, err := http.Post("http://"+addr+"/api/v1/analyze", "application/json", strings.NewReader(`{"n":10,"queens":[[0,0]]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		// 64 of the 724 solutions have a queen on a1.
+		if res.StatusCode != 200 || !strings.Contains(string(body), `"solutions":"64"`) {
+			t.Fatalf("analyze a1 on 10×10: %d %s", res.StatusCode, body)
+		}
+		return log.String()
+	}
+	first := serve()
+	if !strings.Contains(first, `msg="compiled space saved to disk" n=10`) {
+		t.Errorf("the first server's log does not say it saved the 10×10 space:\n%s", first)
+	}
+	second := serve()
+	if !strings.Contains(second, `msg="compiled space loaded from disk" n=10`) || strings.Contains(second, `saved to disk" n=10`) {
+		t.Errorf("the restarted server's log does not say it loaded the 10×10 space:\n%s", second)
+	}
+}
+
+// logBuffer is a server's log, written by its goroutines.
+type logBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
