@@ -87,8 +87,12 @@
       });
     });
     // Every edge left leads to a head: a chain member's one parent is the
-    // lo edge inside its chain.
-    return { view: g.view, layers: g.layers, nodes: nodes, edges: edges, root: id[g.root], one: id[g.one], collapsed: true };
+    // lo edge inside its chain. The layers left empty go.
+    var used = g.layers.map(function () { return false; }), layers = [], renum = [];
+    nodes.forEach(function (nd) { used[nd.layer] = true; });
+    used.forEach(function (u, l) { renum[l] = layers.length; if (u) { layers.push(g.layers[l]); } });
+    nodes.forEach(function (nd) { nd.layer = renum[nd.layer]; });
+    return { view: g.view, layers: layers, nodes: nodes, edges: edges, root: id[g.root], one: id[g.one], collapsed: true };
   }
 
   // layout orders the nodes of every layer to keep edges short (the
@@ -135,10 +139,10 @@
     for (var it = 0; it < 3; it++) { sweep(down, parents); sweep(up, children); }
     sweep(down, parents);
     var widest = Math.max.apply(null, byLayer.map(function (x) { return x.length; }));
-    var dx = g.view === 'bdd' ? 34 : 26;
+    var dx = g.view === 'bdd' ? 36 : 26;
     var width = Math.max(widest * dx, 360);
     // Rows far enough apart for the graph to take the frame's shape.
-    var dy = Math.max(g.view === 'bdd' ? 70 : 90, Math.min(420, width * aspect / Math.max(L - 1, 1)));
+    var dy = Math.max(g.view === 'bdd' ? 32 : 90, Math.min(420, width * aspect / Math.max(L - 1, 1)));
     var xy = [];
     byLayer.forEach(function (layer, l) {
       var k = layer.length, x0 = (width - (k - 1) * dx) / 2;
@@ -188,7 +192,8 @@
   // draw builds the SVG of a graph.
   function draw(g, lay, hl) {
     var svg = el('svg', { width: lay.width + 140, height: lay.height + 60, viewBox: '-100 -30 ' + (lay.width + 140) + ' ' + (lay.height + 60),
-      class: 'dg-svg dg-' + g.view, role: 'img' });
+      class: 'dg-svg dg-' + g.view + (hl.paths !== null ? ' dg-has-hl' : ''), role: 'img',
+      'aria-label': (g.view === 'ranks' ? 'Rank view' : 'Decision diagram') + ': ' + g.nodes.length + ' nodes, ' + g.edges.length + ' edges' });
     var n = g.layers.length - 1;
     var labels = el('g', { class: 'dg-layers' });
     g.layers.forEach(function (name, l) {
@@ -211,7 +216,8 @@
       if (e.cell) { gEdge.setAttribute('data-cell', cellName(e.cell)); }
       var p = el('path', { d: d, class: 'dg-line' });
       if (e.label !== 'lo' && e.label !== 'hi' && e.cell) {
-        p.setAttribute('stroke', 'hsl(' + Math.round(e.cell[1] * 360 / files) + ',55%,42%)');
+        // A hue per file (the CSP allows styles set through the CSSOM).
+        p.style.setProperty('--file', 'hsl(' + Math.round(e.cell[1] * 300 / files) + ',50%,45%)');
       }
       gEdge.appendChild(p);
       gEdge.appendChild(el('path', { d: d, class: 'dg-hit' }));

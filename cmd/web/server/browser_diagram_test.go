@@ -161,6 +161,7 @@ func TestBrowserDiagramLarge(t *testing.T) {
 	b.do("the BDD view", clickSel(`[data-dg-view="bdd"]`))
 	b.wait("the collapsed BDD view", `document.querySelector('#dg-stage .dg-bdd') && +document.getElementById("dg").dataset.nodes < 2452`)
 	collapsed := eval[string](b, `document.getElementById("dg").dataset.nodes`)
+	b.screenshot("diagram-8-bdd-collapsed.png")
 	b.do("uncollapse", clickSel("#dg-collapse"))
 	ms = b.drawn("the whole 8×8 BDD view", 2452)
 	t.Logf("8×8 BDD view (2,451 nodes and 1, %s with chains collapsed) laid out and drawn in %d ms", collapsed, ms)
