@@ -76,6 +76,11 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 		shown = bytesize.Format(l)
 	}
 	log.Info("memory limit", "GOMEMLIMIT", shown, "from", source)
+	if o.BDD.Dir != "" {
+		log.Info("compiled BDD spaces kept on disk", "dir", o.BDD.Dir)
+	} else {
+		log.Info("compiled BDD spaces kept in memory only (-cache-dir off or no cache directory)")
+	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return server.Run(ctx, o.Server, log, o.engines(log), func(addr, _ string) {
