@@ -120,7 +120,7 @@ type options struct {
 	SAT struct {
 		MaxN     int           // largest board
 		Queue    int           // requests that may wait for the solver
-		Serve    int           // requests served at once; the others wait in the queue, in order
+		Serve    int           // requests served at once, one per client; 0: one per core
 		CountCap int           // solutions counted before saying "at least"
 		Deadline time.Duration // per request
 	}
@@ -160,7 +160,7 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	c := &o.Server
 	*c = server.DefaultConfig()
 	o.BDD.MaxN, o.BDD.Budget, o.BDD.Scratch, o.BDD.Deadline = 14, 2<<30, 1<<30, 10*time.Second
-	o.SAT.MaxN, o.SAT.Queue, o.SAT.Serve, o.SAT.CountCap, o.SAT.Deadline = 32, 32, 1, 1000, 10*time.Second
+	o.SAT.MaxN, o.SAT.Queue, o.SAT.Serve, o.SAT.CountCap, o.SAT.Deadline = 32, 32, 0, 1000, 10*time.Second
 	o.MemLimit = 16 << 30
 
 	fs := flag.NewFlagSet("web", flag.ContinueOnError)
@@ -175,7 +175,7 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	fs.DurationVar(&c.CompileDeadline, "compile-deadline", c.CompileDeadline, "deadline of one compile (a BDD of a large board takes a while, once)")
 	fs.IntVar(&o.SAT.MaxN, "sat-max-n", o.SAT.MaxN, "largest board of the SAT backend")
 	fs.IntVar(&o.SAT.Queue, "sat-queue", o.SAT.Queue, "requests that may wait for the SAT solver; more get 503")
-	fs.IntVar(&o.SAT.Serve, "sat-serve", o.SAT.Serve, "requests the SAT backend serves at once (its solver runs one call at a time); the others wait in the queue, in order")
+	fs.IntVar(&o.SAT.Serve, "sat-serve", o.SAT.Serve, "requests the SAT backend serves at once, at most one per client address; the others wait, served round robin among addresses (0: one per core)")
 	fs.IntVar(&o.SAT.CountCap, "sat-count-cap", o.SAT.CountCap, "solutions the SAT backend counts before it says \"at least\"")
 	fs.DurationVar(&o.SAT.Deadline, "sat-deadline", o.SAT.Deadline, "deadline of one request's work on the SAT backend")
 	size(&c.CacheBytes, "cache", "bound of the cache of compiled spaces, in bytes")
@@ -212,8 +212,10 @@ func (o options) check(fs *flag.FlagSet) error {
 	switch {
 	case fs.NArg() > 0:
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
-	case o.BDD.MaxN < 1 || o.SAT.MaxN < 1 || o.SAT.Serve < 1:
-		return fmt.Errorf("-bdd-max-n, -sat-max-n and -sat-serve must be at least 1")
+	case o.BDD.MaxN < 1 || o.SAT.MaxN < 1:
+		return fmt.Errorf("-bdd-max-n and -sat-max-n must be at least 1")
+	case o.SAT.Serve < 0:
+		return fmt.Errorf("-sat-serve must not be negative (0: one per core)")
 	case o.BDD.Scratch < 1:
 		return fmt.Errorf("-bdd-scratch must be positive")
 	case o.BDD.Deadline <= 0 || o.SAT.Deadline <= 0:

@@ -41,7 +41,7 @@ func TestParseFlags(t *testing.T) {
 				return c.BDD.Scratch == 256<<20 && c.Server.Recycle == 0 && c.Server.DebugAddr == "127.0.0.1:6060"
 			}},
 		{args: nil, check: func(c options) bool {
-			return c.BDD.Scratch == 1<<30 && c.Server.Recycle == 50 && c.Server.DebugAddr == "" && c.SAT.Serve == 1
+			return c.BDD.Scratch == 1<<30 && c.Server.Recycle == 50 && c.Server.DebugAddr == "" && c.SAT.Serve == 0
 		}},
 		{args: nil, check: func(c options) bool {
 			return c.Server.MaxConns == 1024 && c.Server.IdleTimeout == 15*time.Second && c.Server.MaxHeaderBytes == 16<<10 && c.MemLimit == 16<<30
@@ -54,7 +54,7 @@ func TestParseFlags(t *testing.T) {
 		{args: []string{"-idle-timeout", "0s"}, err: true},
 		{args: []string{"-mem-limit", "much"}, err: true},
 		{args: []string{"-bdd-scratch", "0"}, err: true},
-		{args: []string{"-sat-serve", "0"}, err: true},
+		{args: []string{"-sat-serve", "-1"}, err: true},
 		{args: []string{"-sat-serve", "2", "-sat-queue", "8"}, check: func(c options) bool { return c.SAT.Serve == 2 && c.SAT.Queue == 8 }},
 		{args: []string{"-debug-addr", ":6060"}, err: true},
 		{args: []string{"-bdd-budget", "lots"}, err: true},
