@@ -76,9 +76,9 @@ func NewFreshSAT(model *configurator.Model, enc Encoding) *FreshSAT {
 }
 
 // solve builds a fresh solver for the constraints and the unit literals
-// and reports whether they are satisfiable. The caller holds the
-// gophersat turn.
-func (f *FreshSAT) solve(units []int) bool {
+// and reports whether they are satisfiable. The caller holds a gophersat
+// turn. A solve that ctx ends is interrupted and returns ctx's error.
+func (f *FreshSAT) solve(ctx context.Context, units []int) (bool, error) {
 	var pb *solver.Problem
 	switch f.enc {
 	case Cardinality:
@@ -94,9 +94,9 @@ func (f *FreshSAT) solve(units []int) bool {
 			lits[i] = solver.IntToLit(int32(u))
 		}
 		if s.Assume(lits) == solver.Unsat {
-			return false
+			return false, nil
 		}
-		return s.Solve() == solver.Sat
+		return solved(ctx, s.SolveContext(ctx))
 	default:
 		cs := make([][]int, len(f.clauses), len(f.clauses)+len(units))
 		copy(cs, f.clauses)
@@ -105,16 +105,27 @@ func (f *FreshSAT) solve(units []int) bool {
 		}
 		pb = solver.ParseSliceNb(cs, f.model.Vars())
 	}
-	return solver.New(pb).Solve() == solver.Sat
+	return solved(ctx, solver.New(pb).SolveContext(ctx))
+}
+
+// solved reads the status of a solve under ctx: Indet means ctx ended.
+func solved(ctx context.Context, st solver.Status) (bool, error) {
+	if st == solver.Indet {
+		return false, ctx.Err()
+	}
+	return st == solver.Sat, nil
 }
 
 // Analyze computes the states of every cell under queens. When ctx ends
-// first it returns the step unfinished (Done false) and no error. It
-// waits for the process's one gophersat turn (package solverlock) and
-// holds it throughout, so that the time it measures is its own solves'.
-func (f *FreshSAT) Analyze(ctx context.Context, queens []configurator.Cell) (step BaselineStep, err error) {
-	solverlock.Do(func() { step, err = f.analyze(ctx, queens) })
-	return step, err
+// first, even in the middle of a solve, it returns the step unfinished
+// (Done false) and no error. It holds one of the process's gophersat turns
+// (package solverlock) throughout, so that no more solvers than cores run
+// at once and the time it measures is its own solves'.
+func (f *FreshSAT) Analyze(ctx context.Context, queens []configurator.Cell) (BaselineStep, error) {
+	if release, err := solverlock.Acquire(ctx); err == nil {
+		defer release()
+	} // else ctx has ended: analyze counts the queens and calls no solver
+	return f.analyze(ctx, queens)
 }
 
 // analyze does the work of Analyze, holding the gophersat turn.
@@ -126,12 +137,12 @@ func (f *FreshSAT) analyze(ctx context.Context, queens []configurator.Cell) (Bas
 	for _, q := range queens {
 		units = append(units, model.Var(q)+1)
 	}
-	// solve has no error to report, so decide has none either.
+	// solve's only error is ctx's: the step is then unfinished.
 	cells, _ := step.decide(ctx, model, queens, func(v int, queen bool) (bool, error) {
 		if queen {
-			return f.solve(append(units, v+1)), nil
+			return f.solve(ctx, append(units, v+1))
 		}
-		return f.solve(append(units, -(v + 1))), nil
+		return f.solve(ctx, append(units, -(v+1)))
 	})
 	if cells == nil {
 		step.Elapsed = time.Since(start)
@@ -139,9 +150,16 @@ func (f *FreshSAT) analyze(ctx context.Context, queens []configurator.Cell) (Bas
 	}
 	// With every other cell blocked, the queens are a solution or in none.
 	open := slices.ContainsFunc(cells, func(s configurator.State) bool { return s == configurator.Free || s == configurator.Forced })
-	if !open && !f.solve(units) {
-		step.Elapsed = time.Since(start)
-		return step, fmt.Errorf("queens %s: %w", configurator.FormatCells(queens), configurator.ErrNoSolution)
+	if !open {
+		ok, err := f.solve(ctx, units)
+		if err != nil { // ctx ended: unfinished
+			step.Elapsed = time.Since(start)
+			return step, nil
+		}
+		if !ok {
+			step.Elapsed = time.Since(start)
+			return step, fmt.Errorf("queens %s: %w", configurator.FormatCells(queens), configurator.ErrNoSolution)
+		}
 	}
 	step.Elapsed = time.Since(start)
 	step.Cells, step.Done = cells, true

@@ -41,11 +41,3 @@ func Turns() int { return turns.Turns() }
 func Acquire(ctx context.Context) (release func(), err error) {
 	return turns.Acquire(ctx, configurator.ClientOf(ctx))
 }
-
-// Do runs f holding a turn, for callers that cannot give up (a benchmark
-// baseline measuring the solver alone).
-func Do(f func()) {
-	release, _ := turns.Acquire(context.Background(), "")
-	defer release()
-	f()
-}

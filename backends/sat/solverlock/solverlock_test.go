@@ -3,6 +3,7 @@ package solverlock
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -28,12 +29,12 @@ func TestAtMostTurns(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range 16 {
 		wg.Go(func() {
+			ctx := context.Background()
+			if i%2 == 0 { // half of them for clients, each of its own
+				ctx = configurator.WithClient(ctx, fmt.Sprint("192.0.2.", i))
+			}
 			for range 20 {
-				if i%2 == 0 {
-					Do(enter)
-					continue
-				}
-				release, err := Acquire(context.Background())
+				release, err := Acquire(ctx)
 				if err != nil {
 					t.Error(err)
 					return
