@@ -135,9 +135,10 @@ func (s store) load(model *configurator.Model, budget int64) (*robdd.Manager, ro
 	defer f.Close()
 	m, root, err := readSpace(f, model, budget)
 	if err != nil {
-		if errors.Is(err, robdd.ErrNodeLimit) {
-			// A sound file beyond this backend's budget: another may use it.
-			s.log.Warn("compiled space beyond the budget; compiling", "n", model.N(), "order", model.Order(), "file", path, "err", err)
+		if !refused(err) {
+			// A file beyond this backend's budget, which another may use,
+			// or trouble reading it: left alone.
+			s.log.Warn("compiled space not loaded; compiling", "n", model.N(), "order", model.Order(), "file", path, "err", err)
 			return nil, 0, false
 		}
 		s.log.Warn("compiled space refused; removing it and compiling", "n", model.N(), "order", model.Order(), "file", path, "err", err)
@@ -153,6 +154,18 @@ func (s store) load(model *configurator.Model, budget int64) (*robdd.Manager, ro
 	s.log.Info("compiled space loaded from disk", "n", model.N(), "order", model.Order(),
 		"nodes", m.Size()-2, "bytes", size, "file", path, "took", time.Since(start).Round(10*time.Microsecond))
 	return m, root, true
+}
+
+// refused reports whether readSpace's error says the file is not a
+// sound space of the model: malformed, damaged, of another version or of
+// another model.
+func refused(err error) bool {
+	for _, target := range []error{robdd.ErrFormat, errSpaceFormat, errSpaceVersion, errWrongModel} {
+		if errors.Is(err, target) {
+			return true
+		}
+	}
+	return false
 }
 
 // readSpace reads a space file of model and checks it whole: header,

@@ -290,7 +290,7 @@ func TestDiskTroubleNeverFailsACompile(t *testing.T) {
 		{"directory is a file", notADir, "compiled space not saved"},
 		{"directory below a file", filepath.Join(notADir, "spaces"), "compiled space not saved"},
 		{"read-only directory", readOnly, "compiled space not saved"},
-		{"directory where the file should be", unreadable, "compiled space"},
+		{"directory where the file should be", unreadable, "compiled space not loaded; compiling"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if c.name == "read-only directory" && os.Geteuid() == 0 {
@@ -306,6 +306,14 @@ func TestDiskTroubleNeverFailsACompile(t *testing.T) {
 			}
 			if !strings.Contains(log.String(), c.says) || !strings.Contains(log.String(), "level=WARN") {
 				t.Errorf("the log says %q; want a warning %q", log, c.says)
+			}
+			if strings.Contains(log.String(), "removing") {
+				t.Errorf("the log says %q; a file that cannot be read is no reason to remove it", log)
+			}
+			if c.dir == unreadable {
+				if fi, err := os.Stat(Options{Dir: unreadable}.store().path(model)); err != nil || !fi.IsDir() {
+					t.Errorf("the directory in the file's place is gone: %v", err)
+				}
 			}
 		})
 	}
