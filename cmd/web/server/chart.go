@@ -71,7 +71,7 @@ var timeAxis = axis{log: true, label: func(y float64) string { return duration(t
 // lineChart lays out lines over x values from xmin to xmax, labelled by
 // xlabel at each of xticks.
 func lineChart(id, title string, lines []series, y axis, xticks []float64, xlabel func(x float64) string) *chartView {
-	c := &chartView{ID: id, Title: title, W: 360, H: 200, Left: 58, Right: 352, Top: 10, Bottom: 172}
+	c := &chartView{ID: id, Title: title, W: 360, H: 200, Left: 58, Right: 340, Top: 10, Bottom: 172}
 	xmin, xmax := math.Inf(1), math.Inf(-1)
 	ymin, ymax := math.Inf(1), math.Inf(-1)
 	for _, l := range lines {
