@@ -21,8 +21,10 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nqueens/configurator/backends/bdd/robdd"
@@ -115,7 +117,8 @@ func New(opts Options) *Backend {
 	if opts.Scratch <= 0 {
 		opts.Scratch = DefaultScratch
 	}
-	return &Backend{opts: opts, work: newWorkspace(opts.Scratch)}
+	// Large queries leave a core to the small ones.
+	return &Backend{opts: opts, work: newWorkspace(opts.Scratch, runtime.GOMAXPROCS(0)-1)}
 }
 
 // Name is "bdd".
@@ -205,10 +208,14 @@ func (b *Backend) Compile(ctx context.Context, model *configurator.Model) (confi
 // two sweeps over the diagram with a partial assignment (the user's queens
 // true, and for Analyze, Marginals and Satisfiable the cells they attack
 // false), over only the part of the diagram that the assignment allows
-// when that part is small, over the whole diagram otherwise. Each query
-// holds its estimated work space from its Backend's bound for as long as it
-// runs (see Options.Scratch). A Space is immutable and safe for concurrent
-// use.
+// when that part is small (robdd.Part), over the whole diagram otherwise.
+// The sweeps hold work space from their Backend's bound for as long as
+// they run, by what they use: a query asks for room to gather a small
+// part first and for more only when its part is larger (see sweep), so
+// that small queries never wait behind large ones (see workspace). The
+// analyses of the empty board and of every board of one queen, the
+// largest parts, are computed once per space and kept. A Space is
+// immutable but for that memo, and safe for concurrent use.
 //
 // Besides configurator.Space it is a configurator.Sampler, Marginaler,
 // Diagrammer and Sizer.
@@ -228,6 +235,12 @@ type Space struct {
 	attacked    []int32
 	// source is the file Compile loaded the diagram from; "" if compiled.
 	source string
+	// shallow memoises the analyses of the empty board (key 0) and of one
+	// queen on variable v (key v+1): int to the *configurator.Analysis, or
+	// to the error when there is no solution, which no later call would
+	// find either. Callers that miss compute (two at once both do, rather
+	// than one waiting for the other outside the work-space bound).
+	shallow sync.Map
 }
 
 // attacks lists, for every cell, the levels of the cells it attacks.
@@ -339,18 +352,126 @@ func noSolution(queens []configurator.Cell) error {
 	return fmt.Errorf("queens %s: %w", configurator.FormatCells(queens), configurator.ErrNoSolution)
 }
 
+// firstGrant is the part, in nodes, a query first asks work space for:
+// enough for most placements of a few queens on any board.
+const firstGrant = 4096
+
+// grantGrowth is the factor by which a query's grant grows when its part
+// does not fit: a part gathered again costs at most 1/15 more in all.
+const grantGrowth = 16
+
+// sweep runs do over the part of the diagram that a allows (see
+// robdd.Part), holding the work space it uses from the Backend's bound: a
+// grant for firstGrant nodes, then sixteen times more while the part does
+// not fit (the bytes given back before asking again, so that no query
+// holds work space while it waits), and the whole diagram's past
+// PartLimit. An assignment of nothing sweeps the whole diagram at once.
+func (s *Space) sweep(ctx context.Context, a robdd.Assignment, do func(p *robdd.Part)) error {
+	limit := s.m.PartLimit(s.root)
+	if slices.ContainsFunc(a, func(x int8) bool { return x != robdd.Unassigned }) {
+		for grant := min(firstGrant, limit); ; grant = min(grantGrowth*grant, limit) {
+			release, err := s.work.acquire(ctx, s.m.PartBytes(s.root, grant))
+			if err != nil {
+				return err
+			}
+			p, ok := s.m.Part(s.root, a, grant)
+			if ok {
+				do(p)
+				p.Release()
+				release()
+				return nil
+			}
+			release()
+			if grant == limit {
+				break
+			}
+		}
+	}
+	release, err := s.work.acquire(ctx, s.m.WholeBytes(s.root))
+	if err != nil {
+		return err
+	}
+	defer release()
+	p := s.m.Whole(s.root, a)
+	defer p.Release()
+	do(p)
+	return nil
+}
+
 // Analyze classifies every cell by the valid domains of its variable under
 // the placement (CVD), and counts the solutions that hold the placement:
-// one sweep up the diagram counts, one sweep down marks the domains.
+// one sweep up the placement's part of the diagram counts, one sweep down
+// marks the domains. The count comes from the domains' sweep up at no cost
+// of its own, so Work.Domains is the whole step (gathering the part
+// included) and Work.Count is zero; Work.NodesVisited is the nodes of the
+// part, both sweeps visiting each once.
+//
+// The analyses of the empty board (a sweep of the whole diagram) and of
+// the boards of one queen (a fifth to two fifths of it) are computed once
+// per space and kept: later calls return a copy, whose Elapsed and
+// Work.Domains are the time of the call and whose Work.NodesVisited is 0,
+// since no node is visited.
 func (s *Space) Analyze(ctx context.Context, queens []configurator.Cell) (*configurator.Analysis, error) {
-	a, _, release, err := s.begin(ctx, s.query, queens, nil)
+	key := -1
+	switch {
+	case len(queens) == 0:
+		key = 0
+	case len(queens) == 1 && s.model.Contains(queens[0]):
+		key = 1 + s.model.Var(queens[0])
+	}
+	if key < 0 {
+		return s.analyze(ctx, queens)
+	}
+	start := time.Now()
+	switch e, _ := s.shallow.Load(key); e := e.(type) {
+	case error:
+		return nil, e
+	case *configurator.Analysis:
+		an := clone(e)
+		an.Elapsed = time.Since(start)
+		an.Work.Domains, an.Work.NodesVisited = an.Elapsed, 0
+		return an, nil
+	}
+	an, err := s.analyze(ctx, queens)
+	switch {
+	case errors.Is(err, configurator.ErrNoSolution):
+		s.shallow.Store(key, err)
+		return nil, err
+	case err != nil:
+		return nil, err
+	}
+	s.shallow.Store(key, an)
+	return clone(an), nil
+}
+
+// clone copies an analysis, so that callers never share one.
+func clone(an *configurator.Analysis) *configurator.Analysis {
+	c := *an
+	c.Cells = slices.Clone(an.Cells)
+	if an.Solutions != nil {
+		c.Solutions = new(big.Int).Set(an.Solutions)
+	}
+	return &c
+}
+
+// analyze is Analyze without the memo.
+func (s *Space) analyze(ctx context.Context, queens []configurator.Cell) (*configurator.Analysis, error) {
+	start := time.Now()
+	a, _, err := s.assign(queens, nil)
 	if err != nil {
 		return nil, err
 	}
-	defer release()
-	start := time.Now()
 	s.exclude(a, queens)
-	dom, count := s.m.ValidDomains(s.root, a)
+	var dom []robdd.Domain
+	var count *big.Int
+	visited := 0
+	err = s.sweep(ctx, a, func(p *robdd.Part) {
+		dom, count = p.ValidDomains()
+		visited = p.Visited()
+	})
+	if err != nil {
+		return nil, err
+	}
 	if len(dom) > 0 && dom[0] == 0 {
 		return nil, noSolution(queens)
 	}
@@ -374,6 +495,7 @@ func (s *Space) Analyze(ctx context.Context, queens []configurator.Cell) (*confi
 	}
 	an.Solutions = count
 	an.Elapsed = time.Since(start)
+	an.Work = configurator.Work{Domains: an.Elapsed, Nodes: int64(s.nodes), NodesVisited: int64(visited)}
 	return an, nil
 }
 
@@ -401,9 +523,22 @@ func (s *Space) Solve(ctx context.Context, queens []configurator.Cell) ([]config
 }
 
 // Sample returns a solution that holds queens, drawn uniformly at random
-// from all such solutions.
+// from all such solutions: a count up the placement's part of the diagram
+// and one walk down it.
 func (s *Space) Sample(ctx context.Context, queens []configurator.Cell, rng *rand.Rand) ([]configurator.Cell, error) {
-	return s.pick(ctx, queens, func(a robdd.Assignment) ([]bool, bool) { return s.m.RandomSat(s.root, a, rng) })
+	a, _, err := s.assign(queens, nil)
+	if err != nil {
+		return nil, err
+	}
+	var x []bool
+	ok := false
+	if err := s.sweep(ctx, a, func(p *robdd.Part) { x, ok = p.RandomSat(rng) }); err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, noSolution(queens)
+	}
+	return s.cells(x), nil
 }
 
 // pick returns the queens of the solution that choose finds among those
@@ -435,15 +570,18 @@ func (s *Space) cells(x []bool) []configurator.Cell {
 
 // Marginals returns, for every cell (row-major), the number of solutions
 // that hold queens and a queen on that cell: one count up and one down the
-// diagram.
+// placement's part of the diagram.
 func (s *Space) Marginals(ctx context.Context, queens []configurator.Cell) ([]*big.Int, error) {
-	a, _, release, err := s.begin(ctx, s.query, queens, nil)
+	a, _, err := s.assign(queens, nil)
 	if err != nil {
 		return nil, err
 	}
-	defer release()
 	s.exclude(a, queens)
-	ones, total := s.m.Marginals(s.root, a)
+	var ones []*big.Int
+	var total *big.Int
+	if err := s.sweep(ctx, a, func(p *robdd.Part) { ones, total = p.Marginals() }); err != nil {
+		return nil, err
+	}
 	if total.Sign() == 0 {
 		return nil, noSolution(queens)
 	}

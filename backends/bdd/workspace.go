@@ -10,22 +10,20 @@ import (
 	"golang.org/x/sync/semaphore"
 )
 
-// Every query on a Space takes work space of its own, indexed by node:
-// counts and paths (two uint64 a node), visit stamps (a uint32), flags and
-// bit sets, so that concurrent readers never share memory (the engine keeps
-// them in a pool per Manager). At 14×14 (9.6 million nodes) that is about
-// 220 MB a query, and 64 queries at once would want 14 GB. A Backend
-// therefore admits queries on its spaces only while the work space of those
-// running stays under Options.Scratch: each query holds its estimated bytes
-// of a weighted semaphore for as long as it runs.
+// Every query on a Space takes work space of its own, so that concurrent
+// readers never share memory: a sweep holds what its part of the diagram
+// needs (robdd.Part: tens of bytes a node of the part, and 1.5 bits an id
+// of the diagram for the marks it reuses), a sweep of the whole diagram 17
+// bytes a node (160 MB at 14×14), a drawing a copy of its diagram. A
+// Backend admits queries only while the work space of those running stays
+// under Options.Scratch, by the bytes each asks for, in two lanes so that
+// small queries never wait behind large ones (see workspace).
 const (
-	// queryBytesPerNode is the work space of one query per node of the
-	// diagram. The pool keeps the scratch areas and each grows to the
-	// largest use it has seen, so a query may hold the union of what every
-	// kind of query needs: 21.6 bytes a node, measured at 12×12 after
-	// analyses, marginals, samples and satisfiability tests (9 for an
-	// analysis alone, 16 for marginals), and a margin
-	// (TestWorkspaceEstimate keeps this honest).
+	// queryBytesPerNode is the work space, per node of the diagram, of
+	// the queries that search it depth first (Satisfiable and Solve: a
+	// memo of the nodes met, 8 to 16 bytes each, and the recursion): they
+	// ask for the whole diagram's worth, though they mostly meet a small
+	// part of it.
 	queryBytesPerNode = 24
 	// drawBytesPerNode is the work space of one Diagram call per node: a
 	// query's, and the copy of the restricted diagram in a Manager of its
@@ -35,34 +33,64 @@ const (
 )
 
 // DefaultScratch is the work space of Options{Scratch: 0}: 1 GiB, room for
-// four queries at once on the 14×14 board, twenty on 13×13.
+// five sweeps of the whole 14×14 diagram at once and hundreds of small
+// parts.
 const DefaultScratch int64 = 1 << 30
 
+// smallShare is the share of the bound kept for small queries: those
+// asking for at most a 64th of the bound run in a lane of an eighth of it
+// (128 MiB of the default 1 GiB) and the others in the rest.
+const (
+	smallShare = 8
+	smallQuery = 64
+)
+
 // workspace bounds the bytes of work space held by the queries running on
-// a Backend's spaces. Waiting honours the query's context: a query that
-// cannot get its bytes before its context ends fails with an error wrapping
+// a Backend's spaces. It has two lanes, each a weighted semaphore, first
+// come first served within itself: small queries (at most limit/64 bytes,
+// the analysis of a placement on any board up to 13×13, and of most
+// placements at 14×14) take bytes from a lane of limit/8 of their own, and
+// large ones (sweeps of the whole diagram, drawings) from the rest, at
+// most one per core but one at once (see New), so that a small query neither waits
+// for bytes behind a large one nor finds every core busy with large ones.
+// Waiting honours the query's context: a query that cannot get its bytes
+// before its context ends fails with an error wrapping
 // configurator.ErrBusy and the context's error.
 type workspace struct {
-	sem   *semaphore.Weighted
-	limit int64
-	// waiting and running count the queries waiting for their bytes and
-	// those holding them, held the bytes they hold (Backend.Load).
+	small, large *semaphore.Weighted
+	// cores admits the large queries that run at once.
+	cores                  *semaphore.Weighted
+	limit, smallLimit      int64
 	waiting, running, held atomic.Int64
 }
 
-func newWorkspace(limit int64) *workspace {
-	return &workspace{sem: semaphore.NewWeighted(limit), limit: limit}
+// newWorkspace bounds the work space at limit bytes, with at most cores
+// large queries running at once.
+func newWorkspace(limit int64, cores int) *workspace {
+	small := max(limit/smallShare, 1)
+	return &workspace{
+		small:      semaphore.NewWeighted(small),
+		large:      semaphore.NewWeighted(max(limit-small, 1)),
+		cores:      semaphore.NewWeighted(int64(max(cores, 1))),
+		limit:      limit,
+		smallLimit: small,
+	}
 }
 
 // acquire waits for n bytes and returns the function that gives them
-// back. A query needing more than the whole bound runs alone.
+// back. A query needing more than its whole lane runs alone in it.
 func (w *workspace) acquire(ctx context.Context, n int64) (release func(), err error) {
-	n = min(max(n, 1), w.limit)
+	n = max(n, 1)
 	if err := ctx.Err(); err != nil {
 		return nil, err // out of time before asking: not a matter of load
 	}
+	lane, cores, most := w.small, (*semaphore.Weighted)(nil), w.smallLimit
+	if n > w.limit/smallQuery {
+		lane, cores, most = w.large, w.cores, max(w.limit-w.smallLimit, 1)
+	}
+	n = min(n, most)
 	w.waiting.Add(1)
-	err = w.sem.Acquire(ctx, n)
+	done, err := w.take(ctx, lane, cores, n)
 	w.waiting.Add(-1)
 	if err != nil {
 		return nil, fmt.Errorf("waiting for %s of BDD work space (%s for all queries at once): %w: %w",
@@ -73,7 +101,28 @@ func (w *workspace) acquire(ctx context.Context, n int64) (release func(), err e
 	return func() {
 		w.held.Add(-n)
 		w.running.Add(-1)
-		w.sem.Release(n)
+		done()
+	}, nil
+}
+
+// take acquires n of lane, and one of cores unless nil.
+func (w *workspace) take(ctx context.Context, lane, cores *semaphore.Weighted, n int64) (release func(), err error) {
+	if cores != nil {
+		if err := cores.Acquire(ctx, 1); err != nil {
+			return nil, err
+		}
+	}
+	if err := lane.Acquire(ctx, n); err != nil {
+		if cores != nil {
+			cores.Release(1)
+		}
+		return nil, err
+	}
+	return func() {
+		lane.Release(n)
+		if cores != nil {
+			cores.Release(1)
+		}
 	}, nil
 }
 

@@ -1,0 +1,303 @@
+package bdd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nqueens/configurator/backends/bdd/robdd"
+	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/configuratortest"
+)
+
+// randomAssignment assigns each level of m, with probability p, a random
+// value: a partial assignment of any kind, not only the placements the
+// configurator makes.
+func randomAssignment(rng *rand.Rand, m *robdd.Manager, p float64) robdd.Assignment {
+	a := m.NewAssignment()
+	for l := range a {
+		if rng.Float64() < p {
+			a[l] = int8(rng.IntN(2))
+		}
+	}
+	return a
+}
+
+// TestPartsAnswerAsTheWhole checks the gathered sweeps against the sweeps
+// of the whole diagram on the N-Queens diagrams up to 10×10 in every
+// order, under random partial assignments (sparse and dense, satisfiable
+// or not): the same valid domains, counts and marginals, a sample that
+// satisfies the assignment, and never more nodes visited than the
+// diagram has.
+func TestPartsAnswerAsTheWhole(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 1))
+	for n := 1; n <= 10; n++ {
+		for _, o := range configurator.Orders() {
+			sp := compileSpace(t, n, o, Direct)
+			m, root := sp.m, sp.root
+			for trial := range 40 {
+				a := randomAssignment(rng, m, []float64{0.02, 0.1, 0.3, 0.8}[trial%4])
+				name := fmt.Sprintf("%d×%d %v, assignment %v", n, n, o, a)
+				p, ok := m.Part(root, a, int(root))
+				if !ok {
+					if slices.ContainsFunc(a, func(x int8) bool { return x != robdd.Unassigned }) {
+						t.Fatalf("%s: no part within the whole diagram", name)
+					}
+					continue
+				}
+				whole := m.Whole(root, a)
+				if p.Visited() > sp.nodes {
+					t.Errorf("%s: the part has %d nodes, the diagram %d", name, p.Visited(), sp.nodes)
+				}
+				dom, count := p.ValidDomains()
+				wantDom, wantCount := whole.ValidDomains()
+				if !slices.Equal(dom, wantDom) || count.Cmp(wantCount) != 0 {
+					t.Fatalf("%s: part gives domains %v and %v solutions, the whole %v and %v", name, dom, count, wantDom, wantCount)
+				}
+				if c := p.Count(); c.Cmp(wantCount) != 0 {
+					t.Fatalf("%s: part counts %v, the whole %v", name, c, wantCount)
+				}
+				ones, total := p.Marginals()
+				wantOnes, wantTotal := whole.Marginals()
+				if total.Cmp(wantTotal) != 0 || !slices.EqualFunc(ones, wantOnes, func(x, y *big.Int) bool { return x.Cmp(y) == 0 }) {
+					t.Fatalf("%s: part marginals %v of %v, the whole %v of %v", name, ones, total, wantOnes, wantTotal)
+				}
+				x, ok := p.RandomSat(rng)
+				if ok != (count.Sign() > 0) {
+					t.Fatalf("%s: sample found %v with %v solutions", name, ok, count)
+				}
+				if ok && !agrees(x, a) {
+					t.Fatalf("%s: sample %v disagrees with the assignment", name, x)
+				}
+				p.Release()
+				whole.Release()
+			}
+		}
+	}
+}
+
+// agrees reports whether x takes every value a assigns.
+func agrees(x []bool, a robdd.Assignment) bool {
+	for l, v := range a {
+		if v != robdd.Unassigned && x[l] != (v == 1) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestPartWorkSpaceFollowsWhatItVisits checks that a query's work space
+// is what its part needs and not what the diagram holds: on a 10×10
+// diagram (25,945 nodes), the first query after the pools are emptied
+// allocates, for its part of a few queens, no more than robdd.PartBytes
+// of the nodes it visited and 8 KiB for its answer and view, a small
+// fraction of the whole diagram's work space.
+func TestPartWorkSpaceFollowsWhatItVisits(t *testing.T) {
+	if raceEnabled {
+		t.Skip("under the race detector sync.Pool drops a share of the scratch areas, so allocations are not what queries hold")
+	}
+	sp := compileSpace(t, 10, configurator.RowMajor, Direct)
+	ctx := context.Background()
+	// Placements of 2 to 4 queens, each the last one's and the free cell
+	// of its analysis that leaves most free.
+	var tests []struct {
+		queens []configurator.Cell
+		most   float64 // of the whole diagram's work space
+	}
+	queens := cellsOf(t, "a1")
+	for _, most := range []float64{0.25, 0.1, 0.05} {
+		an, err := sp.analyze(ctx, queens)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The free cell after which most cells stay free.
+		var next []configurator.Cell
+		open := -1
+		for _, c := range an.In(configurator.Free) {
+			q := append(slices.Clone(queens), c)
+			if an, err := sp.analyze(ctx, q); err == nil && len(an.In(configurator.Free)) > open {
+				next, open = q, len(an.In(configurator.Free))
+			}
+		}
+		queens = next
+		tests = append(tests, struct {
+			queens []configurator.Cell
+			most   float64
+		}{queens, most})
+	}
+	for _, tt := range tests {
+		queens := tt.queens
+		name := configurator.FormatCells(queens)
+		var before, after runtime.MemStats
+		runtime.GC() // twice: the pools keep their victims one cycle
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		an, err := sp.analyze(ctx, queens)
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		visited := int(an.Work.NodesVisited)
+		alloc := int64(after.TotalAlloc - before.TotalAlloc)
+		// The answer, the query's view and its headers: cells,
+		// domains, the assignment, the free levels, the scratch.
+		const answer = 8 << 10
+		t.Logf("%s: %d of %d nodes visited, %d bytes allocated, PartBytes %d, the whole diagram's %d",
+			name, visited, sp.nodes, alloc, sp.m.PartBytes(sp.root, visited), sp.m.WholeBytes(sp.root))
+		if want := sp.m.PartBytes(sp.root, visited) + answer; alloc > want {
+			t.Errorf("%s: %d bytes allocated for %d nodes visited, want at most %d", name, alloc, visited, want)
+		}
+		if whole := sp.m.WholeBytes(sp.root); float64(alloc) > tt.most*float64(whole) {
+			t.Errorf("%s: %d bytes allocated, more than %.0f%% of the whole diagram's %d", name, alloc, 100*tt.most, whole)
+		}
+	}
+}
+
+// cellsOf parses cells in chess notation.
+func cellsOf(t *testing.T, s string) []configurator.Cell { return configuratortest.Cells(t, s) }
+
+// TestAnalyzeWork checks the work reported behind each analysis, along a
+// seeded random walk on 10×10 (queens added and removed): the diagram's
+// nodes, more than none visited and never more than the diagram, a board
+// with fewer queens visiting at least as many nodes as one that holds
+// them and more, and the domains' time within the step's. The empty board
+// and the boards of one queen are computed once: asked again, they visit
+// nothing and answer the same.
+func TestAnalyzeWork(t *testing.T) {
+	sp := compileSpace(t, 10, configurator.RowMajor, Direct)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(4, 2))
+	var queens []configurator.Cell
+	visited := map[string]int64{} // by placement
+	for step := range 200 {
+		an, err := sp.analyze(ctx, queens)
+		if err != nil {
+			t.Fatalf("step %d, %v: %v", step, queens, err)
+		}
+		w := an.Work
+		name := fmt.Sprintf("step %d, %s", step, configurator.FormatCells(queens))
+		if w.Nodes != 25945 || w.NodesVisited <= 0 || w.NodesVisited > w.Nodes {
+			t.Fatalf("%s: %d of %d nodes visited, want from 1 to 25,945", name, w.NodesVisited, w.Nodes)
+		}
+		if w.Domains <= 0 || w.Domains > an.Elapsed || w.Count != 0 {
+			t.Errorf("%s: domains %v, count %v of %v: want the step's time in domains, the count free", name, w.Domains, w.Count, an.Elapsed)
+		}
+		visited[configurator.FormatCells(sorted(queens))] = w.NodesVisited
+		// Every placement with one queen fewer visits at least as many.
+		for i := range queens {
+			fewer := slices.Delete(slices.Clone(queens), i, i+1)
+			if v, ok := visited[configurator.FormatCells(sorted(fewer))]; ok && v < w.NodesVisited {
+				t.Errorf("%s visits %d nodes, but without %v only %d", name, w.NodesVisited, queens[i], v)
+			}
+		}
+		open := an.In(configurator.Free)
+		if len(queens) > 0 && (len(open) == 0 || rng.IntN(3) == 0) {
+			i := rng.IntN(len(queens))
+			queens = slices.Delete(queens, i, i+1)
+			continue
+		}
+		if len(open) > 0 {
+			queens = append(queens, open[rng.IntN(len(open))])
+		}
+	}
+
+	for _, q := range []string{"", "e5"} {
+		queens := cellsOf(t, q)
+		first, err := sp.Analyze(ctx, queens)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := sp.Analyze(ctx, queens)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(first.Cells, again.Cells) || first.Solutions.Cmp(again.Solutions) != 0 {
+			t.Errorf("%q asked again answers otherwise", q)
+		}
+		if first.Work.NodesVisited == 0 || again.Work.NodesVisited != 0 {
+			t.Errorf("%q: %d nodes visited, then %d asked again; want some, then none", q, first.Work.NodesVisited, again.Work.NodesVisited)
+		}
+		again.Cells[1] = configurator.Forced // callers never share an answer
+		if third, _ := sp.Analyze(ctx, queens); third.Cells[1] != first.Cells[1] {
+			t.Errorf("%q: an answer changed by a caller is the next caller's", q)
+		}
+	}
+}
+
+// sorted returns the cells in row-major order.
+func sorted(cells []configurator.Cell) []configurator.Cell {
+	c := slices.Clone(cells)
+	slices.SortFunc(c, func(a, b configurator.Cell) int { return (a.Row-b.Row)*64 + a.Col - b.Col })
+	return c
+}
+
+// TestSmallQueriesPassLargeOnes checks fair admission: while large queries
+// fill the large lane of the work space (sweeps of the whole 12×12 diagram
+// for its heat map and drawings of its restrictions, eight clients at
+// once, their bound sized so that they queue), analyses of 8×8 placements
+// are answered in under 50 ms, for a second. The p99 is the figure: on a
+// shared 2-core machine the operating system alone may hold a thread for
+// tens of milliseconds now and then, while a queue behind the large
+// queries would hold every small one for hundreds. A 12×12 diagram stands in for 14×14:
+// the lanes do not depend on the size, and a 14×14 compile takes 10 s and
+// 1.5 GB.
+func TestSmallQueriesPassLargeOnes(t *testing.T) {
+	sp12 := compileSpace(t, 12, configurator.RowMajor, Direct)
+	sp8 := compileSpace(t, 8, configurator.RowMajor, Direct)
+	// One backend's bound over both, room for two whole 12×12 sweeps.
+	ws := newWorkspace(64*2*sp12.m.WholeBytes(sp12.root)/56, 1)
+	sp12.work, sp8.work = ws, ws
+	ctx, stop := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	var large atomic.Int64
+	for i := range 8 {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				var err error
+				if i%2 == 0 {
+					_, err = sp12.Marginals(ctx, nil)
+				} else {
+					_, _, err = sp12.Diagram(ctx, cellsOf(t, "a1"), 100)
+				}
+				if err != nil && !errors.Is(err, context.Canceled) {
+					t.Errorf("a large query: %v", err)
+				}
+				large.Add(1)
+			}
+		})
+	}
+	waitFor(t, "large queries waiting", func() bool { return ws.load().Waiting >= 4 })
+	rng := rand.New(rand.NewPCG(8, 8))
+	var times []time.Duration
+	begin := time.Now()
+	for k := 0; k < 100 || time.Since(begin) < time.Second; k++ {
+		queens := []configurator.Cell{{Row: 0, Col: rng.IntN(8)}, {Row: 3 + rng.IntN(5), Col: rng.IntN(8)}}
+		start := time.Now()
+		_, err := sp8.Analyze(context.Background(), queens)
+		if err != nil && !errors.Is(err, configurator.ErrNoSolution) {
+			t.Fatalf("8×8 %v: %v", queens, err)
+		}
+		times = append(times, time.Since(start))
+	}
+	l := ws.load()
+	stop()
+	wg.Wait()
+	slices.Sort(times)
+	p50, p99, slowest := times[len(times)/2], times[len(times)*99/100], times[len(times)-1]
+	t.Logf("%d 8×8 analyses beside %d large queries (%d waiting at the end): p50 %v, p99 %v, slowest %v",
+		len(times), large.Load(), l.Waiting, p50, p99, slowest)
+	if p99 >= 50*time.Millisecond {
+		t.Errorf("8×8 analyses took %v at p99 beside the large queries, want < 50 ms", p99)
+	}
+	if large.Load() == 0 {
+		t.Error("no large query ran")
+	}
+}
