@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"io"
 	"log/slog"
@@ -378,5 +379,37 @@ func TestNoDirNoFiles(t *testing.T) {
 	configuratortest.Space(t, b, configuratortest.Model(t, 6, configurator.RowMajor))
 	if log.String() != "" {
 		t.Errorf("a backend without a directory logged %q", log)
+	}
+}
+
+// BenchmarkSpaceFile compares, board by board, a Compile that compiles
+// (no directory) with one that loads the space from its file, and one that
+// compiles and saves it. Compile with a directory is what a restarted
+// server does for its first visitor of each board.
+func BenchmarkSpaceFile(b *testing.B) {
+	for _, n := range []int{10, 12, 13} {
+		model := configuratortest.Model(b, n, configurator.RowMajor)
+		dir := b.TempDir()
+		compileIn(b, dir, model) // the file to load
+		for _, c := range []struct {
+			name string
+			dir  string
+		}{{"compile", ""}, {"load", dir}, {"compile+save", ""}} {
+			b.Run(fmt.Sprintf("n=%d/%s", n, c.name), func(b *testing.B) {
+				for b.Loop() {
+					d := c.dir
+					if c.name == "compile+save" {
+						d = b.TempDir()
+					}
+					sp, err := New(Options{Dir: d}).Compile(context.Background(), model)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if c.name == "load" && sp.(*Space).Source() == "" {
+						b.Fatal("compiled, not loaded")
+					}
+				}
+			})
+		}
 	}
 }
