@@ -116,6 +116,7 @@ func (m *Manager) Save(w io.Writer, roots ...Node) error {
 		buf = binary.LittleEndian.AppendUint32(buf, newID(uint32(r)))
 		buf = fw.flushFull(buf, 4)
 	}
+	buf = fw.flushFull(buf, fileNode)
 	for i := int(True) + 1; i <= int(top); i++ {
 		if mark[i/64]&(1<<(i%64)) == 0 {
 			continue
@@ -154,7 +155,7 @@ func (f *fileWriter) write(p []byte) {
 }
 
 // flushFull writes buf and returns it emptied when another record of size
-// bytes would not fit its capacity.
+// bytes would not fit its capacity, so that appending one never grows it.
 func (f *fileWriter) flushFull(buf []byte, size int) []byte {
 	if len(buf)+size <= cap(buf) {
 		return buf
