@@ -413,3 +413,31 @@ func BenchmarkSpaceFile(b *testing.B) {
 		}
 	}
 }
+
+// fullDisk takes room bytes, then fails as a full disk does.
+type fullDisk struct{ room int }
+
+var errFull = errors.New("no space left on device")
+
+func (d *fullDisk) Write(p []byte) (int, error) {
+	if len(p) > d.room {
+		n := d.room
+		d.room = 0
+		return n, errFull
+	}
+	d.room -= len(p)
+	return len(p), nil
+}
+
+func TestWriteSpaceReportsAFullDisk(t *testing.T) {
+	sp := compileSpace(t, 8, configurator.RowMajor, Direct)
+	size := len(spaceBytes(t, sp))
+	for _, room := range []int{0, 10, 100, size / 2, size - 1} {
+		if err := writeSpace(&fullDisk{room}, sp.model, sp.m, sp.root, sp.nodes); !errors.Is(err, errFull) {
+			t.Errorf("a disk with room for %d of %d bytes: writeSpace: %v; want %v", room, size, err, errFull)
+		}
+	}
+	if err := writeSpace(&fullDisk{size}, sp.model, sp.m, sp.root, sp.nodes); err != nil {
+		t.Errorf("a disk with room for all %d bytes: writeSpace: %v", size, err)
+	}
+}
