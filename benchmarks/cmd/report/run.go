@@ -103,8 +103,8 @@ func quickPlan() plan {
 			}
 			return Budget{Steps: 5 * time.Second, Empty: 5 * time.Second}
 		},
-		Workloads:  []workload{{"bdd", 8}, {"bdd", 12}, {"sat", 20}},
-		Clients:    []int{1, 16, 64},
+		Workloads:  []workload{{"bdd", 8}, {"bdd", 12}, {"bdd", 14}, {"sat", 20}},
+		Clients:    []int{1, 16, 32, 64},
 		ServerTime: 3 * time.Second,
 	}
 }

@@ -73,6 +73,7 @@ func targets(res *Results) []target {
 	p99("BDD", res.BDDSteps, 8, time.Millisecond)
 	p99("BDD", res.BDDSteps, 12, 20*time.Millisecond)
 	p99("BDD", res.BDDSteps, 14, 250*time.Millisecond)
+	p99("BDD", res.BDDSteps, 14, 20*time.Millisecond) // issue 13
 	for _, stat := range []string{"p99", "p50"} {
 		t := target{Target: fmt.Sprintf("BDD ≥ 50× faster than restrict-per-cell at N=10 (%s of Analyze on the same steps)", stat), Status: notMeasured}
 		if b := baselineOf(stepAt(res.BDDSteps, 10), "restrict-per-cell"); b != nil && b.Sampled > 0 {
@@ -112,6 +113,7 @@ func targets(res *Results) []target {
 		t.Status = verdict(r.PerSecond >= 5000 && r.P99 < 50*time.Millisecond && r.Errors() == 0)
 	}
 	ts = append(ts, t)
+	ts = append(ts, throughputRatio(res, 12, 0.5), throughputRatio(res, 14, 0.2))
 
 	t = target{Target: "Compile, direct path, N=14 < 30 s", Status: notMeasured}
 	if d := compileAt(res, benchmarks.Direct, 14); d != nil {
@@ -127,6 +129,22 @@ func targets(res *Results) []target {
 	}
 	ts = append(ts, t)
 	return ts
+}
+
+// throughputRatio is issue 13's target of the server's analyses per
+// second at 32 clients on n×n against 8×8, both measured in the run:
+// at least the given multiple, without errors.
+func throughputRatio(res *Results, n int, least float64) target {
+	t := target{Target: fmt.Sprintf("Server, BDD, 32 clients: analyses/s at N=%d ≥ %.1f× N=8's", n, least), Status: notMeasured}
+	small, large := serverRun(res, "bdd", 8, 32), serverRun(res, "bdd", n, 32)
+	if small == nil || large == nil || small.ExpectedPerSecond() <= 0 {
+		return t
+	}
+	r := large.ExpectedPerSecond() / small.ExpectedPerSecond()
+	t.Measured = fmt.Sprintf("×%.2f (%s against %s analyses/s; p99 %s against %s; %d and %d errors)", r,
+		fmtInt(int(large.ExpectedPerSecond())), fmtInt(int(small.ExpectedPerSecond())), fmtDur(large.P99), fmtDur(small.P99), large.Errors(), small.Errors())
+	t.Status = verdict(r >= least && large.Errors() == 0)
+	return t
 }
 
 // headlines are the summary's ratios, each from this run.
@@ -177,6 +195,15 @@ func headlines(res *Results) []string {
 				h += fmt.Sprintf("; %s empty board ≈ %s (extrapolated) against %s (≈ %s)", b.Name, fmtDur(b.Empty), fmtDur(r.Empty), fmtRatio(round2(ratioOf(b.Empty, r.Empty))))
 			} else {
 				h += fmt.Sprintf("; %s empty board %s against %s (%s)", b.Name, fmtDur(b.Empty), fmtDur(r.Empty), fmtRatio(ratioOf(b.Empty, r.Empty)))
+			}
+		}
+		hs = append(hs, h+".")
+	}
+	if s8 := serverRun(res, "bdd", 8, 32); s8 != nil && s8.ExpectedPerSecond() > 0 {
+		h := fmt.Sprintf("Server, BDD, 32 clients: %s analyses/s at N=8", fmtInt(int(s8.ExpectedPerSecond())))
+		for _, n := range []int{12, 14} {
+			if r := serverRun(res, "bdd", n, 32); r != nil {
+				h += fmt.Sprintf(", %s at N=%d (×%.2f)", fmtInt(int(r.ExpectedPerSecond())), n, r.ExpectedPerSecond()/s8.ExpectedPerSecond())
 			}
 		}
 		hs = append(hs, h+".")
