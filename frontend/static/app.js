@@ -54,6 +54,24 @@
     if (btn && btn.tabIndex !== 0) { moveTo(btn); }
   });
 
+  // Free and blocked squares come without a title, to keep a large
+  // board's HTML small: the first time the pointer rests on one, its
+  // tooltip is made from its label ("c5, blocked: attacked by a3").
+  document.addEventListener('mouseover', function (ev) {
+    var btn = ev.target.closest ? ev.target.closest(CELL) : null;
+    if (!btn || btn.hasAttribute('title')) { return; }
+    var label = btn.getAttribute('aria-label') || '';
+    var cut = label.indexOf(', ');
+    var what = cut < 0 ? label : label.slice(cut + 2);
+    var tip = what.charAt(0).toUpperCase() + what.slice(1) + '.';
+    if (btn.classList.contains('free')) {
+      tip = 'Place a queen on ' + btn.getAttribute('data-cell') + (cut < 0 ? '' : ' (' + what + ')');
+    } else if (btn.name === 'why') {
+      tip += ' Click to ask why.';
+    }
+    btn.setAttribute('title', tip);
+  });
+
   // Dismiss a notice.
   document.addEventListener('click', function (ev) {
     var d = ev.target.closest ? ev.target.closest('[data-dismiss]') : null;

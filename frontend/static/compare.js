@@ -4,7 +4,8 @@
 // data-backend-ns), the server's rendering and the rest of the request on
 // the server (its Server-Timing header: render, app), the transfer (from
 // the request sent to the answer received, less the server's time) and
-// the browser's work (from the answer received to the board painted).
+// the browser's work (from the answer received to the board painted:
+// parsing, htmx's swap and settle, layout and paint).
 (function () {
   'use strict';
 
@@ -50,12 +51,21 @@
     server = null;
   });
 
-  document.addEventListener('htmx:afterRequest', function (ev) {
+  // The answer is in when htmx starts to handle it, before the swap; the
+  // browser's own resource timing, when it has the request, says so more
+  // exactly (the end of the response's last byte).
+  document.addEventListener('htmx:beforeOnLoad', function (ev) {
     if (!sent) { return; }
     received = performance.now();
     var xhr = ev.detail && ev.detail.xhr;
     server = timing(xhr);
     size = xhr && typeof xhr.responseText === 'string' ? xhr.responseText.length : 0;
+    if (xhr && xhr.responseURL && performance.getEntriesByName) {
+      var entries = performance.getEntriesByName(xhr.responseURL);
+      var e = entries[entries.length - 1];
+      if (e && e.responseEnd > sent) { received = e.responseEnd; }
+      if (performance.clearResourceTimings) { performance.clearResourceTimings(); }
+    }
   });
 
   // After the swap has settled, the next animation frame is the first

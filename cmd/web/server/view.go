@@ -114,7 +114,8 @@ type cellView struct {
 	ID, Name      string
 	Param         string
 	Class         string
-	Label, Title  string
+	Label         string
+	Title         string // queens and forced squares only ("" elsewhere: app.js derives it)
 	Tab           int
 	Glyph         string // "queen", "forced" or ""
 	Disabled      bool
@@ -628,14 +629,16 @@ func (s *Server) boardView(st boardState, marginals []*big.Int, r *result) *boar
 			case configurator.Free:
 				cv.Param = "place"
 				classes = append(classes, "free")
+				// Free and blocked squares, most of a large board, carry no
+				// title: app.js gives each its tooltip from its label when
+				// the pointer first rests on it, which keeps a 32×32 board's
+				// fragment small.
 				cv.Label = c.String() + ", free"
-				cv.Title = "Place a queen on " + c.String()
 				if marginals != nil && total != nil && total.Sign() > 0 {
 					pct := share(marginals[m.Var(c)], total)
 					classes = append(classes, fmt.Sprintf("heat-%d", heatLevel(pct)))
 					cv.HeatPercent = fmt.Sprintf("%d%%", pct)
 					cv.Label += fmt.Sprintf(", in %d%% of the remaining solutions", pct)
-					cv.Title += fmt.Sprintf(" (a queen here in %d%% of the remaining solutions)", pct)
 				}
 			case configurator.Queen:
 				cv.Param, cv.Glyph = "remove", "queen"
@@ -663,12 +666,6 @@ func (s *Server) boardView(st boardState, marginals []*big.Int, r *result) *boar
 					}
 				}
 				cv.Label = c.String() + ", blocked: " + reason
-				cv.Title = "Blocked: " + reason + "."
-				if cv.Param != "" {
-					// Only a square that can be asked about invites a click:
-					// on a board with no solution there is nothing to explain.
-					cv.Title += " Click to ask why."
-				}
 			}
 			if slices.Contains(because, c) {
 				classes = append(classes, "because")
