@@ -184,8 +184,16 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	fs.DurationVar(&c.QuickWait, "quick-wait", c.QuickWait, "how long a page waits for a compile before it shows progress")
 	fs.DurationVar(&c.RequestDeadline, "deadline", c.RequestDeadline, "deadline of every request (the progress stream excepted)")
 	size(&c.BodyLimit, "body-limit", "largest request body, in bytes")
-	fs.Float64Var(&c.APIRate, "api-rate", c.APIRate, "JSON API requests per second per client address; 0 disables the limit")
-	fs.IntVar(&c.APIBurst, "api-burst", c.APIBurst, "JSON API requests a client may send in a burst")
+	fs.Float64Var(&c.Client.Rate, "rate", c.Client.Rate, "requests a second of one client address, on every route that does work (pages, diagrams, progress, API); 0: no limit")
+	fs.IntVar(&c.Client.Burst, "burst", c.Client.Burst, "requests a client address may send in a burst beyond -rate")
+	fs.IntVar(&c.Client.Concurrent, "concurrent", c.Client.Concurrent, "requests of one client address in flight at once; more get 429 (0: no cap)")
+	fs.Float64Var(&c.Loopback.Rate, "loopback-rate", c.Loopback.Rate, "-rate for loopback addresses (127.0.0.1, ::1); 0: no limit")
+	fs.IntVar(&c.Loopback.Burst, "loopback-burst", c.Loopback.Burst, "-burst for loopback addresses")
+	fs.IntVar(&c.Loopback.Concurrent, "loopback-concurrent", c.Loopback.Concurrent, "-concurrent for loopback addresses (0: no cap)")
+	// The older names of -rate and -burst, from when only the API was
+	// limited; scripts still pass them.
+	fs.Float64Var(&c.Client.Rate, "api-rate", c.Client.Rate, "older name of -rate")
+	fs.IntVar(&c.Client.Burst, "api-burst", c.Client.Burst, "older name of -burst")
 	fs.IntVar(&c.DiagramNodes, "diagram-nodes", c.DiagramNodes, "largest decision diagram drawn, in nodes")
 	fs.DurationVar(&c.DiagramDeadline, "diagram-deadline", c.DiagramDeadline, "deadline of drawing one diagram")
 	fs.StringVar(&c.DebugAddr, "debug-addr", c.DebugAddr, "loopback address (127.0.0.1:6060) of /debug/stats and /debug/pprof; empty: none")

@@ -34,7 +34,7 @@ func TestParseFlags(t *testing.T) {
 			}},
 		{args: []string{"-bdd-deadline", "2s", "-sat-deadline", "500ms", "-deadline", "1m", "-api-rate", "0"},
 			check: func(c options) bool {
-				return c.BDD.Deadline == 2*time.Second && c.SAT.Deadline == 500*time.Millisecond && c.Server.RequestDeadline == time.Minute && c.Server.APIRate == 0
+				return c.BDD.Deadline == 2*time.Second && c.SAT.Deadline == 500*time.Millisecond && c.Server.RequestDeadline == time.Minute && c.Server.Client.Rate == 0
 			}},
 		{args: []string{"-bdd-scratch", "256M", "-recycle", "0", "-debug-addr", "127.0.0.1:6060"},
 			check: func(c options) bool {

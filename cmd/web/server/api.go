@@ -271,7 +271,7 @@ func apiCell(p []int, n int, what string) (configurator.Cell, error) {
 func (s *Server) apiSpace(c echo.Context, backend string, st boardState) (*compiled, error) {
 	ctx := c.Request().Context()
 	k := s.key(backend, st)
-	e, err := s.cache.Get(ctx, k)
+	e, err := s.space(ctx, k)
 	if err != nil {
 		return nil, s.compileProblem(ctx, k, err)
 	}

@@ -22,8 +22,6 @@ type Config struct {
 	RequestDeadline time.Duration // every request but the progress stream
 	BodyLimit       int64         // bytes of a request body
 	QueryLimit      int           // bytes of a query string
-	APIRate         float64       // API requests per second per client; 0 turns the limit off
-	APIBurst        int           // API requests a client may send at once
 	DiagramNodes    int           // largest diagram drawn
 	DiagramDeadline time.Duration // time to draw one diagram
 	ShutdownGrace   time.Duration // time in-flight requests get to finish on shutdown
@@ -36,6 +34,12 @@ type Config struct {
 	MaxConns       int
 	IdleTimeout    time.Duration
 	MaxHeaderBytes int
+
+	// The requests of one client address on every route that does work:
+	// Client for every address but loopback ones, which have Loopback
+	// (the person who runs the server, scripting it; behind a reverse
+	// proxy on the same machine every client is loopback).
+	Client, Loopback ClientLimit
 }
 
 // DefaultConfig is the configuration without flags: limits that keep every
@@ -53,8 +57,6 @@ func DefaultConfig() Config {
 		RequestDeadline: 30 * time.Second,
 		BodyLimit:       64 << 10,
 		QueryLimit:      8 << 10,
-		APIRate:         20,
-		APIBurst:        40,
 		DiagramNodes:    300,
 		DiagramDeadline: 10 * time.Second,
 		ShutdownGrace:   30 * time.Second,
@@ -71,6 +73,14 @@ func DefaultConfig() Config {
 		// 16 KiB holds every header a browser sends (cookies included: this
 		// server sets none) and bounds what a header never finished costs.
 		MaxHeaderBytes: 16 << 10,
+		// A page costs one request and each click one more (two with the
+		// diagram): 20 a second is far beyond a person's pace; a browser
+		// opens at most 6 connections to a host, so 6 at once binds only
+		// scripts that fire in parallel.
+		Client: ClientLimit{Rate: 20, Burst: 40, Concurrent: 6},
+		// Loopback: no limit, so that a person scripts their own server
+		// freely; the backends' own queues still bound the work.
+		Loopback: ClientLimit{},
 	}
 }
 
@@ -87,6 +97,12 @@ func (c Config) Check() error {
 		return fmt.Errorf("-idle-timeout must be positive")
 	case c.MaxHeaderBytes < 1:
 		return fmt.Errorf("the header limit must be positive")
+	}
+	if err := c.Client.check(""); err != nil {
+		return err
+	}
+	if err := c.Loopback.check("loopback-"); err != nil {
+		return err
 	}
 	if c.DebugAddr != "" {
 		if err := checkLoopback(c.DebugAddr); err != nil {

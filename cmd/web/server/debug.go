@@ -17,6 +17,9 @@ import (
 //	POST /debug/recycle      drop the spaces that grow as they are used
 //	                         (SAT solvers), as -recycle does in time
 //	GET /debug/pprof/...     the runtime profiles
+//	GET /metrics             the server's metrics for Prometheus: requests
+//	                         by route and status, queues, cache, compiles,
+//	                         analyses, the Go runtime and the process
 //
 // It listens on a loopback address only, apart from the public listener,
 // so that nothing of it is reachable from another machine.
@@ -61,7 +64,7 @@ func (s *Server) readStats(gc bool) Stats {
 	return st
 }
 
-// DebugHandler serves the debug routes: stats, recycle and pprof. Serve
+// DebugHandler serves the debug routes: stats, recycle, pprof and metrics. Serve
 // it on a loopback address only (Config.DebugAddr).
 func (s *Server) DebugHandler() http.Handler {
 	mux := http.NewServeMux()
@@ -73,6 +76,7 @@ func (s *Server) DebugHandler() http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]int{"retired": s.cache.RetireUnsized()})
 	})
+	mux.Handle("GET /metrics", s.metrics.handler())
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)

@@ -86,15 +86,31 @@ func (s *Server) fail(c echo.Context, st boardState, trail []step, act action, e
 	if isHTMX(req) && act.Kind != actRefresh {
 		return s.renderNotice(c, p)
 	}
-	ctx := req.Context()
+	// The page's fallback board is analysed within what is left of the
+	// request's own deadline on its primary backend, and not at all after
+	// a failure of time or load: the work that failed is not done again.
 	fallback := st.with(func(*boardState) {})
-	spaces, err := s.spaces(ctx, fallback, s.cfg.QuickWait)
+	ctx, cancel := context.WithDeadline(req.Context(), requestStart(c).Add(s.deadline(s.lim.backends(st.Mode)[0])))
+	defer cancel()
+	var spaces []*compiled
+	if !overloaded(p) && ctx.Err() == nil {
+		spaces, err = s.spaces(ctx, fallback, s.cfg.QuickWait)
+	} else {
+		err = context.DeadlineExceeded
+	}
 	if err == nil && act.Kind == actShow && p.Status == http.StatusUnprocessableEntity && len(st.Queens) > 0 {
-		fallback.Queens = configurator.FeasiblePrefix(ctx, spaces[0].space, st.Queens)
+		// The search for the longest feasible start takes its turn on
+		// the space as any query does; cut short, it keeps the longest
+		// start it has proved feasible.
+		var done func()
+		if done, err = configurator.Admit(ctx, spaces[0].space); err == nil {
+			fallback.Queens = configurator.FeasiblePrefix(ctx, spaces[0].space, st.Queens)
+			done()
+		}
 	}
 	view := s.newAppView(fallback, formatTrail(trail))
 	view.Fatal = true
-	if err == nil {
+	if err == nil && ctx.Err() == nil {
 		if r, err := s.step(ctx, fallback, action{Kind: actShow}, spaces); err == nil {
 			s.measure(ctx, r)
 			if !isHTMX(req) {
@@ -109,6 +125,12 @@ func (s *Server) fail(c echo.Context, st boardState, trail []step, act action, e
 		return s.render(c, p.Status, "app", view)
 	}
 	return s.render(c, p.Status, "page", s.pageView(view))
+}
+
+// overloaded reports whether a problem comes from time or load (a deadline,
+// a full queue, a client's limit): answering it must not start more work.
+func overloaded(p *problem) bool {
+	return p.Status >= http.StatusInternalServerError || p.Status == http.StatusTooManyRequests
 }
 
 // notFound answers a GET of an address that names nothing with a notice
@@ -236,7 +258,7 @@ func (s *Server) diagramSVG(c echo.Context) error {
 	// The primary draws, whatever the page's mode.
 	primary := s.lim.names[0]
 	st.Mode = mode(primary)
-	e, err := s.cache.Get(ctx, s.key(primary, st))
+	e, err := s.space(ctx, s.key(primary, st))
 	if err != nil {
 		return s.compileProblem(ctx, s.key(primary, st), err)
 	}

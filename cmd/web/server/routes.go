@@ -1,7 +1,6 @@
 package server
 
 import (
-	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -16,7 +15,6 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/bytesize"
-	"golang.org/x/time/rate"
 )
 
 // contentSecurityPolicy allows only this server's own scripts, styles and
@@ -39,6 +37,7 @@ func (s *Server) routes() *echo.Echo {
 	e.Use(withClient)
 
 	streaming := func(c echo.Context) bool { return c.Path() == "/events/compile" }
+	e.Use(s.measureRequests)
 	e.Use(middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
 		HandleError: true,
 		LogLatency:  true, LogMethod: true, LogURI: true, LogStatus: true, LogRemoteIP: true, LogError: true,
@@ -85,6 +84,7 @@ func (s *Server) routes() *echo.Echo {
 		}
 	})
 	e.Use(serverTiming)
+	e.Use(s.limitClients)
 	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{Skipper: streaming, MinLength: 1024}))
 	e.Use(s.drainOversized)
 	e.Use(middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: strconv.FormatInt(s.cfg.BodyLimit, 10)}))
@@ -111,18 +111,6 @@ func (s *Server) routes() *echo.Echo {
 	get("/healthz", func(c echo.Context) error { return c.String(http.StatusOK, "ok\n") })
 
 	api := e.Group("/api/v1")
-	if s.cfg.APIRate > 0 {
-		api.Use(middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
-			Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
-				Rate: rate.Limit(s.cfg.APIRate), Burst: s.cfg.APIBurst, ExpiresIn: 3 * time.Minute,
-			}),
-			IdentifierExtractor: func(c echo.Context) (string, error) { return c.RealIP(), nil },
-			DenyHandler: func(c echo.Context, _ string, _ error) error {
-				return &problem{Status: http.StatusTooManyRequests, RetryAfter: 1,
-					Message: fmt.Sprintf("Too many requests from your address: the API allows %g a second. Please slow down.", s.cfg.APIRate)}
-			},
-		}))
-	}
 	api.POST("/analyze", s.apiAnalyze)
 	api.POST("/explain", s.apiExplain)
 	api.POST("/complete", s.apiComplete)

@@ -68,6 +68,8 @@ type Server struct {
 	static   fs.FS
 	version  string // of the static files, for cache busting
 	draw     *drawer
+	clients  *clientLimiter // the per-client limits of every route that does work
+	metrics  *metrics       // what /metrics on the debug listener serves
 
 	quit     chan struct{} // closed when shutdown begins: progress streams end
 	quitOnce sync.Once
@@ -92,6 +94,7 @@ func New(cfg Config, log *slog.Logger, engines ...Engine) (*Server, error) {
 		lim:      limits{maxN: map[string]int{}, why: map[string]string{}, ordered: map[string]bool{}},
 		quit:     make(chan struct{}),
 		draw:     newDrawer(),
+		clients:  newClientLimiter(cfg.Client, cfg.Loopback),
 	}
 	for _, e := range engines {
 		name := e.Backend.Name()
@@ -107,6 +110,7 @@ func New(cfg Config, log *slog.Logger, engines ...Engine) (*Server, error) {
 		}
 	}
 	s.cache = newSpaceCache(s.compile, cfg.CacheBytes, s.heavyCompile, cfg.CompileSlots, cfg.CompileGrace)
+	s.metrics = newMetrics(s)
 	var err error
 	if s.static, err = fs.Sub(frontend.Files, "static"); err != nil {
 		return nil, err
@@ -166,6 +170,7 @@ func (s *Server) compile(ctx context.Context, k spaceKey) (*compiled, error) {
 	}
 	start := time.Now()
 	sp, took, err := configurator.Compile(ctx, b, m)
+	s.metrics.compiled(k.backend, time.Since(start), err)
 	if err != nil {
 		s.log.Warn("compile failed", "backend", k.backend, "n", k.n, "order", k.order.String(), "after", time.Since(start), "err", err)
 		return nil, err

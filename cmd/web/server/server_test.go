@@ -38,7 +38,7 @@ func testConfig() testSetup {
 	c.Addr = "127.0.0.1:0"
 	c.BDD.MaxN, c.BDD.Budget, c.BDD.Deadline = 10, 2<<30, 10*time.Second
 	c.SAT.MaxN, c.SAT.Queue, c.SAT.Serve, c.SAT.CountCap, c.SAT.Deadline = 16, 32, 1, 1000, 10*time.Second
-	c.APIRate = 0
+	c.Client, c.Loopback = ClientLimit{}, ClientLimit{}
 	c.QuickWait = time.Minute
 	c.RequestDeadline = time.Minute
 	return c

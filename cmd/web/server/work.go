@@ -102,7 +102,7 @@ func (s *Server) spaces(ctx context.Context, st boardState, wait time.Duration) 
 	var pending []spaceKey
 	for _, b := range s.lim.backends(st.Mode) {
 		k := s.key(b, st)
-		e, err := s.cache.Get(wctx, k)
+		e, err := s.space(wctx, k)
 		switch {
 		case err == nil:
 			out = append(out, e)
@@ -221,7 +221,10 @@ func (s *Server) apply(ctx context.Context, e *compiled, st boardState, act acti
 	s.use(e)
 	sp := e.space
 	start := time.Now()
-	defer func() { o.took = time.Since(start) }()
+	defer func() {
+		o.took = time.Since(start)
+		s.metrics.stepped(e.key.backend, &o)
+	}()
 	switch act.Kind {
 	case actShow, actRefresh:
 		o.Session, err = configurator.NewSession(ctx, sp, st.Queens)
