@@ -13,6 +13,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/nqueens/configurator/backends/bdd/robdd"
@@ -257,7 +258,8 @@ func (s store) write(path string, model *configurator.Model, m *robdd.Manager, r
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {
 		return 0, err
 	}
-	f, err := os.CreateTemp(s.dir, filepath.Base(path)+".tmp-*")
+	s.removeStale(path)
+	f, err := os.CreateTemp(s.dir, filepath.Base(path)+tempSuffix+"*")
 	if err != nil {
 		return 0, err
 	}
@@ -287,6 +289,36 @@ func (s store) write(path string, model *configurator.Model, m *robdd.Manager, r
 	}
 	done = true
 	return fi.Size(), nil
+}
+
+// A file is written as its name, tempSuffix and a random number, then
+// renamed. One older than staleAfter, far longer than any write takes, was
+// left by a process that stopped mid-write.
+const (
+	tempSuffix = ".tmp-"
+	staleAfter = 30 * time.Minute
+)
+
+// removeStale removes the stale temporary files of path.
+func (s store) removeStale(path string) {
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		return
+	}
+	prefix := filepath.Base(path) + tempSuffix
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), prefix) {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil || time.Since(fi.ModTime()) < staleAfter {
+			continue
+		}
+		f := filepath.Join(s.dir, e.Name())
+		if err := os.Remove(f); err == nil {
+			s.log.Info("stale temporary file removed", "file", f, "bytes", fi.Size())
+		}
+	}
 }
 
 // writeSpace writes the space file of model's diagram.

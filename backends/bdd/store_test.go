@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/nqueens/configurator/backends/bdd/robdd"
 	"github.com/nqueens/configurator/configurator"
@@ -439,5 +440,41 @@ func TestWriteSpaceReportsAFullDisk(t *testing.T) {
 	}
 	if err := writeSpace(&fullDisk{size}, sp.model, sp.m, sp.root, sp.nodes); err != nil {
 		t.Errorf("a disk with room for all %d bytes: writeSpace: %v", size, err)
+	}
+}
+
+func TestStaleTemporaryFilesGo(t *testing.T) {
+	dir := t.TempDir()
+	model := configuratortest.Model(t, 6, configurator.RowMajor)
+	path := Options{Dir: dir}.store().path(model)
+	other := Options{Dir: dir}.store().path(configuratortest.Model(t, 7, configurator.RowMajor))
+	long := time.Now().Add(-time.Hour)
+	files := []struct {
+		name string
+		mod  time.Time
+		stay bool
+	}{
+		{path + tempSuffix + "123", long, false},      // a crash's, long ago
+		{path + tempSuffix + "456", time.Now(), true}, // another process's, being written
+		{other + tempSuffix + "789", long, true},      // another board's: its own save removes it
+		{filepath.Join(dir, "notes.txt"), long, true}, // not the store's
+	}
+	for _, f := range files {
+		if err := os.WriteFile(f.name, []byte("partial"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(f.name, f.mod, f.mod); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, log := compileIn(t, dir, model)
+	for _, f := range files {
+		_, err := os.Stat(f.name)
+		if stays := err == nil; stays != f.stay {
+			t.Errorf("%s: stays %v, want %v", filepath.Base(f.name), stays, f.stay)
+		}
+	}
+	if !strings.Contains(log, "stale temporary file removed") {
+		t.Errorf("the log says %q; want the stale file's removal", log)
 	}
 }
