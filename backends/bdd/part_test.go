@@ -114,7 +114,7 @@ func TestPartWorkSpaceFollowsWhatItVisits(t *testing.T) {
 	}
 	queens := cellsOf(t, "a1")
 	for _, most := range []float64{0.25, 0.1, 0.05} {
-		an, err := sp.analyze(ctx, queens)
+		an, err := sp.analyze(ctx, queens, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,7 +123,7 @@ func TestPartWorkSpaceFollowsWhatItVisits(t *testing.T) {
 		open := -1
 		for _, c := range an.In(configurator.Free) {
 			q := append(slices.Clone(queens), c)
-			if an, err := sp.analyze(ctx, q); err == nil && len(an.In(configurator.Free)) > open {
+			if an, err := sp.analyze(ctx, q, false); err == nil && len(an.In(configurator.Free)) > open {
 				next, open = q, len(an.In(configurator.Free))
 			}
 		}
@@ -140,7 +140,7 @@ func TestPartWorkSpaceFollowsWhatItVisits(t *testing.T) {
 		runtime.GC() // twice: the pools keep their victims one cycle
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		an, err := sp.analyze(ctx, queens)
+		an, err := sp.analyze(ctx, queens, false)
 		runtime.ReadMemStats(&after)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -178,7 +178,7 @@ func TestAnalyzeWork(t *testing.T) {
 	var queens []configurator.Cell
 	visited := map[string]int64{} // by placement
 	for step := range 200 {
-		an, err := sp.analyze(ctx, queens)
+		an, err := sp.analyze(ctx, queens, false)
 		if err != nil {
 			t.Fatalf("step %d, %v: %v", step, queens, err)
 		}
@@ -232,6 +232,41 @@ func TestAnalyzeWork(t *testing.T) {
 	}
 }
 
+// TestOneQueenBySymmetry checks the memo of the boards of one queen, each
+// answered from the first of its images under the board's symmetries:
+// every cell of the board, in every order, answers as its own analysis
+// does, and only the cells first among their images are computed.
+func TestOneQueenBySymmetry(t *testing.T) {
+	ctx := context.Background()
+	for _, n := range []int{1, 4, 7, 8, 9} {
+		for _, o := range configurator.Orders() {
+			sp := compileSpace(t, n, o, Direct)
+			for v := range sp.model.Vars() {
+				c := sp.model.Cell(v)
+				got, err := sp.Analyze(ctx, []configurator.Cell{c})
+				want, werr := sp.analyze(ctx, []configurator.Cell{c}, false)
+				if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
+					t.Fatalf("%d×%d %v, queen on %v: %v, want %v", n, n, o, c, err, werr)
+				}
+				if err != nil {
+					continue
+				}
+				if !slices.Equal(got.Cells, want.Cells) || got.Solutions.Cmp(want.Solutions) != 0 {
+					t.Fatalf("%d×%d %v, queen on %v: %v solutions %v, want %v %v", n, n, o, c, got.Solutions, got.Cells, want.Solutions, want.Cells)
+				}
+			}
+			computed := 0
+			sp.shallow.Range(func(any, any) bool { computed++; return true })
+			// The cells of the triangle a1, the files up to the middle,
+			// the ranks up to the file: ⌈n/2⌉·(⌈n/2⌉+1)/2.
+			h := (n + 1) / 2
+			if want := h * (h + 1) / 2; computed != want {
+				t.Errorf("%d×%d %v: %d boards of one queen computed, want %d", n, n, o, computed, want)
+			}
+		}
+	}
+}
+
 // sorted returns the cells in row-major order.
 func sorted(cells []configurator.Cell) []configurator.Cell {
 	c := slices.Clone(cells)
@@ -252,8 +287,9 @@ func sorted(cells []configurator.Cell) []configurator.Cell {
 func TestSmallQueriesPassLargeOnes(t *testing.T) {
 	sp12 := compileSpace(t, 12, configurator.RowMajor, Direct)
 	sp8 := compileSpace(t, 8, configurator.RowMajor, Direct)
-	// One backend's bound over both, room for two whole 12×12 sweeps.
-	ws := newWorkspace(64*2*sp12.m.WholeBytes(sp12.root)/56, 1)
+	// One backend's bound over both, its large lane room for two whole
+	// 12×12 sweeps.
+	ws := newWorkspace(smallShare*2*sp12.m.WholeBytes(sp12.root)/(smallShare-1), 1)
 	sp12.work, sp8.work = ws, ws
 	ctx, stop := context.WithCancel(context.Background())
 	var wg sync.WaitGroup

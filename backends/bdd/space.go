@@ -365,10 +365,11 @@ const grantGrowth = 16
 // grant for firstGrant nodes, then sixteen times more while the part does
 // not fit (the bytes given back before asking again, so that no query
 // holds work space while it waits), and the whole diagram's past
-// PartLimit. An assignment of nothing sweeps the whole diagram at once.
-func (s *Space) sweep(ctx context.Context, a robdd.Assignment, do func(p *robdd.Part)) error {
+// PartLimit. An assignment of nothing sweeps the whole diagram at once, and
+// so does whole, for the callers that know the part to be large.
+func (s *Space) sweep(ctx context.Context, a robdd.Assignment, whole bool, do func(p *robdd.Part)) error {
 	limit := s.m.PartLimit(s.root)
-	if slices.ContainsFunc(a, func(x int8) bool { return x != robdd.Unassigned }) {
+	if !whole && slices.ContainsFunc(a, func(x int8) bool { return x != robdd.Unassigned }) {
 		for grant := min(firstGrant, limit); ; grant = min(grantGrowth*grant, limit) {
 			release, err := s.work.acquire(ctx, s.m.PartBytes(s.root, grant))
 			if err != nil {
@@ -408,40 +409,91 @@ func (s *Space) sweep(ctx context.Context, a robdd.Assignment, do func(p *robdd.
 //
 // The analyses of the empty board (a sweep of the whole diagram) and of
 // the boards of one queen (a fifth to two fifths of it) are computed once
-// per space and kept: later calls return a copy, whose Elapsed and
+// per space and kept; a board of one queen is answered from the one of its
+// eight images under the board's symmetries (rotations and reflections,
+// which map solutions to solutions) that comes first, so a space computes
+// about N²/8 of them. Answers from the memo are copies whose Elapsed and
 // Work.Domains are the time of the call and whose Work.NodesVisited is 0,
 // since no node is visited.
 func (s *Space) Analyze(ctx context.Context, queens []configurator.Cell) (*configurator.Analysis, error) {
-	key := -1
+	n := s.model.N()
+	var g symmetry
+	key := 0
 	switch {
-	case len(queens) == 0:
-		key = 0
 	case len(queens) == 1 && s.model.Contains(queens[0]):
-		key = 1 + s.model.Var(queens[0])
-	}
-	if key < 0 {
-		return s.analyze(ctx, queens)
+		g = canonical(queens[0], n)
+		key = 1 + s.model.Var(g.apply(queens[0], n))
+	case len(queens) > 0:
+		return s.analyze(ctx, queens, false)
 	}
 	start := time.Now()
+	var an *configurator.Analysis
 	switch e, _ := s.shallow.Load(key); e := e.(type) {
-	case error:
-		return nil, e
+	case error: // no solution
+		return nil, noSolution(queens)
 	case *configurator.Analysis:
-		an := clone(e)
-		an.Elapsed = time.Since(start)
-		an.Work.Domains, an.Work.NodesVisited = an.Elapsed, 0
-		return an, nil
+		an = e
 	}
-	an, err := s.analyze(ctx, queens)
-	switch {
-	case errors.Is(err, configurator.ErrNoSolution):
-		s.shallow.Store(key, err)
-		return nil, err
-	case err != nil:
-		return nil, err
+	fresh := an == nil
+	if fresh {
+		var mapped []configurator.Cell
+		for _, q := range queens {
+			mapped = append(mapped, g.apply(q, n))
+		}
+		var err error
+		an, err = s.analyze(ctx, mapped, true)
+		switch {
+		case errors.Is(err, configurator.ErrNoSolution):
+			s.shallow.Store(key, err)
+			return nil, noSolution(queens)
+		case err != nil:
+			return nil, err
+		}
+		s.shallow.Store(key, an)
 	}
-	s.shallow.Store(key, an)
-	return clone(an), nil
+	out := clone(an)
+	for v := range out.Cells {
+		out.Cells[v] = an.Cells[s.model.Var(g.apply(s.model.Cell(v), n))]
+	}
+	if !fresh {
+		out.Elapsed = time.Since(start)
+		out.Work.Domains, out.Work.NodesVisited = out.Elapsed, 0
+	}
+	return out, nil
+}
+
+// symmetry is one of the eight symmetries of the square board: a
+// transposition, then reflections of the ranks and of the files. A queen
+// attacks the same cells in every image, so each maps the solutions of
+// the N-Queens model onto themselves.
+type symmetry struct{ transpose, flipRanks, flipFiles bool }
+
+// apply is the image of c on the n×n board.
+func (g symmetry) apply(c configurator.Cell, n int) configurator.Cell {
+	if g.transpose {
+		c.Row, c.Col = c.Col, c.Row
+	}
+	if g.flipRanks {
+		c.Row = n - 1 - c.Row
+	}
+	if g.flipFiles {
+		c.Col = n - 1 - c.Col
+	}
+	return c
+}
+
+// canonical returns the symmetry that maps c to the first of its images,
+// row-major.
+func canonical(c configurator.Cell, n int) symmetry {
+	var best symmetry
+	first := c
+	for i := range 8 {
+		g := symmetry{i&1 != 0, i&2 != 0, i&4 != 0}
+		if d := g.apply(c, n); d.Row < first.Row || d.Row == first.Row && d.Col < first.Col {
+			best, first = g, d
+		}
+	}
+	return best
 }
 
 // clone copies an analysis, so that callers never share one.
@@ -454,8 +506,9 @@ func clone(an *configurator.Analysis) *configurator.Analysis {
 	return &c
 }
 
-// analyze is Analyze without the memo.
-func (s *Space) analyze(ctx context.Context, queens []configurator.Cell) (*configurator.Analysis, error) {
+// analyze is Analyze without the memo; whole sweeps the whole diagram
+// without gathering the part first (see sweep).
+func (s *Space) analyze(ctx context.Context, queens []configurator.Cell, whole bool) (*configurator.Analysis, error) {
 	start := time.Now()
 	a, _, err := s.assign(queens, nil)
 	if err != nil {
@@ -465,7 +518,7 @@ func (s *Space) analyze(ctx context.Context, queens []configurator.Cell) (*confi
 	var dom []robdd.Domain
 	var count *big.Int
 	visited := 0
-	err = s.sweep(ctx, a, func(p *robdd.Part) {
+	err = s.sweep(ctx, a, whole, func(p *robdd.Part) {
 		dom, count = p.ValidDomains()
 		visited = p.Visited()
 	})
@@ -532,7 +585,7 @@ func (s *Space) Sample(ctx context.Context, queens []configurator.Cell, rng *ran
 	}
 	var x []bool
 	ok := false
-	if err := s.sweep(ctx, a, func(p *robdd.Part) { x, ok = p.RandomSat(rng) }); err != nil {
+	if err := s.sweep(ctx, a, false, func(p *robdd.Part) { x, ok = p.RandomSat(rng) }); err != nil {
 		return nil, err
 	}
 	if !ok {
@@ -579,7 +632,7 @@ func (s *Space) Marginals(ctx context.Context, queens []configurator.Cell) ([]*b
 	s.exclude(a, queens)
 	var ones []*big.Int
 	var total *big.Int
-	if err := s.sweep(ctx, a, func(p *robdd.Part) { ones, total = p.Marginals() }); err != nil {
+	if err := s.sweep(ctx, a, false, func(p *robdd.Part) { ones, total = p.Marginals() }); err != nil {
 		return nil, err
 	}
 	if total.Sign() == 0 {

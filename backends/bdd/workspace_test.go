@@ -28,14 +28,14 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 // TestWorkspaceBoundsQueries checks the bound itself, lane by lane: of a
-// 1 MiB bound, small queries (16 KiB at most) share 128 KiB and large ones
-// the remaining 896 KiB, two at once at most; within a lane they wait in
+// 1 MiB bound, small queries (64 KiB at most) share 256 KiB and large ones
+// the remaining 768 KiB, two at once at most; within a lane they wait in
 // turn; a small query never waits for a large one; a waiter whose deadline
 // passes gets ErrBusy and the deadline; a context already over is not a
 // busy backend; a query needing more than its lane waits for every other
 // in it and then runs alone.
 func TestWorkspaceBoundsQueries(t *testing.T) {
-	const limit, small, large = 1 << 20, 16 << 10, 400 << 10
+	const limit, small, large = 1 << 20, 64 << 10, 300 << 10
 	b := New(Options{})
 	ws := newWorkspace(limit, 2)
 	b.work = ws // what Load reports
@@ -56,18 +56,18 @@ func TestWorkspaceBoundsQueries(t *testing.T) {
 			in.Add(-1)
 		})
 	}
-	// Three large queries: two fit (800 KiB of 896), the third waits.
+	// Three large queries: two fit (600 KiB of 768), the third waits.
 	for range 3 {
 		run(large, &largeIn)
 	}
 	waitFor(t, "two large queries in and one waiting", func() bool { return largeIn.Load() == 2 && ws.waiting.Load() == 1 })
-	// Nine small ones: eight fit their lane, the ninth waits; none waits
+	// Five small ones: four fit their lane, the fifth waits; none waits
 	// for the large one waiting before them.
-	for range 9 {
+	for range 5 {
 		run(small, &smallIn)
 	}
-	waitFor(t, "eight small queries in and two waiting", func() bool { return smallIn.Load() == 8 && ws.waiting.Load() == 2 })
-	if l, want := b.Load(), (configurator.Load{Waiting: 2, Running: 10, Bytes: 2*large + 8*small}); l != want {
+	waitFor(t, "four small queries in and two waiting", func() bool { return smallIn.Load() == 4 && ws.waiting.Load() == 2 })
+	if l, want := b.Load(), (configurator.Load{Waiting: 2, Running: 6, Bytes: 2*large + 4*small}); l != want {
 		t.Errorf("Load() = %+v, want %+v", l, want)
 	}
 
@@ -78,7 +78,7 @@ func TestWorkspaceBoundsQueries(t *testing.T) {
 	if !errors.Is(err, configurator.ErrBusy) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("a query out of time while waiting: %v, want ErrBusy and the deadline", err)
 	}
-	if want := "waiting for 16 KiB of BDD work space (1 MiB for all queries at once)"; err == nil || !strings.HasPrefix(err.Error(), want) {
+	if want := "waiting for 64 KiB of BDD work space (1 MiB for all queries at once)"; err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("the error says %q, want it to start %q", err, want)
 	}
 	if w := ws.waiting.Load(); w != 2 {
