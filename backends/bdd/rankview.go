@@ -84,6 +84,8 @@ type Graph struct {
 // GraphNode is one node of a Graph.
 type GraphNode struct {
 	Layer int
+	// Label is the node's square in the diagram view, its Paths in the
+	// rank view, and "1" for the terminal.
 	Label string
 	// Cells are the squares the node stands for on the board: in the rank
 	// view the squares its edges place a queen on, in the diagram view

@@ -259,9 +259,12 @@
     wrap.className = 'dg-profile';
     wrap.id = 'dg-profile';
     var h = document.createElement('p');
-    h.textContent = 'Restricted to your queens, the diagram has ' + group(data.diagram_nodes) + ' nodes, ' +
-      (data.view === 'ranks' ? 'and its rank view more than ' : 'more than ') + group(data.max_nodes) +
-      ' this viewer draws. Its nodes per rank, the shape of the space:';
+    var diagram = 'The diagram' + (data.queens.length ? ' of the solutions that hold your queens' : '') +
+      ' has ' + group(data.diagram_nodes) + ' nodes';
+    h.textContent = (data.view === 'ranks' ?
+      'The rank view has more than the ' + group(data.max_nodes) + ' nodes this viewer draws. ' + diagram + '.' :
+      diagram + ', more than the ' + group(data.max_nodes) + ' this viewer draws.') +
+      ' Its nodes per rank, the shape of the space:';
     wrap.appendChild(h);
     data.profile.slice().reverse().forEach(function (p) {
       var row = document.createElement('div');

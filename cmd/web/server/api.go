@@ -97,14 +97,51 @@ func newWorkJSON(sp configurator.Space, w configurator.Work) workJSON {
 	return j
 }
 
-// explainResponse is the answer of /explain.
+// explainResponse is the answer of /explain. Because, Kind and Text are
+// the first of Reasons, every subset-minimal set of the user's queens that
+// rules the square (the first configurator.MaxReasons, More when there are
+// more or the search ran out of time); Details says each in words, with
+// its proof by propagation when there is one. MakeRoom is a fewest set of
+// queens to remove to free a blocked square (null for a forced one, and
+// for a square no solution uses).
 type explainResponse struct {
-	Cell      [2]int   `json:"cell"`
-	State     string   `json:"state"`
-	Kind      string   `json:"kind"`
-	Because   [][2]int `json:"because"`
-	Text      string   `json:"text"`
-	ElapsedMS float64  `json:"elapsed_ms"`
+	Cell      [2]int       `json:"cell"`
+	State     string       `json:"state"`
+	Kind      string       `json:"kind"`
+	Because   [][2]int     `json:"because"`
+	Text      string       `json:"text"`
+	Reasons   [][][2]int   `json:"reasons"`
+	More      bool         `json:"more"`
+	Details   []reasonJSON `json:"details"`
+	MakeRoom  [][2]int     `json:"make_room"`
+	ElapsedMS float64      `json:"elapsed_ms"`
+}
+
+// reasonJSON is one reason of /explain in words: its kind, the sentence
+// the page shows, and the steps of its proof by propagation (absent when
+// the backend's search refuted it).
+type reasonJSON struct {
+	Kind  string   `json:"kind"`
+	Text  string   `json:"text"`
+	Proof []string `json:"proof,omitempty"`
+}
+
+// newExplainResponse writes an explanation for the API.
+func newExplainResponse(ex *configurator.Explanation, took time.Duration) explainResponse {
+	resp := explainResponse{Cell: [2]int{ex.Cell.Row, ex.Cell.Col}, State: ex.State.String(), Kind: ex.Reason.String(),
+		Because: pairs(ex.Because), Text: ex.String(), Reasons: [][][2]int{}, More: ex.More, Details: []reasonJSON{}, ElapsedMS: ms(took)}
+	for _, r := range ex.Reasons {
+		resp.Reasons = append(resp.Reasons, pairs(r.Queens))
+		d := reasonJSON{Kind: r.Reason.String(), Text: r.String()}
+		for _, st := range r.Proof {
+			d.Proof = append(d.Proof, st.String())
+		}
+		resp.Details = append(resp.Details, d)
+	}
+	if ex.Room != nil {
+		resp.MakeRoom = pairs(ex.Room)
+	}
+	return resp
 }
 
 // completeResponse is the answer of /complete.
@@ -163,9 +200,7 @@ func (s *Server) apiExplain(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ex := o.Explanation
-	return c.JSON(http.StatusOK, explainResponse{Cell: [2]int{cell.Row, cell.Col}, State: ex.State.String(), Kind: ex.Reason.String(),
-		Because: pairs(ex.Because), Text: ex.String(), ElapsedMS: ms(o.took)})
+	return c.JSON(http.StatusOK, newExplainResponse(o.Explanation, o.took))
 }
 
 func (s *Server) apiComplete(c echo.Context) error {

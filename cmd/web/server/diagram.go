@@ -267,6 +267,12 @@ func (s *Server) apiDiagram(c echo.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.DiagramDeadline)
 	defer cancel()
+	done, err := configurator.Admit(ctx, e.space)
+	if err != nil {
+		return err
+	}
+	defer done()
+	s.use(e)
 	start := time.Now()
 	g, err := gr.Graph(ctx, st.Queens, view, maxGraphNodes)
 	if errors.Is(err, configurator.ErrNoSolution) {

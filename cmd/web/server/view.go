@@ -123,15 +123,6 @@ type cellView struct {
 	Because, Gone bool
 }
 
-// panelView answers Why? and Make room.
-type panelView struct {
-	Kind    string // "why" or "room"
-	Title   string
-	Text    string
-	Took    string
-	Actions []link
-}
-
 // agreementView is the badge of Both.
 type agreementView struct {
 	Agree   bool
@@ -577,10 +568,13 @@ func (s *Server) boardView(st boardState, marginals []*big.Int, r *result) *boar
 	var because, gone []configurator.Cell
 	var asked *configurator.Cell
 	if p.Explanation != nil {
-		because, asked = p.Explanation.Because, &p.Explanation.Cell
+		asked = &p.Explanation.Cell
+		for _, cause := range p.Explanation.Reasons {
+			because = append(because, cause.Queens...)
+		}
 	}
 	if p.Room != nil {
-		gone, asked = p.Room, &r.act.Cell
+		gone, asked, because = p.Room, &r.act.Cell, nil
 	}
 	differ := map[configurator.Cell]bool{}
 	for _, d := range r.differ {
@@ -705,59 +699,6 @@ func share(part, total *big.Int) int {
 	x.Add(x, total)
 	x.Quo(x, new(big.Int).Mul(total, big.NewInt(2)))
 	return int(x.Int64())
-}
-
-// panel builds the Why? or Make room panel.
-func (s *Server) panel(r *result, v *appView) *panelView {
-	p := r.primary()
-	st := r.state
-	trail := v.Trail
-	switch {
-	case p.Explanation != nil:
-		ex := p.Explanation
-		pv := &panelView{Kind: "why", Took: duration(p.took)}
-		c := ex.Cell
-		switch ex.State {
-		case configurator.Forced:
-			pv.Title = fmt.Sprintf("Why is %v forced?", c)
-			pv.Text = upperFirst(ex.String()) + "."
-			if len(ex.Because) > 0 {
-				pv.Text += " The highlighted queens are the reason: remove any one of them and " + c.String() + " is no longer forced."
-			}
-			pv.Actions = append(pv.Actions, link{Label: "Make it my queen", Title: "Place your own queen on " + c.String(),
-				Href: st.play("", "place", c.String()), Play: st.play(trail, "place", c.String())})
-		default:
-			pv.Title = fmt.Sprintf("Why is %v blocked?", c)
-			pv.Text = upperFirst(ex.String()) + "."
-			if ex.Reason == configurator.NoCompletion && len(ex.Because) > 0 {
-				pv.Text += " No queen attacks it, but with the highlighted queens on the board every way of filling the other ranks fails."
-			}
-			if len(ex.Because) > 0 {
-				pv.Actions = append(pv.Actions, link{Label: "Make room", Title: "Show the fewest queens to remove so that " + c.String() + " becomes free",
-					Href: st.play("", "room", c.String()), Play: st.play(trail, "room", c.String()), Primary: true})
-			}
-		}
-		pv.Actions = append(pv.Actions, v.Close)
-		return pv
-	case p.Room != nil:
-		c := r.act.Cell
-		gone := configurator.FormatCells(p.Room)
-		pv := &panelView{Kind: "room", Took: duration(p.took), Title: fmt.Sprintf("Make room on %v", c)}
-		queens := "queen"
-		if len(p.Room) > 1 {
-			queens = "queens"
-		}
-		pv.Text = fmt.Sprintf("Removing the %s on %s frees %v; no smaller set of your queens does.", queens, configurator.ListCells(p.Room), c)
-		pv.Actions = []link{
-			{Label: "Remove " + configurator.ListCells(p.Room), Title: "Remove them and leave " + c.String() + " free",
-				Href: st.play("", "remove", gone), Play: st.play(trail, "remove", gone), Primary: true},
-			{Label: "Remove and place on " + c.String(), Title: "Remove them and put a queen on " + c.String(),
-				Href: st.play("", "remove", gone, "place", c.String()), Play: st.play(trail, "remove", gone, "place", c.String())},
-			v.Close,
-		}
-		return pv
-	}
-	return nil
 }
 
 // diagramPanel fills in the diagram view: the board the viewer asks the

@@ -27,9 +27,10 @@ type outcome struct {
 
 // result is a request's answer over the backends of its mode.
 type result struct {
-	state boardState // after the action
-	act   action
-	runs  []outcome // the primary backend first
+	state  boardState // after the action
+	act    action
+	before []configurator.Cell // the queens before the action
+	runs   []outcome           // the primary backend first
 	// differ holds, for every run after the first, what it disagrees on
 	// with the primary (configurator.Compare); differ[0] is empty.
 	differ []configurator.Disagreement
@@ -180,7 +181,7 @@ func (s *Server) play(ctx context.Context, st boardState, act action) (*result, 
 // backend's failure fails the step; a secondary's is recorded beside it,
 // and when it contradicts the primary it is a disagreement.
 func (s *Server) step(ctx context.Context, st boardState, act action, spaces []*compiled) (*result, error) {
-	r := &result{state: st, act: act}
+	r := &result{state: st, act: act, before: st.Queens}
 	rng := newRand()
 	for i, e := range spaces {
 		a := act
@@ -247,7 +248,16 @@ func (s *Server) apply(ctx context.Context, e *compiled, st boardState, act acti
 		case actWhy:
 			o.Explanation, err = o.Session.Explain(ctx, act.Cell)
 		case actRoom:
-			o.Room, err = o.Session.MakeRoom(ctx, act.Cell)
+			// The reasons come with the room, so that the panel says
+			// which reason each removal breaks; MakeRoom says why there
+			// is no room to make (a forced square, one no solution uses).
+			o.Explanation, err = o.Session.Explain(ctx, act.Cell)
+			if err == nil && o.Explanation.Room != nil {
+				o.Room = o.Explanation.Room
+			} else if err == nil || errors.Is(err, configurator.ErrNotExplained) {
+				o.Explanation = nil
+				o.Room, err = o.Session.MakeRoom(ctx, act.Cell)
+			}
 		case actComplete:
 			err = o.Session.Complete(ctx, rng)
 		}

@@ -1,0 +1,131 @@
+package server
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+)
+
+// TestBrowserExplain: every reason of a blocked square, Make room saying
+// which reason each removal breaks, Escape and Back closing the panel
+// without undoing a queen, focus back on the square, the panel in view on
+// a phone, and clicks made while a step is in flight all applied.
+func TestBrowserExplain(t *testing.T) {
+	_, ts := newTestServer(t, testConfig())
+	b := newBrowser(t, ts.URL)
+
+	t.Run("two reasons for d7, then make room", func(t *testing.T) {
+		b.t = t
+		b.open("/?n=8&q=a1,b5&backend=bdd")
+		b.click("cell-d7")
+		if n := eval[int](b, `document.querySelectorAll("#reasons li.reason").length`); n != 2 {
+			t.Fatalf("%d reasons shown for d7, want 2\n%s", n, b.dump())
+		}
+		want := []string{"Attacked by b5.", "No solution holds queens on a1 and here."}
+		for i, w := range want {
+			if got := strings.TrimSpace(b.text("#reasons li.reason:nth-child(" + string(rune('1'+i)) + ") .reason-text")); got != w {
+				t.Errorf("reason %d = %q, want %q", i+1, got, w)
+			}
+		}
+		b.wantClass("cell-a1", "because", "why d7")
+		b.wantClass("cell-b5", "because", "why d7")
+		// Hovering a reason marks its queens alone.
+		b.do("hover reason 2", chromedp.Evaluate[chromedp.Void](`document.querySelector("#reasons li.reason:nth-child(2)").dispatchEvent(new MouseEvent("mouseover", {bubbles: true}))`))
+		if a1, b5 := b.class("cell-a1"), b.class("cell-b5"); !strings.Contains(a1, "reason-on") || strings.Contains(b5, "reason-on") {
+			t.Errorf("hovering reason 2: a1 %q, b5 %q; want a1 marked alone", a1, b5)
+		}
+		b.clickCSS("#panel .panel-actions a.primary")
+		if got := b.text("#panel-h"); got != "Make room on d7" {
+			t.Fatalf("panel after Make room: %q", got)
+		}
+		if got := eval[string](b, `Array.from(document.querySelectorAll("#removes li"), li => li.textContent).join(" ")`); got != "Removing a1 breaks reason 2. Removing b5 breaks reason 1." {
+			t.Errorf("removals: %q", got)
+		}
+		b.screenshot("explain-room.png")
+	})
+
+	t.Run("escape closes the panel and focus returns to the square", func(t *testing.T) {
+		b.t = t
+		b.open("/?n=8&q=a1&backend=bdd")
+		before := b.location()
+		b.do("focus c2", chromedp.Focus(chromedp.ID("cell-c2")))
+		b.do("mark the app", chromedp.Evaluate[chromedp.Void](`document.getElementById("app").dataset.stale = "1"`))
+		b.do("enter on c2", chromedp.KeyEvent(kb.Enter))
+		b.wait("the panel opens", settled+` && !!document.getElementById("panel")`)
+		if got := eval[string](b, `document.activeElement.id`); got != "cell-c2" {
+			t.Errorf("after Enter on c2 focus is on %q, want cell-c2", got)
+		}
+		b.do("escape", chromedp.KeyEvent(kb.Escape))
+		b.wait("the panel closes", `!document.getElementById("panel")`)
+		if got := eval[string](b, `document.activeElement.id`); got != "cell-c2" {
+			t.Errorf("after Escape focus is on %q, want cell-c2", got)
+		}
+		if got := b.location(); got != before {
+			t.Errorf("after Escape the address is %q, want %q", got, before)
+		}
+		if got := b.text("#count"); got != "4 solutions" {
+			t.Errorf("after Escape: %q, want the board of a1 (4 solutions)", got)
+		}
+	})
+
+	t.Run("back with a panel open closes the panel", func(t *testing.T) {
+		b.t = t
+		b.open("/?n=8&backend=bdd")
+		b.click("cell-a1")
+		b.click("cell-b2")
+		if b.text("#panel-h") == "" {
+			t.Fatalf("no panel after clicking the blocked b2\n%s", b.dump())
+		}
+		b.do("back", chromedp.Evaluate[chromedp.Void](`history.back()`))
+		b.wait("the panel closes", `!document.getElementById("panel")`)
+		time.Sleep(200 * time.Millisecond) // a restore by htmx would have started by now
+		b.wait("the board stays", settled)
+		if got, loc := b.text("#count"), b.location(); got != "4 solutions" || loc != "/?n=8&q=a1&backend=bdd" {
+			t.Errorf("after Back: %q at %q, want a1's board (4 solutions) still there", got, loc)
+		}
+		// The next Back undoes a1.
+		b.do("mark the app", chromedp.Evaluate[chromedp.Void](`document.getElementById("app").dataset.stale = "1"`))
+		b.do("back again", chromedp.Evaluate[chromedp.Void](`history.back()`))
+		b.wait("a1 is undone", `document.getElementById("count") && document.getElementById("count").textContent === "92 solutions"`)
+	})
+
+	t.Run("the panel comes into view on a phone", func(t *testing.T) {
+		b.t = t
+		b.do("375 px", chromedp.EmulateViewport(375, 812, chromedp.EmulateScale(2)))
+		defer b.do("back to the desktop", chromedp.EmulateViewport(1280, 900))
+		b.open("/?n=8&q=a1&backend=bdd")
+		b.click("cell-c2")
+		b.wait("the panel is in view", `(function () {
+			var r = document.getElementById("panel").getBoundingClientRect();
+			return r.top >= 0 && r.top < innerHeight - 100;
+		})()`)
+		b.screenshot("explain-phone.png")
+	})
+
+	t.Run("two clicks 50 ms apart are both applied", func(t *testing.T) {
+		b.t = t
+		// A 20×20 SAT step takes longer than 50 ms here, so the second
+		// click comes while the first is in flight; c1 and f2 do not
+		// attack each other and some solution holds both.
+		b.open("/?n=20&backend=sat")
+		b.do("two clicks", chromedp.Evaluate[chromedp.Void](`window.secondInFlight = null;
+			document.getElementById("cell-c1").click();
+			setTimeout(function () {
+				window.secondInFlight = !!document.querySelector(".htmx-request");
+				document.getElementById("cell-f2").click();
+			}, 50);`))
+		b.wait("both queens placed", `location.search.indexOf("q=c1,f2") >= 0 && !document.querySelector(".htmx-request")`)
+		b.wantClass("cell-c1", "queen", "after two quick clicks")
+		b.wantClass("cell-f2", "queen", "after two quick clicks")
+		if !eval[bool](b, `window.secondInFlight === true`) {
+			t.Logf("the first step had ended before the second click: the queue was not exercised")
+		}
+	})
+
+	if errs := b.consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors: %q", errs)
+	}
+}

@@ -1,0 +1,182 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http/httptest"
+	"slices"
+	"testing"
+
+	"github.com/nqueens/configurator/configurator/configuratortest"
+	"github.com/nqueens/configurator/configurator/oracle"
+)
+
+// TestAPIReasonsD7 is the issue's case: on /?n=8&q=a1,b5, d7 is attacked by
+// b5 and, apart from that, has no solution with a1; both must go.
+func TestAPIReasonsD7(t *testing.T) {
+	_, ts := newTestServer(t, testConfig())
+	for _, backend := range []string{"bdd", "sat"} {
+		var got explainResponse
+		if !postOK(t, ts, "/api/v1/explain", `{"n":8,"queens":[[0,0],[4,1]],"cell":[6,3],"backend":"`+backend+`"}`, &got) {
+			continue
+		}
+		want := explainResponse{Cell: [2]int{6, 3}, State: "blocked", Kind: "attack", Because: [][2]int{{4, 1}}, Text: "attacked by b5",
+			Reasons: [][][2]int{{{4, 1}}, {{0, 0}}}, Details: []reasonJSON{{Kind: "attack", Text: "attacked by b5"}, {Kind: "no-completion", Text: "no solution holds queens on a1 and here"}},
+			MakeRoom: [][2]int{{0, 0}, {4, 1}}}
+		got.ElapsedMS = 0
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s d7 under a1,b5:\n got %+v\nwant %+v", backend, got, want)
+		}
+	}
+	// A forced square has no room to make: "make_room" is null.
+	_, body := post(t, ts, "/api/v1/explain", `{"n":8,"queens":[[0,0],[4,2]],"cell":[1,4]}`)
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(body), &raw); err != nil || string(raw["make_room"]) != "null" || string(raw["reasons"]) != "[[[0,0],[4,2]]]" || string(raw["more"]) != "false" {
+		t.Errorf("forced e2 under a1,c5: %s", body)
+	}
+}
+
+// TestAPIReasons checks /api/v1/explain against the oracle on every board
+// reachable by legal clicks up to 6×6 and on a seeded walk of clicks on
+// 7×7 to 10×10 (BDD): every reason listed rules the square and is
+// minimal, none is missing up to 6×6 (the oracle lists them all), and
+// make_room frees the square with the fewest queens.
+func TestAPIReasons(t *testing.T) {
+	_, ts := newTestServer(t, testConfig())
+	for n := 1; n <= 6; n++ {
+		o := configuratortest.Board(t, n)
+		seen := map[string]bool{}
+		for i := range o.Count() {
+			sol := o.Solution(i)
+			for set := range 1 << n {
+				var q []oracle.Cell
+				for r, c := range sol {
+					if set&(1<<r) != 0 {
+						q = append(q, c)
+					}
+				}
+				if key := fmt.Sprint(q); !seen[key] {
+					seen[key] = true
+					checkReasonsAPI(t, ts, o, q, true)
+				}
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(7, 10))
+	for n := 7; n <= 10; n++ {
+		o := configuratortest.Board(t, n)
+		var q []oracle.Cell
+		for {
+			a := o.Analyze(q)
+			var free []oracle.Cell
+			for v, st := range a.Cells {
+				if st == oracle.Free {
+					free = append(free, oracle.Cell{Row: v / n, Col: v % n})
+				}
+			}
+			if len(free) == 0 {
+				break
+			}
+			q = append(q, free[rng.IntN(len(free))])
+			checkReasonsAPI(t, ts, o, q, false)
+		}
+	}
+}
+
+// checkReasonsAPI explains every blocked and forced square under q.
+func checkReasonsAPI(t *testing.T, ts *httptest.Server, o *oracle.Board, q []oracle.Cell, all bool) {
+	t.Helper()
+	n := o.N()
+	a := o.Analyze(q)
+	for v, st := range a.Cells {
+		if st != oracle.Blocked && st != oracle.Forced {
+			continue
+		}
+		c := oracle.Cell{Row: v / n, Col: v % n}
+		body, _ := json.Marshal(map[string]any{"n": n, "queens": pairsOf(q), "backend": "bdd", "cell": [2]int{c.Row, c.Col}})
+		var got explainResponse
+		if !postOK(t, ts, "/api/v1/explain", string(body), &got) {
+			t.FailNow()
+		}
+		where := fmt.Sprintf("N=%d %v %v", n, q, c)
+		// rules says whether the queens alone rule c as it is ruled.
+		rules := func(qs []oracle.Cell) bool {
+			if st == oracle.Blocked {
+				return o.Blocked(qs, c)
+			}
+			return o.Forced(qs, c)
+		}
+		if len(got.Reasons) == 0 || fmt.Sprint(got.Reasons[0]) != fmt.Sprint(got.Because) || len(got.Details) != len(got.Reasons) {
+			t.Fatalf("%s: because %v, reasons %v, %d details", where, got.Because, got.Reasons, len(got.Details))
+		}
+		for _, r := range got.Reasons {
+			qs := make([]oracle.Cell, len(r))
+			for i, p := range r {
+				qs[i] = oracle.Cell{Row: p[0], Col: p[1]}
+				if !slices.Contains(q, qs[i]) {
+					t.Errorf("%s: reason %v names a square without a queen", where, r)
+				}
+			}
+			if !rules(qs) {
+				t.Errorf("%s: reason %v does not rule the square", where, r)
+			}
+			for i := range qs {
+				if rules(slices.Delete(slices.Clone(qs), i, i+1)) {
+					t.Errorf("%s: reason %v is not minimal", where, r)
+				}
+			}
+		}
+		if all && !got.More {
+			if want := countMinimal(q, rules); len(got.Reasons) != want {
+				t.Errorf("%s: %d reasons %v, the oracle finds %d", where, len(got.Reasons), got.Reasons, want)
+			}
+		}
+		if st == oracle.Forced {
+			if got.MakeRoom != nil {
+				t.Errorf("%s: forced, yet make_room %v", where, got.MakeRoom)
+			}
+			continue
+		}
+		k, ok := o.MinRemoval(q, c)
+		var kept []oracle.Cell
+		for _, x := range q {
+			if !slices.Contains(got.MakeRoom, [2]int{x.Row, x.Col}) {
+				kept = append(kept, x)
+			}
+		}
+		switch {
+		case !ok && got.MakeRoom != nil:
+			t.Errorf("%s: no solution uses the square, yet make_room %v", where, got.MakeRoom)
+		case ok && (len(got.MakeRoom) != k || o.Blocked(kept, c)):
+			t.Errorf("%s: make_room %v does not free it with the fewest queens (%d)", where, got.MakeRoom, k)
+		}
+	}
+}
+
+// countMinimal counts the subset-minimal sets of q for which rules holds.
+func countMinimal(q []oracle.Cell, rules func([]oracle.Cell) bool) int {
+	holds := make([]bool, 1<<len(q))
+	for set := range holds {
+		var qs []oracle.Cell
+		for j, x := range q {
+			if set&(1<<j) != 0 {
+				qs = append(qs, x)
+			}
+		}
+		holds[set] = rules(qs)
+	}
+	k := 0
+	for set, ok := range holds {
+		minimal := ok
+		for j := range q {
+			if set&(1<<j) != 0 && holds[set&^(1<<j)] {
+				minimal = false
+			}
+		}
+		if minimal {
+			k++
+		}
+	}
+	return k
+}
