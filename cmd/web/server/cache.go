@@ -4,12 +4,15 @@ import (
 	"container/list"
 	"context"
 	"errors"
+	"fmt"
 	"math/big"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/bytesize"
 )
 
 // spaceKey names one compiled space: a backend, a board size and a variable
@@ -36,7 +39,16 @@ type compiled struct {
 	// retires it after a number of requests, counted by uses.
 	sized bool
 	uses  atomic.Int64
+	// used is when a request last asked for the space (Unix nanoseconds):
+	// a space asked for within the cache's inUse is in use, and the cache
+	// does not evict it to make room for another (see add).
+	used atomic.Int64
 }
+
+// defaultInUse is how long after a request asked for a space the cache
+// counts it as in use: a person clicks again within seconds, a script
+// within milliseconds.
+const defaultInUse = time.Minute
 
 // compileFunc compiles the space a key names.
 type compileFunc func(ctx context.Context, k spaceKey) (*compiled, error)
@@ -59,10 +71,21 @@ type flight struct {
 // ask for it at the same time (single flight). A request that waits for a
 // compile stops waiting when its context ends; the compile goes on for the
 // others, and for grace after the last waiter left, so that a page showing
-// progress can reconnect. Heavy compiles (large BDDs, which take seconds
-// and up to their node budget in memory) run at most slots at a time;
-// light ones (small boards, the SAT backend's microseconds) are never held
-// back behind them, so the page stays usable while a large board compiles.
+// progress can reconnect.
+//
+// Heavy compiles (large BDDs, which take seconds and up to their node
+// budget in memory) run at most slots at a time per board size, each size
+// in a lane of its own: a 12×12 compile (a third of a second) never waits
+// behind 14×14 ones (ten seconds each). Since a board takes about a fifth
+// of the next size's memory, the smaller lanes add at most a quarter to
+// the memory of the largest compiles. Light compiles (small boards, the
+// SAT backend's microseconds) are never held back.
+//
+// The cache never thrashes: a space that fits only by evicting spaces in
+// use (asked for within inUse, a minute) is handed to the requests that waited for
+// it but not kept, and its size is remembered, so that the next requests
+// for it within inUse are refused at once with a 503 that says why,
+// instead of compiling it again and again.
 //
 // Failures that would only repeat (a board beyond the backend's limits)
 // are remembered, so hostile clients cannot make the server retry a doomed
@@ -72,7 +95,8 @@ type spaceCache struct {
 	maxBytes int64
 	grace    time.Duration
 	heavy    func(spaceKey) bool
-	slots    chan struct{}   // held by each heavy compile
+	slots    int             // heavy compiles at once per board size
+	inUse    time.Duration   // see defaultInUse
 	ctx      context.Context // parent of every compile; cancelled by Close
 	stop     context.CancelFunc
 	wg       sync.WaitGroup
@@ -83,6 +107,10 @@ type spaceCache struct {
 	used    int64
 	flights map[spaceKey]*flight
 	failed  map[spaceKey]error
+	// lanes[n] is held by each heavy compile of an n×n board.
+	lanes map[int]chan struct{}
+	// sizes are the bytes of the spaces that did not fit (see add).
+	sizes map[spaceKey]int64
 }
 
 // newSpaceCache returns a cache of at most maxBytes that compiles with
@@ -94,13 +122,16 @@ func newSpaceCache(compile compileFunc, maxBytes int64, heavy func(spaceKey) boo
 		maxBytes: maxBytes,
 		grace:    grace,
 		heavy:    heavy,
-		slots:    make(chan struct{}, max(slots, 1)),
+		slots:    max(slots, 1),
+		inUse:    defaultInUse,
 		ctx:      ctx,
 		stop:     stop,
 		lru:      list.New(),
 		index:    make(map[spaceKey]*list.Element),
 		flights:  make(map[spaceKey]*flight),
 		failed:   make(map[spaceKey]error),
+		lanes:    make(map[int]chan struct{}),
+		sizes:    make(map[spaceKey]int64),
 	}
 }
 
@@ -111,9 +142,15 @@ func (c *spaceCache) Get(ctx context.Context, k spaceKey) (*compiled, error) {
 	if e, ok := c.index[k]; ok {
 		c.lru.MoveToFront(e)
 		c.mu.Unlock()
-		return e.Value.(*compiled), nil
+		res := e.Value.(*compiled)
+		res.used.Store(time.Now().UnixNano())
+		return res, nil
 	}
 	if err, ok := c.failed[k]; ok {
+		c.mu.Unlock()
+		return nil, err
+	}
+	if err := c.refuse(k); err != nil {
 		c.mu.Unlock()
 		return nil, err
 	}
@@ -238,10 +275,11 @@ func (c *spaceCache) run(ctx context.Context, k spaceKey, f *flight) {
 	var res *compiled
 	var err error
 	if c.heavy(k) {
+		lane := c.lane(k.n)
 		select {
-		case c.slots <- struct{}{}:
+		case lane <- struct{}{}:
 			res, err = c.compile(ctx, k)
-			<-c.slots
+			<-lane
 		case <-ctx.Done():
 			err = ctx.Err()
 		}
@@ -263,6 +301,58 @@ func (c *spaceCache) run(ctx context.Context, k spaceKey, f *flight) {
 		c.add(res)
 	case errors.Is(err, configurator.ErrTooLarge):
 		c.failed[k] = err
+	}
+}
+
+// lane returns the lane of the heavy compiles of n×n boards.
+func (c *spaceCache) lane(n int) chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	l, ok := c.lanes[n]
+	if !ok {
+		l = make(chan struct{}, c.slots)
+		c.lanes[n] = l
+	}
+	return l
+}
+
+// room returns the bytes the cache can give a new space: those free, and
+// those of the spaces not in use. c.mu must be held.
+func (c *spaceCache) room() int64 {
+	free := c.maxBytes - c.used
+	since := time.Now().Add(-c.inUse).UnixNano()
+	for e := c.lru.Back(); e != nil; e = e.Prev() {
+		if old := e.Value.(*compiled); old.used.Load() < since {
+			free += old.bytes
+		}
+	}
+	return free
+}
+
+// refuse returns the error that refuses to compile k again when k's space
+// once did not fit beside the spaces in use and still does not, nil
+// otherwise. c.mu must be held.
+func (c *spaceCache) refuse(k spaceKey) error {
+	need, ok := c.sizes[k]
+	if !ok {
+		return nil
+	}
+	if room := c.room(); need > room {
+		return c.crowded(k, need, room)
+	}
+	return nil
+}
+
+// crowded is the error of a space of need bytes that fits only by evicting
+// spaces in use: a 503 that says so, wrapping configurator.ErrBusy.
+func (c *spaceCache) crowded(k spaceKey, need, room int64) error {
+	return &problem{
+		Status:     http.StatusServiceUnavailable,
+		RetryAfter: max(int(c.inUse/time.Second), 1),
+		Message: fmt.Sprintf("The %d×%d %s space needs %s, and the server's cache of compiled spaces (%s) has only %s free beside the spaces other people are using. Try a smaller board, or again later.",
+			k.n, k.n, k.backend, bytesize.Format(need), bytesize.Format(c.maxBytes), bytesize.Format(max(room, 0))),
+		err: fmt.Errorf("%s %d×%d %v: %s needed, %s free in the cache beside the spaces in use: %w",
+			k.backend, k.n, k.n, k.order, bytesize.Format(need), bytesize.Format(max(room, 0)), configurator.ErrBusy),
 	}
 }
 
@@ -301,22 +391,33 @@ func (c *spaceCache) RetireUnsized() int {
 
 // add puts a space into the cache and evicts the least recently used ones
 // beyond the byte bound. A space larger than the whole bound is handed to
-// its waiters but not kept. c.mu must be held.
+// its waiters but not kept; so is one that fits only by evicting spaces in
+// use, whose size is remembered (see refuse). c.mu must be held.
 func (c *spaceCache) add(res *compiled) {
+	res.used.Store(time.Now().UnixNano())
 	if res.bytes > c.maxBytes {
 		return
 	}
 	if old, ok := c.index[res.key]; ok {
 		c.used -= old.Value.(*compiled).bytes
 		c.lru.Remove(old)
+		delete(c.index, res.key)
 	}
+	if res.bytes > c.room() {
+		c.sizes[res.key] = res.bytes
+		return
+	}
+	delete(c.sizes, res.key)
 	c.index[res.key] = c.lru.PushFront(res)
 	c.used += res.bytes
-	for c.used > c.maxBytes {
-		e := c.lru.Back()
-		old := e.Value.(*compiled)
-		c.lru.Remove(e)
-		delete(c.index, old.key)
-		c.used -= old.bytes
+	since := time.Now().Add(-c.inUse).UnixNano()
+	for e := c.lru.Back(); c.used > c.maxBytes && e != nil; {
+		prev := e.Prev()
+		if old := e.Value.(*compiled); old.used.Load() < since {
+			c.lru.Remove(e)
+			delete(c.index, old.key)
+			c.used -= old.bytes
+		}
+		e = prev
 	}
 }

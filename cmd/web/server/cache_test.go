@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -163,6 +165,7 @@ func TestCacheEvictsLeastRecentlyUsedByBytes(t *testing.T) {
 		t.Fatalf("sizes %v do not allow the test", sizes)
 	}
 	c := newSpaceCache(g.compile, bound, g.heavy, 1, time.Minute)
+	c.inUse = 0 // no space counts as in use: TestCacheDoesNotThrash has those
 	defer c.Close()
 	get := func(n int) {
 		if _, err := c.Get(ctx, spaceKey{backend: "bdd", n: n}); err != nil {
@@ -225,6 +228,105 @@ func TestCacheCloseCancelsCompiles(t *testing.T) {
 	}
 	if g.cancelled.Load() != 1 {
 		t.Errorf("Close did not cancel the compile")
+	}
+}
+
+// TestCacheDoesNotThrash checks that a space that fits only by evicting
+// spaces in use is handed to its request but not kept, and that the next
+// requests for it are refused at once, with a 503 that says why, instead
+// of compiling it again; once a space is no longer in use, it makes room.
+func TestCacheDoesNotThrash(t *testing.T) {
+	g := newGatedCompiler(t, testConfig())
+	close(g.gate)
+	ctx := context.Background()
+	key := func(n int) spaceKey { return spaceKey{backend: "bdd", n: n} }
+	sizes := map[int]int64{}
+	for _, n := range []int{5, 6, 7} {
+		e, err := g.real(ctx, key(n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sizes[n] = e.bytes
+	}
+	bound := max(sizes[5]+sizes[6], sizes[5]+sizes[7], sizes[6]+sizes[7])
+	c := newSpaceCache(g.compile, bound, g.heavy, 1, time.Minute)
+	defer c.Close()
+	for _, n := range []int{5, 6, 7} {
+		if _, err := c.Get(ctx, key(n)); err != nil {
+			t.Fatalf("%d×%d: %v", n, n, err)
+		}
+	}
+	for n, want := range map[int]bool{5: true, 6: true, 7: false} {
+		if got := c.Cached(key(n)); got != want {
+			t.Errorf("%d×%d cached: %v, want %v (5 and 6 in use)", n, n, got, want)
+		}
+	}
+	for range 3 {
+		_, err := c.Get(ctx, key(7))
+		var p *problem
+		if !errors.As(err, &p) || p.Status != http.StatusServiceUnavailable || !errors.Is(err, configurator.ErrBusy) ||
+			!strings.Contains(p.Message, "The 7×7 bdd space needs") || p.RetryAfter != 60 {
+			t.Fatalf("7×7 beside two spaces in use: %v, want a 503 that says what it needs", err)
+		}
+	}
+	if n := g.count(key(7)); n != 1 {
+		t.Errorf("the space that does not fit was compiled %d times, want 1", n)
+	}
+	// 5×5 is no longer in use: 7×7 takes its place.
+	c.mu.Lock()
+	c.index[key(5)].Value.(*compiled).used.Store(time.Now().Add(-2 * time.Minute).UnixNano())
+	c.mu.Unlock()
+	if _, err := c.Get(ctx, key(7)); err != nil {
+		t.Fatalf("7×7 once 5×5 is idle: %v", err)
+	}
+	for n, want := range map[int]bool{5: false, 6: true, 7: true} {
+		if got := c.Cached(key(n)); got != want {
+			t.Errorf("%d×%d cached: %v, want %v (5 idle)", n, n, got, want)
+		}
+	}
+}
+
+// TestCacheSmallerBoardsDoNotWaitForLarger checks that heavy compiles wait
+// only for those of their own board size: with 13×13 compiles holding
+// their lane (one slot) and another waiting, a 12×12 compile goes through.
+func TestCacheSmallerBoardsDoNotWaitForLarger(t *testing.T) {
+	cfg := testConfig()
+	cfg.BDD.MaxN = 13
+	g := newGatedCompiler(t, cfg)
+	g.only = func(k spaceKey) bool { return k.n == 13 }
+	c := newSpaceCache(g.compile, 1<<30, g.heavy, 1, time.Minute)
+	large := []spaceKey{{backend: "bdd", n: 13}, {backend: "bdd", n: 13, order: configurator.ColMajor}}
+	for _, k := range append(large, spaceKey{backend: "bdd", n: 12}) {
+		if !g.heavy(k) {
+			t.Fatalf("%+v is not a heavy compile", k)
+		}
+	}
+	var wg sync.WaitGroup
+	for _, k := range large {
+		wg.Go(func() { c.Get(context.Background(), k) })
+	}
+	waitUntil(t, "the first 13×13 compile", func() bool { return g.count(large[0])+g.count(large[1]) == 1 })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := c.Get(ctx, spaceKey{backend: "bdd", n: 12}); err != nil {
+		t.Errorf("12×12 beside 13×13 compiles: %v", err)
+	}
+	if n := g.count(large[0]) + g.count(large[1]); n != 1 {
+		t.Errorf("%d 13×13 compiles started with one slot, want 1", n)
+	}
+	c.Close() // cancels the 13×13 compiles, never run
+	wg.Wait()
+}
+
+// waitUntil polls cond for up to 10 s.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 10 s for %s", what)
+		}
+		time.Sleep(2 * time.Millisecond)
 	}
 }
 
