@@ -279,3 +279,27 @@ func TestGraphTruncatedAndOrders(t *testing.T) {
 		t.Errorf("View(9): %v, want ErrView", err)
 	}
 }
+
+// BenchmarkGraph times the views the page's viewer asks for most: the
+// whole rank view of 10×10 (2,426 nodes), the whole 8×8 diagram (2,452),
+// and the profile alone of 12×12 (435,170 nodes, past the cap).
+func BenchmarkGraph(b *testing.B) {
+	for _, bm := range []struct {
+		name string
+		n    int
+		view View
+	}{
+		{"ranks-10", 10, Ranks},
+		{"bdd-8", 8, Reduced},
+		{"profile-12", 12, Reduced},
+	} {
+		sp := compileSpace(b, bm.n, configurator.RowMajor, Direct)
+		b.Run(bm.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := sp.Graph(context.Background(), nil, bm.view, 5000); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
