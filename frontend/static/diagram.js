@@ -342,6 +342,9 @@
     tip.hidden = true;
     frame.appendChild(stage);
     frame.appendChild(tip);
+    frame.tabIndex = 0;
+    frame.setAttribute('aria-label', (g.view === 'ranks' ? 'Rank view' : 'Decision diagram') +
+      ': drag or use the arrow keys to pan, + and − to zoom, 0 to fit');
     void stage.getBoundingClientRect(); // the layout of the page, timed too
     var pz = window.Panzoom(stage, { maxScale: 6, minScale: 0.02, step: 0.25, canvas: true, cursor: 'grab' });
     frame.addEventListener('wheel', pz.zoomWithWheel, { passive: false });
@@ -504,6 +507,23 @@
     } else if (b.id === 'dg-zoom-out' && current) {
       current.pz.zoomOut();
     }
+  });
+
+  // The frame takes the keyboard too: arrows pan, + and − zoom, 0 fits.
+  document.addEventListener('keydown', function (ev) {
+    if (!current || ev.target !== current.frame || ev.altKey || ev.ctrlKey || ev.metaKey) { return; }
+    var step = 60 / current.pz.getScale();
+    switch (ev.key) {
+      case 'ArrowLeft': current.pz.pan(step, 0, { relative: true, force: true }); break;
+      case 'ArrowRight': current.pz.pan(-step, 0, { relative: true, force: true }); break;
+      case 'ArrowUp': current.pz.pan(0, step, { relative: true, force: true }); break;
+      case 'ArrowDown': current.pz.pan(0, -step, { relative: true, force: true }); break;
+      case '+': case '=': current.pz.zoomIn(); break;
+      case '-': case '_': current.pz.zoomOut(); break;
+      case '0': fit(); break;
+      default: return;
+    }
+    ev.preventDefault();
   });
 
   document.addEventListener('change', function (ev) {

@@ -91,6 +91,11 @@ func TestBrowserDiagram(t *testing.T) {
 	b.do("zoom in", clickSel("#dg-zoom-in"))
 	b.wait("the zoom to grow", fmt.Sprintf(`+document.getElementById("dg").dataset.scale > %g`, fitted*1.1))
 	b.wait("the zoomed graph to overflow its frame", "!"+inside)
+	// The keyboard: 0 fits, + zooms in.
+	b.do("focus the frame", chromedp.Focus(chromedp.ID("dg-frame")), chromedp.KeyEvent("0"))
+	b.wait("the fit by key", fmt.Sprintf(`Math.abs(+document.getElementById("dg").dataset.scale - %g) < 0.001`, fitted))
+	b.do("zoom in by key", chromedp.KeyEvent("+"))
+	b.wait("the zoom by key", fmt.Sprintf(`+document.getElementById("dg").dataset.scale > %g`, fitted*1.1))
 	b.do("fit", clickSel("#dg-fit"))
 	b.wait("the fit", fmt.Sprintf(`Math.abs(+document.getElementById("dg").dataset.scale - %g) < 0.001`, fitted))
 	b.wait("the graph fitted in its frame again", inside)
