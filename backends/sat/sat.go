@@ -39,7 +39,8 @@
 //
 //   - A server admits whole requests: the spaces are configurator.Admitters,
 //     and Admit lets in at most Options.Serve requests at once (by default
-//     one per core), at most one per client. The others wait in a line per
+//     one per core), at most one per client (requests without a client, the
+//     process's own, are not limited so). The others wait in a line per
 //     client of at most Options.ClientQueue requests, and a place that frees
 //     goes to the next client in turn (round robin), not to the request that
 //     came first: a client sending many requests waits behind its own.
