@@ -318,6 +318,7 @@
     if (current && current.pz) { current.pz.destroy(); }
     frame.textContent = '';
     current = null;
+    ['renderMs', 'paintedMs', 'layoutMs', 'svgMs'].forEach(function (k) { delete root.dataset[k]; });
     root.querySelector('#dg-fit').disabled = data.truncated;
     root.querySelector('#dg-zoom-in').disabled = data.truncated;
     root.querySelector('#dg-zoom-out').disabled = data.truncated;
@@ -331,10 +332,12 @@
     g.nodesN = data.n;
     var lay = layout(g, frame.clientHeight / Math.max(frame.clientWidth, 1));
     var hl = highlight(g, queens);
+    var t2 = performance.now();
     var stage = document.createElement('div');
     stage.className = 'dg-stage';
     stage.id = 'dg-stage';
     var svg = draw(g, lay, hl);
+    var t3 = performance.now();
     stage.appendChild(svg);
     var tip = document.createElement('div');
     tip.className = 'dg-tip';
@@ -352,7 +355,13 @@
     stage.addEventListener('panzoomchange', function (ev) { scaleClass(ev.detail.scale); });
     fit();
     var took = performance.now() - t1;
+    root.dataset.layoutMs = (t2 - t1).toFixed(0);
+    root.dataset.svgMs = (t3 - t2).toFixed(0);
     root.dataset.renderMs = took.toFixed(0);
+    // Painted: the frame after next has the graph on screen.
+    requestAnimationFrame(function () {
+      requestAnimationFrame(function () { root.dataset.paintedMs = (performance.now() - t1).toFixed(0); });
+    });
     root.dataset.nodes = g.nodes.length;
     root.dataset.edges = g.edges.length;
     var lit = 0;

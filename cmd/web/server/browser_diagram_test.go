@@ -14,15 +14,17 @@ import (
 // placement's paths.
 
 // drawn waits until the viewer has drawn a graph of the given node count
-// (or any, for -1) and returns its render time in milliseconds.
+// (or any, for -1) and it is on screen, and returns the milliseconds from
+// the answer's arrival to the paint: the layout, the SVG, the page's
+// layout and the paint.
 func (b *browser) drawn(what string, nodes int) int {
 	b.t.Helper()
-	cond := `document.getElementById("dg") && document.getElementById("dg").dataset.renderMs !== undefined && document.querySelector("#dg-stage svg")`
+	cond := `document.getElementById("dg") && document.getElementById("dg").dataset.paintedMs !== undefined && document.querySelector("#dg-stage svg")`
 	if nodes >= 0 {
 		cond += fmt.Sprintf(` && document.getElementById("dg").dataset.nodes === "%d"`, nodes)
 	}
 	b.wait(what, cond)
-	ms, err := strconv.Atoi(eval[string](b, `document.getElementById("dg").dataset.renderMs`))
+	ms, err := strconv.Atoi(eval[string](b, `document.getElementById("dg").dataset.paintedMs`))
 	if err != nil {
 		b.t.Fatal(err)
 	}
