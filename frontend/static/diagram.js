@@ -314,10 +314,18 @@
     });
   }
 
-  function render(root, frame, data, queens, t0) {
-    if (current && current.pz) { current.pz.destroy(); }
-    frame.textContent = '';
+  // drop lets go of the drawn graph: its Panzoom and its wheel listener.
+  function drop() {
+    if (current) {
+      current.pz.destroy();
+      current.frame.removeEventListener('wheel', current.pz.zoomWithWheel);
+    }
     current = null;
+  }
+
+  function render(root, frame, data, queens, t0) {
+    drop();
+    frame.textContent = '';
     ['renderMs', 'paintedMs', 'layoutMs', 'svgMs'].forEach(function (k) { delete root.dataset[k]; });
     root.querySelector('#dg-fit').disabled = data.truncated;
     root.querySelector('#dg-zoom-in').disabled = data.truncated;
@@ -545,8 +553,7 @@
   function start() {
     var root = document.getElementById('dg');
     if (!root) {
-      if (current && current.pz) { current.pz.destroy(); }
-      current = null;
+      drop();
       return;
     }
     if (root.dataset.started) { return; }
