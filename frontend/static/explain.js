@@ -1,9 +1,13 @@
-// The Why? and Make room panel, keyboard focus and clicks in flight.
+// The Why? and Make room panel, the history of steps, keyboard focus and
+// clicks in flight.
 //
 // - Hovering or focusing a reason marks its queens on the board.
 // - A panel is not a step: opening one adds a history entry of the same
 //   address, so Back (or Escape, or Close) closes it without undoing a
 //   queen; a step taken with the panel open takes that entry's place.
+// - Undo, Redo and a numbered list of the steps move through the browser's
+//   own history, so the address, Back and Forward stay in step with them.
+//   Every entry this page makes carries its position (pos) in its state.
 // - After every swap focus returns to the square acted on.
 // - Clicks on the board made while a step is in flight are queued and
 //   applied in order once the board they act on is shown.
@@ -11,10 +15,13 @@
   'use strict';
 
   var CELL = '#board-form button[data-cell]';
-  var panelEntry = false; // the history entry on top is the open panel's
+  var STORE = 'nqueens-steps';
+  var panelPos = -1;      // the position of the open panel's entry, or -1
   var acted = '';         // the square the last request acted on
   var inFlight = false;
   var queue = [];         // squares clicked while a step was in flight
+  var cur = 0;            // the position of the entry shown
+  var steps = [];         // {pos, url}: the steps, by position
 
   function cellButton(name) {
     return name ? document.getElementById('cell-' + name) : null;
@@ -28,6 +35,14 @@
       if (b) { b.classList.add(cls); }
     });
   }
+
+  function focusCell(b, scroll) {
+    document.querySelectorAll(CELL).forEach(function (x) { x.tabIndex = -1; });
+    b.tabIndex = 0;
+    b.focus({ preventScroll: !scroll });
+  }
+
+  // ---- Reasons ----
 
   function reasonOf(ev) {
     return ev.target.closest ? ev.target.closest('#reasons li.reason') : null;
@@ -45,6 +60,175 @@
     mark(r ? r.getAttribute('data-queens') : '', 'reason-on');
   });
 
+  // ---- The history of steps ----
+
+  function save() {
+    try {
+      sessionStorage.setItem(STORE, JSON.stringify({ cur: cur, steps: steps }));
+    } catch (e) { /* private mode: the list lives as long as the page */ }
+  }
+
+  // here is the address without scheme and host.
+  function here() { return location.pathname + location.search; }
+
+  // stamp writes the position into the state of the entry shown, keeping
+  // what htmx put there.
+  function stamp(pos, extra) {
+    var s = Object.assign({}, history.state || {}, extra || {}, { pos: pos });
+    history.replaceState(s, '');
+  }
+
+  // record makes the entry at cur the newest step, with the address shown.
+  function record() {
+    steps = steps.filter(function (s) { return s.pos < cur; });
+    steps.push({ pos: cur, url: here() });
+    save();
+  }
+
+  (function load() {
+    var kept = null;
+    try { kept = JSON.parse(sessionStorage.getItem(STORE) || 'null'); } catch (e) { kept = null; }
+    var st = history.state;
+    if (kept && st && typeof st.pos === 'number') {
+      steps = kept.steps || [];
+      cur = st.pos;
+      if (!steps.some(function (s) { return s.pos === cur; })) { record(); }
+      return;
+    }
+    cur = 0;
+    steps = [];
+    stamp(0, { htmx: true });
+    record();
+  }());
+
+  // stepAt is the index in steps of the step shown (the one at or below a
+  // panel's entry).
+  function stepAt() {
+    var k = -1;
+    steps.forEach(function (s, i) { if (s.pos <= cur) { k = i; } });
+    return k;
+  }
+
+  function go(i) {
+    if (i < 0 || i >= steps.length) { return; }
+    var delta = steps[i].pos - cur;
+    if (delta !== 0) { history.go(delta); }
+  }
+
+  // q reads the queens, the squares Complete filled in and the rest of an
+  // address for the step's label.
+  function parts(url) {
+    var u = new URL(url, location.origin);
+    var list = function (name) { var v = u.searchParams.get(name); return v ? v.split(',') : []; };
+    return { n: u.searchParams.get('n') || '8', q: list('q'), auto: list('auto'), backend: u.searchParams.get('backend') || '',
+      rest: ['order', 'heat', 'diagram'].map(function (k) { return u.searchParams.get(k) || ''; }).join('|') };
+  }
+
+  // label says what step i did, from its address and the one before.
+  function label(i) {
+    var now = parts(steps[i].url);
+    if (i === 0) {
+      return now.n + '×' + now.n + (now.q.length ? ', ' + now.q.join(', ') : ', empty');
+    }
+    var was = parts(steps[i - 1].url);
+    if (now.n !== was.n) { return now.n + '×' + now.n; }
+    var added = now.q.filter(function (c) { return was.q.indexOf(c) < 0; });
+    var gone = was.q.filter(function (c) { return now.q.indexOf(c) < 0; });
+    if (added.length > 1 && added.every(function (c) { return now.auto.indexOf(c) >= 0; })) {
+      return 'Complete +' + added.length;
+    }
+    if (now.q.length === 0 && gone.length > 1) { return 'Reset'; }
+    var out = gone.map(function (c) { return '−' + c; }).concat(added.map(function (c) { return '+' + c; }));
+    if (out.length) { return out.join(' '); }
+    if (now.backend !== was.backend) { return now.backend.toUpperCase(); }
+    return 'view';
+  }
+
+  // render draws Undo, Redo and the list of steps at the top of the side
+  // column, after every swap and every move through the history.
+  function render() {
+    var side = document.querySelector('#app .side');
+    if (!side) { return; }
+    var box = document.getElementById('history');
+    if (!box) {
+      box = document.createElement('nav');
+      box.id = 'history';
+      box.className = 'card history';
+      box.setAttribute('aria-labelledby', 'history-h');
+      var panel = document.getElementById('panel');
+      side.insertBefore(box, panel ? panel.nextSibling : side.firstChild);
+    }
+    var k = stepAt();
+    box.textContent = '';
+    var h = document.createElement('h2');
+    h.id = 'history-h';
+    h.textContent = 'Steps';
+    box.appendChild(h);
+    var bar = document.createElement('div');
+    bar.className = 'history-bar';
+    [['Undo', 'history-undo', k - 1, 'Back to the step before (the browser\'s Back does the same)'],
+      ['Redo', 'history-redo', k + 1, 'Forward to the step undone (the browser\'s Forward does the same)']].forEach(function (b) {
+      var btn = document.createElement('button');
+      btn.type = 'button';
+      btn.className = 'btn';
+      btn.id = b[1];
+      btn.textContent = b[0];
+      btn.title = b[3];
+      btn.disabled = b[2] < 0 || b[2] >= steps.length;
+      btn.setAttribute('data-step', String(b[2]));
+      bar.appendChild(btn);
+    });
+    box.appendChild(bar);
+    var ol = document.createElement('ol');
+    ol.className = 'history-steps';
+    ol.id = 'history-steps';
+    steps.forEach(function (s, i) {
+      var li = document.createElement('li');
+      var btn = document.createElement('button');
+      btn.type = 'button';
+      btn.className = 'step' + (i > k ? ' undone' : '');
+      btn.setAttribute('data-step', String(i));
+      btn.textContent = label(i);
+      btn.title = 'Go back to this board: ' + s.url;
+      if (i === k) { btn.setAttribute('aria-current', 'step'); }
+      li.appendChild(btn);
+      ol.appendChild(li);
+    });
+    box.appendChild(ol);
+  }
+
+  document.addEventListener('click', function (ev) {
+    var b = ev.target.closest ? ev.target.closest('#history button[data-step]') : null;
+    if (b && !b.disabled) {
+      go(parseInt(b.getAttribute('data-step'), 10));
+    }
+  });
+
+  // Before htmx moves to a new entry its state loses the position: put it
+  // back. A step taken with the panel open replaces the panel's entry, so
+  // that Back from it goes to the board before, without a panel.
+  document.addEventListener('htmx:beforeHistoryUpdate', function (ev) {
+    var h = ev.detail && ev.detail.history;
+    if (!h) { return; }
+    if (panelPos === cur && h.type === 'push') {
+      h.type = 'replace';
+    } else {
+      stamp(cur);
+    }
+    panelPos = -1;
+  });
+  document.addEventListener('htmx:pushedIntoHistory', function () {
+    cur += 1;
+    stamp(cur);
+    record();
+  });
+  document.addEventListener('htmx:replacedInHistory', function () {
+    stamp(cur);
+    record();
+  });
+
+  // ---- The panel ----
+
   // closePanel takes the panel and its marks off the page; the board
   // under it is the current state's, so nothing needs asking.
   function closePanel() {
@@ -54,40 +238,41 @@
     p.remove();
     ['because', 'gone', 'asked', 'reason-on'].forEach(function (cls) { mark('', cls); });
     var b = cellButton(cell);
-    if (b) {
-      document.querySelectorAll(CELL).forEach(function (x) { x.tabIndex = -1; });
-      b.tabIndex = 0;
-      b.focus();
-    }
+    if (b) { focusCell(b, false); }
   }
 
   // dismiss closes the panel the way Back would.
   function dismiss() {
-    if (panelEntry) {
+    if (panelPos === cur) {
       history.back();
     } else {
       closePanel();
     }
   }
 
-  // Back with a panel open closes it; htmx, which would restore the
-  // previous board, does not hear of it.
+  // Back to the entry under an open panel closes it; htmx, which would
+  // restore the same board, does not hear of it. Any other move through
+  // the history is htmx's, and the list follows it.
   window.addEventListener('popstate', function (ev) {
-    if (!panelEntry) { return; }
-    panelEntry = false;
-    ev.stopImmediatePropagation();
-    closePanel();
+    var st = ev.state || {};
+    var open = panelPos >= 0;
+    if (typeof st.pos === 'number') { cur = st.pos; }
+    save();
+    if (open && cur === panelPos - 1) {
+      panelPos = -1;
+      ev.stopImmediatePropagation();
+      closePanel();
+      render();
+      return;
+    }
+    panelPos = -1;
+    if (st.panel) {
+      // Forward onto a closed panel's entry: the board is the same.
+      ev.stopImmediatePropagation();
+    }
+    render();
   }, true);
 
-  // A step taken with the panel open replaces the panel's entry, so that
-  // Back from it goes to the board before, without a panel.
-  document.addEventListener('htmx:beforeHistoryUpdate', function (ev) {
-    var h = ev.detail && ev.detail.history;
-    if (panelEntry && h && h.type === 'push') {
-      h.type = 'replace';
-      panelEntry = false;
-    }
-  });
   document.addEventListener('keydown', function (ev) {
     if (ev.key === 'Escape' && document.getElementById('panel')) {
       ev.preventDefault();
@@ -134,6 +319,8 @@
     }
   }, true);
 
+  // ---- Clicks in flight ----
+
   document.addEventListener('htmx:beforeRequest', function (ev) {
     var elt = ev.detail && ev.detail.elt;
     if (elt && elt.closest && elt.closest('#app')) { inFlight = true; }
@@ -160,25 +347,75 @@
       return;
     }
     var panel = document.getElementById('panel');
-    if (panel && !panelEntry) {
-      history.pushState({ panel: true }, '', location.href);
-      panelEntry = true;
-    } else if (!panel) {
-      // A swap without a panel that took no history step (a refresh):
-      // the entry stays, an extra Back away.
-      panelEntry = false;
+    if (panel && panelPos < 0) {
+      history.pushState({ panel: true, pos: cur + 1 }, '', location.href);
+      cur += 1;
+      panelPos = cur;
+      save();
     }
+    render();
+    showChanges();
     if (done()) { return; }
     var b = cellButton(acted);
-    if (b) {
-      document.querySelectorAll(CELL).forEach(function (x) { x.tabIndex = -1; });
-      b.tabIndex = 0;
-      b.focus({ preventScroll: true });
-    }
+    if (b) { focusCell(b, false); }
     // On a narrow screen the answer is below the board: bring it into view.
     if (panel && window.matchMedia('(max-width: 900px)').matches) {
       var reduce = window.matchMedia('(prefers-reduced-motion: reduce)').matches;
       panel.scrollIntoView({ block: 'start', behavior: reduce ? 'auto' : 'smooth' });
     }
   });
+
+  // ---- What changed ----
+
+  // Before a step's board replaces the old one, note what each square was;
+  // after it, mark for a moment the squares newly blocked and the queens
+  // newly forced, and tell screen readers.
+  var before = null;
+  function states() {
+    var out = {};
+    document.querySelectorAll(CELL).forEach(function (b) {
+      var c = b.classList;
+      out[b.getAttribute('data-cell')] = c.contains('queen') ? 'queen' : c.contains('forced') ? 'forced' : c.contains('blocked') ? 'blocked' : 'free';
+    });
+    return out;
+  }
+  document.addEventListener('htmx:beforeSwap', function (ev) {
+    var t = ev.detail && ev.detail.target;
+    before = t && t.id === 'app' ? states() : null;
+  });
+  function showChanges() {
+    if (!before) { return; }
+    var was = before;
+    before = null;
+    var now = states();
+    if (Object.keys(now).length !== Object.keys(was).length) { return; }
+    var blocked = [], forced = [];
+    Object.keys(now).forEach(function (c) {
+      if (now[c] === 'blocked' && was[c] === 'free') { blocked.push(c); }
+      if (now[c] === 'forced' && was[c] !== 'forced' && was[c] !== 'queen') { forced.push(c); }
+    });
+    blocked.forEach(function (c) { cellButton(c).classList.add('news'); });
+    forced.forEach(function (c) { cellButton(c).classList.add('news', 'news-forced'); });
+    if (blocked.length || forced.length) {
+      setTimeout(function () {
+        document.querySelectorAll(CELL + '.news').forEach(function (b) { b.classList.remove('news', 'news-forced'); });
+      }, 2500);
+    }
+    var words = [];
+    if (blocked.length) { words.push(blocked.length + (blocked.length === 1 ? ' square' : ' squares') + ' newly blocked'); }
+    if (forced.length) { words.push((forced.length === 1 ? 'a queen newly forced on ' : 'queens newly forced on ') + forced.join(', ')); }
+    var out = document.getElementById('announce');
+    if (out && words.length) {
+      out.textContent = (out.textContent ? out.textContent + ' ' : '') + words.join('; ') + '.';
+    }
+  }
+
+  // Back and Forward swap in the whole page's board: draw the list again.
+  document.addEventListener('htmx:historyRestore', function () {
+    panelPos = -1;
+    render();
+  });
+
+  document.addEventListener('DOMContentLoaded', render);
+  if (document.readyState !== 'loading') { render(); }
 }());

@@ -125,6 +125,88 @@ func TestBrowserExplain(t *testing.T) {
 		}
 	})
 
+	t.Run("undo, redo and the list of steps", func(t *testing.T) {
+		b.t = t
+		b.open("/?n=8&backend=bdd")
+		b.click("cell-a1")
+		b.click("cell-e2")
+		steps := func() string {
+			return eval[string](b, `Array.from(document.querySelectorAll("#history-steps .step"), s => s.textContent + (s.getAttribute("aria-current") ? "*" : "")).join(" | ")`)
+		}
+		if got := steps(); got != "8×8, empty | +a1 | +e2*" {
+			t.Fatalf("steps %q\n%s", got, b.dump())
+		}
+		// back runs a move through the history and waits for its board.
+		back := func(what, id, count, loc string) {
+			b.t.Helper()
+			b.do("mark the app", chromedp.Evaluate[chromedp.Void](`document.getElementById("app").dataset.stale = "1"`))
+			b.do(what, chromedp.Click(chromedp.ID(id), chromedp.NodeVisible))
+			b.wait(what+" shows its board", settled+` && document.getElementById("count").textContent === "`+count+`"`)
+			if got := b.location(); got != loc {
+				t.Errorf("%s: address %q, want %q", what, got, loc)
+			}
+		}
+		back("undo", "history-undo", "4 solutions", "/?n=8&q=a1&backend=bdd")
+		if got := steps(); got != "8×8, empty | +a1* | +e2" {
+			t.Errorf("after undo: steps %q", got)
+		}
+		back("redo", "history-redo", "1 solution: complete it?", "/?n=8&q=a1,e2&backend=bdd")
+		b.do("mark the app", chromedp.Evaluate[chromedp.Void](`document.getElementById("app").dataset.stale = "1"`))
+		b.do("jump to the first step", chromedp.Click(chromedp.CSS(`#history-steps li:first-child .step`), chromedp.NodeVisible))
+		b.wait("the empty board", settled+` && document.getElementById("count").textContent === "92 solutions"`)
+		if got := steps(); got != "8×8, empty* | +a1 | +e2" {
+			t.Errorf("after the jump: steps %q", got)
+		}
+		// A new step from an earlier board drops the steps undone.
+		b.click("cell-b1")
+		if got := steps(); got != "8×8, empty | +b1*" {
+			t.Errorf("after a new step: steps %q", got)
+		}
+	})
+
+	t.Run("queens placed by Complete look different", func(t *testing.T) {
+		b.t = t
+		b.open("/?n=8&q=a1&backend=bdd")
+		b.click("complete")
+		loc := b.location()
+		if !strings.HasPrefix(loc, "/?n=8&q=a1,") || !strings.Contains(loc, "&auto=") {
+			t.Fatalf("address after Complete %q, want the queens it added in auto", loc)
+		}
+		if n := eval[int](b, `document.querySelectorAll("button.queen.auto").length`); n != 7 {
+			t.Errorf("%d queens marked as placed by Complete, want 7", n)
+		}
+		b.wantClass("cell-a1", "queen", "after Complete")
+		if strings.Contains(b.class("cell-a1"), "auto") {
+			t.Errorf("a1, placed by hand, is marked as placed by Complete")
+		}
+		// Removing one of them keeps the others marked, and the address
+		// says so.
+		auto := eval[string](b, `document.querySelector("button.queen.auto").dataset.cell`)
+		b.click("cell-" + auto)
+		if n := eval[int](b, `document.querySelectorAll("button.queen.auto").length`); n != 6 {
+			t.Errorf("after removing %s: %d queens marked as placed by Complete, want 6", auto, n)
+		}
+		if strings.Contains(b.location(), auto+",") || strings.HasSuffix(b.location(), auto) {
+			t.Errorf("address %q still names %s", b.location(), auto)
+		}
+		b.screenshot("explain-complete.png")
+	})
+
+	t.Run("newly blocked squares and forced queens are marked", func(t *testing.T) {
+		b.t = t
+		b.open("/?n=8&q=a1&backend=bdd")
+		b.click("cell-e2") // leaves one solution: every other square decided
+		if n := eval[int](b, `document.querySelectorAll("button.news").length`); n == 0 {
+			t.Errorf("no square marked as changed after e2")
+		}
+		if n := eval[int](b, `document.querySelectorAll("button.news-forced.forced").length`); n != 6 {
+			t.Errorf("%d forced queens marked as new, want 6", n)
+		}
+		if got := b.text("#announce"); !strings.Contains(got, "newly blocked") || !strings.Contains(got, "newly forced") {
+			t.Errorf("announcement %q says nothing of what changed", got)
+		}
+	})
+
 	if errs := b.consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors: %q", errs)
 	}

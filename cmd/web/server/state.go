@@ -29,11 +29,14 @@ func (m mode) label() string {
 }
 
 // boardState is everything the page shows, exactly as the URL carries it:
-// /?n=8&q=a1,c5&backend=NAME[&order=col][&heat=1][&diagram=1]. The server
-// keeps no session; this is the session.
+// /?n=8&q=a1,c5[&auto=c5]&backend=NAME[&order=col][&heat=1][&diagram=1].
+// The server keeps no session; this is the session.
 type boardState struct {
-	N       int
-	Queens  []configurator.Cell // the user's queens, in placement order
+	N      int
+	Queens []configurator.Cell // the user's queens, in placement order
+	// Auto lists the queens of Queens that Complete filled in, so that
+	// the page shows them apart from those placed by hand.
+	Auto    []configurator.Cell
 	Mode    mode
 	Order   configurator.Order
 	Heat    bool
@@ -153,7 +156,7 @@ func single(v url.Values, name string) (string, error) {
 }
 
 // stateParams are the query parameters of a board state.
-var stateParams = []string{"n", "q", "backend", "order", "heat", "diagram"}
+var stateParams = []string{"n", "q", "auto", "backend", "order", "heat", "diagram"}
 
 // parseState reads a board state from query parameters. Absent parameters
 // take their defaults; anything malformed is a 400 problem in words, and a
@@ -203,7 +206,27 @@ func parseState(v url.Values, lim limits) (boardState, error) {
 		return st, err
 	}
 	st.Queens = queens
+	auto, err := parseQueens(v.Get("auto"), st.N)
+	if err != nil {
+		return st, err
+	}
+	// A square of auto without a queen is dropped, as a step would.
+	st.Auto = auto
+	st.keepAuto(nil, false)
 	return st, nil
+}
+
+// keepAuto updates the queens Complete filled in after a step from the
+// queens before it: a completion adds the queens it placed, and every step
+// keeps only those still on the board, so that the address stays honest.
+func (st *boardState) keepAuto(before []configurator.Cell, completed bool) {
+	var auto []configurator.Cell
+	for _, q := range st.Queens {
+		if slices.Contains(st.Auto, q) || completed && !slices.Contains(before, q) {
+			auto = append(auto, q)
+		}
+	}
+	st.Auto = auto
 }
 
 // parseSize reads a board size and checks it against the mode's limit.
@@ -293,6 +316,9 @@ func (st boardState) query() string {
 	if len(st.Queens) > 0 {
 		b.WriteString("&q=" + configurator.FormatCells(st.Queens))
 	}
+	if len(st.Auto) > 0 {
+		b.WriteString("&auto=" + configurator.FormatCells(st.Auto))
+	}
 	b.WriteString("&backend=" + string(st.Mode))
 	if st.Order != configurator.RowMajor {
 		b.WriteString("&order=" + st.Order.String())
@@ -313,7 +339,9 @@ func (st boardState) href() string { return "/?" + st.query() }
 // copied, so f may change it freely.
 func (st boardState) with(f func(*boardState)) boardState {
 	st.Queens = slices.Clone(st.Queens)
+	st.Auto = slices.Clone(st.Auto)
 	f(&st)
+	st.keepAuto(nil, false)
 	return st
 }
 

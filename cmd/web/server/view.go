@@ -242,7 +242,7 @@ func (s *Server) newAppView(st boardState, trail string) *appView {
 
 	v.Hidden = stateFields(st, trail)
 	v.Size.Hidden = []field{{"backend", string(st.Mode)}, {"l", "size"}}
-	v.Order.Hidden = []field{{"n", strconv.Itoa(st.N)}, {"q", configurator.FormatCells(st.Queens)}, {"backend", string(st.Mode)}, {"l", "order"}}
+	v.Order.Hidden = []field{{"n", strconv.Itoa(st.N)}, {"q", configurator.FormatCells(st.Queens)}, {"auto", configurator.FormatCells(st.Auto)}, {"backend", string(st.Mode)}, {"l", "order"}}
 	for _, f := range []*[]field{&v.Size.Hidden, &v.Order.Hidden} {
 		if st.Heat {
 			*f = append(*f, field{"heat", "1"})
@@ -324,6 +324,9 @@ func stateFields(st boardState, trail string) []field {
 	f := []field{{"n", strconv.Itoa(st.N)}, {"backend", string(st.Mode)}}
 	if len(st.Queens) > 0 {
 		f = append(f, field{"q", configurator.FormatCells(st.Queens)})
+	}
+	if len(st.Auto) > 0 {
+		f = append(f, field{"auto", configurator.FormatCells(st.Auto)})
 	}
 	if st.Order != configurator.RowMajor {
 		f = append(f, field{"order", st.Order.String()})
@@ -639,6 +642,10 @@ func (s *Server) boardView(st boardState, marginals []*big.Int, r *result) *boar
 				classes = append(classes, "queen")
 				cv.Label = c.String() + ", your queen: press to remove it"
 				cv.Title = "Your queen on " + c.String() + ": click to remove it"
+				if slices.Contains(st.Auto, c) {
+					classes = append(classes, "auto")
+					cv.Label = c.String() + ", a queen Complete placed: press to remove it"
+				}
 			case configurator.Forced:
 				cv.Param, cv.Glyph = "why", "forced"
 				classes = append(classes, "forced")

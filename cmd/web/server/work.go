@@ -198,6 +198,7 @@ func (s *Server) step(ctx context.Context, st boardState, act action, spaces []*
 			}
 			if o.Session != nil {
 				r.state.Queens = o.Session.Queens()
+				r.state.keepAuto(r.before, act.Kind == actComplete)
 			}
 		} else {
 			o.Err = err
