@@ -198,7 +198,13 @@ func (s *Server) newAppView(st boardState, trail string) *appView {
 		v.Size.Options = append(v.Size.Options, option{Value: strconv.Itoa(n), Label: fmt.Sprintf("%d × %d", n, n), Selected: n == st.N})
 	}
 	for _, o := range configurator.Orders() {
-		v.Order.Options = append(v.Order.Options, option{Value: o.String(), Label: orderLabels[o], Selected: o == st.Order})
+		opt := option{Value: o.String(), Label: orderLabels[o], Selected: o == st.Order}
+		if s.longCompile(st.with(func(b *boardState) { b.Order = o })) {
+			// Choosing it starts a compile of seconds: the menu says so
+			// before anyone chooses.
+			opt.Label += " (compiles first)"
+		}
+		v.Order.Options = append(v.Order.Options, opt)
 	}
 	// nav links to another state; step names it in the timing panel.
 	nav := func(label, title, step string, next boardState) link {
@@ -288,15 +294,22 @@ func (s *Server) shrinkNote(st, next boardState, modes []string) string {
 		note += fmt.Sprintf(", keeping %s; %d of your queens lie beyond it", configurator.ListCells(next.Queens), dropped)
 	}
 	note += "."
-	for _, b := range s.lim.backends(next.Mode) {
-		k := s.key(b, next)
-		if !s.cache.Cached(k) && s.heavyCompile(k) {
-			note += fmt.Sprintf(" The %d×%d %s is not compiled yet: the switch compiles it first, which takes a while (the page shows its progress and stays usable).",
-				next.N, next.N, strings.ToUpper(b))
-			break
-		}
+	if s.longCompile(next) {
+		note += fmt.Sprintf(" The %d×%d board is not compiled yet: the switch compiles it first, which takes a while (the page shows its progress and stays usable).",
+			next.N, next.N)
 	}
 	return note
+}
+
+// longCompile reports whether showing st needs a large compile that the
+// cache does not hold yet.
+func (s *Server) longCompile(st boardState) bool {
+	for _, b := range s.lim.backends(st.Mode) {
+		if k := s.key(b, st); !s.cache.Cached(k) && s.heavyCompile(k) {
+			return true
+		}
+	}
+	return false
 }
 
 // modeTitle says what a mode does: its backend's title, or for all of
