@@ -169,8 +169,8 @@ func cellsOf(t *testing.T, s string) []configurator.Cell { return configuratorte
 // nodes, more than none visited and never more than the diagram, a board
 // with fewer queens visiting at least as many nodes as one that holds
 // them and more, and the domains' time within the step's. The empty board
-// and the boards of one queen are computed once: asked again, they visit
-// nothing and answer the same.
+// and the boards of one queen are computed once, the latter with the
+// former: asked again, they visit nothing and answer the same.
 func TestAnalyzeWork(t *testing.T) {
 	sp := compileSpace(t, 10, configurator.RowMajor, Direct)
 	ctx := context.Background()
@@ -209,7 +209,13 @@ func TestAnalyzeWork(t *testing.T) {
 		}
 	}
 
-	for _, q := range []string{"", "e5"} {
+	// The empty board is computed at its first analysis, with the boards
+	// of one queen: e5 is then kept already.
+	for _, tt := range []struct {
+		q        string
+		computed bool
+	}{{"", true}, {"e5", false}} {
+		q := tt.q
 		queens := cellsOf(t, q)
 		first, err := sp.Analyze(ctx, queens)
 		if err != nil {
@@ -222,8 +228,8 @@ func TestAnalyzeWork(t *testing.T) {
 		if !slices.Equal(first.Cells, again.Cells) || first.Solutions.Cmp(again.Solutions) != 0 {
 			t.Errorf("%q asked again answers otherwise", q)
 		}
-		if first.Work.NodesVisited == 0 || again.Work.NodesVisited != 0 {
-			t.Errorf("%q: %d nodes visited, then %d asked again; want some, then none", q, first.Work.NodesVisited, again.Work.NodesVisited)
+		if (first.Work.NodesVisited > 0) != tt.computed || again.Work.NodesVisited != 0 {
+			t.Errorf("%q: %d nodes visited, then %d asked again; want some only when computed (%v), then none", q, first.Work.NodesVisited, again.Work.NodesVisited, tt.computed)
 		}
 		again.Cells[1] = configurator.Forced // callers never share an answer
 		if third, _ := sp.Analyze(ctx, queens); third.Cells[1] != first.Cells[1] {
@@ -235,7 +241,8 @@ func TestAnalyzeWork(t *testing.T) {
 // TestOneQueenBySymmetry checks the memo of the boards of one queen, each
 // answered from the first of its images under the board's symmetries:
 // every cell of the board, in every order, answers as its own analysis
-// does, and only the cells first among their images are computed.
+// does, and only the cells first among their images are computed, all of
+// them by the first analysis of the empty board.
 func TestOneQueenBySymmetry(t *testing.T) {
 	ctx := context.Background()
 	for _, n := range []int{1, 4, 7, 8, 9} {
@@ -257,11 +264,29 @@ func TestOneQueenBySymmetry(t *testing.T) {
 			}
 			computed := 0
 			sp.shallow.Range(func(any, any) bool { computed++; return true })
+			if _, err := sp.Analyze(ctx, nil); err != nil && !errors.Is(err, configurator.ErrNoSolution) {
+				t.Fatal(err)
+			}
+			after := 0
+			sp.shallow.Range(func(any, any) bool { after++; return true })
+			if after != computed+1 {
+				t.Errorf("%d×%d %v: the empty board's analysis computed %d boards more, want itself alone", n, n, o, after-computed-1)
+			}
 			// The cells of the triangle a1, the files up to the middle,
 			// the ranks up to the file: ⌈n/2⌉·(⌈n/2⌉+1)/2.
 			h := (n + 1) / 2
 			if want := h * (h + 1) / 2; computed != want {
 				t.Errorf("%d×%d %v: %d boards of one queen computed, want %d", n, n, o, computed, want)
+			}
+			// A fresh space computes them with the empty board's.
+			sp = compileSpace(t, n, o, Direct)
+			if _, err := sp.Analyze(ctx, nil); err != nil && !errors.Is(err, configurator.ErrNoSolution) {
+				t.Fatal(err)
+			}
+			kept := 0
+			sp.shallow.Range(func(any, any) bool { kept++; return true })
+			if want := 1 + h*(h+1)/2; kept != want {
+				t.Errorf("%d×%d %v: the empty board's first analysis kept %d boards, want %d", n, n, o, kept, want)
 			}
 		}
 	}
