@@ -179,7 +179,7 @@ func servePage(h http.Handler, query string, htmx bool) *httptest.ResponseRecord
 	return rec
 }
 
-// FuzzAPI sends arbitrary bodies to the three API endpoints through the
+// FuzzAPI sends arbitrary bodies to the four API endpoints through the
 // whole server, backends included: the answer is never a 5xx, and every
 // refusal is a JSON error in words.
 func FuzzAPI(f *testing.F) {
@@ -187,14 +187,15 @@ func FuzzAPI(f *testing.F) {
 		`{"n":6}`, `{"n":6,"queens":[[0,1],[1,3]],"backend":"sat"}`, `{"n":6,"queens":[[0,1]],"cell":[0,0]}`,
 		`{"n":6,"queens":[[0,1],[1,3]],"cell":[2,5],"backend":"bdd","order":"middle"}`, `{"n":4,"cell":[0,0]}`,
 		`{"n":3}`, `{"n":2,"queens":[[0,0]]}`, `{"n":7,"queens":[[0,0],[1,1]]}`, `{"n":8}`, `{"n":"six"}`, `[6]`, `{`,
+		`{"n":6,"queens":[[0,1]],"view":"bdd","order":"col"}`, `{"n":9,"view":"ranks"}`, `{"n":6,"view":"dot"}`,
 	} {
-		for ep := range uint8(3) {
+		for ep := range uint8(4) {
 			f.Add([]byte(s), ep)
 		}
 	}
 	s := fuzzServer(f)
 	h := s.Handler()
-	endpoints := []string{"/api/v1/analyze", "/api/v1/explain", "/api/v1/complete"}
+	endpoints := []string{"/api/v1/analyze", "/api/v1/explain", "/api/v1/complete", "/api/v1/diagram"}
 	f.Fuzz(func(t *testing.T, body []byte, ep uint8) {
 		path := endpoints[int(ep)%len(endpoints)]
 		req := httptest.NewRequest(http.MethodPost, path, bytes.NewReader(body))
