@@ -207,6 +207,33 @@ func TestBrowserExplain(t *testing.T) {
 		}
 	})
 
+	t.Run("hovering a free square previews it", func(t *testing.T) {
+		b.t = t
+		b.open("/?n=8&q=a1&backend=bdd")
+		before := b.location()
+		// e2 with a1 leaves one solution: six queens forced, the rest
+		// blocked.
+		b.do("hover e2", chromedp.Evaluate[chromedp.Void](`document.getElementById("cell-e2").dispatchEvent(new MouseEvent("mouseover", {bubbles: true}))`))
+		b.wait("the preview", `document.getElementById("preview") && document.getElementById("preview").textContent !== ""`)
+		if got := b.text("#preview"); !strings.HasPrefix(got, "A queen on e2: 1 solution left, ") || !strings.Contains(got, "forces ") {
+			t.Errorf("preview of e2: %q", got)
+		}
+		if n := eval[int](b, `document.querySelectorAll("button.pv-forced").length`); n != 6 {
+			t.Errorf("%d squares previewed as forced, want 6", n)
+		}
+		if n := eval[int](b, `document.querySelectorAll("button.pv-blocked").length`); n == 0 {
+			t.Errorf("no square previewed as blocked")
+		}
+		b.screenshot("explain-preview.png")
+		b.do("leave e2", chromedp.Evaluate[chromedp.Void](`document.getElementById("cell-e2").dispatchEvent(new MouseEvent("mouseout", {bubbles: true, relatedTarget: document.body}))`))
+		if n := eval[int](b, `document.querySelectorAll("button.pv-forced, button.pv-blocked, button.pv-at").length`); n != 0 || b.text("#preview") != "" {
+			t.Errorf("after leaving e2: %d marks, preview %q", n, b.text("#preview"))
+		}
+		if got := b.location(); got != before {
+			t.Errorf("the preview changed the address to %q", got)
+		}
+	})
+
 	if errs := b.consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors: %q", errs)
 	}
