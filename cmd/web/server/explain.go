@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -175,16 +176,40 @@ func reasonViews(r *result, ex *configurator.Explanation) []reasonView {
 		}
 		rv.Intro = suppose + " No rank or file runs out of squares by propagation alone, so a search settled it:"
 		for _, run := range r.runs {
-			rv.Refuted = append(rv.Refuted, refutedBy(run, cause, c))
+			rv.Refuted = append(rv.Refuted, refutedBy(run, i, cause, c))
 		}
 		out = append(out, rv)
 	}
 	return out
 }
 
-// refutedBy says how one backend refuted a reason that propagation does
+// searchWork fills in o.searched: for a space without a diagram, the
+// work of its analysis under each searched reason's queens alone, under
+// the backend's deadline (a reason whose analysis fails keeps nil).
+func (s *Server) searchWork(ctx context.Context, o *outcome) {
+	ex := o.Explanation
+	if ex == nil || o.entry == nil {
+		return
+	}
+	if _, ok := o.entry.space.(configurator.Diagrammer); ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.deadline(o.Backend))
+	defer cancel()
+	o.searched = make([]*configurator.Work, len(ex.Reasons))
+	for i, cause := range ex.Reasons {
+		if cause.Reason == configurator.Attack || len(cause.Queens) == 0 || len(cause.Proof) > 0 {
+			continue
+		}
+		if a, err := o.entry.space.Analyze(ctx, cause.Queens); err == nil {
+			o.searched[i] = &a.Work
+		}
+	}
+}
+
+// refutedBy says how one backend refuted reason i, which propagation does
 // not prove.
-func refutedBy(run outcome, cause configurator.Cause, c configurator.Cell) string {
+func refutedBy(run outcome, i int, cause configurator.Cause, c configurator.Cell) string {
 	name := strings.ToUpper(run.Backend)
 	with := configurator.ListCells(cause.Queens)
 	if _, ok := run.entry.space.(configurator.Diagrammer); ok {
@@ -193,7 +218,13 @@ func refutedBy(run outcome, cause configurator.Cause, c configurator.Cell) strin
 		}
 		return fmt.Sprintf("%s: no path of the decision diagram takes queens on %s and on %v; the diagram holds every solution, so none has them together.", name, with, c)
 	}
-	return fmt.Sprintf("%s: the solver, given these queens as assumptions, proved the clauses unsatisfiable (a refutation by gophersat's search, one solver call per set of queens tried).", name)
+	out := fmt.Sprintf("%s: the solver, given these queens as assumptions, proved the clauses unsatisfiable: a refutation by gophersat's search.", name)
+	if i < len(run.searched) && run.searched[i] != nil {
+		w := run.searched[i]
+		out += fmt.Sprintf(" Its analysis of the board with only %s took %s, %s and %s (squares decided: %d by propagation, %d by a witness solution, %d by the solver).",
+			with, plural(w.SolverCalls, "solver call"), plural(w.Conflicts, "conflict"), plural(w.Decisions, "decision"), w.ByPropagation, w.ByWitness, w.BySolver)
+	}
+	return out
 }
 
 // sides gives each backend's answer to the step and the agreement check

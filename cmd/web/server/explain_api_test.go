@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/nqueens/configurator/configurator/configuratortest"
@@ -179,4 +180,40 @@ func countMinimal(q []oracle.Cell, rules func([]oracle.Cell) bool) int {
 		}
 	}
 	return k
+}
+
+// TestWhyProofs: the Why? panel proves a reason by propagation when the
+// rules alone refute it, and otherwise says how each backend did, the SAT
+// backend with the work of its search.
+func TestWhyProofs(t *testing.T) {
+	_, ts := newTestServer(t, testConfig())
+	tests := []struct {
+		path string
+		want []string
+	}{
+		{"/play?n=6&q=b1&backend=bdd&why=d6", []string{
+			`Suppose queens on b1 and a queen on d6.`,
+			`<li>On rank 5, the queens on b1 and d6 leave only a5: a queen must go there.</li>`,
+			`<li>On rank 3, the queens on b1, d6, a5 and f2 leave no square: no queen can go there.</li>`}},
+		{"/play?n=8&q=a1,b5&backend=both&why=d7", []string{
+			`No rank or file runs out of squares by propagation alone`,
+			`BDD: no path of the decision diagram takes queens on a1 and on d7`,
+			`SAT: the solver, given these queens as assumptions, proved the clauses unsatisfiable`,
+			`Its analysis of the board with only a1 took`,
+			`<caption>Each backend's answer</caption>`,
+			`2 reasons: [b5] [a1]`,
+			`The backends agree on every reason.`}},
+	}
+	for _, tt := range tests {
+		res, body := get(t, ts, tt.path, "HX-Request", "true")
+		if res.StatusCode != 200 {
+			t.Errorf("%s: status %d", tt.path, res.StatusCode)
+			continue
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(body, w) {
+				t.Errorf("%s: the panel lacks %q", tt.path, w)
+			}
+		}
+	}
 }

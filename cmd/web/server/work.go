@@ -23,6 +23,12 @@ type outcome struct {
 	configurator.Answer
 	entry *compiled
 	took  time.Duration // the whole step on this backend
+	// searched holds, for each reason of the explanation that a search
+	// refuted (not an attack, no proof by propagation), the work of this
+	// backend's analysis under that reason's queens alone: how a solver
+	// found the square ruled. Nil for a space with a diagram, whose
+	// answer is a walk, not a search.
+	searched []*configurator.Work
 }
 
 // result is a request's answer over the backends of its mode.
@@ -192,6 +198,9 @@ func (s *Server) step(ctx context.Context, st boardState, act action, spaces []*
 			st = r.state
 		}
 		o, err := s.apply(ctx, e, st, a, rng)
+		if err == nil {
+			s.searchWork(ctx, &o)
+		}
 		if i == 0 {
 			if err != nil {
 				return nil, err
