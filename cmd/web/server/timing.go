@@ -176,6 +176,10 @@ func countCell(a *configurator.Analysis) string {
 	default:
 		what = group(a.Solutions) + " exact"
 	}
+	if a.Work.Count == 0 && a.Work.Domains > 0 {
+		// The backend counted on the way: the domains' time holds it.
+		return what + " · no extra time"
+	}
 	return what + " · " + maybeDuration(a.Work.Count)
 }
 
@@ -188,6 +192,9 @@ func workText(sp configurator.Space, w configurator.Work) string {
 	if _, ok := sp.(configurator.Diagrammer); ok {
 		if w.Nodes == 0 && w.NodesVisited == 0 {
 			return "–"
+		}
+		if w.NodesVisited == 0 {
+			return n(w.Nodes) + " nodes, none visited (a remembered answer)"
 		}
 		return n(w.Nodes) + " nodes, " + n(w.NodesVisited) + " visited"
 	}
