@@ -76,6 +76,9 @@ type Graph struct {
 	// Profile is, for every rank of the board, the decision nodes of that
 	// restricted diagram labelled by a square of that rank.
 	Profile []int
+	// Whole, set when Truncated, is the same profile of the whole
+	// diagram, the placement aside (Space.RankProfile).
+	Whole []int
 	// Solutions is the number of remaining solutions, the paths from Root
 	// to One (nil when truncated).
 	Solutions *big.Int
@@ -150,8 +153,13 @@ func (s *Space) Graph(ctx context.Context, queens []configurator.Cell, view View
 	} else {
 		s.reducedGraph(g, m, root, maxNodes)
 	}
-	if !g.Truncated {
+	switch {
+	case !g.Truncated:
 		g.count()
+	case len(queens) == 0:
+		g.Whole = g.Profile
+	default:
+		g.Whole = s.RankProfile()
 	}
 	return g, nil
 }

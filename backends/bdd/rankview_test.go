@@ -199,6 +199,14 @@ func checkRanks(t *testing.T, board *oracle.Board, queens []configurator.Cell, g
 	}
 }
 
+func sum(xs []int) int {
+	t := 0
+	for _, x := range xs {
+		t += x
+	}
+	return t
+}
+
 func mapsEqual(a, b map[string]bool) bool {
 	if len(a) != len(b) {
 		return false
@@ -253,13 +261,21 @@ func TestGraphTruncatedAndOrders(t *testing.T) {
 		if !g.Truncated || len(g.Nodes) != 0 || len(g.Edges) != 0 || g.Root != -1 || g.Solutions != nil {
 			t.Errorf("%v view of 8×8 capped at 100 nodes: truncated %v, %d nodes, %d edges, root %d", view, g.Truncated, len(g.Nodes), len(g.Edges), g.Root)
 		}
-		if !slices.Equal(g.Profile, sp.RankProfile()) || g.DiagramNodes != 2451 {
-			t.Errorf("%v view of 8×8 truncated: profile %v (%d nodes), want %v (2451)", view, g.Profile, g.DiagramNodes, sp.RankProfile())
+		if !slices.Equal(g.Profile, sp.RankProfile()) || !slices.Equal(g.Whole, g.Profile) || g.DiagramNodes != 2451 {
+			t.Errorf("%v view of 8×8 truncated: profile %v, whole %v (%d nodes), want %v (2451)", view, g.Profile, g.Whole, g.DiagramNodes, sp.RankProfile())
 		}
 	}
+	// With a queen, the profile is the restriction's, Whole the diagram's.
+	g, err := sp.Graph(ctx, configuratortest.Cells(t, "d1"), Reduced, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, nodes, _ := sp.Diagram(ctx, configuratortest.Cells(t, "d1"), 0); !g.Truncated || g.DiagramNodes != nodes || sum(g.Profile) != nodes || !slices.Equal(g.Whole, sp.RankProfile()) {
+		t.Errorf("8×8 d1 diagram view capped at 100: truncated %v, %d nodes (Diagram: %d), profile %v, whole %v", g.Truncated, g.DiagramNodes, nodes, g.Profile, g.Whole)
+	}
 	// The whole 8×8 rank view fits a few hundred nodes.
-	g, err := sp.Graph(ctx, nil, Ranks, 1000)
-	if err != nil || g.Truncated || len(g.Nodes) > 1000 {
+	g, err = sp.Graph(ctx, nil, Ranks, 1000)
+	if err != nil || g.Truncated || len(g.Nodes) > 1000 || g.Whole != nil {
 		t.Fatalf("8×8 rank view within 1000 nodes: %v, truncated %v", err, g != nil && g.Truncated)
 	}
 	t.Logf("8×8 rank view: %d nodes, %d edges", len(g.Nodes), len(g.Edges))

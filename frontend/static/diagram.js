@@ -252,9 +252,11 @@
     return svg;
   }
 
-  // profile shows the nodes per rank when the diagram is past drawing.
+  // profile shows the nodes per rank when the diagram is past drawing:
+  // the restricted diagram's, over the whole diagram's when they differ.
   function profile(box, data) {
-    var max = Math.max.apply(null, data.profile.map(function (p) { return p.nodes; }).concat([1]));
+    var whole = data.queens.length && data.whole_profile ? data.whole_profile : null;
+    var max = Math.max.apply(null, (whole || data.profile).map(function (p) { return p.nodes; }).concat([1]));
     var wrap = document.createElement('div');
     wrap.className = 'dg-profile';
     wrap.id = 'dg-profile';
@@ -266,7 +268,15 @@
       diagram + ', more than the ' + group(data.max_nodes) + ' this viewer draws.') +
       ' Its nodes per rank, the shape of the space:';
     wrap.appendChild(h);
-    data.profile.slice().reverse().forEach(function (p) {
+    if (whole) {
+      var key = document.createElement('p');
+      key.className = 'dg-pkey';
+      key.textContent = 'Dark: with your queens. Light: the whole diagram, ' +
+        group(whole.reduce(function (a, p) { return a + p.nodes; }, 0)) + ' nodes.';
+      wrap.appendChild(key);
+    }
+    data.profile.slice().reverse().forEach(function (p, i) {
+      var all = whole ? whole[whole.length - 1 - i] : null;
       var row = document.createElement('div');
       row.className = 'dg-prow';
       var l = document.createElement('span');
@@ -276,9 +286,15 @@
       bar.style.width = (100 * p.nodes / max).toFixed(1) + '%';
       var v = document.createElement('span');
       v.className = 'dg-pval';
-      v.textContent = group(p.nodes);
+      v.textContent = group(p.nodes) + (all ? ' / ' + group(all.nodes) : '');
       var track = document.createElement('span');
       track.className = 'dg-track';
+      if (all) {
+        var back = document.createElement('span');
+        back.className = 'dg-bar dg-whole';
+        back.style.width = (100 * all.nodes / max).toFixed(1) + '%';
+        track.appendChild(back);
+      }
       track.appendChild(bar);
       row.appendChild(l);
       row.appendChild(track);

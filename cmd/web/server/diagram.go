@@ -191,7 +191,8 @@ type diagramRequest struct {
 }
 
 // diagramResponse is the answer of /api/v1/diagram. Root and One are null
-// when Truncated; Solutions, a decimal string, is then absent.
+// when Truncated; Solutions, a decimal string, is then absent, and
+// WholeProfile, the profile of the whole diagram, present.
 type diagramResponse struct {
 	View         string         `json:"view"`
 	N            int            `json:"n"`
@@ -208,6 +209,7 @@ type diagramResponse struct {
 	Solutions    string         `json:"solutions,omitempty"`
 	DiagramNodes int            `json:"diagram_nodes"`
 	Profile      []profileEntry `json:"profile"`
+	WholeProfile []profileEntry `json:"whole_profile,omitempty"`
 	ElapsedMS    float64        `json:"elapsed_ms"`
 }
 
@@ -308,8 +310,18 @@ func graphResponse(g *bdd.Graph, st boardState, backend, order string, took time
 		resp.Root, resp.One = &g.Root, &g.One
 		resp.Solutions = g.Solutions.String()
 	}
-	for r, k := range g.Profile {
-		resp.Profile = append(resp.Profile, profileEntry{Label: fmt.Sprintf("rank %d", r+1), Nodes: k})
+	resp.Profile = profileOf(g.Profile)
+	if g.Whole != nil {
+		resp.WholeProfile = profileOf(g.Whole)
 	}
 	return resp
+}
+
+// profileOf labels a profile's counts by rank.
+func profileOf(counts []int) []profileEntry {
+	out := make([]profileEntry, len(counts))
+	for r, k := range counts {
+		out[r] = profileEntry{Label: fmt.Sprintf("rank %d", r+1), Nodes: k}
+	}
+	return out
 }

@@ -198,7 +198,7 @@ func TestAPIDiagramCases(t *testing.T) {
 	_, ts := newTestServer(t, testConfig())
 	t.Run("empty 6×6 BDD view", func(t *testing.T) {
 		var g diagramResponse
-		if postOK(t, ts, "/api/v1/diagram", `{"n":6,"view":"bdd"}`, &g) && (len(g.Nodes) != 130 || g.DiagramNodes != 129 || g.Solutions != "4" || g.Order != "row") {
+		if postOK(t, ts, "/api/v1/diagram", `{"n":6,"view":"bdd"}`, &g) && (len(g.Nodes) != 130 || g.DiagramNodes != 129 || g.Solutions != "4" || g.Order != "row" || g.WholeProfile != nil) {
 			t.Errorf("6×6 BDD view: %d nodes with the terminal (want 130), diagram_nodes %d, solutions %q, order %q", len(g.Nodes), g.DiagramNodes, g.Solutions, g.Order)
 		}
 	})
@@ -224,6 +224,9 @@ func TestAPIDiagramCases(t *testing.T) {
 		sum := 0
 		for _, p := range g.Profile {
 			sum += p.Nodes
+		}
+		if !slices.Equal(g.WholeProfile, g.Profile) {
+			t.Errorf("9×9 BDD view without queens: whole profile %v, profile %v", g.WholeProfile, g.Profile)
 		}
 		if !g.Truncated || len(g.Nodes) != 0 || len(g.Edges) != 0 || g.Root != nil || g.Solutions != "" ||
 			len(g.Profile) != 9 || g.Profile[0].Label != "rank 1" || sum != 9557 || g.DiagramNodes != 9557 || g.MaxNodes != maxGraphNodes {
