@@ -189,24 +189,24 @@
     return { on: on, paths: paths[g.root] };
   }
 
-  // draw builds the SVG of a graph.
-  function draw(g, lay, hl) {
+  // draw builds the SVG of a graph of an n×n board.
+  function draw(g, lay, hl, n) {
     var svg = el('svg', { width: lay.width + 140, height: lay.height + 60, viewBox: '-100 -30 ' + (lay.width + 140) + ' ' + (lay.height + 60),
       class: 'dg-svg dg-' + g.view + (hl.paths !== null ? ' dg-has-hl' : ''), role: 'img',
       'aria-label': (g.view === 'ranks' ? 'Rank view' : 'Decision diagram') + ': ' + g.nodes.length + ' nodes, ' + g.edges.length + ' edges' });
-    var n = g.layers.length - 1;
+    var last = g.layers.length - 1;
     var labels = el('g', { class: 'dg-layers' });
     g.layers.forEach(function (name, l) {
       var t = el('text', { x: -90, y: l * lay.dy + 4, class: 'dg-layer' });
       t.textContent = name;
       labels.appendChild(t);
-      if (l < n && g.view === 'ranks') {
+      if (l < last && g.view === 'ranks') {
         labels.appendChild(el('line', { x1: -20, x2: lay.width + 20, y1: l * lay.dy, y2: l * lay.dy, class: 'dg-rule' }));
       }
     });
     svg.appendChild(labels);
     var edges = el('g', { class: 'dg-edges' }), text = el('g', { class: 'dg-labels' });
-    var files = +g.nodesN || 1;
+    var files = Math.max(n, 1);
     g.edges.forEach(function (e, i) {
       var a = lay.xy[e.from], b = lay.xy[e.to];
       var my = (a[1] + b[1]) / 2;
@@ -353,14 +353,13 @@
     }
     var t1 = performance.now();
     var g = data.view === 'bdd' && prefs.collapse ? collapseChains(data) : data;
-    g.nodesN = data.n;
     var lay = layout(g, frame.clientHeight / Math.max(frame.clientWidth, 1));
     var hl = highlight(g, queens);
     var t2 = performance.now();
     var stage = document.createElement('div');
     stage.className = 'dg-stage';
     stage.id = 'dg-stage';
-    var svg = draw(g, lay, hl);
+    var svg = draw(g, lay, hl, data.n);
     var t3 = performance.now();
     stage.appendChild(svg);
     var tip = document.createElement('div');
