@@ -61,8 +61,12 @@ func TestRestartLoadsCompiledSpaces(t *testing.T) {
 		go func() {
 			exited <- run(ctx, []string{"-addr", "127.0.0.1:0", "-cache-dir", dir, "-bdd-max-n", "10"}, &log, func(addr string) { ready <- addr })
 		}()
+		stopped := false
 		defer func() {
 			cancel()
+			if stopped {
+				return
+			}
 			select {
 			case <-exited:
 			case <-time.After(30 * time.Second):
@@ -73,6 +77,7 @@ func TestRestartLoadsCompiledSpaces(t *testing.T) {
 		select {
 		case addr = <-ready:
 		case err := <-exited:
+			stopped = true
 			t.Fatalf("the server did not start: %v", err)
 		case <-time.After(30 * time.Second):
 			t.Fatal("the server did not start in 30 s")
