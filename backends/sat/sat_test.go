@@ -832,8 +832,8 @@ func TestTimeout(t *testing.T) {
 }
 
 // TestInterrupted: a solver call past its request's deadline is stopped,
-// not left running: the request returns within a few milliseconds of the
-// deadline and the solver's turns are all free at once. A panic in a call
+// not left running: the request returns soon after the deadline and the
+// solver's turns are all free at once. A panic in a call
 // becomes an error and the query's solver is thrown away.
 func TestInterrupted(t *testing.T) {
 	b := New(Options{})
@@ -854,8 +854,10 @@ func TestInterrupted(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(callErr, context.DeadlineExceeded) {
 		t.Fatalf("a call past its deadline: got %v", err)
 	}
-	if late := time.Since(start) - deadline; late > 100*time.Millisecond {
-		t.Errorf("the call stopped %v after its deadline, want within 100 ms", late)
+	// Uninterrupted, the call runs for minutes; the bound leaves room for a
+	// loaded machine (satbase's TestInterrupt measures the latency itself).
+	if late := time.Since(start) - deadline; late > time.Second {
+		t.Errorf("the call stopped %v after its deadline, want at once", late)
 	}
 	holdTurn(t)() // every turn is free
 	if a, err := sp.Analyze(context.Background(), nil); err != nil || a.Solutions.Int64() != 92 {

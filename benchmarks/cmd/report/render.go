@@ -349,8 +349,8 @@ func satSection(b *strings.Builder, res *Results) {
 	p("straightforward approach: for every cell a fresh gophersat solver is built from the model's\n")
 	p("constraints, the queens and \"queen here\", and solved; a cell that can hold a queen is solved again with\n")
 	p("\"no queen here\" (forced cells). *cnf* is the pairwise CNF; *card* the native cardinality constraints the\n")
-	p("backend itself uses, so that its ratio measures the approach alone. All gophersat calls are\n")
-	p("serialised. Each baseline has a budget per board (")
+	p("backend itself uses, so that its ratio measures the approach alone. Every gophersat call holds\n")
+	p("one of the process's solver turns (one per core). Each baseline has a budget per board (")
 	// Boards with the same budget are listed together.
 	var parts []string
 	for i := 0; i < len(res.SATSteps); {
@@ -401,9 +401,9 @@ func serverSection(b *strings.Builder, res *Results) {
 		shed = shed || r.Backend == "sat" && r.Status[503] > 0
 	}
 	if shed {
-		p("\nThe 503 answers of the SAT backend are its load shedding at work: gophersat calls are serialised\n")
-		p("in the process (the library has package-level state), at most `-sat-queue` requests (32 by default)\n")
-		p("wait for the solver, and the others are refused at once with 503 and Retry-After rather than queued\n")
+		p("\nThe 503 answers of the SAT backend are its load shedding at work: it serves one request per core,\n")
+		p("one per client address, at most `-sat-queue` requests (32 by default, 8 of one address) wait for\n")
+		p("the solver, and the others are refused at once with 503 and Retry-After rather than queued\n")
 		p("without bound. They count as errors above, and their quick answers inflate answers/s.\n")
 	}
 	p("\nThe load generator runs in the report's process and shares the 2 cores with the server, so the\n")

@@ -83,7 +83,7 @@ func TestHostileSAT(t *testing.T) {
 			if attack.status == http.StatusOK {
 				t.Errorf("the attack was answered 200 within %v: not hostile enough to test anything", attack.took)
 			}
-			if attack.took > hostileDeadline+500*time.Millisecond {
+			if attack.took > hostileDeadline+time.Second { // a second for a loaded machine: uninterrupted, 38 s and minutes
 				t.Errorf("the attacking request ended after %v, want by its deadline of %v", attack.took, hostileDeadline)
 			}
 			if statuses[http.StatusOK] != len(latencies) {

@@ -132,7 +132,7 @@ func (s *Sem) Acquire(ctx context.Context, id string) (release func(), err error
 	return nil, ctx.Err()
 }
 
-// Held reports how many turns are held; Waiting how many callers wait.
+// Held reports how many turns are held.
 func (s *Sem) Held() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -144,7 +144,7 @@ func (c *Calls) Under(ctx context.Context, s *solver.Solver, lits []solver.Lit) 
 		c.N++
 		return false, nil
 	}
-	return c.solve(ctx, s)
+	return c.Solve(ctx, s)
 }
 
 // Solve asks s for a solution under its present assumptions and clauses,
@@ -152,10 +152,6 @@ func (c *Calls) Under(ctx context.Context, s *solver.Solver, lits []solver.Lit) 
 // ends is interrupted and returns ctx's error (s is then ready for its
 // next call, its assumptions to be set again).
 func (c *Calls) Solve(ctx context.Context, s *solver.Solver) (bool, error) {
-	return c.solve(ctx, s)
-}
-
-func (c *Calls) solve(ctx context.Context, s *solver.Solver) (bool, error) {
 	before := s.Stats
 	status := s.SolveContext(ctx)
 	c.N++
@@ -172,14 +168,6 @@ func (c *Calls) solve(ctx context.Context, s *solver.Solver) (bool, error) {
 		return false, fmt.Errorf("solver call stopped: %w", err)
 	}
 	return false, fmt.Errorf("%w: gophersat answered neither SAT nor UNSAT", ErrSolver)
-}
-
-// Add adds d's calls to c.
-func (c *Calls) Add(d Calls) {
-	c.N += d.N
-	c.Conflicts += d.Conflicts
-	c.Decisions += d.Decisions
-	c.Learned += d.Learned
 }
 
 // Fill copies c into the solver fields of w.
