@@ -123,11 +123,14 @@ func (p *Part) root() Node { return Node(len(p.nodes) - 1) }
 // gather copies into s.local the part of f's diagram that v allows (see
 // Part), renumbered densely after the two terminals in the order of the
 // ids, which is children first. One pass down the ids from f marks the
-// part: a marked node marks the children its allowed edges reach (they
-// have smaller ids, so the pass meets them later); one pass up copies the
-// marked nodes, a child's new id being the number of marked ids below it
-// (its rank). It gives up, returning false, once it has marked more than
-// limit nodes. Either way it leaves the marks empty.
+// part and copies each marked node as it meets it: a marked node marks
+// the children its allowed edges reach (they have smaller ids, so the pass
+// meets them later). The copies, in descending order, are then reversed
+// and their children renumbered, a child's new id being the number of
+// marked ids below it (its rank), by sequential passes over the copy and
+// the marks: the diagram itself is read once, at the marked nodes only.
+// It gives up, returning false, once it has marked more than limit nodes.
+// Either way it leaves the marks empty.
 func (m *Manager) gather(f Node, v view, s *scratch, limit int) ([]node, bool) {
 	terminal := node{level: uint32(m.vars)}
 	local := append(s.local[:0], terminal, terminal)
@@ -149,7 +152,6 @@ func (m *Manager) gather(f Node, v view, s *scratch, limit int) ([]node, bool) {
 	val := v.val
 	nodes := m.nodes
 	mark(uint32(f))
-	marked := 0
 	for k := int(f) / 64 / 64; k >= 0; k-- {
 		for below := ^uint64(0); ; {
 			words := sum[k] & below
@@ -166,45 +168,51 @@ func (m *Manager) gather(f Node, v view, s *scratch, limit int) ([]node, bool) {
 				}
 				b := 63 - bits.LeadingZeros64(x)
 				left = 1<<b - 1
-				if marked++; marked > limit {
+				if len(local)-2 == limit {
 					return nil, false
 				}
-				n := nodes[64*w+b]
+				g := 64*w + b
+				n := nodes[g]
 				x8 := val[n.level]
-				if x8 != 1 && n.lo > uint32(True) {
-					mark(n.lo)
+				// The copy keeps its edges' old ids, a forbidden one
+				// leading to False, and its own in next.
+				c := node{level: n.level, next: uint32(g)}
+				if x8 != 1 {
+					c.lo = n.lo
+					if n.lo > uint32(True) {
+						mark(n.lo)
+					}
 				}
-				if x8 != 0 && n.hi > uint32(True) {
-					mark(n.hi)
+				if x8 != 0 {
+					c.hi = n.hi
+					if n.hi > uint32(True) {
+						mark(n.hi)
+					}
 				}
+				local = append(local, c)
 			}
 		}
 	}
-	local = slices.Grow(local, marked)
+	slices.Reverse(local[2:])
 	rank := mk.rank
-	// newID is the copy's id of a child along an allowed edge, False
-	// along a forbidden one.
-	newID := func(c uint32, allowed bool) uint32 {
-		switch {
-		case !allowed:
-			return uint32(False)
-		case c <= uint32(True):
+	// rank[w] is the new id of the first marked id of word w: the copies
+	// are in ascending order, so a pass over them counts.
+	last := ^uint32(0)
+	for i := 2; i < len(local); i++ {
+		if w := local[i].next / 64; w != last {
+			rank[w], last = uint32(i), w
+		}
+	}
+	newID := func(c uint32) uint32 {
+		if c <= uint32(True) {
 			return c
 		}
 		w := c / 64
 		return rank[w] + uint32(bits.OnesCount64(bitsOf[w]&(1<<(c%64)-1)))
 	}
-	for k, words := range sum[:int(f)/64/64+1] {
-		for ; words != 0; words &= words - 1 {
-			w := 64*k + bits.TrailingZeros64(words)
-			rank[w] = uint32(len(local))
-			for x := bitsOf[w]; x != 0; x &= x - 1 {
-				g := 64*w + bits.TrailingZeros64(x)
-				n := nodes[g]
-				x8 := val[n.level]
-				local = append(local, node{level: n.level, lo: newID(n.lo, x8 != 1), hi: newID(n.hi, x8 != 0), next: uint32(g)})
-			}
-		}
+	for i := 2; i < len(local); i++ {
+		n := &local[i]
+		n.lo, n.hi = newID(n.lo), newID(n.hi)
 	}
 	return local, true
 }
