@@ -38,20 +38,20 @@ const (
 const DefaultScratch int64 = 1 << 30
 
 // smallShare is the share of the bound kept for small queries: those
-// asking for at most a 16th of the bound (the parts of placements with a
-// few queens, a million nodes at most) run in a lane of a quarter of it
-// (256 MiB of the default 1 GiB), and the others (sweeps of the whole
-// diagram, drawings) in the rest.
+// asking for at most an eighth of the bound (the parts of placements with
+// queens, two million nodes at most with the default 1 GiB) run in a lane
+// of a quarter of it (256 MiB of the default), and the others (sweeps of
+// the whole diagram, drawings) in the rest.
 const (
 	smallShare = 4
-	smallQuery = 16
+	smallQuery = 8
 )
 
 // workspace bounds the bytes of work space held by the queries running on
 // a Backend's spaces. It has two lanes, each a weighted semaphore, first
-// come first served within itself: small queries (at most limit/16 bytes,
-// the analysis of a placement of a few queens on any board up to 14×14)
-// take bytes from a lane of limit/4 of their own, and
+// come first served within itself: small queries (at most limit/8 bytes,
+// the analysis of a placement of queens on any board up to 14×14) take
+// bytes from a lane of limit/4 of their own, and
 // large ones (sweeps of the whole diagram, drawings) from the rest, at
 // most one per core but one at once (see New), so that a small query neither waits
 // for bytes behind a large one nor finds every core busy with large ones.

@@ -28,7 +28,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 // TestWorkspaceBoundsQueries checks the bound itself, lane by lane: of a
-// 1 MiB bound, small queries (64 KiB at most) share 256 KiB and large ones
+// 1 MiB bound, small queries (128 KiB at most) share 256 KiB and large ones
 // the remaining 768 KiB, two at once at most; within a lane they wait in
 // turn; a small query never waits for a large one; a waiter whose deadline
 // passes gets ErrBusy and the deadline; a context already over is not a

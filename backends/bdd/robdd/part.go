@@ -36,9 +36,12 @@ type Part struct {
 	whole bool
 }
 
-// partBytesPerNode is the work space a gathered Part holds per node: its
-// copy (16 bytes) and the sweeps' count, paths and flag (8, 8 and 1).
-const partBytesPerNode = 33
+// partBytesPerNode is the work space a gathered Part takes per node: its
+// copy (16 bytes, in an array that grows by doubling as the pass down
+// meets nodes: up to twice the part, and the arrays it outgrew as much
+// again, 48 bytes in all) and the sweeps' count, paths and flag (8, 8 and
+// 1).
+const partBytesPerNode = 65
 
 // wholeBytesPerNode is the work space a Whole Part's sweeps hold per id up
 // to the root: a count, paths and a flag.
