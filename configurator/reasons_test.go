@@ -182,11 +182,13 @@ func oracleCells(cs []configurator.Cell) []oracle.Cell {
 
 // TestReasonsExhaustive explains every blocked and forced square of every
 // board reachable by legal clicks up to 6×6 (every set of queens some
-// solution holds, placed rank by rank) on both backends.
+// solution holds, placed rank by rank), with the BDD backend, and up to 5×5
+// with the SAT backend too (the cross-check checks each reason of every
+// backend up to 6×6 as well).
 func TestReasonsExhaustive(t *testing.T) {
 	ctx := context.Background()
-	for _, b := range backends {
-		for n := 1; n <= 6; n++ {
+	for bi, b := range backends {
+		for n := 1; n <= 6-bi; n++ {
 			board := configuratortest.Board(t, n)
 			sp := space(t, b, n)
 			seen := map[string]bool{}

@@ -42,9 +42,13 @@ func TestAPIReasonsD7(t *testing.T) {
 // reachable by legal clicks up to 6×6 and on a seeded walk of clicks on
 // 7×7 to 10×10 (BDD): every reason listed rules the square and is
 // minimal, none is missing up to 6×6 (the oracle lists them all), and
-// make_room frees the square with the fewest queens.
+// make_room frees the square with the fewest queens. Each board is asked
+// about three of its blocked or forced squares, drawn by a seeded
+// generator (configurator's TestReasonsExhaustive asks about every square
+// of the same boards through the session, without HTTP).
 func TestAPIReasons(t *testing.T) {
 	_, ts := newTestServer(t, testConfig())
+	pick := rand.New(rand.NewPCG(6, 3))
 	for n := 1; n <= 6; n++ {
 		o := configuratortest.Board(t, n)
 		seen := map[string]bool{}
@@ -59,7 +63,7 @@ func TestAPIReasons(t *testing.T) {
 				}
 				if key := fmt.Sprint(q); !seen[key] {
 					seen[key] = true
-					checkReasonsAPI(t, ts, o, q, true)
+					checkReasonsAPI(t, ts, o, q, true, pick)
 				}
 			}
 		}
@@ -80,20 +84,26 @@ func TestAPIReasons(t *testing.T) {
 				break
 			}
 			q = append(q, free[rng.IntN(len(free))])
-			checkReasonsAPI(t, ts, o, q, false)
+			checkReasonsAPI(t, ts, o, q, false, pick)
 		}
 	}
 }
 
-// checkReasonsAPI explains every blocked and forced square under q.
-func checkReasonsAPI(t *testing.T, ts *httptest.Server, o *oracle.Board, q []oracle.Cell, all bool) {
+// checkReasonsAPI explains three blocked or forced squares under q, drawn
+// by pick.
+func checkReasonsAPI(t *testing.T, ts *httptest.Server, o *oracle.Board, q []oracle.Cell, all bool, pick *rand.Rand) {
 	t.Helper()
 	n := o.N()
 	a := o.Analyze(q)
+	var ruled []int
 	for v, st := range a.Cells {
-		if st != oracle.Blocked && st != oracle.Forced {
-			continue
+		if st == oracle.Blocked || st == oracle.Forced {
+			ruled = append(ruled, v)
 		}
+	}
+	pick.Shuffle(len(ruled), func(i, j int) { ruled[i], ruled[j] = ruled[j], ruled[i] })
+	for _, v := range ruled[:min(3, len(ruled))] {
+		st := a.Cells[v]
 		c := oracle.Cell{Row: v / n, Col: v % n}
 		body, _ := json.Marshal(map[string]any{"n": n, "queens": pairsOf(q), "backend": "bdd", "cell": [2]int{c.Row, c.Col}})
 		var got explainResponse
