@@ -11,7 +11,8 @@
 // It passes when no answer has a 5xx status, every request is answered
 // within its deadline with the status it expects, the server logs no
 // error, its goroutines and its heap after a garbage collection are back
-// within 10 % of their values before the run, and it exits cleanly. It
+// within 10 % of their values before the run, its peak resident memory
+// (VmHWM, read from /proc) stays within -max-rss, and it exits cleanly. It
 // prints a summary (requests served, answers by status, latency
 // percentiles, heap and goroutines before, at the peak and after) and
 // exits with status 1 when the soak fails.
@@ -27,7 +28,17 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/nqueens/configurator/configurator/bytesize"
 )
+
+// defaultMaxRSS bounds the server's peak resident memory in the soak of
+// `make soak` (BDD boards to 14×14, every order to 10×10, SAT to 32×32,
+// 64 clients, the server's default -cache 1G and -bdd-scratch 1G): 1.6 GiB
+// measured on the reference machine, with room for a slower machine's
+// timing (more queries in flight at once) and the compiles of a cold
+// start; README, "Limits per client, memory and metrics", has the figures.
+const defaultMaxRSS = 3 << 30
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -59,6 +70,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (passed b
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the workload")
 	fs.Float64Var(&cfg.Tolerance, "tolerance", cfg.Tolerance, "how far above the baseline goroutines and heap may end (0.10: 10 %)")
 	fs.DurationVar(&cfg.Timeout, "timeout", 35*time.Second, "timeout of one request (the server's deadline is 30 s)")
+	cfg.MaxRSS = defaultMaxRSS
+	fs.Var((*bytesize.Size)(&cfg.MaxRSS), "max-rss", "bound of the server's peak resident memory (VmHWM) over the soak, in bytes (suffixes K, M, G); 0: none")
 	logPath := fs.String("server-log", "", "file to copy the server's log to")
 	jsonPath := fs.String("json", "", "file to write the figures to, as JSON")
 	fs.StringVar(&cfg.Profiles, "profiles", "", "directory to write heap profiles to, before and after the run (go tool pprof -base heap-before.pb.gz heap-after.pb.gz)")

@@ -17,6 +17,7 @@ import (
 	"github.com/nqueens/configurator/cmd/web/launch"
 	"github.com/nqueens/configurator/cmd/web/server"
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/bytesize"
 )
 
 // config is one soak.
@@ -36,6 +37,7 @@ type config struct {
 	Tolerance      float64       // of goroutines and heap against the baseline: 0.10
 	Settle         time.Duration // how long the server gets to return to its baseline after the run
 	Timeout        time.Duration // of one request: the server's deadline and a margin
+	MaxRSS         int64         // bound of the server's peak resident memory (VmHWM), in bytes; 0: none
 	ServerLog      io.Writer     // a copy of the server's log; nil: none
 	Profiles       string        // directory for heap profiles before and after; "": none
 	Progress       io.Writer     // where the soak says what it is doing; nil: nowhere
@@ -49,6 +51,7 @@ type report struct {
 	before, after, peak  server.Stats
 	warmup               loadgen.Result
 	precompile           time.Duration
+	peakRSS              uint64 // the server's peak resident memory over its whole life (VmHWM)
 	stopErr              error
 	logWarnings, logErrs int
 	firstErrs            []string
@@ -60,10 +63,10 @@ func (r *report) passed() bool { return len(r.failures) == 0 }
 
 // serverArgs are the server's flags for a soak beyond its addresses (the
 // launcher picks free loopback ports and starts the debug listener): the
-// soak's limits, a SAT queue twice as long
-// as the number of clients, and an API rate limit far above what the
-// clients, which share one address, can send. The queue's refusals (503
-// busy) are tested on their own; here they would only say that more work
+// soak's limits and a SAT queue twice as long as the number of clients.
+// The clients share one loopback address, which the server's default
+// per-client limits leave free (-loopback-rate, -loopback-concurrent).
+// The queue's refusals (503 busy) are tested on their own; here they would only say that more work
 // than clients waits for the solver, which happens when every client waits
 // for it: the compile of a recycled SAT space (see the server's -recycle)
 // counts its solutions through the same queue.
@@ -71,7 +74,6 @@ func (c config) serverArgs() []string {
 	args := []string{
 		"-bdd-max-n", strconv.Itoa(c.BDDMaxN), "-sat-max-n", strconv.Itoa(c.SATMaxN),
 		"-sat-queue", strconv.Itoa(2 * max(c.Clients, 1)),
-		"-api-rate", "1000000", "-api-burst", "1000000",
 	}
 	return append(args, c.Extra...)
 }
@@ -88,7 +90,8 @@ func (c config) say(format string, args ...any) {
 // with SIGTERM. The report says what it saw and whether that passes: no
 // 5xx, no hang, no request without an answer, no unexpected status, no
 // error in the server's log, goroutines and heap back within the tolerance
-// of the baseline, and a clean exit.
+// of the baseline, the server's peak resident memory within its bound, and
+// a clean exit.
 func soak(ctx context.Context, cfg config) (*report, error) {
 	mix := loadgen.SoakMix(cfg.BDDMaxN, cfg.SATMaxN)
 	gen, err := mix.Generator()
@@ -163,6 +166,9 @@ func soak(ctx context.Context, cfg config) (*report, error) {
 		}
 	}
 
+	if r.peakRSS, err = p.PeakRSS(); err != nil {
+		return nil, fmt.Errorf("the server's peak memory: %w", err)
+	}
 	r.stopErr = p.Stop(30 * time.Second)
 	stopped = true
 	log := p.Log()
@@ -335,6 +341,9 @@ func (r *report) judge() {
 	if !within(int(r.after.HeapAlloc), int(r.before.HeapAlloc), r.cfg.Tolerance) {
 		fail("heap %s after the run, %s before: more than %.0f%% up", mib(r.after.HeapAlloc), mib(r.before.HeapAlloc), 100*r.cfg.Tolerance)
 	}
+	if max := r.cfg.MaxRSS; max > 0 && r.peakRSS > uint64(max) {
+		fail("peak resident memory %s, above the bound of %s", bytesize.Format(int64(r.peakRSS)), bytesize.Format(max))
+	}
 	if r.stopErr != nil {
 		fail("stopping: %v", r.stopErr)
 	}
@@ -372,6 +381,11 @@ func (r *report) summary(w io.Writer) {
 	fmt.Fprintf(w, "before: %s\n", describe(r.before))
 	fmt.Fprintf(w, "peak:   %d goroutines, heap %s (heap from the OS %s), %d GCs in all\n", r.peak.Goroutines, mib(r.peak.HeapAlloc), mib(r.peak.HeapSys), r.peak.NumGC)
 	fmt.Fprintf(w, "after:  %s\n", describe(r.after))
+	bound := "no bound"
+	if r.cfg.MaxRSS > 0 {
+		bound = "bound " + bytesize.Format(r.cfg.MaxRSS)
+	}
+	fmt.Fprintf(w, "peak resident memory (VmHWM, the server's whole life): %s (%s)\n", bytesize.Format(int64(r.peakRSS)), bound)
 	fmt.Fprintf(w, "goroutines %+.1f%%, heap %+.1f%% (tolerance %.0f%%)\n",
 		change(r.after.Goroutines, r.before.Goroutines), change(int(r.after.HeapAlloc), int(r.before.HeapAlloc)), 100*r.cfg.Tolerance)
 	fmt.Fprintf(w, "server log: %d warnings, %d errors; stop: %s\n", r.logWarnings, r.logErrs, errText(r.stopErr, "clean exit after SIGTERM"))
@@ -411,7 +425,7 @@ func (r *report) jsonReport() ([]byte, error) {
 		"requests": r.run.Requests, "answered": r.run.Answered, "per_second": r.run.PerSecond,
 		"status": r.run.Status, "hangs": r.run.Hangs, "unexpected": r.run.Unexpected,
 		"p50_ms": ms(r.run.Latency.P50), "p90_ms": ms(r.run.Latency.P90), "p99_ms": ms(r.run.Latency.P99), "max_ms": ms(r.run.Latency.Max),
-		"before": r.before, "after": r.after, "peak": r.peak,
+		"before": r.before, "after": r.after, "peak": r.peak, "peak_rss": r.peakRSS, "max_rss": r.cfg.MaxRSS,
 	}, "", "  ")
 }
 

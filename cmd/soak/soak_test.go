@@ -19,6 +19,11 @@ var (
 	soakClients  = flag.Int("soak.clients", 16, "clients of the short soak")
 )
 
+// shortSoakMaxRSS bounds the server's peak resident memory in the short
+// soak: about 200 MiB measured on the reference machine, with room for a
+// slower machine's timing.
+const shortSoakMaxRSS = 1 << 30
+
 // webBinary is the server binary the tests start, built by TestMain. It is
 // built without the race detector even when the tests run with it: the
 // server's concurrency is raced in-process by cmd/web's tests, and a race
@@ -49,13 +54,15 @@ func TestMain(m *testing.M) {
 // boards up to 12×12 (BDD) and 20×20 (SAT), one request in ten bad. It
 // fails on any 5xx, any request unanswered within its deadline or answered
 // with a status it did not expect, any error in the server's log, goroutines
-// or heap after a GC more than 10 % above their values before the run, or
-// an unclean exit after SIGTERM.
+// or heap after a GC more than 10 % above their values before the run, a
+// peak resident memory above shortSoakMaxRSS, or an unclean exit after
+// SIGTERM.
 func TestShortSoak(t *testing.T) {
 	var log strings.Builder
 	cfg := config{
 		Server: webBinary, Duration: *soakDuration, Warmup: 30 * time.Second, WarmupRequests: 1500, Clients: *soakClients,
 		BDDMaxN: 12, SATMaxN: 20, Seed: 1, Tolerance: 0.10, Settle: 20 * time.Second, Timeout: 35 * time.Second,
+		MaxRSS:    shortSoakMaxRSS,
 		ServerLog: &limitedWriter{w: &log, n: 1 << 20}, Progress: testWriter{t},
 	}
 	r, err := soak(context.Background(), cfg)
@@ -75,6 +82,9 @@ func TestShortSoak(t *testing.T) {
 		if lr := r.run.Labels[label]; lr == nil || lr.Answered == 0 {
 			t.Errorf("no %q request was answered", label)
 		}
+	}
+	if r.peakRSS == 0 {
+		t.Error("the server's peak resident memory was not read")
 	}
 	if r.run.Status[200] == 0 || r.run.Status[400] == 0 || r.run.Status[413] == 0 || r.run.Status[422] == 0 {
 		t.Errorf("statuses %v: want 200, 400, 413 and 422 among them", r.run.Status)
@@ -238,4 +248,29 @@ func (l *limitedWriter) Write(p []byte) (int, error) {
 		l.n -= k
 	}
 	return len(p), nil
+}
+
+// TestJudgePeakRSS checks the memory assertion of a soak: a peak above the
+// bound fails it with both figures in words, one within it or without a
+// bound does not.
+func TestJudgePeakRSS(t *testing.T) {
+	tests := []struct {
+		peak  uint64
+		bound int64
+		fails string
+	}{
+		{peak: 3 << 30, bound: 4 << 30},
+		{peak: 4 << 30, bound: 4 << 30},
+		{peak: 5 << 30, bound: 4 << 30, fails: "peak resident memory 5 GiB, above the bound of 4 GiB"},
+		{peak: 5 << 30, bound: 0},
+	}
+	for _, tt := range tests {
+		r := &report{cfg: config{MaxRSS: tt.bound}, peakRSS: tt.peak}
+		r.run.Answered = 1
+		r.judge()
+		got := strings.Join(r.failures, "; ")
+		if got != tt.fails {
+			t.Errorf("peak %d, bound %d: failures %q, want %q", tt.peak, tt.bound, got, tt.fails)
+		}
+	}
 }

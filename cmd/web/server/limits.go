@@ -119,7 +119,8 @@ func (l *clientLimiter) admit(addr string, now time.Time) (done func(), refused 
 	}
 	cl.seen = now
 	if lim.Concurrent > 0 && cl.inFlight >= lim.Concurrent {
-		return nil, &problem{Status: http.StatusTooManyRequests, RetryAfter: 1, Message: fmt.Sprintf("Too many requests at once from your address: this server works on %d at a time for each address. Wait for an answer before asking again.", lim.Concurrent)}
+		return nil, &problem{Status: http.StatusTooManyRequests, RetryAfter: 1,
+			Message: fmt.Sprintf("Too many requests at once from your address: this server works on %d at a time for each address. Wait for an answer before asking again.", lim.Concurrent)}
 	}
 	if cl.bucket != nil {
 		r := cl.bucket.ReserveN(now, 1)
@@ -130,7 +131,7 @@ func (l *clientLimiter) admit(addr string, now time.Time) (done func(), refused 
 				wait = max(1, int(math.Ceil(d.Seconds())))
 			}
 			return nil, &problem{Status: http.StatusTooManyRequests, RetryAfter: wait,
-				Message: fmt.Sprintf("Too many requests from your address: this server answers %g a second for each address (bursts of %d). Please slow down.", lim.Rate, lim.Burst)}
+				Message: fmt.Sprintf("Too many requests from your address: this server answers %g a second for each address (bursts of %d). Please slow down: try again in %s.", lim.Rate, lim.Burst, seconds(wait))}
 		}
 	}
 	cl.inFlight++
@@ -139,6 +140,14 @@ func (l *clientLimiter) admit(addr string, now time.Time) (done func(), refused 
 		cl.inFlight--
 		l.mu.Unlock()
 	}, nil
+}
+
+// seconds says a wait in words: "a second", "3 seconds".
+func seconds(n int) string {
+	if n == 1 {
+		return "a second"
+	}
+	return fmt.Sprintf("%d seconds", n)
 }
 
 // sweep forgets the clients idle for clientExpiry with nothing in flight.

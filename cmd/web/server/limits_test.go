@@ -71,7 +71,7 @@ func TestClientRateLimit(t *testing.T) {
 			if ra := rec.Header().Get("Retry-After"); ra != "1" {
 				t.Errorf("%s: 429 with Retry-After %q, want 1", tt.name, ra)
 			}
-			if body := rec.Body.String(); !strings.Contains(body, "Too many requests from your address") || !strings.Contains(body, "Please slow down") {
+			if body := rec.Body.String(); !strings.Contains(body, "Too many requests from your address") || !strings.Contains(body, "Please slow down: try again in a second.") {
 				t.Errorf("%s: 429 without its words: %.300s", tt.name, body)
 			}
 		}
