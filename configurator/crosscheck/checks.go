@@ -108,10 +108,12 @@ func (c *checker) checkExplain(ctx context.Context, i int, s *configurator.Sessi
 			fmt.Sprintf("an explanation of %v as %v whose first reason is Because", cell, state(st)))
 		return nil
 	}
+	// One disagreement per explanation: the first reason that is wrong.
 	for _, r := range e.Reasons {
 		got := fmt.Sprintf("%v [%s] %q", r.Reason, configurator.FormatCells(r.Queens), r.String())
 		if problem := c.reasonProblem(queens, cell, st, r); problem != "" {
 			c.disagree(i, queens, "explain", &cell, got, problem)
+			break
 		}
 	}
 	return nil
