@@ -29,21 +29,28 @@ const (
 
 // hostileDeadline is the SAT deadline of these tests, short to keep them
 // short; the server's default is 10 s.
-const hostileDeadline = 2 * time.Second
+const hostileDeadline = 3 * time.Second
 
 // TestHostileSAT: a hostile placement takes the SAT backend from no one.
 // The attacking request ends by its deadline; a second client's SAT
 // requests on 20×20, sent meanwhile from another address, keep their p90
 // under 500 ms and get no 503; and one second after the deadline the
 // process's CPU is idle: the solver was stopped, not left running.
+//
+// On a machine loaded by other work (or under the race detector, several
+// times slower) the same requests take longer without any attack, and the
+// attack's core is missed more: the second client's p90 is held to 500 ms
+// plus twice its p90 measured just before the attack, which on a quiet
+// machine is a few tens of milliseconds. Before the solver could be
+// stopped, it was the whole deadline.
 func TestHostileSAT(t *testing.T) {
 	for _, tc := range []struct {
-		name   string
-		maxN   int
-		attack string // the body of the attacking /api/v1/analyze
+		name    string
+		n, maxN int
+		attack  string // the body of the attacking /api/v1/analyze
 	}{
-		{"32×32 hill-climbed", 32, analyzeBody(t, 32, hostile32)},
-		{"72×72 pigeonhole, -sat-max-n 100", 100, hostile72},
+		{"32×32 hill-climbed", 32, 32, analyzeBody(t, 32, hostile32)},
+		{"72×72 pigeonhole, -sat-max-n 100", 72, 100, hostile72},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := testConfig()
@@ -51,7 +58,21 @@ func TestHostileSAT(t *testing.T) {
 			_, ts := newTestServer(t, cfg)
 			attacker, victim := clientFrom(t, "127.0.0.1"), clientFrom(t, "127.0.0.2")
 			victimBodies := victimRequests(t, 20, 12)
-			postAnalyze(t, victim, ts, victimBodies[0]) // compile the 20×20 space first
+			// The attacker's board compiled first, so that the attack's time
+			// is its analysis's alone.
+			if status, _ := postAnalyze(t, attacker, ts, analyzeBody(t, tc.n, "")); status != http.StatusOK {
+				t.Fatalf("the empty %d×%d board: %d", tc.n, tc.n, status)
+			}
+			var quiet []time.Duration // the second client's latencies without the attack
+			for _, body := range victimBodies {
+				begin := time.Now()
+				if status, _ := postAnalyze(t, victim, ts, body); status != http.StatusOK {
+					t.Fatalf("without the attack, a 20×20 request: %d", status)
+				}
+				quiet = append(quiet, time.Since(begin))
+			}
+			slices.Sort(quiet)
+			quietP90 := quiet[len(quiet)*9/10]
 
 			attackDone := make(chan attackResult, 1)
 			start := time.Now()
@@ -78,19 +99,20 @@ func TestHostileSAT(t *testing.T) {
 			}
 			slices.Sort(latencies)
 			p50, p90 := latencies[len(latencies)/2], latencies[len(latencies)*9/10]
-			t.Logf("attack: %d after %v; second client: %d requests, p50 %v, p90 %v, statuses %v",
-				attack.status, attack.took.Round(time.Millisecond), len(latencies), p50.Round(time.Millisecond), p90.Round(time.Millisecond), statuses)
+			t.Logf("attack: %d after %v; second client: %d requests, p50 %v, p90 %v (%v without the attack), statuses %v",
+				attack.status, attack.took.Round(time.Millisecond), len(latencies), p50.Round(time.Millisecond), p90.Round(time.Millisecond),
+				quietP90.Round(time.Millisecond), statuses)
 			if attack.status == http.StatusOK {
 				t.Errorf("the attack was answered 200 within %v: not hostile enough to test anything", attack.took)
 			}
-			if attack.took > hostileDeadline+time.Second { // a second for a loaded machine: uninterrupted, 38 s and minutes
+			if attack.took > hostileDeadline+time.Second { // room for a loaded machine; uninterrupted, 38 s and minutes
 				t.Errorf("the attacking request ended after %v, want by its deadline of %v", attack.took, hostileDeadline)
 			}
 			if statuses[http.StatusOK] != len(latencies) {
 				t.Errorf("the second client got %v, want %d × 200", statuses, len(latencies))
 			}
-			if p90 >= 500*time.Millisecond {
-				t.Errorf("the second client's p90 is %v, want < 500 ms", p90)
+			if p90 >= 500*time.Millisecond+2*quietP90 {
+				t.Errorf("the second client's p90 is %v (%v without the attack), want < 500 ms + twice that", p90, quietP90)
 			}
 
 			// One second after the deadline the solver's CPU is idle.
