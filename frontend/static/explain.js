@@ -267,7 +267,9 @@
     }
     panelPos = -1;
     if (st.panel) {
-      // Forward onto a closed panel's entry: the board is the same.
+      // Forward onto the entry of a panel closed before: the board is
+      // the same, and the next step made from here rewrites the entry
+      // (htmx saves the page under it first).
       ev.stopImmediatePropagation();
     }
     render();

@@ -71,6 +71,23 @@ func TestBrowserExplain(t *testing.T) {
 		}
 	})
 
+	t.Run("a closed panel's entry is passed over", func(t *testing.T) {
+		b.t = t
+		b.open("/?n=8&q=a1&backend=bdd")
+		b.click("cell-c2")
+		b.do("escape", chromedp.KeyEvent(kb.Escape))
+		b.wait("the panel closes", `!document.getElementById("panel")`)
+		b.do("forward onto the closed panel's entry", chromedp.Evaluate[chromedp.Void](`history.forward()`))
+		time.Sleep(200 * time.Millisecond)
+		b.click("cell-e2")
+		b.do("mark the app", chromedp.Evaluate[chromedp.Void](`document.getElementById("app").dataset.stale = "1"`))
+		b.do("back", chromedp.Evaluate[chromedp.Void](`history.back()`))
+		b.wait("a1's board again", settled+` && document.getElementById("count").textContent === "4 solutions"`)
+		if got := b.location(); got != "/?n=8&q=a1&backend=bdd" {
+			t.Errorf("after Back: address %q", got)
+		}
+	})
+
 	t.Run("back with a panel open closes the panel", func(t *testing.T) {
 		b.t = t
 		b.open("/?n=8&backend=bdd")
