@@ -1,13 +1,14 @@
 // Preview: hovering or focusing a free square shows what a queen there
 // would do (the solutions left, the squares it would block, the queens it
 // would force) without placing it. One request to the JSON API per square,
-// after the pointer rests on it for a moment; nothing in the address
-// changes.
+// after the pointer rests on it for a moment, or after a long press on a
+// touch screen; nothing in the address changes.
 (function () {
   'use strict';
 
   var CELL = '#board-form button[data-cell]';
   var DELAY = 180; // ms the pointer rests before the request
+  var LONG = 450;  // ms of a long press on a touch screen
   var timer = 0;
   var shown = '';  // the square previewed, or ''
   var seq = 0;     // answers to older requests are ignored
@@ -101,6 +102,34 @@
     var btn = ev.target.closest ? ev.target.closest(CELL) : null;
     if (btn && (!ev.relatedTarget || !btn.contains(ev.relatedTarget))) { clear(); }
   }
+  // On a touch screen, which has no hover, a long press on a free square
+  // previews it; the tap that ends the press places nothing.
+  var press = 0, pressed = false;
+  document.addEventListener('pointerdown', function (ev) {
+    clearTimeout(press);
+    pressed = false;
+    var btn = ev.pointerType === 'touch' && ev.target.closest ? ev.target.closest(CELL) : null;
+    if (!btn || !btn.classList.contains('free')) { return; }
+    press = setTimeout(function () {
+      pressed = true;
+      clear();
+      preview(btn);
+    }, LONG);
+  });
+  ['pointerup', 'pointercancel', 'pointerleave'].forEach(function (type) {
+    document.addEventListener(type, function () { clearTimeout(press); });
+  });
+  document.addEventListener('click', function (ev) {
+    if (pressed && ev.target.closest && ev.target.closest(CELL)) {
+      pressed = false;
+      ev.preventDefault();
+      ev.stopImmediatePropagation();
+    }
+  }, true);
+  document.addEventListener('contextmenu', function (ev) {
+    if (pressed) { ev.preventDefault(); }
+  });
+
   document.addEventListener('mouseover', start);
   document.addEventListener('focusin', start);
   document.addEventListener('mouseout', stop);

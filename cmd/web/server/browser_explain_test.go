@@ -251,6 +251,21 @@ func TestBrowserExplain(t *testing.T) {
 		}
 	})
 
+	t.Run("a long press previews a square on a touch screen", func(t *testing.T) {
+		b.t = t
+		b.open("/?n=8&q=a1&backend=bdd")
+		before := b.location()
+		b.do("press e2", chromedp.Evaluate[chromedp.Void](`document.getElementById("cell-e2").dispatchEvent(new PointerEvent("pointerdown", {bubbles: true, pointerType: "touch"}))`))
+		b.wait("the preview", `document.getElementById("preview") && document.getElementById("preview").textContent.indexOf("A queen on e2") === 0`)
+		// The tap that ends the press places no queen.
+		b.do("release e2", chromedp.Evaluate[chromedp.Void](`document.getElementById("cell-e2").dispatchEvent(new PointerEvent("pointerup", {bubbles: true, pointerType: "touch"}));
+			document.getElementById("cell-e2").click()`))
+		time.Sleep(300 * time.Millisecond)
+		if got := b.location(); got != before || strings.Contains(b.class("cell-e2"), "queen") {
+			t.Errorf("the long press placed a queen: %q, e2 %q", got, b.class("cell-e2"))
+		}
+	})
+
 	if errs := b.consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors: %q", errs)
 	}
