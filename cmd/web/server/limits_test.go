@@ -1,6 +1,7 @@
 package server
 
 import (
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -279,6 +280,36 @@ func TestFailedPageBounded(t *testing.T) {
 		}
 		if steps, _ := sample(scrape(t, s), "nqueens_analysis_duration_seconds", "backend", "sat"); steps > float64(tt.steps) {
 			t.Errorf("%s: %v steps on the SAT backend, want at most %d", tt.name, steps, tt.steps)
+		}
+	}
+}
+
+// TestClientLimitCheck checks that Config.Check refuses limits that make
+// no sense, naming the flag to fix.
+func TestClientLimitCheck(t *testing.T) {
+	tests := []struct {
+		client, loopback ClientLimit
+		want             string // in the error; "" for none
+	}{
+		{ClientLimit{Rate: 20, Burst: 40, Concurrent: 6}, ClientLimit{}, ""},
+		{ClientLimit{}, ClientLimit{Rate: 0.5, Burst: 1}, ""},
+		{ClientLimit{Rate: -1, Burst: 1}, ClientLimit{}, "-rate must be a finite number"},
+		{ClientLimit{Rate: math.NaN(), Burst: 1}, ClientLimit{}, "-rate must be a finite number"},
+		{ClientLimit{Rate: math.Inf(1), Burst: 1}, ClientLimit{}, "-rate must be a finite number"},
+		{ClientLimit{Rate: 5}, ClientLimit{}, "-burst must be at least 1 when -rate is set"},
+		{ClientLimit{Concurrent: -1}, ClientLimit{}, "-concurrent must not be negative"},
+		{ClientLimit{}, ClientLimit{Rate: 5}, "-loopback-burst must be at least 1 when -loopback-rate is set"},
+		{ClientLimit{}, ClientLimit{Concurrent: -2}, "-loopback-concurrent must not be negative"},
+	}
+	for _, tt := range tests {
+		cfg := DefaultConfig()
+		cfg.Client, cfg.Loopback = tt.client, tt.loopback
+		err := cfg.Check()
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%+v, %+v: %v", tt.client, tt.loopback, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%+v, %+v: error %v, want one with %q", tt.client, tt.loopback, err, tt.want)
 		}
 	}
 }
