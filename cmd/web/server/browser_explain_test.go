@@ -58,6 +58,11 @@ func TestBrowserExplain(t *testing.T) {
 		if got := eval[string](b, `document.activeElement.id`); got != "cell-c2" {
 			t.Errorf("after Enter on c2 focus is on %q, want cell-c2", got)
 		}
+		// One Tab from the square reaches the panel's first action.
+		b.do("tab", chromedp.KeyEvent(kb.Tab))
+		if got := eval[string](b, `document.activeElement.textContent`); got != "Make room" {
+			t.Errorf("one Tab after the square reaches %q, want Make room", got)
+		}
 		b.do("escape", chromedp.KeyEvent(kb.Escape))
 		b.wait("the panel closes", `!document.getElementById("panel")`)
 		if got := eval[string](b, `document.activeElement.id`); got != "cell-c2" {
