@@ -30,8 +30,7 @@ func (b *Backend) admit(ctx context.Context) (done func(), err error) {
 	done, err = b.requests.Acquire(ctx, client)
 	switch {
 	case errors.Is(err, fair.ErrFull):
-		return nil, fmt.Errorf("%d requests waiting for the SAT solver, at most %d of one client: %w",
-			b.requests.Waiting(), b.clientQueue, configurator.ErrBusy)
+		return nil, fmt.Errorf("%d requests of this client waiting for the SAT solver: %w", b.queue, configurator.ErrBusy)
 	case err != nil:
 		return nil, fmt.Errorf("waiting for the SAT solver: %w", err)
 	}

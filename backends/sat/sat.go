@@ -41,10 +41,11 @@
 //     and Admit lets in at most Options.Serve requests at once (by default
 //     one per core), at most one per client (requests without a client, the
 //     process's own, are not limited so). The others wait in a line per
-//     client of at most Options.ClientQueue requests, and a place that frees
-//     goes to the next client in turn (round robin), not to the request that
-//     came first: a client sending many requests waits behind its own.
-//     Options.Queue bounds all the lines together. A request makes many
+//     client of at most Options.Queue requests, and a place that frees goes
+//     to the next client in turn (round robin), not to the request that
+//     came first: a client sending many requests waits behind its own, and
+//     however many it sends, other clients' lines stay open. (The server
+//     bounds the clients and their connections.) A request makes many
 //     solver calls (one per undecided cell, one per queen an explanation
 //     tries to drop); admitted whole, they run back to back.
 //   - Every solver call waits for one of the process's gophersat turns
@@ -86,13 +87,9 @@ const (
 	// N-Queens completion is NP-complete, so a placement built to be hard
 	// may take longer: its deadline then interrupts the solver.
 	DefaultMaxN = 120
-	// DefaultQueue is how many requests may wait for admission, and how
-	// many solver calls for the solver.
+	// DefaultQueue is how many requests of one client may wait for
+	// admission, and how many solver calls for the solver.
 	DefaultQueue = 32
-	// DefaultClientQueue is how many requests of one client may wait for
-	// admission: a page asks for a few at once (the board, the heat map);
-	// a client asking for more is refused.
-	DefaultClientQueue = 8
 	// DefaultCountCap is the default cap of the blocking-clause count.
 	DefaultCountCap = 10000
 	// DefaultTimeout bounds one query, its waits for the solver included.
@@ -105,16 +102,13 @@ type Options struct {
 	// MaxN is the largest board accepted; 0 means DefaultMaxN. Beyond it
 	// Compile returns an error wrapping configurator.ErrTooLarge.
 	MaxN int
-	// Queue bounds each of the two lines of the package doc's Admission: how
-	// many requests may wait for Admit, and how many solver calls for the
-	// solver (at least Serve); 0 means DefaultQueue. A query waits each time
-	// it needs the solver (most questions on large boards are answered
-	// without it). A caller that finds its line full fails at once with an
-	// error wrapping configurator.ErrBusy.
+	// Queue bounds the lines of the package doc's Admission: how many
+	// requests of one client may wait for Admit, and how many solver calls
+	// for the solver (at least Serve); 0 means DefaultQueue. A query waits
+	// each time it needs the solver (most questions on large boards are
+	// answered without it). A caller that finds its line full fails at once
+	// with an error wrapping configurator.ErrBusy.
 	Queue int
-	// ClientQueue bounds the requests of one client waiting for Admit; 0
-	// means DefaultClientQueue.
-	ClientQueue int
 	// Serve is how many requests Admit lets in at once, at most one per
 	// client; 0 means one per turn of package solverlock (per core).
 	Serve int
@@ -134,10 +128,10 @@ type Options struct {
 // configurator.Backend and configurator.Loader, and is safe for concurrent
 // use.
 type Backend struct {
-	maxN        int
-	countCap    int
-	timeout     time.Duration
-	clientQueue int
+	maxN     int
+	countCap int
+	timeout  time.Duration
+	queue    int
 	// requests are the places of requests admitted, Options.Serve of them,
 	// one per client, with the lines of those waiting.
 	requests *fair.Sem
@@ -155,13 +149,13 @@ type Backend struct {
 func New(opts Options) *Backend {
 	queue, serve := satbase.Or(opts.Queue, DefaultQueue), satbase.Or(opts.Serve, solverlock.Turns())
 	b := &Backend{
-		maxN:        satbase.Or(opts.MaxN, DefaultMaxN),
-		countCap:    satbase.Or(opts.CountCap, DefaultCountCap),
-		timeout:     satbase.Or(opts.Timeout, DefaultTimeout),
-		clientQueue: satbase.Or(opts.ClientQueue, DefaultClientQueue),
-		callBound:   int64(max(queue, serve)), // the admitted requests' calls always fit
+		maxN:      satbase.Or(opts.MaxN, DefaultMaxN),
+		countCap:  satbase.Or(opts.CountCap, DefaultCountCap),
+		timeout:   satbase.Or(opts.Timeout, DefaultTimeout),
+		queue:     queue,
+		callBound: int64(max(queue, serve)), // the admitted requests' calls always fit
 	}
-	b.requests = fair.New(fair.Limits{Turns: serve, Share: 1, ClientQueue: b.clientQueue, Queue: queue})
+	b.requests = fair.New(fair.Limits{Turns: serve, Share: 1, ClientQueue: queue})
 	return b
 }
 

@@ -685,11 +685,11 @@ func TestQueue(t *testing.T) {
 
 // TestAdmit: requests are admitted Serve at a time, one per client; a
 // place that frees goes to the next client in turn, not to the request
-// that came first; each client's line and all lines together are bounded
-// (the next request gets ErrBusy at once), and a request whose context
-// ends leaves its line.
+// that came first; each client's line is bounded (its next request gets
+// ErrBusy at once) while other clients' stay open, and a request whose
+// context ends leaves its line.
 func TestAdmit(t *testing.T) {
-	b := New(Options{Serve: 1, Queue: 4, ClientQueue: 2})
+	b := New(Options{Serve: 1, Queue: 2})
 	sp := nqueens(t, b, 6)
 	bg := context.Background()
 	client := func(ctx context.Context, id string) context.Context { return configurator.WithClient(ctx, id) }
@@ -727,8 +727,10 @@ func TestAdmit(t *testing.T) {
 	if _, err := configurator.Admit(client(bg, "a"), sp); !errors.Is(err, configurator.ErrBusy) {
 		t.Errorf("with the client's line full: %v, want ErrBusy", err)
 	}
-	if _, err := configurator.Admit(client(bg, "d"), sp); !errors.Is(err, configurator.ErrBusy) {
-		t.Errorf("with all lines full: %v, want ErrBusy", err)
+	short, cancelShort := context.WithTimeout(bg, 20*time.Millisecond)
+	defer cancelShort()
+	if _, err := configurator.Admit(client(short, "d"), sp); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("another client, while one's line is full: %v, want it to wait (DeadlineExceeded)", err)
 	}
 	cancel()
 	waitQueue(t, b, 3) // the request that gave up leaves

@@ -17,6 +17,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/nqueens/configurator/backends/sat"
+	"github.com/nqueens/configurator/backends/sat/solverlock"
 	"github.com/nqueens/configurator/configurator"
 )
 
@@ -49,8 +50,8 @@ func pigeonhole(t *testing.T, n int) *configurator.Model {
 }
 
 // TestSATQueueDrainsWhenClientsLeave checks the bounded queue in front of
-// the SAT backend through the server: while a long refutation holds the
-// solver (the process has one, gophersat being unsafe for concurrent use),
+// the SAT backend through the server: while long refutations hold every
+// solver turn of the process (package solverlock, one per core),
 // one request is served (it waits for the solver), the next ones queue up
 // to the bound and the one after gets 503 with Retry-After at once;
 // clients that disconnect leave the queue, which then has room again; and
@@ -91,17 +92,20 @@ func TestSATQueueDrainsWhenClientsLeave(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var held atomic.Bool
+		var held atomic.Bool // every holder still refuting
 		held.Store(true)
-		holder := make(chan error, 1)
-		go func() {
-			ok, err := sp.Satisfiable(context.Background(), nil, nil)
-			held.Store(false)
-			if err == nil && ok {
-				err = errors.New("the pigeonhole principle does not hold")
-			}
-			holder <- err
-		}()
+		holders := solverlock.Turns()
+		holder := make(chan error, holders)
+		for range holders {
+			go func() {
+				ok, err := sp.Satisfiable(context.Background(), nil, nil)
+				held.Store(false)
+				if err == nil && ok {
+					err = errors.New("the pigeonhole principle does not hold")
+				}
+				holder <- err
+			}()
+		}
 
 		// One request is served (it waits for the solver's turn), two
 		// wait for it in the queue.
@@ -140,8 +144,10 @@ func TestSATQueueDrainsWhenClientsLeave(t *testing.T) {
 				served <- status
 			}()
 		}
-		if err := <-holder; err != nil {
-			t.Fatalf("the holder: %v", err)
+		for range holders {
+			if err := <-holder; err != nil {
+				t.Fatalf("a holder: %v", err)
+			}
 		}
 		if filled && drained && stillHeld {
 			<-served
