@@ -174,7 +174,7 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	fs.StringVar(&o.BDD.Dir, "cache-dir", bdd.DefaultDir(), "`directory` where compiled BDD spaces are kept, so that a restart loads them instead of compiling again; \"off\" or empty: none")
 	fs.DurationVar(&c.CompileDeadline, "compile-deadline", c.CompileDeadline, "deadline of one compile (a BDD of a large board takes a while, once)")
 	fs.IntVar(&o.SAT.MaxN, "sat-max-n", o.SAT.MaxN, "largest board of the SAT backend")
-	fs.IntVar(&o.SAT.Queue, "sat-queue", o.SAT.Queue, "requests that may wait for the SAT solver; more get 503")
+	fs.IntVar(&o.SAT.Queue, "sat-queue", o.SAT.Queue, "requests of one client address that may wait for the SAT solver; more get 503")
 	fs.IntVar(&o.SAT.Serve, "sat-serve", o.SAT.Serve, "requests the SAT backend serves at once, at most one per client address; the others wait, served round robin among addresses (0: one per core)")
 	fs.IntVar(&o.SAT.CountCap, "sat-count-cap", o.SAT.CountCap, "solutions the SAT backend counts before it says \"at least\"")
 	fs.DurationVar(&o.SAT.Deadline, "sat-deadline", o.SAT.Deadline, "deadline of one request's work on the SAT backend")
