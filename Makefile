@@ -97,7 +97,7 @@ bench-full:
 # size to the limits, one request in ten bad) for 5 minutes at 64 clients.
 # It fails on any 5xx, hang or unexpected status, an error in the server's
 # log, goroutines or heap (after a GC) more than 10 % above their values
-# before the run, a peak resident memory above cmd/soak's -max-rss (3 GiB;
+# before the run, a peak resident memory above cmd/soak's -max-rss (5 GiB;
 # README, "Limits per client, memory and metrics"), or an unclean exit.
 # SOAKFLAGS adds flags (go run ./cmd/soak -h); a short soak runs in
 # `make test`.
