@@ -85,81 +85,88 @@ func TestSATQueueDrainsWhenClientsLeave(t *testing.T) {
 		}
 		return err == nil && status == 503
 	}
-	// Each try holds the solver with a harder refutation until the checks
-	// fit inside it (under -race everything is slower, the holder too).
-	for _, holdN := range []int{8, 9, 10} {
-		sp, err := sat.New(sat.Options{MaxN: 16, Timeout: time.Hour}).Compile(context.Background(), pigeonhole(t, holdN))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var held atomic.Bool // every holder still refuting
-		held.Store(true)
-		holders := solverlock.Turns()
-		holder := make(chan error, holders)
-		for range holders {
-			go func() {
-				ok, err := sp.Satisfiable(context.Background(), nil, nil)
-				held.Store(false)
-				if err == nil && ok {
-					err = errors.New("the pigeonhole principle does not hold")
-				}
-				holder <- err
-			}()
-		}
-
-		// One request is served (it waits for the solver's turn), two
-		// wait for it in the queue.
-		const clients = 3
-		ctx, leave := context.WithCancel(context.Background())
-		left := make(chan error, clients)
-		for range clients {
-			go func() {
-				_, _, err := send(ctx, http.DefaultClient)
-				left <- err
-			}()
-		}
-		deadline := time.Now().Add(5 * time.Second)
-		filled := false
-		for !filled && held.Load() && time.Now().Before(deadline) {
-			filled = full()
-		}
-		leave()
-		for range clients {
-			if err := <-left; err != nil && !errors.Is(err, context.Canceled) {
-				t.Errorf("a client that left: %v", err)
-			}
-		}
-		drained := false
-		for filled && !drained && held.Load() && time.Now().Before(deadline) {
-			drained = !full()
-		}
-		stillHeld := held.Load()
-		served := make(chan int, 1)
-		if filled && drained && stillHeld {
-			go func() {
-				status, body, err := send(context.Background(), http.DefaultClient)
-				if err != nil || status != 200 || !strings.Contains(body, `"solutions":"1"`) {
-					t.Errorf("a request queued while the solver was busy: %d %v %s", status, err, body)
-				}
-				served <- status
-			}()
-		}
-		for range holders {
-			if err := <-holder; err != nil {
-				t.Fatalf("a holder: %v", err)
-			}
-		}
-		if filled && drained && stillHeld {
-			<-served
-			t.Logf("held the solver with a %d-pigeonhole: the queue of 2 filled, drained when its clients left, and served the next", holdN)
-			if w := s.backends["sat"].Backend.(configurator.Loader).Load().Waiting; w != 0 {
-				t.Errorf("%d requests still wait at the gate", w)
-			}
-			return
-		}
-		t.Logf("the %d-pigeonhole was refuted before the checks ended (filled %v, drained %v); trying a harder one", holdN, filled, drained)
+	// Long refutations hold every solver turn of the process, one per core:
+	// 11 pigeons take gophersat minutes. The test ends them when it is
+	// done with them, and they stop at once (their calls are interrupted).
+	sp, err := sat.New(sat.Options{MaxN: 16, Timeout: time.Hour}).Compile(context.Background(), pigeonhole(t, 11))
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatal("no refutation held the solver long enough to check the queue")
+	holding, stopHolding := context.WithCancel(context.Background())
+	defer stopHolding()
+	holders := solverlock.Turns()
+	holder := make(chan error, holders)
+	for range holders {
+		go func() {
+			ok, err := sp.Satisfiable(holding, nil, nil)
+			switch {
+			case err == nil && ok:
+				err = errors.New("the pigeonhole principle does not hold")
+			case err == nil:
+				err = errors.New("11 pigeons refuted before the checks ended")
+			case errors.Is(err, context.Canceled):
+				err = nil
+			}
+			holder <- err
+		}()
+	}
+
+	// One request is served (it waits for the solver's turn), two wait for
+	// it in the queue, and the next finds the queue full.
+	const clients = 3
+	ctx, leave := context.WithCancel(context.Background())
+	left := make(chan error, clients)
+	for range clients {
+		go func() {
+			_, _, err := send(ctx, http.DefaultClient)
+			left <- err
+		}()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	filled := false
+	for !filled && time.Now().Before(deadline) {
+		filled = full()
+	}
+	leave()
+	for range clients {
+		if err := <-left; err != nil && !errors.Is(err, context.Canceled) {
+			t.Errorf("a client that left: %v", err)
+		}
+	}
+	if !filled {
+		t.Fatal("the queue of 2 never filled while the solver was held")
+	}
+	drained := false
+	for !drained && time.Now().Before(deadline.Add(5*time.Second)) {
+		drained = !full()
+	}
+	if !drained {
+		t.Fatal("the queue did not drain when its clients left")
+	}
+	served := make(chan int, 1)
+	go func() {
+		status, body, err := send(context.Background(), http.DefaultClient)
+		if err != nil || status != 200 || !strings.Contains(body, `"solutions":"1"`) {
+			t.Errorf("a request queued while the solver was busy: %d %v %s", status, err, body)
+		}
+		served <- status
+	}()
+	for s.backends["sat"].Backend.(configurator.Loader).Load().Waiting == 0 { // it queues
+		if time.Now().After(deadline.Add(10 * time.Second)) {
+			t.Fatal("the request did not wait for the held solver")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	stopHolding()
+	for range holders {
+		if err := <-holder; err != nil {
+			t.Fatalf("a holder: %v", err)
+		}
+	}
+	<-served
+	if w := s.backends["sat"].Backend.(configurator.Loader).Load().Waiting; w != 0 {
+		t.Errorf("%d requests still wait at the gate", w)
+	}
 }
 
 // TestRecycle checks that a space that does not report its memory (the
