@@ -16,42 +16,13 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-	"github.com/nqueens/configurator/backends/sat"
 	"github.com/nqueens/configurator/backends/sat/solverlock"
 	"github.com/nqueens/configurator/configurator"
 )
 
-// pigeonhole returns a model with no solution that a SAT solver takes
-// long to refute: n queens, one on each rank, on n-1 files, at most one a
-// file (the pigeonhole principle; gophersat needs 0.17 s for n = 8, 1.2 s
-// for 9 and 19 s for 10 on the reference machine).
-func pigeonhole(t *testing.T, n int) *configurator.Model {
-	t.Helper()
-	var cs []configurator.Constraint
-	for r := range n {
-		c := configurator.Constraint{Kind: configurator.ExactlyOne, Name: fmt.Sprint("rank ", r+1)}
-		for col := range n - 1 {
-			c.Cells = append(c.Cells, configurator.Cell{Row: r, Col: col})
-		}
-		cs = append(cs, c)
-	}
-	for col := range n - 1 {
-		c := configurator.Constraint{Kind: configurator.AtMostOne, Name: "file " + configurator.FileName(col)}
-		for r := range n {
-			c.Cells = append(c.Cells, configurator.Cell{Row: r, Col: col})
-		}
-		cs = append(cs, c)
-	}
-	m, err := configurator.Custom(n, configurator.RowMajor, cs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
 // TestSATQueueDrainsWhenClientsLeave checks the bounded queue in front of
-// the SAT backend through the server: while long refutations hold every
-// solver turn of the process (package solverlock, one per core),
+// the SAT backend through the server: while every solver turn of the
+// process (package solverlock, one per core) is held,
 // one request is served (it waits for the solver), the next ones queue up
 // to the bound and the one after gets 503 with Retry-After at once;
 // clients that disconnect leave the queue, which then has room again; and
@@ -85,31 +56,24 @@ func TestSATQueueDrainsWhenClientsLeave(t *testing.T) {
 		}
 		return err == nil && status == 503
 	}
-	// Long refutations hold every solver turn of the process, one per core:
-	// 11 pigeons take gophersat minutes. The test ends them when it is
-	// done with them, and they stop at once (their calls are interrupted).
-	sp, err := sat.New(sat.Options{MaxN: 16, Timeout: time.Hour}).Compile(context.Background(), pigeonhole(t, 11))
-	if err != nil {
-		t.Fatal(err)
+	// The test holds every solver turn of the process itself, idle: a
+	// solver burning both cores would starve the server and its 250 ms
+	// probes instead of testing the queue.
+	var releases []func()
+	for range solverlock.Turns() {
+		release, err := solverlock.Acquire(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		releases = append(releases, release)
 	}
-	holding, stopHolding := context.WithCancel(context.Background())
+	stopHolding := func() {
+		for _, release := range releases {
+			release()
+		}
+		releases = nil
+	}
 	defer stopHolding()
-	holders := solverlock.Turns()
-	holder := make(chan error, holders)
-	for range holders {
-		go func() {
-			ok, err := sp.Satisfiable(holding, nil, nil)
-			switch {
-			case err == nil && ok:
-				err = errors.New("the pigeonhole principle does not hold")
-			case err == nil:
-				err = errors.New("11 pigeons refuted before the checks ended")
-			case errors.Is(err, context.Canceled):
-				err = nil
-			}
-			holder <- err
-		}()
-	}
 
 	// One request is served (it waits for the solver's turn), two wait for
 	// it in the queue, and the next finds the queue full.
@@ -122,7 +86,13 @@ func TestSATQueueDrainsWhenClientsLeave(t *testing.T) {
 			left <- err
 		}()
 	}
+	// Probe only once all three are in: a probe sent while they arrive
+	// would take a place in the line and turn one of them away.
 	deadline := time.Now().Add(5 * time.Second)
+	load := s.backends["sat"].Backend.(configurator.Loader).Load
+	for l := load(); (l.Running < 1 || l.Waiting < clients) && time.Now().Before(deadline); l = load() {
+		time.Sleep(time.Millisecond) // the served one's solver call and the two in line
+	}
 	filled := false
 	for !filled && time.Now().Before(deadline) {
 		filled = full()
@@ -158,11 +128,6 @@ func TestSATQueueDrainsWhenClientsLeave(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	stopHolding()
-	for range holders {
-		if err := <-holder; err != nil {
-			t.Fatalf("a holder: %v", err)
-		}
-	}
 	<-served
 	if w := s.backends["sat"].Backend.(configurator.Loader).Load().Waiting; w != 0 {
 		t.Errorf("%d requests still wait at the gate", w)
