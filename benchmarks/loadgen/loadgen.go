@@ -83,7 +83,8 @@ type Config struct {
 	// BaseURL is the server's root, such as http://127.0.0.1:8080. Only
 	// loopback hosts are accepted.
 	BaseURL string
-	// Clients is the number of concurrent clients, 1 to MaxClients.
+	// Clients is the number of concurrent clients, 1 to MaxClients, each
+	// connecting from a loopback address of its own, as distinct users.
 	Clients int
 	// Duration and Requests bound the run: it stops when either is
 	// reached. At least one must be set; Duration is at most MaxDuration,
@@ -276,14 +277,25 @@ func (c *Config) check() error {
 	return nil
 }
 
-// newClient returns an HTTP client that reaches loopback addresses only,
-// directly, without following redirects.
-func newClient(clients int, timeout time.Duration) *http.Client {
+// newClient returns the HTTP client of simulated client i: it reaches
+// loopback addresses only, directly, without following redirects, and
+// connects from a loopback address of its own (127.10.x.y) when the server
+// is on IPv4 loopback. The server shares its capacity by client address
+// (one SAT request per address at a time, per-address rate limits), so
+// clients that all came from 127.0.0.1 would be one user to it, not many.
+func newClient(i int, timeout time.Duration) *http.Client {
 	dialer := &net.Dialer{Timeout: 10 * time.Second}
+	own := &net.Dialer{Timeout: 10 * time.Second, LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 10, byte(i/250), byte(i%250+1))}}
 	tr := &http.Transport{
 		Proxy: nil,
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			conn, err := dialer.DialContext(ctx, network, addr)
+			d := dialer
+			if host, _, err := net.SplitHostPort(addr); err == nil {
+				if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() && ip.To4() != nil {
+					d = own
+				}
+			}
+			conn, err := d.DialContext(ctx, network, addr)
 			if err != nil {
 				return nil, err
 			}
@@ -294,8 +306,8 @@ func newClient(clients int, timeout time.Duration) *http.Client {
 			}
 			return conn, nil
 		},
-		MaxIdleConns:        clients,
-		MaxIdleConnsPerHost: clients,
+		MaxIdleConns:        1,
+		MaxIdleConnsPerHost: 1,
 		IdleConnTimeout:     30 * time.Second,
 	}
 	return &http.Client{
@@ -314,8 +326,6 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if err := cfg.check(); err != nil {
 		return Result{}, err
 	}
-	client := newClient(cfg.Clients, cfg.Timeout)
-	defer client.CloseIdleConnections()
 
 	ctx, cancel := context.WithTimeout(ctx, cfg.Duration)
 	defer cancel()
@@ -325,6 +335,8 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	var wg sync.WaitGroup
 	for i := range cfg.Clients {
 		rng := rand.New(rand.NewPCG(cfg.Seed, uint64(i)))
+		client := newClient(i, cfg.Timeout)
+		defer client.CloseIdleConnections()
 		wg.Go(func() {
 			// Each turn claims one request of the count; the loop ends
 			// when the count or the time is spent.

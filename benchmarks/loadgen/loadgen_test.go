@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -331,6 +332,39 @@ func TestFailureKind(t *testing.T) {
 	} {
 		if got := failureKind(err); got != want {
 			t.Errorf("failureKind(%v) = %q, want %q", err, got, want)
+		}
+	}
+}
+
+// TestRunClientsHaveTheirOwnAddresses checks that each simulated client
+// reaches the server from a loopback address of its own, so that a server
+// sharing its capacity by address sees as many users as the run has.
+func TestRunClientsHaveTheirOwnAddresses(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host, _, _ := net.SplitHostPort(r.RemoteAddr)
+		mu.Lock()
+		seen[host] = true
+		mu.Unlock()
+	}))
+	defer ts.Close()
+	const clients = 6
+	res, err := Run(context.Background(), Config{BaseURL: ts.URL, Clients: clients, Requests: 600, Mix: fixed(Request{Path: "/"}), Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Answered != 600 {
+		t.Fatalf("result %+v", res)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != clients {
+		t.Errorf("the server saw %d client addresses (%v), want %d", len(seen), seen, clients)
+	}
+	for host := range seen {
+		if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() || host == "127.0.0.1" {
+			t.Errorf("client address %s, want a loopback address of its own", host)
 		}
 	}
 }
