@@ -144,7 +144,7 @@ func (o options) engines(log *slog.Logger) []server.Engine {
 			Backend: sat.New(sat.Options{MaxN: o.SAT.MaxN, Queue: o.SAT.Queue, Serve: o.SAT.Serve,
 				CountCap: o.SAT.CountCap, Timeout: o.SAT.Deadline}),
 			Deadline: o.SAT.Deadline,
-			Title:    "SAT solver: asks gophersat a question per square, no compile",
+			Title:    "SAT solver: clauses written once, then gophersat asked about the squares its own propagation and search leave open; no diagram",
 		},
 		{
 			Backend:  plain.New(plain.Options{MaxN: min(o.SAT.MaxN, plain.DefaultMaxN), Queue: o.SAT.Queue, CountCap: o.SAT.CountCap}),

@@ -53,7 +53,7 @@ func (c testSetup) engines() []Engine {
 		{Backend: bdd.New(bdd.Options{Budget: c.BDD.Budget, MaxN: c.BDD.MaxN}), Deadline: c.BDD.Deadline, Budget: c.BDD.Budget,
 			Title: "Binary decision diagram: compiled once, then every answer is a walk over it"},
 		{Backend: sat.New(sat.Options{MaxN: c.SAT.MaxN, Queue: c.SAT.Queue, Serve: c.SAT.Serve, CountCap: c.SAT.CountCap, Timeout: c.SAT.Deadline}),
-			Deadline: c.SAT.Deadline, Title: "SAT solver: asks gophersat a question per square, no compile"},
+			Deadline: c.SAT.Deadline, Title: "SAT solver: clauses written once, then gophersat asked about the squares its own propagation and search leave open; no diagram"},
 	}, c.extra...)
 }
 
