@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -53,13 +54,13 @@ func TestCacheDirFlag(t *testing.T) {
 // disk, and says so in its log.
 func TestRestartLoadsCompiledSpaces(t *testing.T) {
 	dir := t.TempDir()
-	serve := func() string {
+	serve := func() (log string, rowLoaded bool) {
 		ctx, cancel := context.WithCancel(context.Background())
-		var log logBuffer
+		var logs logBuffer
 		ready := make(chan string, 1)
 		exited := make(chan error, 1)
 		go func() {
-			exited <- run(ctx, []string{"-addr", "127.0.0.1:0", "-cache-dir", dir, "-bdd-max-n", "10"}, &log, func(addr string) { ready <- addr })
+			exited <- run(ctx, []string{"-addr", "127.0.0.1:0", "-cache-dir", dir, "-bdd-max-n", "10"}, &logs, func(addr string) { ready <- addr })
 		}()
 		stopped := false
 		defer func() {
@@ -92,13 +93,39 @@ func TestRestartLoadsCompiledSpaces(t *testing.T) {
 		if res.StatusCode != 200 || !strings.Contains(string(body), `"solutions":"64"`) {
 			t.Fatalf("analyze a1 on 10×10: %d %s", res.StatusCode, body)
 		}
-		return log.String()
+		// The order panel's figures say a loaded diagram's time is a load.
+		res, err = http.Post("http://"+addr+"/api/v1/orders", "application/json", strings.NewReader(`{"n":10}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var orders struct {
+			Orders []struct {
+				Order  string `json:"order"`
+				Loaded bool   `json:"loaded"`
+			} `json:"orders"`
+		}
+		if err := json.NewDecoder(res.Body).Decode(&orders); err != nil || res.StatusCode != 200 {
+			t.Fatalf("orders of 10×10: %d %v", res.StatusCode, err)
+		}
+		for _, o := range orders.Orders {
+			if o.Order == "row" {
+				rowLoaded = o.Loaded
+			}
+		}
+		return logs.String(), rowLoaded
 	}
-	first := serve()
+	first, firstLoaded := serve()
+	if firstLoaded {
+		t.Errorf("the first server says its freshly compiled row-order diagram was loaded from disk")
+	}
 	if !strings.Contains(first, `msg="compiled space saved to disk" n=10`) {
 		t.Errorf("the first server's log does not say it saved the 10×10 space:\n%s", first)
 	}
-	second := serve()
+	second, secondLoaded := serve()
+	if !secondLoaded {
+		t.Errorf("the restarted server's orders do not say the row-order diagram was loaded from disk")
+	}
 	if !strings.Contains(second, `msg="compiled space loaded from disk" n=10`) || strings.Contains(second, `saved to disk" n=10`) {
 		t.Errorf("the restarted server's log does not say it loaded the 10×10 space:\n%s", second)
 	}

@@ -24,6 +24,17 @@ type spaceKey struct {
 }
 
 // compiled is a compiled space with what the page shows about it.
+// sourced is a space read from a file instead of compiled (the BDD
+// backend keeps compiled spaces on disk): Source names the file, "" when
+// the space was compiled. Its compile time is then the load's.
+type sourced interface{ Source() string }
+
+// loaded reports whether e's space was loaded from a file, not compiled.
+func (e *compiled) loaded() bool {
+	src, ok := e.space.(sourced)
+	return ok && src.Source() != ""
+}
+
 type compiled struct {
 	key   spaceKey
 	space configurator.Space

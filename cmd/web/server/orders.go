@@ -35,8 +35,11 @@ type orderInfo struct {
 	Nodes     int     `json:"nodes,omitempty"`
 	Bytes     int64   `json:"bytes,omitempty"`
 	CompileMS float64 `json:"compile_ms,omitempty"`
-	PerRank   []int   `json:"per_rank,omitempty"`
-	Error     string  `json:"error,omitempty"`
+	// Loaded: the diagram was read from the disk cache, and CompileMS is
+	// the load's time, not a compile's.
+	Loaded  bool   `json:"loaded,omitempty"`
+	PerRank []int  `json:"per_rank,omitempty"`
+	Error   string `json:"error,omitempty"`
 }
 
 // ordersRequest is the body of POST /api/v1/orders.
@@ -102,7 +105,7 @@ func (s *Server) orders(ctx context.Context, backend string, n int, cachedOnly b
 				}
 				return
 			}
-			out[i].Bytes, out[i].CompileMS = e.bytes, ms(e.took)
+			out[i].Bytes, out[i].CompileMS, out[i].Loaded = e.bytes, ms(e.took), e.loaded()
 			if p, ok := e.space.(rankProfiler); ok {
 				out[i].PerRank = p.RankProfile()
 				out[i].Nodes = sum(out[i].PerRank)
@@ -179,6 +182,9 @@ func (s *Server) ordersPanel(ctx context.Context, st boardState, compile bool) *
 			row.Nodes = group(big.NewInt(int64(in.Nodes)))
 			row.Bytes = bytesize.Format(in.Bytes)
 			row.Took = duration(time.Duration(in.CompileMS * float64(time.Millisecond)))
+			if in.Loaded {
+				row.Took += " (loaded from disk)"
+			}
 			if in.PerRank != nil {
 				l := series{name: in.Label, label: func(x, y float64) string {
 					return fmt.Sprintf("rank %d, %s nodes", int(x), group(big.NewInt(int64(y))))

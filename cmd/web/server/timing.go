@@ -114,6 +114,9 @@ func (s *Server) compileLine(e *compiled) string {
 	if _, ok := e.space.(configurator.Diagrammer); ok {
 		what = "diagram compiled in"
 	}
+	if e.loaded() {
+		what = "diagram loaded from disk in"
+	}
 	if s.lim.ordered[e.key.backend] {
 		line += ", " + orderLabels[e.key.order]
 	}
