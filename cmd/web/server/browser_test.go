@@ -512,6 +512,16 @@ func TestBrowser(t *testing.T) {
 			if got := eval[[]string](b, overlaps); len(got) > 0 {
 				t.Errorf("%s: file labels run together: %q", what, got)
 			}
+			if tt.width == 375 {
+				// Pinch-free on a phone: squares stay tappable, the board
+				// scrolls in its frame and the page stays phone-wide.
+				if got := eval[float64](b, `document.querySelector(".cell").getBoundingClientRect().width`); got < 22 {
+					t.Errorf("%s: squares %.1f px wide, want at least 22", what, got)
+				}
+				if got := eval[int](b, `document.documentElement.scrollWidth`); got > 375 {
+					t.Errorf("%s: the page is %d px wide", what, got)
+				}
+			}
 		}
 		b.do("back to the desktop", chromedp.EmulateViewport(1280, 900))
 	})
