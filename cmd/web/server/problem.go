@@ -85,7 +85,7 @@ var known = []struct {
 	retryAfter int // seconds, for a 503
 	message    string
 }{
-	{configurator.ErrBusy, http.StatusServiceUnavailable, 2, "The solver is busy with other requests right now. Please try again in a moment."},
+	{configurator.ErrBusy, http.StatusServiceUnavailable, 2, "The server is busy with other requests right now. Please try again in a moment."},
 	{context.DeadlineExceeded, http.StatusServiceUnavailable, 5, "That took longer than the time allowed for one request. Try a smaller board, or try again in a moment."},
 	{context.Canceled, http.StatusServiceUnavailable, 1, "The request was cancelled before it finished."},
 	{configurator.ErrTooLarge, http.StatusRequestEntityTooLarge, 0, "That board is too large for this backend."},

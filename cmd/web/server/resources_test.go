@@ -52,7 +52,7 @@ func TestSATQueueDrainsWhenClientsLeave(t *testing.T) {
 	full := func() bool {
 		status, body, err := send(context.Background(), quick)
 		if err == nil && status == 503 && !strings.Contains(body, "busy") {
-			t.Errorf("503 without saying the solver is busy: %s", body)
+			t.Errorf("503 without saying the server is busy: %s", body)
 		}
 		return err == nil && status == 503
 	}
