@@ -145,17 +145,21 @@ func writeBoard(w *strings.Builder, a *configurator.Analysis) {
 
 // explainResult is the JSON of nqueens explain.
 type explainResult struct {
-	N         int      `json:"n"`
-	Backend   string   `json:"backend"`
-	Queens    [][2]int `json:"queens"`
-	Cell      [2]int   `json:"cell"`
-	State     string   `json:"state"`
-	Reason    string   `json:"reason"`
-	Because   [][2]int `json:"because"`
-	Text      string   `json:"text"`
-	MakeRoom  [][2]int `json:"make_room,omitempty"`
-	CompileMS float64  `json:"compile_ms"`
-	ElapsedMS float64  `json:"elapsed_ms"`
+	N        int      `json:"n"`
+	Backend  string   `json:"backend"`
+	Queens   [][2]int `json:"queens"`
+	Cell     [2]int   `json:"cell"`
+	State    string   `json:"state"`
+	Reason   string   `json:"reason"`
+	Because  [][2]int `json:"because"`
+	Text     string   `json:"text"`
+	MakeRoom [][2]int `json:"make_room,omitempty"`
+	// Reasons are every subset-minimal set of queens that rules the cell
+	// (Because is the first); More says the list was cut short.
+	Reasons   [][][2]int `json:"reasons"`
+	More      bool       `json:"more,omitempty"`
+	CompileMS float64    `json:"compile_ms"`
+	ElapsedMS float64    `json:"elapsed_ms"`
 }
 
 func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -197,8 +201,13 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return roomErr
 		}
 	}
+	reasons := make([][][2]int, len(e.Reasons))
+	for i, r := range e.Reasons {
+		reasons[i] = jsonCells(r.Queens)
+	}
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(explainResult{
+			Reasons: reasons, More: e.More,
 			N: b.n, Backend: b.name, Queens: jsonCells(s.Queens()),
 			Cell: [2]int{cell.Row, cell.Col}, State: e.State.String(), Reason: e.Reason.String(),
 			Because: jsonCells(e.Because), Text: e.String(), MakeRoom: jsonCells(room),
@@ -214,6 +223,18 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fmt.Fprintf(&out, "%-10s impossible: no solution has a queen on %v\n", "make room", cell)
 	default:
 		fmt.Fprintf(&out, "%-10s remove %s\n", "make room", configurator.FormatCells(room))
+	}
+	if len(e.Reasons) > 1 || e.More {
+		for i, r := range e.Reasons {
+			label := ""
+			if i == 0 {
+				label = "reasons"
+			}
+			fmt.Fprintf(&out, "%-10s %d. %s\n", label, i+1, r)
+		}
+		if e.More {
+			fmt.Fprintf(&out, "%-10s (more may exist: the list stops at %d or at the deadline)\n", "", configurator.MaxReasons)
+		}
 	}
 	fmt.Fprintf(&out, "%-10s %s (%s)\n", "compile", human(compile), b.name)
 	fmt.Fprintf(&out, "%-10s %s\n", "explain", human(e.Elapsed))

@@ -299,7 +299,8 @@ func TestExplain(t *testing.T) {
 		{[]string{"-queens", "a1,c5", "-cell", "b3"}, "b3 is blocked: no solution holds queens on a1 and here\nbecause    a1\nmake room  remove a1\n"},
 		{[]string{"-queens", "a1,c5", "-cell", "g2"}, "g2 is blocked: no solution holds queens on a1, c5 and here\nbecause    a1,c5\nmake room  remove a1\n"},
 		{[]string{"-queens", "a1,c5", "-cell", "e4", "-backend", "sat"}, "e4 is blocked: no solution holds queens on a1 and here\nbecause    a1\nmake room  remove a1,c5\n"},
-		{[]string{"-queens", "a1,c5", "-cell", "h1"}, "h1 is blocked: attacked by a1\nbecause    a1\nmake room  remove a1,c5\n"}, // no solution has c5 and h1,
+		{[]string{"-queens", "a1,c5", "-cell", "h1"}, "h1 is blocked: attacked by a1\nbecause    a1\nmake room  remove a1,c5\n" + // no solution has c5 and h1,
+			"reasons    1. attacked by a1\n           2. no solution holds queens on c5 and here\ncompile"},
 		{[]string{"-queens", "a1,c5", "-cell", "E2"}, "e2 is forced: every solution with queens on a1, c5 has a queen here\nbecause    a1,c5\ncompile"},
 		{[]string{"-n", "4", "-cell", "a1"}, "a1 is blocked: no solution has a queen here, whatever else is placed\nbecause    none\nmake room  impossible: no solution has a queen on a1\n"},
 	}
@@ -316,7 +317,8 @@ func TestExplain(t *testing.T) {
 		Queens, Because     [][2]int
 	}
 	var raw struct {
-		MakeRoom [][2]int `json:"make_room"`
+		MakeRoom [][2]int   `json:"make_room"`
+		Reasons  [][][2]int `json:"reasons"`
 	}
 	if err := json.Unmarshal([]byte(out), &r); code != 0 || err != nil {
 		t.Fatalf("exit %d, %v: %s", code, err, out)
@@ -326,7 +328,8 @@ func TestExplain(t *testing.T) {
 	}
 	if r.State != "blocked" || r.Reason != "no-completion" || r.Text != "no solution holds queens on a1, c5 and here" ||
 		r.Cell != [2]int{1, 6} || !equalPairs(r.Queens, [][2]int{{0, 0}, {4, 2}}) ||
-		!equalPairs(r.Because, [][2]int{{0, 0}, {4, 2}}) || !equalPairs(raw.MakeRoom, [][2]int{{0, 0}}) {
+		!equalPairs(r.Because, [][2]int{{0, 0}, {4, 2}}) || !equalPairs(raw.MakeRoom, [][2]int{{0, 0}}) ||
+		len(raw.Reasons) != 1 || !equalPairs(raw.Reasons[0], [][2]int{{0, 0}, {4, 2}}) {
 		t.Errorf("explain JSON: %s", out)
 	}
 }
