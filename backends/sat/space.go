@@ -426,7 +426,7 @@ func (q *query) analyze(ctx context.Context, queens []int32) (*configurator.Anal
 		if err != nil {
 			return nil, err
 		}
-		if err := q.agree(sols, complete, possible); err != nil {
+		if err := satbase.Agree(sols, complete, possible, q.format); err != nil {
 			return nil, err
 		}
 		a.Solutions, a.AtLeast = big.NewInt(int64(len(sols))), !complete
@@ -434,29 +434,6 @@ func (q *query) analyze(ctx context.Context, queens []int32) (*configurator.Anal
 	}
 	q.calls.Fill(&a.Work)
 	return a, nil
-}
-
-// agree checks the count against the domains: every solution counted has
-// its queens on possible cells and, when the count is complete, every
-// possible cell holds a queen of some solution. Disagreement is a bug,
-// reported as an error wrapping satbase.ErrSolver.
-func (q *query) agree(sols [][]int32, complete bool, possible []bool) error {
-	seen := make([]bool, len(possible))
-	for _, w := range sols {
-		for _, v := range w {
-			if !possible[v] {
-				return fmt.Errorf("%w: the solution %s counted holds a blocked cell", satbase.ErrSolver, q.format(w))
-			}
-			seen[v] = true
-		}
-	}
-	if complete && !slices.Equal(seen, possible) {
-		return fmt.Errorf("%w: the solutions counted and the valid domains disagree", satbase.ErrSolver)
-	}
-	if len(sols) == 0 {
-		return fmt.Errorf("%w: no solution counted, one found", satbase.ErrSolver)
-	}
-	return nil
 }
 
 // forced reports whether v is the only cell of one of its exact lines that

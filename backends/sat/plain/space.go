@@ -345,7 +345,7 @@ func (q *query) analyze(ctx context.Context, queens []int32) (*configurator.Anal
 		if err != nil {
 			return nil, err
 		}
-		if err := q.agree(sols, all, possible); err != nil {
+		if err := satbase.Agree(sols, all, possible, q.format); err != nil {
 			return nil, err
 		}
 		a.Solutions, a.AtLeast = big.NewInt(int64(len(sols))), !all
@@ -353,26 +353,6 @@ func (q *query) analyze(ctx context.Context, queens []int32) (*configurator.Anal
 	}
 	q.calls.Fill(&a.Work)
 	return a, nil
-}
-
-// agree checks the count against the cells decided: every solution counted
-// has its queens on possible cells and, when the count is complete, every
-// possible cell holds a queen of some solution. Disagreement is a bug,
-// reported as an error wrapping satbase.ErrSolver.
-func (q *query) agree(sols [][]int32, all bool, possible []bool) error {
-	seen := make([]bool, len(possible))
-	for _, w := range sols {
-		for _, v := range w {
-			if !possible[v] {
-				return fmt.Errorf("%w: the solution %s counted holds a blocked cell", satbase.ErrSolver, q.format(w))
-			}
-			seen[v] = true
-		}
-	}
-	if len(sols) == 0 || all && !slices.Equal(seen, possible) {
-		return fmt.Errorf("%w: the solutions counted and the cells decided disagree", satbase.ErrSolver)
-	}
-	return nil
 }
 
 // enumerate lists the solutions with a queen on every variable of queens,

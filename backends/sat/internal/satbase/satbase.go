@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -232,6 +233,30 @@ func Run(f func()) (err error) {
 		}
 	}()
 	f()
+	return nil
+}
+
+// Agree checks a step's count against the cells it decided: every
+// solution counted has its queens on possible cells and, when the count is
+// complete, every possible cell holds a queen of some solution; a
+// satisfiable placement has at least one. Disagreement is a bug, reported
+// as an error wrapping ErrSolver; format names a solution's cells.
+func Agree(sols [][]int32, complete bool, possible []bool, format func([]int32) string) error {
+	seen := make([]bool, len(possible))
+	for _, w := range sols {
+		for _, v := range w {
+			if !possible[v] {
+				return fmt.Errorf("%w: the solution %s counted holds a blocked cell", ErrSolver, format(w))
+			}
+			seen[v] = true
+		}
+	}
+	if complete && !slices.Equal(seen, possible) {
+		return fmt.Errorf("%w: the solutions counted and the cells decided disagree", ErrSolver)
+	}
+	if len(sols) == 0 {
+		return fmt.Errorf("%w: no solution counted, one found", ErrSolver)
+	}
 	return nil
 }
 

@@ -3,6 +3,7 @@ package satbase
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -104,5 +105,29 @@ func TestOptions(t *testing.T) {
 	}
 	if got := Or(0, time.Second); got != time.Second {
 		t.Errorf("Or(0, 1s) = %v", got)
+	}
+}
+
+// TestAgree: a count that contradicts the cells decided is caught.
+func TestAgree(t *testing.T) {
+	format := func(w []int32) string { return fmt.Sprint(w) }
+	possible := []bool{true, true, false, true}
+	tests := []struct {
+		name     string
+		sols     [][]int32
+		complete bool
+		ok       bool
+	}{
+		{"complete, every possible cell used", [][]int32{{0, 1}, {3}}, true, true},
+		{"capped, a possible cell not met", [][]int32{{0, 1}}, false, true},
+		{"a blocked cell in a solution", [][]int32{{0, 2}}, false, false},
+		{"complete, a possible cell in no solution", [][]int32{{0, 1}}, true, false},
+		{"no solution at all", nil, false, false},
+	}
+	for _, tt := range tests {
+		err := Agree(tt.sols, tt.complete, possible, format)
+		if (err == nil) != tt.ok || err != nil && !errors.Is(err, ErrSolver) {
+			t.Errorf("%s: %v", tt.name, err)
+		}
 	}
 }
