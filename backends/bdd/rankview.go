@@ -140,9 +140,8 @@ func (s *Space) Graph(ctx context.Context, queens []configurator.Cell, view View
 	if root == robdd.False {
 		return nil, noSolution(queens)
 	}
-	g := &Graph{View: view, Root: -1, One: -1, Profile: make([]int, s.model.N())}
-	for level, k := range m.LevelProfile(root) {
-		g.Profile[s.model.Cell(s.model.VarAt(level)).Row] += k
+	g := &Graph{View: view, Root: -1, One: -1, Profile: s.rankProfile(m, root)}
+	for _, k := range g.Profile {
 		g.DiagramNodes += k
 	}
 	if err := ctx.Err(); err != nil {
@@ -164,9 +163,9 @@ func (s *Space) Graph(ctx context.Context, queens []configurator.Cell, view View
 	return g, nil
 }
 
-// fixLines completes the assignment of queens as Diagram restricts the
-// diagram: each queen's square true, the other squares of every
-// ExactlyOne line through it (its rank and its file) false.
+// fixLines completes the assignment of queens for a drawing (Diagram,
+// Graph): each queen's square true, the other squares of every ExactlyOne
+// line through it (its rank and its file) false.
 func (s *Space) fixLines(a robdd.Assignment, queens []configurator.Cell) {
 	for _, c := range s.model.Constraints() {
 		if c.Kind != configurator.ExactlyOne {

@@ -292,9 +292,13 @@ func (s *Space) Bytes() int64 { return s.m.Bytes() }
 // diagram labelled by a cell of rank r: the shape of the whole space, which
 // shows where a variable order makes it grow. The entries sum to Nodes. It
 // visits the whole diagram once.
-func (s *Space) RankProfile() []int {
+func (s *Space) RankProfile() []int { return s.rankProfile(s.m, s.root) }
+
+// rankProfile is RankProfile of the diagram root of m, whose levels are
+// s's.
+func (s *Space) rankProfile(m *robdd.Manager, root robdd.Node) []int {
 	profile := make([]int, s.model.N())
-	for level, k := range s.m.LevelProfile(s.root) {
+	for level, k := range m.LevelProfile(root) {
 		profile[s.model.Cell(s.model.VarAt(level)).Row] += k
 	}
 	return profile
@@ -703,20 +707,7 @@ func (s *Space) Diagram(ctx context.Context, queens []configurator.Cell, maxNode
 		return "", 0, err
 	}
 	defer release()
-	for _, c := range s.model.Constraints() {
-		if c.Kind != configurator.ExactlyOne {
-			continue
-		}
-		for _, q := range queens {
-			if slices.Contains(c.Cells, q) {
-				for _, other := range c.Cells {
-					if l := s.level(other); a[l] != 1 {
-						a[l] = 0
-					}
-				}
-			}
-		}
-	}
+	s.fixLines(a, queens)
 	sub, root, err := s.m.Extract(ctx, s.root, a, s.budget)
 	if err != nil {
 		return "", 0, fmt.Errorf("diagram of %s: %w", configurator.FormatCells(queens), err)
