@@ -355,7 +355,9 @@ func (s *Server) diagramSize(ctx context.Context, p *outcome, queens []configura
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.deadline(p.Backend))
 	defer cancel()
-	_, nodes, err := dg.Diagram(ctx, queens, s.cfg.DiagramNodes)
+	// Only the count (a cap of 0): the drawing is asked for apart, by
+	// /diagram.svg or the viewer, so writing its text here would be lost.
+	_, nodes, err := dg.Diagram(ctx, queens, 0)
 	if err != nil {
 		return diagramData{reason: "The diagram could not be built this time: " + describe(err).Message}
 	}
