@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 	"time"
@@ -318,34 +319,22 @@ func (rs *reasonSearch) shrink(ctx context.Context, set []int) ([]int, error) {
 // bySize tries the sets of rest by increasing size, stopping once more
 // than MaxReasons are known: the one past the cap proves that more exist.
 func (rs *reasonSearch) bySize(ctx context.Context, rest []int) error {
-	for k := 1; k <= len(rest); k++ {
-		idx := make([]int, k)
-		for i := range idx {
-			idx[i] = i
+	for set := range subsetsBySize(rest, 1) {
+		if err := ctx.Err(); err != nil {
+			return err
 		}
-		set := make([]int, k)
-		for {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			for i, j := range idx {
-				set[i] = rest[j]
-			}
-			if len(rs.found) > MaxReasons {
-				return nil
-			}
-			if !rs.pruned(set) {
-				ok, err := rs.rules(ctx, set)
-				if err != nil {
-					return err
-				}
-				if ok {
-					rs.found = append(rs.found, slices.Clone(set))
-				}
-			}
-			if !nextCombination(idx, len(rest)) {
-				break
-			}
+		if len(rs.found) > MaxReasons {
+			return nil
+		}
+		if rs.pruned(set) {
+			continue
+		}
+		ok, err := rs.rules(ctx, set)
+		if err != nil {
+			return err
+		}
+		if ok {
+			rs.found = append(rs.found, slices.Clone(set))
 		}
 	}
 	return nil
@@ -441,25 +430,12 @@ func hittingSet(ctx context.Context, sets [][]int) ([]int, error) {
 		}
 	}
 	slices.Sort(universe)
-	for k := 0; k <= len(universe); k++ {
-		idx := make([]int, k)
-		for i := range idx {
-			idx[i] = i
+	for set := range subsetsBySize(universe, 0) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
-		set := make([]int, k)
-		for {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			for i, j := range idx {
-				set[i] = universe[j]
-			}
-			if hitsAll(set, sets) {
-				return slices.Clone(set), nil
-			}
-			if !nextCombination(idx, len(universe)) {
-				break
-			}
+		if hitsAll(set, sets) {
+			return slices.Clone(set), nil
 		}
 	}
 	return nil, errors.New("no set meets every reason") // an empty reason has no hitting set
@@ -485,6 +461,32 @@ func subset(a, b []int) bool {
 		}
 	}
 	return i == len(a)
+}
+
+// subsetsBySize yields the subsets of from with at least least elements,
+// by increasing size and, within a size, in lexicographic order of their
+// positions in from. The slice yielded is reused: clone it to keep it.
+func subsetsBySize(from []int, least int) iter.Seq[[]int] {
+	return func(yield func([]int) bool) {
+		for k := least; k <= len(from); k++ {
+			idx := make([]int, k)
+			for i := range idx {
+				idx[i] = i
+			}
+			set := make([]int, k)
+			for {
+				for i, j := range idx {
+					set[i] = from[j]
+				}
+				if !yield(set) {
+					return
+				}
+				if !nextCombination(idx, len(from)) {
+					break
+				}
+			}
+		}
+	}
 }
 
 // nextCombination advances idx, a strictly increasing k-subset of 0..n-1,
