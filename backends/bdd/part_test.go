@@ -335,7 +335,7 @@ func TestSmallQueriesPassLargeOnes(t *testing.T) {
 			}
 		})
 	}
-	waitFor(t, "large queries waiting", func() bool { return ws.load().Waiting >= 4 })
+	configuratortest.WaitFor(t, "large queries waiting", func() bool { return ws.load().Waiting >= 4 })
 	rng := rand.New(rand.NewPCG(8, 8))
 	var times []time.Duration
 	begin := time.Now()

@@ -24,28 +24,10 @@ import (
 	"github.com/nqueens/configurator/configurator/configuratortest"
 )
 
-// logBuffer collects a backend's log, safely for concurrent writers.
-type logBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // storeBackend is a backend that keeps its spaces in dir and logs to the
 // returned buffer.
-func storeBackend(dir string) (*Backend, *logBuffer) {
-	var log logBuffer
+func storeBackend(dir string) (*Backend, *configuratortest.Log) {
+	var log configuratortest.Log
 	return New(Options{Dir: dir, Log: slog.New(slog.NewTextHandler(&log, nil))}), &log
 }
 

@@ -15,18 +15,6 @@ import (
 	"github.com/nqueens/configurator/configurator/configuratortest"
 )
 
-// waitFor polls cond for up to 10 s.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited 10 s for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
-
 // TestWorkspaceBoundsQueries checks the bound itself, lane by lane: of a
 // 1 MiB bound, small queries (128 KiB at most) share 256 KiB and large ones
 // the remaining 768 KiB, two at once at most; within a lane they wait in
@@ -60,13 +48,13 @@ func TestWorkspaceBoundsQueries(t *testing.T) {
 	for range 3 {
 		run(large, &largeIn)
 	}
-	waitFor(t, "two large queries in and one waiting", func() bool { return largeIn.Load() == 2 && ws.waiting.Load() == 1 })
+	configuratortest.WaitFor(t, "two large queries in and one waiting", func() bool { return largeIn.Load() == 2 && ws.waiting.Load() == 1 })
 	// Five small ones: four fit their lane, the fifth waits; none waits
 	// for the large one waiting before them.
 	for range 5 {
 		run(small, &smallIn)
 	}
-	waitFor(t, "four small queries in and two waiting", func() bool { return smallIn.Load() == 4 && ws.waiting.Load() == 2 })
+	configuratortest.WaitFor(t, "four small queries in and two waiting", func() bool { return smallIn.Load() == 4 && ws.waiting.Load() == 2 })
 	if l, want := b.Load(), (configurator.Load{Waiting: 2, Running: 6, Bytes: 2*large + 4*small}); l != want {
 		t.Errorf("Load() = %+v, want %+v", l, want)
 	}
@@ -114,7 +102,7 @@ func TestWorkspaceBoundsQueries(t *testing.T) {
 		}
 		got <- err
 	}()
-	waitFor(t, "the large query to wait", func() bool { return ws.waiting.Load() == 1 })
+	configuratortest.WaitFor(t, "the large query to wait", func() bool { return ws.waiting.Load() == 1 })
 	if release, err := ws.acquire(context.Background(), small); err != nil {
 		t.Errorf("a small query beside a large one waiting: %v", err)
 	} else {
@@ -197,7 +185,7 @@ func TestSpaceHoldsWorkSpace(t *testing.T) {
 			}
 		})
 	}
-	waitFor(t, "three queries waiting", func() bool { return b.Load().Waiting == 3 })
+	configuratortest.WaitFor(t, "three queries waiting", func() bool { return b.Load().Waiting == 3 })
 	leave()
 	wg.Wait()
 	if w := b.Load().Waiting; w != 0 {
@@ -212,7 +200,7 @@ func TestSpaceHoldsWorkSpace(t *testing.T) {
 		}
 		answered <- err
 	}()
-	waitFor(t, "the analysis to wait", func() bool { return b.Load().Waiting == 1 })
+	configuratortest.WaitFor(t, "the analysis to wait", func() bool { return b.Load().Waiting == 1 })
 	release()
 	if err := <-answered; err != nil {
 		t.Errorf("Analyze once the work space is free: %v", err)

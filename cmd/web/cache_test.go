@@ -8,9 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/nqueens/configurator/configurator/configuratortest"
 )
 
 // TestMain leaves the process without a user cache directory, so that
@@ -56,7 +57,7 @@ func TestRestartLoadsCompiledSpaces(t *testing.T) {
 	dir := t.TempDir()
 	serve := func() (log string, rowLoaded bool) {
 		ctx, cancel := context.WithCancel(context.Background())
-		var logs logBuffer
+		var logs configuratortest.Log
 		ready := make(chan string, 1)
 		exited := make(chan error, 1)
 		go func() {
@@ -129,22 +130,4 @@ func TestRestartLoadsCompiledSpaces(t *testing.T) {
 	if !strings.Contains(second, `msg="compiled space loaded from disk" n=10`) || strings.Contains(second, `saved to disk" n=10`) {
 		t.Errorf("the restarted server's log does not say it loaded the 10×10 space:\n%s", second)
 	}
-}
-
-// logBuffer is a server's log, written by its goroutines.
-type logBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -6,7 +6,10 @@ package configuratortest
 
 import (
 	"context"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/oracle"
@@ -60,4 +63,37 @@ func Board(t testing.TB, n int) *oracle.Board {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// Log is a log destination that a test reads back, safe for the
+// concurrent writes of a server's or a backend's goroutines.
+type Log struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *Log) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// String is everything written so far.
+func (l *Log) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// WaitFor polls cond until it holds, failing the test, which names what it
+// waited for, after 10 s.
+func WaitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 10 s for %s", what)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/configuratortest"
 )
 
 // gatedCompiler wraps the server's real compile: it counts the compiles of
@@ -305,7 +306,7 @@ func TestCacheSmallerBoardsDoNotWaitForLarger(t *testing.T) {
 	for _, k := range large {
 		wg.Go(func() { c.Get(context.Background(), k) })
 	}
-	waitUntil(t, "the first 13×13 compile", func() bool { return g.count(large[0])+g.count(large[1]) == 1 })
+	configuratortest.WaitFor(t, "the first 13×13 compile", func() bool { return g.count(large[0])+g.count(large[1]) == 1 })
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if _, err := c.Get(ctx, spaceKey{backend: "bdd", n: 12}); err != nil {
@@ -316,18 +317,6 @@ func TestCacheSmallerBoardsDoNotWaitForLarger(t *testing.T) {
 	}
 	c.Close() // cancels the 13×13 compiles, never run
 	wg.Wait()
-}
-
-// waitUntil polls cond for up to 10 s.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited 10 s for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
 }
 
 // TestCacheLightCompilesDoNotWait checks that small boards compile at once

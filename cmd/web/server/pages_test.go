@@ -1,14 +1,12 @@
 package server
 
 import (
-	"bytes"
 	"compress/gzip"
 	"context"
 	"html"
 	"io"
 	"log/slog"
 	"net/http/httptest"
-	"sync"
 	"sync/atomic"
 
 	"net/http"
@@ -21,6 +19,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/bytesize"
+	"github.com/nqueens/configurator/configurator/configuratortest"
 )
 
 // TestPages is the specification of the HTML routes: every address a
@@ -442,7 +441,7 @@ func TestDisagreementIsLoud(t *testing.T) {
 // TestPanicsAreCaught checks that a handler that panics gives a 500 with a
 // calm message, no stack in the answer, and the stack in the log.
 func TestPanicsAreCaught(t *testing.T) {
-	var logged syncBuffer
+	var logged configuratortest.Log
 	cfg := testConfig()
 	s, err := New(cfg.config(), slog.New(slog.NewTextHandler(&logged, nil)), cfg.engines()...)
 	if err != nil {
@@ -469,24 +468,6 @@ func TestPanicsAreCaught(t *testing.T) {
 	if res, _ := get(t, ts, "/?n=4"); res.StatusCode != 200 {
 		t.Errorf("after a panic: status %d", res.StatusCode)
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for the logger's concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // TestGzip checks that pages and static files are compressed for clients

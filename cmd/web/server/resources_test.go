@@ -18,6 +18,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/nqueens/configurator/backends/sat/solverlock"
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/configuratortest"
 )
 
 // TestSATQueueDrainsWhenClientsLeave checks the bounded queue in front of
@@ -226,7 +227,7 @@ func TestFailureLogging(t *testing.T) {
 		{"/fault", errors.New("disk on fire"), "level=ERROR"},
 		{"/api/v1/fault", errors.New("disk on fire"), "level=ERROR"},
 	} {
-		var logged syncBuffer
+		var logged configuratortest.Log
 		cfg := testConfig()
 		s, err := New(cfg.config(), slog.New(slog.NewTextHandler(&logged, nil)), cfg.engines()...)
 		if err != nil {
