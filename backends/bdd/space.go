@@ -84,8 +84,9 @@ type Options struct {
 	// budget allows; 0 leaves the budget alone to bound it.
 	MaxN int
 	// Scratch bounds the bytes of work space that the queries on all the
-	// backend's spaces hold at once (24 bytes a node of the diagram a
-	// query, 64 to draw one); 0 means DefaultScratch. A query waits for
+	// backend's spaces hold at once (what each will use: tens of bytes a
+	// node of the diagram it visits, 64 a node of the diagram to draw
+	// one); 0 means DefaultScratch. A query waits for
 	// its share, and one whose context ends first fails with an error
 	// wrapping configurator.ErrBusy; a query needing more than the whole
 	// bound runs alone.
@@ -195,7 +196,7 @@ func (b *Backend) Compile(ctx context.Context, model *configurator.Model) (confi
 	}
 	sp := &Space{model: model, m: m, root: root, nodes: nodes, budget: b.opts.Budget, work: b.work,
 		// The terminals have ids too.
-		query: queryBytesPerNode * int64(nodes+2), draw: drawBytesPerNode * int64(nodes+2)}
+		draw: drawBytesPerNode * int64(nodes+2)}
 	sp.attacks(model)
 	sp.profile = sync.OnceValue(func() []int { return sp.rankProfile(m, root) })
 	if loaded {
@@ -226,10 +227,10 @@ type Space struct {
 	root   robdd.Node
 	nodes  int
 	budget int64
-	// work bounds the work space of the queries; each holds query bytes of
-	// it, a Diagram call draw bytes.
-	work        *workspace
-	query, draw int64
+	// work bounds the work space of the queries; each holds what it uses
+	// of it (see sweep and search), a Diagram call draw bytes.
+	work *workspace
+	draw int64
 	// attacked[attackStart[v]:attackStart[v+1]] are the levels of the
 	// cells a queen on variable v attacks (model.Attacks).
 	attackStart []int32
@@ -341,7 +342,7 @@ func (s *Space) assign(queens, without []configurator.Cell) (robdd.Assignment, b
 	return a, ok, nil
 }
 
-// begin waits for the given work space (s.query or s.draw), then assigns
+// begin waits for the given work space (s.draw), then assigns
 // with and without as assign does. Unless it fails, the caller calls
 // release when done.
 func (s *Space) begin(ctx context.Context, work int64, with, without []configurator.Cell) (a robdd.Assignment, ok bool, release func(), err error) {
@@ -606,25 +607,51 @@ func (s *Space) analyze(ctx context.Context, queens []configurator.Cell, whole b
 
 // Satisfiable reports whether a solution has a queen on every cell of with
 // and none on any cell of without: one search for a path of the diagram
-// that agrees with both.
+// that agrees with both (see search).
 func (s *Space) Satisfiable(ctx context.Context, with, without []configurator.Cell) (bool, error) {
-	a, ok, release, err := s.begin(ctx, s.query, with, without)
-	if err != nil {
+	a, ok, err := s.assign(with, without)
+	if err != nil || !ok {
 		return false, err
 	}
-	defer release()
-	if !ok {
-		return false, nil
-	}
 	s.exclude(a, with)
-	_, ok = s.m.AnySat(s.root, a)
-	return ok, nil
+	_, found, err := s.search(ctx, a)
+	return found, err
 }
 
 // Solve returns the queens of a solution that holds queens: the first in
 // the diagram's order.
 func (s *Space) Solve(ctx context.Context, queens []configurator.Cell) ([]configurator.Cell, error) {
-	return s.pick(ctx, queens, func(a robdd.Assignment) ([]bool, bool) { return s.m.AnySat(s.root, a) })
+	a, _, err := s.assign(queens, nil)
+	if err != nil {
+		return nil, err
+	}
+	x, found, err := s.search(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, noSolution(queens)
+	}
+	return s.cells(x), nil
+}
+
+// search finds the first solution that agrees with a, depth first
+// (robdd.Manager.AnySatWithin), holding the work space it uses from the
+// Backend's bound as sweep does: room to visit firstGrant nodes, then
+// sixteen times more while the search does not end within it (given back
+// before asking again), up to the whole diagram's.
+func (s *Space) search(ctx context.Context, a robdd.Assignment) (x []bool, found bool, err error) {
+	for grant := min(firstGrant, s.nodes); ; grant = min(grantGrowth*grant, s.nodes) {
+		release, err := s.work.acquire(ctx, s.m.AnySatBytes(grant))
+		if err != nil {
+			return nil, false, err
+		}
+		x, found, done := s.m.AnySatWithin(s.root, a, max(grant, 1))
+		release()
+		if done || grant >= s.nodes {
+			return x, found, nil
+		}
+	}
 }
 
 // Sample returns a solution that holds queens, drawn uniformly at random
@@ -640,21 +667,6 @@ func (s *Space) Sample(ctx context.Context, queens []configurator.Cell, rng *ran
 	if err := s.sweep(ctx, a, false, func(p *robdd.Part) { x, ok = p.RandomSat(rng) }); err != nil {
 		return nil, err
 	}
-	if !ok {
-		return nil, noSolution(queens)
-	}
-	return s.cells(x), nil
-}
-
-// pick returns the queens of the solution that choose finds among those
-// that agree with the assignment of queens.
-func (s *Space) pick(ctx context.Context, queens []configurator.Cell, choose func(robdd.Assignment) ([]bool, bool)) ([]configurator.Cell, error) {
-	a, _, release, err := s.begin(ctx, s.query, queens, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	x, ok := choose(a)
 	if !ok {
 		return nil, noSolution(queens)
 	}

@@ -14,23 +14,16 @@ import (
 // readers never share memory: a sweep holds what its part of the diagram
 // needs (robdd.Part: tens of bytes a node of the part, and 1.5 bits an id
 // of the diagram for the marks it reuses), a sweep of the whole diagram 17
-// bytes a node (160 MB at 14×14), a drawing a copy of its diagram. A
+// bytes a node (160 MB at 14×14), a search for a solution 48 bytes a node
+// it meets (robdd.Manager.AnySatBytes), a drawing a copy of its diagram. A
 // Backend admits queries only while the work space of those running stays
 // under Options.Scratch, by the bytes each asks for, in two lanes so that
 // small queries never wait behind large ones (see workspace).
-const (
-	// queryBytesPerNode is the work space, per node of the diagram, of
-	// the queries that search it depth first (Satisfiable and Solve: a
-	// memo of the nodes met, 8 to 16 bytes each, and the recursion): they
-	// ask for the whole diagram's worth, though they mostly meet a small
-	// part of it.
-	queryBytesPerNode = 24
-	// drawBytesPerNode is the work space of one Diagram call per node: a
-	// query's, and the copy of the restricted diagram in a Manager of its
-	// own (16 bytes a node, up to twice that while its slice grows, and its
-	// hash buckets).
-	drawBytesPerNode = 64
-)
+// drawBytesPerNode is the work space of one Diagram call per node of the
+// diagram: the copy of the restricted diagram in a Manager of its own (16
+// bytes a node, up to twice that while its slice grows, and its hash
+// buckets) and the traversal's memo.
+const drawBytesPerNode = 64
 
 // DefaultScratch is the work space of Options{Scratch: 0}: 1 GiB, room for
 // five sweeps of the whole 14×14 diagram at once and hundreds of small

@@ -203,6 +203,7 @@ func Load(r io.Reader, budget int64) (*Manager, []Node, error) {
 		size *= 2
 	}
 	m.nodes = make([]node, 2, int(count)+2)
+	adviseHuge(m.nodes)
 	m.nodes[False] = node{level: vars}
 	m.nodes[True] = node{level: vars}
 	m.buckets = make([]uint32, size)

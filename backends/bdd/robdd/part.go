@@ -125,15 +125,24 @@ func (p *Part) root() Node { return Node(len(p.nodes) - 1) }
 
 // gather copies into s.local the part of f's diagram that v allows (see
 // Part), renumbered densely after the two terminals in the order of the
-// ids, which is children first. One pass down the ids from f marks the
-// part and copies each marked node as it meets it: a marked node marks
-// the children its allowed edges reach (they have smaller ids, so the pass
+// ids, which is children first. A pass down the ids from f marks the part
+// and copies each marked node as it meets it: a marked node marks the
+// children its allowed edges reach (they have smaller ids, so the pass
 // meets them later). The copies, in descending order, are then reversed
 // and their children renumbered, a child's new id being the number of
 // marked ids below it (its rank), by sequential passes over the copy and
 // the marks: the diagram itself is read once, at the marked nodes only.
 // It gives up, returning false, once it has marked more than limit nodes.
 // Either way it leaves the marks empty.
+//
+// The reads of the marked nodes are the cost: on a large diagram each is
+// a miss of every cache. So the pass goes a level at a time (gatherLevels)
+// when the diagram's ids are grouped by level, deepest first, as the
+// compilers and Load make them: the marked nodes of one level are all
+// known before any of them is read, so it copies them in one tight loop of
+// independent loads, which the processor overlaps, and marks their
+// children after. Other diagrams (or a level that breaks the grouping)
+// take the pass one node at a time (gatherEach).
 func (m *Manager) gather(f Node, v view, s *scratch, limit int) ([]node, bool) {
 	terminal := node{level: uint32(m.vars)}
 	local := append(s.local[:0], terminal, terminal)
@@ -144,17 +153,136 @@ func (m *Manager) gather(f Node, v view, s *scratch, limit int) ([]node, bool) {
 	mk := &s.marks
 	mk.fit(int(f) + 1)
 	defer mk.empty()
-	bitsOf, sum := mk.bits, mk.sum
-	mark := func(c uint32) {
-		w := c / 64
-		if bitsOf[w] == 0 {
-			sum[w/64] |= 1 << (w % 64)
-		}
-		bitsOf[w] |= 1 << (c % 64)
+	mk.mark(uint32(f))
+	var ok, grouped bool
+	if local, ok, grouped = m.gatherLevels(f, v, mk, local, limit); !grouped {
+		mk.empty()
+		mk.mark(uint32(f))
+		local, ok = m.gatherEach(f, v, mk, local[:2], limit)
 	}
+	if !ok {
+		return nil, false
+	}
+	mk.renumber(local)
+	return local, true
+}
+
+// renumber turns the copies of a pass down, in descending order of their
+// ids, into the part: ascending, and their children renumbered by the
+// marks.
+func (mk *marks) renumber(local []node) {
+	slices.Reverse(local[2:])
+	bitsOf, rank := mk.bits, mk.rank
+	// rank[w] is the new id of the first marked id of word w: the copies
+	// are in ascending order, so a pass over them counts.
+	last := ^uint32(0)
+	for i := 2; i < len(local); i++ {
+		if w := local[i].next / 64; w != last {
+			rank[w], last = uint32(i), w
+		}
+	}
+	newID := func(c uint32) uint32 {
+		if c <= uint32(True) {
+			return c
+		}
+		w := c / 64
+		return rank[w] + uint32(bits.OnesCount64(bitsOf[w]&(1<<(c%64)-1)))
+	}
+	for i := 2; i < len(local); i++ {
+		n := &local[i]
+		n.lo, n.hi = newID(n.lo), newID(n.hi)
+	}
+}
+
+// gatherLevels is gather's pass down, a level at a time, from the root's
+// level down: it copies every marked id of the level (its ids as
+// levelStarts has them, up to f), then marks their allowed children. That
+// is sound as long as every child it marks lies below the level's first
+// id, so that none was left out of a copy, and no marked id is left when
+// the levels are done; it reports grouped false, having copied an
+// unfinished part, as soon as either fails. The copies keep their edges'
+// old ids, a forbidden one leading to False, and their own in next.
+func (m *Manager) gatherLevels(f Node, v view, mk *marks, local []node, limit int) (_ []node, ok, grouped bool) {
+	nodes := m.nodes
+	val := v.val
+	bitsOf, sum := mk.bits, mk.sum
+	start := mk.levelStarts(nodes)
+	top := uint32(f)
+	for l := nodes[f].level; l < uint32(m.vars) && top > uint32(True); l++ {
+		first := start[l]
+		if first > top {
+			continue // no node of level l below f
+		}
+		copied := len(local)
+		// The copies, descending: independent loads.
+		for k := int(top / 4096); k >= int(first/4096); k-- {
+			words := sum[k]
+			if k == int(top/4096) {
+				words &= 2<<(top/64%64) - 1
+			}
+			if k == int(first/4096) {
+				words &^= 1<<(first/64%64) - 1
+			}
+			for words != 0 {
+				j := 63 - bits.LeadingZeros64(words)
+				words &^= 1 << j
+				w := 64*k + j
+				x := bitsOf[w]
+				if w == int(top/64) {
+					x &= 2<<(top%64) - 1
+				}
+				if w == int(first/64) {
+					x &^= 1<<(first%64) - 1
+				}
+				for x != 0 {
+					b := 63 - bits.LeadingZeros64(x)
+					x &^= 1 << b
+					if len(local)-2 == limit {
+						return local, false, true
+					}
+					id := uint32(64*w + b)
+					local = append(local, nodes[id])
+					local[len(local)-1].next = id
+				}
+			}
+		}
+		// Their children, in the copies.
+		for i := copied; i < len(local); i++ {
+			c := &local[i]
+			x8 := val[c.level]
+			switch {
+			case x8 == 1:
+				c.lo = uint32(False)
+			case c.lo >= first:
+				return local, false, false
+			case c.lo > uint32(True):
+				mk.mark(c.lo)
+			}
+			switch {
+			case x8 == 0:
+				c.hi = uint32(False)
+			case c.hi >= first:
+				return local, false, false
+			case c.hi > uint32(True):
+				mk.mark(c.hi)
+			}
+		}
+		top = first - 1
+	}
+	if top > uint32(True) {
+		if _, left := mk.highest(top); left {
+			return local, false, false
+		}
+	}
+	return local, true, true
+}
+
+// gatherEach is gather's pass down, one marked node at a time, for
+// diagrams whose ids are not grouped by level.
+func (m *Manager) gatherEach(f Node, v view, mk *marks, local []node, limit int) ([]node, bool) {
+	bitsOf, sum := mk.bits, mk.sum
 	val := v.val
 	nodes := m.nodes
-	mark(uint32(f))
 	for k := int(f) / 64 / 64; k >= 0; k-- {
 		for below := ^uint64(0); ; {
 			words := sum[k] & below
@@ -177,45 +305,22 @@ func (m *Manager) gather(f Node, v view, s *scratch, limit int) ([]node, bool) {
 				g := 64*w + b
 				n := nodes[g]
 				x8 := val[n.level]
-				// The copy keeps its edges' old ids, a forbidden one
-				// leading to False, and its own in next.
 				c := node{level: n.level, next: uint32(g)}
 				if x8 != 1 {
 					c.lo = n.lo
 					if n.lo > uint32(True) {
-						mark(n.lo)
+						mk.mark(n.lo)
 					}
 				}
 				if x8 != 0 {
 					c.hi = n.hi
 					if n.hi > uint32(True) {
-						mark(n.hi)
+						mk.mark(n.hi)
 					}
 				}
 				local = append(local, c)
 			}
 		}
-	}
-	slices.Reverse(local[2:])
-	rank := mk.rank
-	// rank[w] is the new id of the first marked id of word w: the copies
-	// are in ascending order, so a pass over them counts.
-	last := ^uint32(0)
-	for i := 2; i < len(local); i++ {
-		if w := local[i].next / 64; w != last {
-			rank[w], last = uint32(i), w
-		}
-	}
-	newID := func(c uint32) uint32 {
-		if c <= uint32(True) {
-			return c
-		}
-		w := c / 64
-		return rank[w] + uint32(bits.OnesCount64(bitsOf[w]&(1<<(c%64)-1)))
-	}
-	for i := 2; i < len(local); i++ {
-		n := &local[i]
-		n.lo, n.hi = newID(n.lo), newID(n.hi)
 	}
 	return local, true
 }
@@ -228,6 +333,65 @@ func (m *Manager) gather(f Node, v view, s *scratch, limit int) ([]node, bool) {
 type marks struct {
 	bits, sum []uint64
 	rank      []uint32
+	// start are the levelStarts of a diagram of ids ids.
+	start []uint32
+	ids   int
+}
+
+// mark marks id c.
+func (mk *marks) mark(c uint32) {
+	w := c / 64
+	if mk.bits[w] == 0 {
+		mk.sum[w/64] |= 1 << (w % 64)
+	}
+	mk.bits[w] |= 1 << (c % 64)
+}
+
+// highest returns the highest marked id at most top, if any.
+func (mk *marks) highest(top uint32) (uint32, bool) {
+	w := int(top / 64)
+	if x := mk.bits[w] & (2<<(top%64) - 1); x != 0 {
+		return uint32(64*w + 63 - bits.LeadingZeros64(x)), true
+	}
+	for k := w / 64; k >= 0; k-- {
+		words := mk.sum[k]
+		if k == w/64 {
+			words &= 1<<(w%64) - 1
+		}
+		if words != 0 {
+			w := 64*k + 63 - bits.LeadingZeros64(words)
+			return uint32(64*w + 63 - bits.LeadingZeros64(mk.bits[w])), true
+		}
+	}
+	return 0, false
+}
+
+// levelStarts returns, for every level l, the first id from 2 on whose
+// level is at most l (len(nodes) if none): where ids are grouped by level,
+// deepest first, the first id of level l, and the ids of level l run up to
+// the first of level l-1. It finds them by binary search, once for as long
+// as the diagram has as many ids. Where the ids are not so grouped the
+// answers mean nothing, which gatherLevels finds out.
+func (mk *marks) levelStarts(nodes []node) []uint32 {
+	if mk.ids == len(nodes) {
+		return mk.start
+	}
+	vars := nodes[False].level
+	mk.start = make([]uint32, vars+1)
+	for l := range vars + 1 {
+		lo, hi := uint32(True)+1, uint32(len(nodes)) // the answer is in [lo, hi]
+		for lo < hi {
+			mid := lo + (hi-lo)/2
+			if nodes[mid].level <= l {
+				hi = mid
+			} else {
+				lo = mid + 1
+			}
+		}
+		mk.start[l] = lo
+	}
+	mk.ids = len(nodes)
+	return mk.start
 }
 
 // marksBytes is the memory of marks over ids ids: 12 bytes a word of 64

@@ -13,23 +13,38 @@ import (
 // with a, or false when there is none. Free variables that f does not
 // decide are false. It visits each node at most once, depth first, and
 // remembers the nodes without a solution below in work space proportional
-// to the nodes it visits.
+// to the nodes it visits (see AnySatWithin).
 func (m *Manager) AnySat(f Node, a Assignment) ([]bool, bool) {
+	x, found, _ := m.AnySatWithin(f, a, 0)
+	return x, found
+}
+
+// AnySatWithin is AnySat that gives up, returning done false, once it has
+// visited more than limit decision nodes (limit <= 0: no limit), so that a
+// caller can bound its work space: at most AnySatBytes(limit). The search
+// meets only the nodes it follows until it finds a solution, which under
+// a partial assignment is mostly a small part of the diagram.
+func (m *Manager) AnySatWithin(f Node, a Assignment, limit int) (x []bool, found, done bool) {
 	v := m.view(a)
 	s := m.getPartScratch()
 	defer m.parts.Put(s)
 	dead := &s.ids
 	dead.reset()
-	x := v.initial()
+	x = v.initial()
+	visited := 0
 	// find reports whether some path from n to True agrees with the
 	// assignment, and writes the levels it tests into x. A node without
-	// such a path is marked dead, so no node is searched twice.
+	// such a path is marked dead, so no node is searched twice. Past the
+	// limit it unwinds, reporting false.
 	var find func(n Node) bool
 	find = func(n Node) bool {
 		if n <= True {
 			return n == True
 		}
 		if _, ok := dead.get(n); ok {
+			return false
+		}
+		if visited++; limit > 0 && visited > limit {
 			return false
 		}
 		nd := m.nodes[n]
@@ -45,10 +60,22 @@ func (m *Manager) AnySat(f Node, a Assignment) ([]bool, bool) {
 		dead.put(n, 0)
 		return false
 	}
-	if !find(f) {
-		return nil, false
+	found = find(f)
+	if limit > 0 && visited > limit {
+		return nil, false, false
 	}
-	return x, true
+	if !found {
+		return nil, false, true
+	}
+	return x, true, true
+}
+
+// AnySatBytes is the most work space AnySatWithin holds when it visits
+// nodes decision nodes: its memo of the nodes without a solution (8-byte
+// slots, at least two and, just after the table doubled, four a node, and
+// the table it outgrew), the solution and the assignment's view.
+func (m *Manager) AnySatBytes(nodes int) int64 {
+	return 6*8*int64(max(nodes, minMapSlots/4)) + 8*int64(m.vars)
 }
 
 // initial is the start of a solution: assigned variables at their value,

@@ -137,3 +137,41 @@ func TestRandomSatMatchesBruteForce(t *testing.T) {
 		t.Errorf("randBelow(2^99) = %v", big)
 	}
 }
+
+// TestAnySatWithin checks that the bounded search gives AnySat's answer
+// when its limit lets it finish, and gives up past it: on x0 ∧ ... ∧ x9 a
+// solution is ten nodes deep, and under x9 = 0 the search meets every
+// node before it knows there is none.
+func TestAnySatWithin(t *testing.T) {
+	m := New(10, 0)
+	f := True
+	for l := 9; l >= 0; l-- {
+		x, _ := m.Var(l)
+		f, _ = m.And(ctx, x, f)
+	}
+	tests := []struct {
+		name        string
+		a           Assignment
+		limit       int
+		found, done bool
+	}{
+		{"no limit", nil, 0, true, true},
+		{"limit of the path", nil, 10, true, true},
+		{"one node short", nil, 9, false, false},
+		{"x9 false, no limit", only(m, 9, 0), 0, false, true},
+		{"x9 false, every node", only(m, 9, 0), 10, false, true},
+		{"x9 false, one node short", only(m, 9, 0), 9, false, false},
+	}
+	for _, tt := range tests {
+		x, found, done := m.AnySatWithin(f, tt.a, tt.limit)
+		if found != tt.found || done != tt.done {
+			t.Errorf("%s: found %v, done %v; want %v, %v", tt.name, found, done, tt.found, tt.done)
+		}
+		if found && !slices.Equal(x, slices.Repeat([]bool{true}, 10)) {
+			t.Errorf("%s: solution %v, want all true", tt.name, x)
+		}
+	}
+	if got := m.AnySatBytes(1000); got < 16*1000 {
+		t.Errorf("AnySatBytes(1000) = %d, less than the memo's two 8-byte slots a node", got)
+	}
+}

@@ -1,0 +1,91 @@
+package bdd
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/nqueens/configurator/configurator"
+)
+
+// benchPlacement draws k queens, no two attacking, in random ranks, as the
+// benchmarks' load generator does.
+func benchPlacement(rng *rand.Rand, m *configurator.Model, k int) []configurator.Cell {
+	n := m.N()
+	var queens []configurator.Cell
+	for _, row := range rng.Perm(n) {
+		if len(queens) >= k {
+			break
+		}
+		var free []configurator.Cell
+		for col := range n {
+			c := configurator.Cell{Row: row, Col: col}
+			if !slices.ContainsFunc(queens, func(q configurator.Cell) bool { return m.Attacks(q, c) }) {
+				free = append(free, c)
+			}
+		}
+		if len(free) > 0 {
+			queens = append(queens, free[rng.IntN(len(free))])
+		}
+	}
+	return queens
+}
+
+// BenchmarkAnalyzeMix analyses seeded random placements of 2 to N/2+1
+// queens (the load generator's, less the boards of none and one, which the
+// memo answers) on the row-major diagram of BENCH_N (default 12), loaded
+// from the default cache directory when a file of it is there.
+func BenchmarkAnalyzeMix(b *testing.B) {
+	n := 12
+	if s := os.Getenv("BENCH_N"); s != "" {
+		n, _ = strconv.Atoi(s)
+	}
+	for _, k := range []int{2, 3, 4, 6} {
+		if k > n/2+1 {
+			continue
+		}
+		b.Run(fmt.Sprintf("n=%d/queens=%d", n, k), func(b *testing.B) {
+			model, err := configurator.New(n, configurator.RowMajor)
+			if err != nil {
+				b.Fatal(err)
+			}
+			sp := benchSpace(b, model)
+			rng := rand.New(rand.NewPCG(1, uint64(k)))
+			var placements [][]configurator.Cell
+			for range 64 {
+				placements = append(placements, benchPlacement(rng, model, k))
+			}
+			ctx := context.Background()
+			b.ResetTimer()
+			visited := int64(0)
+			for i := 0; b.Loop(); i++ {
+				an, err := sp.Analyze(ctx, placements[i%len(placements)])
+				if err == nil {
+					visited += an.Work.NodesVisited
+				}
+			}
+			b.ReportMetric(float64(visited)/float64(b.N), "nodes/op")
+		})
+	}
+}
+
+var benchSpaces = map[*configurator.Model]*Space{}
+
+func benchSpace(b *testing.B, model *configurator.Model) *Space {
+	b.Helper()
+	for m, sp := range benchSpaces {
+		if m.N() == model.N() {
+			return sp
+		}
+	}
+	sp, err := New(Options{Dir: DefaultDir()}).Compile(context.Background(), model)
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchSpaces[model] = sp.(*Space)
+	return sp.(*Space)
+}
