@@ -52,6 +52,10 @@ type CompileResult struct {
 	// garbage not yet collected included; Solutions the diagram counts.
 	Nodes, Stored int
 	Solutions     *big.Int
+	// Child says the compile ran in a process of its own, through the bdd
+	// backend (benchmarks.CompileToDisk, the write of the file left out
+	// of Time): PeakRSS is then that process's peak, LiveHeap unknown.
+	Child bool `json:",omitempty"`
 }
 
 // BytesPerNode is the live heap per node of the diagram.

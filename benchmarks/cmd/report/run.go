@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -20,12 +21,13 @@ import (
 // The sections of the suite, in the order they run.
 const (
 	secCompile = "compile"
+	secDisk    = "disk"
 	secBDD     = "bdd"
 	secSAT     = "sat"
 	secServer  = "server"
 )
 
-var allSections = []string{secCompile, secBDD, secSAT, secServer}
+var allSections = []string{secCompile, secDisk, secBDD, secSAT, secServer}
 
 // plan is what a run measures and within which bounds.
 type plan struct {
@@ -33,14 +35,26 @@ type plan struct {
 	Sections []string
 	Seed     uint64
 	Deadline time.Duration // of the whole run
+	// CacheDir is the run's own directory of compiled spaces, made empty
+	// at the start and removed at the end, so that no figure depends on
+	// what the user's cache holds.
+	CacheDir string
 
 	// Compile: every method from N=4 to its maximum, side by side, then
 	// the direct path alone up to DirectMax. A compile shorter than
-	// CompileMinTime is repeated for a stable median.
+	// CompileMinTime is repeated for a stable median. Boards from
+	// ChildFrom on are compiled in a child process of their own, through
+	// the bdd backend into the run's cache directory, within Child's
+	// limits (see compileInChild).
 	CompileMax     map[string]int
 	DirectMax      int
 	CompileMinTime time.Duration
 	CompileBudget  int64 // bytes of the bdd Manager
+	ChildFrom      int
+	Child          func(n int) childLimits
+
+	// Disk: compile into the run's cache directory, then load from it.
+	DiskSizes []int
 
 	// Per step: the sizes, the walks and each baseline's budget on one
 	// board. BDDBaselineMax is the largest board the restrict-per-cell
@@ -54,11 +68,14 @@ type plan struct {
 	SATWalk        func(n int) benchmarks.WalkOptions
 	SATBudget      func(n int) Budget
 
-	// Server: each workload at each number of clients for ServerTime.
-	Web        string
-	Workloads  []workload
-	Clients    []int
-	ServerTime time.Duration
+	// Server: each workload at each number of clients for ServerTime,
+	// and for TargetTime at TargetClients, the runs that issue 13's
+	// throughput targets compare.
+	Web                    string
+	Workloads              []workload
+	Clients                []int
+	ServerTime, TargetTime time.Duration
+	TargetClients          int
 }
 
 // Budget bounds a baseline on one board: the steps of the walks, and the
@@ -82,6 +99,9 @@ func quickPlan() plan {
 		DirectMax:      14,
 		CompileMinTime: 200 * time.Millisecond,
 		CompileBudget:  20 << 30,
+		ChildFrom:      15,
+		Child:          childPlan,
+		DiskSizes:      []int{10, 11, 12, 13, 14},
 		BDDSizes:       []int{6, 7, 8, 9, 10, 11, 12, 13, 14},
 		BDDBaselineMax: 12,
 		BDDWalk:        benchmarks.WalkOptions{Walks: 4, Steps: 50},
@@ -103,10 +123,24 @@ func quickPlan() plan {
 			}
 			return Budget{Steps: 5 * time.Second, Empty: 5 * time.Second}
 		},
-		Workloads:  []workload{{"bdd", 8}, {"bdd", 12}, {"bdd", 14}, {"sat", 20}},
-		Clients:    []int{1, 16, 32, 64},
-		ServerTime: 3 * time.Second,
+		Workloads:     []workload{{"bdd", 8}, {"bdd", 12}, {"bdd", 14}, {"sat", 20}},
+		Clients:       []int{1, 16, 32, 64},
+		ServerTime:    3 * time.Second,
+		TargetTime:    10 * time.Second,
+		TargetClients: 32,
 	}
+}
+
+// childPlan bounds the compile of the n×n board in a child process: 16×16
+// gets issue 13's 12 GiB as its budget and is killed at 13 GiB resident
+// (the machine has no swap and is shared), smaller boards proportionally
+// less; each has 20 minutes.
+func childPlan(n int) childLimits {
+	budget := int64(12 << 30)
+	if n <= 15 {
+		budget = 6 << 30
+	}
+	return childLimits{Budget: budget, MaxRSS: uint64(budget) + 1<<30, Timeout: 20 * time.Minute}
 }
 
 func fullPlan() plan {
@@ -114,7 +148,9 @@ func fullPlan() plan {
 	p.Mode = "full"
 	p.Deadline = 4 * time.Hour
 	p.CompileMax = map[string]int{benchmarks.Direct: 13, benchmarks.Apply: 13, benchmarks.Rudd: 12}
-	p.DirectMax = 15
+	p.DirectMax = 16
+	p.DiskSizes = []int{10, 11, 12, 13, 14, 15, 16}
+	p.BDDSizes = append(p.BDDSizes, 15, 16)
 	p.CompileMinTime = time.Second
 	p.BDDBaselineMax = 14
 	p.BDDBudget = 90 * time.Second
@@ -131,6 +167,7 @@ func fullPlan() plan {
 		return Budget{Steps: 60 * time.Second, Empty: 5 * time.Minute}
 	}
 	p.ServerTime = 10 * time.Second
+	p.TargetTime = 30 * time.Second
 	return p
 }
 
@@ -147,8 +184,14 @@ type Results struct {
 	Compile        []benchmarks.CompileResult
 	CompileMinTime time.Duration
 	CompileMax     map[string]int
-	BDDSteps       []benchmarks.StepResult
-	SATSteps       []benchmarks.StepResult
+	// ChildFrom is the smallest board compiled in a child process;
+	// Failures the compiles that did not finish, and why.
+	ChildFrom int
+	Failures  []Failure
+	// Disk is each board compiled into a cache directory and loaded back.
+	Disk     []benchmarks.DiskResult
+	BDDSteps []benchmarks.StepResult
+	SATSteps []benchmarks.StepResult
 	// BDDBaselineMax is the largest board the restrict-per-cell baseline
 	// ran on; SATBudgets the baselines' budget per board.
 	BDDBaselineMax      int
@@ -158,16 +201,35 @@ type Results struct {
 	Notes               []string
 }
 
+// Failure is a measurement that did not finish: a compile beyond its
+// memory cap or its time, or refused by its budget.
+type Failure struct {
+	Method string
+	N      int
+	Err    string
+	// PeakRSS is the peak resident memory of the child process that
+	// failed, if it ran in one; Elapsed how long it ran.
+	PeakRSS uint64
+	Elapsed time.Duration
+}
+
 func run(ctx context.Context, p plan) (*Results, error) {
 	res := &Results{Mode: p.Mode, Machine: thisMachine(), Date: time.Now().UTC(), Seed: p.Seed, Sections: p.Sections}
 	start := time.Now()
 	defer func() { res.Elapsed = time.Since(start) }()
+	dir, err := os.MkdirTemp("", "nqueens-bench-spaces-")
+	if err != nil {
+		return res, err
+	}
+	defer os.RemoveAll(dir)
+	p.CacheDir = dir
 	log.Printf("%s suite on %s (%d cores), load %s", p.Mode, res.Machine.CPU, res.Machine.Cores, res.Machine.LoadAvg)
 	steps := []struct {
 		name string
 		run  func(context.Context, plan, *Results) error
 	}{
 		{secCompile, runCompile},
+		{secDisk, runDisk},
 		{secBDD, runBDDSteps},
 		{secSAT, runSATSteps},
 		{secServer, runServer},
@@ -194,7 +256,7 @@ func freeMemory() {
 }
 
 func runCompile(ctx context.Context, p plan, res *Results) error {
-	res.CompileMinTime, res.CompileMax = p.CompileMinTime, p.CompileMax
+	res.CompileMinTime, res.CompileMax, res.ChildFrom = p.CompileMinTime, p.CompileMax, p.ChildFrom
 	largest := max(p.DirectMax, p.CompileMax[benchmarks.Direct])
 	failed := map[string]bool{}
 	for n := 4; n <= largest; n++ {
@@ -206,13 +268,22 @@ func runCompile(ctx context.Context, p plan, res *Results) error {
 			if n > limit || failed[method] {
 				continue
 			}
+			if method == benchmarks.Direct && p.ChildFrom > 0 && n >= p.ChildFrom {
+				if err := onDisk(ctx, p, res, n); err != nil {
+					if ctx.Err() != nil {
+						return err
+					}
+					failed[method] = true
+				}
+				continue
+			}
 			r, err := benchmarks.Compile(ctx, method, n, p.CompileMinTime, p.CompileBudget)
 			if err != nil {
 				if ctx.Err() != nil {
 					return err
 				}
 				failed[method] = true
-				res.Notes = append(res.Notes, fmt.Sprintf("Compile with %s stopped at N=%d: %v.", method, n, err))
+				res.Failures = append(res.Failures, Failure{Method: method, N: n, Err: err.Error()})
 				log.Printf("compile %s n=%d: %v", method, n, err)
 				continue
 			}
@@ -224,6 +295,79 @@ func runCompile(ctx context.Context, p plan, res *Results) error {
 	return nil
 }
 
+// onDisk makes sure the run's cache directory holds the n×n space: it
+// compiles it there (in a child process from p.ChildFrom on) unless the
+// run already did, and records the compile in res.Disk and, from a child,
+// in res.Compile as the direct path's (the backend's Compile less the
+// write of the file). A compile that fails is recorded in res.Failures
+// and returned.
+func onDisk(ctx context.Context, p plan, res *Results, n int) error {
+	if diskAt(res, n) != nil {
+		return nil
+	}
+	if p.ChildFrom > 0 && n >= p.ChildFrom {
+		lim := p.Child(n)
+		if avail, err := benchmarks.MemInfo("MemAvailable"); err == nil && avail < lim.MaxRSS+2<<30 {
+			err := fmt.Errorf("compile %d-queens not started: %s of memory available, the child may take %s and the machine must keep 2 GiB", n, bytesIEC(avail), bytesIEC(lim.MaxRSS))
+			res.Failures = append(res.Failures, Failure{Method: benchmarks.Direct, N: n, Err: err.Error()})
+			log.Print(err)
+			return err
+		}
+		log.Printf("compile direct n=%d in a child process (budget %s, killed at %s resident, %s at most)", n, bytesIEC(uint64(lim.Budget)), bytesIEC(lim.MaxRSS), fmtDur(lim.Timeout))
+		c, err := compileInChild(ctx, n, p.CacheDir, lim)
+		if err != nil {
+			res.Failures = append(res.Failures, Failure{Method: benchmarks.Direct, N: n, Err: err.Error(), PeakRSS: c.PeakRSS, Elapsed: c.Elapsed})
+			log.Printf("compile direct n=%d: %v (peak RSS %s)", n, err, bytesIEC(c.PeakRSS))
+			return err
+		}
+		d := c.Disk
+		res.Disk = append(res.Disk, d)
+		r := benchmarks.CompileResult{Method: benchmarks.Direct, N: n, Time: d.Compile - d.Save, Runs: 1, PeakHeap: d.CompilePeakHeap,
+			PeakRSS: c.PeakRSS, Nodes: d.Nodes, Stored: d.Nodes + 2, Solutions: d.Solutions, Child: true}
+		res.Compile = append(res.Compile, r)
+		log.Printf("compile direct n=%-2d %10v  peak RSS %s  nodes %d  (child; file %s written in %v)", n, r.Time.Round(time.Millisecond), bytesIEC(r.PeakRSS), r.Nodes, bytesIEC(uint64(d.FileBytes)), d.Save.Round(time.Millisecond))
+		return nil
+	}
+	d, err := benchmarks.CompileToDisk(ctx, n, p.CacheDir, p.CompileBudget)
+	if err != nil {
+		return err
+	}
+	res.Disk = append(res.Disk, d)
+	return nil
+}
+
+func diskAt(res *Results, n int) *benchmarks.DiskResult {
+	for i, d := range res.Disk {
+		if d.N == n {
+			return &res.Disk[i]
+		}
+	}
+	return nil
+}
+
+// runDisk compiles each board into the run's cache directory (unless the
+// compile section did) and loads it back with a new backend.
+func runDisk(ctx context.Context, p plan, res *Results) error {
+	for _, n := range p.DiskSizes {
+		if err := onDisk(ctx, p, res, n); err != nil {
+			if ctx.Err() != nil {
+				return err
+			}
+			res.Notes = append(res.Notes, fmt.Sprintf("Disk: N=%d not measured: %v.", n, err))
+			continue
+		}
+		d := diskAt(res, n)
+		if _, err := benchmarks.LoadFromDisk(ctx, d, p.CacheDir, p.CompileBudget); err != nil {
+			return err
+		}
+		log.Printf("disk n=%-2d compile and save %v (save %v), load %v (x%.1f), file %s, load peak heap %s", n,
+			d.Compile.Round(time.Millisecond), d.Save.Round(time.Millisecond), d.Load.Round(time.Millisecond), d.LoadRatio(),
+			bytesIEC(uint64(d.FileBytes)), bytesIEC(d.LoadPeakHeap))
+		freeMemory()
+	}
+	return nil
+}
+
 func runBDDSteps(ctx context.Context, p plan, res *Results) error {
 	res.BDDBaselineMax, res.BDDBudget, res.BDDEmpty = p.BDDBaselineMax, p.BDDBudget, p.BDDEmpty
 	for _, n := range p.BDDSizes {
@@ -231,7 +375,18 @@ func runBDDSteps(ctx context.Context, p plan, res *Results) error {
 		if err != nil {
 			return err
 		}
-		sp, err := bdd.New(bdd.Options{Budget: p.CompileBudget}).Compile(ctx, model)
+		// From the child process's boards on, the space comes from the
+		// run's cache directory, so that the steps follow a load, not a
+		// compile of minutes in this process.
+		opts := bdd.Options{Budget: p.CompileBudget}
+		if p.ChildFrom > 0 && n >= p.ChildFrom {
+			if err := onDisk(ctx, p, res, n); err != nil {
+				res.Notes = append(res.Notes, fmt.Sprintf("BDD per step: N=%d not measured: %v.", n, err))
+				continue
+			}
+			opts.Dir = p.CacheDir
+		}
+		sp, err := bdd.New(opts).Compile(ctx, model)
 		if err != nil {
 			return err
 		}

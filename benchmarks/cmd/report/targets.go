@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/nqueens/configurator/benchmarks"
@@ -10,13 +12,16 @@ import (
 // Verdicts of a target.
 const (
 	met         = "met"
-	missed      = "**missed**"
+	missed      = "**MISSED**"
 	notMeasured = "not measured in this mode"
 )
 
-// target is one of issue 5's targets and how this run fared.
+// target is one of the issues' targets and how this run fared: the
+// figure measured, what it is compared with (a peer measured in the same
+// run, or an absolute bound) and the verdict.
 type target struct {
-	Target, Measured, Status string
+	Issue                          int
+	Target, Measured, Peer, Status string
 }
 
 func verdict(ok bool) string {
@@ -59,30 +64,156 @@ func serverRun(res *Results, backend string, n, clients int) *ServerRun {
 	return nil
 }
 
-// targets checks the run against the targets of issue 5.
+func failureAt(res *Results, method string, n int) *Failure {
+	for i, f := range res.Failures {
+		if f.Method == method && f.N == n {
+			return &res.Failures[i]
+		}
+	}
+	return nil
+}
+
+// Issue 13's bounds.
+const (
+	throughputClients = 32                     // the server's load for the ratios
+	step14P99         = 20 * time.Millisecond  // per step p99 at N=14, at most
+	largeStepP99      = 250 * time.Millisecond // per step p99 at N=15 and 16, below
+	compile16Time     = 120 * time.Second      // 16-queens compile, at most
+	compile16RSS      = 12 << 30               // and its peak resident memory
+)
+
+// targets checks the run against the targets of issue 13 and then those
+// of issue 5, in the order the report lists them.
 func targets(res *Results) []target {
-	var ts []target
-	p99 := func(name string, rs []benchmarks.StepResult, n int, limit time.Duration) {
-		t := target{Target: fmt.Sprintf("%s per step p99 < %s at N=%d", name, fmtDur(limit), n), Status: notMeasured}
-		if r := stepAt(rs, n); r != nil {
-			t.Measured = fmt.Sprintf("%s (p50 %s, %d steps)", fmtDur(r.Ours.P99), fmtDur(r.Ours.P50), r.Ours.Count)
-			t.Status = verdict(r.Ours.P99 < limit)
+	return append(issue13(res), issue5(res)...)
+}
+
+// issue13 checks the run against the targets of issue 13: the server's
+// throughput on large boards against 8×8, per-step p99 on 14×14 to 16×16,
+// the 16-queens compile, and loading a compiled space against compiling
+// it.
+func issue13(res *Results) []target {
+	ts := []target{throughputRatio(res, 12, 0.5), throughputRatio(res, 14, 0.2),
+		stepP99(13, "BDD", res.BDDSteps, 14, step14P99, true),
+		stepP99(13, "BDD", res.BDDSteps, 15, largeStepP99, false),
+		stepP99(13, "BDD", res.BDDSteps, 16, largeStepP99, false),
+	}
+	ts = append(ts, compile16(res)...)
+	// Loading against compiling, on 14×14 and on the largest board loaded.
+	ns := []int{14}
+	if len(res.Disk) > 0 {
+		if last := slices.MaxFunc(res.Disk, func(a, b benchmarks.DiskResult) int { return a.N - b.N }); last.N > 14 && last.Load > 0 {
+			ns = append(ns, last.N)
+		}
+	}
+	for _, n := range ns {
+		t := target{Issue: 13, Target: fmt.Sprintf("Load the compiled %d×%d space from disk instead of compiling it: faster", n, n),
+			Peer: "the compile of the same board into the cache, this run", Status: notMeasured}
+		if d := diskAt(res, n); d != nil && d.Load > 0 {
+			t.Measured = fmt.Sprintf("load %s against compile %s (%s; file %s)", fmtDur(d.Load), fmtDur(d.Compile), fmtRatio(d.LoadRatio()), bytesIEC(uint64(d.FileBytes)))
+			t.Status = verdict(d.Load < d.Compile)
 		}
 		ts = append(ts, t)
 	}
-	p99("BDD", res.BDDSteps, 8, time.Millisecond)
-	p99("BDD", res.BDDSteps, 12, 20*time.Millisecond)
-	p99("BDD", res.BDDSteps, 14, 250*time.Millisecond)
-	p99("BDD", res.BDDSteps, 14, 20*time.Millisecond) // issue 13
+	return ts
+}
+
+// throughputRatio is issue 13's target of the server's analyses per
+// second at 32 clients on n×n against 8×8, both measured in the run:
+// at least the given multiple, without errors.
+func throughputRatio(res *Results, n int, least float64) target {
+	t := target{Issue: 13, Target: fmt.Sprintf("Server, BDD, %d clients: analyses/s at N=%d ≥ %.1f× N=8's", throughputClients, n, least),
+		Peer: fmt.Sprintf("the server at N=8, %d clients, this run", throughputClients), Status: notMeasured}
+	small, large := serverRun(res, "bdd", 8, throughputClients), serverRun(res, "bdd", n, throughputClients)
+	if small == nil || large == nil || small.ExpectedPerSecond() <= 0 {
+		return t
+	}
+	r := large.ExpectedPerSecond() / small.ExpectedPerSecond()
+	t.Measured = fmt.Sprintf("×%.2f (%s against %s analyses/s over %s each; p99 %s against %s; %d and %d errors)", r,
+		fmtInt(int(large.ExpectedPerSecond())), fmtInt(int(small.ExpectedPerSecond())), fmtDur(large.Elapsed.Round(100*time.Millisecond)),
+		fmtDur(large.P99), fmtDur(small.P99), large.Errors(), small.Errors())
+	t.Status = verdict(r >= least && large.Errors() == 0)
+	return t
+}
+
+// stepP99 is a per-step p99 target: the space's p99 over the seeded walks
+// on the n×n board against limit (below it, or at most it when inclusive),
+// with the restrict-per-cell baseline's p99 on the same steps beside it
+// where the run measured it.
+func stepP99(issue int, name string, rs []benchmarks.StepResult, n int, limit time.Duration, inclusive bool) target {
+	op := "<"
+	if inclusive {
+		op = "≤"
+	}
+	t := target{Issue: issue, Target: fmt.Sprintf("%s per step p99 %s %s at N=%d", name, op, fmtDur(limit), n), Peer: "absolute bound", Status: notMeasured}
+	r := stepAt(rs, n)
+	if r == nil {
+		return t
+	}
+	t.Measured = fmt.Sprintf("%s (p50 %s, %d steps)", fmtDur(r.Ours.P99), fmtDur(r.Ours.P50), r.Ours.Count)
+	t.Status = verdict(r.Ours.P99 < limit || inclusive && r.Ours.P99 == limit)
+	for _, b := range r.Baselines {
+		if b.Sampled > 0 {
+			t.Peer = fmt.Sprintf("absolute bound; %s: p99 %s on %d of the steps (%s ours)", b.Name, fmtDur(b.Latency.P99), b.Sampled, fmtRatio(b.RatioP99()))
+		}
+	}
+	return t
+}
+
+// compile16 is issue 13's targets of the 16-queens compile, time and
+// peak resident memory, measured in a child process of its own (full
+// mode), with N=15 of the same run beside them.
+func compile16(res *Results) []target {
+	tt := target{Issue: 13, Target: fmt.Sprintf("Compile 16-queens (direct path) in ≤ %.0f s", compile16Time.Seconds()), Peer: "absolute bound", Status: notMeasured}
+	tm := target{Issue: 13, Target: fmt.Sprintf("Compile 16-queens with ≤ %s peak resident memory", bytesIEC(compile16RSS)), Peer: "absolute bound", Status: notMeasured}
+	if d15 := compileAt(res, benchmarks.Direct, 15); d15 != nil {
+		tt.Peer = "absolute bound; N=15 in this run: " + fmtDur(d15.Time)
+		if d15.PeakRSS > 0 {
+			tm.Peer = "absolute bound; N=15 in this run: " + bytesIEC(d15.PeakRSS)
+		}
+	}
+	if d := compileAt(res, benchmarks.Direct, 16); d != nil {
+		tt.Measured = fmt.Sprintf("%s (%s nodes, %s solutions)", fmtDur(d.Time), fmtInt(d.Nodes), d.Solutions)
+		tt.Status = verdict(d.Time <= compile16Time)
+		if d.PeakRSS > 0 {
+			tm.Measured = bytesIEC(d.PeakRSS) + " (a process of its own: the compile and the write of its file)"
+			tm.Status = verdict(d.PeakRSS <= compile16RSS)
+		}
+	} else if f := failureAt(res, benchmarks.Direct, 16); f != nil {
+		tt.Measured, tm.Measured = "failed: "+f.Err, "failed (see the row above)"
+		if f.PeakRSS > 0 {
+			tm.Measured = fmt.Sprintf("failed, at a peak of %s resident", bytesIEC(f.PeakRSS))
+		}
+		tt.Status, tm.Status = missed, missed
+	}
+	return []target{tt, tm}
+}
+
+// issue5 checks the run against the targets of issue 5.
+func issue5(res *Results) []target {
+	var ts []target
+	for _, s := range []struct {
+		name  string
+		rs    []benchmarks.StepResult
+		n     int
+		limit time.Duration
+	}{
+		{"BDD", res.BDDSteps, 8, time.Millisecond},
+		{"BDD", res.BDDSteps, 12, 20 * time.Millisecond},
+		{"BDD", res.BDDSteps, 14, 250 * time.Millisecond},
+	} {
+		ts = append(ts, stepP99(5, s.name, s.rs, s.n, s.limit, false))
+	}
+	const peer = "restrict-per-cell on the same steps, this run"
 	for _, stat := range []string{"p99", "p50"} {
-		t := target{Target: fmt.Sprintf("BDD ≥ 50× faster than restrict-per-cell at N=10 (%s of Analyze on the same steps)", stat), Status: notMeasured}
+		t := target{Issue: 5, Target: fmt.Sprintf("BDD ≥ 50× faster than restrict-per-cell at N=10 (%s of Analyze on the same steps)", stat), Peer: peer, Status: notMeasured}
 		if b := baselineOf(stepAt(res.BDDSteps, 10), "restrict-per-cell"); b != nil && b.Sampled > 0 {
 			r := b.RatioP99()
 			if stat == "p50" {
 				r = b.RatioP50()
 			}
 			t.Measured = fmt.Sprintf("%s (p50 %s, p99 %s, means %s, empty board %s; %d steps)", fmtRatio(r),
-				fmtRatio(b.RatioP50()), fmtRatio(b.RatioP99()), fmtRatio(b.RatioMean()), fmtRatio(ratioOf(b.Empty, stepAt(res.BDDSteps, 10).Empty)), b.Sampled)
+				fmtRatio(b.RatioP50()), fmtRatio(b.RatioP99()), fmtRatio(b.RatioMean()), fmtRatio(ratioOf(b.Empty, firstEmpty(*stepAt(res.BDDSteps, 10)))), b.Sampled)
 			t.Status = verdict(r >= 50)
 		}
 		ts = append(ts, t)
@@ -90,7 +221,7 @@ func targets(res *Results) []target {
 	// The same at the median for the valid domains alone, the work the
 	// baseline does (Analyze also counts the solutions), where the
 	// baseline ran on every step.
-	t0 := target{Target: "BDD ≥ 50× faster than restrict-per-cell at N=10 (p50, the valid domains alone)", Status: notMeasured}
+	t0 := target{Issue: 5, Target: "BDD ≥ 50× faster than restrict-per-cell at N=10 (p50, the valid domains alone)", Peer: peer, Status: notMeasured}
 	if r := stepAt(res.BDDSteps, 10); r != nil {
 		b := baselineOf(r, "restrict-per-cell")
 		for _, pt := range r.Parts {
@@ -102,49 +233,35 @@ func targets(res *Results) []target {
 		}
 	}
 	ts = append(ts, t0)
-	p99("SAT", res.SATSteps, 8, 5*time.Millisecond)
-	p99("SAT", res.SATSteps, 20, 50*time.Millisecond)
-	p99("SAT", res.SATSteps, 50, 300*time.Millisecond)
-	p99("SAT", res.SATSteps, 100, 2*time.Second)
+	for _, s := range []struct {
+		n     int
+		limit time.Duration
+	}{{8, 5 * time.Millisecond}, {20, 50 * time.Millisecond}, {50, 300 * time.Millisecond}, {100, 2 * time.Second}} {
+		ts = append(ts, stepP99(5, "SAT", res.SATSteps, s.n, s.limit, false))
+	}
 
-	t := target{Target: "Server, BDD N=8, 64 clients: ≥ 5,000 analyze req/s, p99 < 50 ms, zero errors", Status: notMeasured}
+	t := target{Issue: 5, Target: "Server, BDD N=8, 64 clients: ≥ 5,000 analyze req/s, p99 < 50 ms, zero errors", Peer: "absolute bound", Status: notMeasured}
 	if r := serverRun(res, "bdd", 8, 64); r != nil {
 		t.Measured = fmt.Sprintf("%s req/s, p99 %s, %d errors", fmtInt(int(r.PerSecond)), fmtDur(r.P99), r.Errors())
 		t.Status = verdict(r.PerSecond >= 5000 && r.P99 < 50*time.Millisecond && r.Errors() == 0)
 	}
 	ts = append(ts, t)
-	ts = append(ts, throughputRatio(res, 12, 0.5), throughputRatio(res, 14, 0.2))
-
-	t = target{Target: "Compile, direct path, N=14 < 30 s", Status: notMeasured}
+	t = target{Issue: 5, Target: "Compile, direct path, N=14 < 30 s", Peer: "absolute bound", Status: notMeasured}
 	if d := compileAt(res, benchmarks.Direct, 14); d != nil {
 		t.Measured = fmt.Sprintf("%s, peak heap %s", fmtDur(d.Time), bytesIEC(d.PeakHeap))
 		t.Status = verdict(d.Time < 30*time.Second)
 	}
 	ts = append(ts, t)
-	t = target{Target: "Compile, direct path, N=15 completed within 20 GiB", Status: notMeasured}
+	t = target{Issue: 5, Target: "Compile, direct path, N=15 completed within 20 GiB", Peer: "absolute bound", Status: notMeasured}
 	if d := compileAt(res, benchmarks.Direct, 15); d != nil {
 		peak := max(d.PeakRSS, d.PeakHeap)
 		t.Measured = fmt.Sprintf("%s, peak heap %s, peak RSS %s", fmtDur(d.Time), bytesIEC(d.PeakHeap), bytesIEC(d.PeakRSS))
 		t.Status = verdict(peak <= 20<<30)
+	} else if f := failureAt(res, benchmarks.Direct, 15); f != nil {
+		t.Measured, t.Status = "failed: "+f.Err, missed
 	}
 	ts = append(ts, t)
 	return ts
-}
-
-// throughputRatio is issue 13's target of the server's analyses per
-// second at 32 clients on n×n against 8×8, both measured in the run:
-// at least the given multiple, without errors.
-func throughputRatio(res *Results, n int, least float64) target {
-	t := target{Target: fmt.Sprintf("Server, BDD, 32 clients: analyses/s at N=%d ≥ %.1f× N=8's", n, least), Status: notMeasured}
-	small, large := serverRun(res, "bdd", 8, 32), serverRun(res, "bdd", n, 32)
-	if small == nil || large == nil || small.ExpectedPerSecond() <= 0 {
-		return t
-	}
-	r := large.ExpectedPerSecond() / small.ExpectedPerSecond()
-	t.Measured = fmt.Sprintf("×%.2f (%s against %s analyses/s; p99 %s against %s; %d and %d errors)", r,
-		fmtInt(int(large.ExpectedPerSecond())), fmtInt(int(small.ExpectedPerSecond())), fmtDur(large.P99), fmtDur(small.P99), large.Errors(), small.Errors())
-	t.Status = verdict(r >= least && large.Errors() == 0)
-	return t
 }
 
 // headlines are the summary's ratios, each from this run.
@@ -163,12 +280,23 @@ func headlines(res *Results) []string {
 			break
 		}
 	}
-	for _, n := range []int{14, 15} {
+	for _, n := range []int{14, 15, 16} {
 		if d := compileAt(res, benchmarks.Direct, n); d != nil {
-			hs = append(hs, fmt.Sprintf("Compile N=%d, direct path alone: %s, peak heap %s, %s nodes.", n, fmtDur(d.Time), bytesIEC(d.PeakHeap), fmtInt(d.Nodes)))
+			h := fmt.Sprintf("Compile N=%d, direct path alone: %s, peak heap %s", n, fmtDur(d.Time), bytesIEC(d.PeakHeap))
+			if d.Child && d.PeakRSS > 0 {
+				h += fmt.Sprintf(", peak RSS %s (a process of its own)", bytesIEC(d.PeakRSS))
+			}
+			hs = append(hs, h+fmt.Sprintf(", %s nodes.", fmtInt(d.Nodes)))
+		} else if f := failureAt(res, benchmarks.Direct, n); f != nil {
+			hs = append(hs, fmt.Sprintf("Compile N=%d, direct path: **failed**: %s.", n, strings.TrimSuffix(f.Err, ".")))
 		}
 	}
-	for _, n := range []int{10, 12, 13, 14} {
+	for _, d := range res.Disk {
+		if d.Load > 0 && (d.N == 14 || d.N == 16) {
+			hs = append(hs, fmt.Sprintf("Disk N=%d: load %s against compile %s (%s), a file of %s.", d.N, fmtDur(d.Load), fmtDur(d.Compile), fmtRatio(d.LoadRatio()), bytesIEC(uint64(d.FileBytes))))
+		}
+	}
+	for _, n := range []int{10, 12, 13, 14} { // with the baseline
 		r := stepAt(res.BDDSteps, n)
 		b := baselineOf(r, "restrict-per-cell")
 		if b == nil || b.Sampled == 0 {
@@ -176,10 +304,12 @@ func headlines(res *Results) []string {
 		}
 		hs = append(hs, fmt.Sprintf("BDD per step N=%d: p99 %s against restrict-per-cell's %s (%s); p50 %s against %s (%s); empty board %s against %s (%s).",
 			n, fmtDur(b.Ours.P99), fmtDur(b.Latency.P99), fmtRatio(b.RatioP99()), fmtDur(b.Ours.P50), fmtDur(b.Latency.P50), fmtRatio(b.RatioP50()),
-			fmtDur(r.Empty), fmtDur(b.Empty), fmtRatio(ratioOf(b.Empty, r.Empty))))
+			fmtDur(firstEmpty(*r)), fmtDur(b.Empty), fmtRatio(ratioOf(b.Empty, firstEmpty(*r)))))
 	}
-	if r := stepAt(res.BDDSteps, 14); r != nil && baselineOf(r, "restrict-per-cell") == nil {
-		hs = append(hs, fmt.Sprintf("BDD per step N=14: p50 %s, p99 %s.", fmtDur(r.Ours.P50), fmtDur(r.Ours.P99)))
+	for _, n := range []int{14, 15, 16} { // without
+		if r := stepAt(res.BDDSteps, n); r != nil && baselineOf(r, "restrict-per-cell") == nil {
+			hs = append(hs, fmt.Sprintf("BDD per step N=%d: p50 %s, p99 %s.", n, fmtDur(r.Ours.P50), fmtDur(r.Ours.P99)))
+		}
 	}
 	for _, n := range []int{20, 50, 100} {
 		r := stepAt(res.SATSteps, n)
@@ -192,17 +322,17 @@ func headlines(res *Results) []string {
 				h += fmt.Sprintf("; %s p99 %s (%s)", b.Name, fmtDur(b.Latency.P99), fmtRatio(b.RatioP99()))
 			}
 			if b.EmptyEstimated {
-				h += fmt.Sprintf("; %s empty board ≈ %s (extrapolated) against %s (≈ %s)", b.Name, fmtDur(b.Empty), fmtDur(r.Empty), fmtRatio(round2(ratioOf(b.Empty, r.Empty))))
+				h += fmt.Sprintf("; %s empty board ≈ %s (extrapolated) against %s (≈ %s)", b.Name, fmtDur(b.Empty), fmtDur(firstEmpty(*r)), fmtRatio(round2(ratioOf(b.Empty, firstEmpty(*r)))))
 			} else {
-				h += fmt.Sprintf("; %s empty board %s against %s (%s)", b.Name, fmtDur(b.Empty), fmtDur(r.Empty), fmtRatio(ratioOf(b.Empty, r.Empty)))
+				h += fmt.Sprintf("; %s empty board %s against %s (%s)", b.Name, fmtDur(b.Empty), fmtDur(firstEmpty(*r)), fmtRatio(ratioOf(b.Empty, firstEmpty(*r))))
 			}
 		}
 		hs = append(hs, h+".")
 	}
-	if s8 := serverRun(res, "bdd", 8, 32); s8 != nil && s8.ExpectedPerSecond() > 0 {
-		h := fmt.Sprintf("Server, BDD, 32 clients: %s analyses/s at N=8", fmtInt(int(s8.ExpectedPerSecond())))
+	if s8 := serverRun(res, "bdd", 8, throughputClients); s8 != nil && s8.ExpectedPerSecond() > 0 {
+		h := fmt.Sprintf("Server, BDD, %d clients: %s analyses/s at N=8", throughputClients, fmtInt(int(s8.ExpectedPerSecond())))
 		for _, n := range []int{12, 14} {
-			if r := serverRun(res, "bdd", n, 32); r != nil {
+			if r := serverRun(res, "bdd", n, throughputClients); r != nil {
 				h += fmt.Sprintf(", %s at N=%d (×%.2f)", fmtInt(int(r.ExpectedPerSecond())), n, r.ExpectedPerSecond()/s8.ExpectedPerSecond())
 			}
 		}
