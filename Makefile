@@ -97,8 +97,10 @@ bench-full:
 # size to the limits, one request in ten bad) for 5 minutes at 64 clients.
 # It fails on any 5xx, hang or unexpected status, an error in the server's
 # log, goroutines or heap (after a GC) more than 10 % above their values
-# before the run, a peak resident memory above cmd/soak's -max-rss (5 GiB;
-# README, "Limits per client, memory and metrics"), or an unclean exit.
+# before the run, a peak resident memory above cmd/soak's -max-rss (auto:
+# twice the server's heap at the baseline and its BDD work space, the most
+# the garbage collector lets the heap reach, plus 1 GiB; README, "Limits
+# per client, memory and metrics"), or an unclean exit.
 # SOAKFLAGS adds flags (go run ./cmd/soak -h); a short soak runs in
 # `make test`.
 SOAKFLAGS ?=

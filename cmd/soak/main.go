@@ -7,6 +7,7 @@
 // Usage:
 //
 //	soak -server bin/web [-duration 5m] [-clients 64] [-bdd-max-n 14] [-sat-max-n 32] [-warmup 30s] [-- server flags]
+//	soak -attack NAME -server bin/web [-duration 30s] [-attackers K] [-probes P] [-every 100ms] [-- server flags]
 //
 // It passes when no answer has a 5xx status, every request is answered
 // within its deadline with the status it expects, the server logs no
@@ -16,6 +17,13 @@
 // prints a summary (requests served, answers by status, latency
 // percentiles, heap and goroutines before, at the peak and after) and
 // exits with status 1 when the soak fails.
+//
+// With -attack it runs instead one of the attacks of issue 14's red-team
+// pass against the server (soak -attack list names them): attacking
+// clients from loopback addresses of their own, a victim from another
+// address measuring its latencies, and the server's peak memory. It prints
+// the figures; it judges nothing (the tests of cmd/soak and cmd/web/server
+// do, on shorter runs).
 package main
 
 import (
@@ -32,13 +40,40 @@ import (
 	"github.com/nqueens/configurator/configurator/bytesize"
 )
 
-// defaultMaxRSS bounds the server's peak resident memory in the soak of
-// `make soak` (BDD boards to 14×14, every order to 10×10, SAT to 32×32,
-// 64 clients, the server's default -cache 1G and -bdd-scratch 1G): 3.7 GiB
-// measured on the reference machine at commit f334245, with room for a
-// slower machine's timing (more queries in flight at once); README,
-// "Limits per client, memory and metrics", has the figures.
-const defaultMaxRSS = 5 << 30
+// rssBound is the -max-rss flag: a size in bytes (suffixes K, M, G),
+// "auto" (autoRSS: the bound memoryBound derives from the server's
+// baseline and work space) or "off" (0: none).
+type rssBound int64
+
+func (b *rssBound) String() string {
+	switch *b {
+	case autoRSS:
+		return "auto"
+	case 0:
+		return "off"
+	}
+	return bytesize.Format(int64(*b))
+}
+
+func (b *rssBound) Set(v string) error {
+	switch v {
+	case "auto":
+		*b = autoRSS
+		return nil
+	case "off":
+		*b = 0
+		return nil
+	}
+	n, err := bytesize.Parse(v)
+	if err != nil {
+		return err
+	}
+	if n < 0 {
+		return errors.New("negative size")
+	}
+	*b = rssBound(n)
+	return nil
+}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -70,15 +105,43 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (passed b
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the workload")
 	fs.Float64Var(&cfg.Tolerance, "tolerance", cfg.Tolerance, "how far above the baseline goroutines and heap may end (0.10: 10 %)")
 	fs.DurationVar(&cfg.Timeout, "timeout", 35*time.Second, "timeout of one request (the server's deadline is 30 s)")
-	cfg.MaxRSS = defaultMaxRSS
-	fs.Var((*bytesize.Size)(&cfg.MaxRSS), "max-rss", "bound of the server's peak resident memory (VmHWM) over the soak, in bytes (suffixes K, M, G); 0: none")
+	cfg.MaxRSS = autoRSS
+	fs.Var((*rssBound)(&cfg.MaxRSS), "max-rss", "bound of the server's peak resident memory (VmHWM) over the soak, in bytes (suffixes K, M, G); auto: twice its heap at the baseline and its BDD work space (-bdd-scratch), plus 1 GiB; off: none")
 	logPath := fs.String("server-log", "", "file to copy the server's log to")
 	jsonPath := fs.String("json", "", "file to write the figures to, as JSON")
+	attackName := fs.String("attack", "", "run this attack of issue 14 instead of the soak (list: name them all)")
+	attackers := fs.Int("attackers", 0, "attacking clients of -attack; 0: the attack's default")
+	probes := fs.Int("probes", 0, "the victim's requests in -attack; 0: as many as -duration allows")
+	every := fs.Duration("every", 100*time.Millisecond, "pause between the victim's requests in -attack")
 	fs.StringVar(&cfg.Profiles, "profiles", "", "directory to write heap profiles to, before and after the run (go tool pprof -base heap-before.pb.gz heap-after.pb.gz)")
 	if err := fs.Parse(args); err != nil {
 		return false, err
 	}
 	cfg.Extra = fs.Args()
+	if *attackName == "list" {
+		for _, a := range attacks {
+			fmt.Fprintf(stdout, "%-10s %d attackers: %s\n", a.name, a.attackers, a.about)
+		}
+		return true, nil
+	}
+	if *attackName != "" {
+		acfg := attackConfig{Server: cfg.Server, Attack: *attackName, Attackers: *attackers, Duration: cfg.Duration,
+			Probes: *probes, Every: *every, Extra: cfg.Extra, Progress: stderr}
+		if *logPath != "" {
+			f, err := os.Create(*logPath)
+			if err != nil {
+				return false, err
+			}
+			defer f.Close()
+			acfg.Log = f
+		}
+		r, err := runAttack(ctx, acfg)
+		if err != nil {
+			return false, err
+		}
+		r.summary(stdout)
+		return true, nil
+	}
 	if cfg.Clients < 1 || cfg.Duration <= 0 || cfg.BDDMaxN < 1 || cfg.SATMaxN < 1 {
 		return false, errors.New("-clients, -duration, -bdd-max-n and -sat-max-n must be positive")
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nqueens/configurator/backends/bdd"
 	"github.com/nqueens/configurator/benchmarks/loadgen"
 	"github.com/nqueens/configurator/cmd/web/launch"
 	"github.com/nqueens/configurator/cmd/web/server"
@@ -37,7 +38,7 @@ type config struct {
 	Tolerance      float64       // of goroutines and heap against the baseline: 0.10
 	Settle         time.Duration // how long the server gets to return to its baseline after the run
 	Timeout        time.Duration // of one request: the server's deadline and a margin
-	MaxRSS         int64         // bound of the server's peak resident memory (VmHWM), in bytes; 0: none
+	MaxRSS         int64         // bound of the server's peak resident memory (VmHWM), in bytes; 0: none; autoRSS: memoryBound
 	ServerLog      io.Writer     // a copy of the server's log; nil: none
 	Profiles       string        // directory for heap profiles before and after; "": none
 	Progress       io.Writer     // where the soak says what it is doing; nil: nowhere
@@ -52,6 +53,7 @@ type report struct {
 	warmup               loadgen.Result
 	precompile           time.Duration
 	peakRSS              uint64 // the server's peak resident memory over its whole life (VmHWM)
+	maxRSS               int64  // its bound (cfg.MaxRSS, or memoryBound's); 0: none
 	stopErr              error
 	logWarnings, logErrs int
 	firstErrs            []string
@@ -63,7 +65,10 @@ func (r *report) passed() bool { return len(r.failures) == 0 }
 
 // serverArgs are the server's flags for a soak beyond its addresses (the
 // launcher picks free loopback ports and starts the debug listener): the
-// soak's limits and a SAT queue twice as long as the number of clients.
+// soak's limits, a SAT queue twice as long as the number of clients, and
+// no disk cache (-cache-dir off), so that the soak compiles what it
+// measures, whatever another server left in the user's cache, and its
+// memory does not depend on it; a -cache-dir among the extra flags wins.
 // The clients share one loopback address, which the server's default
 // per-client limits leave free (-loopback-rate, -loopback-concurrent).
 // The queue's refusals (503 busy) are tested on their own; here they would only say that more work
@@ -74,6 +79,7 @@ func (c config) serverArgs() []string {
 	args := []string{
 		"-bdd-max-n", strconv.Itoa(c.BDDMaxN), "-sat-max-n", strconv.Itoa(c.SATMaxN),
 		"-sat-queue", strconv.Itoa(2 * max(c.Clients, 1)),
+		"-cache-dir", "off",
 	}
 	return append(args, c.Extra...)
 }
@@ -109,6 +115,7 @@ func soak(ctx context.Context, cfg config) (*report, error) {
 			p.Kill()
 		}
 	}()
+	cfg.say("serving on %s, debug listener (pprof, /metrics) on %s", p.URL(), p.DebugURL())
 	r := &report{cfg: cfg}
 
 	start := time.Now()
@@ -134,6 +141,12 @@ func soak(ctx context.Context, cfg config) (*report, error) {
 		return nil, fmt.Errorf("baseline: %w", err)
 	}
 	cfg.say("baseline: %s", describe(r.before))
+	r.maxRSS = cfg.MaxRSS
+	if r.maxRSS == autoRSS {
+		r.maxRSS = memoryBound(r.before, cfg.Extra)
+		cfg.say("bound of the peak resident memory: %s (twice the heap at the baseline and the BDD work space, plus %s)",
+			bytesize.Format(r.maxRSS), bytesize.Format(rssAllowance))
+	}
 	if cfg.Profiles != "" {
 		if err := p.HeapProfile(ctx, filepath.Join(cfg.Profiles, "heap-before.pb.gz")); err != nil {
 			return nil, err
@@ -175,6 +188,45 @@ func soak(ctx context.Context, cfg config) (*report, error) {
 	r.logWarnings, r.logErrs, r.firstErrs = log.Warnings, log.Errors, log.FirstErrors
 	r.judge()
 	return r, nil
+}
+
+// autoRSS asks for memoryBound's bound of the server's peak memory.
+const autoRSS = -1
+
+// rssAllowance is the memory of the server beyond its Go heap's live data
+// in memoryBound: the requests in flight (page rendering and gzip buffers
+// of up to a hundred at once), the SAT solvers' learned clauses (bounded
+// by each space's cost), goroutine stacks, the runtime's own structures,
+// and heap the runtime has freed but not yet returned to the system.
+const rssAllowance = 1 << 30
+
+// memoryBound is the bound of the server's peak resident memory under the
+// soak: the garbage collector (GOGC=100, the server's -mem-limit far
+// above) lets the heap grow to twice what it held live at its last
+// collection, and what it holds live under load is the compiled spaces
+// (the heap at the baseline, base) and the work space of the BDD queries
+// running (at most -bdd-scratch, 1 GiB by default; SAT work is counted in
+// rssAllowance). Measured on the reference machine, the 5-minute soak of
+// `make soak` peaked at 2.9 GiB against a bound of about 3.6 GiB (README,
+// "Limits per client, memory and metrics").
+func memoryBound(base server.Stats, serverFlags []string) int64 {
+	scratch := bdd.DefaultScratch
+	for i, f := range serverFlags {
+		v, ok := strings.CutPrefix(strings.TrimLeft(f, "-"), "bdd-scratch")
+		switch {
+		case ok && v == "" && i+1 < len(serverFlags):
+			v = serverFlags[i+1]
+		case ok && strings.HasPrefix(v, "="):
+			v = v[1:]
+		default:
+			continue
+		}
+		if n, err := bytesize.Parse(v); err == nil && n > 0 {
+			scratch = n
+		}
+	}
+	live := max(int64(base.HeapAlloc), base.CacheBytes) + scratch
+	return 2*live + rssAllowance
 }
 
 // ready puts the server in the same state before each measurement: the
@@ -341,7 +393,7 @@ func (r *report) judge() {
 	if !within(int(r.after.HeapAlloc), int(r.before.HeapAlloc), r.cfg.Tolerance) {
 		fail("heap %s after the run, %s before: more than %.0f%% up", mib(r.after.HeapAlloc), mib(r.before.HeapAlloc), 100*r.cfg.Tolerance)
 	}
-	if max := r.cfg.MaxRSS; max > 0 && r.peakRSS > uint64(max) {
+	if max := r.maxRSS; max > 0 && r.peakRSS > uint64(max) {
 		fail("peak resident memory %s, above the bound of %s", bytesize.Format(int64(r.peakRSS)), bytesize.Format(max))
 	}
 	if r.stopErr != nil {
@@ -382,8 +434,8 @@ func (r *report) summary(w io.Writer) {
 	fmt.Fprintf(w, "peak:   %d goroutines, heap %s (heap from the OS %s), %d GCs in all\n", r.peak.Goroutines, mib(r.peak.HeapAlloc), mib(r.peak.HeapSys), r.peak.NumGC)
 	fmt.Fprintf(w, "after:  %s\n", describe(r.after))
 	bound := "no bound"
-	if r.cfg.MaxRSS > 0 {
-		bound = "bound " + bytesize.Format(r.cfg.MaxRSS)
+	if r.maxRSS > 0 {
+		bound = "bound " + bytesize.Format(r.maxRSS)
 	}
 	fmt.Fprintf(w, "peak resident memory (VmHWM, the server's whole life): %s (%s)\n", bytesize.Format(int64(r.peakRSS)), bound)
 	fmt.Fprintf(w, "goroutines %+.1f%%, heap %+.1f%% (tolerance %.0f%%)\n",
@@ -425,7 +477,7 @@ func (r *report) jsonReport() ([]byte, error) {
 		"requests": r.run.Requests, "answered": r.run.Answered, "per_second": r.run.PerSecond,
 		"status": r.run.Status, "hangs": r.run.Hangs, "unexpected": r.run.Unexpected,
 		"p50_ms": ms(r.run.Latency.P50), "p90_ms": ms(r.run.Latency.P90), "p99_ms": ms(r.run.Latency.P99), "max_ms": ms(r.run.Latency.Max),
-		"before": r.before, "after": r.after, "peak": r.peak, "peak_rss": r.peakRSS, "max_rss": r.cfg.MaxRSS,
+		"before": r.before, "after": r.after, "peak": r.peak, "peak_rss": r.peakRSS, "max_rss": r.maxRSS,
 	}, "", "  ")
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nqueens/configurator/cmd/web/launch"
+	"github.com/nqueens/configurator/cmd/web/server"
 )
 
 var (
@@ -265,12 +266,54 @@ func TestJudgePeakRSS(t *testing.T) {
 		{peak: 5 << 30, bound: 0},
 	}
 	for _, tt := range tests {
-		r := &report{cfg: config{MaxRSS: tt.bound}, peakRSS: tt.peak}
+		r := &report{cfg: config{MaxRSS: tt.bound}, maxRSS: tt.bound, peakRSS: tt.peak}
 		r.run.Answered = 1
 		r.judge()
 		got := strings.Join(r.failures, "; ")
 		if got != tt.fails {
 			t.Errorf("peak %d, bound %d: failures %q, want %q", tt.peak, tt.bound, got, tt.fails)
 		}
+	}
+}
+
+// TestMemoryBound: the soak's bound of the server's peak memory is twice
+// the heap at the baseline (or the cache, when larger) and the BDD work
+// space given to the server, plus the allowance.
+func TestMemoryBound(t *testing.T) {
+	const gib = 1 << 30
+	base := server.Stats{HeapAlloc: 300 << 20, CacheBytes: 320 << 20}
+	tests := []struct {
+		flags []string
+		want  int64
+	}{
+		{nil, 2*(320<<20+gib) + rssAllowance},
+		{[]string{"-cache-dir", "off"}, 2*(320<<20+gib) + rssAllowance},
+		{[]string{"-bdd-scratch", "512M"}, 2*(320<<20+512<<20) + rssAllowance},
+		{[]string{"--bdd-scratch=2G", "-rate", "5"}, 2*(320<<20+2*gib) + rssAllowance},
+		{[]string{"-bdd-scratch", "nonsense"}, 2*(320<<20+gib) + rssAllowance},
+	}
+	for _, tt := range tests {
+		if got := memoryBound(base, tt.flags); got != tt.want {
+			t.Errorf("memoryBound(%v): %d, want %d", tt.flags, got, tt.want)
+		}
+	}
+}
+
+// TestRSSBoundFlag: -max-rss takes a size, auto or off.
+func TestRSSBoundFlag(t *testing.T) {
+	for _, tt := range []struct {
+		in, out string
+		want    int64
+	}{
+		{"auto", "auto", autoRSS}, {"off", "off", 0}, {"0", "off", 0}, {"3G", "3 GiB", 3 << 30}, {"512M", "512 MiB", 512 << 20},
+	} {
+		var b rssBound
+		if err := b.Set(tt.in); err != nil || int64(b) != tt.want || b.String() != tt.out {
+			t.Errorf("Set(%q): %d %q %v, want %d %q", tt.in, int64(b), b.String(), err, tt.want, tt.out)
+		}
+	}
+	var b rssBound
+	if err := b.Set("lots"); err == nil {
+		t.Error(`Set("lots") succeeded`)
 	}
 }

@@ -1,0 +1,671 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nqueens/configurator/benchmarks/loadgen"
+	"github.com/nqueens/configurator/cmd/web/launch"
+	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/bytesize"
+)
+
+// An attack is one of the loads of issue 14's red-team pass, run against
+// the real server binary: attackers from loopback addresses of their own
+// (127.10.x.y) do what the issue found expensive, while a victim from
+// another address asks what a person would and measures how long it
+// waits. Each prints the victim's latencies, every answer's status, and
+// the server's peak resident memory (VmHWM).
+type attack struct {
+	name, about string
+	// args are the server's flags for the attack, before the user's.
+	args []string
+	// attackers is the default number of attacking clients.
+	attackers int
+	run       func(ctx context.Context, a *attackRun) error
+}
+
+// attacks lists the attacks of `soak -attack NAME`, in the order of
+// issue 14's list.
+var attacks = []attack{
+	{name: "diagram14", attackers: 8, args: []string{"-bdd-max-n", "14"},
+		about: "8×8 analyses (the victim) while attackers ask 14×14 diagrams of one queen (/diagram.svg?n=14&q=a1: the restricted diagram copied, then refused as too large to draw)",
+		run:   smallBehindDiagrams},
+	{name: "compile12", attackers: 2, args: []string{"-bdd-max-n", "14", "-cache-dir", "off"},
+		about: "a 12×12 compile (the victim) while attackers compile 14×14 in other variable orders",
+		run:   compileBehindCompiles},
+	{name: "cycle", attackers: 1, args: []string{"-bdd-max-n", "14", "-cache-dir", "off"},
+		about: "the twelve 12-14 size/order pairs cycled, one request at a time, through the 1 GiB cache; the victim is every request",
+		run:   cyclePairs},
+	{name: "headers", attackers: 3000, args: []string{},
+		about: "connections that each send 1 MiB of a header line never finished; the victim asks /?n=8 meanwhile",
+		run:   unfinishedHeaders},
+	{name: "idle", attackers: 19000, args: []string{},
+		about: "idle keep-alive connections, each after one request; the victim asks /?n=8 from a new connection meanwhile",
+		run:   idleConnections},
+	{name: "sat32", attackers: 1, args: []string{"-sat-max-n", "32"},
+		about: "SAT 20×20 analyses (the victim) while each attacker repeats the hill-climbed 32×32 placement of 13 queens",
+		run: func(ctx context.Context, a *attackRun) error {
+			cells, err := configurator.ParseCells(hostile32)
+			if err != nil {
+				return err
+			}
+			return hostileSAT(ctx, a, 32, queensBody("sat", 32, "", pairs(cells)))
+		}},
+	{name: "pigeon72", attackers: 1, args: []string{"-sat-max-n", "100"},
+		about: "SAT 20×20 analyses (the victim) while each attacker repeats the 72×72 pigeonhole of 36 queens",
+		run:   func(ctx context.Context, a *attackRun) error { return hostileSAT(ctx, a, 72, hostile72) }},
+	{name: "memory14", attackers: 8, args: []string{"-bdd-max-n", "14"},
+		about: "attackers on the 14×14 page in Both with the heat map and the diagram panel, and its /diagram.svg; the figure is the peak memory",
+		run:   memory14},
+}
+
+// The hostile SAT placements of issue 14 (cmd/web/server's
+// hostile_sat_test.go runs them too): a hill-climbed 32×32 placement of
+// 13 queens (as in a page's address), and 36 queens on 72×72 leaving 19
+// free ranks 18 usable files.
+const (
+	hostile32 = "b31,r16,d32,h23,af3,ad14,m15,ac25,ab29,e24,y1,ae30,a26"
+	hostile72 = `{"backend":"sat","n":72,"queens":[[17,4],[20,12],[54,56],[8,25],[69,69],[56,55],[9,7],[42,63],[44,58],[13,14],[7,22],[16,9],[15,26],[51,64],[12,3],[62,70],[58,62],[6,2],[64,54],[14,23],[19,24],[60,48],[18,13],[45,61],[65,71],[50,57],[52,49],[3,15],[48,68],[57,46],[2,5],[59,45],[22,16],[47,65],[43,53],[0,19]]}`
+)
+
+// attackConfig is one run of an attack.
+type attackConfig struct {
+	Server    string
+	Attack    string
+	Attackers int           // 0: the attack's default
+	Duration  time.Duration // of the attack
+	Probes    int           // the victim's requests; 0: as many as Duration allows
+	Every     time.Duration // between the victim's requests
+	Extra     []string      // more server flags, after the attack's own
+	Log       io.Writer     // a copy of the server's log; nil: none
+	Progress  io.Writer
+}
+
+// attackRun is an attack under way: the server, the clients, and what
+// they saw.
+type attackRun struct {
+	cfg  attackConfig
+	p    *launch.Process
+	mu   sync.Mutex
+	figs map[string]*figures
+	// notes are figures the attack states in words.
+	notes []string
+}
+
+// figures are the answers of one kind of request.
+type figures struct {
+	latencies []time.Duration
+	status    map[int]int
+	errs      int
+}
+
+// attackReport is what an attack found.
+type attackReport struct {
+	Attack    string
+	Attackers int
+	Args      []string
+	Figures   map[string]*figures
+	Notes     []string
+	PeakRSS   uint64
+	Elapsed   time.Duration
+}
+
+func findAttack(name string) (attack, error) {
+	var names []string
+	for _, a := range attacks {
+		if a.name == name {
+			return a, nil
+		}
+		names = append(names, a.name)
+	}
+	return attack{}, fmt.Errorf("no attack %q; the attacks are %s", name, strings.Join(names, ", "))
+}
+
+// runAttack starts the server with the attack's flags, runs the attack
+// and stops the server.
+func runAttack(ctx context.Context, cfg attackConfig) (*attackReport, error) {
+	at, err := findAttack(cfg.Attack)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Attackers <= 0 {
+		cfg.Attackers = at.attackers
+	}
+	if cfg.Every <= 0 {
+		cfg.Every = 100 * time.Millisecond
+	}
+	args := append(slices.Clone(at.args), cfg.Extra...)
+	p, err := launch.Start(ctx, cfg.Server, launch.Options{Debug: true, Log: cfg.Log}, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Kill()
+	a := &attackRun{cfg: cfg, p: p, figs: map[string]*figures{}}
+	a.say("%s: %s; %d attackers; server %s %s (debug %s)", at.name, at.about, cfg.Attackers, cfg.Server, strings.Join(args, " "), p.DebugURL())
+	start := time.Now()
+	if err := at.run(ctx, a); err != nil {
+		return nil, fmt.Errorf("attack %s: %w", at.name, err)
+	}
+	r := &attackReport{Attack: at.name, Attackers: cfg.Attackers, Args: args, Figures: a.figs, Notes: a.notes, Elapsed: time.Since(start)}
+	if r.PeakRSS, err = p.PeakRSS(); err != nil {
+		return nil, err
+	}
+	if err := p.Stop(30 * time.Second); err != nil {
+		return nil, fmt.Errorf("stopping the server: %w", err)
+	}
+	return r, nil
+}
+
+func (a *attackRun) say(format string, args ...any) {
+	if a.cfg.Progress != nil {
+		fmt.Fprintf(a.cfg.Progress, "attack: "+format+"\n", args...)
+	}
+}
+
+func (a *attackRun) note(format string, args ...any) {
+	a.mu.Lock()
+	a.notes = append(a.notes, fmt.Sprintf(format, args...))
+	a.mu.Unlock()
+}
+
+// record adds one answer (status 0: no answer) to the figures of label.
+func (a *attackRun) record(label string, status int, took time.Duration) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	f := a.figs[label]
+	if f == nil {
+		f = &figures{status: map[int]int{}}
+		a.figs[label] = f
+	}
+	if status == 0 {
+		f.errs++
+		return
+	}
+	f.latencies = append(f.latencies, took)
+	f.status[status]++
+}
+
+// client returns an HTTP client whose connections come from loopback
+// address 127.10.x.y number i, as one user of its own to the server
+// (which counts its limits by the connection's address). The victim is
+// number 0; attackers count from 1.
+func client(i int, timeout time.Duration) *http.Client {
+	d := &net.Dialer{Timeout: 10 * time.Second, LocalAddr: &net.TCPAddr{IP: loopback(i)}}
+	return &http.Client{Timeout: timeout, Transport: &http.Transport{DialContext: d.DialContext, MaxIdleConnsPerHost: 4}}
+}
+
+func loopback(i int) net.IP { return net.IPv4(127, 10, byte(i/250), byte(i%250+1)) }
+
+// do sends one request and records its answer under label; it returns
+// the status (0 when there was no answer) and the body.
+func (a *attackRun) do(ctx context.Context, c *http.Client, label, method, path, body string) (int, string) {
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, a.p.URL()+path, rd)
+	if err != nil {
+		return 0, err.Error()
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	begin := time.Now()
+	res, err := c.Do(req)
+	if err != nil {
+		if ctx.Err() == nil {
+			a.record(label, 0, 0)
+		}
+		return 0, err.Error()
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	a.record(label, res.StatusCode, time.Since(begin))
+	return res.StatusCode, string(b)
+}
+
+// prepare asks for bodies one at a time, with a long timeout, so that the
+// spaces the attack needs are compiled before it starts.
+func (a *attackRun) prepare(ctx context.Context, bodies ...string) error {
+	c := client(0, 10*time.Minute)
+	defer c.CloseIdleConnections()
+	for _, b := range bodies {
+		begin := time.Now()
+		if status, text := a.do(ctx, c, "prepare", http.MethodPost, "/api/v1/analyze", b); status != http.StatusOK {
+			return fmt.Errorf("prepare %s: %d %s", b, status, text)
+		}
+		a.say("prepared %s in %v", b, time.Since(begin).Round(time.Millisecond))
+	}
+	delete(a.figs, "prepare")
+	return nil
+}
+
+// attackers runs k attacking clients, each repeating one until ctx ends
+// or the attack's duration is over, and returns a function that stops
+// them and waits.
+func (a *attackRun) attackers(ctx context.Context, k int, one func(ctx context.Context, c *http.Client, i int)) (stop func()) {
+	actx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for i := 1; i <= k; i++ {
+		wg.Go(func() {
+			c := client(i, 5*time.Minute)
+			defer c.CloseIdleConnections()
+			for actx.Err() == nil {
+				one(actx, c, i)
+			}
+		})
+	}
+	return func() { cancel(); wg.Wait() }
+}
+
+// victim asks next() every cfg.Every from client 0, Probes times or for
+// the attack's duration.
+func (a *attackRun) victim(ctx context.Context, label string, next func(i int) (method, path, body string)) {
+	c := client(0, time.Minute)
+	defer c.CloseIdleConnections()
+	end := time.Now().Add(a.cfg.Duration)
+	for i := 0; ctx.Err() == nil; i++ {
+		if a.cfg.Probes > 0 && i >= a.cfg.Probes || a.cfg.Probes == 0 && time.Now().After(end) {
+			return
+		}
+		m, p, b := next(i)
+		a.do(ctx, c, label, m, p, b)
+		select {
+		case <-ctx.Done():
+		case <-time.After(a.cfg.Every):
+		}
+	}
+}
+
+// placements8 is the victim's i-th request on 8×8: an analysis of two to
+// four queens of the solution a1 b5 c8 d6 e3 f7 g2 h4, each a sweep of a
+// small part of the diagram (a board of one queen would be answered from
+// the memo).
+func placements8(i int) (method, path, body string) {
+	sol := [][2]int{{0, 0}, {1, 4}, {2, 7}, {3, 5}, {4, 2}, {5, 6}, {6, 1}, {7, 3}}
+	rng := rand.New(rand.NewPCG(uint64(i), 8))
+	rng.Shuffle(len(sol), func(x, y int) { sol[x], sol[y] = sol[y], sol[x] })
+	return http.MethodPost, "/api/v1/analyze", queensBody("bdd", 8, "", sol[:2+rng.IntN(3)])
+}
+
+func pairs(cells []configurator.Cell) [][2]int {
+	out := make([][2]int, len(cells))
+	for i, c := range cells {
+		out[i] = [2]int{c.Row, c.Col}
+	}
+	return out
+}
+
+func queensBody(backend string, n int, order string, queens [][2]int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `{"backend":%q,"n":%d`, backend, n)
+	if order != "" {
+		fmt.Fprintf(&b, `,"order":%q`, order)
+	}
+	b.WriteString(`,"queens":[`)
+	for i, q := range queens {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "[%d,%d]", q[0], q[1])
+	}
+	b.WriteString("]}")
+	return b.String()
+}
+
+// smallBehindDiagrams: issue 14 measured an 8×8 click at 1 ms alone and
+// p50 1.65 s behind eight 14×14 diagram requests.
+func smallBehindDiagrams(ctx context.Context, a *attackRun) error {
+	if err := a.prepare(ctx, queensBody("bdd", 14, "", nil), queensBody("bdd", 8, "", nil)); err != nil {
+		return err
+	}
+	a.victim(ctx, "8×8 analyze alone", placements8)
+	stop := a.attackers(ctx, a.cfg.Attackers, func(ctx context.Context, c *http.Client, i int) {
+		// A queen on the first rank: the diagram restricted to it is
+		// copied (a fifth to two fifths of the whole), then found too
+		// large to draw.
+		q := configurator.Cell{Col: (i - 1) % 14}
+		a.do(ctx, c, "14×14 diagram", http.MethodGet, "/diagram.svg?n=14&backend=bdd&q="+q.String(), "")
+	})
+	defer stop()
+	if err := a.waitBusy(ctx, "bdd"); err != nil {
+		return err
+	}
+	a.victim(ctx, "8×8 analyze under attack", placements8)
+	return nil
+}
+
+// waitBusy waits until the backend's work space is full (some query
+// waiting), or 10 s.
+func (a *attackRun) waitBusy(ctx context.Context, backend string) error {
+	end := time.Now().Add(10 * time.Second)
+	for time.Now().Before(end) {
+		m, err := a.metrics(ctx)
+		if err != nil {
+			return err
+		}
+		if m[`nqueens_backend_waiting{backend="`+backend+`"}`] > 0 {
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	a.note("the %s backend never had a query waiting: its work space was not saturated", backend)
+	return nil
+}
+
+// metrics reads the server's /metrics, series without labels' values
+// beyond their names: "name{labels}" to value.
+func (a *attackRun) metrics(ctx context.Context) (map[string]float64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.p.DebugURL()+"/metrics", nil)
+	if err != nil {
+		return nil, err
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	out := map[string]float64{}
+	sc := bufio.NewScanner(res.Body)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		i := strings.LastIndexByte(line, ' ')
+		if i < 0 {
+			continue
+		}
+		if v, err := strconv.ParseFloat(line[i+1:], 64); err == nil {
+			out[line[:i]] = v
+		}
+	}
+	return out, sc.Err()
+}
+
+// compileBehindCompiles: issue 14 measured a 12×12 compile (0.33 s alone)
+// waiting 51 s behind 14×14 compiles.
+func compileBehindCompiles(ctx context.Context, a *attackRun) error {
+	orders := configurator.Orders()
+	var wg sync.WaitGroup
+	actx, cancel := context.WithCancel(ctx)
+	defer func() { cancel(); wg.Wait() }()
+	for i := 1; i <= a.cfg.Attackers; i++ {
+		wg.Go(func() {
+			c := client(i, 5*time.Minute)
+			defer c.CloseIdleConnections()
+			o := orders[(i-1)%len(orders)]
+			a.do(actx, c, "14×14 compile", http.MethodPost, "/api/v1/analyze", queensBody("bdd", 14, o.String(), nil))
+		})
+	}
+	time.Sleep(2 * time.Second) // the 14×14 compiles under way
+	c := client(0, 5*time.Minute)
+	defer c.CloseIdleConnections()
+	a.do(ctx, c, "12×12 compile under attack", http.MethodPost, "/api/v1/analyze", queensBody("bdd", 12, "", nil))
+	wg.Wait()
+	// The same compile alone, in another order (the row order is cached now).
+	a.do(ctx, c, "12×12 compile alone (column order)", http.MethodPost, "/api/v1/analyze", queensBody("bdd", 12, configurator.ColMajor.String(), nil))
+	return nil
+}
+
+// cyclePairs: issue 14 found the twelve 12-14 size/order pairs (1.42 GB)
+// recompiling 14×14 without end through the 1 GiB cache (49-59 s each)
+// and real 14×14 users getting 503.
+func cyclePairs(ctx context.Context, a *attackRun) error {
+	c := client(1, 5*time.Minute)
+	defer c.CloseIdleConnections()
+	end := time.Now().Add(a.cfg.Duration)
+	for i := 0; ctx.Err() == nil && time.Now().Before(end); i++ {
+		n, o := 12+i/4%3, configurator.Orders()[i%4]
+		a.do(ctx, c, fmt.Sprintf("%d×%d %s", n, n, o), http.MethodPost, "/api/v1/analyze", queensBody("bdd", n, o.String(), nil))
+	}
+	m, err := a.metrics(ctx)
+	if err != nil {
+		return err
+	}
+	a.note("cache: %s in %.0f spaces; lookups %.0f hits, %.0f misses", bytesize.Format(int64(m["nqueens_cache_bytes"])),
+		m["nqueens_cache_spaces"], m[`nqueens_cache_lookups_total{result="hit"}`], m[`nqueens_cache_lookups_total{result="miss"}`])
+	return nil
+}
+
+// unfinishedHeaders: issue 14 measured 3,000 connections each sending
+// 1 MiB of a header line never finished at 3.1 GB of the server.
+func unfinishedHeaders(ctx context.Context, a *attackRun) error {
+	var accepted, refused, sent atomic.Int64
+	var wg sync.WaitGroup
+	addr := strings.TrimPrefix(a.p.URL(), "http://")
+	conns := make(chan net.Conn, a.cfg.Attackers)
+	line := []byte("GET / HTTP/1.1\r\nHost: x\r\nX-Long: ")
+	chunk := []byte(strings.Repeat("a", 64<<10))
+	for i := 1; i <= a.cfg.Attackers; i++ {
+		wg.Go(func() {
+			d := net.Dialer{Timeout: 10 * time.Second, LocalAddr: &net.TCPAddr{IP: loopback(i % 200)}}
+			conn, err := d.DialContext(ctx, "tcp", addr)
+			if err != nil {
+				refused.Add(1)
+				return
+			}
+			conns <- conn
+			conn.SetWriteDeadline(time.Now().Add(15 * time.Second))
+			if _, err := conn.Write(line); err != nil {
+				refused.Add(1)
+				return
+			}
+			for range 16 { // 1 MiB
+				if _, err := conn.Write(chunk); err != nil {
+					return
+				}
+				sent.Add(int64(len(chunk)))
+			}
+			accepted.Add(1)
+		})
+	}
+	time.Sleep(2 * time.Second)
+	a.victim(ctx, "/?n=8 meanwhile", func(int) (string, string, string) { return http.MethodGet, "/?n=8", "" })
+	wg.Wait()
+	close(conns)
+	for c := range conns {
+		c.Close()
+	}
+	a.note("%d connections sent their whole 1 MiB, %d were refused or closed before their first line; %s sent in all",
+		accepted.Load(), refused.Load(), bytesize.Format(sent.Load()))
+	return nil
+}
+
+// idleConnections: issue 14 found ~20,000 idle keep-alive connections
+// exhausting the server's file limit, every new client timing out.
+func idleConnections(ctx context.Context, a *attackRun) error {
+	addr := strings.TrimPrefix(a.p.URL(), "http://")
+	var kept, refused atomic.Int64
+	conns := make(chan net.Conn, a.cfg.Attackers)
+	sem := make(chan struct{}, 256)
+	var wg sync.WaitGroup
+	for i := 1; i <= a.cfg.Attackers; i++ {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			d := net.Dialer{Timeout: 5 * time.Second, LocalAddr: &net.TCPAddr{IP: loopback(i % 200)}}
+			conn, err := d.DialContext(ctx, "tcp", addr)
+			if err != nil {
+				refused.Add(1)
+				return
+			}
+			conns <- conn
+			conn.SetDeadline(time.Now().Add(5 * time.Second))
+			fmt.Fprintf(conn, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+			res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil || res.StatusCode != http.StatusOK {
+				refused.Add(1)
+				return
+			}
+			io.Copy(io.Discard, res.Body)
+			kept.Add(1)
+		})
+	}
+	wg.Wait()
+	a.note("%d connections answered and left idle, %d refused", kept.Load(), refused.Load())
+	a.victim(ctx, "/?n=8 from a new connection", func(int) (string, string, string) { return http.MethodGet, "/?n=8", "" })
+	// How many of the idle connections the server closed by now.
+	closed := 0
+	close(conns)
+	for c := range conns {
+		c.SetReadDeadline(time.Now().Add(time.Millisecond))
+		if _, err := c.Read(make([]byte, 1)); err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+			closed++
+		}
+		c.Close()
+	}
+	a.note("after the victim's %v, the server had closed %d of the idle connections", a.cfg.Duration, closed)
+	return nil
+}
+
+// hostileSAT: issue 14 measured other users' SAT requests at 10-15 ms
+// alone, and p50 0.43 s / 1.73 s / 9.4 s with 1 / 4 / 8 clients repeating
+// the 32×32 placement, with 503s; the 72×72 pigeonhole stopped the SAT
+// backend for over 6 minutes.
+func hostileSAT(ctx context.Context, a *attackRun, n int, attackBody string) error {
+	if err := a.prepare(ctx, queensBody("sat", n, "", nil), queensBody("sat", 20, "", nil)); err != nil {
+		return err
+	}
+	// The victim asks about 0 to 5 queens of one solution: honest
+	// questions, each answered in milliseconds.
+	c := client(0, time.Minute)
+	status, text := a.do(ctx, c, "prepare", http.MethodPost, "/api/v1/complete", queensBody("sat", 20, "", nil))
+	c.CloseIdleConnections()
+	delete(a.figs, "prepare")
+	var sol struct{ Solution [][2]int }
+	if err := json.Unmarshal([]byte(text), &sol); status != http.StatusOK || err != nil || len(sol.Solution) != 20 {
+		return fmt.Errorf("a 20×20 solution: %d %s", status, text)
+	}
+	victim := func(i int) (string, string, string) {
+		return http.MethodPost, "/api/v1/analyze", queensBody("sat", 20, "", sol.Solution[:i%6])
+	}
+	a.victim(ctx, "SAT 20×20 alone", victim)
+	stop := a.attackers(ctx, a.cfg.Attackers, func(ctx context.Context, c *http.Client, _ int) {
+		a.do(ctx, c, fmt.Sprintf("SAT %d×%d attack", n, n), http.MethodPost, "/api/v1/analyze", attackBody)
+	})
+	time.Sleep(200 * time.Millisecond)
+	a.victim(ctx, "SAT 20×20 under attack", victim)
+	stop()
+	// The server's CPU in the second after the last attack ended (its
+	// client stopped waiting: the server stops the call at its deadline).
+	time.Sleep(time.Second)
+	before, err := cpuTime(a.p.Pid())
+	if err != nil {
+		return err
+	}
+	time.Sleep(time.Second)
+	after, err := cpuTime(a.p.Pid())
+	if err != nil {
+		return err
+	}
+	a.note("the server's CPU in a second, one second after the attackers stopped: %v", (after - before).Round(time.Millisecond))
+	return nil
+}
+
+// cpuTime is the user and system CPU time of process pid so far, from
+// /proc/pid/stat (clock ticks of 10 ms).
+func cpuTime(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The fields after the command's name, in parentheses: utime and
+	// stime are the 12th and 13th.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f))
+	}
+	u, err1 := strconv.ParseInt(f[11], 10, 64)
+	s, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, err
+	}
+	return time.Duration(u+s) * 10 * time.Millisecond, nil
+}
+
+// memory14: issue 14 measured 5.07-5.59 GB of resident memory with 8
+// clients on the 14×14 page in Both with the heat map and the diagram.
+func memory14(ctx context.Context, a *attackRun) error {
+	if err := a.prepare(ctx, queensBody("bdd", 14, "", nil), queensBody("sat", 14, "", nil)); err != nil {
+		return err
+	}
+	stop := a.attackers(ctx, a.cfg.Attackers, func(ctx context.Context, c *http.Client, i int) {
+		q := ""
+		if i%2 == 0 {
+			q = "&q=" + configurator.FormatCells([]configurator.Cell{{Row: 0, Col: i % 14}})
+		}
+		a.do(ctx, c, "14×14 page, Both, heat map, diagram", http.MethodGet, "/?n=14&backend=both&heat=1&diagram=1"+q, "")
+		a.do(ctx, c, "14×14 /diagram.svg", http.MethodGet, "/diagram.svg?n=14&backend=bdd"+q, "")
+	})
+	select {
+	case <-ctx.Done():
+	case <-time.After(a.cfg.Duration):
+	}
+	stop()
+	return nil
+}
+
+// summary writes the report for people.
+func (r *attackReport) summary(w io.Writer) {
+	fmt.Fprintf(w, "Attack %s: %d attackers, %v; server flags %s\n", r.Attack, r.Attackers, r.Elapsed.Round(time.Millisecond), strings.Join(r.Args, " "))
+	fmt.Fprintf(w, "%-40s %8s %10s %10s %10s %10s  %s\n", "requests", "answered", "p50", "p90", "p99", "max", "statuses")
+	labels := make([]string, 0, len(r.Figures))
+	for l := range r.Figures {
+		labels = append(labels, l)
+	}
+	sort.Strings(labels)
+	for _, l := range labels {
+		f := r.Figures[l]
+		st := loadgen.FormatStatus(toInt64(f.status))
+		if f.errs > 0 {
+			st += fmt.Sprintf(", no answer: %d", f.errs)
+		}
+		fmt.Fprintf(w, "%-40s %8d %10v %10v %10v %10v  %s\n", l, len(f.latencies),
+			f.quantile(0.5), f.quantile(0.9), f.quantile(0.99), f.quantile(1), st)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintln(w, n)
+	}
+	fmt.Fprintf(w, "peak resident memory (VmHWM): %s\n", bytesize.Format(int64(r.PeakRSS)))
+}
+
+// quantile is the q-quantile of the latencies (1: the largest), rounded.
+func (f *figures) quantile(q float64) time.Duration {
+	if len(f.latencies) == 0 {
+		return 0
+	}
+	s := slices.Clone(f.latencies)
+	slices.Sort(s)
+	i := min(int(q*float64(len(s))), len(s)-1)
+	d := s[i]
+	if d < 10*time.Millisecond {
+		return d.Round(10 * time.Microsecond)
+	}
+	return d.Round(time.Millisecond)
+}
+
+func toInt64(m map[int]int) map[int]int64 {
+	out := make(map[int]int64, len(m))
+	for k, v := range m {
+		out[k] = int64(v)
+	}
+	return out
+}
