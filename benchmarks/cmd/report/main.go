@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	go run ./benchmarks/cmd/report [-full] [-out benchmarks] [-sections compile,disk,bdd,sat,server]
+//	go run ./benchmarks/cmd/report [-full] [-out benchmarks] [-sections compile,disk,bdd,sat,server] [-boards 15,16]
 //	go run ./benchmarks/cmd/report -render benchmarks/RESULTS.json
 //
 // The quick suite (the default, `make bench`) takes a few minutes; -full
@@ -34,6 +34,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -53,6 +54,17 @@ func main() {
 	web := flag.String("web", "", "cmd/web binary for the server benchmark; empty: build it")
 	render := flag.String("render", "", "render the report from this RESULTS.json instead of measuring")
 	seed := flag.Uint64("seed", 1, "seed of the random walks and the load")
+	var boards []int
+	flag.Func("boards", "measure only these board sizes, comma-separated (e.g. 15,16 with -full: the largest rows alone)", func(s string) error {
+		for _, f := range strings.Split(s, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 1 {
+				return fmt.Errorf("board size %q: want a positive integer", f)
+			}
+			boards = append(boards, n)
+		}
+		return nil
+	})
 	flag.Parse()
 
 	if *render != "" {
@@ -70,6 +82,7 @@ func main() {
 		p = fullPlan()
 	}
 	p.Seed = *seed
+	p.Boards = boards
 	p.Web = *web
 	for _, s := range strings.Split(*sections, ",") {
 		if !slices.Contains(allSections, s) {

@@ -4,6 +4,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -265,5 +266,39 @@ func TestWriteAndRender(t *testing.T) {
 	}
 	if a, b := markdown(res, nil), markdown(back, nil); a != b {
 		t.Errorf("the report rendered from RESULTS.json differs from the original")
+	}
+}
+
+// TestPlans: the quick plan keeps every board to 14×14 and measures the
+// server's ratio targets at 32 clients for longer than the other runs; the
+// full plan takes the compile, the disk and the walks to 16×16, the two
+// largest compiled in a child process within issue 13's 12 GiB.
+func TestPlans(t *testing.T) {
+	q, f := quickPlan(), fullPlan()
+	for _, p := range []plan{q, f} {
+		if !slices.Contains(p.Clients, throughputClients) || p.TargetClients != throughputClients || p.TargetTime < 10*time.Second || p.TargetTime <= p.ServerTime {
+			t.Errorf("%s: clients %v, target runs of %d clients for %v (others %v)", p.Mode, p.Clients, p.TargetClients, p.TargetTime, p.ServerTime)
+		}
+		for _, n := range []int{8, 12, 14} {
+			if !slices.Contains(p.Workloads, workload{"bdd", n}) {
+				t.Errorf("%s: no BDD server workload at N=%d", p.Mode, n)
+			}
+		}
+		if p.ChildFrom != 15 {
+			t.Errorf("%s: compiles in a child from N=%d, want 15", p.Mode, p.ChildFrom)
+		}
+	}
+	if slices.Max(q.BDDSizes) != 14 || slices.Max(q.DiskSizes) != 14 || q.DirectMax != 14 {
+		t.Errorf("quick: walks to %d, disk to %d, compile to %d; want 14", slices.Max(q.BDDSizes), slices.Max(q.DiskSizes), q.DirectMax)
+	}
+	if !slices.Contains(f.BDDSizes, 15) || !slices.Contains(f.BDDSizes, 16) || slices.Max(f.DiskSizes) != 16 || f.DirectMax != 16 {
+		t.Errorf("full: walks %v, disk %v, compile to %d; want 15 and 16 in each", f.BDDSizes, f.DiskSizes, f.DirectMax)
+	}
+	if l := f.Child(16); l.Budget != 12<<30 || l.MaxRSS <= uint64(l.Budget) || l.MaxRSS > 14<<30 || l.Timeout <= compile16Time {
+		t.Errorf("16-queens child limits %+v", l)
+	}
+	f.Boards = []int{15, 16}
+	if f.measures(14) || !f.measures(15) || !f.measures(16) || !q.measures(4) {
+		t.Errorf("-boards 15,16 does not keep to 15 and 16")
 	}
 }

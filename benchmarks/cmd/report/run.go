@@ -39,6 +39,9 @@ type plan struct {
 	// at the start and removed at the end, so that no figure depends on
 	// what the user's cache holds.
 	CacheDir string
+	// Boards, when not empty, keeps every section to these board sizes
+	// (-boards): to measure again the rows of one board.
+	Boards []int
 
 	// Compile: every method from N=4 to its maximum, side by side, then
 	// the direct path alone up to DirectMax. A compile shorter than
@@ -90,6 +93,9 @@ type workload struct {
 	Backend string
 	N       int
 }
+
+// measures reports whether the plan measures the n×n board.
+func (p plan) measures(n int) bool { return len(p.Boards) == 0 || slices.Contains(p.Boards, n) }
 
 func quickPlan() plan {
 	return plan{
@@ -260,6 +266,9 @@ func runCompile(ctx context.Context, p plan, res *Results) error {
 	largest := max(p.DirectMax, p.CompileMax[benchmarks.Direct])
 	failed := map[string]bool{}
 	for n := 4; n <= largest; n++ {
+		if !p.measures(n) {
+			continue
+		}
 		for _, method := range benchmarks.CompileMethods {
 			limit := p.CompileMax[method]
 			if method == benchmarks.Direct {
@@ -349,6 +358,9 @@ func diskAt(res *Results, n int) *benchmarks.DiskResult {
 // compile section did) and loads it back with a new backend.
 func runDisk(ctx context.Context, p plan, res *Results) error {
 	for _, n := range p.DiskSizes {
+		if !p.measures(n) {
+			continue
+		}
 		if err := onDisk(ctx, p, res, n); err != nil {
 			if ctx.Err() != nil {
 				return err
@@ -371,6 +383,9 @@ func runDisk(ctx context.Context, p plan, res *Results) error {
 func runBDDSteps(ctx context.Context, p plan, res *Results) error {
 	res.BDDBaselineMax, res.BDDBudget, res.BDDEmpty = p.BDDBaselineMax, p.BDDBudget, p.BDDEmpty
 	for _, n := range p.BDDSizes {
+		if !p.measures(n) {
+			continue
+		}
 		model, err := configurator.New(n, configurator.RowMajor)
 		if err != nil {
 			return err
@@ -460,6 +475,9 @@ func bddParts(sp *bdd.Space) []benchmarks.Part {
 func runSATSteps(ctx context.Context, p plan, res *Results) error {
 	res.SATBudgets = map[int]Budget{}
 	for _, n := range p.SATSizes {
+		if !p.measures(n) {
+			continue
+		}
 		model, err := configurator.New(n, configurator.RowMajor)
 		if err != nil {
 			return err

@@ -84,6 +84,9 @@ func runServer(ctx context.Context, p plan, res *Results) error {
 	sr := &ServerResults{Flags: append(slices.Clone(serverFlags), "-cache-dir", "<the run's directory>"), TargetClients: p.TargetClients}
 	res.Server = sr
 	for _, w := range p.Workloads {
+		if !p.measures(w.N) {
+			continue
+		}
 		mix := loadgen.Mix{Weights: map[loadgen.Kind]float64{loadgen.Analyze: 1}}
 		if w.Backend == "sat" {
 			mix.SAT = []int{w.N}
