@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"testing"
 
 	"github.com/nqueens/configurator/configurator"
@@ -88,4 +89,37 @@ func benchSpace(b *testing.B, model *configurator.Model) *Space {
 	}
 	benchSpaces[model] = sp.(*Space)
 	return sp.(*Space)
+}
+
+// BenchmarkAnalyzeLoad analyses, from 32 goroutines at once, seeded random
+// placements of 0 to N/2+1 queens as the load generator draws them, on the
+// row-major diagram of BENCH_N (default 12): the engine's side of the
+// server benchmark, without HTTP.
+func BenchmarkAnalyzeLoad(b *testing.B) {
+	n := 12
+	if s := os.Getenv("BENCH_N"); s != "" {
+		n, _ = strconv.Atoi(s)
+	}
+	model, err := configurator.New(n, configurator.RowMajor)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sp := benchSpace(b, model)
+	rng := rand.New(rand.NewPCG(1, 2))
+	var placements [][]configurator.Cell
+	for range 1024 {
+		placements = append(placements, benchPlacement(rng, model, rng.IntN(n/2+2)))
+	}
+	ctx := context.Background()
+	for _, p := range placements[:16] { // the memo of the boards of none and one queen
+		sp.Analyze(ctx, p)
+	}
+	var next atomic.Int64
+	b.SetParallelism(16)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			sp.Analyze(ctx, placements[next.Add(1)%int64(len(placements))])
+		}
+	})
 }

@@ -214,7 +214,10 @@ func (m *Manager) gatherLevels(f Node, v view, mk *marks, local []node, limit in
 			continue // no node of level l below f
 		}
 		copied := len(local)
-		// The copies, descending: independent loads.
+		// The marked ids of the level, descending, then their copies: a
+		// loop of independent loads and little else, so that many are
+		// in flight at once.
+		ids := mk.level[:0]
 		for k := int(top / 4096); k >= int(first/4096); k-- {
 			words := sum[k]
 			if k == int(top/4096) {
@@ -237,14 +240,21 @@ func (m *Manager) gatherLevels(f Node, v view, mk *marks, local []node, limit in
 				for x != 0 {
 					b := 63 - bits.LeadingZeros64(x)
 					x &^= 1 << b
-					if len(local)-2 == limit {
-						return local, false, true
-					}
-					id := uint32(64*w + b)
-					local = append(local, nodes[id])
-					local[len(local)-1].next = id
+					ids = append(ids, uint32(64*w+b))
 				}
 			}
+		}
+		mk.level = ids
+		if len(local)-2+len(ids) > limit {
+			return local, false, true
+		}
+		local = slices.Grow(local, len(ids))[:copied+len(ids)]
+		copies := local[copied:]
+		for i, id := range ids {
+			copies[i] = nodes[id]
+		}
+		for i, id := range ids {
+			copies[i].next = id
 		}
 		// Their children, in the copies.
 		for i := copied; i < len(local); i++ {
@@ -336,6 +346,8 @@ type marks struct {
 	// start are the levelStarts of a diagram of ids ids.
 	start []uint32
 	ids   int
+	// level holds the marked ids of one level as gatherLevels copies them.
+	level []uint32
 }
 
 // mark marks id c.
