@@ -94,6 +94,18 @@ type workload struct {
 	N       int
 }
 
+// budget is the bdd backend's budget for a space of the n×n board that
+// the suite loads from its cache directory: the child's for the boards
+// compiled in one, so that a load that fell back on compiling (the
+// backend compiles a file it cannot load) stays within the child's
+// bound; the in-process compile's otherwise.
+func (p plan) budget(n int) int64 {
+	if p.ChildFrom > 0 && n >= p.ChildFrom {
+		return p.Child(n).Budget
+	}
+	return p.CompileBudget
+}
+
 // measures reports whether the plan measures the n×n board.
 func (p plan) measures(n int) bool { return len(p.Boards) == 0 || slices.Contains(p.Boards, n) }
 
@@ -369,7 +381,7 @@ func runDisk(ctx context.Context, p plan, res *Results) error {
 			continue
 		}
 		d := diskAt(res, n)
-		if _, err := benchmarks.LoadFromDisk(ctx, d, p.CacheDir, p.CompileBudget); err != nil {
+		if _, err := benchmarks.LoadFromDisk(ctx, d, p.CacheDir, p.budget(n)); err != nil {
 			return err
 		}
 		log.Printf("disk n=%-2d compile and save %v (save %v), load %v (x%.1f), file %s, load peak heap %s", n,
@@ -392,22 +404,29 @@ func runBDDSteps(ctx context.Context, p plan, res *Results) error {
 		}
 		// From the child process's boards on, the space comes from the
 		// run's cache directory, so that the steps follow a load, not a
-		// compile of minutes in this process.
-		opts := bdd.Options{Budget: p.CompileBudget}
-		if p.ChildFrom > 0 && n >= p.ChildFrom {
+		// compile of minutes in this process; and the Manager's sweeps are
+		// not timed apart, since a sweep of the whole diagram outside the
+		// Space's memo takes gigabytes of work space there.
+		large := p.ChildFrom > 0 && n >= p.ChildFrom
+		var sp *bdd.Space
+		if large {
 			if err := onDisk(ctx, p, res, n); err != nil {
 				res.Notes = append(res.Notes, fmt.Sprintf("BDD per step: N=%d not measured: %v.", n, err))
 				continue
 			}
-			opts.Dir = p.CacheDir
-		}
-		sp, err := bdd.New(opts).Compile(ctx, model)
-		if err != nil {
-			return err
+			if sp, err = benchmarks.LoadFromDisk(ctx, diskAt(res, n), p.CacheDir, p.budget(n)); err != nil {
+				return err
+			}
+		} else {
+			s, err := bdd.New(bdd.Options{Budget: p.CompileBudget}).Compile(ctx, model)
+			if err != nil {
+				return err
+			}
+			sp = s.(*bdd.Space)
 		}
 		var baselines []benchmarks.NamedBaseline
 		if n <= p.BDDBaselineMax {
-			b, err := benchmarks.NewRestrictPerCell(sp.(*bdd.Space))
+			b, err := benchmarks.NewRestrictPerCell(sp)
 			if err != nil {
 				return err
 			}
@@ -415,7 +434,10 @@ func runBDDSteps(ctx context.Context, p plan, res *Results) error {
 		}
 		walk := p.BDDWalk
 		walk.Seed = p.Seed
-		opt := benchmarks.StepOptions{Walk: walk, Budget: p.BDDBudget, EmptyBudget: p.BDDEmpty, Parts: bddParts(sp.(*bdd.Space))}
+		opt := benchmarks.StepOptions{Walk: walk, Budget: p.BDDBudget, EmptyBudget: p.BDDEmpty}
+		if !large {
+			opt.Parts = bddParts(sp)
+		}
 		r, err := benchmarks.CompareSteps(ctx, "bdd", sp, baselines, opt)
 		if err != nil {
 			return err
