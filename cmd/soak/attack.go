@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"slices"
 	"sort"
 	"strconv"
@@ -33,12 +34,17 @@ import (
 // the server's peak resident memory (VmHWM).
 type attack struct {
 	name, about string
-	// args are the server's flags for the attack, before the user's.
+	// args are the server's flags for the attack, before the user's and
+	// after commonArgs.
 	args []string
 	// attackers is the default number of attacking clients.
 	attackers int
 	run       func(ctx context.Context, a *attackRun) error
 }
+
+// commonArgs are the server's flags of every attack: no disk cache, so
+// that an attack compiles what it measures.
+var commonArgs = []string{"-cache-dir", "off"}
 
 // attacks lists the attacks of `soak -attack NAME`, in the order of
 // issue 14's list.
@@ -46,10 +52,10 @@ var attacks = []attack{
 	{name: "diagram14", attackers: 8, args: []string{"-bdd-max-n", "14"},
 		about: "8×8 analyses (the victim) while attackers ask 14×14 diagrams of one queen (/diagram.svg?n=14&q=a1: the restricted diagram copied, then refused as too large to draw)",
 		run:   smallBehindDiagrams},
-	{name: "compile12", attackers: 2, args: []string{"-bdd-max-n", "14", "-cache-dir", "off"},
+	{name: "compile12", attackers: 2, args: []string{"-bdd-max-n", "14"},
 		about: "a 12×12 compile (the victim) while attackers compile 14×14 in other variable orders",
 		run:   compileBehindCompiles},
-	{name: "cycle", attackers: 1, args: []string{"-bdd-max-n", "14", "-cache-dir", "off"},
+	{name: "cycle", attackers: 1, args: []string{"-bdd-max-n", "14"},
 		about: "the twelve 12-14 size/order pairs cycled, one request at a time, through the 1 GiB cache; the victim is every request",
 		run:   cyclePairs},
 	{name: "headers", attackers: 3000, args: []string{},
@@ -150,7 +156,7 @@ func runAttack(ctx context.Context, cfg attackConfig) (*attackReport, error) {
 	if cfg.Every <= 0 {
 		cfg.Every = 100 * time.Millisecond
 	}
-	args := append(slices.Clone(at.args), cfg.Extra...)
+	args := append(knownFlags(ctx, cfg.Server, slices.Concat(commonArgs, at.args)), cfg.Extra...)
 	p, err := launch.Start(ctx, cfg.Server, launch.Options{Debug: true, Log: cfg.Log}, args...)
 	if err != nil {
 		return nil, err
@@ -170,6 +176,21 @@ func runAttack(ctx context.Context, cfg attackConfig) (*attackReport, error) {
 		return nil, fmt.Errorf("stopping the server: %w", err)
 	}
 	return r, nil
+}
+
+// knownFlags returns the flags of args (pairs of a flag and its value)
+// that the server binary knows, by its -h: an attack can run against a
+// build older than one of its flags (issue 14's "before", which had no
+// -cache-dir and so no disk cache).
+func knownFlags(ctx context.Context, binary string, args []string) []string {
+	help, _ := exec.CommandContext(ctx, binary, "-h").CombinedOutput()
+	var out []string
+	for i := 0; i+1 < len(args); i += 2 {
+		if strings.Contains(string(help), "\n  "+args[i]+" ") || strings.Contains(string(help), "\n  "+args[i]+"\n") {
+			out = append(out, args[i], args[i+1])
+		}
+	}
+	return out
 }
 
 func (a *attackRun) say(format string, args ...any) {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -53,5 +54,28 @@ func TestSmallQueriesPass14x14Diagrams(t *testing.T) {
 	if p95, worst := probes.quantile(0.95), probes.quantile(1); p95 >= 50*time.Millisecond || worst >= 250*time.Millisecond {
 		t.Errorf("twenty 8×8 analyses behind the 14×14 diagrams: p95 %v, slowest %v, want < 50 ms and < 250 ms (p50 %v; alone p95 %v, slowest %v)",
 			p95, worst, probes.quantile(0.5), alone.quantile(0.95), alone.quantile(1))
+	}
+}
+
+// TestKnownFlags: an attack's flags that the server binary does not know
+// (an older build) are left out, with their values; the others are kept
+// in order.
+func TestKnownFlags(t *testing.T) {
+	got := knownFlags(context.Background(), webBinary, []string{"-cache-dir", "off", "-no-such-flag", "1", "-bdd-max-n", "14", "-cache", "1G"})
+	if want := []string{"-cache-dir", "off", "-bdd-max-n", "14", "-cache", "1G"}; !slices.Equal(got, want) {
+		t.Errorf("knownFlags: %q, want %q", got, want)
+	}
+}
+
+// TestFindAttack: every attack is found by its name, an unknown name is
+// refused with the list.
+func TestFindAttack(t *testing.T) {
+	for _, a := range attacks {
+		if got, err := findAttack(a.name); err != nil || got.name != a.name || got.attackers < 1 || got.run == nil {
+			t.Errorf("findAttack(%q): %q, %d attackers, %v", a.name, got.name, got.attackers, err)
+		}
+	}
+	if _, err := findAttack("nuke"); err == nil || !strings.Contains(err.Error(), "diagram14") {
+		t.Errorf(`findAttack("nuke"): %v, want an error listing the attacks`, err)
 	}
 }
