@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"slices"
 	"strings"
 	"time"
@@ -167,7 +168,7 @@ func compileSection(b *strings.Builder, res *Results) {
 	for _, n := range []int{15, 16} {
 		if d := compileAt(res, benchmarks.Direct, n); d != nil {
 			p("The direct path compiled N=%d (%s nodes, %s solutions) in %s with a peak heap of %s",
-				n, fmtInt(d.Nodes), d.Solutions, fmtDur(d.Time), bytesIEC(d.PeakHeap))
+				n, fmtInt(d.Nodes), fmtBig(d.Solutions), fmtDur(d.Time), bytesIEC(d.PeakHeap))
 			if d.PeakRSS > 0 {
 				p(" and a peak resident set of %s", bytesIEC(d.PeakRSS))
 			}
@@ -577,8 +578,8 @@ func memorySection(b *strings.Builder, res *Results) {
 		p("|---|---|---|---|---|---|---|---|\n")
 		for _, n := range compileSizes(res) {
 			d, a, r := compileAt(res, benchmarks.Direct, n), compileAt(res, benchmarks.Apply, n), compileAt(res, benchmarks.Rudd, n)
-			if n < 8 || d == nil {
-				continue // tables of a few hundred nodes measure the fixed costs
+			if n < 8 || d == nil || d.Child {
+				continue // tables of a few hundred nodes measure the fixed costs; a child's heap is not known here
 			}
 			ratio := "–"
 			if r != nil && d.BytesPerNode() > 0 {
@@ -650,6 +651,21 @@ func fmtRatio(r float64) string {
 		return fmt.Sprintf("×%.0f", r)
 	}
 	return fmt.Sprintf("×%.1f", r)
+}
+
+// fmtBig writes a count with thousands separators.
+func fmtBig(b *big.Int) string {
+	if b == nil {
+		return "–"
+	}
+	s := b.String()
+	if b.Sign() < 0 {
+		return "-" + fmtBig(new(big.Int).Neg(b))
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // fmtInt writes an integer with thousands separators.

@@ -42,6 +42,9 @@ func TestFormats(t *testing.T) {
 			t.Errorf("fmtInt(%d) = %q, want %q", n, got, want)
 		}
 	}
+	if got := fmtBig(new(big.Int).SetUint64(39029188884)); got != "39,029,188,884" {
+		t.Errorf("fmtBig(39029188884) = %q", got)
+	}
 	for b, want := range map[uint64]string{571 << 20: "571 MiB", 1000 << 10: "1000 KiB", 3 << 29: "1.5 GiB", 900: "900 B"} {
 		if got := bytesIEC(b); got != want {
 			t.Errorf("bytesIEC(%d) = %q, want %q", b, got, want)
@@ -161,7 +164,7 @@ func TestTargets(t *testing.T) {
 	for name, want := range map[string][2]string{
 		"Server, BDD, 32 clients: analyses/s at N=12 ≥ 0.5× N=8's":                {"×0.60 (6,000 against 10,000 analyses/s over 10.0 s each", "the server at N=8, 32 clients, this run"},
 		"Server, BDD, 32 clients: analyses/s at N=14 ≥ 0.2× N=8's":                {"×0.15 (1,500 against 10,000", "the server at N=8"},
-		"Compile 16-queens (direct path) in ≤ 120 s":                              {"95.0 s (292,364,273 nodes, 14772512 solutions)", "N=15 in this run: 40.0 s"},
+		"Compile 16-queens (direct path) in ≤ 120 s":                              {"95.0 s (292,364,273 nodes, 14,772,512 solutions)", "N=15 in this run: 40.0 s"},
 		"Compile 16-queens with ≤ 12 GiB peak resident memory":                    {"12.5 GiB", "N=15 in this run: 3 GiB"},
 		"Load the compiled 14×14 space from disk instead of compiling it: faster": {"load 800 ms against compile 9.00 s (×11; file 120 MiB)", "the compile of the same board"},
 		"BDD per step p99 ≤ 20.0 ms at N=14":                                      {"20.0 ms (p50 30.0 µs, 200 steps)", "absolute bound"},

@@ -414,7 +414,8 @@ func runBDDSteps(ctx context.Context, p plan, res *Results) error {
 				res.Notes = append(res.Notes, fmt.Sprintf("BDD per step: N=%d not measured: %v.", n, err))
 				continue
 			}
-			if sp, err = benchmarks.LoadFromDisk(ctx, diskAt(res, n), p.CacheDir, p.budget(n)); err != nil {
+			d := *diskAt(res, n) // a copy: the disk section's load is the one reported
+			if sp, err = benchmarks.LoadFromDisk(ctx, &d, p.CacheDir, p.budget(n)); err != nil {
 				return err
 			}
 		} else {

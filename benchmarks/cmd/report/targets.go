@@ -173,7 +173,7 @@ func compile16(res *Results) []target {
 		}
 	}
 	if d := compileAt(res, benchmarks.Direct, 16); d != nil {
-		tt.Measured = fmt.Sprintf("%s (%s nodes, %s solutions)", fmtDur(d.Time), fmtInt(d.Nodes), d.Solutions)
+		tt.Measured = fmt.Sprintf("%s (%s nodes, %s solutions)", fmtDur(d.Time), fmtInt(d.Nodes), fmtBig(d.Solutions))
 		tt.Status = verdict(d.Time <= compile16Time)
 		if d.PeakRSS > 0 {
 			tm.Measured = bytesIEC(d.PeakRSS) + " (a process of its own: the compile and the write of its file)"
