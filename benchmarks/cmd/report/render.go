@@ -88,7 +88,10 @@ func targetTables(b *strings.Builder, res *Results) {
 		if issue == 13 {
 			p("Each figure is a ratio to a peer measured in this run or a percentile of this run; *compared with*\n")
 			p("names the peer (an absolute bound has none: the figure beside it is context, not the verdict's).\n")
-			p("A target this mode does not measure says so: the 15×15 and 16×16 rows need `make bench-full`.\n\n")
+			if res.Mode != "full" {
+				p("A target this mode does not measure says so: the 15×15 and 16×16 rows need `make bench-full`.\n")
+			}
+			p("\n")
 		}
 		p("| Target | Measured | Compared with | Verdict |\n|---|---|---|---|\n")
 		for _, t := range ts {
@@ -159,7 +162,11 @@ func compileSection(b *strings.Builder, res *Results) {
 	}
 	p("\n")
 	for _, f := range res.Failures {
-		p("**The %s path did not compile N=%d.** %s", f.Method, f.N, strings.TrimSuffix(f.Err, "."))
+		who := "The " + f.Method + " path"
+		if f.Method == benchmarks.Rudd {
+			who = "rudd"
+		}
+		p("**%s did not compile N=%d.** %s", who, f.N, strings.TrimSuffix(f.Err, "."))
 		if f.PeakRSS > 0 {
 			p(" (peak resident memory of its process: %s after %s)", bytesIEC(f.PeakRSS), fmtDur(f.Elapsed))
 		}
