@@ -21,6 +21,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -91,6 +92,13 @@ type Options struct {
 	// wrapping configurator.ErrBusy; a query needing more than the whole
 	// bound runs alone.
 	Scratch int64
+	// CompileMaxN, when positive, is the largest board Compile compiles:
+	// a larger one (up to MaxN) is served only when Dir holds a sound
+	// file of it, and fails with an error wrapping
+	// configurator.ErrTooLarge that says how to make one otherwise. A
+	// 16×16 compile takes minutes and 13 GiB and more; its file loads in
+	// seconds. 0 compiles every board the budget allows.
+	CompileMaxN int
 	// Dir is the directory where compiled spaces are kept, one file per
 	// model (see DefaultDir); "" keeps none. Compile loads a space from it
 	// instead of compiling, and saves every space it compiles; a file it
@@ -146,7 +154,37 @@ func (b *Backend) Limits() configurator.Limits {
 	if n < top {
 		l.Bound = fmt.Sprintf("its node budget of %s holds boards up to %d×%d", bytesize.Format(b.opts.Budget), n, n)
 	}
+	// Past CompileMaxN, the boards whose row-major file is there.
+	if c := b.opts.CompileMaxN; c > 0 && n > c {
+		k := c
+		for k < n && b.hasFile(k+1) {
+			k++
+		}
+		if k < n {
+			where := "none is set"
+			if b.opts.Dir != "" {
+				where = "it holds none of " + fmt.Sprintf("%d×%d", k+1, k+1)
+			}
+			l.MaxN = k
+			l.Bound = fmt.Sprintf("it compiles boards up to %d×%d and serves larger ones from its directory of compiled files, where %s (nqueens count -n %d makes it; then restart)",
+				c, c, where, k+1)
+		}
+	}
 	return l
+}
+
+// hasFile reports whether Options.Dir holds a file of the row-major n×n
+// space (sound or not: Compile finds out).
+func (b *Backend) hasFile(n int) bool {
+	if b.opts.Dir == "" {
+		return false
+	}
+	model, err := configurator.New(n, configurator.RowMajor)
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(b.opts.store().path(model))
+	return err == nil
 }
 
 // Cost estimates an n×n compile from the known diagram sizes: the budget
@@ -170,6 +208,14 @@ func (b *Backend) Compile(ctx context.Context, model *configurator.Model) (confi
 	}
 	store := b.opts.store()
 	m, root, loaded := store.load(model, b.opts.Budget)
+	if !loaded && b.opts.CompileMaxN > 0 && model.N() > b.opts.CompileMaxN {
+		where := "no directory of compiled spaces is set"
+		if b.opts.Dir != "" {
+			where = "none of it is in " + b.opts.Dir
+		}
+		return nil, fmt.Errorf("%d-queens (%v order): the BDD backend compiles boards up to %d×%d and loads larger ones from compiled files, and %s (make it once with: nqueens count -n %d -order %v -budget 14G): %w",
+			model.N(), model.Order(), b.opts.CompileMaxN, b.opts.CompileMaxN, where, model.N(), model.Order(), configurator.ErrTooLarge)
+	}
 	if !loaded {
 		m = robdd.New(model.Vars(), b.opts.Budget)
 		var err error
@@ -194,9 +240,11 @@ func (b *Backend) Compile(ctx context.Context, model *configurator.Model) (confi
 		nodes = m.NodeCount(root)
 		store.save(model, m, root, nodes)
 	}
+	life, stop := context.WithCancel(context.Background())
 	sp := &Space{model: model, m: m, root: root, nodes: nodes, budget: b.opts.Budget, work: b.work,
 		// The terminals have ids too.
-		draw: drawBytesPerNode * int64(nodes+2)}
+		draw: drawBytesPerNode * int64(nodes+2),
+		life: life, stop: stop, log: b.opts.store().log, precomputeMax: precomputeNodes}
 	sp.attacks(model)
 	sp.profile = sync.OnceValue(func() []int { return sp.rankProfile(m, root) })
 	if loaded {
@@ -237,6 +285,14 @@ type Space struct {
 	attacked    []int32
 	// source is the file Compile loaded the diagram from; "" if compiled.
 	source string
+	// life ends when the space is closed: the background work on it (see
+	// precomputeLater) stops. log receives what that work does.
+	// precomputeMax is precomputeNodes but in tests.
+	precomputeMax int
+	life          context.Context
+	stop          context.CancelFunc
+	log           *slog.Logger
+	background    sync.Once
 	// shallow memoises the analyses of the empty board (key 0) and of one
 	// queen on variable v (key v+1): int to the *configurator.Analysis, or
 	// to the error when there is no solution, which no later call would
@@ -464,10 +520,14 @@ func (s *Space) Analyze(ctx context.Context, queens []configurator.Cell) (*confi
 			return nil, err
 		}
 		s.shallow.Store(key, an)
-		if key == 0 && s.nodes <= precomputeNodes {
+		switch {
+		case key != 0:
+		case s.nodes <= s.precomputeMax:
 			if err := s.precompute(ctx); err != nil {
 				return nil, err
 			}
+		default:
+			s.precomputeLater()
 		}
 	}
 	out := clone(an)
@@ -489,6 +549,41 @@ func (s *Space) Analyze(ctx context.Context, queens []configurator.Cell) (*confi
 // them on the first click on each.
 const precomputeNodes = 16 << 20
 
+// precomputeTime bounds the background work of precomputeLater: the
+// boards of one queen of a 15×15 diagram take about a minute of one core,
+// of a 16×16 one several.
+const precomputeTime = 20 * time.Minute
+
+// precomputeLater computes the analyses of the boards of one queen of a
+// diagram too large to compute them along with the empty board's, once,
+// in the background: one board after another, each a sweep of the
+// Backend's large lane (so at most one core's worth, and queries of
+// people come first in line as they ask), until all are kept, the space is
+// closed or precomputeTime has passed. A click on a board of one queen not
+// yet kept computes it itself meanwhile.
+func (s *Space) precomputeLater() {
+	s.background.Do(func() {
+		go func() {
+			ctx, cancel := context.WithTimeout(s.life, precomputeTime)
+			defer cancel()
+			start := time.Now()
+			if err := s.precompute(ctx); err != nil {
+				s.log.Info("boards of one queen left to compute on demand", "n", s.model.N(), "order", s.model.Order(), "err", err)
+				return
+			}
+			s.log.Info("boards of one queen computed in the background", "n", s.model.N(), "order", s.model.Order(), "took", time.Since(start).Round(time.Millisecond))
+		}()
+	})
+}
+
+// Close stops the background work on the space (see precomputeLater);
+// queries still answer. It is safe to call more than once, and while
+// queries run.
+func (s *Space) Close() error {
+	s.stop()
+	return nil
+}
+
 // precompute computes and keeps the analyses of the boards of one queen
 // that the memo keys by (the first of their images), those not yet kept.
 func (s *Space) precompute(ctx context.Context) error {
@@ -497,6 +592,9 @@ func (s *Space) precompute(ctx context.Context) error {
 		c := s.model.Cell(v)
 		if canonical(c, n) != (symmetry{}) {
 			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
 		}
 		key := 1 + v
 		if _, ok := s.shallow.Load(key); ok {
@@ -747,9 +845,9 @@ func (s *Space) Diagram(ctx context.Context, queens []configurator.Cell, maxNode
 }
 
 // knownNodes are the node counts of the N-Queens diagram, row-major,
-// terminals excluded, for N = 1..15: BuDDy's canonical counts up to 13, this
-// engine's (with OEIS solution counts) for 14 and 15.
-var knownNodes = [...]float64{1, 0, 0, 29, 167, 129, 1099, 2451, 9557, 25945, 94822, 435170, 2044394, 9572418, 51889029}
+// terminals excluded, for N = 1..16: BuDDy's canonical counts up to 13, this
+// engine's (with OEIS solution counts) for 14 to 16.
+var knownNodes = [...]float64{1, 0, 0, 29, 167, 129, 1099, 2451, 9557, 25945, 94822, 435170, 2044394, 9572418, 51889029, 292364273}
 
 // compileBytes is the budget a compile of the n×n board needs in row-major
 // order: the budget's charge for every node of the diagram, terminals
@@ -762,12 +860,13 @@ func compileBytes(n int) float64 {
 
 // estimatedNodes estimates the nodes of the n-queens diagram, so that a board
 // far beyond the budget is refused at once instead of after minutes of
-// compiling: the known count up to 15, and past it the last count grown by
-// 5.5x a rank (the ratio of 15 to 14 is 5.4, and it grows with N). The budget
-// itself still bounds every compile; this only saves the doomed ones.
+// compiling: the known count up to 16, and past it the last count grown by
+// 5.8x a rank (the ratios of 15 to 14 and of 16 to 15 are 5.4 and 5.6, and
+// they grow with N). The budget itself still bounds every compile; this
+// only saves the doomed ones.
 func estimatedNodes(n int) float64 {
 	if n <= len(knownNodes) {
 		return knownNodes[n-1]
 	}
-	return knownNodes[len(knownNodes)-1] * math.Pow(5.5, float64(n-len(knownNodes)))
+	return knownNodes[len(knownNodes)-1] * math.Pow(5.8, float64(n-len(knownNodes)))
 }

@@ -5,12 +5,23 @@
 //
 // Usage:
 //
-//	web [-addr 127.0.0.1:8080] [-bdd-max-n 14] [-bdd-budget 2G] [-sat-max-n 32] [-debug-addr 127.0.0.1:6060] ...
+//	web [-addr 127.0.0.1:8080] [-bdd-max-n 16] [-bdd-compile-max-n 15] [-bdd-budget 9G] [-sat-max-n 32] [-debug-addr 127.0.0.1:6060] ...
 //
 // This file is the whole command: flags, the registry of backends (the one
 // place that names them) and signals. SIGINT or SIGTERM stop it gracefully:
 // it stops accepting, lets the requests in flight finish (up to
 // -shutdown-grace), and exits.
+//
+// The BDD serves boards up to 16×16 by default: it compiles boards up to
+// 15×15 itself (a 15×15 compile takes a minute or two and 3.7 GiB, once:
+// the space is saved in -cache-dir and loaded in seconds after a restart)
+// and serves 16×16 only from a compiled file there (nqueens count -n 16
+// makes it; compiling it takes minutes and more memory than a server
+// should). A loaded 15×15 space holds 1.0 GiB, a 16×16 one 6.4 GiB, and the
+// first analysis of its empty board sweeps the whole diagram once with 17
+// bytes a node of work space (0.8 and 4.6 GiB), so -bdd-budget (9G: a
+// 16×16 file needs 8.7 GiB of it, 32 bytes a node) and -cache (10G) are
+// sized for them; README's table says what each size costs.
 //
 // Under heavy load the heap peaks at about twice the data it holds (the
 // garbage collector's default headroom): 3.2 to 4.1 GiB at 64 clients on boards
@@ -111,11 +122,12 @@ type options struct {
 	Server   server.Config
 	MemLimit int64 // the runtime's soft memory limit, in bytes; 0 leaves it
 	BDD      struct {
-		MaxN     int           // largest board
-		Budget   int64         // node budget in bytes of one compile
-		Dir      string        // where compiled spaces are kept; "": none
-		Scratch  int64         // work space of the queries running at once, in bytes
-		Deadline time.Duration // per request
+		MaxN        int           // largest board
+		CompileMaxN int           // largest board compiled; larger ones only loaded
+		Budget      int64         // node budget in bytes of one compile or load
+		Dir         string        // where compiled spaces are kept; "": none
+		Scratch     int64         // work space of the queries running at once, in bytes
+		Deadline    time.Duration // per request
 	}
 	SAT struct {
 		MaxN     int           // largest board
@@ -134,8 +146,8 @@ type options struct {
 func (o options) engines(log *slog.Logger) []server.Engine {
 	return []server.Engine{
 		{
-			Backend: bdd.New(bdd.Options{Budget: o.BDD.Budget, MaxN: o.BDD.MaxN, Scratch: o.BDD.Scratch,
-				Dir: o.BDD.Dir, Log: log}),
+			Backend: bdd.New(bdd.Options{Budget: o.BDD.Budget, MaxN: o.BDD.MaxN, CompileMaxN: o.BDD.CompileMaxN,
+				Scratch: o.BDD.Scratch, Dir: o.BDD.Dir, Log: log}),
 			Deadline: o.BDD.Deadline,
 			Budget:   o.BDD.Budget,
 			Title:    "Binary decision diagram: compiled once, then every answer is a walk over it",
@@ -159,7 +171,8 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	var o options
 	c := &o.Server
 	*c = server.DefaultConfig()
-	o.BDD.MaxN, o.BDD.Budget, o.BDD.Scratch, o.BDD.Deadline = 14, 2<<30, 1<<30, 10*time.Second
+	o.BDD.MaxN, o.BDD.CompileMaxN, o.BDD.Budget, o.BDD.Scratch, o.BDD.Deadline = 16, 15, 9<<30, 1<<30, 10*time.Second
+	c.CacheBytes = 10 << 30
 	o.SAT.MaxN, o.SAT.Queue, o.SAT.Serve, o.SAT.CountCap, o.SAT.Deadline = 32, 32, 0, 1000, 10*time.Second
 	o.MemLimit = 16 << 30
 
@@ -168,8 +181,9 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	size := func(p *int64, name, usage string) { fs.Var((*bytesize.Size)(p), name, usage) }
 	fs.StringVar(&c.Addr, "addr", c.Addr, "address to listen on")
 	fs.IntVar(&o.BDD.MaxN, "bdd-max-n", o.BDD.MaxN, "largest board of the BDD backend")
-	size(&o.BDD.Budget, "bdd-budget", "node budget of one BDD compile, in bytes (suffixes K, M, G: powers of 1024)")
-	size(&o.BDD.Scratch, "bdd-scratch", "work space of the BDD queries running at once, in bytes (about 24 bytes a node each: 220 MiB for a 14×14 query); more wait")
+	fs.IntVar(&o.BDD.CompileMaxN, "bdd-compile-max-n", o.BDD.CompileMaxN, "largest board the BDD backend compiles; larger ones, up to -bdd-max-n, are served only from a compiled file in -cache-dir (nqueens count -n N writes it)")
+	size(&o.BDD.Budget, "bdd-budget", "node budget of one BDD compile or load, in bytes, 32 a node (suffixes K, M, G: powers of 1024): 1.6G holds 15×15, 8.7G 16×16")
+	size(&o.BDD.Scratch, "bdd-scratch", "work space of the BDD queries running at once, in bytes (what each visits: tens of bytes a node of its part; 17 bytes a node of the whole diagram for an empty board's first analysis, which runs alone if larger); more wait")
 	fs.DurationVar(&o.BDD.Deadline, "bdd-deadline", o.BDD.Deadline, "deadline of one request's work on the BDD backend")
 	fs.StringVar(&o.BDD.Dir, "cache-dir", bdd.DefaultDir(), "`directory` where compiled BDD spaces are kept, so that a restart loads them instead of compiling again; \"off\" or empty: none")
 	fs.DurationVar(&c.CompileDeadline, "compile-deadline", c.CompileDeadline, "deadline of one compile (a BDD of a large board takes a while, once)")
@@ -222,6 +236,8 @@ func (o options) check(fs *flag.FlagSet) error {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	case o.BDD.MaxN < 1 || o.SAT.MaxN < 1:
 		return fmt.Errorf("-bdd-max-n and -sat-max-n must be at least 1")
+	case o.BDD.CompileMaxN < 1:
+		return fmt.Errorf("-bdd-compile-max-n must be at least 1")
 	case o.SAT.Serve < 0:
 		return fmt.Errorf("-sat-serve must not be negative (0: one per core)")
 	case o.BDD.Scratch < 1:

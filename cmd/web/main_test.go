@@ -22,8 +22,12 @@ func TestParseFlags(t *testing.T) {
 		err   bool
 	}{
 		{args: nil, check: func(c options) bool {
-			return c.Server.Addr == "127.0.0.1:8080" && c.BDD.MaxN == 14 && c.BDD.Budget == 2<<30
+			return c.Server.Addr == "127.0.0.1:8080" && c.BDD.MaxN == 16 && c.BDD.CompileMaxN == 15 && c.BDD.Budget == 9<<30 && c.Server.CacheBytes == 10<<30
 		}},
+		{args: []string{"-bdd-max-n", "15", "-bdd-compile-max-n", "12"}, check: func(c options) bool {
+			return c.BDD.MaxN == 15 && c.BDD.CompileMaxN == 12
+		}},
+		{args: []string{"-bdd-compile-max-n", "0"}, err: true},
 		{args: []string{"-addr", ":9000", "-bdd-max-n", "10", "-bdd-budget", "512M", "-sat-max-n", "20"},
 			check: func(c options) bool {
 				return c.Server.Addr == ":9000" && c.BDD.MaxN == 10 && c.BDD.Budget == 512<<20 && c.SAT.MaxN == 20

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/big"
 	"net/http"
 	"sync"
@@ -28,6 +29,15 @@ type spaceKey struct {
 // backend keeps compiled spaces on disk): Source names the file, "" when
 // the space was compiled. Its compile time is then the load's.
 type sourced interface{ Source() string }
+
+// close stops the background work of an evicted space that does some (a
+// BDD precomputing the boards of one queen: io.Closer); requests still
+// holding it are answered as before.
+func (e *compiled) close() {
+	if c, ok := e.space.(io.Closer); ok {
+		c.Close()
+	}
+}
 
 // loaded reports whether e's space was loaded from a file, not compiled.
 func (e *compiled) loaded() bool {
@@ -379,6 +389,7 @@ func (c *spaceCache) Retire(e *compiled) {
 	c.lru.Remove(el)
 	delete(c.index, e.key)
 	c.used -= e.bytes
+	e.close()
 }
 
 // RetireUnsized drops every space that does not report its memory (see
@@ -393,6 +404,7 @@ func (c *spaceCache) RetireUnsized() int {
 			c.lru.Remove(el)
 			delete(c.index, e.key)
 			c.used -= e.bytes
+			e.close()
 			n++
 		}
 		el = next
@@ -411,6 +423,7 @@ func (c *spaceCache) add(res *compiled) {
 	}
 	if old, ok := c.index[res.key]; ok {
 		c.used -= old.Value.(*compiled).bytes
+		old.Value.(*compiled).close()
 		c.lru.Remove(old)
 		delete(c.index, res.key)
 	}
@@ -428,6 +441,7 @@ func (c *spaceCache) add(res *compiled) {
 			c.lru.Remove(e)
 			delete(c.index, old.key)
 			c.used -= old.bytes
+			old.close()
 		}
 		e = prev
 	}

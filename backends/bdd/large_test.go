@@ -1,0 +1,120 @@
+package bdd
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/configuratortest"
+)
+
+// TestCompileMaxN checks that a backend that compiles boards up to
+// CompileMaxN serves a larger one from a file of it and refuses it, saying
+// how to make one, when there is none.
+func TestCompileMaxN(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	model := configuratortest.Model(t, 8, configurator.RowMajor)
+	tests := []struct {
+		name    string
+		opts    Options
+		loaded  bool
+		refused string // in the error; "" compiles or loads
+	}{
+		{"no file, no directory", Options{CompileMaxN: 7}, false, "no directory of compiled spaces is set"},
+		{"no file in the directory", Options{CompileMaxN: 7, Dir: dir}, false, "nqueens count -n 8 -order row"},
+		{"within CompileMaxN: compiled and saved", Options{CompileMaxN: 8, Dir: dir}, false, ""},
+		{"beyond it, the file loaded", Options{CompileMaxN: 7, Dir: dir}, true, ""},
+		{"no bound", Options{Dir: dir}, true, ""},
+	}
+	for _, tt := range tests {
+		sp, err := New(tt.opts).Compile(ctx, model)
+		if tt.refused != "" {
+			if !errors.Is(err, configurator.ErrTooLarge) || !strings.Contains(err.Error(), tt.refused) {
+				t.Errorf("%s: %v, want ErrTooLarge saying %q", tt.name, err, tt.refused)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if got := sp.(*Space).Source() != ""; got != tt.loaded {
+			t.Errorf("%s: loaded %v, want %v", tt.name, got, tt.loaded)
+		}
+		if an, err := sp.Analyze(ctx, nil); err != nil || an.Solutions.Int64() != 92 {
+			t.Errorf("%s: empty board %v, %v; want 92 solutions", tt.name, an, err)
+		}
+	}
+}
+
+// TestLimitsPastCompileMaxN checks that the largest board a backend
+// states counts the boards past CompileMaxN only when their file is there.
+func TestLimitsPastCompileMaxN(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		name  string
+		opts  Options
+		maxN  int
+		bound string
+	}{
+		{"no directory", Options{MaxN: 9, CompileMaxN: 7}, 7, "none is set"},
+		{"no file", Options{MaxN: 9, CompileMaxN: 7, Dir: dir}, 7, "none of 8×8 (nqueens count -n 8 makes it"},
+		{"the 8×8 file", Options{MaxN: 9, CompileMaxN: 7, Dir: dir}, 8, "none of 9×9"},
+		{"no bound", Options{MaxN: 9, Dir: dir}, 9, ""},
+	} {
+		if tt.name == "the 8×8 file" {
+			compileIn(t, dir, configuratortest.Model(t, 8, configurator.RowMajor))
+		}
+		l := New(tt.opts).Limits()
+		if l.MaxN != tt.maxN || !strings.Contains(l.Bound, tt.bound) || tt.bound == "" && l.Bound != "" {
+			t.Errorf("%s: Limits = %d, %q; want %d, saying %q", tt.name, l.MaxN, l.Bound, tt.maxN, tt.bound)
+		}
+	}
+}
+
+// TestPrecomputeInTheBackground checks that on a diagram too large to
+// compute the boards of one queen along with the empty board's, they are
+// computed in the background after it (all of the first of their images:
+// 10 on the 8×8 board), and that Close stops that work.
+func TestPrecomputeInTheBackground(t *testing.T) {
+	ctx := context.Background()
+	kept := func(sp *Space) int {
+		n := 0
+		sp.shallow.Range(func(any, any) bool { n++; return true })
+		return n
+	}
+	sp := compileSpace(t, 8, configurator.RowMajor, Direct)
+	sp.precomputeMax = 0
+	if _, err := sp.Analyze(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	configuratortest.WaitFor(t, "the 10 boards of one queen and the empty one kept", func() bool { return kept(sp) == 11 })
+	// Their answers are those of the sweeps.
+	for _, c := range []configurator.Cell{{Row: 0, Col: 0}, {Row: 3, Col: 2}, {Row: 7, Col: 7}} {
+		got, err := sp.Analyze(ctx, []configurator.Cell{c})
+		want, werr := sp.analyze(ctx, []configurator.Cell{c}, false)
+		if err != nil || werr != nil || got.Solutions.Cmp(want.Solutions) != 0 || got.Work.NodesVisited != 0 {
+			t.Errorf("queen on %v: %v (%v), want %v from the memo", c, got, err, want)
+		}
+	}
+
+	// Closed before the empty board's analysis: nothing more is computed.
+	sp = compileSpace(t, 8, configurator.RowMajor, Direct)
+	sp.precomputeMax = 0
+	if err := sp.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sp.Analyze(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if n := kept(sp); n != 1 {
+		t.Errorf("closed space: %d analyses kept, want the empty board's alone", n)
+	}
+	if err := sp.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+}
