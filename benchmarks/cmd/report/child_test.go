@@ -49,7 +49,7 @@ func TestCompileInChild(t *testing.T) {
 		lim  childLimits
 		want string
 	}{
-		{10, childLimits{Budget: 1 << 20, MaxRSS: 2 << 30, Timeout: time.Minute}, "budget 1 MiB"},
+		{10, childLimits{Budget: 64 << 10, MaxRSS: 2 << 30, Timeout: time.Minute}, "budget 64 KiB"},
 		{13, childLimits{Budget: 1 << 30, MaxRSS: 1 << 20, Timeout: time.Minute}, "past its cap of 1 MiB"},
 		{13, childLimits{Budget: 1 << 30, MaxRSS: 2 << 30, Timeout: 10 * time.Millisecond}, "stopped after"},
 	} {

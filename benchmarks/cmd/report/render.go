@@ -166,7 +166,11 @@ func compileSection(b *strings.Builder, res *Results) {
 		if f.Method == benchmarks.Rudd {
 			who = "rudd"
 		}
-		p("**%s did not compile N=%d.** %s", who, f.N, strings.TrimSuffix(f.Err, "."))
+		if f.NotStarted {
+			p("**%s did not compile N=%d in this run:** %s", who, f.N, strings.TrimSuffix(f.Err, "."))
+		} else {
+			p("**%s did not compile N=%d.** %s", who, f.N, strings.TrimSuffix(f.Err, "."))
+		}
 		if f.PeakRSS > 0 {
 			p(" (peak resident memory of its process: %s after %s)", bytesIEC(f.PeakRSS), fmtDur(f.Elapsed))
 		}

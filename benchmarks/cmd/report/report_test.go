@@ -181,8 +181,8 @@ func TestTargets(t *testing.T) {
 }
 
 // TestTargetsFailedCompile: a 16-queens compile killed at its memory cap
-// misses both of its targets and says why; one that was not run is not
-// measured.
+// misses both of its targets and says why; one that was not run, or not
+// started for want of memory, is not measured.
 func TestTargetsFailedCompile(t *testing.T) {
 	res := sample()
 	res.Compile = res.Compile[:len(res.Compile)-1]
@@ -192,6 +192,8 @@ func TestTargetsFailedCompile(t *testing.T) {
 		measured string
 	}{
 		{nil, notMeasured, ""},
+		{[]Failure{{Method: benchmarks.Direct, N: 16, Err: "compile 16-queens not started: 9 GiB of memory available, the child may take 13 GiB and the machine must keep 2 GiB", NotStarted: true}},
+			notRun, "not started"},
 		{[]Failure{{Method: benchmarks.Direct, N: 16, Err: "compile 16-queens in a child process: killed after 80.0 s at 13.1 GiB resident, past its cap of 13 GiB (budget 12 GiB)", PeakRSS: 13 << 30, Elapsed: 80 * time.Second}},
 			missed, "failed"},
 	} {

@@ -229,6 +229,9 @@ type Failure struct {
 	// failed, if it ran in one; Elapsed how long it ran.
 	PeakRSS uint64
 	Elapsed time.Duration
+	// NotStarted says the compile was not started, the machine lacking
+	// the memory its cap asks: no verdict on the compile itself.
+	NotStarted bool `json:",omitempty"`
 }
 
 func run(ctx context.Context, p plan) (*Results, error) {
@@ -330,7 +333,7 @@ func onDisk(ctx context.Context, p plan, res *Results, n int) error {
 		lim := p.Child(n)
 		if avail, err := benchmarks.MemInfo("MemAvailable"); err == nil && avail < lim.MaxRSS+2<<30 {
 			err := fmt.Errorf("compile %d-queens not started: %s of memory available, the child may take %s and the machine must keep 2 GiB", n, bytesIEC(avail), bytesIEC(lim.MaxRSS))
-			res.Failures = append(res.Failures, Failure{Method: benchmarks.Direct, N: n, Err: err.Error()})
+			res.Failures = append(res.Failures, Failure{Method: benchmarks.Direct, N: n, Err: err.Error(), NotStarted: true})
 			log.Print(err)
 			return err
 		}

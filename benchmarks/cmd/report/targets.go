@@ -14,6 +14,7 @@ const (
 	met         = "met"
 	missed      = "**MISSED**"
 	notMeasured = "not measured in this mode"
+	notRun      = "not measured in this run"
 )
 
 // target is one of the issues' targets and how this run fared: the
@@ -185,6 +186,10 @@ func compile16(res *Results) []target {
 			tm.Measured = fmt.Sprintf("failed, at a peak of %s resident", bytesIEC(f.PeakRSS))
 		}
 		tt.Status, tm.Status = missed, missed
+		if f.NotStarted {
+			tt.Measured, tm.Measured = "not started: "+strings.TrimPrefix(f.Err, "compile 16-queens not started: "), "not started"
+			tt.Status, tm.Status = notRun, notRun
+		}
 	}
 	return []target{tt, tm}
 }
