@@ -360,6 +360,20 @@ func onDisk(ctx context.Context, p plan, res *Results, n int) error {
 	return nil
 }
 
+// room checks, for the boards measured in the suite's process after a
+// child compiled them, that the machine has the memory the measurement
+// may take and 2 GiB to spare: the machine has no swap.
+func room(p plan, n int, need int64) error {
+	if p.ChildFrom == 0 || n < p.ChildFrom {
+		return nil
+	}
+	avail, err := benchmarks.MemInfo("MemAvailable")
+	if err != nil || avail >= uint64(need)+2<<30 {
+		return nil
+	}
+	return fmt.Errorf("%s of memory available, the %d×%d space may take %s and the machine must keep 2 GiB", bytesIEC(avail), n, n, bytesIEC(uint64(need)))
+}
+
 func diskAt(res *Results, n int) *benchmarks.DiskResult {
 	for i, d := range res.Disk {
 		if d.N == n {
@@ -384,6 +398,10 @@ func runDisk(ctx context.Context, p plan, res *Results) error {
 			continue
 		}
 		d := diskAt(res, n)
+		if err := room(p, n, int64(d.Nodes)*robdd.BytesPerNode); err != nil {
+			res.Notes = append(res.Notes, fmt.Sprintf("Disk: the load of N=%d not measured: %v.", n, err))
+			continue
+		}
 		if _, err := benchmarks.LoadFromDisk(ctx, d, p.CacheDir, p.budget(n)); err != nil {
 			return err
 		}
@@ -418,6 +436,17 @@ func runBDDSteps(ctx context.Context, p plan, res *Results) error {
 				continue
 			}
 			d := *diskAt(res, n) // a copy: the disk section's load is the one reported
+			// The diagram as the disk section loaded it, and beside it the
+			// work space of a sweep of the whole diagram, which the
+			// budget's charge a node bounds.
+			need := int64(d.LoadPeakHeap)
+			if need == 0 {
+				need = int64(d.Nodes) * robdd.BytesPerNode
+			}
+			if err := room(p, n, need+int64(d.Nodes)*robdd.BytesPerNode); err != nil {
+				res.Notes = append(res.Notes, fmt.Sprintf("BDD per step: N=%d not measured: %v.", n, err))
+				continue
+			}
 			if sp, err = benchmarks.LoadFromDisk(ctx, &d, p.CacheDir, p.budget(n)); err != nil {
 				return err
 			}
