@@ -56,6 +56,24 @@ func (b *Backend) solverTurn(ctx context.Context) (release func(), err error) {
 	return release, nil
 }
 
+// solverTurnSliced is solverTurn for a call that gives its turn up when
+// another client wants it (solverlock.AcquireSliced); the call runs under
+// the context it returns.
+func (b *Backend) solverTurnSliced(ctx context.Context) (callCtx context.Context, release func(), err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	if b.callsWaiting.Add(1) > b.callBound {
+		b.callsWaiting.Add(-1)
+		return nil, nil, fmt.Errorf("%d solver calls waiting for the SAT solver: %w", b.callBound, configurator.ErrBusy)
+	}
+	defer b.callsWaiting.Add(-1)
+	if callCtx, release, err = solverlock.AcquireSliced(ctx); err != nil {
+		return nil, nil, fmt.Errorf("waiting for the SAT solver: %w", err)
+	}
+	return callCtx, release, nil
+}
+
 // Load reports the requests admitted and not yet done (Running) and the
 // callers waiting (Waiting): requests for Admit, solver calls for a turn.
 // Bytes is 0, not counted: a query holds a few copies of the placement's

@@ -39,7 +39,7 @@
 //
 //   - A server admits whole requests: the spaces are configurator.Admitters,
 //     and Admit lets in at most Options.Serve requests at once (by default
-//     one per core), at most one per client (requests without a client, the
+//     ServePerTurn per core), at most one per client (requests without a client, the
 //     process's own, are not limited so). The others wait in a line per
 //     client of at most Options.Queue requests, and a place that frees goes
 //     to the next client in turn (round robin), not to the request that
@@ -50,7 +50,12 @@
 //     tries to drop); admitted whole, they run back to back.
 //   - Every solver call waits for one of the process's gophersat turns
 //     (package solverlock, also shared fairly among clients), at most
-//     Options.Queue calls of the Backend at once. That is all a caller that
+//     Options.Queue calls of the Backend at once. A question to the solver
+//     gives its turn up after solverlock.Quantum whenever another client
+//     waits, and goes on at its next turn (gophersat keeps what it learned):
+//     so the requests admitted share the cores in slices, and a request
+//     whose question takes seconds holds a core only while nobody else
+//     needs it. That is all a caller that
 //     only queries (the command line, the cross-checks, the benchmarks) ever
 //     meets.
 //
@@ -90,6 +95,12 @@ const (
 	// DefaultQueue is how many requests of one client may wait for
 	// admission, and how many solver calls for the solver.
 	DefaultQueue = 32
+	// ServePerTurn is the requests Admit lets in at once per solver turn
+	// by default (Options.Serve): their solver calls share the turns in
+	// slices, so that a client is served while others' questions take
+	// seconds. Each holds a solver and what it learns until its deadline
+	// (a few megabytes on the largest boards).
+	ServePerTurn = 8
 	// DefaultCountCap is the default cap of the blocking-clause count.
 	DefaultCountCap = 10000
 	// DefaultTimeout bounds one query, its waits for the solver included.
@@ -110,7 +121,8 @@ type Options struct {
 	// with an error wrapping configurator.ErrBusy.
 	Queue int
 	// Serve is how many requests Admit lets in at once, at most one per
-	// client; 0 means one per turn of package solverlock (per core).
+	// client; 0 means ServePerTurn per turn of package solverlock (per
+	// core).
 	Serve int
 	// CountCap caps the blocking-clause count of solutions; 0 means
 	// DefaultCountCap. Above it Analysis.Solutions is the cap and AtLeast is
@@ -147,7 +159,7 @@ type Backend struct {
 
 // New returns a SAT backend with the given limits.
 func New(opts Options) *Backend {
-	queue, serve := satbase.Or(opts.Queue, DefaultQueue), satbase.Or(opts.Serve, solverlock.Turns())
+	queue, serve := satbase.Or(opts.Queue, DefaultQueue), satbase.Or(opts.Serve, ServePerTurn*solverlock.Turns())
 	b := &Backend{
 		maxN:      satbase.Or(opts.MaxN, DefaultMaxN),
 		countCap:  satbase.Or(opts.CountCap, DefaultCountCap),

@@ -632,7 +632,8 @@ func waitQueue(t *testing.T, b *Backend, k int) {
 // is free.
 func TestQueue(t *testing.T) {
 	const size = 3
-	b := New(Options{Queue: size})
+	// Serve at most size: the call line holds max(Queue, Serve) calls.
+	b := New(Options{Queue: size, Serve: 1})
 	sp := nqueens(t, b, 6)
 	release := holdTurn(t)
 

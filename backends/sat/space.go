@@ -2,6 +2,7 @@ package sat
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/big"
 	"math/rand/v2"
@@ -242,7 +243,7 @@ func (q *query) witness(ctx context.Context, st *state, with, without []int32) (
 	}
 	q.bySearch = false
 	var w []int32
-	err := q.call(ctx, func() (err error) {
+	err := q.callSliced(ctx, func(ctx context.Context) (err error) {
 		if q.s == nil {
 			q.s = q.sp.take()
 		}
@@ -278,6 +279,36 @@ func (q *query) call(ctx context.Context, f func() error) error {
 	}
 	q.slowest = max(q.slowest, time.Since(start))
 	return ferr
+}
+
+// callSliced is call for f, one question to the solver that f may ask
+// again from the start after a stop (its assumptions set again, the
+// solver's learned clauses kept): it runs f under a context that ends when
+// another client wants the turn (solverlock.AcquireSliced), and then gives
+// the turn back, waits for its next one and runs f again, until f ends by
+// itself or ctx does. So a question that takes seconds shares a core with
+// every other client's in slices, instead of holding it to its end.
+func (q *query) callSliced(ctx context.Context, f func(ctx context.Context) error) error {
+	q.solves++
+	for {
+		callCtx, release, err := q.sp.b.solverTurnSliced(ctx)
+		if err != nil {
+			return err
+		}
+		start := time.Now()
+		var ferr error
+		err = satbase.Run(func() { ferr = f(callCtx) })
+		yielded := ctx.Err() == nil && errors.Is(context.Cause(callCtx), solverlock.ErrYield)
+		release()
+		if err != nil {
+			q.s = nil
+			return err
+		}
+		q.slowest = max(q.slowest, time.Since(start))
+		if ferr == nil || !yielded {
+			return ferr
+		}
+	}
 }
 
 // holds verifies that w is a solution with a queen on every variable of

@@ -13,13 +13,23 @@
 // made for no client (the command line, tests, benchmarks) may hold every
 // turn.
 //
+// A call that can stop and go on (a gophersat Solve: stopped, it keeps what
+// it learned) takes its turn with AcquireSliced and gives it up after a
+// Quantum whenever another client waits, so that as many clients as there
+// are, not only as many as there are cores, share the cores: a client's
+// call that takes seconds no longer makes every other client wait for its
+// end.
+//
 // The turns are the process's one piece of global state: the cores they
 // stand for are the process's too.
 package solverlock
 
 import (
 	"context"
+	"errors"
 	"runtime"
+	"sync"
+	"time"
 
 	"github.com/nqueens/configurator/backends/sat/internal/fair"
 	"github.com/nqueens/configurator/configurator"
@@ -40,4 +50,55 @@ func Turns() int { return turns.Turns() }
 // first gets ctx's error and no turn.
 func Acquire(ctx context.Context) (release func(), err error) {
 	return turns.Acquire(ctx, configurator.ClientOf(ctx))
+}
+
+// Quantum is how long a call taken with AcquireSliced keeps its turn while
+// another client waits for one: the longest a waiting client waits for
+// each of the calls ahead of it in the round.
+const Quantum = 25 * time.Millisecond
+
+// ErrYield is the cause of the end of AcquireSliced's context when the
+// turn is wanted by another client.
+var ErrYield = errors.New("the solver turn is wanted by another client")
+
+// AcquireSliced is Acquire for a call that can stop and go on: besides the
+// function that gives the turn back, it returns a context of ctx for the
+// call, which ends with cause ErrYield (context.Cause) once the turn has
+// been held for a Quantum while a caller of another client that may take
+// it waits. The caller then stops its call, gives the turn back, and asks
+// again: at the end of the round.
+func AcquireSliced(ctx context.Context) (callCtx context.Context, release func(), err error) {
+	return acquireSliced(ctx, turns, Quantum)
+}
+
+func acquireSliced(ctx context.Context, sem *fair.Sem, quantum time.Duration) (context.Context, func(), error) {
+	give, err := sem.Acquire(ctx, configurator.ClientOf(ctx))
+	if err != nil {
+		return nil, nil, err
+	}
+	callCtx, cancel := context.WithCancelCause(ctx)
+	var mu sync.Mutex
+	var t *time.Timer
+	stopped := false
+	mu.Lock()
+	t = time.AfterFunc(quantum, func() {
+		if sem.Wanted() {
+			cancel(ErrYield)
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !stopped {
+			t.Reset(quantum)
+		}
+	})
+	mu.Unlock()
+	return callCtx, func() {
+		mu.Lock()
+		stopped = true
+		t.Stop()
+		mu.Unlock()
+		cancel(nil)
+		give()
+	}, nil
 }

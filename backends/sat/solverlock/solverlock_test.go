@@ -114,3 +114,74 @@ func TestWaiterGivesUp(t *testing.T) {
 	}
 	r2()
 }
+
+// TestSliced: a call holding a turn with acquireSliced is asked to yield
+// (its context ends with cause ErrYield) once it has held the turn for a
+// quantum while a caller of another client waits; not while nobody waits,
+// nor while only a caller of its own client, which may not take a second
+// turn, waits; and the waiters are served once the turns are given back.
+func TestSliced(t *testing.T) {
+	const quantum = 20 * time.Millisecond
+	a := configurator.WithClient(context.Background(), "192.0.2.1")
+	b := configurator.WithClient(context.Background(), "192.0.2.2")
+	sem := newTurns(2) // a client holds at most one of the two turns
+
+	callCtx, release, err := acquireSliced(a, sem, quantum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Alone, and with a second caller of its own client waiting: no yield.
+	own := make(chan error, 1)
+	go func() {
+		r, err := sem.Acquire(a, "192.0.2.1")
+		if err == nil {
+			r()
+		}
+		own <- err
+	}()
+	select {
+	case <-callCtx.Done():
+		t.Fatalf("asked to yield with no other client waiting: %v", context.Cause(callCtx))
+	case <-time.After(5 * quantum):
+	}
+	// b takes the other turn, and a caller of b waits: a is asked to yield.
+	holdB, err := sem.Acquire(b, "192.0.2.2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waiterB := make(chan error, 1)
+	go func() {
+		r, err := sem.Acquire(context.Background(), "192.0.2.3")
+		if err == nil {
+			r()
+		}
+		waiterB <- err
+	}()
+	select {
+	case <-callCtx.Done():
+		if !errors.Is(context.Cause(callCtx), ErrYield) {
+			t.Errorf("the call's context ended with %v, want ErrYield", context.Cause(callCtx))
+		}
+	case <-time.After(time.Second):
+		t.Fatal("not asked to yield within a second though another client waits")
+	}
+	if a.Err() != nil {
+		t.Error("yielding ended the caller's own context")
+	}
+	release()
+	holdB()
+	for _, ch := range []chan error{waiterB, own} {
+		select {
+		case err := <-ch:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(time.Second):
+			t.Fatal("a waiting caller was not served when the turns were given back")
+		}
+	}
+	release() // a second call gives nothing back twice
+	if h := sem.Held(); h != 0 {
+		t.Errorf("%d turns held after every release, want 0", h)
+	}
+}

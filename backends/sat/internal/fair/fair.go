@@ -146,6 +146,19 @@ func (s *Sem) Waiting() int {
 	return s.waiting
 }
 
+// Wanted reports whether a caller waits whose client may take a turn:
+// one that a turn given back would serve.
+func (s *Sem) Wanted() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.ring {
+		if s.mayHold(c) {
+			return true
+		}
+	}
+	return false
+}
+
 // mayHold reports whether c may take one more turn.
 func (s *Sem) mayHold(c *client) bool { return c.id == "" || c.held < s.lim.Share }
 
