@@ -2,8 +2,9 @@
 // comparisons, each pair in the same run: the BDD compile paths against the
 // pure-Go library rudd, the one-pass valid-domain computation against the
 // restrict-per-cell approach of the original project reports, the SAT
-// backend against a fresh solve for every cell, and the web server under
-// load.
+// backend against a fresh solve for every cell, a compiled space loaded from
+// disk against its compile (CompileToDisk, LoadFromDisk), and the web server
+// under load.
 //
 // The package holds the measurements; the Benchmark functions of its tests
 // run them under `go test -bench`, and the program in cmd/report runs the

@@ -28,6 +28,12 @@ var publishedNodes = map[int]int{
 
 const buddyNodes13 = 2044394
 
+// publishedElsewhere is what the literature reports for the largest
+// boards, on other machines.
+const publishedElsewhere = "For scale, published elsewhere (other hardware, about three times faster than this machine; " +
+	"not measured here): BuDDy, CUDD and Sylvan reach N=14 or 15 (at N=15, CUDD 2,688 s and Sylvan 1,509 s); " +
+	"Adiar, with external memory, reached N=17 in about 48 hours. No BDD package we know of has built N=16 in memory on one machine."
+
 // nodeSource says where the node count of the n×n diagram can be checked
 // and whether this run's count agrees.
 func nodeSource(n, nodes int) string {

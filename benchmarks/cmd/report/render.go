@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nqueens/configurator/backends/bdd"
 	"github.com/nqueens/configurator/benchmarks"
 )
 
@@ -201,7 +202,10 @@ func compileSection(b *strings.Builder, res *Results) {
 		}
 		p(". Each rank multiplies the diagram by about five and the direct path's work and memory with it, so\n")
 		p("memory is what ends the range: the bdd backend estimates the next board's diagram and refuses one that\n")
-		p("would exceed its budget (8 GiB by default) before it starts.\n\n")
+		p("would exceed its budget (%s by default) before it starts.\n\n", bytesIEC(uint64(bdd.DefaultBudget)))
+		if last.N >= 14 {
+			p("%s\n\n", publishedElsewhere)
+		}
 	}
 }
 
