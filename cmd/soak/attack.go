@@ -261,15 +261,28 @@ func (a *attackRun) do(ctx context.Context, c *http.Client, label, method, path,
 	return res.StatusCode, string(b)
 }
 
-// prepare asks for bodies one at a time, with a long timeout, so that the
-// spaces the attack needs are compiled before it starts.
+// prepare asks for bodies one at a time, so that the spaces the attack
+// needs are compiled before it starts: a 503 (a compile longer than the
+// server's compile deadline goes on in the background) is asked again
+// every two seconds, for up to ten minutes.
 func (a *attackRun) prepare(ctx context.Context, bodies ...string) error {
 	c := client(0, 10*time.Minute)
 	defer c.CloseIdleConnections()
 	for _, b := range bodies {
 		begin := time.Now()
-		if status, text := a.do(ctx, c, "prepare", http.MethodPost, "/api/v1/analyze", b); status != http.StatusOK {
-			return fmt.Errorf("prepare %s: %d %s", b, status, text)
+		for {
+			status, text := a.do(ctx, c, "prepare", http.MethodPost, "/api/v1/analyze", b)
+			if status == http.StatusOK {
+				break
+			}
+			if status != http.StatusServiceUnavailable || time.Since(begin) > 10*time.Minute {
+				return fmt.Errorf("prepare %s: %d %s", b, status, text)
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(2 * time.Second):
+			}
 		}
 		a.say("prepared %s in %v", b, time.Since(begin).Round(time.Millisecond))
 	}

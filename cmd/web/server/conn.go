@@ -3,6 +3,7 @@ package server
 import (
 	"log/slog"
 	"net"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,17 +30,25 @@ const refusalWrite = 100 * time.Millisecond
 // capListener is a net.Listener that holds at most cap connections open
 // at once. It is what stops a crowd of idle keep-alive connections, or of
 // header lines never finished, from exhausting the process's file
-// descriptors and memory: beyond the cap, a new connection is accepted,
-// answered 503 and closed at once, never left waiting in the backlog
-// where its client would time out. A slot is freed when the server closes
-// the connection (each connection releases it exactly once, however many
-// times it is closed).
+// descriptors and memory. At the cap, a new connection first takes the
+// slot of the connection idle longest between two requests (closed, as
+// the idle timeout would close it later: its client opens another when it
+// needs one), so that a crowd of idle connections never shuts new clients
+// out; when none is idle, the new connection is accepted, answered 503 and
+// closed at once, never left waiting in the backlog where its client
+// would time out. A slot is freed when the server closes the connection
+// (each connection releases it exactly once, however many times it is
+// closed). The http.Server tells the listener which connections are idle
+// through ConnState (see connState).
 type capListener struct {
 	net.Listener
 	slots   chan struct{} // one token per open connection
 	log     *slog.Logger
 	refused atomic.Int64 // connections refused since the start
 	logged  atomic.Int64 // unix seconds of the last warning, to log at most one a minute
+
+	mu   sync.Mutex
+	idle map[*cappedConn]time.Time // connections idle between requests, since when
 }
 
 // limitConns wraps ln so that at most max connections are open at once;
@@ -48,7 +57,50 @@ func limitConns(ln net.Listener, max int, log *slog.Logger) net.Listener {
 	if max < 1 {
 		return ln
 	}
-	return &capListener{Listener: ln, slots: make(chan struct{}, max), log: log}
+	return &capListener{Listener: ln, slots: make(chan struct{}, max), log: log, idle: make(map[*cappedConn]time.Time)}
+}
+
+// connState is the http.Server's ConnState hook of a capped listener: it
+// keeps the set of connections idle between two requests. Other
+// listeners' connections are ignored.
+func connState(ln net.Listener) func(net.Conn, http.ConnState) {
+	l, ok := ln.(*capListener)
+	if !ok {
+		return nil
+	}
+	return func(nc net.Conn, st http.ConnState) {
+		c, ok := nc.(*cappedConn)
+		if !ok {
+			return
+		}
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if st == http.StateIdle {
+			l.idle[c] = time.Now()
+		} else {
+			delete(l.idle, c)
+		}
+	}
+}
+
+// reclaim closes the connection idle longest, if any, freeing its slot,
+// and reports whether it did.
+func (l *capListener) reclaim() bool {
+	l.mu.Lock()
+	var oldest *cappedConn
+	var since time.Time
+	for c, t := range l.idle {
+		if oldest == nil || t.Before(since) {
+			oldest, since = c, t
+		}
+	}
+	delete(l.idle, oldest)
+	l.mu.Unlock()
+	if oldest == nil {
+		return false
+	}
+	oldest.Close()
+	return true
 }
 
 // Accept returns the next connection within the cap, refusing (503 and
@@ -59,11 +111,24 @@ func (l *capListener) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
+		if l.take() {
+			return &cappedConn{Conn: c, release: func() { <-l.slots }}, nil
+		}
+		l.refuse(c)
+	}
+}
+
+// take takes a slot for a new connection, reclaiming idle connections'
+// slots while the cap is reached, and reports whether it got one.
+func (l *capListener) take() bool {
+	for {
 		select {
 		case l.slots <- struct{}{}:
-			return &cappedConn{Conn: c, release: func() { <-l.slots }}, nil
+			return true
 		default:
-			l.refuse(c)
+		}
+		if !l.reclaim() {
+			return false
 		}
 	}
 }

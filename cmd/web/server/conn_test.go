@@ -124,6 +124,53 @@ func TestConnectionCap(t *testing.T) {
 	}
 }
 
+// TestConnectionCapReclaimsIdle fills the public listener with keep-alive
+// connections idle after a request each (issue 14's ~20,000 idle
+// connections shut every new client out): a new client is served at
+// once, in the slot of the connection idle longest, which the server
+// closes; the others stay open.
+func TestConnectionCapReclaimsIdle(t *testing.T) {
+	const max = 4
+	cfg := testConfig()
+	cfg.MaxConns = max
+	addr, _ := runServer(t, cfg)
+
+	idle := make([]net.Conn, max)
+	readers := make([]*bufio.Reader, max)
+	for i := range idle {
+		idle[i] = dial(t, addr)
+		readers[i] = bufio.NewReader(idle[i])
+		if _, err := io.WriteString(idle[i], "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		_ = idle[i].SetReadDeadline(time.Now().Add(2 * time.Second))
+		res, err := http.ReadResponse(readers[i], nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK || res.Close {
+			t.Fatalf("keep-alive connection %d: %d (close %v), want a kept-alive 200", i, res.StatusCode, res.Close)
+		}
+		time.Sleep(10 * time.Millisecond) // idle since different times
+	}
+	if got := healthz(t, addr); got != "HTTP/1.1 200 OK" {
+		t.Fatalf("a new client beside %d idle connections (the cap): %q, want 200", max, got)
+	}
+	for i, c := range idle {
+		_ = c.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+		_, err := readers[i].ReadByte()
+		closed := err == io.EOF
+		if ne, ok := err.(net.Error); !closed && !(ok && ne.Timeout()) {
+			t.Errorf("idle connection %d: %v, want EOF or a timeout", i, err)
+		}
+		if want := i == 0; closed != want {
+			t.Errorf("idle connection %d closed: %v, want %v (only the one idle longest)", i, closed, want)
+		}
+	}
+}
+
 // TestCappedConnCloseOnce closes a connection twice: its slot is freed
 // once, so the cap never grows.
 func TestCappedConnCloseOnce(t *testing.T) {

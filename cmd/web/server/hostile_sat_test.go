@@ -37,12 +37,10 @@ const hostileDeadline = 3 * time.Second
 // under 500 ms and get no 503; and one second after the deadline the
 // process's CPU is idle: the solver was stopped, not left running.
 //
-// On a machine loaded by other work (or under the race detector, several
-// times slower) the same requests take longer without any attack, and the
-// attack's core is missed more: the second client's p90 is held to 500 ms
-// plus twice its p90 measured just before the attack, which on a quiet
-// machine is a few tens of milliseconds. Before the solver could be
-// stopped, it was the whole deadline.
+// The second client's p90 is also measured just before the attack and
+// logged beside it: a few tens of milliseconds under the race detector on
+// the shared machine, so the 500 ms of issue 14 leaves room for a loaded
+// machine. Before the solver could be stopped, it was the whole deadline.
 func TestHostileSAT(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -111,8 +109,8 @@ func TestHostileSAT(t *testing.T) {
 			if statuses[http.StatusOK] != len(latencies) {
 				t.Errorf("the second client got %v, want %d × 200", statuses, len(latencies))
 			}
-			if p90 >= 500*time.Millisecond+2*quietP90 {
-				t.Errorf("the second client's p90 is %v (%v without the attack), want < 500 ms + twice that", p90, quietP90)
+			if p90 >= 500*time.Millisecond {
+				t.Errorf("the second client's p90 is %v (%v without the attack), want < 500 ms", p90, quietP90)
 			}
 
 			// One second after the deadline the solver's CPU is idle.

@@ -27,8 +27,10 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, engines []Engine, re
 		return err
 	}
 	srv := publicServer(cfg, s.Handler(), log)
+	capped := limitConns(ln, cfg.MaxConns, log)
+	srv.ConnState = connState(capped)
 	served := make(chan error, 2)
-	go func() { served <- srv.Serve(limitConns(ln, cfg.MaxConns, log)) }()
+	go func() { served <- srv.Serve(capped) }()
 	attrs := []any{"url", "http://" + ln.Addr().String() + "/", "max_conns", cfg.MaxConns, "idle_timeout", cfg.IdleTimeout}
 	for _, name := range s.lim.names {
 		attrs = append(attrs, name+"_max_n", s.lim.maxN[name])
