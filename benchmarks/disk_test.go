@@ -2,8 +2,11 @@ package benchmarks
 
 import (
 	"context"
+	"flag"
 	"testing"
 )
+
+var diskN = flag.Int("disk.n", 11, "board of BenchmarkLoad")
 
 // TestDisk saves small spaces to a directory and loads them back: the
 // load must be a load (not a compile) of the same diagram, and the file's
@@ -36,4 +39,23 @@ func TestDisk(t *testing.T) {
 			t.Errorf("N=%d: a load from an empty directory did not fail", tt.n)
 		}
 	}
+}
+
+// BenchmarkLoad loads a compiled space from disk, as a restart does:
+//
+//	go test -run '^$' -bench Load ./benchmarks/ -disk.n 14
+func BenchmarkLoad(b *testing.B) {
+	dir := b.TempDir()
+	r, err := CompileToDisk(context.Background(), *diskN, dir, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := LoadFromDisk(context.Background(), &r, dir, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// After the loop, which resets what was reported before it.
+	b.ReportMetric(float64(r.FileBytes), "file-B")
+	b.ReportMetric(float64(r.Compile.Nanoseconds()), "compile-ns")
 }
