@@ -26,6 +26,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nqueens/configurator/backends/bdd/robdd"
@@ -293,6 +294,10 @@ type Space struct {
 	stop          context.CancelFunc
 	log           *slog.Logger
 	background    sync.Once
+	// seen[k] is the largest part gathered so far for an assignment of k
+	// variables true (the last entry: of more), where sweep's first grant
+	// starts, so that placements like those met before gather once.
+	seen [8]atomic.Int64
 	// shallow memoises the analyses of the empty board (key 0) and of one
 	// queen on variable v (key v+1): int to the *configurator.Analysis, or
 	// to the error when there is no solution, which no later call would
@@ -430,21 +435,32 @@ const grantGrowth = 16
 
 // sweep runs do over the part of the diagram that a allows (see
 // robdd.Part), holding the work space it uses from the Backend's bound: a
-// grant for firstGrant nodes, then sixteen times more while the part does
-// not fit (the bytes given back before asking again, so that no query
-// holds work space while it waits), and the whole diagram's past
-// PartLimit. An assignment of nothing sweeps the whole diagram at once, and
+// grant for the largest part met so far for as many queens (at least
+// firstGrant nodes), then sixteen times more while the part does not fit
+// (the bytes given back before asking again, so that no query holds work
+// space while it waits), and the whole diagram's past PartLimit. An assignment of nothing sweeps the whole diagram at once, and
 // so does whole, for the callers that know the part to be large.
 func (s *Space) sweep(ctx context.Context, a robdd.Assignment, whole bool, do func(p *robdd.Part)) error {
 	limit := s.m.PartLimit(s.root)
 	if !whole && slices.ContainsFunc(a, func(x int8) bool { return x != robdd.Unassigned }) {
-		for grant := min(firstGrant, limit); ; grant = min(grantGrowth*grant, limit) {
+		queens := 0
+		for _, x := range a {
+			if x == 1 {
+				queens++
+			}
+		}
+		seen := &s.seen[min(queens, len(s.seen)-1)]
+		first := min(max(firstGrant, int(seen.Load())), limit)
+		for grant := first; ; grant = min(grantGrowth*grant, limit) {
 			release, err := s.work.acquire(ctx, s.m.PartBytes(s.root, grant))
 			if err != nil {
 				return err
 			}
 			p, ok := s.m.Part(s.root, a, grant)
 			if ok {
+				if v := int64(p.Visited()); v > seen.Load() {
+					seen.Store(v) // a race may keep the smaller: a hint
+				}
 				do(p)
 				p.Release()
 				release()
@@ -494,7 +510,7 @@ func (s *Space) Analyze(ctx context.Context, queens []configurator.Cell) (*confi
 		g = canonical(queens[0], n)
 		key = 1 + s.model.Var(g.apply(queens[0], n))
 	case len(queens) > 0:
-		return s.analyze(ctx, queens, false)
+		return s.analyzeImage(ctx, queens)
 	}
 	start := time.Now()
 	var an *configurator.Analysis
@@ -548,6 +564,65 @@ func (s *Space) Analyze(ctx context.Context, queens []configurator.Cell) (*confi
 // a person waits for a sweep of the whole diagram. Larger diagrams compute
 // them on the first click on each.
 const precomputeNodes = 16 << 20
+
+// analyzeImage analyses a placement of queens through its image under the
+// board's symmetry whose queens lie highest in the variable order
+// (shallowest): the part of the diagram a placement allows is the smaller
+// the sooner its queens cut the paths down, so that a placement of two
+// queens in the last ranks, which allows nearly the whole diagram above
+// them, is answered through its reflection, whose part is a fraction of
+// that. The answer is mapped back cell by cell.
+func (s *Space) analyzeImage(ctx context.Context, queens []configurator.Cell) (*configurator.Analysis, error) {
+	g := s.shallowest(queens)
+	if g == (symmetry{}) {
+		return s.analyze(ctx, queens, false)
+	}
+	if _, _, err := s.assign(queens, nil); err != nil {
+		return nil, err // off the board or twice: said of the queens given
+	}
+	n := s.model.N()
+	mapped := make([]configurator.Cell, len(queens))
+	for i, q := range queens {
+		mapped[i] = g.apply(q, n)
+	}
+	an, err := s.analyze(ctx, mapped, false)
+	if errors.Is(err, configurator.ErrNoSolution) {
+		return nil, noSolution(queens)
+	}
+	if err != nil {
+		return nil, err
+	}
+	cells := slices.Clone(an.Cells)
+	for v := range an.Cells {
+		an.Cells[v] = cells[s.model.Var(g.apply(s.model.Cell(v), n))]
+	}
+	return an, nil
+}
+
+// shallowest returns the symmetry of the board that maps the queens
+// highest in the variable order: the deepest of their levels the
+// smallest, then the sum of their levels. Queens off the board leave the
+// placement as it is.
+func (s *Space) shallowest(queens []configurator.Cell) symmetry {
+	n := s.model.N()
+	var best symmetry
+	bestDeepest, bestSum := -1, 0
+	for i := range 8 {
+		g := symmetry{i&1 != 0, i&2 != 0, i&4 != 0}
+		deepest, sum := 0, 0
+		for _, q := range queens {
+			if !s.model.Contains(q) {
+				return symmetry{}
+			}
+			l := s.level(g.apply(q, n))
+			deepest, sum = max(deepest, l), sum+l
+		}
+		if bestDeepest < 0 || deepest < bestDeepest || deepest == bestDeepest && sum < bestSum {
+			best, bestDeepest, bestSum = g, deepest, sum
+		}
+	}
+	return best
+}
 
 // precomputeTime bounds the background work of precomputeLater: the
 // boards of one queen of a 15×15 diagram take about a minute of one core,

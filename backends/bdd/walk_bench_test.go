@@ -1,0 +1,69 @@
+package bdd_test
+
+import (
+	"context"
+	"os"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/nqueens/configurator/backends/bdd"
+	"github.com/nqueens/configurator/benchmarks"
+	"github.com/nqueens/configurator/configurator"
+)
+
+// BenchmarkWalkSteps takes the benchmarks' seeded random walks (20 walks
+// of 30 steps) on the row-major diagram of BENCH_N (default 12), loaded
+// from the default cache directory when a file of it is there, and
+// reports the steps' p50, p99 and slowest. With BENCH_SETTLE set it first
+// waits that long for the background work on the space (the boards of
+// one queen of a diagram past 16M nodes).
+func BenchmarkWalkSteps(b *testing.B) {
+	n := 12
+	if s := os.Getenv("BENCH_N"); s != "" {
+		n, _ = strconv.Atoi(s)
+	}
+	model, err := configurator.New(n, configurator.RowMajor)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	start := time.Now()
+	sp, err := bdd.New(bdd.Options{Dir: bdd.DefaultDir(), Budget: 12 << 30}).Compile(ctx, model)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("%d×%d: compiled or loaded in %v", n, n, time.Since(start))
+	start = time.Now()
+	if _, err := sp.Analyze(ctx, nil); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("empty board: %v", time.Since(start))
+	if s := os.Getenv("BENCH_SETTLE"); s != "" {
+		d, _ := time.ParseDuration(s)
+		time.Sleep(d)
+	}
+	for b.Loop() {
+		steps, err := benchmarks.RandomWalks(ctx, n, benchmarks.WalkOptions{Walks: 20, Steps: 30, Seed: 1}, sp.Analyze)
+		if err != nil {
+			b.Fatal(err)
+		}
+		d := benchmarks.Elapsed(steps)
+		slices.Sort(d)
+		q := func(p float64) time.Duration { return d[min(len(d)-1, int(p*float64(len(d))))] }
+		b.ReportMetric(float64(q(0.5).Microseconds())/1000, "p50-ms")
+		b.ReportMetric(float64(q(0.99).Microseconds())/1000, "p99-ms")
+		b.ReportMetric(float64(d[len(d)-1].Microseconds())/1000, "max-ms")
+		byQueens := map[int][]time.Duration{}
+		for _, s := range steps {
+			byQueens[len(s.Queens)] = append(byQueens[len(s.Queens)], s.Elapsed)
+		}
+		for k := 1; k <= 4; k++ {
+			slices.Sort(byQueens[k])
+			if m := byQueens[k]; len(m) > 0 {
+				b.Logf("%d queens: %d steps, median %v, slowest %v", k, len(m), m[len(m)/2], m[len(m)-1])
+			}
+		}
+	}
+}
