@@ -215,6 +215,12 @@ func TestTargetsFailedCompile(t *testing.T) {
 			t.Errorf("%q: %q", tg.Target, tg.Measured)
 		}
 	}
+	res.Mode = "full"
+	for _, tg := range targets(res) {
+		if tg.Status == notMeasured {
+			t.Errorf("full mode: %q says %q, want %q", tg.Target, tg.Status, notRun)
+		}
+	}
 	md := markdown(res, nil)
 	if !strings.Contains(md, "**The direct path did not compile N=16.** compile 16-queens in a child process: killed after 80.0 s") {
 		t.Errorf("the report does not say plainly that N=16 failed:\n%s", md)

@@ -86,7 +86,17 @@ const (
 // targets checks the run against the targets of issue 13 and then those
 // of issue 5, in the order the report lists them.
 func targets(res *Results) []target {
-	return append(issue13(res), issue5(res)...)
+	ts := append(issue13(res), issue5(res)...)
+	if res.Mode == "full" {
+		// The full plan measures every target: one it did not was left
+		// out of this run (-sections, -boards).
+		for i := range ts {
+			if ts[i].Status == notMeasured {
+				ts[i].Status = notRun
+			}
+		}
+	}
+	return ts
 }
 
 // issue13 checks the run against the targets of issue 13: the server's
