@@ -59,7 +59,7 @@ func (b *Backend) solverTurn(ctx context.Context) (release func(), err error) {
 // solverTurnSliced is solverTurn for a call that gives its turn up when
 // another client wants it (solverlock.AcquireSliced); the call runs under
 // the context it returns.
-func (b *Backend) solverTurnSliced(ctx context.Context) (callCtx context.Context, release func(), err error) {
+func (b *Backend) solverTurnSliced(ctx context.Context, resumed bool) (callCtx context.Context, release func(), err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -68,7 +68,7 @@ func (b *Backend) solverTurnSliced(ctx context.Context) (callCtx context.Context
 		return nil, nil, fmt.Errorf("%d solver calls waiting for the SAT solver: %w", b.callBound, configurator.ErrBusy)
 	}
 	defer b.callsWaiting.Add(-1)
-	if callCtx, release, err = solverlock.AcquireSliced(ctx); err != nil {
+	if callCtx, release, err = solverlock.AcquireSliced(ctx, resumed); err != nil {
 		return nil, nil, fmt.Errorf("waiting for the SAT solver: %w", err)
 	}
 	return callCtx, release, nil

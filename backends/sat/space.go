@@ -285,13 +285,13 @@ func (q *query) call(ctx context.Context, f func() error) error {
 // again from the start after a stop (its assumptions set again, the
 // solver's learned clauses kept): it runs f under a context that ends when
 // another client wants the turn (solverlock.AcquireSliced), and then gives
-// the turn back, waits for its next one and runs f again, until f ends by
-// itself or ctx does. So a question that takes seconds shares a core with
+// the turn back, waits for its next one behind the calls asking afresh,
+// and runs f again, until f ends by itself or ctx does. So a question that takes seconds shares a core with
 // every other client's in slices, instead of holding it to its end.
 func (q *query) callSliced(ctx context.Context, f func(ctx context.Context) error) error {
 	q.solves++
-	for {
-		callCtx, release, err := q.sp.b.solverTurnSliced(ctx)
+	for resumed := false; ; resumed = true {
+		callCtx, release, err := q.sp.b.solverTurnSliced(ctx, resumed)
 		if err != nil {
 			return err
 		}

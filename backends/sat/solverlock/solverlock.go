@@ -66,13 +66,19 @@ var ErrYield = errors.New("the solver turn is wanted by another client")
 // call, which ends with cause ErrYield (context.Cause) once the turn has
 // been held for a Quantum while a caller of another client that may take
 // it waits. The caller then stops its call, gives the turn back, and asks
-// again: at the end of the round.
-func AcquireSliced(ctx context.Context) (callCtx context.Context, release func(), err error) {
-	return acquireSliced(ctx, turns, Quantum)
+// again with resumed set: it then waits behind every caller asking afresh
+// (fair.Sem.Requeue), so that a client's short calls wait at most a
+// Quantum for a turn, however many long calls share the cores.
+func AcquireSliced(ctx context.Context, resumed bool) (callCtx context.Context, release func(), err error) {
+	return acquireSliced(ctx, turns, Quantum, resumed)
 }
 
-func acquireSliced(ctx context.Context, sem *fair.Sem, quantum time.Duration) (context.Context, func(), error) {
-	give, err := sem.Acquire(ctx, configurator.ClientOf(ctx))
+func acquireSliced(ctx context.Context, sem *fair.Sem, quantum time.Duration, resumed bool) (context.Context, func(), error) {
+	acquire := sem.Acquire
+	if resumed {
+		acquire = sem.Requeue
+	}
+	give, err := acquire(ctx, configurator.ClientOf(ctx))
 	if err != nil {
 		return nil, nil, err
 	}

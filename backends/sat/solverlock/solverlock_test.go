@@ -126,7 +126,7 @@ func TestSliced(t *testing.T) {
 	b := configurator.WithClient(context.Background(), "192.0.2.2")
 	sem := newTurns(2) // a client holds at most one of the two turns
 
-	callCtx, release, err := acquireSliced(a, sem, quantum)
+	callCtx, release, err := acquireSliced(a, sem, quantum, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,8 @@
 // client asking for many cannot keep the others waiting: a client holds at
 // most its share of the turns at once, its waiters wait in a line of their
 // own, bounded, and a turn given back goes to the next client with a
-// waiter, round robin, not to whoever asked first.
+// waiter, round robin, not to whoever asked first. A caller that gave a
+// turn up with work left (Requeue) waits behind the others.
 //
 // A client is a string, as configurator.ClientOf gives it; the empty string
 // is the process's own work (the command line, tests, benchmarks), to which
@@ -54,9 +55,11 @@ type client struct {
 }
 
 // waiter is one Acquire waiting; ready is closed when it gets its turn.
+// behind marks a Requeue.
 type waiter struct {
 	ready   chan struct{}
 	granted bool
+	behind  bool
 }
 
 // New returns a Sem with the given limits.
@@ -76,6 +79,19 @@ func (s *Sem) Turns() int { return s.lim.Turns }
 // finding its client's line or the whole Sem's full fails at once with
 // ErrFull; a caller whose ctx ends while it waits gets ctx's error.
 func (s *Sem) Acquire(ctx context.Context, id string) (release func(), err error) {
+	return s.acquire(ctx, id, false)
+}
+
+// Requeue is Acquire for a caller that has just given a turn up with its
+// work unfinished (a call stopped to let another client in, going on): it
+// is served only when no caller of Acquire that may take the turn waits,
+// round robin among its kind. So a client whose calls are short is served
+// at the next turn given back, however many clients with long calls wait.
+func (s *Sem) Requeue(ctx context.Context, id string) (release func(), err error) {
+	return s.acquire(ctx, id, true)
+}
+
+func (s *Sem) acquire(ctx context.Context, id string, behind bool) (release func(), err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -98,7 +114,7 @@ func (s *Sem) Acquire(ctx context.Context, id string) (release func(), err error
 		s.mu.Unlock()
 		return nil, ErrFull
 	}
-	w := &waiter{ready: make(chan struct{})}
+	w := &waiter{ready: make(chan struct{}), behind: behind}
 	if len(c.waiters) == 0 {
 		s.ring = append(s.ring, c)
 	}
@@ -175,16 +191,24 @@ func (s *Sem) releaser(c *client) func() {
 }
 
 // serve gives the free turns to the waiters of the clients in the ring, in
-// turn, skipping those holding their share.
+// turn, skipping those holding their share, and those whose next waiter
+// is a Requeue while a client's next is not.
 func (s *Sem) serve() {
 	for s.free > 0 && len(s.ring) > 0 {
+		ahead := false // a client that may hold has a waiter not behind
+		for _, c := range s.ring {
+			if s.mayHold(c) && !c.waiters[0].behind {
+				ahead = true
+				break
+			}
+		}
 		served := false
 		for range len(s.ring) {
 			if s.next >= len(s.ring) {
 				s.next = 0
 			}
 			c := s.ring[s.next]
-			if !s.mayHold(c) {
+			if !s.mayHold(c) || ahead && c.waiters[0].behind {
 				s.next++
 				continue
 			}

@@ -141,3 +141,34 @@ func TestGiveUp(t *testing.T) {
 		t.Fatalf("after release: %d held, %d clients remembered; want 0 and 0", s.Held(), len(s.clients))
 	}
 }
+
+// TestRequeueWaitsBehind: a turn given back goes to a caller of Acquire
+// before a caller of Requeue that came first; with no caller of Acquire
+// left, the Requeue is served.
+func TestRequeueWaitsBehind(t *testing.T) {
+	s := New(Limits{Turns: 1})
+	ctx := context.Background()
+	hold, err := s.Acquire(ctx, "holder")
+	if err != nil {
+		t.Fatal(err)
+	}
+	order := make(chan string, 2)
+	wait := func(name string, acquire func(context.Context, string) (func(), error)) {
+		r, err := acquire(ctx, name)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		order <- name
+		time.Sleep(5 * time.Millisecond)
+		r()
+	}
+	go wait("resumed", s.Requeue)
+	waitFor(t, s, 1)
+	go wait("fresh", s.Acquire)
+	waitFor(t, s, 2)
+	hold()
+	if first, second := <-order, <-order; first != "fresh" || second != "resumed" {
+		t.Errorf("served %s, then %s; want fresh, then resumed", first, second)
+	}
+}
