@@ -82,15 +82,17 @@ func CompileToDisk(ctx context.Context, n int, dir string, budget int64) (DiskRe
 // LoadFromDisk loads the row-major n×n space from dir, where
 // CompileToDisk (in this process or another) wrote it, with a new bdd
 // Backend of the given budget, and fills in res's Load and LoadPeakHeap.
+// The backend compiles nothing (bdd.Options.CompileMaxN below n): a file
+// it cannot load is an error, never a compile of minutes in this process.
 // The loaded space must have res's nodes and solutions. It returns the
-// space, for the measurements that follow.
+// space, for the measurements that follow; Close it when done.
 func LoadFromDisk(ctx context.Context, res *DiskResult, dir string, budget int64) (*bdd.Space, error) {
 	model, err := configurator.New(res.N, configurator.RowMajor)
 	if err != nil {
 		return nil, err
 	}
 	rec := &storeLog{}
-	b := bdd.New(bdd.Options{Dir: dir, Budget: budget, Log: slog.New(rec)})
+	b := bdd.New(bdd.Options{Dir: dir, Budget: budget, CompileMaxN: max(res.N-1, 1), Log: slog.New(rec)})
 	runtime.GC()
 	w := peakmem.StartHeap(time.Millisecond)
 	start := time.Now()

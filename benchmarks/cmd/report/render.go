@@ -345,7 +345,9 @@ func bddSection(b *strings.Builder, res *Results) {
 	if large := largeSteps(res); len(large) > 0 {
 		p("On %s the space was loaded from the run's cache directory (section 2), so that no compile of\n", large)
 		p("minutes precedes the walks in this process; the baseline was not run there, since it works on a\n")
-		p("private copy of the diagram (gigabytes at these sizes) and takes minutes a step on a nearly empty board.\n\n")
+		p("private copy of the diagram (gigabytes at these sizes) and takes minutes a step on a nearly empty board.\n")
+		p("Whatever work the backend does on a large space in the background, as it would in the server, shares\n")
+		p("the two cores with the walks.\n\n")
 	}
 	p("The first analysis of the empty board (*first*, where it is much slower than the next ones) also\n")
 	p("computes the memo of the space's largest parts (the empty board and the boards of one queen), kept\n")

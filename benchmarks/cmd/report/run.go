@@ -124,7 +124,7 @@ func quickPlan() plan {
 		BDDBaselineMax: 12,
 		BDDWalk:        benchmarks.WalkOptions{Walks: 4, Steps: 50},
 		BDDBudget:      8 * time.Second,
-		BDDEmpty:       20 * time.Second,
+		BDDEmpty:       30 * time.Second, // restrict-per-cell takes 10-20 s on the empty 12×12 board
 		SATSizes:       []int{8, 20, 50},
 		SATWalk: func(n int) benchmarks.WalkOptions {
 			if n >= 50 {
@@ -402,9 +402,11 @@ func runDisk(ctx context.Context, p plan, res *Results) error {
 			res.Notes = append(res.Notes, fmt.Sprintf("Disk: the load of N=%d not measured: %v.", n, err))
 			continue
 		}
-		if _, err := benchmarks.LoadFromDisk(ctx, d, p.CacheDir, p.budget(n)); err != nil {
+		sp, err := benchmarks.LoadFromDisk(ctx, d, p.CacheDir, p.budget(n))
+		if err != nil {
 			return err
 		}
+		sp.Close()
 		log.Printf("disk n=%-2d compile and save %v (save %v), load %v (x%.1f), file %s, load peak heap %s", n,
 			d.Compile.Round(time.Millisecond), d.Save.Round(time.Millisecond), d.Load.Round(time.Millisecond), d.LoadRatio(),
 			bytesIEC(uint64(d.FileBytes)), bytesIEC(d.LoadPeakHeap))
@@ -472,6 +474,7 @@ func runBDDSteps(ctx context.Context, p plan, res *Results) error {
 			opt.Parts = bddParts(sp)
 		}
 		r, err := benchmarks.CompareSteps(ctx, "bdd", sp, baselines, opt)
+		sp.Close() // ends the space's background work before the next board
 		if err != nil {
 			return err
 		}
