@@ -55,7 +55,7 @@ func Acquire(ctx context.Context) (release func(), err error) {
 // Quantum is how long a call taken with AcquireSliced keeps its turn while
 // another client waits for one: the longest a waiting client waits for
 // each of the calls ahead of it in the round.
-const Quantum = 25 * time.Millisecond
+const Quantum = 10 * time.Millisecond
 
 // ErrYield is the cause of the end of AcquireSliced's context when the
 // turn is wanted by another client.
