@@ -115,7 +115,11 @@ func BenchmarkAnalyzeLoad(b *testing.B) {
 		sp.Analyze(ctx, p)
 	}
 	var next atomic.Int64
-	b.SetParallelism(16)
+	par := 16
+	if s := os.Getenv("BENCH_PAR"); s != "" {
+		par, _ = strconv.Atoi(s)
+	}
+	b.SetParallelism(par)
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {

@@ -3,6 +3,7 @@ package bdd
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -116,5 +117,49 @@ func TestPrecomputeInTheBackground(t *testing.T) {
 	}
 	if err := sp.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
+	}
+}
+
+// TestPairsFromTheMemo checks every board of two queens on 7×7 and 8×8,
+// twice: the first answers fill the memo of such boards (each through the
+// image analyzeImage picks), the second come from it, mapped from the
+// image it keeps; both must be the sweep's own answer on the board as
+// placed.
+func TestPairsFromTheMemo(t *testing.T) {
+	ctx := context.Background()
+	for _, n := range []int{7, 8} {
+		sp := compileSpace(t, n, configurator.RowMajor, Direct)
+		cells := sp.model.Vars()
+		for round := range 2 {
+			fromMemo := 0
+			for a := range cells {
+				for b := range cells {
+					if a == b {
+						continue
+					}
+					queens := []configurator.Cell{sp.model.Cell(a), sp.model.Cell(b)}
+					got, err := sp.Analyze(ctx, queens)
+					want, werr := sp.analyze(ctx, queens, false)
+					if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
+						t.Fatalf("%d×%d %v, round %d: %v, want %v", n, n, queens, round, err, werr)
+					}
+					if err != nil {
+						continue
+					}
+					if !slices.Equal(got.Cells, want.Cells) || got.Solutions.Cmp(want.Solutions) != 0 {
+						t.Fatalf("%d×%d %v, round %d: %v %v, want %v %v", n, n, queens, round, got.Solutions, got.Cells, want.Solutions, want.Cells)
+					}
+					if got.Work.NodesVisited == 0 {
+						fromMemo++
+					}
+				}
+			}
+			if round == 1 && fromMemo == 0 {
+				t.Errorf("%d×%d: no answer from the memo in the second round", n, n)
+			}
+		}
+		if c := sp.pairCount.Load(); c == 0 || c > int64(cells*cells/8+cells) {
+			t.Errorf("%d×%d: %d boards of two queens kept, want about %d (up to symmetry)", n, n, c, cells*(cells-1)/16)
+		}
 	}
 }

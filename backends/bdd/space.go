@@ -298,6 +298,10 @@ type Space struct {
 	// variables true (the last entry: of more), where sweep's first grant
 	// starts, so that placements like those met before gather once.
 	seen [8]atomic.Int64
+	// pairs memoises the analyses of the boards of two queens, pairCount
+	// of them (see analyzePair).
+	pairs     sync.Map
+	pairCount atomic.Int64
 	// shallow memoises the analyses of the empty board (key 0) and of one
 	// queen on variable v (key v+1): int to the *configurator.Analysis, or
 	// to the error when there is no solution, which no later call would
@@ -498,7 +502,10 @@ func (s *Space) sweep(ctx context.Context, a robdd.Assignment, whole bool, do fu
 // which map solutions to solutions) that comes first, so a space computes
 // about N²/8 of them, and on diagrams up to 14×14 the first analysis of
 // the empty board computes them all (see precomputeNodes), so that no
-// later click sweeps the whole diagram. Answers from the memo are copies whose Elapsed and
+// later click sweeps the whole diagram. The boards of two queens are kept
+// too, as they are met (see analyzePair); the others are computed through
+// their image whose queens lie highest in the variable order (see
+// analyzeImage). Answers from the memo are copies whose Elapsed and
 // Work.Domains are the time of the call and whose Work.NodesVisited is 0,
 // since no node is visited.
 func (s *Space) Analyze(ctx context.Context, queens []configurator.Cell) (*configurator.Analysis, error) {
@@ -509,6 +516,8 @@ func (s *Space) Analyze(ctx context.Context, queens []configurator.Cell) (*confi
 	case len(queens) == 1 && s.model.Contains(queens[0]):
 		g = canonical(queens[0], n)
 		key = 1 + s.model.Var(g.apply(queens[0], n))
+	case len(queens) == 2:
+		return s.analyzePair(ctx, queens)
 	case len(queens) > 0:
 		return s.analyzeImage(ctx, queens)
 	}
@@ -564,6 +573,71 @@ func (s *Space) Analyze(ctx context.Context, queens []configurator.Cell) (*confi
 // a person waits for a sweep of the whole diagram. Larger diagrams compute
 // them on the first click on each.
 const precomputeNodes = 16 << 20
+
+// maxPairs bounds the memo of the boards of two queens: the first that
+// many distinct boards (up to symmetry) are kept, about 300 bytes each.
+// Every board of two queens of a 16×16 board fits: some 3,000 up to
+// symmetry.
+const maxPairs = 1 << 14
+
+// analyzePair is Analyze of two queens: answered from the memo of such
+// boards (pairs), kept by the first of their eight images, when it holds
+// the board or one of its images, computed by analyzeImage and kept
+// otherwise. These are the largest parts of the diagram that clicks ask
+// for once the boards of none and one queen are kept (a tenth of a 14×14
+// diagram at worst), and there are few of them, so a space keeps them
+// all. Answers from the memo have NodesVisited 0, as those of one queen.
+func (s *Space) analyzePair(ctx context.Context, queens []configurator.Cell) (*configurator.Analysis, error) {
+	n := s.model.N()
+	if !s.model.Contains(queens[0]) || !s.model.Contains(queens[1]) || queens[0] == queens[1] {
+		return s.analyzeImage(ctx, queens) // refused there, in its words
+	}
+	// The key: the least pair of variables over the images.
+	var g symmetry
+	key := -1
+	for i := range 8 {
+		h := symmetry{i&1 != 0, i&2 != 0, i&4 != 0}
+		a, b := s.model.Var(h.apply(queens[0], n)), s.model.Var(h.apply(queens[1], n))
+		if k := min(a, b)*s.model.Vars() + max(a, b); key < 0 || k < key {
+			g, key = h, k
+		}
+	}
+	start := time.Now()
+	switch e, _ := s.pairs.Load(key); e := e.(type) {
+	case error:
+		return nil, noSolution(queens)
+	case *configurator.Analysis:
+		out := clone(e)
+		for v := range out.Cells {
+			out.Cells[v] = e.Cells[s.model.Var(g.apply(s.model.Cell(v), n))]
+		}
+		out.Elapsed = time.Since(start)
+		out.Work.Domains, out.Work.NodesVisited = out.Elapsed, 0
+		return out, nil
+	}
+	an, err := s.analyzeImage(ctx, queens)
+	keep := func(x any) {
+		if s.pairCount.Load() < maxPairs {
+			if _, had := s.pairs.LoadOrStore(key, x); !had {
+				s.pairCount.Add(1)
+			}
+		}
+	}
+	switch {
+	case errors.Is(err, configurator.ErrNoSolution):
+		keep(err)
+		return nil, err
+	case err != nil:
+		return nil, err
+	}
+	// Kept as the analysis of the key's image: its cell g(c) is c's.
+	kept := clone(an)
+	for v := range an.Cells {
+		kept.Cells[s.model.Var(g.apply(s.model.Cell(v), n))] = an.Cells[v]
+	}
+	keep(kept)
+	return an, nil
+}
 
 // analyzeImage analyses a placement of queens through its image under the
 // board's symmetry whose queens lie highest in the variable order
