@@ -207,6 +207,7 @@ func Load(r io.Reader, budget int64) (*Manager, []Node, error) {
 	m.nodes[False] = node{level: vars}
 	m.nodes[True] = node{level: vars}
 	m.buckets = make([]uint32, size)
+	adviseHuge(m.buckets)
 
 	crc := crc32.Update(0, castagnoli, head)
 	buf := make([]byte, 1<<16)

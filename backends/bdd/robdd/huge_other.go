@@ -4,4 +4,4 @@ package robdd
 
 // adviseHuge does nothing where the system has no madvise advice for huge
 // pages.
-func adviseHuge([]node) {}
+func adviseHuge[T any]([]T) {}
