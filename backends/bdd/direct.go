@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math/bits"
+	"runtime"
 	"slices"
+	"sync"
+	"time"
 
 	"github.com/nqueens/configurator/backends/bdd/robdd"
 	"github.com/nqueens/configurator/configurator"
@@ -74,6 +77,7 @@ type direct struct {
 	// descending, so that those with cells at or below level l come first:
 	// active[l] of them. lineOf[l] lists the lines through level l.
 	lines  []uint64
+	spans  []span
 	active []int32
 	lineOf [][]int32
 	// eoCells is the union of the ExactlyOne lines. families are sets of
@@ -84,23 +88,58 @@ type direct struct {
 	pigeon   bool
 	// empty is set when some ExactlyOne line has no cell at all.
 	empty bool
-	// Scratch space of settle and fits.
-	common, free, lost []uint64
-	dirty              []int32
+	// procs is how many goroutines expand a layer and chunk how many
+	// states they take at a time: GOMAXPROCS and about a megabyte of
+	// states by default (0); tests set them to exercise the sharing.
+	procs, chunk int
 }
 
 // family is a set of pairwise disjoint lines, sorted by last level,
 // descending, and the cells they cover.
 type family struct {
 	lines []uint64
+	spans []span
 	last  []int32
 	cover []uint64
+}
+
+// span is the words from..to-1 of a line that hold its cells: the only ones
+// a test of the line needs to look at.
+type span struct{ from, to int32 }
+
+func spanOf(mask []uint64) span {
+	var s span
+	for j, w := range mask {
+		if w != 0 {
+			if s.to == 0 {
+				s.from = int32(j)
+			}
+			s.to = int32(j + 1)
+		}
+	}
+	return s
+}
+
+// meets reports whether a shares a bit with line, whose cells lie in sp,
+// in words from off on.
+func meets(a, line []uint64, off int, sp span) bool {
+	to := int(sp.to)
+	a, line = a[:to], line[:to]
+	for j := max(off, int(sp.from)); j < to; j++ {
+		if a[j]&line[j] != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // directStats describes a direct compile, for tests and tuning.
 type directStats struct {
 	states []int // per level
 	peak   int64 // largest working memory, bytes, the robdd.Manager included
+	// expand and build are the times of the expansion of the layers and
+	// of the making of the nodes.
+	expand, build time.Duration
 }
 
 // newDirect translates model's constraints into bitsets.
@@ -115,9 +154,6 @@ func newDirect(model *configurator.Model) *direct {
 		lineOf:  make([][]int32, vars),
 		eoCells: make([]uint64, W),
 		pigeon:  true,
-		common:  make([]uint64, W),
-		free:    make([]uint64, W),
-		lost:    make([]uint64, W),
 	}
 	type line struct {
 		mask []uint64
@@ -164,6 +200,7 @@ func newDirect(model *configurator.Model) *direct {
 	slices.SortStableFunc(eo, byLast)
 	for i, ln := range eo {
 		d.lines = append(d.lines, ln.mask...)
+		d.spans = append(d.spans, spanOf(ln.mask))
 		for l := range ln.last + 1 {
 			d.active[l] = int32(i + 1)
 			if ln.mask[l>>6]&(1<<(l&63)) != 0 {
@@ -192,6 +229,7 @@ func newDirect(model *configurator.Model) *direct {
 		slices.SortStableFunc(g, byLast)
 		for _, ln := range g {
 			d.families[k].lines = append(d.families[k].lines, ln.mask...)
+			d.families[k].spans = append(d.families[k].spans, spanOf(ln.mask))
 			d.families[k].last = append(d.families[k].last, ln.last)
 		}
 	}
@@ -236,9 +274,104 @@ const dead = ^uint32(0)
 // wide, so that about a megabyte of them at most comes between two looks.
 const ctxEvery = 4096
 
-// compile runs the layer-by-layer build.
+// worker is the scratch space of one goroutine that expands states: the
+// state being expanded, its two children, the cells a transition removed,
+// and what settle and fits work in.
+type worker struct {
+	*direct
+	s, f0, f1, rm      []uint64
+	common, free, lost []uint64
+	dirty              []int32
+}
+
+func (d *direct) newWorker() *worker {
+	W := d.words
+	buf := make([]uint64, 7*W)
+	return &worker{direct: d,
+		s: buf[:W:W], f0: buf[W : 2*W : 2*W], f1: buf[2*W : 3*W : 3*W], rm: buf[3*W : 4*W : 4*W],
+		common: buf[4*W : 5*W : 5*W], free: buf[5*W : 6*W : 6*W], lost: buf[6*W:]}
+}
+
+// chunk is the expansion of the states start..end-1 of a layer: the
+// children that live, in the order they are inserted into the next layer
+// (for each state its child with a queen at the level, then the one
+// without), each with its key (the words of the next layer's keys), its
+// tight families, its hash and the index in the layer's child array it
+// goes to.
+type chunk struct {
+	start, end int
+	keys       []uint64
+	tight      []uint64
+	hash, dst  []uint32
+	done       chan struct{}
+	// held is the memory of the buffers when the chunk was last
+	// inserted, for the budget: read while workers fill other chunks.
+	held int64
+}
+
+func (c *chunk) bytes() int64 {
+	return int64(cap(c.keys)+cap(c.tight))*8 + int64(cap(c.hash)+cap(c.dst))*4
+}
+
+// expand fills c with the children of cur's states c.start..c.end-1 at
+// level l, whose keys in the next layer start at word noff.
+func (w *worker) expand(c *chunk, cur *layer, l, noff int) {
+	W := w.words
+	off, bit := l>>6, uint64(1)<<(l&63)
+	att := w.attack[l*W : (l+1)*W]
+	s, f0, f1, rm := w.s, w.f0, w.f1, w.rm
+	c.keys, c.tight, c.hash, c.dst = c.keys[:0], c.tight[:0], c.hash[:0], c.dst[:0]
+	emit := func(f []uint64, tight uint64, dst int) {
+		k := f[noff:]
+		c.keys = append(c.keys, k...)
+		c.tight = append(c.tight, tight)
+		c.hash = append(c.hash, hashKey(k))
+		c.dst = append(c.dst, uint32(dst))
+	}
+	for i := c.start; i < c.end; i++ {
+		copy(s[off:], cur.key(i))
+		tight := cur.tight[i]
+		if s[off]&bit == 0 {
+			// No queen can go at l: the state carries on unchanged.
+			emit(s, tight, 2*i)
+			continue
+		}
+		need := 0
+		if w.pigeon {
+			need = w.unsatisfied(s, l)
+		}
+		for j := off; j < W; j++ {
+			f0[j] = s[j]
+			f1[j] = s[j] &^ att[j]
+			rm[j] = s[j] & att[j]
+		}
+		f0[off] &^= bit
+		if t, ok := w.settle(f1, rm, l, w.lineOf[l], need-len(w.lineOf[l]), tight); ok {
+			emit(f1, t, 2*i+1)
+		}
+		for j := off; j < W; j++ {
+			rm[j] = 0
+		}
+		rm[off] = bit
+		if t, ok := w.settle(f0, rm, l, nil, need, tight); ok {
+			emit(f0, t, 2*i)
+		}
+	}
+}
+
+// compile runs the layer-by-layer build: the states of each level are
+// expanded into those of the next, keeping two child indices a state, and
+// then the nodes are made from the bottom level up with a
+// robdd.LevelBuilder.
+//
+// The expansion of a layer is shared out in chunks of states among
+// GOMAXPROCS workers, each settling the children of its chunk, while this
+// goroutine inserts the children into the next layer chunk by chunk in the
+// order of the states, so that the layers, the nodes and their ids are
+// those of a sequential build whatever the number of workers.
 func (d *direct) compile(ctx context.Context, m *robdd.Manager) (robdd.Node, directStats, error) {
 	var st directStats
+	start := time.Now()
 	V, W := d.vars, d.words
 	if d.empty {
 		return robdd.False, st, nil
@@ -246,122 +379,198 @@ func (d *direct) compile(ctx context.Context, m *robdd.Manager) (robdd.Node, dir
 	// The budget covers the bitsets of the constraints, the states and the
 	// nodes.
 	budget := m.Budget() - d.bytes()
-	s := make([]uint64, W)  // the state being expanded
-	f0 := make([]uint64, W) // its child without a queen at l
-	f1 := make([]uint64, W) // its child with a queen at l
-	rm := make([]uint64, W) // the cells a transition removed
+	w0 := d.newWorker()
+	s, rm := w0.s, w0.rm
 	for l := range V {
 		setBit(s, l)
 		setBit(rm, l)
 	}
 	need := int(d.active[0])
 	// The full board, settled as if it had just lost every cell.
-	tight, ok := d.settle(s, rm, 0, nil, need, 0)
+	tight, ok := w0.settle(s, rm, 0, nil, need, 0)
 	if !ok {
 		return robdd.False, st, nil
 	}
 	cur, spare := new(layer), new(layer)
 	cur.reset(0, W, 1)
-	cur.insert(s, tight)
+	cur.insert(s, hashKey(s), tight)
 	children := make([][]uint32, V)
 	var childBytes int64
-	every := max(1, min(ctxEvery, (1<<20)/(8*W)))
+	every := d.chunk
+	if every <= 0 {
+		every = max(1, min(ctxEvery, (1<<20)/(8*W)))
+	}
+	procs := d.procs
+	if procs <= 0 {
+		procs = runtime.GOMAXPROCS(0)
+	}
+	workers := []*worker{w0}
+	for range procs - 1 {
+		workers = append(workers, d.newWorker())
+	}
+	// Two chunks a worker: one being filled while the other waits to be
+	// inserted. Their buffers grow to what the chunks hold.
+	ring := make([]*chunk, 2*len(workers))
+	for k := range ring {
+		ring[k] = &chunk{done: make(chan struct{}, 1)}
+	}
 	for l := range V {
 		next := spare
-		next.reset((l+1)>>6, W, cur.n)
+		noff := (l + 1) >> 6
+		next.reset(noff, W, cur.n)
 		ch := make([]uint32, 2*cur.n)
 		childBytes += int64(len(ch)) * 4
-		off, bit := l>>6, uint64(1)<<(l&63)
-		att := d.attack[l*W : (l+1)*W]
-		for i := range cur.n {
-			if i%every == 0 {
-				if err := ctx.Err(); err != nil {
+		// insert adds a chunk's children to next, after a look at the
+		// context and the budget.
+		insert := func(c *chunk) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			c.held = c.bytes()
+			used := childBytes + cur.bytes() + next.bytes() + m.Bytes()
+			for _, c := range ring {
+				used += c.held
+			}
+			if used > budget {
+				return fmt.Errorf("%d states at level %d, %d bytes: %w", cur.n, l, used, robdd.ErrNodeLimit)
+			}
+			st.peak = max(st.peak, used)
+			for i := 2 * c.start; i < 2*c.end; i++ {
+				ch[i] = dead
+			}
+			nw := W - noff
+			for j := 0; j < len(c.dst); j += touchBatch {
+				end := min(j+touchBatch, len(c.dst))
+				next.touch(c.hash[j:end])
+				for j := j; j < end; j++ {
+					ch[c.dst[j]] = next.insert(c.keys[j*nw:(j+1)*nw], c.hash[j], c.tight[j])
+				}
+			}
+			return nil
+		}
+		chunks := (cur.n + every - 1) / every
+		span := func(c *chunk, k int) { c.start, c.end = k*every, min((k+1)*every, cur.n) }
+		if chunks == 1 || len(workers) == 1 {
+			c := ring[0]
+			for k := range chunks {
+				span(c, k)
+				w0.expand(c, cur, l, noff)
+				if err := insert(c); err != nil {
 					return robdd.False, st, err
 				}
-				used := childBytes + cur.bytes() + next.bytes() + m.Bytes()
-				if used > budget {
-					return robdd.False, st, fmt.Errorf("%d states at level %d, %d bytes: %w", cur.n, l, used, robdd.ErrNodeLimit)
-				}
-				st.peak = max(st.peak, used)
 			}
-			key := cur.key(i)
-			for j := range key {
-				s[off+j] = key[j]
-			}
-			tight := cur.tight[i]
-			if s[off]&bit == 0 {
-				// No queen can go at l: the state carries on unchanged.
-				ch[2*i], ch[2*i+1] = next.insert(s, tight), dead
-				continue
-			}
-			need := 0
-			if d.pigeon {
-				need = d.unsatisfied(s, l)
-			}
-			lo, hi := dead, dead
-			for j := off; j < W; j++ {
-				f0[j] = s[j]
-				f1[j] = s[j] &^ att[j]
-				rm[j] = s[j] & att[j]
-			}
-			f0[off] &^= bit
-			if t, ok := d.settle(f1, rm, l, d.lineOf[l], need-len(d.lineOf[l]), tight); ok {
-				hi = next.insert(f1, t)
-			}
-			for j := off; j < W; j++ {
-				rm[j] = 0
-			}
-			rm[off] = bit
-			if t, ok := d.settle(f0, rm, l, nil, need, tight); ok {
-				lo = next.insert(f0, t)
-			}
-			ch[2*i], ch[2*i+1] = lo, hi
+		} else if err := expandParallel(workers, ring, chunks, func(w *worker, c *chunk, k int) {
+			span(c, k)
+			w.expand(c, cur, l, noff)
+		}, insert); err != nil {
+			return robdd.False, st, err
 		}
 		st.states = append(st.states, cur.n)
 		children[l] = ch
 		cur, spare = next, cur
 	}
-	cur, spare = nil, nil
-	// Level V holds at most one state, the empty set: true. The nodes of
-	// two adjacent levels take turns in two buffers.
+	cur, spare, ring = nil, nil, nil
+	st.expand = time.Since(start)
+	root, err := d.makeNodes(ctx, m, children, childBytes, budget, &st)
+	st.build = time.Since(start) - st.expand
+	return root, st, err
+}
+
+// expandParallel runs fill on chunks 0..chunks-1 in workers, in ring's
+// buffers (chunk k in ring[k%len(ring)]), and insert on each filled chunk
+// in order on the calling goroutine. It stops at insert's first error and
+// returns it once every worker has finished.
+func expandParallel(workers []*worker, ring []*chunk, chunks int, fill func(*worker, *chunk, int), insert func(*chunk) error) error {
+	jobs := make(chan int, len(ring))
+	var wg sync.WaitGroup
+	for _, w := range workers {
+		wg.Go(func() {
+			for k := range jobs {
+				c := ring[k%len(ring)]
+				fill(w, c, k)
+				c.done <- struct{}{}
+			}
+		})
+	}
+	sent := 0
+	for ; sent < min(len(ring), chunks); sent++ {
+		jobs <- sent
+	}
+	var err error
+	for k := 0; k < sent; k++ {
+		c := ring[k%len(ring)]
+		<-c.done
+		if err == nil {
+			err = insert(c)
+		}
+		if err == nil && sent < chunks {
+			jobs <- sent
+			sent++
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	return err
+}
+
+// makeNodes makes the nodes of the layers whose child indices are
+// children, from the bottom level up, and returns the root. Level V holds
+// at most one state, the empty set: true. The nodes of two adjacent
+// levels take turns in two buffers.
+func (d *direct) makeNodes(ctx context.Context, m *robdd.Manager, children [][]uint32, childBytes, budget int64, st *directStats) (robdd.Node, error) {
 	widest := 1
 	for _, ch := range children {
 		widest = max(widest, len(ch)/2)
 	}
 	below, nodes := make([]robdd.Node, 1, widest), make([]robdd.Node, 0, widest)
+	lo, hi := make([]robdd.Node, widest), make([]robdd.Node, widest)
 	below[0] = robdd.True
-	for l := V - 1; l >= 0; l-- {
+	bufBytes := int64(4 * widest * 4)
+	b := m.NewLevelBuilder()
+	for l := d.vars - 1; l >= 0; l-- {
 		ch := children[l]
-		nodes = nodes[:len(ch)/2]
-		for i := range nodes {
-			if i%ctxEvery == 0 {
-				if err := ctx.Err(); err != nil {
-					return robdd.False, st, err
+		n := len(ch) / 2
+		nodes = nodes[:n]
+		for start := 0; start < n; start += ctxEvery {
+			if err := ctx.Err(); err != nil {
+				return robdd.False, err
+			}
+			for i := start; i < min(start+ctxEvery, n); i++ {
+				lo[i], hi[i] = robdd.False, robdd.False
+				if c := ch[2*i]; c != dead {
+					lo[i] = below[c]
 				}
-				used := childBytes + int64(cap(below)+cap(nodes))*4 + m.Bytes()
-				if used > budget {
-					return robdd.False, st, fmt.Errorf("%d nodes at level %d, %d bytes: %w", m.Size(), l, used, robdd.ErrNodeLimit)
+				if c := ch[2*i+1]; c != dead {
+					hi[i] = below[c]
 				}
-				st.peak = max(st.peak, used)
 			}
-			lo, hi := robdd.False, robdd.False
-			if c := ch[2*i]; c != dead {
-				lo = below[c]
-			}
-			if c := ch[2*i+1]; c != dead {
-				hi = below[c]
-			}
-			n, err := m.MakeNode(l, lo, hi)
-			if err != nil {
-				return robdd.False, st, err
-			}
-			nodes[i] = n
+		}
+		// The level in one call, which sizes the builder's table once; the
+		// memory it adds is checked with the next level's. The nodes the
+		// builder holds, 8 bytes each and 16 in the store after Commit,
+		// are charged by the Manager's budget, BytesPerNode each, as
+		// MakeNode's would be: the check here is for the rest.
+		used := childBytes + bufBytes + b.Bytes() - 8*int64(b.Made()) + m.Bytes()
+		if used > budget {
+			return robdd.False, fmt.Errorf("%d nodes at level %d, %d bytes: %w", m.Size()+b.Made(), l, used, robdd.ErrNodeLimit)
+		}
+		st.peak = max(st.peak, used)
+		if err := b.MakeLevel(l, lo[:n], hi[:n], nodes); err != nil {
+			return robdd.False, err
 		}
 		children[l] = nil
 		childBytes -= int64(len(ch)) * 4
 		below, nodes = nodes, below
 	}
-	return below[0], st, nil
+	root := below[0]
+	below, nodes, lo, hi = nil, nil, nil, nil
+	// Commit adds a 16-byte node for every 8 bytes the builder holds, 24
+	// bytes a node at most, and no unique table: within the BytesPerNode
+	// the Manager's budget charges each, which Commit enforces.
+	if err := b.Commit(); err != nil {
+		return robdd.False, err
+	}
+	return root, nil
 }
 
 // unsatisfied counts the ExactlyOne lines with free cells in s, a state at
@@ -370,7 +579,7 @@ func (d *direct) unsatisfied(s []uint64, l int) int {
 	W, off := d.words, l>>6
 	n := 0
 	for i := range int(d.active[l]) {
-		if intersects(s, d.lines[i*W:(i+1)*W], off) {
+		if meets(s, d.lines[i*W:(i+1)*W], off, d.spans[i]) {
 			n++
 		}
 	}
@@ -393,7 +602,7 @@ func (d *direct) unsatisfied(s []uint64, l int) int {
 // those cells, and they are treated as ExactlyOne lines too. Since the
 // parent was settled, only the lines that lost cells need a new look, and
 // the lines of a family that was not tight in the parent.
-func (d *direct) settle(f, removed []uint64, l int, sat []int32, need int, parentTight uint64) (uint64, bool) {
+func (d *worker) settle(f, removed []uint64, l int, sat []int32, need int, parentTight uint64) (uint64, bool) {
 	W, off := d.words, l>>6
 	lost := d.lost // removed since the families' lines were last looked at
 	copy(lost[off:], removed[off:])
@@ -402,10 +611,10 @@ func (d *direct) settle(f, removed []uint64, l int, sat []int32, need int, paren
 		dirty := d.dirty[:0]
 		for i := range int(d.active[l]) {
 			line := d.lines[i*W : (i+1)*W]
-			if !intersects(removed, line, off) || slices.Contains(sat, int32(i)) {
+			if !meets(removed, line, off, d.spans[i]) || slices.Contains(sat, int32(i)) {
 				continue
 			}
-			if !intersects(f, line, off) {
+			if !meets(f, line, off, d.spans[i]) {
 				return 0, false
 			}
 			dirty = append(dirty, int32(i))
@@ -440,7 +649,7 @@ func (d *direct) settle(f, removed []uint64, l int, sat []int32, need int, paren
 			fam := &d.families[k]
 			for i := 0; i < len(fam.last) && int(fam.last[i]) >= l; i++ {
 				line := fam.lines[i*W : (i+1)*W]
-				if full&(1<<k) == 0 || intersects(lost, line, off) {
+				if full&(1<<k) == 0 || meets(lost, line, off, fam.spans[i]) {
 					changed = d.prune(f, line, d.eoCells, removed, off) || changed
 				}
 			}
@@ -459,7 +668,7 @@ func (d *direct) settle(f, removed []uint64, l int, sat []int32, need int, paren
 // line within keep attacks, except those candidates themselves, adds them
 // to removed, and reports whether there were any. It stops as soon as the
 // candidates seen so far leave nothing to remove, which is the usual case.
-func (d *direct) prune(f, line, keep, removed []uint64, off int) bool {
+func (d *worker) prune(f, line, keep, removed []uint64, off int) bool {
 	W, common := d.words, d.common
 	first := true
 	for j := off; j < W; j++ {
@@ -497,7 +706,7 @@ func (d *direct) prune(f, line, keep, removed []uint64, off int) bool {
 // unsatisfied ExactlyOne lines want a queen each on their free cells, which
 // hold at most one queen per line of a family, plus one per cell outside
 // the family.
-func (d *direct) fits(f []uint64, l, need int) (tight uint64, ok bool) {
+func (d *worker) fits(f []uint64, l, need int) (tight uint64, ok bool) {
 	W, off := d.words, l>>6
 	g := d.free
 	for j := off; j < W; j++ {
@@ -510,7 +719,7 @@ func (d *direct) fits(f []uint64, l, need int) (tight uint64, ok bool) {
 			room += bits.OnesCount64(g[j] &^ fam.cover[j])
 		}
 		for i := 0; room <= need && i < len(fam.last) && int(fam.last[i]) >= l; i++ {
-			if intersects(g, fam.lines[i*W:(i+1)*W], off) {
+			if meets(g, fam.lines[i*W:(i+1)*W], off, fam.spans[i]) {
 				room++
 			}
 		}
@@ -533,6 +742,7 @@ type layer struct {
 	tight      []uint64 // per state: its tight families
 	slots      []uint64
 	n          int
+	sink       uint64 // what touch read, so that the reads stay
 }
 
 // reset empties t for keys of the words from off on, with room for about
@@ -561,11 +771,9 @@ func (t *layer) key(i int) []uint64 { return t.keys[i*t.width : (i+1)*t.width] }
 // bytes is the memory the layer holds.
 func (t *layer) bytes() int64 { return int64(cap(t.keys)+cap(t.tight)+len(t.slots)) * 8 }
 
-// insert returns the index of state s (full width; the words below off are
-// ignored), adding it with its tight families if new.
-func (t *layer) insert(s []uint64, tight uint64) uint32 {
-	k := s[t.off:]
-	h := hashKey(k)
+// insert returns the index of the state whose key is k and whose key's
+// hash is h, adding it with its tight families if new.
+func (t *layer) insert(k []uint64, h uint32, tight uint64) uint32 {
 	mask := len(t.slots) - 1
 	for i := int(h) & mask; ; i = (i + 1) & mask {
 		e := t.slots[i]
@@ -586,6 +794,27 @@ func (t *layer) insert(s []uint64, tight uint64) uint32 {
 			}
 		}
 	}
+}
+
+// touchBatch is how many inserts touch reads ahead.
+const touchBatch = 128
+
+// touch reads the slots that inserts of the keys of hashes hs will probe
+// first, and the keys those slots point to, before the inserts: these
+// reads do not depend on one another, so the processor overlaps their
+// cache misses, which the inserts, one after the other, would take in
+// turn.
+func (t *layer) touch(hs []uint32) {
+	mask := len(t.slots) - 1
+	var x uint64
+	for _, h := range hs {
+		e := t.slots[int(h)&mask]
+		if uint32(e>>32) == h && e != 0 {
+			x += t.keys[(int(uint32(e))-1)*t.width]
+		}
+		x += e
+	}
+	t.sink = x
 }
 
 // grow doubles the table.

@@ -1,12 +1,14 @@
 package bdd
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"math/big"
 	"math/bits"
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -73,6 +75,34 @@ func TestCompileDirectCountsSolutionsAndNodes(t *testing.T) {
 				t.Errorf("%d-queens: %d nodes made for a diagram of %d", n, got, want)
 			}
 		})
+	}
+}
+
+// TestCompileDirectLargeBoards checks the sizes and counts of the largest
+// boards a unit test can afford: 13×13 (a second or two) and 14×14 (some
+// seconds on two cores; not under the race detector, which would take
+// minutes). Their node counts have no independent source: they are this
+// project's, pinned so that a change that alters them is seen.
+func TestCompileDirectLargeBoards(t *testing.T) {
+	for _, tc := range []struct {
+		n         int
+		nodes     int
+		solutions int64
+	}{
+		{13, 2044394, 73712},
+		{14, 9572418, 365596},
+	} {
+		if tc.n >= 14 && (raceEnabled || testing.Short()) {
+			t.Logf("%d-queens skipped under the race detector and -short", tc.n)
+			continue
+		}
+		m, root := compileFresh(t, CompileDirect, configuratortest.Model(t, tc.n, configurator.RowMajor))
+		if got := m.NodeCount(root); got != tc.nodes {
+			t.Errorf("%d-queens: %d nodes, want %d", tc.n, got, tc.nodes)
+		}
+		if got := m.SatCount(root); got.Cmp(big.NewInt(tc.solutions)) != 0 {
+			t.Errorf("%d-queens: %v solutions, want %d", tc.n, got, tc.solutions)
+		}
 	}
 }
 
@@ -279,6 +309,132 @@ func TestCompileHonoursTheContext(t *testing.T) {
 		}
 		if m.Size() != 2 {
 			t.Errorf("%s: %d nodes left after the cancelled compile", tt.name, m.Size())
+		}
+	}
+}
+
+// compileShared compiles model with newDirect's knobs set: procs workers
+// taking chunk states at a time, into a fresh Manager of the given budget.
+func compileShared(ctx context.Context, model *configurator.Model, procs, chunk int, budget int64) (*robdd.Manager, robdd.Node, error) {
+	d := newDirect(model)
+	d.procs, d.chunk = procs, chunk
+	m := robdd.New(model.Vars(), budget)
+	root, _, err := d.compile(ctx, m)
+	return m, root, err
+}
+
+// TestCompileDirectSharesWorkDeterministically: however many workers
+// expand the layers, in chunks of whatever size, the compile gives the
+// very diagram of the sequential one, byte for byte once saved.
+func TestCompileDirectSharesWorkDeterministically(t *testing.T) {
+	type board struct {
+		n     int
+		order configurator.Order
+	}
+	boards := []board{{9, configurator.RowMajor}}
+	for _, o := range configurator.Orders() {
+		boards = append(boards, board{6, o})
+	}
+	for _, bd := range boards {
+		n, o := bd.n, bd.order
+		model := configuratortest.Model(t, n, o)
+		file := func(procs, chunk int) []byte {
+			m, root, err := compileShared(context.Background(), model, procs, chunk, 0)
+			if err != nil {
+				t.Fatalf("%v %d-queens, %d workers, chunks of %d: %v", o, n, procs, chunk, err)
+			}
+			var buf bytes.Buffer
+			if err := m.Save(&buf, root); err != nil {
+				t.Fatal(err)
+			}
+			return buf.Bytes()
+		}
+		want := file(1, 0)
+		for _, c := range []struct{ procs, chunk int }{{2, 0}, {2, 1}, {2, 7}, {3, 5}, {8, 64}} {
+			if got := file(c.procs, c.chunk); !bytes.Equal(got, want) {
+				t.Errorf("%v %d-queens, %d workers, chunks of %d: a different diagram from the sequential one", o, n, c.procs, c.chunk)
+			}
+		}
+	}
+}
+
+// cancelAfter is a context whose Err reports context.Canceled from its
+// calls-th call on: a cancellation at a chosen point of a compile.
+type cancelAfter struct {
+	context.Context
+	calls atomic.Int64
+}
+
+func (c *cancelAfter) Err() error {
+	if c.calls.Add(-1) < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestCompileDirectStopsMidway cancels shared compiles at points spread
+// over the whole build, the expansion and the node construction, and
+// sweeps budgets: each stops with the cause, and no node is made.
+func TestCompileDirectStopsMidway(t *testing.T) {
+	model := configuratortest.Model(t, 8, configurator.RowMajor)
+	// How many looks at the context a whole compile takes.
+	count := &cancelAfter{Context: context.Background()}
+	count.calls.Store(1 << 40)
+	if _, _, err := compileShared(count, model, 2, 5, 0); err != nil {
+		t.Fatal(err)
+	}
+	looks := int64(1<<40) - count.calls.Load()
+	if looks < 100 {
+		t.Fatalf("%d looks at the context in a whole compile", looks)
+	}
+	for _, at := range []int64{0, 1, looks / 10, looks / 2, looks * 9 / 10, looks - 1} {
+		ctx := &cancelAfter{Context: context.Background()}
+		ctx.calls.Store(at)
+		m, _, err := compileShared(ctx, model, 2, 5, 0)
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("cancelled at look %d of %d: %v", at, looks, err)
+		}
+		if m.Size() != 2 {
+			t.Errorf("cancelled at look %d of %d: %d nodes left", at, looks, m.Size())
+		}
+	}
+	succeeded := false
+	for budget := int64(1 << 10); budget <= 1<<20; budget *= 2 {
+		m, root, err := compileShared(context.Background(), model, 2, 5, budget)
+		switch {
+		case err == nil:
+			succeeded = true
+			if got := m.NodeCount(root); got != queensNodes[8] {
+				t.Errorf("budget %d: %d nodes, want %d", budget, got, queensNodes[8])
+			}
+		case succeeded:
+			t.Fatalf("budget %d: %v, after a smaller budget succeeded", budget, err)
+		case !errors.Is(err, robdd.ErrNodeLimit):
+			t.Fatalf("budget %d: %v, want robdd.ErrNodeLimit", budget, err)
+		case m.Size() != 2:
+			t.Errorf("budget %d: %d nodes left after the failure", budget, m.Size())
+		}
+	}
+	if !succeeded {
+		t.Error("8-queens failed even with 1 MiB")
+	}
+}
+
+// TestCompileDirectIntoAFullManager: compiled into a Manager that already
+// holds the diagram (made by CompileApply), CompileDirect finds every node
+// and makes none.
+func TestCompileDirectIntoAFullManager(t *testing.T) {
+	for n := 1; n <= 8; n++ {
+		model := configuratortest.Model(t, n, configurator.RowMajor)
+		m, apply := compileFresh(t, CompileApply, model)
+		apply = m.Compact(apply)[0] // the store holds the diagram alone
+		size := m.Size()
+		direct, err := CompileDirect(context.Background(), m, model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if direct != apply || m.Size() != size {
+			t.Errorf("%d-queens: direct root %d, apply root %d; %d nodes after, %d before", n, direct, apply, m.Size(), size)
 		}
 	}
 }

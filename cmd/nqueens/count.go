@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"runtime/debug"
 	"time"
 
 	"github.com/nqueens/configurator/benchmarks/peakmem"
@@ -33,6 +34,10 @@ type countResult struct {
 	LoadedFrom string `json:"loaded_from,omitempty"`
 }
 
+// minMemoryLimit is the least memory limit count sets for the Go heap from
+// -budget: a small budget bounds the diagram, not the process.
+const minMemoryLimit = 256 << 20
+
 // noder is a space that knows its node count (the bdd backend's).
 type noder interface{ Nodes() int }
 
@@ -47,6 +52,13 @@ func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if b.name == "bdd" && b.budget > 0 {
+		// The budget bounds the diagram and the compiler's work space; the
+		// Go heap is held to it too, so that the garbage of a large
+		// compile (the layers of states, the builder's levels) is
+		// collected before the heap doubles, as GOGC would let it.
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(max(int64(b.budget), minMemoryLimit)))
 	}
 	mem := peakmem.Start(peakmem.Mapped, 2*time.Millisecond)
 	sp, compile, err := b.compile(ctx)

@@ -89,7 +89,7 @@ func (m *Manager) compact(base int, roots []Node) []Node {
 		copy(nodes, m.nodes)
 		m.nodes = nodes
 	}
-	size := len(m.buckets)
+	size := max(len(m.buckets), tableSize(j)) // a stale table is rebuilt too
 	for size > 1024 && size/2 >= j {
 		size /= 2
 	}

@@ -87,9 +87,11 @@ var ErrNodeLimit = errors.New("BDD node budget exceeded")
 // use while it builds; once built, its diagrams may be read concurrently by
 // the read-only methods (those documented as such).
 type Manager struct {
-	vars     int
-	nodes    []node
-	buckets  []uint32 // heads of the unique table's chains; length a power of two
+	vars  int
+	nodes []node
+	// buckets heads the unique table's chains; its length is a power of
+	// two, or 0 while the table is stale (see rehash).
+	buckets  []uint32
 	maxNodes int
 
 	cache opCache // computed table of the operations; empty until the first
@@ -165,13 +167,12 @@ func (m *Manager) MakeNode(level int, lo, hi Node) (Node, error) {
 		return lo, nil
 	}
 	l := uint32(level)
+	if m.buckets == nil {
+		m.rehash(tableSize(len(m.nodes)))
+	}
 	b := hash(l, lo, hi) & uint32(len(m.buckets)-1)
-	for i := m.buckets[b]; i != 0; {
-		n := &m.nodes[i]
-		if n.level == l && n.lo == uint32(lo) && n.hi == uint32(hi) {
-			return Node(i), nil
-		}
-		i = n.next
+	if n, ok := m.find(b, l, lo, hi); ok {
+		return n, nil
 	}
 	if len(m.nodes) >= m.maxNodes {
 		return False, fmt.Errorf("%d nodes: %w", m.maxNodes, ErrNodeLimit)
@@ -186,6 +187,57 @@ func (m *Manager) MakeNode(level int, lo, hi Node) (Node, error) {
 		m.rehash(2 * len(m.buckets))
 	}
 	return Node(id), nil
+}
+
+// find looks the node (level, lo, hi) up in bucket b of the unique table.
+func (m *Manager) find(b, level uint32, lo, hi Node) (Node, bool) {
+	for i := m.buckets[b]; i != 0; {
+		n := &m.nodes[i]
+		if n.level == level && n.lo == uint32(lo) && n.hi == uint32(hi) {
+			return Node(i), true
+		}
+		i = n.next
+	}
+	return False, false
+}
+
+// tableSize is the number of buckets for n nodes: the smallest power of
+// two that is at least n and 1024.
+func tableSize(n int) int {
+	size := 1024
+	for size < n {
+		size *= 2
+	}
+	return size
+}
+
+// Reserve makes room for n more nodes at once: the store's capacity grows
+// to Size()+n in one step and the unique table to match, so that making
+// those nodes neither grows the store again (which briefly holds two
+// copies of it) nor rehashes. It fails with ErrNodeLimit, and changes
+// nothing, when Size()+n exceeds MaxNodes.
+func (m *Manager) Reserve(n int) error {
+	if err := m.reserveStore(n); err != nil {
+		return err
+	}
+	if m.buckets != nil && len(m.buckets) < len(m.nodes)+n {
+		m.rehash(tableSize(len(m.nodes) + n))
+	}
+	return nil
+}
+
+// reserveStore is Reserve for the store alone.
+func (m *Manager) reserveStore(n int) error {
+	if n < 0 || len(m.nodes)+n > m.maxNodes {
+		return fmt.Errorf("%d more nodes than the %d of the budget: %w", n, m.maxNodes-len(m.nodes), ErrNodeLimit)
+	}
+	if len(m.nodes)+n <= cap(m.nodes) {
+		return nil
+	}
+	nodes := make([]node, len(m.nodes), len(m.nodes)+n)
+	copy(nodes, m.nodes)
+	m.nodes = nodes
+	return nil
 }
 
 // grow enlarges the store's capacity, never past the node limit, so that
@@ -203,7 +255,10 @@ func (m *Manager) grow() {
 }
 
 // rehash rebuilds the unique table with size buckets (a power of two), and
-// resizes the operation cache to match when there is one.
+// resizes the operation cache to match when there is one. A table of nil
+// buckets is stale: LevelBuilder.Commit adds nodes without linking them,
+// and the next MakeNode (or anything else that needs the table) rebuilds
+// it, so that a Manager that is only read never pays for it.
 func (m *Manager) rehash(size int) {
 	m.cache.resize(size / cacheRatio)
 	m.buckets = make([]uint32, size)
