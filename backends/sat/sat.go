@@ -98,9 +98,12 @@ const (
 	// ServePerTurn is the requests Admit lets in at once per solver turn
 	// by default (Options.Serve): their solver calls share the turns in
 	// slices, so that a client is served while others' questions take
-	// seconds. Each holds a solver and what it learns until its deadline
-	// (a few megabytes on the largest boards).
-	ServePerTurn = 8
+	// seconds. More would serve more clients whose questions take seconds
+	// at once, but slow every request admitted: under the soak's load at
+	// eight per turn, requests of a few seconds of solver work shared the
+	// cores with fifteen others and met their deadline (7 of 57,548
+	// answers were 503).
+	ServePerTurn = 2
 	// DefaultCountCap is the default cap of the blocking-clause count.
 	DefaultCountCap = 10000
 	// DefaultTimeout bounds one query, its waits for the solver included.

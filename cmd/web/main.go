@@ -132,7 +132,7 @@ type options struct {
 	SAT struct {
 		MaxN     int           // largest board
 		Queue    int           // requests that may wait for the solver
-		Serve    int           // requests served at once, one per client; 0: eight per core
+		Serve    int           // requests served at once, one per client; 0: two per core
 		CountCap int           // solutions counted before saying "at least"
 		Deadline time.Duration // per request
 	}
@@ -189,7 +189,7 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	fs.DurationVar(&c.CompileDeadline, "compile-deadline", c.CompileDeadline, "deadline of one compile (a BDD of a large board takes a while, once)")
 	fs.IntVar(&o.SAT.MaxN, "sat-max-n", o.SAT.MaxN, "largest board of the SAT backend")
 	fs.IntVar(&o.SAT.Queue, "sat-queue", o.SAT.Queue, "requests of one client address that may wait for the SAT solver; more get 503")
-	fs.IntVar(&o.SAT.Serve, "sat-serve", o.SAT.Serve, "requests the SAT backend serves at once, at most one per client address; the others wait, served round robin among addresses; their solver calls share the cores in slices (0: eight per core)")
+	fs.IntVar(&o.SAT.Serve, "sat-serve", o.SAT.Serve, "requests the SAT backend serves at once, at most one per client address; the others wait, served round robin among addresses; their solver calls share the cores in slices (0: two per core)")
 	fs.IntVar(&o.SAT.CountCap, "sat-count-cap", o.SAT.CountCap, "solutions the SAT backend counts before it says \"at least\"")
 	fs.DurationVar(&o.SAT.Deadline, "sat-deadline", o.SAT.Deadline, "deadline of one request's work on the SAT backend")
 	size(&c.CacheBytes, "cache", "bound of the cache of compiled spaces, in bytes")
@@ -239,7 +239,7 @@ func (o options) check(fs *flag.FlagSet) error {
 	case o.BDD.CompileMaxN < 1:
 		return fmt.Errorf("-bdd-compile-max-n must be at least 1")
 	case o.SAT.Serve < 0:
-		return fmt.Errorf("-sat-serve must not be negative (0: eight per core)")
+		return fmt.Errorf("-sat-serve must not be negative (0: two per core)")
 	case o.BDD.Scratch < 1:
 		return fmt.Errorf("-bdd-scratch must be positive")
 	case o.BDD.Deadline <= 0 || o.SAT.Deadline <= 0:
