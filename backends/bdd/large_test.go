@@ -3,6 +3,7 @@ package bdd
 import (
 	"context"
 	"errors"
+	"math/big"
 	"slices"
 	"strings"
 	"testing"
@@ -160,6 +161,37 @@ func TestPairsFromTheMemo(t *testing.T) {
 		}
 		if c := sp.pairCount.Load(); c == 0 || c > int64(cells*cells/8+cells) {
 			t.Errorf("%d×%d: %d boards of two queens kept, want about %d (up to symmetry)", n, n, c, cells*(cells-1)/16)
+		}
+	}
+}
+
+// TestMarginalsKept checks the marginals of the empty board and of every
+// board of one queen on 8×8 and 9×9, computed and then from the memo
+// (kept by the first image of the queen), against the sweep's own.
+func TestMarginalsKept(t *testing.T) {
+	ctx := context.Background()
+	for _, n := range []int{8, 9} {
+		sp := compileSpace(t, n, configurator.RowMajor, Direct)
+		boards := [][]configurator.Cell{nil}
+		for v := range sp.model.Vars() {
+			boards = append(boards, []configurator.Cell{sp.model.Cell(v)})
+		}
+		for round := range 2 {
+			for _, queens := range boards {
+				got, err := sp.Marginals(ctx, queens)
+				want, werr := sp.marginals(ctx, queens)
+				if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
+					t.Fatalf("%d×%d %v, round %d: %v, want %v", n, n, queens, round, err, werr)
+				}
+				if !slices.EqualFunc(got, want, func(x, y *big.Int) bool { return x.Cmp(y) == 0 }) {
+					t.Fatalf("%d×%d %v, round %d: %v, want %v", n, n, queens, round, got, want)
+				}
+			}
+		}
+		kept := 0
+		sp.heat.Range(func(any, any) bool { kept++; return true })
+		if h := (n + 1) / 2; kept != 1+h*(h+1)/2 {
+			t.Errorf("%d×%d: %d marginals kept, want the empty board's and %d of one queen", n, n, kept, h*(h+1)/2)
 		}
 	}
 }

@@ -298,6 +298,9 @@ type Space struct {
 	// variables true (the last entry: of more), where sweep's first grant
 	// starts, so that placements like those met before gather once.
 	seen [8]atomic.Int64
+	// heat memoises the marginals of the boards of none and one queen as
+	// shallow does their analyses: []*big.Int by cell, or the error.
+	heat sync.Map
 	// pairs memoises the analyses of the boards of two queens, pairCount
 	// of them (see analyzePair).
 	pairs     sync.Map
@@ -936,6 +939,49 @@ func (s *Space) cells(x []bool) []configurator.Cell {
 // that hold queens and a queen on that cell: one count up and one down the
 // placement's part of the diagram.
 func (s *Space) Marginals(ctx context.Context, queens []configurator.Cell) ([]*big.Int, error) {
+	// The boards of none and one queen sweep the whole diagram: their
+	// marginals are kept, those of one queen by its first image, as their
+	// analyses are (see Analyze).
+	n := s.model.N()
+	var g symmetry
+	key := 0
+	switch {
+	case len(queens) == 1 && s.model.Contains(queens[0]):
+		g = canonical(queens[0], n)
+		key = 1 + s.model.Var(g.apply(queens[0], n))
+	case len(queens) > 0:
+		return s.marginals(ctx, queens)
+	}
+	e, _ := s.heat.Load(key)
+	if e == nil {
+		mapped := make([]configurator.Cell, len(queens))
+		for i, q := range queens {
+			mapped[i] = g.apply(q, n)
+		}
+		ones, err := s.marginals(ctx, mapped)
+		switch {
+		case errors.Is(err, configurator.ErrNoSolution):
+			e = err
+		case err != nil:
+			return nil, err
+		default:
+			e = ones
+		}
+		s.heat.Store(key, e)
+	}
+	ones, ok := e.([]*big.Int)
+	if !ok {
+		return nil, noSolution(queens)
+	}
+	out := make([]*big.Int, len(ones))
+	for v := range out {
+		out[v] = new(big.Int).Set(ones[s.model.Var(g.apply(s.model.Cell(v), n))])
+	}
+	return out, nil
+}
+
+// marginals is Marginals without the memo.
+func (s *Space) marginals(ctx context.Context, queens []configurator.Cell) ([]*big.Int, error) {
 	a, _, err := s.assign(queens, nil)
 	if err != nil {
 		return nil, err
