@@ -18,7 +18,8 @@ import (
 // variable order, and returns its root. It is the fast path: instead of
 // conjoining constraints, which builds large intermediate diagrams, it
 // enumerates the states a placement in variable order can reach and makes
-// each node of the result once, bottom-up with MakeNode, so the root is the
+// each node of the result once, bottom-up a level at a time with a
+// robdd.LevelBuilder (MakeNode's result, made in bulk), so the root is the
 // Node CompileApply returns in the same Manager.
 //
 // A state at level l is the set of cells at levels >= l that no queen
@@ -41,12 +42,22 @@ import (
 // the tight families; the diagram has 2.0 million nodes.
 //
 // The build goes layer by layer: the states of level l are expanded into
-// those of level l+1 and then dropped, keeping two child indices a state,
-// so memory is 8 bytes a state plus the two widest adjacent layers, then
-// the nodes. It honours ctx, and the Manager's budget bounds the states as
-// well as the nodes: exceeding it returns an error wrapping ErrNodeLimit. On
-// error the nodes it made are dropped again; nodes that existed before the
-// call keep their ids.
+// those of level l+1 and then dropped, keeping two child indices a state.
+// GOMAXPROCS workers settle the children of a layer's states, a chunk of
+// states at a time, and this goroutine inserts them into the next layer in
+// the order of the states, so the states, the nodes and their ids are
+// those of a sequential build, whatever the number of workers. The nodes
+// are then made from the bottom level up, each level deduplicated by a
+// table of its own, held compactly by the builder and put into the store
+// at once, at its exact size, without the Manager's unique table (see
+// robdd.LevelBuilder). Memory is 8 bytes a state plus the two widest
+// adjacent layers while expanding, then at most 24 bytes a node while the
+// nodes go into the store, 16 afterwards: 16-queens (292 million nodes)
+// compiles within a 12 GiB budget.
+//
+// It honours ctx, and the Manager's budget bounds the states as well as
+// the nodes: exceeding it returns an error wrapping ErrNodeLimit. On error
+// no node is added; nodes that existed before the call keep their ids.
 func CompileDirect(ctx context.Context, m *robdd.Manager, model *configurator.Model) (robdd.Node, error) {
 	if m.Vars() != model.Vars() {
 		return robdd.False, fmt.Errorf("compile %d-queens (direct): a manager of %d variables for %d", model.N(), m.Vars(), model.Vars())

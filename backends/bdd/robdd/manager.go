@@ -23,7 +23,10 @@
 // three: 16 bytes of store, up to 8 of bucket heads (the table has just
 // doubled) and up to 8 of cache, so budget/32 nodes; typically a node costs
 // 24 to 28 bytes. Growing a slice briefly holds its old copy as well, and
-// the smallest tables take about 36 KiB whatever the budget.
+// the smallest tables take about 36 KiB whatever the budget. A diagram made
+// a level at a time with a LevelBuilder (a compiler's bulk path) goes into
+// a store of exactly its size, and has no unique table until a MakeNode
+// needs one: 16 bytes a node for a diagram that is only read.
 // Compact (garbage collection by compaction) frees the nodes no root reaches.
 //
 // The operations that build nodes (And, Restrict, ...) take a
