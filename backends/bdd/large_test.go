@@ -97,7 +97,7 @@ func TestPrecomputeInTheBackground(t *testing.T) {
 	// Their answers are those of the sweeps.
 	for _, c := range []configurator.Cell{{Row: 0, Col: 0}, {Row: 3, Col: 2}, {Row: 7, Col: 7}} {
 		got, err := sp.Analyze(ctx, []configurator.Cell{c})
-		want, werr := sp.analyze(ctx, []configurator.Cell{c}, false)
+		want, werr := sp.analyze(ctx, []configurator.Cell{c})
 		if err != nil || werr != nil || got.Solutions.Cmp(want.Solutions) != 0 || got.Work.NodesVisited != 0 {
 			t.Errorf("queen on %v: %v (%v), want %v from the memo", c, got, err, want)
 		}
@@ -140,7 +140,7 @@ func TestPairsFromTheMemo(t *testing.T) {
 					}
 					queens := []configurator.Cell{sp.model.Cell(a), sp.model.Cell(b)}
 					got, err := sp.Analyze(ctx, queens)
-					want, werr := sp.analyze(ctx, queens, false)
+					want, werr := sp.analyze(ctx, queens)
 					if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
 						t.Fatalf("%d×%d %v, round %d: %v, want %v", n, n, queens, round, err, werr)
 					}

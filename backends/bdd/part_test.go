@@ -114,7 +114,7 @@ func TestPartWorkSpaceFollowsWhatItVisits(t *testing.T) {
 	}
 	queens := cellsOf(t, "a1")
 	for _, most := range []float64{0.25, 0.1, 0.05} {
-		an, err := sp.analyze(ctx, queens, false)
+		an, err := sp.analyze(ctx, queens)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,7 +123,7 @@ func TestPartWorkSpaceFollowsWhatItVisits(t *testing.T) {
 		open := -1
 		for _, c := range an.In(configurator.Free) {
 			q := append(slices.Clone(queens), c)
-			if an, err := sp.analyze(ctx, q, false); err == nil && len(an.In(configurator.Free)) > open {
+			if an, err := sp.analyze(ctx, q); err == nil && len(an.In(configurator.Free)) > open {
 				next, open = q, len(an.In(configurator.Free))
 			}
 		}
@@ -140,7 +140,7 @@ func TestPartWorkSpaceFollowsWhatItVisits(t *testing.T) {
 		runtime.GC() // twice: the pools keep their victims one cycle
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		an, err := sp.analyze(ctx, queens, false)
+		an, err := sp.analyze(ctx, queens)
 		runtime.ReadMemStats(&after)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -178,7 +178,7 @@ func TestAnalyzeWork(t *testing.T) {
 	var queens []configurator.Cell
 	visited := map[string]int64{} // by placement
 	for step := range 200 {
-		an, err := sp.analyze(ctx, queens, false)
+		an, err := sp.analyze(ctx, queens)
 		if err != nil {
 			t.Fatalf("step %d, %v: %v", step, queens, err)
 		}
@@ -251,7 +251,7 @@ func TestOneQueenBySymmetry(t *testing.T) {
 			for v := range sp.model.Vars() {
 				c := sp.model.Cell(v)
 				got, err := sp.Analyze(ctx, []configurator.Cell{c})
-				want, werr := sp.analyze(ctx, []configurator.Cell{c}, false)
+				want, werr := sp.analyze(ctx, []configurator.Cell{c})
 				if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
 					t.Fatalf("%d×%d %v, queen on %v: %v, want %v", n, n, o, c, err, werr)
 				}

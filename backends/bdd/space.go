@@ -445,11 +445,11 @@ const grantGrowth = 16
 // grant for the largest part met so far for as many queens (at least
 // firstGrant nodes), then sixteen times more while the part does not fit
 // (the bytes given back before asking again, so that no query holds work
-// space while it waits), and the whole diagram's past PartLimit. An assignment of nothing sweeps the whole diagram at once, and
-// so does whole, for the callers that know the part to be large.
-func (s *Space) sweep(ctx context.Context, a robdd.Assignment, whole bool, do func(p *robdd.Part)) error {
+// space while it waits), and the whole diagram's past PartLimit. An
+// assignment of nothing sweeps the whole diagram at once.
+func (s *Space) sweep(ctx context.Context, a robdd.Assignment, do func(p *robdd.Part)) error {
 	limit := s.m.PartLimit(s.root)
-	if !whole && slices.ContainsFunc(a, func(x int8) bool { return x != robdd.Unassigned }) {
+	if slices.ContainsFunc(a, func(x int8) bool { return x != robdd.Unassigned }) {
 		queens := 0
 		for _, x := range a {
 			if x == 1 {
@@ -499,7 +499,8 @@ func (s *Space) sweep(ctx context.Context, a robdd.Assignment, whole bool, do fu
 // part, both sweeps visiting each once.
 //
 // The analyses of the empty board (a sweep of the whole diagram) and of
-// the boards of one queen (a fifth to two fifths of it) are computed once
+// the boards of one queen (a tenth of it, the cells the queen attacks
+// excluded) are computed once
 // per space and kept; a board of one queen is answered from the one of its
 // eight images under the board's symmetries (rotations and reflections,
 // which map solutions to solutions) that comes first, so a space computes
@@ -539,7 +540,7 @@ func (s *Space) Analyze(ctx context.Context, queens []configurator.Cell) (*confi
 			mapped = append(mapped, g.apply(q, n))
 		}
 		var err error
-		an, err = s.analyze(ctx, mapped, true)
+		an, err = s.analyze(ctx, mapped)
 		switch {
 		case errors.Is(err, configurator.ErrNoSolution):
 			s.shallow.Store(key, err)
@@ -571,10 +572,10 @@ func (s *Space) Analyze(ctx context.Context, queens []configurator.Cell) (*confi
 
 // precomputeNodes is the largest diagram whose boards of one queen the
 // first analysis of the empty board computes along with it: up to 14×14
-// (9.6 million nodes, 28 boards, about a second and a half on the
-// project's 2-core machine beside a compile of ten), so that no click of
-// a person waits for a sweep of the whole diagram. Larger diagrams compute
-// them on the first click on each.
+// (9.6 million nodes, 28 boards of about a tenth of it each, under a
+// second on the project's 2-core machine), so that no click of a person
+// waits for them. Larger diagrams compute them in the background after it
+// (see precomputeLater).
 const precomputeNodes = 16 << 20
 
 // maxPairs bounds the memo of the boards of two queens: the first that
@@ -652,7 +653,7 @@ func (s *Space) analyzePair(ctx context.Context, queens []configurator.Cell) (*c
 func (s *Space) analyzeImage(ctx context.Context, queens []configurator.Cell) (*configurator.Analysis, error) {
 	g := s.shallowest(queens)
 	if g == (symmetry{}) {
-		return s.analyze(ctx, queens, false)
+		return s.analyze(ctx, queens)
 	}
 	if _, _, err := s.assign(queens, nil); err != nil {
 		return nil, err // off the board or twice: said of the queens given
@@ -662,7 +663,7 @@ func (s *Space) analyzeImage(ctx context.Context, queens []configurator.Cell) (*
 	for i, q := range queens {
 		mapped[i] = g.apply(q, n)
 	}
-	an, err := s.analyze(ctx, mapped, false)
+	an, err := s.analyze(ctx, mapped)
 	if errors.Is(err, configurator.ErrNoSolution) {
 		return nil, noSolution(queens)
 	}
@@ -752,7 +753,7 @@ func (s *Space) precompute(ctx context.Context) error {
 		if _, ok := s.shallow.Load(key); ok {
 			continue
 		}
-		an, err := s.analyze(ctx, []configurator.Cell{c}, true)
+		an, err := s.analyze(ctx, []configurator.Cell{c})
 		switch {
 		case errors.Is(err, configurator.ErrNoSolution):
 			s.shallow.Store(key, err)
@@ -809,9 +810,8 @@ func clone(an *configurator.Analysis) *configurator.Analysis {
 	return &c
 }
 
-// analyze is Analyze without the memo; whole sweeps the whole diagram
-// without gathering the part first (see sweep).
-func (s *Space) analyze(ctx context.Context, queens []configurator.Cell, whole bool) (*configurator.Analysis, error) {
+// analyze is Analyze without the memos and the images.
+func (s *Space) analyze(ctx context.Context, queens []configurator.Cell) (*configurator.Analysis, error) {
 	start := time.Now()
 	a, _, err := s.assign(queens, nil)
 	if err != nil {
@@ -821,7 +821,7 @@ func (s *Space) analyze(ctx context.Context, queens []configurator.Cell, whole b
 	var dom []robdd.Domain
 	var count *big.Int
 	visited := 0
-	err = s.sweep(ctx, a, whole, func(p *robdd.Part) {
+	err = s.sweep(ctx, a, func(p *robdd.Part) {
 		dom, count = p.ValidDomains()
 		visited = p.Visited()
 	})
@@ -914,7 +914,7 @@ func (s *Space) Sample(ctx context.Context, queens []configurator.Cell, rng *ran
 	}
 	var x []bool
 	ok := false
-	if err := s.sweep(ctx, a, false, func(p *robdd.Part) { x, ok = p.RandomSat(rng) }); err != nil {
+	if err := s.sweep(ctx, a, func(p *robdd.Part) { x, ok = p.RandomSat(rng) }); err != nil {
 		return nil, err
 	}
 	if !ok {
@@ -939,8 +939,8 @@ func (s *Space) cells(x []bool) []configurator.Cell {
 // that hold queens and a queen on that cell: one count up and one down the
 // placement's part of the diagram.
 func (s *Space) Marginals(ctx context.Context, queens []configurator.Cell) ([]*big.Int, error) {
-	// The boards of none and one queen sweep the whole diagram: their
-	// marginals are kept, those of one queen by its first image, as their
+	// The boards of none and one queen sweep the whole diagram or a tenth
+	// of it: their marginals are kept, those of one queen by its first image, as their
 	// analyses are (see Analyze).
 	n := s.model.N()
 	var g symmetry
@@ -989,7 +989,7 @@ func (s *Space) marginals(ctx context.Context, queens []configurator.Cell) ([]*b
 	s.exclude(a, queens)
 	var ones []*big.Int
 	var total *big.Int
-	if err := s.sweep(ctx, a, false, func(p *robdd.Part) { ones, total = p.Marginals() }); err != nil {
+	if err := s.sweep(ctx, a, func(p *robdd.Part) { ones, total = p.Marginals() }); err != nil {
 		return nil, err
 	}
 	if total.Sign() == 0 {
