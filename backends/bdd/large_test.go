@@ -195,3 +195,46 @@ func TestMarginalsKept(t *testing.T) {
 		}
 	}
 }
+
+// TestKeptWaitsForTheSameBoard checks that a board of one queen whose
+// analysis is under way is waited for, not computed twice: a caller whose
+// context ends while it waits gets ErrBusy, and one that waits on gets the
+// answer once the computation under way is over (here it fails, so the
+// waiter computes it itself).
+func TestKeptWaitsForTheSameBoard(t *testing.T) {
+	sp := compileSpace(t, 8, configurator.RowMajor, Direct)
+	a1 := configurator.Cell{Row: 0, Col: 0}
+	key := 1 + sp.model.Var(a1)
+	underWay := make(chan struct{})
+	sp.computing.Store(key, underWay)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := sp.Analyze(ctx, []configurator.Cell{a1}); !errors.Is(err, configurator.ErrBusy) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a1 while its analysis is under way, out of time: %v, want ErrBusy and the deadline", err)
+	}
+	got := make(chan *configurator.Analysis, 1)
+	go func() {
+		an, err := sp.Analyze(context.Background(), []configurator.Cell{a1})
+		if err != nil {
+			t.Error(err)
+		}
+		got <- an
+	}()
+	select {
+	case <-got:
+		t.Fatal("answered while the analysis was under way")
+	case <-time.After(50 * time.Millisecond):
+	}
+	sp.computing.Delete(key) // the computation under way failed
+	close(underWay)
+	select {
+	case an := <-got:
+		// 4 of the 92 solutions have a queen on a1.
+		if an == nil || an.Solutions.Int64() != 4 {
+			t.Errorf("a1 after waiting: %v, want 4 solutions", an)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the waiter never answered")
+	}
+}

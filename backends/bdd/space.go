@@ -308,9 +308,9 @@ type Space struct {
 	// shallow memoises the analyses of the empty board (key 0) and of one
 	// queen on variable v (key v+1): int to the *configurator.Analysis, or
 	// to the error when there is no solution, which no later call would
-	// find either. Callers that miss compute (two at once both do, rather
-	// than one waiting for the other outside the work-space bound).
-	shallow sync.Map
+	// find either. computing holds a chan struct{} per key being computed,
+	// closed when it is done (see kept).
+	shallow, computing sync.Map
 	// profile is RankProfile, computed once: the diagram never changes,
 	// and a walk of a 14×14 diagram (9.6 million nodes, about 0.3 s of a
 	// core) on every page that shows the space's size took half the
@@ -526,36 +526,24 @@ func (s *Space) Analyze(ctx context.Context, queens []configurator.Cell) (*confi
 		return s.analyzeImage(ctx, queens)
 	}
 	start := time.Now()
-	var an *configurator.Analysis
-	switch e, _ := s.shallow.Load(key); e := e.(type) {
-	case error: // no solution
-		return nil, noSolution(queens)
-	case *configurator.Analysis:
-		an = e
+	var mapped []configurator.Cell
+	for _, q := range queens {
+		mapped = append(mapped, g.apply(q, n))
 	}
-	fresh := an == nil
-	if fresh {
-		var mapped []configurator.Cell
-		for _, q := range queens {
-			mapped = append(mapped, g.apply(q, n))
-		}
-		var err error
-		an, err = s.analyze(ctx, mapped)
-		switch {
-		case errors.Is(err, configurator.ErrNoSolution):
-			s.shallow.Store(key, err)
-			return nil, noSolution(queens)
-		case err != nil:
-			return nil, err
-		}
-		s.shallow.Store(key, an)
-		switch {
-		case key != 0:
-		case s.nodes <= s.precomputeMax:
+	e, fresh, err := s.kept(ctx, key, mapped)
+	if err != nil {
+		return nil, err
+	}
+	an, ok := e.(*configurator.Analysis)
+	if !ok {
+		return nil, noSolution(queens)
+	}
+	if fresh && key == 0 {
+		if s.nodes <= s.precomputeMax {
 			if err := s.precompute(ctx); err != nil {
 				return nil, err
 			}
-		default:
+		} else {
 			s.precomputeLater()
 		}
 	}
@@ -749,21 +737,51 @@ func (s *Space) precompute(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		key := 1 + v
-		if _, ok := s.shallow.Load(key); ok {
-			continue
-		}
-		an, err := s.analyze(ctx, []configurator.Cell{c})
-		switch {
-		case errors.Is(err, configurator.ErrNoSolution):
-			s.shallow.Store(key, err)
-		case err != nil:
+		if _, _, err := s.kept(ctx, 1+v, []configurator.Cell{c}); err != nil {
 			return err
-		default:
-			s.shallow.Store(key, an)
 		}
 	}
 	return nil
+}
+
+// kept returns the memo's entry of key (see Space.shallow): the analysis
+// of queens, the first image of the key's board, or the error that it has
+// no solution, computing and keeping it when missing (fresh). A
+// computation of the same key in progress (the background's, or another
+// click's) is waited for rather than done twice; a caller whose context
+// ends while it waits fails as one waiting for work space does, with
+// configurator.ErrBusy.
+func (s *Space) kept(ctx context.Context, key int, queens []configurator.Cell) (e any, fresh bool, err error) {
+	for {
+		if e, ok := s.shallow.Load(key); ok {
+			return e, false, nil
+		}
+		done := make(chan struct{})
+		if other, busy := s.computing.LoadOrStore(key, done); busy {
+			select {
+			case <-other.(chan struct{}):
+				continue // kept now, or that computation failed: look again
+			case <-ctx.Done():
+				return nil, false, fmt.Errorf("waiting for the analysis of %s under way: %w: %w",
+					configurator.FormatCells(queens), configurator.ErrBusy, ctx.Err())
+			}
+		}
+		an, err := s.analyze(ctx, queens)
+		switch {
+		case errors.Is(err, configurator.ErrNoSolution):
+			e = err
+		case err != nil:
+			s.computing.Delete(key)
+			close(done)
+			return nil, false, err
+		default:
+			e = an
+		}
+		s.shallow.Store(key, e)
+		s.computing.Delete(key)
+		close(done)
+		return e, true, nil
+	}
 }
 
 // symmetry is one of the eight symmetries of the square board: a
