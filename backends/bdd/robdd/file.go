@@ -172,6 +172,11 @@ func (f *fileWriter) flushFull(buf []byte, size int) []byte {
 // root that is no node, a file cut short) with ErrFormat; a diagram beyond
 // the budget fails with ErrNodeLimit. It reads nothing past the file's
 // last byte when r is a *bufio.Reader of at least 64 KiB.
+//
+// The Manager it returns holds the nodes alone: the unique table that
+// Load builds to find a node twice is dropped at the end, since a loaded
+// diagram is mostly only read, and the first operation that makes nodes
+// rebuilds it (Bytes counts what is held).
 func Load(r io.Reader, budget int64) (*Manager, []Node, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	head := make([]byte, headerSize)
@@ -265,6 +270,10 @@ func Load(r io.Reader, budget int64) (*Manager, []Node, error) {
 	if binary.LittleEndian.Uint32(tail) != crc {
 		return nil, nil, fmt.Errorf("load diagram: %w: %w", ErrChecksum, ErrFormat)
 	}
+	// The unique table checked that no node came twice; a loaded diagram
+	// is mostly only read, so it goes (4 bytes a node of capacity, 2 GiB
+	// at 16×16) and the first MakeNode, if any, rebuilds it.
+	m.buckets = nil
 	return m, roots, nil
 }
 

@@ -300,3 +300,50 @@ func FuzzLoad(f *testing.F) {
 		}
 	})
 }
+
+// TestLoadHoldsNoUniqueTable checks that a loaded Manager holds its nodes
+// alone (the table Load builds to check them is dropped: Bytes is the
+// store's), and that making nodes in it afterwards still finds the nodes
+// it has (canonicity): the table is rebuilt on demand.
+func TestLoadHoldsNoUniqueTable(t *testing.T) {
+	file, src, f := smallFile(t)
+	m, roots, err := Load(bytes.NewReader(file), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := m.Bytes(), int64(cap(m.nodes))*16; got != want {
+		t.Errorf("Bytes of a loaded Manager = %d, want its store alone, %d", got, want)
+	}
+	g := roots[0]
+	if m.SatCount(g).Cmp(src.SatCount(f)) != 0 {
+		t.Errorf("loaded count %v, want %v", m.SatCount(g), src.SatCount(f))
+	}
+	// Every node made again is the one loaded.
+	for id := Node(2); int(id) < m.Size(); id++ {
+		n, err := m.MakeNode(m.Level(id), m.Low(id), m.High(id))
+		if err != nil || n != id {
+			t.Fatalf("MakeNode of loaded node %d = %d, %v; want %d", id, n, err, id)
+		}
+	}
+	if m.Size() != len(m.nodes) || m.Bytes() <= int64(cap(m.nodes))*16 {
+		t.Errorf("after MakeNode: %d nodes, %d bytes; want the table back", m.Size(), m.Bytes())
+	}
+	// And operations work on it.
+	x0, _ := m.Var(0)
+	h, err := m.And(t.Context(), g, x0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := src.And(t.Context(), f, mustVar(t, src, 0)); m.SatCount(h).Cmp(src.SatCount(want)) != 0 {
+		t.Errorf("g ∧ x0 on the loaded Manager counts %v, want %v", m.SatCount(h), src.SatCount(want))
+	}
+}
+
+func mustVar(t *testing.T, m *Manager, l int) Node {
+	t.Helper()
+	x, err := m.Var(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
