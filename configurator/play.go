@@ -45,8 +45,9 @@ func infeasible(m *Model, queens []Cell) *Infeasible {
 }
 
 // Refusal is the error of a queen placed on a blocked cell. It wraps
-// ErrBlocked; Why says why the cell is blocked (nil when the explanation
-// itself failed, say for lack of time).
+// ErrBlocked; Why says why the cell is blocked by one reason
+// (Session.Why: its message names one; nil when the explanation itself
+// failed, say for lack of time).
 type Refusal struct {
 	Cell Cell
 	Why  *Explanation
@@ -93,7 +94,7 @@ func Play(ctx context.Context, sp Space, queens, remove []Cell, place *Cell) (*S
 	if perr != nil {
 		return nil, perr
 	}
-	why, werr := prior.Explain(ctx, *place)
+	why, werr := prior.Why(ctx, *place)
 	if werr != nil && ctx.Err() != nil {
 		return nil, werr
 	}

@@ -164,6 +164,43 @@ func (s *Session) Explain(ctx context.Context, c Cell) (*Explanation, error) {
 	return e, nil
 }
 
+// Why says why c is blocked or forced by one minimal reason: an attack on
+// it when a queen attacks it (the first placed), else the reason left by
+// dropping each queen in turn while the rest still rule it. It asks the
+// backend at most one question per queen, where Explain searches every
+// reason for up to two seconds and then makes room: it is for messages that
+// name one reason, as a refused placement's. The Explanation holds that
+// reason alone (the first Explain lists when it is an attack; another
+// minimal one may come first there), More set when other queens may form
+// others, and no Room.
+func (s *Session) Why(ctx context.Context, c Cell) (*Explanation, error) {
+	if err := s.onBoard(c); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	e := &Explanation{Cell: c, State: s.analysis.At(c)}
+	if e.State != Blocked && e.State != Forced {
+		return nil, fmt.Errorf("why %v (%v): %w", c, e.State, ErrNotExplained)
+	}
+	rs := &reasonSearch{space: s.space, queens: s.queens, cell: c, blocked: e.State == Blocked, firstOnly: true}
+	if err := rs.run(ctx); err != nil {
+		return nil, fmt.Errorf("why %v: %w", c, err)
+	}
+	first := rs.found[0]
+	cause := Cause{Reason: rs.kind(first), Queens: s.cells(first)}
+	switch cause.Reason {
+	case NoCompletion:
+		cause.Proof = Refute(s.space.Model(), append(slices.Clone(cause.Queens), c), nil)
+	case Forcing:
+		cause.Proof = Refute(s.space.Model(), cause.Queens, []Cell{c})
+	}
+	e.Reasons = []Cause{cause}
+	e.More = !rs.nowhere && len(first) < len(s.queens)
+	e.Reason, e.Because = cause.Reason, cause.Queens
+	e.Elapsed = time.Since(start)
+	return e, nil
+}
+
 // MakeRoom returns the fewest user queens whose removal frees the blocked
 // cell c (a minimum correction set), in placement order: a fewest set that
 // meets every minimal reason Explain finds, verified to free c, and grown
@@ -209,6 +246,9 @@ type reasonSearch struct {
 	attacks int     // found[:attacks] are attacks
 	nowhere bool    // the empty set rules: the only reason
 	more    bool    // the search ran out of time before trying every set
+	// firstOnly stops run at the first reason: the attacks, or the one
+	// shrink finds.
+	firstOnly bool
 }
 
 // rules reports whether the queens in set rule the cell: no solution holds
@@ -270,6 +310,9 @@ func (rs *reasonSearch) run(ctx context.Context) error {
 		rest = append(rest, j)
 	}
 	rs.attacks = len(rs.found)
+	if rs.firstOnly && len(rs.found) > 0 {
+		return nil
+	}
 	if len(rs.found) == 0 {
 		all := make([]int, len(rs.queens))
 		for j := range all {
@@ -280,6 +323,9 @@ func (rs *reasonSearch) run(ctx context.Context) error {
 			return err
 		}
 		rs.found = append(rs.found, r)
+	}
+	if rs.firstOnly {
+		return nil
 	}
 	budget := reasonBudget
 	if d, ok := ctx.Deadline(); ok {

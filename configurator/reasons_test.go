@@ -2,6 +2,7 @@ package configurator_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -365,5 +366,89 @@ func TestCompareReasons(t *testing.T) {
 	d := configurator.Compare(answers[0], &configurator.Answer{Backend: "sat", Session: answers[1].Session, Explanation: &short})
 	if want := "BDD finds 2 reasons, SAT 1: [b5] [a1] against [b5]"; !slices.Equal(d.Other, []string{want}) {
 		t.Errorf("a reason missing: %q, want %q", d.Other, want)
+	}
+}
+
+// TestWhy: Why gives one of the minimal reasons Explain lists (the same
+// first one when it is an attack), with its words and proof, More when
+// other queens may form others, and no room; on every blocked and forced
+// square of every placement of queens of a solution, 1×1 to 6×6 on the
+// BDD, and of seeded walks on 8×8.
+func TestWhy(t *testing.T) {
+	ctx := context.Background()
+	check := func(s *configurator.Session) {
+		t.Helper()
+		for _, st := range []configurator.State{configurator.Blocked, configurator.Forced} {
+			for _, c := range s.Analysis().In(st) {
+				e, err := s.Explain(ctx, c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				w, err := s.Why(ctx, c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				where := fmt.Sprintf("[%s] %v", configurator.FormatCells(s.Queens()), c)
+				if len(w.Reasons) != 1 || w.Room != nil || w.State != e.State || w.Reason != w.Reasons[0].Reason ||
+					configurator.FormatCells(w.Because) != configurator.FormatCells(w.Reasons[0].Queens) {
+					t.Fatalf("%s: Why %+v, want one reason, its fields as Because and Reason, and no room", where, w)
+				}
+				got := w.Reasons[0]
+				in := slices.ContainsFunc(e.Reasons, func(r configurator.Cause) bool {
+					return r.Reason == got.Reason && slices.Equal(r.Queens, got.Queens) && len(r.Proof) == len(got.Proof)
+				})
+				if !in && !e.More {
+					t.Errorf("%s: Why's reason %s (%v) is not among Explain's %v", where, configurator.FormatCells(got.Queens), got.Reason, e.Reasons)
+				}
+				if e.Reasons[0].Reason == configurator.Attack && !slices.Equal(got.Queens, e.Reasons[0].Queens) {
+					t.Errorf("%s: Why's reason [%s], want Explain's first attack [%s]", where, configurator.FormatCells(got.Queens), configurator.FormatCells(e.Reasons[0].Queens))
+				}
+				if others := len(e.Reasons) > 1 || e.More; others && !w.More {
+					t.Errorf("%s: Why's More is false though Explain lists %d reasons (more: %v)", where, len(e.Reasons), e.More)
+				}
+			}
+		}
+	}
+	b := backends[0]
+	for n := 1; n <= 6; n++ {
+		board := configuratortest.Board(t, n)
+		sp := space(t, b, n)
+		for i := range board.Count() {
+			sol := board.Solution(i)
+			for set := range 1 << n {
+				var queens []configurator.Cell
+				for r, q := range sol {
+					if set&(1<<r) != 0 {
+						queens = append(queens, configurator.Cell(q))
+					}
+				}
+				s, err := configurator.NewSession(ctx, sp, queens)
+				if err != nil {
+					t.Fatal(err)
+				}
+				check(s)
+			}
+		}
+	}
+	sp := space(t, b, 8)
+	rng := rand.New(rand.NewPCG(8, 14))
+	for range 3 {
+		s, err := configurator.NewSession(ctx, sp, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			free := s.Analysis().In(configurator.Free)
+			if len(free) == 0 {
+				break
+			}
+			if err := s.Place(ctx, free[rng.IntN(len(free))]); err != nil {
+				t.Fatal(err)
+			}
+			check(s)
+		}
+	}
+	if _, err := session(t, sp, "a1").Why(ctx, configuratortest.Cell(t, "c5")); !errors.Is(err, configurator.ErrNotExplained) {
+		t.Errorf("Why on a free square: %v, want ErrNotExplained", err)
 	}
 }
