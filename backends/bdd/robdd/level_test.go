@@ -113,6 +113,9 @@ func TestLevelBuilderIsMakeNode(t *testing.T) {
 			if len(made) == 0 {
 				t.Fatal("the build made no node")
 			}
+			if tc.prefill == 0 && cap(a.nodes) != max(a.Size(), 1024) {
+				t.Errorf("a store of %d nodes has room for %d: Commit sizes it exactly", a.Size(), cap(a.nodes))
+			}
 			if !bytes.Equal(storeFile(t, a), storeFile(t, b)) {
 				t.Fatal("the stores differ")
 			}
@@ -205,52 +208,5 @@ func TestLevelBuilderRefusesBadInput(t *testing.T) {
 				t.Errorf("%d nodes after the failure, %d before", m.Size(), before)
 			}
 		})
-	}
-}
-
-// TestReserve: the store grows once to the room asked for, and the nodes
-// made within it neither move nor grow it; asking for more than the
-// budget fails and changes nothing.
-func TestReserve(t *testing.T) {
-	m := New(20, 5000*BytesPerNode)
-	if err := m.Reserve(4000); err != nil {
-		t.Fatal(err)
-	}
-	c, b := cap(m.nodes), len(m.buckets)
-	if c != 4002 || b < 4002 {
-		t.Fatalf("after Reserve(4000): capacity %d, %d buckets; want 4002 and at least as many", c, b)
-	}
-	// 4000 distinct nodes: at each level, from the bottom up, (False, p)
-	// and (p, False) for every node p made so far and True.
-	pool := []Node{True}
-	for l := 19; l >= 0 && m.Size() < 4002; l-- {
-		for _, p := range slices.Clone(pool) {
-			for _, c := range [][2]Node{{False, p}, {p, False}} {
-				if m.Size() == 4002 {
-					break
-				}
-				n, err := m.MakeNode(l, c[0], c[1])
-				if err != nil {
-					t.Fatal(err)
-				}
-				pool = append(pool, n)
-			}
-		}
-	}
-	if m.Size() != 4002 {
-		t.Fatalf("%d nodes made, want 4000", m.Size()-2)
-	}
-	if cap(m.nodes) != c || len(m.buckets) != b {
-		t.Errorf("the store or the table grew within the reserved room: capacity %d, %d buckets", cap(m.nodes), len(m.buckets))
-	}
-	size := m.Size()
-	if err := m.Reserve(5001 - size); !errors.Is(err, ErrNodeLimit) {
-		t.Errorf("Reserve past the budget: %v, want ErrNodeLimit", err)
-	}
-	if err := m.Reserve(-1); !errors.Is(err, ErrNodeLimit) {
-		t.Errorf("Reserve(-1): %v, want ErrNodeLimit", err)
-	}
-	if m.Size() != size || cap(m.nodes) != c {
-		t.Error("a failed Reserve changed the store")
 	}
 }

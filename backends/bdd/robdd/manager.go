@@ -214,22 +214,10 @@ func tableSize(n int) int {
 	return size
 }
 
-// Reserve makes room for n more nodes at once: the store's capacity grows
-// to Size()+n in one step and the unique table to match, so that making
-// those nodes neither grows the store again (which briefly holds two
-// copies of it) nor rehashes. It fails with ErrNodeLimit, and changes
+// reserveStore makes room in the store for n more nodes at once: its
+// capacity grows to Size()+n in one step, instead of the steps of grow
+// (each briefly holds two copies). It fails with ErrNodeLimit, and changes
 // nothing, when Size()+n exceeds MaxNodes.
-func (m *Manager) Reserve(n int) error {
-	if err := m.reserveStore(n); err != nil {
-		return err
-	}
-	if m.buckets != nil && len(m.buckets) < len(m.nodes)+n {
-		m.rehash(tableSize(len(m.nodes) + n))
-	}
-	return nil
-}
-
-// reserveStore is Reserve for the store alone.
 func (m *Manager) reserveStore(n int) error {
 	if n < 0 || len(m.nodes)+n > m.maxNodes {
 		return fmt.Errorf("%d more nodes than the %d of the budget: %w", n, m.maxNodes-len(m.nodes), ErrNodeLimit)
