@@ -17,7 +17,7 @@
 // the space is saved in -cache-dir and loaded in seconds after a restart)
 // and serves 16×16 only from a compiled file there (nqueens count -n 16
 // makes it; compiling it takes minutes and more memory than a server
-// should). A loaded 15×15 space holds 1.0 GiB, a 16×16 one 6.4 GiB, and the
+// should). A loaded 15×15 space holds 0.8 GiB, a 16×16 one 4.4 GiB, and the
 // first analysis of its empty board sweeps the whole diagram once with 17
 // bytes a node of work space (0.8 and 4.6 GiB), so -bdd-budget (9G: a
 // 16×16 file needs 8.7 GiB of it, 32 bytes a node) and -cache (10G) are
