@@ -443,10 +443,11 @@ const grantGrowth = 16
 // sweep runs do over the part of the diagram that a allows (see
 // robdd.Part), holding the work space it uses from the Backend's bound: a
 // grant for the largest part met so far for as many queens (at least
-// firstGrant nodes), then sixteen times more while the part does not fit
-// (the bytes given back before asking again, so that no query holds work
-// space while it waits), and the whole diagram's past PartLimit. An
-// assignment of nothing sweeps the whole diagram at once.
+// firstGrant nodes, at most what the small lane admits), then sixteen
+// times more while the part does not fit (the bytes given back before
+// asking again, so that no query holds work space while it waits), and the
+// whole diagram's past PartLimit. An assignment of nothing sweeps the whole
+// diagram at once.
 func (s *Space) sweep(ctx context.Context, a robdd.Assignment, do func(p *robdd.Part)) error {
 	limit := s.m.PartLimit(s.root)
 	if slices.ContainsFunc(a, func(x int8) bool { return x != robdd.Unassigned }) {
@@ -457,7 +458,11 @@ func (s *Space) sweep(ctx context.Context, a robdd.Assignment, do func(p *robdd.
 			}
 		}
 		seen := &s.seen[min(queens, len(s.seen)-1)]
-		first := min(max(firstGrant, int(seen.Load())), limit)
+		// The hint stays within what the small lane admits (see
+		// workspace), so that one large part met once does not send every
+		// later query of as many queens to the large lane.
+		small := int((s.work.limit/smallQuery - s.m.PartBytes(s.root, 0)) / s.partBytesPerNode())
+		first := min(max(firstGrant, min(int(seen.Load()), small)), limit)
 		for grant := first; ; grant = min(grantGrowth*grant, limit) {
 			release, err := s.work.acquire(ctx, s.m.PartBytes(s.root, grant))
 			if err != nil {
@@ -488,6 +493,11 @@ func (s *Space) sweep(ctx context.Context, a robdd.Assignment, do func(p *robdd.
 	defer p.Release()
 	do(p)
 	return nil
+}
+
+// partBytesPerNode is what a gathered part takes a node beyond the marks.
+func (s *Space) partBytesPerNode() int64 {
+	return max(s.m.PartBytes(s.root, 1)-s.m.PartBytes(s.root, 0), 1)
 }
 
 // Analyze classifies every cell by the valid domains of its variable under
