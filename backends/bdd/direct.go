@@ -55,6 +55,9 @@ import (
 // nodes go into the store, 16 afterwards: 16-queens (292 million nodes)
 // compiles within a 12 GiB budget.
 //
+// Every node it makes is reachable from the root, so in a Manager that
+// held only the terminals the diagram has Size()-2 nodes.
+//
 // It honours ctx, and the Manager's budget bounds the states as well as
 // the nodes: exceeding it returns an error wrapping ErrNodeLimit. On error
 // no node is added; nodes that existed before the call keep their ids.

@@ -235,10 +235,15 @@ func (b *Backend) Compile(ctx context.Context, model *configurator.Model) (confi
 			return nil, fmt.Errorf("bdd: %w", err)
 		}
 	}
-	// A loaded Manager holds the root's nodes alone (readSpace checks it).
+	// A loaded Manager holds the root's nodes alone (readSpace checks it),
+	// and so does a fresh one CompileDirect filled (it makes no node the
+	// root does not reach): counting them would walk the diagram (12-15 s
+	// at 16×16).
 	nodes := m.Size() - 2
 	if !loaded {
-		nodes = m.NodeCount(root)
+		if b.opts.Method != Direct {
+			nodes = m.NodeCount(root)
+		}
 		store.save(model, m, root, nodes)
 	}
 	life, stop := context.WithCancel(context.Background())
