@@ -34,7 +34,47 @@ func (b *Backend) admit(ctx context.Context) (done func(), err error) {
 	case err != nil:
 		return nil, fmt.Errorf("waiting for the SAT solver: %w", err)
 	}
-	return done, nil
+	if client == "" {
+		return done, nil
+	}
+	// One request of a named client holds a place at once (Share 1).
+	p := &place{give: done}
+	b.placesMu.Lock()
+	b.places[client] = p
+	b.placesMu.Unlock()
+	return func() {
+		b.placesMu.Lock()
+		if b.places[client] == p {
+			delete(b.places, client)
+		}
+		b.placesMu.Unlock()
+		p.give()
+	}, nil
+}
+
+// place is an admitted request's place; give gives it back (once, however
+// many times it is called).
+type place struct{ give func() }
+
+// lend gives the admitted request of ctx's client its place back early,
+// for another client to take, once its question has given its solver turn
+// up (callSliced): a question that takes longer than a slice while other
+// clients wait runs on in the turns they leave (behind the calls asking
+// afresh), and no longer keeps them out of the backend, nor its client's
+// next request (the solver turns still hold a client to its share of the
+// cores). The request's own done then gives nothing back twice.
+func (b *Backend) lend(ctx context.Context) {
+	client := configurator.ClientOf(ctx)
+	if client == "" {
+		return
+	}
+	b.placesMu.Lock()
+	p := b.places[client]
+	delete(b.places, client)
+	b.placesMu.Unlock()
+	if p != nil {
+		p.give()
+	}
 }
 
 // solverTurn waits in the call line for one of the process's gophersat

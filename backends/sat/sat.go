@@ -71,6 +71,7 @@ package sat
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -150,6 +151,11 @@ type Backend struct {
 	// requests are the places of requests admitted, Options.Serve of them,
 	// one per client, with the lines of those waiting.
 	requests *fair.Sem
+	// places holds, per named client, the function that gives its
+	// admitted request's place back (one per client): a request whose
+	// question is sliced gives it back early (see lend).
+	placesMu sync.Mutex
+	places   map[string]*place
 	// callsWaiting counts the solver calls waiting for a turn, at most
 	// callBound.
 	callsWaiting atomic.Int64
@@ -171,6 +177,7 @@ func New(opts Options) *Backend {
 		callBound: int64(max(queue, serve)), // the admitted requests' calls always fit
 	}
 	b.requests = fair.New(fair.Limits{Turns: serve, Share: 1, ClientQueue: queue})
+	b.places = make(map[string]*place)
 	return b
 }
 

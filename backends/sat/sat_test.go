@@ -995,3 +995,55 @@ func TestSession(t *testing.T) {
 		t.Errorf("completed board has %d queens", got)
 	}
 }
+
+// TestLend: a request's place lent early (its question sliced) goes to the
+// next client at once; the request's own done afterwards gives back
+// nothing more, so the place the next client took stays taken.
+func TestLend(t *testing.T) {
+	b := New(Options{Serve: 1})
+	ctxA := configurator.WithClient(context.Background(), "192.0.2.1")
+	ctxB := configurator.WithClient(context.Background(), "192.0.2.2")
+	ctxC := configurator.WithClient(context.Background(), "192.0.2.3")
+	doneA, err := b.admit(ctxA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admitted := make(chan string, 2)
+	dones := make(chan func(), 2)
+	wait := func(name string, ctx context.Context) {
+		done, err := b.admit(ctx)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		dones <- done
+		admitted <- name
+	}
+	go wait("B", ctxB)
+	waitQueue(t, b, 1)
+	b.lend(ctxA)
+	select {
+	case <-admitted:
+	case <-time.After(5 * time.Second):
+		t.Fatal("B was not admitted when A lent its place")
+	}
+	go wait("C", ctxC)
+	waitQueue(t, b, 1)
+	doneA() // A ends: its place was lent already
+	select {
+	case name := <-admitted:
+		t.Fatalf("%s admitted when A ended, though B holds the only place", name)
+	case <-time.After(100 * time.Millisecond):
+	}
+	(<-dones)() // B ends
+	select {
+	case <-admitted:
+	case <-time.After(5 * time.Second):
+		t.Fatal("C was not admitted when B ended")
+	}
+	(<-dones)()
+	b.lend(ctxB) // a client with no request admitted: nothing to lend
+	if held := b.Load().Running; held != 0 {
+		t.Errorf("%d requests admitted after every one ended, want 0", held)
+	}
+}

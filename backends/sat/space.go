@@ -308,6 +308,7 @@ func (q *query) callSliced(ctx context.Context, f func(ctx context.Context) erro
 		if ferr == nil || !yielded {
 			return ferr
 		}
+		q.sp.b.lend(ctx)
 	}
 }
 
