@@ -55,7 +55,9 @@
 //     waits, and goes on at its next turn (gophersat keeps what it learned):
 //     so the requests admitted share the cores in slices, and a request
 //     whose question takes seconds holds a core only while nobody else
-//     needs it. That is all a caller that
+//     needs it. Such a request also gives its place among those admitted
+//     back at its first slice given up: long questions never keep another
+//     client out of the backend. That is all a caller that
 //     only queries (the command line, the cross-checks, the benchmarks) ever
 //     meets.
 //
