@@ -94,6 +94,11 @@ type direct struct {
 	spans  []span
 	active []int32
 	lineOf [][]int32
+	// cellLines[l] is the set of lines through level l, bit i for line i,
+	// when there are at most 64 lines (masks): settle then finds the lines
+	// that lost cells from the cells, not by testing every line.
+	cellLines []uint64
+	masks     bool
 	// eoCells is the union of the ExactlyOne lines. families are sets of
 	// pairwise disjoint lines for the pigeonhole test, which counts queens
 	// and so needs disjoint ExactlyOne lines (pigeon).
@@ -115,6 +120,11 @@ type family struct {
 	spans []span
 	last  []int32
 	cover []uint64
+	// With at most 64 lines (masks): cellLine[l] is the line through
+	// level l as a bit (0 for none), and upto[l] is the set of lines with
+	// cells at or below level l.
+	cellLine, upto []uint64
+	masks          bool
 }
 
 // span is the words from..to-1 of a line that hold its cells: the only ones
@@ -241,10 +251,30 @@ func newDirect(model *configurator.Model) *direct {
 	}
 	for k, g := range groups {
 		slices.SortStableFunc(g, byLast)
+		fam := &d.families[k]
 		for _, ln := range g {
-			d.families[k].lines = append(d.families[k].lines, ln.mask...)
-			d.families[k].spans = append(d.families[k].spans, spanOf(ln.mask))
-			d.families[k].last = append(d.families[k].last, ln.last)
+			fam.lines = append(fam.lines, ln.mask...)
+			fam.spans = append(fam.spans, spanOf(ln.mask))
+			fam.last = append(fam.last, ln.last)
+		}
+		if fam.masks = len(g) <= 64; fam.masks {
+			fam.cellLine, fam.upto = make([]uint64, vars), make([]uint64, vars)
+			for i, ln := range g {
+				for l := range int(ln.last) + 1 {
+					fam.upto[l] |= 1 << i
+					if ln.mask[l>>6]&(1<<(l&63)) != 0 {
+						fam.cellLine[l] = 1 << i
+					}
+				}
+			}
+		}
+	}
+	if d.masks = len(eo) <= 64; d.masks {
+		d.cellLines = make([]uint64, vars)
+		for l, lines := range d.lineOf {
+			for _, i := range lines {
+				d.cellLines[l] |= 1 << i
+			}
 		}
 	}
 	return d
@@ -623,15 +653,35 @@ func (d *worker) settle(f, removed []uint64, l int, sat []int32, need int, paren
 	full := parentTight // tight families whose lines have all been pruned
 	for {
 		dirty := d.dirty[:0]
-		for i := range int(d.active[l]) {
-			line := d.lines[i*W : (i+1)*W]
-			if !meets(removed, line, off, d.spans[i]) || slices.Contains(sat, int32(i)) {
-				continue
+		if d.masks {
+			// The lines through the removed cells, but those in sat.
+			var touched, exempt uint64
+			for j := off; j < W; j++ {
+				for w := removed[j]; w != 0; w &= w - 1 {
+					touched |= d.cellLines[j<<6|bits.TrailingZeros64(w)]
+				}
 			}
-			if !meets(f, line, off, d.spans[i]) {
-				return 0, false
+			for _, i := range sat {
+				exempt |= 1 << i
 			}
-			dirty = append(dirty, int32(i))
+			for t := touched &^ exempt; t != 0; t &= t - 1 {
+				i := bits.TrailingZeros64(t)
+				if !meets(f, d.lines[i*W:(i+1)*W], off, d.spans[i]) {
+					return 0, false
+				}
+				dirty = append(dirty, int32(i))
+			}
+		} else {
+			for i := range int(d.active[l]) {
+				line := d.lines[i*W : (i+1)*W]
+				if !meets(removed, line, off, d.spans[i]) || slices.Contains(sat, int32(i)) {
+					continue
+				}
+				if !meets(f, line, off, d.spans[i]) {
+					return 0, false
+				}
+				dirty = append(dirty, int32(i))
+			}
 		}
 		d.dirty = dirty
 		sat = nil
@@ -661,6 +711,24 @@ func (d *worker) settle(f, removed []uint64, l int, sat []int32, need int, paren
 				continue
 			}
 			fam := &d.families[k]
+			if fam.masks {
+				// The lines that lost cells, or all of them.
+				todo := fam.upto[l]
+				if full&(1<<k) != 0 {
+					var touched uint64
+					for j := off; j < W; j++ {
+						for w := lost[j]; w != 0; w &= w - 1 {
+							touched |= fam.cellLine[j<<6|bits.TrailingZeros64(w)]
+						}
+					}
+					todo &= touched
+				}
+				for ; todo != 0; todo &= todo - 1 {
+					i := bits.TrailingZeros64(todo)
+					changed = d.prune(f, fam.lines[i*W:(i+1)*W], d.eoCells, removed, off) || changed
+				}
+				continue
+			}
 			for i := 0; i < len(fam.last) && int(fam.last[i]) >= l; i++ {
 				line := fam.lines[i*W : (i+1)*W]
 				if full&(1<<k) == 0 || meets(lost, line, off, fam.spans[i]) {
@@ -729,10 +797,22 @@ func (d *worker) fits(f []uint64, l, need int) (tight uint64, ok bool) {
 	for k := range d.families {
 		fam := &d.families[k]
 		room := 0
-		for j := off; j < W; j++ {
-			room += bits.OnesCount64(g[j] &^ fam.cover[j])
+		if fam.masks {
+			// The lines met, from the cells on them.
+			var met uint64
+			for j := off; j < W; j++ {
+				room += bits.OnesCount64(g[j] &^ fam.cover[j])
+				for w := g[j] & fam.cover[j]; w != 0; w &= w - 1 {
+					met |= fam.cellLine[j<<6|bits.TrailingZeros64(w)]
+				}
+			}
+			room += bits.OnesCount64(met)
+		} else {
+			for j := off; j < W; j++ {
+				room += bits.OnesCount64(g[j] &^ fam.cover[j])
+			}
 		}
-		for i := 0; room <= need && i < len(fam.last) && int(fam.last[i]) >= l; i++ {
+		for i := 0; !fam.masks && room <= need && i < len(fam.last) && int(fam.last[i]) >= l; i++ {
 			if meets(g, fam.lines[i*W:(i+1)*W], off, fam.spans[i]) {
 				room++
 			}

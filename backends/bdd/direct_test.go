@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -353,6 +354,46 @@ func TestCompileDirectSharesWorkDeterministically(t *testing.T) {
 		for _, c := range []struct{ procs, chunk int }{{2, 0}, {2, 1}, {2, 7}, {3, 5}, {8, 64}} {
 			if got := file(c.procs, c.chunk); !bytes.Equal(got, want) {
 				t.Errorf("%v %d-queens, %d workers, chunks of %d: a different diagram from the sequential one", o, n, c.procs, c.chunk)
+			}
+		}
+	}
+}
+
+// TestCompileDirectLineMasksChangeNothing: settle and fits find the lines
+// to look at from per-cell masks when there are at most 64 lines; the
+// line-by-line scans they replace (the path of larger models) must find
+// the same states, level by level, and so the same diagram.
+func TestCompileDirectLineMasksChangeNothing(t *testing.T) {
+	for _, o := range configurator.Orders() {
+		for _, n := range []int{7, 9} {
+			model := configuratortest.Model(t, n, o)
+			build := func(masks bool) ([]int, []byte) {
+				d := newDirect(model)
+				if !d.masks {
+					t.Fatalf("%v %d-queens: no line masks", o, n)
+				}
+				d.masks = masks
+				for k := range d.families {
+					d.families[k].masks = masks
+				}
+				m := robdd.New(model.Vars(), 0)
+				root, st, err := d.compile(context.Background(), m)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var buf bytes.Buffer
+				if err := m.Save(&buf, root); err != nil {
+					t.Fatal(err)
+				}
+				return st.states, buf.Bytes()
+			}
+			states, file := build(true)
+			scanStates, scanFile := build(false)
+			if !slices.Equal(states, scanStates) {
+				t.Errorf("%v %d-queens: states per level %v with masks, %v by scans", o, n, states, scanStates)
+			}
+			if !bytes.Equal(file, scanFile) {
+				t.Errorf("%v %d-queens: a different diagram with masks than by scans", o, n)
 			}
 		}
 	}
