@@ -18,7 +18,8 @@ import (
 // from the default cache directory when a file of it is there, and
 // reports the steps' p50, p99 and slowest. With BENCH_SETTLE set it first
 // waits that long for the background work on the space (the boards of
-// one queen of a diagram past 16M nodes).
+// one queen of a diagram past 16M nodes). BENCH_SCRATCH_GIB sets the
+// backend's work-space bound (Options.Scratch), in GiB.
 func BenchmarkWalkSteps(b *testing.B) {
 	n := 12
 	if s := os.Getenv("BENCH_N"); s != "" {
@@ -30,7 +31,12 @@ func BenchmarkWalkSteps(b *testing.B) {
 	}
 	ctx := context.Background()
 	start := time.Now()
-	sp, err := bdd.New(bdd.Options{Dir: bdd.DefaultDir(), Budget: 12 << 30}).Compile(ctx, model)
+	opts := bdd.Options{Dir: bdd.DefaultDir(), Budget: 12 << 30}
+	if s := os.Getenv("BENCH_SCRATCH_GIB"); s != "" {
+		g, _ := strconv.Atoi(s)
+		opts.Scratch = int64(g) << 30
+	}
+	sp, err := bdd.New(opts).Compile(ctx, model)
 	if err != nil {
 		b.Fatal(err)
 	}
