@@ -379,7 +379,12 @@ func (s *Space) RankProfile() []int { return slices.Clone(s.profile()) }
 // s's.
 func (s *Space) rankProfile(m *robdd.Manager, root robdd.Node) []int {
 	profile := make([]int, s.model.N())
-	for level, k := range m.LevelProfile(root) {
+	levels := m.LevelSizes
+	if m != s.m || m.Size()-2 != s.nodes {
+		// Not every node of m is the root's: walk the root's diagram.
+		levels = func() []int { return m.LevelProfile(root) }
+	}
+	for level, k := range levels() {
 		profile[s.model.Cell(s.model.VarAt(level)).Row] += k
 	}
 	return profile

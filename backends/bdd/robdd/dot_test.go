@@ -1,6 +1,8 @@
 package robdd
 
 import (
+	"bytes"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -74,5 +76,30 @@ func TestWriteDOTOneRankPerLevel(t *testing.T) {
 	}
 	if got := strings.Count(out, "->"); got != 2*m.NodeCount(p) {
 		t.Errorf("%d edges for %d nodes", got, m.NodeCount(p))
+	}
+}
+
+// TestLevelSizes checks that LevelSizes counts every node of the store by
+// level, which is LevelProfile of a root that reaches them all, and
+// differs from it when some node is unreachable.
+func TestLevelSizes(t *testing.T) {
+	m := New(4, 0)
+	x := make([]Node, 4)
+	for l := range x {
+		x[l], _ = m.Var(l)
+	}
+	f, _ := m.And(ctx, x[0], x[1])
+	g, _ := m.Or(ctx, f, x[3])
+	file := saved(t, m, g)
+	loaded, roots, err := Load(bytes.NewReader(file), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := loaded.LevelSizes(), loaded.LevelProfile(roots[0]); !slices.Equal(got, want) {
+		t.Errorf("loaded: LevelSizes = %v, LevelProfile = %v", got, want)
+	}
+	// In m, the variables' own nodes (x2's among them) are not g's.
+	if got, want := m.LevelSizes(), m.LevelProfile(g); slices.Equal(got, want) || got[2] != 1 || want[2] != 0 {
+		t.Errorf("with unreachable nodes: LevelSizes = %v, LevelProfile = %v", got, want)
 	}
 }
