@@ -3,7 +3,10 @@ package robdd
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 )
 
 // LevelBuilder makes nodes in a Manager a whole level at a time, from the
@@ -20,7 +23,11 @@ import (
 //     growing it step by step (each step briefly holds two copies);
 //   - Commit leaves the unique table stale, to be rebuilt by the first
 //     MakeNode that needs it: a diagram that is only read never pays for
-//     its table (4 bytes a node or more).
+//     its table (4 bytes a node or more);
+//   - a large level of a fresh Manager is shared out among GOMAXPROCS
+//     goroutines, each deduplicating the nodes that hash into its own part
+//     of the table, and the ids are then handed out in order by one pass:
+//     the result does not depend on the number of goroutines.
 //
 // Node ids are handed out as MakeNode would: the first new node gets the
 // Manager's Size() at NewLevelBuilder, and the others follow in the order
@@ -44,7 +51,21 @@ type LevelBuilder struct {
 	lookup bool
 	done   bool
 	sink   uint64 // what touch read, so that the reads stay
+	// sharded is set when the current level's table was filled in parts
+	// by makeShared, each probing within its part: a later call at the
+	// same level rebuilds it first.
+	sharded bool
+	// procs is how many goroutines share out a call of at least shareMin
+	// nodes: GOMAXPROCS and shareMin by default (0); tests set them.
+	procs, shareMin int
+	// hs and reps are makeShared's scratch: the nodes' hashes, and for
+	// each the index of its first occurrence in the call.
+	hs, reps []uint32
 }
+
+// shareMin is the least number of nodes a MakeLevel call shares out among
+// goroutines: below it the goroutines cost more than they save.
+const shareMin = 1 << 15
 
 // builtLevel is the nodes made at one level, their children interleaved:
 // pairs[2k] and pairs[2k+1] are the low and high child of the level's
@@ -109,8 +130,13 @@ func (b *LevelBuilder) MakeLevel(level int, lo, hi, out []Node) error {
 		} else {
 			b.slots = make([]uint64, size)
 		}
+		b.sharded = false
 	}
 	cur := &b.levels[len(b.levels)-1]
+	if b.sharded {
+		b.resize(len(b.slots))
+		b.sharded = false
+	}
 	// Room for every node of the call: the table stays at most half full,
 	// and the pairs grow once.
 	if need := 2 * (len(cur.pairs)/2 + len(lo)); need > len(b.slots) {
@@ -121,6 +147,16 @@ func (b *LevelBuilder) MakeLevel(level int, lo, hi, out []Node) error {
 	}
 	if b.lookup && m.buckets == nil {
 		m.rehash(tableSize(len(m.nodes)))
+	}
+	procs, least := b.procs, b.shareMin
+	if procs <= 0 {
+		procs = runtime.GOMAXPROCS(0)
+	}
+	if least <= 0 {
+		least = shareMin
+	}
+	if procs > 1 && !b.lookup && len(cur.pairs) == 0 && len(lo) >= least {
+		return b.makeShared(cur, lo, hi, out, procs)
 	}
 	mask := len(b.slots) - 1
 	var hs [levelBatch]uint32
@@ -173,6 +209,132 @@ func (b *LevelBuilder) MakeLevel(level int, lo, hi, out []Node) error {
 		b.made++
 	}
 	return nil
+}
+
+// makeShared is MakeLevel's work for a call that starts a level of a
+// fresh Manager, shared out among procs goroutines. First each hashes and
+// checks a range of the nodes; then the table is cut in two, and each of
+// two goroutines takes the nodes whose hash falls in its half and finds, probing only there, the first node of the call
+// equal to each (reps); a last pass, alone, hands out the ids in the
+// order of the call. The result is MakeLevel's whatever procs is. On
+// error nothing of the call is kept.
+func (b *LevelBuilder) makeShared(cur *builtLevel, lo, hi, out []Node, procs int) error {
+	m, n, l := b.m, len(lo), cur.level
+	if cap(b.hs) < n {
+		b.hs, b.reps = make([]uint32, n), make([]uint32, n)
+	}
+	hs, reps := b.hs[:n], b.reps[:n]
+	// The hashes, and the first bad child of each range.
+	bad := make([]int, procs)
+	shareOut(procs, n, func(p, from, to int) {
+		bad[p] = n
+		for i := from; i < to; i++ {
+			x, y := lo[i], hi[i]
+			if x == y {
+				continue
+			}
+			if uint32(x) >= cur.first || uint32(y) >= cur.first ||
+				int(x) < b.base && m.nodes[x].level <= l || int(y) < b.base && m.nodes[y].level <= l {
+				bad[p] = i
+				return
+			}
+			hs[i] = hash(l, x, y)
+		}
+	})
+	for _, i := range bad {
+		if i < n {
+			return fmt.Errorf("robdd: MakeLevel at level %d: child %d or %d not below it or not made at a lower level", l, lo[i], hi[i])
+		}
+	}
+	// The first occurrence of each node, a half of the table a goroutine,
+	// each of at least n slots (the table has 2n or more), so that no half
+	// fills up however the hashes fall.
+	const parts = 2
+	partSize := len(b.slots) / parts
+	mask, within := len(b.slots)-1, partSize-1
+	b.sharded = true
+	var wg sync.WaitGroup
+	var sinks [parts]uint64
+	for p := range parts {
+		wg.Go(func() {
+			base := p * partSize
+			var x uint64
+			for start := 0; start < n; start += levelBatch {
+				end := min(start+levelBatch, n)
+				// Touch the first slots of the batch's nodes of this
+				// part, so that their cache misses overlap.
+				for i := start; i < end; i++ {
+					if s := int(hs[i]) & mask; s&^within == base && lo[i] != hi[i] {
+						x += b.slots[s]
+					}
+				}
+				for i := start; i < end; i++ {
+					h := hs[i]
+					s := int(h) & mask
+					if s&^within != base || lo[i] == hi[i] {
+						continue
+					}
+					for {
+						e := b.slots[s]
+						if e == 0 {
+							b.slots[s] = uint64(h)<<32 | uint64(i+1)
+							reps[i] = uint32(i)
+							break
+						}
+						if j := uint32(e) - 1; uint32(e>>32) == h && lo[j] == lo[i] && hi[j] == hi[i] {
+							reps[i] = j
+							break
+						}
+						s = base | (s+1)&within
+					}
+				}
+			}
+			sinks[p] = x
+		})
+	}
+	wg.Wait()
+	b.sink = sinks[0] + sinks[1]
+	// The ids, in the order of the call.
+	made := 0
+	for i := range n {
+		x, y := lo[i], hi[i]
+		switch {
+		case x == y:
+			out[i] = x
+		case reps[i] != uint32(i):
+			out[i] = out[reps[i]]
+		default:
+			if b.base+b.made+made >= m.maxNodes {
+				cur.pairs = cur.pairs[:0]
+				clear(b.slots)
+				return fmt.Errorf("%d nodes: %w", m.maxNodes, ErrNodeLimit)
+			}
+			out[i] = Node(cur.first + uint32(made))
+			cur.pairs = append(cur.pairs, uint32(x), uint32(y))
+			made++
+		}
+	}
+	b.made += made
+	// The table's entries are indices in the call: make them indices in
+	// the level, as MakeLevel's are.
+	shareOut(procs, len(b.slots), func(_, from, to int) {
+		for s := from; s < to; s++ {
+			if e := b.slots[s]; e != 0 {
+				b.slots[s] = e&^0xFFFFFFFF | uint64(uint32(out[uint32(e)-1])-cur.first+1)
+			}
+		}
+	})
+	return nil
+}
+
+// shareOut runs f on procs goroutines, each with its range from..to-1 of
+// 0..n-1, and waits for them.
+func shareOut(procs, n int, f func(p, from, to int)) {
+	var wg sync.WaitGroup
+	for p := range procs {
+		wg.Go(func() { f(p, p*n/procs, (p+1)*n/procs) })
+	}
+	wg.Wait()
 }
 
 // levelTableSize is the number of slots of a level's table for n nodes: a
@@ -233,7 +395,7 @@ func (b *LevelBuilder) Made() int { return b.made }
 // Bytes is the memory the builder holds: 8 bytes a new node (a little more
 // for the level being made), and the table of the current level.
 func (b *LevelBuilder) Bytes() int64 {
-	n := int64(len(b.slots)) * 8
+	n := int64(len(b.slots))*8 + int64(cap(b.hs)+cap(b.reps))*4
 	for _, lv := range b.levels {
 		n += int64(cap(lv.pairs)) * 4
 	}
@@ -253,7 +415,7 @@ func (b *LevelBuilder) Commit() error {
 	if len(m.nodes) != b.base {
 		return fmt.Errorf("robdd: Commit: the Manager has %d nodes, %d when the build began", len(m.nodes), b.base)
 	}
-	b.slots = nil
+	b.slots, b.hs, b.reps = nil, nil, nil
 	if err := m.reserveStore(b.made); err != nil {
 		return err
 	}
@@ -261,13 +423,24 @@ func (b *LevelBuilder) Commit() error {
 	if b.made == 0 {
 		return nil
 	}
-	for i := range b.levels {
-		lv := &b.levels[i]
-		for k := 0; k < len(lv.pairs); k += 2 {
-			m.nodes = append(m.nodes, node{level: lv.level, lo: lv.pairs[k], hi: lv.pairs[k+1]})
-		}
-		lv.pairs = nil // free as it goes
+	// The levels are copied into their places by GOMAXPROCS goroutines
+	// taking one level at a time.
+	m.nodes = m.nodes[:b.base+b.made]
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(b.levels)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(b.levels); i = int(next.Add(1) - 1) {
+				lv := &b.levels[i]
+				dst := m.nodes[lv.first:][:len(lv.pairs)/2]
+				for k := range dst {
+					dst[k] = node{level: lv.level, lo: lv.pairs[2*k], hi: lv.pairs[2*k+1]}
+				}
+				lv.pairs = nil // free as it goes
+			}
+		})
 	}
+	wg.Wait()
 	b.levels = nil
 	m.buckets = nil // stale; see rehash
 	return nil

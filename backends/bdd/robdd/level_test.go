@@ -3,6 +3,7 @@ package robdd
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -10,8 +11,10 @@ import (
 
 // buildBoth builds the same levels with a LevelBuilder in a and with
 // MakeNode in b, choosing each child among the nodes either has made so
-// far (the ids agree, or the test fails), and returns the nodes made.
-func buildBoth(t *testing.T, rng *rand.Rand, a, b *Manager, width int) []Node {
+// far (the ids agree, or the test fails), and returns the nodes made. With
+// procs > 0 the builder shares out calls of 2 nodes or more among procs
+// goroutines.
+func buildBoth(t *testing.T, rng *rand.Rand, a, b *Manager, width, procs int) []Node {
 	t.Helper()
 	pool := []Node{False, True}
 	for i := 2; i < a.Size(); i++ {
@@ -20,6 +23,9 @@ func buildBoth(t *testing.T, rng *rand.Rand, a, b *Manager, width int) []Node {
 	// poolLevel[k] is the level of pool[k]; a child must lie below.
 	level := func(n Node) int { return b.Level(n) }
 	lb := a.NewLevelBuilder()
+	if procs > 0 {
+		lb.procs, lb.shareMin = procs, 2
+	}
 	var made []Node
 	for l := a.Vars() - 1; l >= 0; l-- {
 		var below []Node
@@ -86,11 +92,16 @@ func TestLevelBuilderIsMakeNode(t *testing.T) {
 		vars, width  int
 		prefill      int // random nodes made with MakeNode first
 		seed1, seed2 uint64
+		procs        int // goroutines sharing out each level (0: MakeLevel's choice)
 	}{
-		{"fresh-narrow", 6, 3, 0, 1, 1},
-		{"fresh-wide", 12, 200, 0, 2, 3},
-		{"prefilled", 8, 40, 60, 4, 5},
-		{"prefilled-wide", 10, 300, 500, 6, 7},
+		{"fresh-narrow", 6, 3, 0, 1, 1, 0},
+		{"fresh-wide", 12, 200, 0, 2, 3, 0},
+		{"prefilled", 8, 40, 60, 4, 5, 0},
+		{"prefilled-wide", 10, 300, 500, 6, 7, 0},
+		{"shared-narrow", 6, 3, 0, 8, 9, 2},
+		{"shared-wide", 12, 2000, 0, 10, 11, 2},
+		{"shared-three", 12, 500, 0, 12, 13, 3},
+		{"shared-prefilled", 10, 300, 500, 14, 15, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(tc.seed1, tc.seed2))
@@ -109,7 +120,7 @@ func TestLevelBuilderIsMakeNode(t *testing.T) {
 					t.Fatal("the two managers disagree before the build")
 				}
 			}
-			made := buildBoth(t, rng, a, b, tc.width)
+			made := buildBoth(t, rng, a, b, tc.width, tc.procs)
 			if len(made) == 0 {
 				t.Fatal("the build made no node")
 			}
@@ -139,7 +150,8 @@ func TestLevelBuilderIsMakeNode(t *testing.T) {
 }
 
 // TestLevelBuilderRefusesBadInput: each misuse is an error that leaves the
-// Manager as it was.
+// Manager as it was, whether a call is made by one goroutine or shared
+// out.
 func TestLevelBuilderRefusesBadInput(t *testing.T) {
 	nodes := func(ns ...Node) []Node { return ns }
 	for _, tc := range []struct {
@@ -193,20 +205,23 @@ func TestLevelBuilderRefusesBadInput(t *testing.T) {
 			return b.Commit()
 		}, false},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			m := New(4, 4*BytesPerNode)
-			b := m.NewLevelBuilder()
-			before := m.Size()
-			err := tc.build(m, b)
-			if err == nil {
-				t.Fatal("no error")
-			}
-			if got := errors.Is(err, ErrNodeLimit); got != tc.limit {
-				t.Errorf("%v: ErrNodeLimit %v, want %v", err, got, tc.limit)
-			}
-			if tc.name != "manager changed" && m.Size() != before {
-				t.Errorf("%d nodes after the failure, %d before", m.Size(), before)
-			}
-		})
+		for _, procs := range []int{1, 2} {
+			t.Run(fmt.Sprintf("%s/procs=%d", tc.name, procs), func(t *testing.T) {
+				m := New(4, 4*BytesPerNode)
+				b := m.NewLevelBuilder()
+				b.procs, b.shareMin = procs, 1
+				before := m.Size()
+				err := tc.build(m, b)
+				if err == nil {
+					t.Fatal("no error")
+				}
+				if got := errors.Is(err, ErrNodeLimit); got != tc.limit {
+					t.Errorf("%v: ErrNodeLimit %v, want %v", err, got, tc.limit)
+				}
+				if tc.name != "manager changed" && m.Size() != before {
+					t.Errorf("%d nodes after the failure, %d before", m.Size(), before)
+				}
+			})
+		}
 	}
 }
