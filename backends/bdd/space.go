@@ -214,7 +214,7 @@ func (b *Backend) Compile(ctx context.Context, model *configurator.Model) (confi
 		if b.opts.Dir != "" {
 			where = "none of it is in " + b.opts.Dir
 		}
-		return nil, fmt.Errorf("%d-queens (%v order): the BDD backend compiles boards up to %d×%d and loads larger ones from compiled files, and %s (make it once with: nqueens count -n %d -order %v -budget 14G): %w",
+		return nil, fmt.Errorf("%d-queens (%v order): the BDD backend compiles boards up to %d×%d and loads larger ones from compiled files, and %s (make it once with: nqueens count -n %d -order %v -budget 12G): %w",
 			model.N(), model.Order(), b.opts.CompileMaxN, b.opts.CompileMaxN, where, model.N(), model.Order(), configurator.ErrTooLarge)
 	}
 	if !loaded {
