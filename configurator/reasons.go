@@ -2,6 +2,7 @@ package configurator
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"iter"
@@ -123,8 +124,9 @@ func (e *Explanation) Breaks(q Cell) []int {
 // reasons are searched by increasing size among the remaining queens,
 // skipping every set that holds a reason already found (it is not minimal)
 // and every set inside the queens of a solution found along the way (it
-// rules nothing), one satisfiability question a set; so each set found is
-// minimal. When no queen attacks c, one reason is first found by deletion
+// rules nothing), one question a set (an analysis of the set on an
+// Analyzer, a search for a solution otherwise), never twice; so each set
+// found is minimal. When no queen attacks c, one reason is first found by deletion
 // (each queen in turn dropped while the rest still rules c), so that there
 // is always one, however little time the search gets.
 func (s *Session) Explain(ctx context.Context, c Cell) (*Explanation, error) {
@@ -241,25 +243,63 @@ type reasonSearch struct {
 	cell    Cell
 	blocked bool // else forced
 
-	found   [][]int // minimal reasons, attacks first
-	held    [][]int // sets some solution holds (with the cell when blocked): nothing inside rules
-	attacks int     // found[:attacks] are attacks
-	nowhere bool    // the empty set rules: the only reason
-	more    bool    // the search ran out of time before trying every set
+	found   [][]int         // minimal reasons, attacks first
+	held    [][]int         // sets some solution holds (with the cell when blocked): nothing inside rules
+	asked   map[string]bool // the sets asked about (setKey), and whether they rule
+	attacks int             // found[:attacks] are attacks
+	nowhere bool            // the empty set rules: the only reason
+	more    bool            // the search ran out of time before trying every set
 	// firstOnly stops run at the first reason: the attacks, or the one
 	// shrink finds.
 	firstOnly bool
 }
 
+// Analyzer is a Space whose Analyze of a placement costs no more than one
+// Satisfiable or Solve question under it, and usually far less: a decision
+// diagram sweeps the placement's part once for every cell, and keeps the
+// analyses of boards of few queens, where its search for one solution may
+// visit most of the diagram. Explain and Why ask such a space whether a set
+// of queens rules the cell by analysing the set, once a set. A space that
+// answers one question by a solver call, as SAT does, is no Analyzer: its
+// analysis is a call or more a cell.
+type Analyzer interface {
+	Space
+	// AnalysisFirst marks the space; it does nothing.
+	AnalysisFirst()
+}
+
 // rules reports whether the queens in set rule the cell: no solution holds
 // them with a queen on it (blocked), or every solution holding them has
-// one (forced). A blocked cell's test asks for a solution, whose queens
-// then prune every set they contain.
+// one (forced). Each set is asked once. When the cell is not ruled, the
+// queens of a solution that leaves it unruled prune every set they
+// contain (see held).
 func (rs *reasonSearch) rules(ctx context.Context, set []int) (bool, error) {
-	queens := make([]Cell, len(set), len(set)+1)
-	for i, j := range set {
-		queens[i] = rs.queens[j]
+	key := setKey(set)
+	if ok, seen := rs.asked[key]; seen {
+		return ok, nil
 	}
+	var ok bool
+	var err error
+	if _, first := rs.space.(Analyzer); first {
+		ok, err = rs.rulesByAnalysis(ctx, set)
+	} else {
+		ok, err = rs.rulesByQuestion(ctx, set)
+	}
+	if err != nil {
+		return false, err
+	}
+	if rs.asked == nil {
+		rs.asked = make(map[string]bool)
+	}
+	rs.asked[key] = ok
+	return ok, nil
+}
+
+// rulesByQuestion is rules by one question: a solution with a queen on
+// the cell (blocked), whose queens then prune every set they contain, or
+// the satisfiability of the set without one (forced).
+func (rs *reasonSearch) rulesByQuestion(ctx context.Context, set []int) (bool, error) {
+	queens := rs.pick(set)
 	if !rs.blocked {
 		ok, err := rs.space.Satisfiable(ctx, queens, []Cell{rs.cell})
 		if err == nil && ok {
@@ -282,6 +322,50 @@ func (rs *reasonSearch) rules(ctx context.Context, set []int) (bool, error) {
 	}
 	rs.held = append(rs.held, in)
 	return false, nil
+}
+
+// rulesByAnalysis is rules by an analysis of the set: the cell's state
+// under it. When the cell is not ruled, the set with every user queen the
+// analysis forces has the same solutions, so it does not rule either: it
+// prunes every set it contains.
+func (rs *reasonSearch) rulesByAnalysis(ctx context.Context, set []int) (bool, error) {
+	a, err := rs.space.Analyze(ctx, rs.pick(set))
+	if err != nil {
+		return false, err
+	}
+	want := Forced
+	if rs.blocked {
+		want = Blocked
+	}
+	if a.At(rs.cell) == want {
+		return true, nil
+	}
+	var in []int
+	for j, q := range rs.queens {
+		if st := a.At(q); st == Queen || st == Forced {
+			in = append(in, j)
+		}
+	}
+	rs.held = append(rs.held, in)
+	return false, nil
+}
+
+// pick returns the queens at the indices of set, with room for one more.
+func (rs *reasonSearch) pick(set []int) []Cell {
+	queens := make([]Cell, len(set), len(set)+1)
+	for i, j := range set {
+		queens[i] = rs.queens[j]
+	}
+	return queens
+}
+
+// setKey is the key of a set of indices in reasonSearch.asked.
+func setKey(set []int) string {
+	var b []byte
+	for _, j := range set {
+		b = binary.AppendUvarint(b, uint64(j))
+	}
+	return string(b)
 }
 
 // run finds the reasons: the empty set, the attacks, one reason by
