@@ -51,9 +51,9 @@ type LevelBuilder struct {
 	lookup bool
 	done   bool
 	sink   uint64 // what touch read, so that the reads stay
-	// sharded is set when the current level's table was filled in parts
-	// by makeShared, each probing within its part: a later call at the
-	// same level rebuilds it first.
+	// sharded is set when the current level's table was filled by
+	// makeShared, each half probed on its own and holding indices in the
+	// call: a later call at the same level rebuilds it first.
 	sharded bool
 	// procs is how many goroutines share out a call of at least shareMin
 	// nodes: GOMAXPROCS and shareMin by default (0); tests set them.
@@ -314,16 +314,9 @@ func (b *LevelBuilder) makeShared(cur *builtLevel, lo, hi, out []Node, procs int
 			made++
 		}
 	}
+	// The table's entries are indices in the call, not in the level as
+	// MakeLevel's are: a later call at this level rebuilds it (sharded).
 	b.made += made
-	// The table's entries are indices in the call: make them indices in
-	// the level, as MakeLevel's are.
-	shareOut(procs, len(b.slots), func(_, from, to int) {
-		for s := from; s < to; s++ {
-			if e := b.slots[s]; e != 0 {
-				b.slots[s] = e&^0xFFFFFFFF | uint64(uint32(out[uint32(e)-1])-cur.first+1)
-			}
-		}
-	})
 	return nil
 }
 
