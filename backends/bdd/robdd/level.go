@@ -386,7 +386,8 @@ func (b *LevelBuilder) resize(size int) {
 func (b *LevelBuilder) Made() int { return b.made }
 
 // Bytes is the memory the builder holds: 8 bytes a new node (a little more
-// for the level being made), and the table of the current level.
+// for the level being made), the table of the current level, and 8 bytes a
+// node of the largest level shared out (see MakeLevel).
 func (b *LevelBuilder) Bytes() int64 {
 	n := int64(len(b.slots))*8 + int64(cap(b.hs)+cap(b.reps))*4
 	for _, lv := range b.levels {
