@@ -5,36 +5,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"slices"
 	"strconv"
 	"sync/atomic"
 	"testing"
 
+	"github.com/nqueens/configurator/benchmarks/loadgen"
 	"github.com/nqueens/configurator/configurator"
 )
-
-// benchPlacement draws k queens, no two attacking, in random ranks, as the
-// benchmarks' load generator does.
-func benchPlacement(rng *rand.Rand, m *configurator.Model, k int) []configurator.Cell {
-	n := m.N()
-	var queens []configurator.Cell
-	for _, row := range rng.Perm(n) {
-		if len(queens) >= k {
-			break
-		}
-		var free []configurator.Cell
-		for col := range n {
-			c := configurator.Cell{Row: row, Col: col}
-			if !slices.ContainsFunc(queens, func(q configurator.Cell) bool { return m.Attacks(q, c) }) {
-				free = append(free, c)
-			}
-		}
-		if len(free) > 0 {
-			queens = append(queens, free[rng.IntN(len(free))])
-		}
-	}
-	return queens
-}
 
 // BenchmarkAnalyzeMix analyses seeded random placements of 2 to N/2+1
 // queens (the load generator's, less the boards of none and one, which the
@@ -58,7 +35,7 @@ func BenchmarkAnalyzeMix(b *testing.B) {
 			rng := rand.New(rand.NewPCG(1, uint64(k)))
 			var placements [][]configurator.Cell
 			for range 64 {
-				placements = append(placements, benchPlacement(rng, model, k))
+				placements = append(placements, loadgen.Placement(rng, model, k))
 			}
 			ctx := context.Background()
 			b.ResetTimer()
@@ -108,7 +85,7 @@ func BenchmarkAnalyzeLoad(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var placements [][]configurator.Cell
 	for range 1024 {
-		placements = append(placements, benchPlacement(rng, model, rng.IntN(n/2+2)))
+		placements = append(placements, loadgen.Placement(rng, model, rng.IntN(n/2+2)))
 	}
 	ctx := context.Background()
 	for _, p := range placements[:16] { // the memo of the boards of none and one queen

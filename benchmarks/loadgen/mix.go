@@ -178,7 +178,7 @@ func (g *mixGen) next(rng *rand.Rand) Request {
 	}
 	backend, n := g.board(rng)
 	m := g.models[n]
-	queens := placement(rng, m, rng.IntN(n/2+2))
+	queens := Placement(rng, m, rng.IntN(n/2+2))
 	switch k {
 	case Analyze, Complete:
 		return g.api(k, backend, n, queens, nil, rng)
@@ -204,9 +204,10 @@ func (g *mixGen) board(rng *rand.Rand) (string, int) {
 	return "sat", g.mix.SAT[rng.IntN(len(g.mix.SAT))]
 }
 
-// placement puts up to k queens on random ranks, each on a random square
-// that no queen already placed attacks (Model.Attacks), in random order.
-func placement(rng *rand.Rand, m *configurator.Model, k int) []configurator.Cell {
+// Placement puts up to k queens on random ranks, each on a random square
+// that no queen already placed attacks (Model.Attacks), in random order:
+// the placements of the load, which the backends' benchmarks draw too.
+func Placement(rng *rand.Rand, m *configurator.Model, k int) []configurator.Cell {
 	n := m.N()
 	var queens []configurator.Cell
 	for _, row := range rng.Perm(n) {
@@ -358,7 +359,7 @@ func (g *mixGen) diagram(rng *rand.Rand) Request {
 	if g.bdd > 0 {
 		n = min(n, g.bdd)
 	}
-	queens := placement(rng, g.models[n], rng.IntN(2))
+	queens := Placement(rng, g.models[n], rng.IntN(2))
 	return diagramRequest(n, queens)
 }
 
