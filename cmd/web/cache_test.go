@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/nqueens/configurator/configurator/configuratortest"
 )
@@ -58,32 +57,8 @@ func TestRestartLoadsCompiledSpaces(t *testing.T) {
 	serve := func() (log string, rowLoaded bool) {
 		ctx, cancel := context.WithCancel(context.Background())
 		var logs configuratortest.Log
-		ready := make(chan string, 1)
-		exited := make(chan error, 1)
-		go func() {
-			exited <- run(ctx, []string{"-addr", "127.0.0.1:0", "-cache-dir", dir, "-bdd-max-n", "10"}, &logs, func(addr string) { ready <- addr })
-		}()
-		stopped := false
-		defer func() {
-			cancel()
-			if stopped {
-				return
-			}
-			select {
-			case <-exited:
-			case <-time.After(30 * time.Second):
-				t.Fatal("the server did not stop")
-			}
-		}()
-		var addr string
-		select {
-		case addr = <-ready:
-		case err := <-exited:
-			stopped = true
-			t.Fatalf("the server did not start: %v", err)
-		case <-time.After(30 * time.Second):
-			t.Fatal("the server did not start in 30 s")
-		}
+		addr, exited := startServer(t, ctx, &logs, "-cache-dir", dir, "-bdd-max-n", "10")
+		defer stopServer(t, cancel, exited)
 		res, err := http.Post("http://"+addr+"/api/v1/analyze", "application/json", strings.NewReader(`{"n":10,"queens":[[0,0]]}`))
 		if err != nil {
 			t.Fatal(err)

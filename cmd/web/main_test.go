@@ -113,20 +113,41 @@ func TestFormatBytes(t *testing.T) {
 // TestGracefulShutdown starts the server as main does, sends the process
 // SIGTERM while a request waits for a compile, and checks that the request
 // is answered in full and the server exits cleanly.
-func TestGracefulShutdown(t *testing.T) {
+// startServer runs the web server on a loopback port with args, writing
+// its log to logs, until ctx ends (or SIGTERM), and returns its address once
+// it listens and the channel of run's result. It fails the test if the
+// server does not start within 30 s.
+func startServer(t *testing.T, ctx context.Context, logs io.Writer, args ...string) (addr string, exited <-chan error) {
+	t.Helper()
 	ready := make(chan string, 1)
-	exited := make(chan error, 1)
+	done := make(chan error, 1)
 	go func() {
-		exited <- run(context.Background(), []string{"-addr", "127.0.0.1:0", "-debug-addr", "127.0.0.1:0", "-bdd-max-n", "12"}, io.Discard, func(addr string) { ready <- addr })
+		done <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), logs, func(addr string) { ready <- addr })
 	}()
-	var addr string
 	select {
 	case addr = <-ready:
-	case err := <-exited:
+	case err := <-done:
 		t.Fatalf("the server did not start: %v", err)
 	case <-time.After(30 * time.Second):
 		t.Fatal("the server did not start in 30 s")
 	}
+	return addr, done
+}
+
+// stopServer cancels a server started by startServer and waits up to 30 s
+// for it to exit.
+func stopServer(t *testing.T, cancel context.CancelFunc, exited <-chan error) {
+	t.Helper()
+	cancel()
+	select {
+	case <-exited:
+	case <-time.After(30 * time.Second):
+		t.Error("the server did not stop")
+	}
+}
+
+func TestGracefulShutdown(t *testing.T) {
+	addr, exited := startServer(t, context.Background(), io.Discard, "-debug-addr", "127.0.0.1:0", "-bdd-max-n", "12")
 	type answer struct {
 		status int
 		body   string

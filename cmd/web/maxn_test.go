@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/nqueens/configurator/backends/bdd"
 	"github.com/nqueens/configurator/configurator"
@@ -24,27 +23,8 @@ func TestBoardsBeyondCompileMaxNFromFilesOnly(t *testing.T) {
 	// serve starts the server, analyzes a1 on each board, and stops it.
 	serve := func(boards ...int) (statuses []int, bodies []string) {
 		ctx, cancel := context.WithCancel(context.Background())
-		ready := make(chan string, 1)
-		exited := make(chan error, 1)
-		go func() {
-			exited <- run(ctx, []string{"-addr", "127.0.0.1:0", "-cache-dir", dir, "-bdd-max-n", "10", "-bdd-compile-max-n", "9"}, io.Discard, func(addr string) { ready <- addr })
-		}()
-		defer func() {
-			cancel()
-			select {
-			case <-exited:
-			case <-time.After(30 * time.Second):
-				t.Error("the server did not stop")
-			}
-		}()
-		var addr string
-		select {
-		case addr = <-ready:
-		case err := <-exited:
-			t.Fatalf("the server did not start: %v", err)
-		case <-time.After(30 * time.Second):
-			t.Fatal("the server did not start in 30 s")
-		}
+		addr, exited := startServer(t, ctx, io.Discard, "-cache-dir", dir, "-bdd-max-n", "10", "-bdd-compile-max-n", "9")
+		defer stopServer(t, cancel, exited)
 		for _, n := range boards {
 			res, err := http.Post("http://"+addr+"/api/v1/analyze", "application/json", strings.NewReader(fmt.Sprintf(`{"n":%d,"queens":[[0,0]]}`, n)))
 			if err != nil {
