@@ -222,27 +222,36 @@ func TestReasonsExhaustive(t *testing.T) {
 // random walks of clicks on 7×7 to 10×10, with the BDD backend: each click
 // places a queen on a free square, in a random order.
 func TestReasonsWalks(t *testing.T) {
-	ctx := context.Background()
 	b := bdd.New(bdd.Options{})
 	for n := 7; n <= 10; n++ {
 		board := configuratortest.Board(t, n)
 		sp := space(t, b, n)
-		rng := rand.New(rand.NewPCG(uint64(n), 11))
-		for range 3 {
-			s, err := configurator.NewSession(ctx, sp, nil)
-			if err != nil {
+		walk(t, sp, rand.New(rand.NewPCG(uint64(n), 11)), 3, func(s *configurator.Session) {
+			checkReasons(t, b.Name(), board, s)
+		})
+	}
+}
+
+// walk takes walks random walks of clicks on sp, each from the empty board
+// until no square is free, a queen on a random free square at a time, and
+// calls each after every click.
+func walk(t *testing.T, sp configurator.Space, rng *rand.Rand, walks int, each func(*configurator.Session)) {
+	t.Helper()
+	ctx := context.Background()
+	for range walks {
+		s, err := configurator.NewSession(ctx, sp, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			free := s.Analysis().In(configurator.Free)
+			if len(free) == 0 {
+				break
+			}
+			if err := s.Place(ctx, free[rng.IntN(len(free))]); err != nil {
 				t.Fatal(err)
 			}
-			for {
-				free := s.Analysis().In(configurator.Free)
-				if len(free) == 0 {
-					break
-				}
-				if err := s.Place(ctx, free[rng.IntN(len(free))]); err != nil {
-					t.Fatal(err)
-				}
-				checkReasons(t, b.Name(), board, s)
-			}
+			each(s)
 		}
 	}
 }
@@ -431,23 +440,7 @@ func TestWhy(t *testing.T) {
 		}
 	}
 	sp := space(t, b, 8)
-	rng := rand.New(rand.NewPCG(8, 14))
-	for range 3 {
-		s, err := configurator.NewSession(ctx, sp, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for {
-			free := s.Analysis().In(configurator.Free)
-			if len(free) == 0 {
-				break
-			}
-			if err := s.Place(ctx, free[rng.IntN(len(free))]); err != nil {
-				t.Fatal(err)
-			}
-			check(s)
-		}
-	}
+	walk(t, sp, rand.New(rand.NewPCG(8, 14)), 3, check)
 	if _, err := session(t, sp, "a1").Why(ctx, configuratortest.Cell(t, "c5")); !errors.Is(err, configurator.ErrNotExplained) {
 		t.Errorf("Why on a free square: %v, want ErrNotExplained", err)
 	}
