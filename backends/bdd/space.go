@@ -306,6 +306,11 @@ type Space struct {
 	// heat memoises the marginals of the boards of none and one queen as
 	// shallow does their analyses: []*big.Int by cell, or the error.
 	heat sync.Map
+	// sizes memoises the node counts of the diagrams restricted to one
+	// queen on variable v (key v), as Diagram computes them: at most one
+	// int a cell. Keyed by the exact placement: a restriction's size is not
+	// invariant under the board's symmetries in a fixed variable order.
+	sizes sync.Map
 	// pairs memoises the analyses of the boards of two queens, pairCount
 	// of them (see analyzePair).
 	pairs     sync.Map
@@ -945,7 +950,23 @@ func (s *Space) search(ctx context.Context, a robdd.Assignment) (x []bool, found
 // Sample returns a solution that holds queens, drawn uniformly at random
 // from all such solutions: a count up the placement's part of the diagram
 // and one walk down it.
+//
+// A board of none or one queen, whose part is the whole diagram or a tenth
+// of it, is drawn in two steps instead, with the same distribution: a
+// queen on another rank, with the probability of the solutions that hold
+// it (the kept marginals of the board, see Marginals), then a solution
+// that holds both, drawn as above from a part tens of times smaller. Each
+// solution that holds queens has one queen on that rank, so it is drawn
+// with probability m/T × 1/m = 1/T.
 func (s *Space) Sample(ctx context.Context, queens []configurator.Cell, rng *rand.Rand) ([]configurator.Cell, error) {
+	if len(queens) <= 1 {
+		if more, ok, err := s.extend(ctx, queens, rng); err != nil || ok {
+			if err != nil {
+				return nil, err
+			}
+			return s.Sample(ctx, more, rng)
+		}
+	}
 	a, _, err := s.assign(queens, nil)
 	if err != nil {
 		return nil, err
@@ -959,6 +980,43 @@ func (s *Space) Sample(ctx context.Context, queens []configurator.Cell, rng *ran
 		return nil, noSolution(queens)
 	}
 	return s.cells(x), nil
+}
+
+// extend adds to queens (none or one) a queen on the first rank they leave
+// free, drawn with the probability of the solutions that hold it among
+// those that hold queens, from the kept marginals of queens. It reports
+// false, with no error, when the draw cannot be made exactly (a board
+// without that rank, or counts past int64), leaving Sample to sweep.
+func (s *Space) extend(ctx context.Context, queens []configurator.Cell, rng *rand.Rand) ([]configurator.Cell, bool, error) {
+	n := s.model.N()
+	row := 0
+	if len(queens) == 1 && queens[0].Row == 0 {
+		row = 1
+	}
+	if row >= n {
+		return nil, false, nil
+	}
+	ones, err := s.Marginals(ctx, queens)
+	if err != nil {
+		return nil, false, err
+	}
+	total := new(big.Int)
+	for c := range n {
+		total.Add(total, ones[s.model.Var(configurator.Cell{Row: row, Col: c})])
+	}
+	if !total.IsInt64() || total.Sign() <= 0 {
+		return nil, false, nil
+	}
+	r := rng.Int64N(total.Int64())
+	for c := range n {
+		cell := configurator.Cell{Row: row, Col: c}
+		m := ones[s.model.Var(cell)].Int64()
+		if r < m {
+			return append(slices.Clone(queens), cell), true, nil
+		}
+		r -= m
+	}
+	return nil, false, nil // unreachable: the ranks' counts sum to total
 }
 
 // cells lists the cells whose variables are true in x (indexed by level),
@@ -1047,10 +1105,17 @@ func (s *Space) marginals(ctx context.Context, queens []configurator.Cell) ([]*b
 // only read. Above maxNodes it returns the count alone. Without queens the
 // restriction is the whole diagram, whose size is known: past maxNodes
 // that answer needs no copy (which takes seconds and hundreds of megabytes
-// at 14×14), nor any work space.
+// at 14×14), nor any work space. The count of a board of one queen is kept
+// (at most one a cell): a later call past maxNodes needs no copy either.
 func (s *Space) Diagram(ctx context.Context, queens []configurator.Cell, maxNodes int) (string, int, error) {
 	if len(queens) == 0 && s.nodes > maxNodes {
 		return "", s.nodes, nil
+	}
+	one := len(queens) == 1 && s.model.Contains(queens[0])
+	if one {
+		if v, ok := s.sizes.Load(s.model.Var(queens[0])); ok && v.(int) > maxNodes {
+			return "", v.(int), nil
+		}
 	}
 	a, _, release, err := s.begin(ctx, s.draw, queens, nil)
 	if err != nil {
@@ -1063,6 +1128,9 @@ func (s *Space) Diagram(ctx context.Context, queens []configurator.Cell, maxNode
 		return "", 0, fmt.Errorf("diagram of %s: %w", configurator.FormatCells(queens), err)
 	}
 	nodes := sub.NodeCount(root)
+	if one {
+		s.sizes.Store(s.model.Var(queens[0]), nodes)
+	}
 	if nodes > maxNodes {
 		return "", nodes, nil
 	}

@@ -219,3 +219,50 @@ func TestSpaceHoldsWorkSpace(t *testing.T) {
 		t.Errorf("the whole 8×8 diagram, capped at 5000 nodes: %d nodes, %v", nodes, err)
 	}
 }
+
+// TestOneQueenDiagramSizesAreKept checks that the node count of the diagram
+// restricted to one queen is computed once per cell, with the copy's work
+// space, and then answered without copying: equal, on every cell of the
+// 7×7 board, to the node count of robdd.Extract on the same restriction,
+// and given with the whole work space taken; a drawing within the cap
+// still copies, so it still waits.
+func TestOneQueenDiagramSizesAreKept(t *testing.T) {
+	b := New(Options{Scratch: 1 << 20})
+	c, err := b.Compile(context.Background(), configuratortest.Model(t, 7, configurator.RowMajor))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := c.(*Space)
+	ctx := context.Background()
+	want := map[configurator.Cell]int{}
+	for v := range sp.model.Vars() {
+		q := []configurator.Cell{sp.model.Cell(v)}
+		a, _, err := sp.assign(q, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sp.fixLines(a, q)
+		sub, root, err := sp.m.Extract(ctx, sp.root, a, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[q[0]] = sub.NodeCount(root)
+		if _, nodes, err := sp.Diagram(ctx, q, 0); nodes != want[q[0]] || err != nil {
+			t.Errorf("Diagram(%v, 0) = %d, %v; want Extract's %d nodes", q[0], nodes, err, want[q[0]])
+		}
+	}
+	release := takeAll(t, b.work)
+	defer release()
+	for cell, n := range want {
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
+		if _, nodes, err := sp.Diagram(ctx, []configurator.Cell{cell}, 0); nodes != n || err != nil {
+			t.Errorf("Diagram(%v, 0) kept, with the work space taken: %d, %v; want %d", cell, nodes, err, n)
+		}
+		if n > 0 {
+			if _, _, err := sp.Diagram(ctx, []configurator.Cell{cell}, n); !errors.Is(err, configurator.ErrBusy) {
+				t.Errorf("Diagram(%v, %d), a drawing, with the work space taken: %v, want ErrBusy", cell, n, err)
+			}
+		}
+		cancel()
+	}
+}
