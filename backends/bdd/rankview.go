@@ -117,7 +117,8 @@ type GraphEdge struct {
 // The placement must leave a solution (configurator.ErrNoSolution
 // otherwise). The restriction is copied into a Manager of its own, as
 // Diagram copies it, so the shared diagram is only read; the call holds
-// the work space of a drawing while it runs.
+// the work space of a drawing of that restriction while it runs (see
+// beginDrawing).
 func (s *Space) Graph(ctx context.Context, queens []configurator.Cell, view View, maxNodes int) (*Graph, error) {
 	if view == Ranks && s.model.Order() != configurator.RowMajor {
 		return nil, fmt.Errorf("rank view in %v order: %w", s.model.Order(), ErrRankOrder)
@@ -125,12 +126,11 @@ func (s *Space) Graph(ctx context.Context, queens []configurator.Cell, view View
 	if view != Ranks && view != Reduced {
 		return nil, fmt.Errorf("graph: %v: %w", view, ErrView)
 	}
-	a, _, release, err := s.begin(ctx, s.draw, queens, nil)
+	a, release, err := s.beginDrawing(ctx, queens)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	s.fixLines(a, queens)
 	m, root := s.m, s.root
 	if len(queens) > 0 {
 		if m, root, err = s.m.Extract(ctx, s.root, a, s.budget); err != nil {

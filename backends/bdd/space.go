@@ -425,20 +425,36 @@ func (s *Space) assign(queens, without []configurator.Cell) (robdd.Assignment, b
 	return a, ok, nil
 }
 
-// begin waits for the given work space (s.draw), then assigns
-// with and without as assign does. Unless it fails, the caller calls
-// release when done.
-func (s *Space) begin(ctx context.Context, work int64, with, without []configurator.Cell) (a robdd.Assignment, ok bool, release func(), err error) {
+// beginDrawing assigns queens as assign does, their lines' other cells
+// false (fixLines), and waits for the work space of copying the diagram
+// restricted to that (robdd.Manager.Extract) and drawing it:
+// drawBytesPerNode a node the copy meets, which are the nodes of the part
+// of the diagram the assignment allows, counted first by a sweep (see
+// sweepPart: in the small lane when the part is small), or s.draw, the
+// whole diagram's, when the part is past PartLimit or there are no queens. Unless
+// it fails, the caller calls release when done.
+func (s *Space) beginDrawing(ctx context.Context, queens []configurator.Cell) (a robdd.Assignment, release func(), err error) {
+	a, _, err = s.assign(queens, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.fixLines(a, queens)
+	work := s.draw
+	if len(queens) > 0 {
+		visited := 0
+		ok, err := s.sweepPart(ctx, a, func(p *robdd.Part) { visited = p.Visited() })
+		if err != nil {
+			return nil, nil, err
+		}
+		if ok {
+			work = min(work, drawBytesPerNode*int64(visited+2))
+		}
+	}
 	release, err = s.work.acquire(ctx, work)
 	if err != nil {
-		return nil, false, nil, err
+		return nil, nil, err
 	}
-	a, ok, err = s.assign(with, without)
-	if err != nil {
-		release()
-		return nil, false, nil, err
-	}
-	return a, ok, release, nil
+	return a, release, nil
 }
 
 func (s *Space) level(c configurator.Cell) int { return s.model.Level(s.model.Var(c)) }
@@ -464,39 +480,9 @@ const grantGrowth = 16
 // whole diagram's past PartLimit. An assignment of nothing sweeps the whole
 // diagram at once.
 func (s *Space) sweep(ctx context.Context, a robdd.Assignment, do func(p *robdd.Part)) error {
-	limit := s.m.PartLimit(s.root)
 	if slices.ContainsFunc(a, func(x int8) bool { return x != robdd.Unassigned }) {
-		queens := 0
-		for _, x := range a {
-			if x == 1 {
-				queens++
-			}
-		}
-		seen := &s.seen[min(queens, len(s.seen)-1)]
-		// The hint stays within what the small lane admits (see
-		// workspace), so that one large part met once does not send every
-		// later query of as many queens to the large lane.
-		small := int((s.work.limit/smallQuery - s.m.PartBytes(s.root, 0)) / s.partBytesPerNode())
-		first := min(max(firstGrant, min(int(seen.Load()), small)), limit)
-		for grant := first; ; grant = min(grantGrowth*grant, limit) {
-			release, err := s.work.acquire(ctx, s.m.PartBytes(s.root, grant))
-			if err != nil {
-				return err
-			}
-			p, ok := s.m.Part(s.root, a, grant)
-			if ok {
-				if v := int64(p.Visited()); v > seen.Load() {
-					seen.Store(v) // a race may keep the smaller: a hint
-				}
-				do(p)
-				p.Release()
-				release()
-				return nil
-			}
-			release()
-			if grant == limit {
-				break
-			}
+		if ok, err := s.sweepPart(ctx, a, do); ok || err != nil {
+			return err
 		}
 	}
 	release, err := s.work.acquire(ctx, s.m.WholeBytes(s.root))
@@ -508,6 +494,44 @@ func (s *Space) sweep(ctx context.Context, a robdd.Assignment, do func(p *robdd.
 	defer p.Release()
 	do(p)
 	return nil
+}
+
+// sweepPart is sweep but for the whole diagram: it reports false, having
+// called nothing, when the part that a allows is larger than PartLimit.
+func (s *Space) sweepPart(ctx context.Context, a robdd.Assignment, do func(p *robdd.Part)) (bool, error) {
+	limit := s.m.PartLimit(s.root)
+	queens := 0
+	for _, x := range a {
+		if x == 1 {
+			queens++
+		}
+	}
+	seen := &s.seen[min(queens, len(s.seen)-1)]
+	// The hint stays within what the small lane admits (see
+	// workspace), so that one large part met once does not send every
+	// later query of as many queens to the large lane.
+	small := int((s.work.limit/smallQuery - s.m.PartBytes(s.root, 0)) / s.partBytesPerNode())
+	first := min(max(firstGrant, min(int(seen.Load()), small)), limit)
+	for grant := first; ; grant = min(grantGrowth*grant, limit) {
+		release, err := s.work.acquire(ctx, s.m.PartBytes(s.root, grant))
+		if err != nil {
+			return false, err
+		}
+		p, ok := s.m.Part(s.root, a, grant)
+		if ok {
+			if v := int64(p.Visited()); v > seen.Load() {
+				seen.Store(v) // a race may keep the smaller: a hint
+			}
+			do(p)
+			p.Release()
+			release()
+			return true, nil
+		}
+		release()
+		if grant == limit {
+			return false, nil
+		}
+	}
 }
 
 // partBytesPerNode is what a gathered part takes a node beyond the marks.
@@ -1117,12 +1141,11 @@ func (s *Space) Diagram(ctx context.Context, queens []configurator.Cell, maxNode
 			return "", v.(int), nil
 		}
 	}
-	a, _, release, err := s.begin(ctx, s.draw, queens, nil)
+	a, release, err := s.beginDrawing(ctx, queens)
 	if err != nil {
 		return "", 0, err
 	}
 	defer release()
-	s.fixLines(a, queens)
 	sub, root, err := s.m.Extract(ctx, s.root, a, s.budget)
 	if err != nil {
 		return "", 0, fmt.Errorf("diagram of %s: %w", configurator.FormatCells(queens), err)

@@ -266,3 +266,40 @@ func TestOneQueenDiagramSizesAreKept(t *testing.T) {
 		cancel()
 	}
 }
+
+// TestDrawingAsksByItsPart checks that a drawing asks for the work space of
+// the restriction it copies, not the whole diagram's: of a 1 MiB bound, the
+// whole 8×8 diagram's drawing (157 KB) runs in the large lane and waits
+// while that lane is taken, and the drawing of a1 g2 (two solutions) runs
+// beside it in the small lane, as does the rank view of it.
+func TestDrawingAsksByItsPart(t *testing.T) {
+	b := New(Options{Scratch: 1 << 20})
+	c, err := b.Compile(context.Background(), configuratortest.Model(t, 8, configurator.RowMajor))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := c.(*Space)
+	if sp.draw <= b.work.limit/smallQuery {
+		t.Fatalf("the whole 8×8 drawing asks %d bytes, within the small lane: the test needs it in the large one", sp.draw)
+	}
+	release, err := b.work.acquire(context.Background(), b.work.limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	soon := func() context.Context {
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		t.Cleanup(cancel)
+		return ctx
+	}
+	q := configuratortest.Cells(t, "a1,g2")
+	if dot, nodes, err := sp.Diagram(soon(), q, 300); err != nil || dot == "" || nodes == 0 {
+		t.Errorf("Diagram(a1 g2) with the large lane taken: %d nodes, %v; want it drawn", nodes, err)
+	}
+	if g, err := sp.Graph(soon(), q, Ranks, 300); err != nil || g.Truncated {
+		t.Errorf("Graph(a1 g2) with the large lane taken: %v; want it whole", err)
+	}
+	if _, _, err := sp.Diagram(soon(), nil, 5000); !errors.Is(err, configurator.ErrBusy) {
+		t.Errorf("the whole diagram's drawing with the large lane taken: %v, want ErrBusy", err)
+	}
+}
