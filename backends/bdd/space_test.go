@@ -291,6 +291,31 @@ func TestSpaceMatchesBruteForce(t *testing.T) {
 	}
 }
 
+// TestBoardsOfNoneOrOneQueenMatchBruteForce checks every board of none or
+// one queen up to 8×8, in row and diagonal order: their marginals are
+// summed over the boards of one more queen and their samples drawn in two
+// steps (see marginalsByRank and Sample), so each is checked against the
+// brute-force answer, on the first call and on the kept one.
+func TestBoardsOfNoneOrOneQueenMatchBruteForce(t *testing.T) {
+	ctx := context.Background()
+	for _, o := range []configurator.Order{configurator.RowMajor, configurator.Diagonal} {
+		for n := 1; n <= 8; n++ {
+			model := configuratortest.Model(t, n, o)
+			sols := solutionSet(model)
+			sp := compileSpace(t, n, o, Direct)
+			boards := [][]configurator.Cell{nil}
+			for v := range model.Vars() {
+				boards = append(boards, []configurator.Cell{model.Cell(v)})
+			}
+			for range 2 {
+				for _, queens := range boards {
+					checkPlacement(t, ctx, sp, model, sols, queens)
+				}
+			}
+		}
+	}
+}
+
 // checkPlacement compares Analyze, Solve, Sample and Marginals on queens
 // with the solutions that hold them.
 func checkPlacement(t *testing.T, ctx context.Context, sp *Space, model *configurator.Model, sols []uint64, queens []configurator.Cell) {
