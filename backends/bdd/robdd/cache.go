@@ -135,7 +135,28 @@ func (m *Manager) getScratch() *scratch {
 	return new(scratch)
 }
 
-func (m *Manager) putScratch(s *scratch) { m.scratch.Put(s) }
+// poolBytes is the most memory a scratch may hold to be kept in its
+// Manager's pool for the next query: the scratches of small queries (the
+// parts of a few queens, tens of megabytes at most at 14×14) are reused,
+// while one grown by a sweep of the whole diagram or a copy of millions
+// of nodes (Extract's memo: 400 MB at 14×14) is left to the collector, so
+// that the memory a caller bounds while a query runs is not held on after
+// it returns, where nothing counts it.
+const poolBytes = 64 << 20
+
+func (m *Manager) putScratch(s *scratch) {
+	if s.bytes() <= poolBytes {
+		m.scratch.Put(s)
+	}
+}
+
+// putPartScratch gives back a scratch of getPartScratch, as putScratch
+// does.
+func (m *Manager) putPartScratch(s *scratch) {
+	if s.bytes() <= poolBytes {
+		m.parts.Put(s)
+	}
+}
 
 func (m *Manager) getPartScratch() *scratch {
 	if s, ok := m.parts.Get().(*scratch); ok {

@@ -180,3 +180,25 @@ func TestPartsConcurrently(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestLargeScratchIsNotPooled checks that a scratch grown past poolBytes
+// (by a sweep of a large diagram or Extract's memo) is not kept for the
+// next query, where no caller's bound counts it, and that a small one is
+// (unless the race detector drops it, as it drops pooled values at random).
+func TestLargeScratchIsNotPooled(t *testing.T) {
+	m := New(4, 0)
+	large := &scratch{local: make([]node, 0, poolBytes/16+1)}
+	m.putPartScratch(large)
+	m.putScratch(large)
+	if s, ok := m.parts.Get().(*scratch); ok && s == large {
+		t.Errorf("a part scratch of %d bytes was pooled, want it left to the collector", large.bytes())
+	}
+	if s, ok := m.scratch.Get().(*scratch); ok && s == large {
+		t.Errorf("a scratch of %d bytes was pooled, want it left to the collector", large.bytes())
+	}
+	small := &scratch{local: make([]node, 0, 1024)}
+	m.putPartScratch(small)
+	if s, ok := m.parts.Get().(*scratch); ok && s != small {
+		t.Errorf("the pool returned another scratch than the small one given back")
+	}
+}

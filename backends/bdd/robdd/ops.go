@@ -398,7 +398,7 @@ func (m *Manager) Extract(ctx context.Context, f Node, a Assignment, budget int6
 	m.check(a)
 	dst := New(m.vars, budget)
 	s := m.getPartScratch()
-	defer m.parts.Put(s)
+	defer m.putPartScratch(s)
 	// memo maps a node met to its copy.
 	memo := &s.ids
 	memo.reset()

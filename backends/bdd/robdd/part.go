@@ -77,7 +77,7 @@ func (m *Manager) Part(f Node, a Assignment, limit int) (*Part, bool) {
 	s := m.getPartScratch()
 	nodes, ok := m.gather(f, v, s, limit)
 	if !ok {
-		m.parts.Put(s)
+		m.putPartScratch(s)
 		return nil, false
 	}
 	return &Part{m: m, nodes: nodes, v: v, s: s}, true
@@ -115,7 +115,7 @@ func (p *Part) Release() {
 	if p.whole {
 		p.m.putScratch(p.s)
 	} else {
-		p.m.parts.Put(p.s)
+		p.m.putPartScratch(p.s)
 	}
 	p.s = nil
 }

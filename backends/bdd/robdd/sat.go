@@ -27,7 +27,7 @@ func (m *Manager) AnySat(f Node, a Assignment) ([]bool, bool) {
 func (m *Manager) AnySatWithin(f Node, a Assignment, limit int) (x []bool, found, done bool) {
 	v := m.view(a)
 	s := m.getPartScratch()
-	defer m.parts.Put(s)
+	defer m.putPartScratch(s)
 	dead := &s.ids
 	dead.reset()
 	x = v.initial()
@@ -187,7 +187,7 @@ func (m *Manager) Solutions(f Node, a Assignment) iter.Seq[[]bool] {
 	v := m.view(a)
 	return func(yield func([]bool) bool) {
 		s := m.getPartScratch()
-		defer m.parts.Put(s)
+		defer m.putPartScratch(s)
 		// known memoises whether a node has a path to True that agrees
 		// with a (1) or not (0), for the nodes met.
 		known := &s.ids
