@@ -157,10 +157,13 @@ func TestSpaceHoldsWorkSpace(t *testing.T) {
 			_, err := sp.Satisfiable(ctx, q, nil)
 			return err
 		},
-		"Solve":     func(ctx context.Context) error { _, err := sp.Solve(ctx, q); return err },
-		"Sample":    func(ctx context.Context) error { _, err := sp.Sample(ctx, q, rng); return err },
-		"Marginals": func(ctx context.Context) error { _, err := sp.Marginals(ctx, q); return err },
-		"Diagram":   func(ctx context.Context) error { _, _, err := sp.Diagram(ctx, q, 300); return err },
+		"Solve":  func(ctx context.Context) error { _, err := sp.Solve(ctx, q); return err },
+		"Sample": func(ctx context.Context) error { _, err := sp.Sample(ctx, q, rng); return err },
+		// One queen: drawn in two steps, by the marginals of a1 (summed
+		// over sweeps of two queens) and the part of two queens.
+		"Sample of one queen": func(ctx context.Context) error { _, err := sp.Sample(ctx, q[:1], rng); return err },
+		"Marginals":           func(ctx context.Context) error { _, err := sp.Marginals(ctx, q); return err },
+		"Diagram":             func(ctx context.Context) error { _, _, err := sp.Diagram(ctx, q, 300); return err },
 	}
 	for name, query := range queries {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
