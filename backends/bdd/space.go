@@ -566,22 +566,14 @@ func (s *Space) partBytesPerNode() int64 {
 // since no node is visited.
 func (s *Space) Analyze(ctx context.Context, queens []configurator.Cell) (*configurator.Analysis, error) {
 	n := s.model.N()
-	var g symmetry
-	key := 0
+	g, key, mapped, ok := s.keptImage(queens)
 	switch {
-	case len(queens) == 1 && s.model.Contains(queens[0]):
-		g = canonical(queens[0], n)
-		key = 1 + s.model.Var(g.apply(queens[0], n))
-	case len(queens) == 2:
+	case !ok && len(queens) == 2:
 		return s.analyzePair(ctx, queens)
-	case len(queens) > 0:
+	case !ok:
 		return s.analyzeImage(ctx, queens)
 	}
 	start := time.Now()
-	var mapped []configurator.Cell
-	for _, q := range queens {
-		mapped = append(mapped, g.apply(q, n))
-	}
 	e, fresh, err := s.kept(ctx, key, mapped)
 	if err != nil {
 		return nil, err
@@ -856,6 +848,24 @@ func (g symmetry) apply(c configurator.Cell, n int) configurator.Cell {
 	return c
 }
 
+// keptImage reports whether queens is a board whose answers a space keeps
+// (none or one queen on the board) and, if so, its key in the kept maps (0
+// for the empty board, 1 + the variable of the queen's first image under
+// the board's symmetries), that symmetry g and the queens mapped through
+// it: the answer for queens is the kept one read through g.
+func (s *Space) keptImage(queens []configurator.Cell) (g symmetry, key int, mapped []configurator.Cell, ok bool) {
+	n := s.model.N()
+	switch {
+	case len(queens) == 0:
+		return g, 0, nil, true
+	case len(queens) == 1 && s.model.Contains(queens[0]):
+		g = canonical(queens[0], n)
+		q := g.apply(queens[0], n)
+		return g, 1 + s.model.Var(q), []configurator.Cell{q}, true
+	}
+	return g, 0, nil, false
+}
+
 // canonical returns the symmetry that maps c to the first of its images,
 // row-major.
 func canonical(c configurator.Cell, n int) symmetry {
@@ -1067,21 +1077,12 @@ func (s *Space) Marginals(ctx context.Context, queens []configurator.Cell) ([]*b
 	// of it: their marginals are kept, those of one queen by its first image, as their
 	// analyses are (see Analyze).
 	n := s.model.N()
-	var g symmetry
-	key := 0
-	switch {
-	case len(queens) == 1 && s.model.Contains(queens[0]):
-		g = canonical(queens[0], n)
-		key = 1 + s.model.Var(g.apply(queens[0], n))
-	case len(queens) > 0:
+	g, key, mapped, ok := s.keptImage(queens)
+	if !ok {
 		return s.marginals(ctx, queens)
 	}
 	e, _ := s.heat.Load(key)
 	if e == nil {
-		mapped := make([]configurator.Cell, len(queens))
-		for i, q := range queens {
-			mapped[i] = g.apply(q, n)
-		}
 		ones, err := s.marginalsByRank(ctx, mapped)
 		switch {
 		case errors.Is(err, configurator.ErrNoSolution):
