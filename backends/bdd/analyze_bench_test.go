@@ -18,10 +18,7 @@ import (
 // memo answers) on the row-major diagram of BENCH_N (default 12), loaded
 // from the default cache directory when a file of it is there.
 func BenchmarkAnalyzeMix(b *testing.B) {
-	n := 12
-	if s := os.Getenv("BENCH_N"); s != "" {
-		n, _ = strconv.Atoi(s)
-	}
+	n := benchN()
 	for _, k := range []int{2, 3, 4, 6} {
 		if k > n/2+1 {
 			continue
@@ -53,6 +50,14 @@ func BenchmarkAnalyzeMix(b *testing.B) {
 
 var benchSpaces = map[*configurator.Model]*Space{}
 
+// benchN is the board size of the benchmarks: BENCH_N, default 12.
+func benchN() int {
+	if n, err := strconv.Atoi(os.Getenv("BENCH_N")); err == nil {
+		return n
+	}
+	return 12
+}
+
 func benchSpace(b *testing.B, model *configurator.Model) *Space {
 	b.Helper()
 	for m, sp := range benchSpaces {
@@ -73,10 +78,7 @@ func benchSpace(b *testing.B, model *configurator.Model) *Space {
 // row-major diagram of BENCH_N (default 12): the engine's side of the
 // server benchmark, without HTTP.
 func BenchmarkAnalyzeLoad(b *testing.B) {
-	n := 12
-	if s := os.Getenv("BENCH_N"); s != "" {
-		n, _ = strconv.Atoi(s)
-	}
+	n := benchN()
 	model, err := configurator.New(n, configurator.RowMajor)
 	if err != nil {
 		b.Fatal(err)
