@@ -196,12 +196,7 @@ func TestReasonsExhaustive(t *testing.T) {
 			for i := range board.Count() {
 				sol := board.Solution(i)
 				for set := range 1 << n {
-					var queens []configurator.Cell
-					for r, q := range sol {
-						if set&(1<<r) != 0 {
-							queens = append(queens, configurator.Cell(q))
-						}
-					}
+					queens := subset(sol, set)
 					key := configurator.FormatCells(queens)
 					if seen[key] {
 						continue
@@ -230,6 +225,17 @@ func TestReasonsWalks(t *testing.T) {
 			checkReasons(t, b.Name(), board, s)
 		})
 	}
+}
+
+// subset is the queens of sol on the ranks whose bits are set in set.
+func subset(sol []oracle.Cell, set int) []configurator.Cell {
+	var queens []configurator.Cell
+	for r, q := range sol {
+		if set&(1<<r) != 0 {
+			queens = append(queens, configurator.Cell(q))
+		}
+	}
+	return queens
 }
 
 // walk takes walks random walks of clicks on sp, each from the empty board
@@ -425,12 +431,7 @@ func TestWhy(t *testing.T) {
 		for i := range board.Count() {
 			sol := board.Solution(i)
 			for set := range 1 << n {
-				var queens []configurator.Cell
-				for r, q := range sol {
-					if set&(1<<r) != 0 {
-						queens = append(queens, configurator.Cell(q))
-					}
-				}
+				queens := subset(sol, set)
 				s, err := configurator.NewSession(ctx, sp, queens)
 				if err != nil {
 					t.Fatal(err)
