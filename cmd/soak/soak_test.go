@@ -93,25 +93,27 @@ func TestShortSoak(t *testing.T) {
 }
 
 // TestKillMidCompile kills the server with SIGKILL while it compiles a
-// 13×13 BDD, starts it again on the same address and checks that nothing
+// 14×14 BDD (seconds; a 13×13 one now compiles in about half a second,
+// and without -cache-dir off it would be loaded from the user's cache,
+// either quicker than the kill), starts it again on the same address and checks that nothing
 // was lost: the board's address shows the same board at once (its state
 // is the address; the page shows the compile's progress), a small board
 // answers at once, the large one is served once compiled, and SIGTERM then
 // stops the server cleanly.
 func TestKillMidCompile(t *testing.T) {
-	p, err := launch.Start(context.Background(), webBinary, launch.Options{}, "-bdd-max-n", "13")
+	p, err := launch.Start(context.Background(), webBinary, launch.Options{}, "-bdd-max-n", "14", "-cache-dir", "off")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Kill()
-	const board = "/?n=13&q=a1,c2&backend=bdd"
+	const board = "/?n=14&q=a1,c2&backend=bdd"
 	status, body := fetch(t, p.URL()+board)
-	if status != 200 || !strings.Contains(body, "Compiling the 13×13 BDD") {
-		t.Fatalf("the 13×13 board before the kill: %d\n%s", status, excerpt(body))
+	if status != 200 || !strings.Contains(body, "Compiling the 14×14 BDD") {
+		t.Fatalf("the 14×14 board before the kill: %d\n%s", status, excerpt(body))
 	}
 	answered := make(chan error, 1)
 	go func() {
-		a := post(p.URL()+"/api/v1/analyze", `{"n":13}`)
+		a := post(p.URL()+"/api/v1/analyze", `{"n":14}`)
 		if a.status != 0 {
 			a.err = fmt.Errorf("answered %d", a.status)
 		}
@@ -124,7 +126,7 @@ func TestKillMidCompile(t *testing.T) {
 	}
 
 	addr := strings.TrimPrefix(p.URL(), "http://")
-	p2, err := launch.Start(context.Background(), webBinary, launch.Options{Addr: addr}, "-bdd-max-n", "13")
+	p2, err := launch.Start(context.Background(), webBinary, launch.Options{Addr: addr}, "-bdd-max-n", "14", "-cache-dir", "off")
 	if err != nil {
 		t.Fatalf("restarting on %s: %v", addr, err)
 	}
@@ -134,7 +136,7 @@ func TestKillMidCompile(t *testing.T) {
 	took := time.Since(start)
 	// The page shows the compile's progress with the board's state in
 	// its controls, or, if the compile was quicker, the board itself.
-	compiling := strings.Contains(body, "Compiling the 13×13 BDD") && strings.Contains(body, `<input type="hidden" name="q" value="a1,c2">`)
+	compiling := strings.Contains(body, "Compiling the 14×14 BDD") && strings.Contains(body, `<input type="hidden" name="q" value="a1,c2">`)
 	shown := strings.Contains(body, `id="cell-a1" class="cell dark queen"`) && strings.Contains(body, `id="cell-c2" class="cell dark queen"`)
 	if status != 200 || took > 10*time.Second || !(compiling || shown) {
 		t.Errorf("the same address after the restart: %d in %v\n%s", status, took, excerpt(body))
@@ -144,12 +146,12 @@ func TestKillMidCompile(t *testing.T) {
 	if took := time.Since(start); status != 200 || took > 5*time.Second || !strings.Contains(body, `id="count">4 solutions<`) {
 		t.Errorf("a small board while the large one compiles: %d in %v", status, took)
 	}
-	a := post(p2.URL()+"/api/v1/analyze", `{"n":13}`)
+	a := post(p2.URL()+"/api/v1/analyze", `{"n":14}`)
 	if a.err != nil {
 		t.Fatal(a.err)
 	}
-	if a.status != 200 || !strings.Contains(a.body, `"solutions":"73712"`) {
-		t.Errorf("the 13×13 after the restart: %d %s", a.status, a.body)
+	if a.status != 200 || !strings.Contains(a.body, `"solutions":"365596"`) {
+		t.Errorf("the 14×14 after the restart: %d %s", a.status, a.body)
 	}
 	if err := p2.Stop(30 * time.Second); err != nil {
 		t.Error(err)
@@ -160,25 +162,25 @@ func TestKillMidCompile(t *testing.T) {
 }
 
 // TestTermDrains sends SIGTERM to the server binary while a request waits
-// for a 13×13 compile: the request is answered in full, and the server
+// for a 14×14 compile: the request is answered in full, and the server
 // exits with status 0.
 func TestTermDrains(t *testing.T) {
-	p, err := launch.Start(context.Background(), webBinary, launch.Options{}, "-bdd-max-n", "13")
+	p, err := launch.Start(context.Background(), webBinary, launch.Options{}, "-bdd-max-n", "14", "-cache-dir", "off")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Kill()
 	answered := make(chan answer, 1)
-	go func() { answered <- post(p.URL()+"/api/v1/analyze", `{"n":13}`) }()
-	status, body := fetch(t, p.URL()+"/?n=13")
-	if status != 200 || !strings.Contains(body, "Compiling the 13×13 BDD") {
-		t.Fatalf("the 13×13 board is not compiling: %d", status)
+	go func() { answered <- post(p.URL()+"/api/v1/analyze", `{"n":14}`) }()
+	status, body := fetch(t, p.URL()+"/?n=14")
+	if status != 200 || !strings.Contains(body, "Compiling the 14×14 BDD") {
+		t.Fatalf("the 14×14 board is not compiling: %d", status)
 	}
 	if err := p.Stop(60 * time.Second); err != nil {
 		t.Error(err)
 	}
 	a := <-answered
-	if a.err != nil || a.status != 200 || !strings.Contains(a.body, `"solutions":"73712"`) {
+	if a.err != nil || a.status != 200 || !strings.Contains(a.body, `"solutions":"365596"`) {
 		t.Errorf("the request in flight at SIGTERM: %d %v %s", a.status, a.err, a.body)
 	}
 	if tail := p.Log().Tail; !strings.Contains(tail, "msg=stopped") {
