@@ -7,13 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -661,12 +661,7 @@ func memory14(ctx context.Context, a *attackRun) error {
 func (r *attackReport) summary(w io.Writer) {
 	fmt.Fprintf(w, "Attack %s: %d attackers, %v; server flags %s\n", r.Attack, r.Attackers, r.Elapsed.Round(time.Millisecond), strings.Join(r.Args, " "))
 	fmt.Fprintf(w, "%-40s %8s %10s %10s %10s %10s  %s\n", "requests", "answered", "p50", "p90", "p99", "max", "statuses")
-	labels := make([]string, 0, len(r.Figures))
-	for l := range r.Figures {
-		labels = append(labels, l)
-	}
-	sort.Strings(labels)
-	for _, l := range labels {
+	for _, l := range slices.Sorted(maps.Keys(r.Figures)) {
 		f := r.Figures[l]
 		st := loadgen.FormatStatus(toInt64(f.status))
 		if f.errs > 0 {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -420,12 +421,7 @@ func (r *report) summary(w io.Writer) {
 	fmt.Fprintf(w, "by status: %s\n", loadgen.FormatStatus(run.Status))
 	fmt.Fprintf(w, "latency: %s\n", run.Latency)
 	fmt.Fprintf(w, "%-34s %8s %8s %10s %10s %10s  %s\n", "label", "requests", "unexpect", "p50", "p99", "max", "statuses")
-	labels := make([]string, 0, len(run.Labels))
-	for l := range run.Labels {
-		labels = append(labels, l)
-	}
-	slices.Sort(labels)
-	for _, l := range labels {
+	for _, l := range slices.Sorted(maps.Keys(run.Labels)) {
 		lr := run.Labels[l]
 		fmt.Fprintf(w, "%-34s %8d %8d %10v %10v %10v  %s\n", l, lr.Requests, lr.Unexpected,
 			lr.Latency.P50.Round(time.Microsecond), lr.Latency.P99.Round(time.Microsecond), lr.Latency.Max.Round(time.Microsecond), loadgen.FormatStatus(lr.Status))
