@@ -250,12 +250,13 @@ func (b *Backend) Compile(ctx context.Context, model *configurator.Model) (confi
 	sp := &Space{model: model, m: m, root: root, nodes: nodes, budget: b.opts.Budget, work: b.work,
 		// The terminals have ids too.
 		draw: drawBytesPerNode * int64(nodes+2),
-		life: life, stop: stop, log: b.opts.store().log, precomputeMax: precomputeNodes}
+		life: life, stop: stop, store: store, log: store.log, precomputeMax: precomputeNodes}
 	sp.attacks(model)
 	sp.profile = sync.OnceValue(func() []int { return sp.rankProfile(m, root) })
 	if loaded {
 		sp.source = store.path(model)
 	}
+	sp.readAnswers()
 	return sp, nil
 }
 
@@ -269,9 +270,10 @@ func (b *Backend) Compile(ctx context.Context, model *configurator.Model) (confi
 // they run, by what they use: a query asks for room to gather a small
 // part first and for more only when its part is larger (see sweep), so
 // that small queries never wait behind large ones (see workspace). The
-// analyses of the empty board and of every board of one queen, the
-// largest parts, are computed once per space and kept. A Space is
-// immutable but for that memo, and safe for concurrent use.
+// analyses of the empty board and of every board of one and two queens,
+// the largest parts, are computed once per space and kept, and on the
+// largest diagrams saved beside the compiled file (see Precompute). A
+// Space is immutable but for that memo, and safe for concurrent use.
 //
 // Besides configurator.Space it is a configurator.Sampler, Marginaler,
 // Diagrammer and Sizer.
@@ -290,7 +292,10 @@ type Space struct {
 	attackStart []int32
 	attacked    []int32
 	// source is the file Compile loaded the diagram from; "" if compiled.
+	// store is where the space's file and its kept answers live (see
+	// Precompute).
 	source string
+	store  store
 	// life ends when the space is closed: the background work on it (see
 	// precomputeLater) stops. log receives what that work does.
 	// precomputeMax is precomputeNodes but in tests.
@@ -559,12 +564,17 @@ func (s *Space) partBytesPerNode() int64 {
 // about N²/8 of them, and on diagrams up to 14×14 the first analysis of
 // the empty board computes them all (see precomputeNodes), so that no
 // later click sweeps the whole diagram. The boards of two queens are kept
-// too, as they are met (see analyzePair); the others are computed through
+// too, as they are met (see analyzePair), and on larger diagrams all of
+// them in the background after the first query, with the boards of one
+// queen (see Precompute); the others are computed through
 // their image whose queens lie highest in the variable order (see
 // analyzeImage). Answers from the memo are copies whose Elapsed and
 // Work.Domains are the time of the call and whose Work.NodesVisited is 0,
 // since no node is visited.
 func (s *Space) Analyze(ctx context.Context, queens []configurator.Cell) (*configurator.Analysis, error) {
+	if s.nodes > s.precomputeMax {
+		s.precomputeLater()
+	}
 	n := s.model.N()
 	g, key, mapped, ok := s.keptImage(queens)
 	switch {
@@ -582,13 +592,9 @@ func (s *Space) Analyze(ctx context.Context, queens []configurator.Cell) (*confi
 	if !ok {
 		return nil, noSolution(queens)
 	}
-	if fresh && key == 0 {
-		if s.nodes <= s.precomputeMax {
-			if err := s.precompute(ctx); err != nil {
-				return nil, err
-			}
-		} else {
-			s.precomputeLater()
+	if fresh && key == 0 && s.nodes <= s.precomputeMax {
+		if err := s.keepOnes(ctx); err != nil {
+			return nil, err
 		}
 	}
 	out := clone(an)
@@ -628,16 +634,7 @@ func (s *Space) analyzePair(ctx context.Context, queens []configurator.Cell) (*c
 	if !s.model.Contains(queens[0]) || !s.model.Contains(queens[1]) || queens[0] == queens[1] {
 		return s.analyzeImage(ctx, queens) // refused there, in its words
 	}
-	// The key: the least pair of variables over the images.
-	var g symmetry
-	key := -1
-	for i := range 8 {
-		h := symmetry{i&1 != 0, i&2 != 0, i&4 != 0}
-		a, b := s.model.Var(h.apply(queens[0], n)), s.model.Var(h.apply(queens[1], n))
-		if k := min(a, b)*s.model.Vars() + max(a, b); key < 0 || k < key {
-			g, key = h, k
-		}
-	}
+	g, key := pairKey(s.model, queens)
 	start := time.Now()
 	switch e, _ := s.pairs.Load(key); e := e.(type) {
 	case error:
@@ -673,6 +670,23 @@ func (s *Space) analyzePair(ctx context.Context, queens []configurator.Cell) (*c
 	}
 	keep(kept)
 	return an, nil
+}
+
+// pairKey returns the key of the memo of the boards of two queens for
+// queens (two distinct cells on the board): the least pair of variables,
+// as min·Vars + max, over the images of the board under its symmetries,
+// and the symmetry g that maps queens to that image.
+func pairKey(model *configurator.Model, queens []configurator.Cell) (g symmetry, key int) {
+	n := model.N()
+	key = -1
+	for i := range 8 {
+		h := symmetry{i&1 != 0, i&2 != 0, i&4 != 0}
+		a, b := model.Var(h.apply(queens[0], n)), model.Var(h.apply(queens[1], n))
+		if k := min(a, b)*model.Vars() + max(a, b); key < 0 || k < key {
+			g, key = h, k
+		}
+	}
+	return g, key
 }
 
 // analyzeImage analyses a placement of queens through its image under the
@@ -735,28 +749,27 @@ func (s *Space) shallowest(queens []configurator.Cell) symmetry {
 }
 
 // precomputeTime bounds the background work of precomputeLater: the
-// boards of one queen of a 15×15 diagram take about a minute of one core,
-// of a 16×16 one several.
-const precomputeTime = 20 * time.Minute
+// boards of two queens of a 16×16 diagram take some ten minutes of a core.
+const precomputeTime = 30 * time.Minute
 
-// precomputeLater computes the analyses of the boards of one queen of a
-// diagram too large to compute them along with the empty board's, once,
-// in the background: one board after another, each a sweep of the
-// Backend's large lane (so at most one core's worth, and queries of
-// people come first in line as they ask), until all are kept, the space is
-// closed or precomputeTime has passed. A click on a board of one queen not
-// yet kept computes it itself meanwhile.
+// precomputeLater runs Precompute once, in the background, on a diagram
+// too large to compute the boards of one queen along with the empty
+// board's: one board after another, each a sweep of the Backend's work
+// space (so at most one core's worth, and queries of people come first in
+// line as they ask), until all are kept, the space is closed or
+// precomputeTime has passed; what it computed by then is saved. A click on
+// a board not yet kept computes it itself meanwhile.
 func (s *Space) precomputeLater() {
 	s.background.Do(func() {
 		go func() {
 			ctx, cancel := context.WithTimeout(s.life, precomputeTime)
 			defer cancel()
 			start := time.Now()
-			if err := s.precompute(ctx); err != nil {
-				s.log.Info("boards of one queen left to compute on demand", "n", s.model.N(), "order", s.model.Order(), "err", err)
+			if err := s.precompute(ctx, 1); err != nil {
+				s.log.Info("kept answers left to compute on demand", "n", s.model.N(), "order", s.model.Order(), "err", err)
 				return
 			}
-			s.log.Info("boards of one queen computed in the background", "n", s.model.N(), "order", s.model.Order(), "took", time.Since(start).Round(time.Millisecond))
+			s.log.Info("kept answers complete", "n", s.model.N(), "order", s.model.Order(), "took", time.Since(start).Round(time.Millisecond))
 		}()
 	})
 }
@@ -769,10 +782,57 @@ func (s *Space) Close() error {
 	return nil
 }
 
-// precompute computes and keeps the analyses of the boards of one queen
-// that the memo keys by (the first of their images), those not yet kept.
-func (s *Space) precompute(ctx context.Context) error {
+// Precompute computes the answers the space keeps that it does not hold
+// yet: the analyses of the empty board, of the boards of one queen and, on
+// a diagram too large to compute those along with the empty board's
+// (15×15 and 16×16 in row order), of the boards of two queens, up to
+// symmetry (some 36 and 3,300 boards at 16×16, where a board of two queens
+// takes 0.1-0.5 s). It uses every core, and saves what it computed beside
+// the space's compiled file, so that the space loaded again starts with
+// them (see answers.go), even when ctx ends first. Queries answer
+// meanwhile, from the memo as it fills. The server runs it in the
+// background on the spaces that need it; benchmarks, to measure a settled
+// space.
+func (s *Space) Precompute(ctx context.Context) error {
+	return s.precompute(ctx, runtime.GOMAXPROCS(0))
+}
+
+// precompute is Precompute on up to workers boards at once.
+func (s *Space) precompute(ctx context.Context, workers int) error {
+	before := s.keptAnswers()
+	defer func() {
+		if s.keptAnswers() > before {
+			s.writeAnswers()
+		}
+	}()
+	if err := s.keepOnes(ctx); err != nil {
+		return err
+	}
+	if s.nodes <= s.precomputeMax {
+		return nil
+	}
+	if s.keptAnswers() > before {
+		s.writeAnswers() // the boards of one queen, should the pairs not finish
+		before = s.keptAnswers()
+	}
+	return s.keepPairs(ctx, workers)
+}
+
+// keptAnswers is the number of analyses kept.
+func (s *Space) keptAnswers() int64 {
+	n := s.pairCount.Load()
+	s.shallow.Range(func(any, any) bool { n++; return true })
+	return n
+}
+
+// keepOnes computes and keeps the analyses of the empty board and of the
+// boards of one queen that the memo keys by (the first of their images),
+// those not yet kept.
+func (s *Space) keepOnes(ctx context.Context) error {
 	n := s.model.N()
+	if _, _, err := s.kept(ctx, 0, nil); err != nil {
+		return err
+	}
 	for v := range s.model.Vars() {
 		c := s.model.Cell(v)
 		if canonical(c, n) != (symmetry{}) {
@@ -786,6 +846,48 @@ func (s *Space) precompute(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// keepPairs computes and keeps the analyses of the boards of two queens
+// that do not attack each other, one per key of the memo, on up to
+// workers boards at once.
+func (s *Space) keepPairs(ctx context.Context, workers int) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	boards := make(chan []configurator.Cell)
+	var wg sync.WaitGroup
+	for range max(workers, 1) {
+		wg.Go(func() {
+			for q := range boards {
+				_, err := s.analyzePair(ctx, q)
+				if err != nil && !errors.Is(err, configurator.ErrNoSolution) {
+					cancel(err)
+				}
+			}
+		})
+	}
+	vars := s.model.Vars()
+feed:
+	for a := range vars {
+		for b := a + 1; b < vars; b++ {
+			q := []configurator.Cell{s.model.Cell(a), s.model.Cell(b)}
+			key := a*vars + b
+			if _, least := pairKey(s.model, q); least != key || s.model.Attacks(q[0], q[1]) {
+				continue // another image's key, or no solution
+			}
+			if _, ok := s.pairs.Load(key); ok {
+				continue
+			}
+			select {
+			case boards <- q:
+			case <-ctx.Done():
+				break feed
+			}
+		}
+	}
+	close(boards)
+	wg.Wait()
+	return context.Cause(ctx)
 }
 
 // kept returns the memo's entry of key (see Space.shallow): the analysis

@@ -243,7 +243,7 @@ func (s store) save(model *configurator.Model, m *robdd.Manager, root robdd.Node
 	}
 	start := time.Now()
 	path := s.path(model)
-	size, err := s.write(path, model, m, root, nodes)
+	size, err := s.write(path, func(w io.Writer) error { return writeSpace(w, model, m, root, nodes) })
 	if err != nil {
 		s.log.Warn("compiled space not saved", "n", model.N(), "order", model.Order(), "file", path, "err", err)
 		return
@@ -252,9 +252,9 @@ func (s store) save(model *configurator.Model, m *robdd.Manager, root robdd.Node
 		"nodes", nodes, "bytes", size, "file", path, "took", time.Since(start).Round(10*time.Microsecond))
 }
 
-// write writes the file to a temporary name beside path and renames it
-// into place, returning its size.
-func (s store) write(path string, model *configurator.Model, m *robdd.Manager, root robdd.Node, nodes int) (int64, error) {
+// write writes a file through fill to a temporary name beside path and
+// renames it into place, returning its size.
+func (s store) write(path string, fill func(io.Writer) error) (int64, error) {
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {
 		return 0, err
 	}
@@ -270,7 +270,7 @@ func (s store) write(path string, model *configurator.Model, m *robdd.Manager, r
 			os.Remove(f.Name())
 		}
 	}()
-	if err := writeSpace(f, model, m, root, nodes); err != nil {
+	if err := fill(f); err != nil {
 		return 0, err
 	}
 	// Durable before it is visible: a crash leaves the old file or none.

@@ -1,0 +1,305 @@
+package bdd
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"math/big"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/nqueens/configurator/configurator"
+)
+
+// The answers a space keeps (the analyses of the empty board and of the
+// boards of one and two queens, see Space.Analyze) take minutes of a core
+// to compute on the largest diagrams, so Precompute saves them beside the
+// space's compiled file and Compile reads them back: a space loaded again
+// starts with every one of them. They depend on the model alone, not on
+// the file of the diagram, and are refused like that file when they are
+// not sound. All integers are little-endian:
+//
+//	offset 0   magic     8 bytes "NQANSWR\n"
+//	       8   version   uint32, answersVersion
+//	      12   n         uint32, the board size
+//	      16   order     uint32, the configurator.Order
+//	      20   model     32 bytes, SHA-256 of the model (modelDigest)
+//	      52   entries   uint32, then each entry:
+//	                       kind   uint8: kindShallow or kindPair
+//	                       key    uint32: the key of the memo (Space.shallow, Space.pairs)
+//	                       k      uint8: bytes of the solution count, 0 if the board has none
+//	                       count  k bytes, big-endian
+//	                       cells  n² bytes, each cell's configurator.State (if k > 0)
+//	   end     CRC       uint32, CRC-32C of the bytes before it
+//
+// and nothing after it. Entries are sorted by kind and key, so the same
+// answers make the same file.
+const (
+	answersMagic   = "NQANSWR\n"
+	answersVersion = 1
+	answersFixed   = 56 // bytes before the first entry
+	answersSuffix  = ".answers"
+)
+
+// The kinds of entries of an answers file.
+const (
+	kindShallow = iota // a board of none or one queen: Space.shallow's key
+	kindPair           // a board of two queens: Space.pairs' key
+)
+
+// errAnswersFormat reports an answers file that is not sound.
+var errAnswersFormat = errors.New("not a sound answers file")
+
+// answer is one entry of an answers file: an analysis as the memo keeps
+// it, or nil when the board has no solution.
+type answer struct {
+	kind, key int
+	an        *configurator.Analysis
+}
+
+// answersPath is the file of model's kept answers, beside its space's.
+func (s store) answersPath(model *configurator.Model) string {
+	return strings.TrimSuffix(s.path(model), ".bdd") + answersSuffix
+}
+
+// readAnswers restores the answers the store holds for the space, if a
+// sound file of them is there; one that is not is logged and removed. It
+// runs before the space is shared.
+func (s *Space) readAnswers() {
+	if s.store.dir == "" {
+		return
+	}
+	path := s.store.answersPath(s.model)
+	start := time.Now()
+	data, err := readBounded(path, s.maxAnswersBytes())
+	if errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	var answers []answer
+	if err == nil {
+		answers, err = decodeAnswers(data, s.model, s.maxAnswers())
+	}
+	if err != nil {
+		s.log.Warn("kept answers refused; removing them, they are computed again", "n", s.model.N(), "order", s.model.Order(), "file", path, "err", err)
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			s.log.Warn("kept answers not removed", "file", path, "err", err)
+		}
+		return
+	}
+	for _, a := range answers {
+		var e any = configurator.ErrNoSolution
+		if a.an != nil {
+			a.an.Work.Nodes = int64(s.nodes)
+			e = a.an
+		}
+		switch a.kind {
+		case kindShallow:
+			s.shallow.Store(a.key, e)
+		case kindPair:
+			s.pairs.Store(a.key, e)
+			s.pairCount.Add(1)
+		}
+	}
+	s.log.Info("kept answers loaded from disk", "n", s.model.N(), "order", s.model.Order(),
+		"answers", len(answers), "bytes", len(data), "file", path, "took", time.Since(start).Round(10*time.Microsecond))
+}
+
+// writeAnswers saves every answer the space keeps to the store, in place
+// of an earlier file of them. Trouble is logged, never returned: the
+// answers in memory are sound either way.
+func (s *Space) writeAnswers() {
+	if s.store.dir == "" {
+		return
+	}
+	var answers []answer
+	collect := func(kind int) func(k, e any) bool {
+		return func(k, e any) bool {
+			an, _ := e.(*configurator.Analysis)
+			answers = append(answers, answer{kind: kind, key: k.(int), an: an})
+			return true
+		}
+	}
+	s.shallow.Range(collect(kindShallow))
+	s.pairs.Range(collect(kindPair))
+	path := s.store.answersPath(s.model)
+	start := time.Now()
+	data := encodeAnswers(answers, s.model)
+	if _, err := s.store.write(path, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+		s.log.Warn("kept answers not saved", "n", s.model.N(), "order", s.model.Order(), "file", path, "err", err)
+		return
+	}
+	s.log.Info("kept answers saved to disk", "n", s.model.N(), "order", s.model.Order(),
+		"answers", len(answers), "bytes", len(data), "file", path, "took", time.Since(start).Round(10*time.Microsecond))
+}
+
+// maxAnswers is the most entries a file of the space's answers holds: the
+// empty board, a board per variable and the memo of pairs.
+func (s *Space) maxAnswers() int { return 1 + s.model.Vars() + maxPairs }
+
+// maxAnswersBytes bounds the size of a sound answers file of the space.
+func (s *Space) maxAnswersBytes() int64 {
+	entry := 6 + maxCountLen + s.model.Vars()
+	return int64(answersFixed + s.maxAnswers()*entry + 4)
+}
+
+// readBounded reads the file at path whole if it holds at most limit
+// bytes.
+func readBounded(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("more than %d bytes: %w", limit, errAnswersFormat)
+	}
+	return data, nil
+}
+
+// encodeAnswers is the answers file of model holding answers.
+func encodeAnswers(answers []answer, model *configurator.Model) []byte {
+	slices.SortFunc(answers, func(a, b answer) int {
+		return cmp.Or(cmp.Compare(a.kind, b.kind), cmp.Compare(a.key, b.key))
+	})
+	b := []byte(answersMagic)
+	b = binary.LittleEndian.AppendUint32(b, answersVersion)
+	b = binary.LittleEndian.AppendUint32(b, uint32(model.N()))
+	b = binary.LittleEndian.AppendUint32(b, uint32(model.Order()))
+	d := modelDigest(model)
+	b = append(b, d[:]...)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(answers)))
+	for _, a := range answers {
+		b = append(b, byte(a.kind))
+		b = binary.LittleEndian.AppendUint32(b, uint32(a.key))
+		if a.an == nil {
+			b = append(b, 0)
+			continue
+		}
+		count := a.an.Solutions.Bytes()
+		b = append(b, byte(len(count)))
+		b = append(b, count...)
+		for _, st := range a.an.Cells {
+			b = append(b, byte(st))
+		}
+	}
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+}
+
+// decodeAnswers reads an answers file of model and checks it whole:
+// checksum, model, every entry's key and cells, and the end of the file. At
+// most limit entries are accepted.
+func decodeAnswers(data []byte, model *configurator.Model, limit int) ([]answer, error) {
+	if len(data) < answersFixed+4 {
+		return nil, fmt.Errorf("%d bytes: cut short: %w", len(data), errAnswersFormat)
+	}
+	end := len(data) - 4
+	if crc32.Checksum(data[:end], castagnoli) != binary.LittleEndian.Uint32(data[end:]) {
+		return nil, fmt.Errorf("checksum: %w", errAnswersFormat)
+	}
+	if string(data[:8]) != answersMagic {
+		return nil, fmt.Errorf("magic %q: %w", data[:8], errAnswersFormat)
+	}
+	if v := binary.LittleEndian.Uint32(data[8:]); v != answersVersion {
+		return nil, fmt.Errorf("version %d, want %d: %w", v, answersVersion, errAnswersFormat)
+	}
+	n, order := int(binary.LittleEndian.Uint32(data[12:])), configurator.Order(binary.LittleEndian.Uint32(data[16:]))
+	if d := modelDigest(model); n != model.N() || order != model.Order() || !bytes.Equal(data[20:52], d[:]) {
+		return nil, fmt.Errorf("answers of a %d×%d board in order %v, want %d×%d in order %v: %w", n, n, order, model.N(), model.N(), model.Order(), errWrongModel)
+	}
+	count := int(binary.LittleEndian.Uint32(data[52:]))
+	if count > limit {
+		return nil, fmt.Errorf("%d entries, at most %d: %w", count, limit, errAnswersFormat)
+	}
+	r := data[answersFixed:end]
+	answers := make([]answer, 0, count)
+	vars := model.Vars()
+	for i := range count {
+		if len(r) < 6 {
+			return nil, fmt.Errorf("entry %d cut short: %w", i, errAnswersFormat)
+		}
+		a := answer{kind: int(r[0]), key: int(binary.LittleEndian.Uint32(r[1:]))}
+		k := int(r[5])
+		r = r[6:]
+		if err := checkKey(a, model); err != nil {
+			return nil, fmt.Errorf("entry %d: %w", i, err)
+		}
+		if i > 0 {
+			if p := answers[i-1]; cmp.Or(cmp.Compare(p.kind, a.kind), cmp.Compare(p.key, a.key)) >= 0 {
+				return nil, fmt.Errorf("entry %d out of order: %w", i, errAnswersFormat)
+			}
+		}
+		if k > 0 {
+			if k > maxCountLen || len(r) < k+vars {
+				return nil, fmt.Errorf("entry %d cut short: %w", i, errAnswersFormat)
+			}
+			an := &configurator.Analysis{N: n, Cells: make([]configurator.State, vars), Solutions: new(big.Int).SetBytes(r[:k])}
+			for v, st := range r[k : k+vars] {
+				if configurator.State(st) > configurator.Forced {
+					return nil, fmt.Errorf("entry %d: cell state %d: %w", i, st, errAnswersFormat)
+				}
+				an.Cells[v] = configurator.State(st)
+			}
+			if an.Solutions.Sign() == 0 {
+				return nil, fmt.Errorf("entry %d: a count of 0 solutions: %w", i, errAnswersFormat)
+			}
+			if !slices.Equal(an.In(configurator.Queen), keyQueens(a, model)) {
+				return nil, fmt.Errorf("entry %d: queens on %s, the key says %s: %w", i,
+					configurator.FormatCells(an.In(configurator.Queen)), configurator.FormatCells(keyQueens(a, model)), errAnswersFormat)
+			}
+			a.an = an
+			r = r[k+vars:]
+		}
+		answers = append(answers, a)
+	}
+	if len(r) != 0 {
+		return nil, fmt.Errorf("%d bytes after the last entry: %w", len(r), errAnswersFormat)
+	}
+	return answers, nil
+}
+
+// checkKey reports whether an entry's key is one the space's memo keys its
+// kind by: for a board of one queen the first of its images, for two
+// queens the least pair of variables over their images.
+func checkKey(a answer, model *configurator.Model) error {
+	vars, n := model.Vars(), model.N()
+	switch {
+	case a.kind == kindShallow && a.key == 0:
+		return nil
+	case a.kind == kindShallow && a.key <= vars:
+		if canonical(model.Cell(a.key-1), n) == (symmetry{}) {
+			return nil
+		}
+	case a.kind == kindPair && a.key < vars*vars:
+		x, y := a.key/vars, a.key%vars
+		if x < y {
+			if _, key := pairKey(model, []configurator.Cell{model.Cell(x), model.Cell(y)}); key == a.key {
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("kind %d, key %d: not a key of the memo: %w", a.kind, a.key, errAnswersFormat)
+}
+
+// keyQueens lists the queens of the board an entry's key stands for,
+// row-major.
+func keyQueens(a answer, model *configurator.Model) []configurator.Cell {
+	vars := model.Vars()
+	switch {
+	case a.kind == kindShallow && a.key > 0:
+		return []configurator.Cell{model.Cell(a.key - 1)}
+	case a.kind == kindPair:
+		return []configurator.Cell{model.Cell(a.key / vars), model.Cell(a.key % vars)}
+	}
+	return nil
+}

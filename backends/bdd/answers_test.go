@@ -1,0 +1,203 @@
+package bdd
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/configuratortest"
+)
+
+// precomputedIn compiles model with a backend keeping its spaces in dir,
+// as a diagram large enough to keep the boards of two queens, and runs
+// Precompute on it: dir then holds the space's answers file too.
+func precomputedIn(t testing.TB, dir string, model *configurator.Model) *Space {
+	t.Helper()
+	sp, _ := compileIn(t, dir, model)
+	sp.precomputeMax = 0
+	if err := sp.Precompute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return sp
+}
+
+// TestAnswersRoundTrip checks that the answers Precompute saves are read
+// back by the next Compile of the model, in every order: every board of
+// none, one or two queens is then answered from the memo (no node
+// visited), exactly as the sweep answers it; and that the same answers
+// make the same file.
+func TestAnswersRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	for _, tt := range []struct {
+		n     int
+		order configurator.Order
+	}{
+		{6, configurator.RowMajor}, // 4 solutions: most pairs have none
+		{7, configurator.ColMajor},
+		{8, configurator.RowMajor},
+		{8, configurator.Diagonal},
+		{8, configurator.MiddleOut},
+	} {
+		dir := t.TempDir()
+		model := configuratortest.Model(t, tt.n, tt.order)
+		first := precomputedIn(t, dir, model)
+		path := first.store.answersPath(model)
+		saved, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%d×%d %v: no answers file: %v", tt.n, tt.n, tt.order, err)
+		}
+
+		sp, log := compileIn(t, dir, model)
+		if !strings.Contains(log, "kept answers loaded from disk") {
+			t.Errorf("%d×%d %v: log %q, want the answers loaded", tt.n, tt.n, tt.order, log)
+		}
+		if got, want := sp.keptAnswers(), first.keptAnswers(); got != want {
+			t.Errorf("%d×%d %v: %d answers loaded, %d saved", tt.n, tt.n, tt.order, got, want)
+		}
+		sp.writeAnswers()
+		if again, _ := os.ReadFile(path); !bytes.Equal(again, saved) {
+			t.Errorf("%d×%d %v: the same answers wrote another file", tt.n, tt.n, tt.order)
+		}
+		vars := model.Vars()
+		boards := [][]configurator.Cell{nil}
+		for a := range vars {
+			boards = append(boards, []configurator.Cell{model.Cell(a)})
+			for b := a + 1; b < vars; b++ {
+				boards = append(boards, []configurator.Cell{model.Cell(a), model.Cell(b)})
+			}
+		}
+		for _, q := range boards {
+			got, err := sp.Analyze(ctx, q)
+			want, werr := sp.analyze(ctx, q)
+			if errors.Is(werr, configurator.ErrNoSolution) {
+				if !errors.Is(err, configurator.ErrNoSolution) {
+					t.Errorf("%d×%d %v, queens %v: %v, %v; want no solution", tt.n, tt.n, tt.order, q, got, err)
+				}
+				continue
+			}
+			if err != nil || werr != nil {
+				t.Fatalf("%d×%d %v, queens %v: %v, %v", tt.n, tt.n, tt.order, q, err, werr)
+			}
+			if !slices.Equal(got.Cells, want.Cells) || got.Solutions.Cmp(want.Solutions) != 0 || got.Work.Nodes != want.Work.Nodes {
+				t.Errorf("%d×%d %v, queens %v: %v cells %v, want %v cells %v",
+					tt.n, tt.n, tt.order, q, got.Solutions, got.Cells, want.Solutions, want.Cells)
+			}
+			if got.Work.NodesVisited != 0 {
+				t.Errorf("%d×%d %v, queens %v: %d nodes visited, want an answer from the file", tt.n, tt.n, tt.order, q, got.Work.NodesVisited)
+			}
+		}
+	}
+}
+
+// TestDamagedAnswersAreRefused checks that an answers file that is not
+// sound, in any of the ways a file goes wrong, is refused, logged and
+// removed, and that the space then computes its answers afresh.
+func TestDamagedAnswersAreRefused(t *testing.T) {
+	ctx := context.Background()
+	src := t.TempDir()
+	model := configuratortest.Model(t, 8, configurator.RowMajor)
+	good, err := os.ReadFile(precomputedIn(t, src, model).store.answersPath(model))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := configuratortest.Model(t, 8, configurator.ColMajor)
+	foreign, err := os.ReadFile(precomputedIn(t, src, other).store.answersPath(other))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// resealed is good with its bytes at off replaced by b and the
+	// checksum made right again, so that the field's own check refuses it.
+	resealed := func(off int, b ...byte) []byte {
+		d := slices.Clone(good)
+		copy(d[off:], b)
+		end := len(d) - 4
+		binary.LittleEndian.PutUint32(d[end:], crc32.Checksum(d[:end], castagnoli))
+		return d
+	}
+	first := answersFixed // the first entry: the empty board's
+	for _, tt := range []struct {
+		name string
+		data []byte
+	}{
+		{"empty", nil},
+		{"truncated", good[:len(good)/2]},
+		{"a flipped byte", func() []byte { d := slices.Clone(good); d[len(d)/2] ^= 0x10; return d }()},
+		{"another format", resealed(0, []byte("NQSPACE\n")...)},
+		{"another version", resealed(8, 2)},
+		{"another model", foreign},
+		{"more entries than a space keeps", resealed(52, 0xff, 0xff, 0xff, 0x7f)},
+		{"a key the memo never keys by", resealed(first+1, 1+8)}, // the board of a2, whose image b1 comes first
+		{"an unknown kind", resealed(first, 7)},
+		{"a cell state out of range", resealed(first+6+1, 9)},
+		{"a queen the key does not hold", resealed(first+6+1, byte(configurator.Queen))},
+		{"bytes after the last entry", func() []byte {
+			d := append(slices.Clone(good[:len(good)-4]), 0)
+			return binary.LittleEndian.AppendUint32(d, crc32.Checksum(d, castagnoli))
+		}()},
+	} {
+		dir := t.TempDir()
+		b, log := storeBackend(dir)
+		path := b.opts.store().answersPath(model)
+		if err := os.WriteFile(path, tt.data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		sp := configuratortest.Space(t, b, model).(*Space)
+		if n := sp.keptAnswers(); n != 0 {
+			t.Errorf("%s: %d answers kept from the file", tt.name, n)
+		}
+		if !strings.Contains(log.String(), "kept answers refused") {
+			t.Errorf("%s: log %q, want the file refused", tt.name, log.String())
+		}
+		if _, err := os.Stat(path); err == nil {
+			t.Errorf("%s: the file was left in place", tt.name)
+		}
+		an, err := sp.Analyze(ctx, []configurator.Cell{{Row: 0, Col: 0}})
+		if err != nil || an.Solutions.Int64() != 4 {
+			t.Errorf("%s: a queen on a1: %v, %v; want 4 solutions", tt.name, an, err)
+		}
+	}
+}
+
+// TestPrecomputeKeepsEveryPair checks what Precompute keeps on a diagram
+// too large to compute the boards of one queen with the empty board's:
+// the empty board, the 10 boards of one queen up to symmetry and every
+// board of two queens that do not attack each other, up to symmetry,
+// on 8×8; and that it stops when its context ends, saving no file when it
+// computed nothing.
+func TestPrecomputeKeepsEveryPair(t *testing.T) {
+	model := configuratortest.Model(t, 8, configurator.RowMajor)
+	sp := precomputedIn(t, t.TempDir(), model)
+	pairs := map[int]bool{}
+	for a := range model.Vars() {
+		for b := range model.Vars() {
+			q := []configurator.Cell{model.Cell(a), model.Cell(b)}
+			if a != b && !model.Attacks(q[0], q[1]) {
+				_, key := pairKey(model, q)
+				pairs[key] = true
+			}
+		}
+	}
+	shallow := sp.keptAnswers() - sp.pairCount.Load()
+	if shallow != 11 || sp.pairCount.Load() != int64(len(pairs)) {
+		t.Errorf("kept %d boards of none or one queen and %d of two, want 11 and %d", shallow, sp.pairCount.Load(), len(pairs))
+	}
+
+	dir := t.TempDir()
+	sp, _ = compileIn(t, dir, model)
+	sp.precomputeMax = 0
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := sp.Precompute(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Precompute, context ended: %v, want context.Canceled", err)
+	}
+	if _, err := os.Stat(sp.store.answersPath(model)); err == nil {
+		t.Errorf("an answers file saved with nothing computed")
+	}
+}
