@@ -80,6 +80,31 @@ type Loader interface {
 	Load() Load
 }
 
+// Filer is a Backend that keeps compiled spaces in files: its Compile
+// loads a model's space from its file when there is one, and may serve
+// some boards from a file alone (those past the largest it compiles).
+// Callers ask it to tell people what a compile under way is, a load or a
+// compile, and what a missing file takes.
+type Filer interface {
+	// File reports what the backend holds of m's file. It is cheap (a
+	// look at the directory), and says nothing of the file's soundness,
+	// which Compile checks.
+	File(m *Model) SpaceFile
+}
+
+// SpaceFile is what a Filer says of the file of a model's compiled space.
+type SpaceFile struct {
+	// Path is the file Compile would load the space from; "" when there
+	// is none.
+	Path string
+	// Required: Compile serves the model from its file only, and without
+	// one fails with ErrTooLarge.
+	Required bool
+	// Command is the command line that compiles the model and writes its
+	// file where the backend looks; "" when the backend keeps no files.
+	Command string
+}
+
 // Load is the work a backend holds at one moment.
 type Load struct {
 	Waiting int64 `json:"waiting"` // queries or requests waiting for their turn
