@@ -86,6 +86,11 @@ func (s *Space) readAnswers() {
 	if err == nil {
 		answers, err = decodeAnswers(data, s.model, s.maxAnswers())
 	}
+	if err != nil && !errors.Is(err, errAnswersFormat) && !errors.Is(err, errWrongModel) {
+		// Trouble reading the file is no reason to remove it.
+		s.log.Warn("kept answers not readable; they are computed again", "n", s.model.N(), "order", s.model.Order(), "file", path, "err", err)
+		return
+	}
 	if err != nil {
 		s.log.Warn("kept answers refused; removing them, they are computed again", "n", s.model.N(), "order", s.model.Order(), "file", path, "err", err)
 		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
