@@ -323,8 +323,8 @@ type Space struct {
 	// shallow memoises the analyses of the empty board (key 0) and of one
 	// queen on variable v (key v+1): int to the *configurator.Analysis, or
 	// to the error when there is no solution, which no later call would
-	// find either. computing holds a chan struct{} per key being computed,
-	// closed when it is done (see kept).
+	// find either. computing holds a chan struct{} per entry of shallow
+	// or pairs being computed, closed when it is done (see memoized).
 	shallow, computing sync.Map
 	// profile is RankProfile, computed once: the diagram never changes,
 	// and a walk of a 14×14 diagram (9.6 million nodes, about 0.3 s of a
@@ -636,10 +636,28 @@ func (s *Space) analyzePair(ctx context.Context, queens []configurator.Cell) (*c
 	}
 	g, key := pairKey(s.model, queens)
 	start := time.Now()
-	switch e, _ := s.pairs.Load(key); e := e.(type) {
+	var an *configurator.Analysis
+	e, fresh, err := s.memoized(ctx, &s.pairs, key, queens, func() (*configurator.Analysis, error) {
+		var err error
+		if an, err = s.analyzeImage(ctx, queens); err != nil {
+			return nil, err
+		}
+		// Kept as the analysis of the key's image: its cell g(c) is c's.
+		kept := clone(an)
+		for v := range an.Cells {
+			kept.Cells[s.model.Var(g.apply(s.model.Cell(v), n))] = an.Cells[v]
+		}
+		return kept, nil
+	})
+	switch e := e.(type) {
+	case nil:
+		return nil, err
 	case error:
 		return nil, noSolution(queens)
 	case *configurator.Analysis:
+		if fresh {
+			return an, nil
+		}
 		out := clone(e)
 		for v := range out.Cells {
 			out.Cells[v] = e.Cells[s.model.Var(g.apply(s.model.Cell(v), n))]
@@ -648,28 +666,7 @@ func (s *Space) analyzePair(ctx context.Context, queens []configurator.Cell) (*c
 		out.Work.Domains, out.Work.NodesVisited = out.Elapsed, 0
 		return out, nil
 	}
-	an, err := s.analyzeImage(ctx, queens)
-	keep := func(x any) {
-		if s.pairCount.Load() < maxPairs {
-			if _, had := s.pairs.LoadOrStore(key, x); !had {
-				s.pairCount.Add(1)
-			}
-		}
-	}
-	switch {
-	case errors.Is(err, configurator.ErrNoSolution):
-		keep(err)
-		return nil, err
-	case err != nil:
-		return nil, err
-	}
-	// Kept as the analysis of the key's image: its cell g(c) is c's.
-	kept := clone(an)
-	for v := range an.Cells {
-		kept.Cells[s.model.Var(g.apply(s.model.Cell(v), n))] = an.Cells[v]
-	}
-	keep(kept)
-	return an, nil
+	return nil, fmt.Errorf("memo of pairs holds %T", e)
 }
 
 // pairKey returns the key of the memo of the boards of two queens for
@@ -892,18 +889,36 @@ feed:
 
 // kept returns the memo's entry of key (see Space.shallow): the analysis
 // of queens, the first image of the key's board, or the error that it has
-// no solution, computing and keeping it when missing (fresh). A
-// computation of the same key in progress (the background's, or another
-// click's) is waited for rather than done twice; a caller whose context
-// ends while it waits fails as one waiting for work space does, with
-// configurator.ErrBusy.
+// no solution, computing and keeping it when missing (fresh).
 func (s *Space) kept(ctx context.Context, key int, queens []configurator.Cell) (e any, fresh bool, err error) {
+	return s.memoized(ctx, &s.shallow, key, queens, func() (*configurator.Analysis, error) {
+		return s.analyze(ctx, queens)
+	})
+}
+
+// inFlight names an entry of a memo being computed (Space.computing).
+type inFlight struct {
+	memo *sync.Map
+	key  int
+}
+
+// memoized returns the entry of key in memo (Space.shallow or Space.pairs):
+// the analysis of the key's board, or the error that it has no solution,
+// computing it with compute and keeping it when missing (fresh). The memo
+// of pairs keeps at most maxPairs entries; past that, compute's answer is
+// returned and not kept. A computation of the same entry in progress (the
+// background's, or another click's) is waited for rather than done twice; a
+// caller whose context ends while it waits fails as one waiting for work
+// space does, with configurator.ErrBusy. queens names the board in that
+// error.
+func (s *Space) memoized(ctx context.Context, memo *sync.Map, key int, queens []configurator.Cell,
+	compute func() (*configurator.Analysis, error)) (e any, fresh bool, err error) {
 	for {
-		if e, ok := s.shallow.Load(key); ok {
+		if e, ok := memo.Load(key); ok {
 			return e, false, nil
 		}
 		done := make(chan struct{})
-		if other, busy := s.computing.LoadOrStore(key, done); busy {
+		if other, busy := s.computing.LoadOrStore(inFlight{memo, key}, done); busy {
 			select {
 			case <-other.(chan struct{}):
 				continue // kept now, or that computation failed: look again
@@ -912,19 +927,26 @@ func (s *Space) kept(ctx context.Context, key int, queens []configurator.Cell) (
 					configurator.FormatCells(queens), configurator.ErrBusy, ctx.Err())
 			}
 		}
-		an, err := s.analyze(ctx, queens)
+		an, err := compute()
 		switch {
 		case errors.Is(err, configurator.ErrNoSolution):
 			e = err
 		case err != nil:
-			s.computing.Delete(key)
+			s.computing.Delete(inFlight{memo, key})
 			close(done)
 			return nil, false, err
 		default:
 			e = an
 		}
-		s.shallow.Store(key, e)
-		s.computing.Delete(key)
+		switch {
+		case memo != &s.pairs:
+			memo.Store(key, e)
+		case s.pairCount.Load() < maxPairs:
+			if _, had := memo.LoadOrStore(key, e); !had {
+				s.pairCount.Add(1)
+			}
+		}
+		s.computing.Delete(inFlight{memo, key})
 		close(done)
 		return e, true, nil
 	}

@@ -178,12 +178,13 @@ func TestSpaceHoldsWorkSpace(t *testing.T) {
 		t.Errorf("the whole 8×8 diagram, capped at 300 nodes: %q, %d, %v", dot, nodes, err)
 	}
 	// Callers that give up while they wait (clients that disconnect) leave
-	// the queue at once.
+	// the queue at once. Three boards, none an image of another: callers
+	// of the same board would wait for one computation of it.
 	ctx, leave := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	for range 3 {
+	for _, other := range []configurator.Cell{{Row: 1, Col: 6}, {Row: 1, Col: 7}, {Row: 1, Col: 2}} {
 		wg.Go(func() {
-			if _, err := sp.Analyze(ctx, q); !errors.Is(err, configurator.ErrBusy) || !errors.Is(err, context.Canceled) {
+			if _, err := sp.Analyze(ctx, []configurator.Cell{q[0], other}); !errors.Is(err, configurator.ErrBusy) || !errors.Is(err, context.Canceled) {
 				t.Errorf("a query whose caller left while it waited: %v, want ErrBusy and the cancellation", err)
 			}
 		})
