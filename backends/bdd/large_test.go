@@ -196,45 +196,54 @@ func TestMarginalsKept(t *testing.T) {
 	}
 }
 
-// TestKeptWaitsForTheSameBoard checks that a board of one queen whose
-// analysis is under way is waited for, not computed twice: a caller whose
-// context ends while it waits gets ErrBusy, and one that waits on gets the
-// answer once the computation under way is over (here it fails, so the
-// waiter computes it itself).
+// TestKeptWaitsForTheSameBoard checks that a board of one or two queens
+// whose analysis is under way is waited for, not computed twice: a caller
+// whose context ends while it waits gets ErrBusy, and one that waits on
+// gets the answer once the computation under way is over (here it fails,
+// so the waiter computes it itself).
 func TestKeptWaitsForTheSameBoard(t *testing.T) {
-	sp := compileSpace(t, 8, configurator.RowMajor, Direct)
-	a1 := configurator.Cell{Row: 0, Col: 0}
-	key := 1 + sp.model.Var(a1)
-	underWay := make(chan struct{})
-	sp.computing.Store(key, underWay)
-
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancel()
-	if _, err := sp.Analyze(ctx, []configurator.Cell{a1}); !errors.Is(err, configurator.ErrBusy) || !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("a1 while its analysis is under way, out of time: %v, want ErrBusy and the deadline", err)
-	}
-	got := make(chan *configurator.Analysis, 1)
-	go func() {
-		an, err := sp.Analyze(context.Background(), []configurator.Cell{a1})
+	for _, board := range []string{"a1", "a1,e2"} {
+		sp := compileSpace(t, 8, configurator.RowMajor, Direct)
+		queens := cellsOf(t, board)
+		entry := inFlight{&sp.shallow, 1 + sp.model.Var(queens[0])}
+		if len(queens) == 2 {
+			_, key := pairKey(sp.model, queens)
+			entry = inFlight{&sp.pairs, key}
+		}
+		want, err := sp.analyze(context.Background(), queens)
 		if err != nil {
-			t.Error(err)
+			t.Fatal(err)
 		}
-		got <- an
-	}()
-	select {
-	case <-got:
-		t.Fatal("answered while the analysis was under way")
-	case <-time.After(50 * time.Millisecond):
-	}
-	sp.computing.Delete(key) // the computation under way failed
-	close(underWay)
-	select {
-	case an := <-got:
-		// 4 of the 92 solutions have a queen on a1.
-		if an == nil || an.Solutions.Int64() != 4 {
-			t.Errorf("a1 after waiting: %v, want 4 solutions", an)
+		underWay := make(chan struct{})
+		sp.computing.Store(entry, underWay)
+
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		if _, err := sp.Analyze(ctx, queens); !errors.Is(err, configurator.ErrBusy) || !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("%s while its analysis is under way, out of time: %v, want ErrBusy and the deadline", board, err)
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the waiter never answered")
+		cancel()
+		got := make(chan *configurator.Analysis, 1)
+		go func() {
+			an, err := sp.Analyze(context.Background(), queens)
+			if err != nil {
+				t.Error(err)
+			}
+			got <- an
+		}()
+		select {
+		case <-got:
+			t.Fatalf("%s: answered while the analysis was under way", board)
+		case <-time.After(50 * time.Millisecond):
+		}
+		sp.computing.Delete(entry) // the computation under way failed
+		close(underWay)
+		select {
+		case an := <-got:
+			if an == nil || an.Solutions.Cmp(want.Solutions) != 0 {
+				t.Errorf("%s after waiting: %v, want %v solutions", board, an, want.Solutions)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: the waiter never answered", board)
+		}
 	}
 }
