@@ -250,6 +250,22 @@ func TestCompareSteps(t *testing.T) {
 	if b.Latency.Count != 45 || b.Ours.Count != 45 || b.RatioMean() <= 0 || b.SumBaseline <= 0 || b.SumOur <= 0 {
 		t.Errorf("baseline %+v: want both timed on the 45 steps", b)
 	}
+	if r.Settle != 0 || r.Fresh.Count != 0 {
+		t.Errorf("without Settle: settled in %v, %d fresh steps; want neither", r.Settle, r.Fresh.Count)
+	}
+	// With Settle, the walks are timed before it and after it.
+	settled := false
+	r, err = CompareSteps(ctx, "bdd", sp, nil, StepOptions{Walk: opt.Walk, Settle: func(ctx context.Context) error {
+		time.Sleep(time.Millisecond)
+		settled = true
+		return sp.Precompute(ctx)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !settled || r.Settle < time.Millisecond || r.Fresh.Count != 45 || r.Ours.Count != 45 {
+		t.Errorf("with Settle: settled %v in %v, %d steps before and %d after; want it run, 45 and 45", settled, r.Settle, r.Fresh.Count, r.Ours.Count)
+	}
 	// A budget that the empty board exceeds leaves only its estimate.
 	slow := NamedBaseline{"slow", slowBaseline{}}
 	r, err = CompareSteps(ctx, "bdd", sp, []NamedBaseline{slow}, StepOptions{Walk: opt.Walk, Budget: time.Millisecond})

@@ -34,6 +34,11 @@ type StepOptions struct {
 	// Parts are pieces of the space's work, timed alone over every step
 	// of the walks after them: what an analysis spends where.
 	Parts []Part
+	// Settle, when set, is work a space does once before it answers every
+	// step at its best (the bdd Space's Precompute): the walks are timed on
+	// the space as it is first (StepResult.Fresh), then Settle runs, and
+	// the walks are timed again (StepResult.Ours).
+	Settle func(ctx context.Context) error
 }
 
 // Part is a piece of a space's analysis that a report times alone, such as
@@ -60,6 +65,10 @@ type StepResult struct {
 	EmptyCold, Empty time.Duration
 	Parts            []PartResult
 	Baselines        []BaselineResult
+	// Fresh is Ours on the space before StepOptions.Settle, and Settle the
+	// time Settle took; both zero without one.
+	Fresh  Latency
+	Settle time.Duration
 }
 
 // BaselineResult is one baseline's share of a StepResult.
@@ -118,6 +127,18 @@ func CompareSteps(ctx context.Context, backend string, sp configurator.Space, ba
 		times = append(times, time.Since(start))
 	}
 	res.Empty = Percentile(times, 50)
+	if opt.Settle != nil {
+		steps, err := RandomWalks(ctx, n, opt.Walk, sp.Analyze)
+		if err != nil {
+			return res, fmt.Errorf("%s, before settling: %w", backend, err)
+		}
+		res.Fresh = Summarize(Elapsed(steps))
+		start := time.Now()
+		if err := opt.Settle(ctx); err != nil {
+			return res, fmt.Errorf("%s %d×%d, settling: %w", backend, n, n, err)
+		}
+		res.Settle = time.Since(start)
+	}
 	steps, err := RandomWalks(ctx, n, opt.Walk, sp.Analyze)
 	if err != nil {
 		return res, fmt.Errorf("%s: %w", backend, err)

@@ -348,6 +348,7 @@ func bddSection(b *strings.Builder, res *Results) {
 		p("private copy of the diagram (gigabytes at these sizes) and takes minutes a step on a nearly empty board.\n")
 		p("Whatever work the backend does on a large space in the background, as it would in the server, shares\n")
 		p("the two cores with the walks.\n\n")
+		settledTable(b, res.BDDSteps)
 	}
 	p("The first analysis of the empty board (*first*, where it is much slower than the next ones) also\n")
 	p("computes the memo of the space's largest parts (the empty board and the boards of one queen), kept\n")
@@ -359,6 +360,33 @@ func bddSection(b *strings.Builder, res *Results) {
 	p("once a few queens are placed, when the restricted diagram is small. The p99, the empty board and the\n")
 	p("mean show the steps that decide whether a click feels instant; the p50 shows the typical deep\n")
 	p("placement, where both are fast.\n\n")
+}
+
+// settledTable shows the steps of the walks on the large spaces before
+// and after the answers the space keeps (StepOptions.Settle).
+func settledTable(b *strings.Builder, rs []benchmarks.StepResult) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	var rows []benchmarks.StepResult
+	for _, r := range rs {
+		if r.Settle > 0 {
+			rows = append(rows, r)
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	p("The table above times the walks on a *settled* space: the space keeps the analyses of the empty board\n")
+	p("and of every board of one and two queens up to symmetry, which it computes once per compiled file, in\n")
+	p("the background in the server, and saves beside that file (`Space.Precompute`), so that every later load\n")
+	p("starts with them. The same walks were timed first on the space as loaded, computing those answers as\n")
+	p("they met them (the server's first visitors after a first load):\n\n")
+	p("| N | as loaded: p50 | p99 | slowest | kept answers computed in | settled: p50 | p99 | slowest |\n")
+	p("|---|---|---|---|---|---|---|---|\n")
+	for _, r := range rows {
+		p("| %d | %s | %s | %s | %s | %s | %s | %s |\n", r.N, fmtDur(r.Fresh.P50), fmtDur(r.Fresh.P99), fmtDur(r.Fresh.Max),
+			fmtDur(r.Settle), fmtDur(r.Ours.P50), fmtDur(r.Ours.P99), fmtDur(r.Ours.Max))
+	}
+	p("\n")
 }
 
 // partsTable shows where the space's analysis spends its time, and

@@ -472,6 +472,11 @@ func runBDDSteps(ctx context.Context, p plan, res *Results) error {
 		opt := benchmarks.StepOptions{Walk: walk, Budget: p.BDDBudget, EmptyBudget: p.BDDEmpty}
 		if !large {
 			opt.Parts = bddParts(sp)
+		} else {
+			// As the server's space is once its background work is done:
+			// the answers the space keeps, computed once per compiled file
+			// (saved beside it). The walks run before it too.
+			opt.Settle = sp.Precompute
 		}
 		r, err := benchmarks.CompareSteps(ctx, "bdd", sp, baselines, opt)
 		sp.Close() // ends the space's background work before the next board
