@@ -94,9 +94,10 @@ type Filer interface {
 
 // SpaceFile is what a Filer says of the file of a model's compiled space.
 type SpaceFile struct {
-	// Path is the file Compile would load the space from; "" when there
-	// is none.
-	Path string
+	// Path is the file Compile would load the space from, and Bytes its
+	// size; "" and 0 when there is none.
+	Path  string
+	Bytes int64
 	// Required: Compile serves the model from its file only, and without
 	// one fails with ErrTooLarge.
 	Required bool

@@ -24,8 +24,9 @@ func (b *Backend) File(model *configurator.Model) configurator.SpaceFile {
 	if b.opts.Dir == "" {
 		return f
 	}
-	if p := b.opts.store().path(model); exists(p) {
-		f.Path = p
+	p := b.opts.store().path(model)
+	if fi, err := os.Stat(p); err == nil {
+		f.Path, f.Bytes = p, fi.Size()
 	}
 	f.Command = fileCommand(model, b.opts.Dir)
 	return f
@@ -37,12 +38,6 @@ func (b *Backend) File(model *configurator.Model) configurator.SpaceFile {
 func (b *Backend) fileOnly(n int) bool {
 	return b.opts.CompileMaxN > 0 && n > b.opts.CompileMaxN &&
 		(b.opts.MaxN <= 0 || n <= b.opts.MaxN) && compileBytes(n) <= float64(b.opts.Budget)
-}
-
-// exists reports whether a file is at path.
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }
 
 // fileCommand is the command line that compiles model and writes its file

@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/bytesize"
 )
 
 // board serves the page (GET /) and the htmx requests of its controls
@@ -124,6 +125,9 @@ func (s *Server) fail(c echo.Context, st boardState, trail []step, act action, e
 		c.Response().Header().Set("HX-Replace-Url", fallback.href())
 		return s.render(c, p.Status, "app", view)
 	}
+	if req.URL.Path == "/" || req.URL.Path == "/play" {
+		view.Shown = fallback.href()
+	}
 	return s.render(c, p.Status, "page", s.pageView(view))
 }
 
@@ -159,23 +163,29 @@ func (s *Server) compilingPage(c echo.Context, st boardState, trail []step, ce *
 	return s.render(c, http.StatusOK, "page", s.pageView(view))
 }
 
-// progressText says what is being compiled and for how long.
+// progressText says what is being compiled, or loaded from its compiled
+// file, and for how long.
 func (s *Server) progressText(keys []spaceKey) string {
 	var parts []string
 	for _, k := range keys {
 		if s.cache.Cached(k) {
 			continue
 		}
-		what := fmt.Sprintf("the %d×%d %s", k.n, k.n, strings.ToUpper(k.backend))
+		what := fmt.Sprintf("compiling the %d×%d %s", k.n, k.n, strings.ToUpper(k.backend))
 		if s.lim.ordered[k.backend] {
 			what += " (" + orderLabels[k.order] + ")"
 		}
+		f, loading := s.loading(k)
+		if loading {
+			what = "loading" + strings.TrimPrefix(what, "compiling") + " from its compiled file (" + bytesize.Format(f.Bytes) + ")"
+		}
 		if started, ok := s.cache.Progress(k); ok {
-			what += fmt.Sprintf(": %s so far", time.Since(started).Round(100*time.Millisecond))
+			what += ": " + sinceText(started) + " so far"
 		}
 		// The last smaller board compiled gives a sense of scale: each
-		// size up takes several times longer.
-		for m := k.n - 1; m >= max(1, k.n-3); m-- {
+		// size up takes several times longer. A load reads its file at
+		// the disk's pace, which the size says.
+		for m := k.n - 1; !loading && m >= max(1, k.n-3); m-- {
 			if took, ok := s.cache.Took(spaceKey{backend: k.backend, n: m, order: k.order}); ok {
 				what += fmt.Sprintf(" (the %d×%d took %s)", m, m, duration(took))
 				break
@@ -184,9 +194,10 @@ func (s *Server) progressText(keys []spaceKey) string {
 		parts = append(parts, what)
 	}
 	if len(parts) == 0 {
-		return "Compiled; the board is on its way."
+		return "Ready; the board is on its way."
 	}
-	return "Compiling " + strings.Join(parts, "; ") + ". This happens once per board size; the result is cached."
+	text := strings.Join(parts, "; ")
+	return strings.ToUpper(text[:1]) + text[1:] + ". This happens once per board size; the result is cached."
 }
 
 // progress streams a compile's progress as server-sent events: a

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"github.com/nqueens/configurator/backends/bdd"
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/bytesize"
 	"github.com/nqueens/configurator/configurator/configuratortest"
@@ -527,5 +528,112 @@ func TestHostileParameters(t *testing.T) {
 		if res.StatusCode != 400 || strings.Contains(body, "<") {
 			t.Errorf("API %s: status %d: %s", field, res.StatusCode, body)
 		}
+	}
+}
+
+// missingFileSetup is a server whose BDD compiles boards up to 9×9 and
+// serves 10×10 from a compiled file alone, in dir, beside the SAT backend.
+func missingFileSetup(t *testing.T, dir string) *httptest.Server {
+	t.Helper()
+	_, ts, _ := serveWith(t, testConfig().Config,
+		Engine{Backend: bdd.New(bdd.Options{Dir: dir, MaxN: 10, CompileMaxN: 9}), Deadline: 10 * time.Second, Title: "BDD"}, satEngine())
+	return ts
+}
+
+// TestBoardWithoutItsCompiledFile: a board the BDD serves from a compiled
+// file alone, when the file is missing, is a 413 whose notice is one
+// sentence that gives the command making the file, as code on the page
+// and as text in the API; the page shows the board it falls back to and
+// names it (data-href, which address.js puts in the address bar) so that
+// the address and the list of steps say what the page shows. A file of
+// the board in another order does not serve it: the same sentence names
+// the order and its command.
+func TestBoardWithoutItsCompiledFile(t *testing.T) {
+	dir := t.TempDir()
+	ts := missingFileSetup(t, dir)
+	sentence := func(what, cmd string) string {
+		return "The BDD backend serves a " + what + " only from its compiled file, which this server does not have: make it once with " +
+			cmd + " and restart the server, or switch to SAT, which handles boards up to 16×16."
+	}
+	command := "nqueens count -n 10 -budget 12G -cache-dir " + dir
+	code := "<code>" + command + "</code>"
+	tests := []struct {
+		name    string
+		path    string
+		htmx    bool
+		status  int
+		want    []string
+		notWant []string
+	}{
+		{name: "the page", path: "/?n=10&q=a1", status: 413,
+			want: []string{`<p>` + sentence("10×10 board", code) + `</p>`, `data-href="/?n=8&amp;backend=bdd"`, `id="count">92 solutions<`}},
+		{name: "the page in Both", path: "/?n=10&backend=both", status: 413,
+			want: []string{`<p>` + sentence("10×10 board", code) + `</p>`, `data-href="/?n=8&amp;backend=both"`}},
+		{name: "a click of htmx", path: "/play?n=10&q=a1", htmx: true, status: 413,
+			want: []string{`<p>` + sentence("10×10 board", code) + `</p>`}, notWant: []string{`data-href`}},
+		{name: "a board within the limits", path: "/?n=9", status: 200,
+			want: []string{`id="count">352 solutions<`}, notWant: []string{`data-href`, `class="notice error"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var headers []string
+			if tt.htmx {
+				headers = []string{"HX-Request", "true"}
+			}
+			res, body := get(t, ts, tt.path, headers...)
+			if res.StatusCode != tt.status {
+				t.Errorf("status %d, want %d", res.StatusCode, tt.status)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(body, w) {
+					t.Errorf("missing %q in\n%s", w, excerpt(body))
+				}
+			}
+			for _, w := range tt.notWant {
+				if strings.Contains(body, w) {
+					t.Errorf("unexpected %q", w)
+				}
+			}
+		})
+	}
+	status, api, err := postJSON(t, context.Background(), ts, "/api/v1/analyze", `{"n":10}`)
+	if want := `{"error":"` + sentence("10×10 board", command) + `"}`; err != nil || status != 413 || strings.TrimSpace(api) != want {
+		t.Errorf("API: %d %s %v\nwant 413 %s", status, api, err, want)
+	}
+
+	// The row-major file, as its command writes it: a server started now
+	// serves 10×10 rank by rank, and no other order.
+	if _, err := bdd.New(bdd.Options{Dir: dir}).Compile(context.Background(), configuratortest.Model(t, 10, configurator.RowMajor)); err != nil {
+		t.Fatal(err)
+	}
+	ts = missingFileSetup(t, dir)
+	if res, body := get(t, ts, "/?n=10&q=a1"); res.StatusCode != 200 || !strings.Contains(body, `id="count">64 solutions<`) {
+		t.Errorf("10×10 with its file: %d\n%s", res.StatusCode, excerpt(body))
+	}
+	col := "<code>nqueens count -n 10 -order col -budget 12G -cache-dir " + dir + "</code>"
+	if res, body := get(t, ts, "/?n=10&order=col"); res.StatusCode != 413 || !strings.Contains(body, `<p>`+sentence("10×10 board in the order “file by file”", col)+`</p>`) {
+		t.Errorf("10×10 file by file: %d\n%s", res.StatusCode, excerpt(body))
+	}
+}
+
+// TestBrowserBoardWithoutItsCompiledFile: in a browser, the page of a
+// board without its compiled file shows the command as code, and the
+// address and the list of steps name the board the page shows.
+func TestBrowserBoardWithoutItsCompiledFile(t *testing.T) {
+	ts := missingFileSetup(t, t.TempDir())
+	b := newBrowser(t, ts.URL)
+	b.open("/?n=10&q=a1")
+	b.wait("the list of steps", `document.querySelector("#history-steps li")`)
+	if got := b.location(); got != "/?n=8&backend=bdd" {
+		t.Errorf("address %q, want the board shown, /?n=8&backend=bdd", got)
+	}
+	if got := b.text("#history-steps li"); got != "8×8, empty" {
+		t.Errorf("first step %q, want the board shown, 8×8, empty", got)
+	}
+	if got := b.text("#notice code"); !strings.HasPrefix(got, "nqueens count -n 10 -budget 12G") {
+		t.Errorf("the notice's code %q", got)
+	}
+	if errs := b.consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
 	}
 }

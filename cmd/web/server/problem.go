@@ -19,8 +19,11 @@ import (
 type problem struct {
 	Status     int
 	Message    string
-	RetryAfter int   // seconds; 0 sends no Retry-After header
-	err        error // the cause, for the log
+	RetryAfter int // seconds; 0 sends no Retry-After header
+	// Command is a command line that Message gives a person to run, which
+	// the page shows as code; "" when there is none.
+	Command string
+	err     error // the cause, for the log
 }
 
 func (p *problem) Error() string { return p.Message }

@@ -36,6 +36,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"math/big"
+	"strings"
 	"sync"
 	"time"
 
@@ -73,6 +74,13 @@ type Server struct {
 
 	quit     chan struct{} // closed when shutdown begins: progress streams end
 	quitOnce sync.Once
+
+	// life ends when the server closes (end): the work that requests
+	// share but none of them owns (see countEmpty) runs under it, and
+	// Close waits for it (detached).
+	life     context.Context
+	end      context.CancelFunc
+	detached sync.WaitGroup
 }
 
 // templateFuncs are the helpers the templates use.
@@ -91,11 +99,12 @@ func New(cfg Config, log *slog.Logger, engines ...Engine) (*Server, error) {
 		log:      log,
 		engines:  engines,
 		backends: make(map[string]Engine),
-		lim:      limits{maxN: map[string]int{}, why: map[string]string{}, ordered: map[string]bool{}},
+		lim:      limits{maxN: map[string]int{}, why: map[string]string{}, ordered: map[string]bool{}, filers: map[string]configurator.Filer{}},
 		quit:     make(chan struct{}),
 		draw:     newDrawer(),
 		clients:  newClientLimiter(cfg.Client, cfg.Loopback),
 	}
+	s.life, s.end = context.WithCancel(context.Background())
 	for _, e := range engines {
 		name := e.Backend.Name()
 		if _, dup := s.backends[name]; dup {
@@ -105,9 +114,10 @@ func New(cfg Config, log *slog.Logger, engines ...Engine) (*Server, error) {
 		l := e.Backend.Limits()
 		s.lim.names = append(s.lim.names, name)
 		s.lim.maxN[name], s.lim.why[name], s.lim.ordered[name] = l.MaxN, l.Bound, l.Ordered
-		if l.Bound != "" {
-			log.Warn("a backend's budget lowers its largest board", "backend", name, "limit", l.MaxN, "bound", l.Bound)
+		if f, ok := e.Backend.(configurator.Filer); ok {
+			s.lim.filers[name] = f
 		}
+		s.warnBound(name, l)
 	}
 	s.cache = newSpaceCache(s.compile, cfg.CacheBytes, s.heavyCompile, cfg.CompileSlots, cfg.CompileGrace)
 	s.metrics = newMetrics(s)
@@ -124,14 +134,41 @@ func New(cfg Config, log *slog.Logger, engines ...Engine) (*Server, error) {
 	return s, nil
 }
 
+// warnBound logs, at start, what makes a backend's largest board smaller
+// than its flag allows, so that the person who runs the server knows what
+// to change: a board served from a compiled file alone whose file is
+// missing (and the command that makes it), or the backend's own bound
+// (its node budget, in its words). A board lowered by the flag alone is
+// what was asked for, and not logged.
+func (s *Server) warnBound(name string, l configurator.Limits) {
+	if l.Bound == "" {
+		return
+	}
+	next := l.MaxN + 1
+	msg := fmt.Sprintf("%s serves boards up to %d×%d only, not up to its largest board setting: ", strings.ToUpper(name), l.MaxN, l.MaxN)
+	if f, ok := s.lim.file(name, next, configurator.RowMajor); ok && f.Required && f.Path == "" {
+		msg += fmt.Sprintf("it compiles boards up to %d×%d itself and serves %d×%d from a compiled file alone, which is not there", l.MaxN, l.MaxN, next, next)
+		if f.Command == "" {
+			s.log.Warn(msg+", and the server keeps no directory of compiled files", "backend", name)
+			return
+		}
+		s.log.Warn(msg+"; make it once with the command below and restart the server", "backend", name, "command", f.Command)
+		return
+	}
+	s.log.Warn(msg+l.Bound, "backend", name)
+}
+
 // beginShutdown ends the progress streams, which would otherwise hold the
 // graceful shutdown open until its deadline.
 func (s *Server) beginShutdown() { s.quitOnce.Do(func() { close(s.quit) }) }
 
-// Close cancels the compiles in progress and releases the renderer.
+// Close cancels the compiles in progress and the detached work, waits
+// for them, and releases the renderer.
 func (s *Server) Close() {
 	s.beginShutdown()
+	s.end()
 	s.cache.Close()
+	s.detached.Wait()
 	s.draw.Close()
 }
 
@@ -181,17 +218,67 @@ func (s *Server) compile(ctx context.Context, k spaceKey) (*compiled, error) {
 	}
 	// The count is a nicety ("one of 92"): when the backend cannot give it
 	// in time, the page goes without.
-	a, err := sp.Analyze(ctx, nil)
+	a, err := s.countEmpty(ctx, k, sp)
 	switch {
 	case errors.Is(err, configurator.ErrNoSolution):
 		res.total = new(big.Int)
+	case err != nil && ctx.Err() != nil:
+		s.log.Info("the empty board's count goes on without the compile's waiters", "backend", k.backend, "n", k.n, "err", err)
 	case err != nil:
 		s.log.Warn("counting the empty board's solutions", "backend", k.backend, "n", k.n, "err", err)
 	default:
 		res.total, res.totalAtLeast = a.Solutions, a.AtLeast
 	}
-	s.log.Info("compiled", "backend", k.backend, "n", k.n, "order", k.order.String(), "took", took, "bytes", res.bytes)
+	verb := "compiled"
+	if res.loaded() {
+		verb = "loaded from its compiled file"
+	}
+	s.log.Info(verb, "backend", k.backend, "n", k.n, "order", k.order.String(), "took", took, "bytes", res.bytes)
 	return res, nil
+}
+
+// countEmpty analyses the empty board of a fresh space, for the count of
+// all its solutions, and returns it when ctx ends first. The analysis is
+// work that every request on the space shares (a BDD keeps it, 5 to 7 s of
+// a core at 16×16, and a request that asks for it meanwhile waits for the
+// one under way), so it runs detached from the requests waiting for the
+// compile: under the server's lifetime and the compile deadline, never
+// cancelled by a waiter that gives up (a client gone, a request's
+// deadline) or by the last one leaving, so that a later request finds it
+// done or under way instead of starting it again.
+func (s *Server) countEmpty(ctx context.Context, k spaceKey, sp configurator.Space) (*configurator.Analysis, error) {
+	type answer struct {
+		a   *configurator.Analysis
+		err error
+	}
+	done := make(chan answer, 1)
+	s.detached.Add(1)
+	go func() {
+		defer s.detached.Done()
+		dctx, cancel := context.WithTimeout(s.life, s.cfg.CompileDeadline)
+		defer cancel()
+		start := time.Now()
+		a, err := sp.Analyze(dctx, nil)
+		if err != nil && !errors.Is(err, configurator.ErrNoSolution) && ctx.Err() != nil {
+			// No waiter hears of it: the log does.
+			s.log.Warn("counting the empty board's solutions", "backend", k.backend, "n", k.n, "after", time.Since(start), "err", err)
+		}
+		done <- answer{a, err}
+	}()
+	select {
+	case r := <-done:
+		return r.a, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// loading reports whether a compile of k is a load: its backend keeps
+// compiled spaces in files (configurator.Filer) and has k's, which
+// Compile loads instead of compiling (unless the file proves unsound).
+func (s *Server) loading(k spaceKey) (configurator.SpaceFile, bool) {
+	f, ok := s.lim.file(k.backend, k.n, k.order)
+	return f, ok && f.Path != ""
 }
 
 // heavyCompile reports whether a compile takes long and much memory, as

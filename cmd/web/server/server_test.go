@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"net/http"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/nqueens/configurator/backends/bdd"
 	"github.com/nqueens/configurator/backends/sat"
+	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/configuratortest"
 )
 
 // testSetup is the configuration of the tests: the server's, and the
@@ -107,3 +110,54 @@ var noRedirect = &http.Client{CheckRedirect: func(*http.Request, []*http.Request
 
 // countIn counts the occurrences of sub in s.
 func countIn(s, sub string) int { return strings.Count(s, sub) }
+
+// TestStartupSaysWhatLowersTheLargestBoard: when a backend serves smaller
+// boards than its largest board setting, the log says why at start, in
+// words for the person who runs the server: a board served from a
+// compiled file alone whose file is missing, with the command that makes
+// it, or the backend's own bound (its node budget). A board lowered by
+// the setting itself, or served from a file that is there, says nothing.
+func TestStartupSaysWhatLowersTheLargestBoard(t *testing.T) {
+	withFile := t.TempDir()
+	if _, err := bdd.New(bdd.Options{Dir: withFile}).Compile(context.Background(), configuratortest.Model(t, 6, configurator.RowMajor)); err != nil {
+		t.Fatal(err)
+	}
+	empty := t.TempDir()
+	tests := []struct {
+		name string
+		opts bdd.Options
+		want string // the warning's line; "" for none
+	}{
+		{"the file is missing", bdd.Options{Dir: empty, MaxN: 6, CompileMaxN: 5},
+			`level=WARN msg="BDD serves boards up to 5×5 only, not up to its largest board setting: it compiles boards up to 5×5 itself and serves 6×6 from a compiled file alone, which is not there; make it once with the command below and restart the server" backend=bdd command="nqueens count -n 6 -budget 12G -cache-dir ` + empty + `"`},
+		{"no directory of files", bdd.Options{MaxN: 6, CompileMaxN: 5},
+			`level=WARN msg="BDD serves boards up to 5×5 only, not up to its largest board setting: it compiles boards up to 5×5 itself and serves 6×6 from a compiled file alone, which is not there, and the server keeps no directory of compiled files" backend=bdd`},
+		{"the node budget", bdd.Options{MaxN: 10, Budget: 32 * (2451 + 2)},
+			`level=WARN msg="BDD serves boards up to 8×8 only, not up to its largest board setting: its node budget of 76.7 KiB holds boards up to 8×8" backend=bdd`},
+		{"the file is there", bdd.Options{Dir: withFile, MaxN: 6, CompileMaxN: 5}, ""},
+		{"the setting alone", bdd.Options{MaxN: 6}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var log configuratortest.Log
+			s, err := New(testConfig().Config, slog.New(slog.NewTextHandler(&log, nil)), Engine{Backend: bdd.New(tt.opts), Deadline: time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			var warnings []string
+			for line := range strings.Lines(log.String()) {
+				if strings.Contains(line, "level=WARN") {
+					_, line, _ = strings.Cut(strings.TrimSpace(line), " ") // the time
+					warnings = append(warnings, line)
+				}
+			}
+			switch {
+			case tt.want == "" && len(warnings) > 0:
+				t.Errorf("warned: %q", warnings)
+			case tt.want != "" && (len(warnings) != 1 || warnings[0] != tt.want):
+				t.Errorf("warnings %q\nwant %q", warnings, tt.want)
+			}
+		})
+	}
+}

@@ -63,6 +63,50 @@ type limits struct {
 	// ordered marks the backends whose spaces depend on the variable
 	// order; the others compile one space for every order.
 	ordered map[string]bool
+	// filers are the backends that keep compiled spaces in files
+	// (configurator.Filer), by name.
+	filers map[string]configurator.Filer
+}
+
+// file is what a backend that keeps compiled spaces in files says of the
+// file of the n×n board in order o; ok is false for other backends and
+// boards no model has.
+func (l limits) file(backend string, n int, o configurator.Order) (f configurator.SpaceFile, ok bool) {
+	fl, ok := l.filers[backend]
+	if !ok {
+		return f, false
+	}
+	m, err := configurator.New(n, o)
+	if err != nil {
+		return f, false
+	}
+	return fl.File(m), true
+}
+
+// missingFile is the 413 problem of an n×n board that backend serves from
+// a compiled file alone, when the file f says so is not there: one
+// sentence that gives the command that makes it (Command, which the page
+// shows as code) and, when mode m is not all there is, the backend to
+// switch to. ok is false when f says the board needs no missing file.
+func (l limits) missingFile(backend string, n int, o configurator.Order, m mode, f configurator.SpaceFile) (p *problem, ok bool) {
+	if !f.Required || f.Path != "" {
+		return nil, false
+	}
+	name := strings.ToUpper(backend)
+	what := fmt.Sprintf("%d×%d board", n, n)
+	if o != configurator.RowMajor {
+		what += " in the order " + quoteLabel(orderLabels[o])
+	}
+	msg := fmt.Sprintf("The %s backend serves a %s only from its compiled file", name, what)
+	if f.Command == "" {
+		msg += ", and this server keeps no directory of compiled files"
+	} else {
+		msg += fmt.Sprintf(", which this server does not have: make it once with %s and restart the server", f.Command)
+	}
+	if alt, hi, ok := l.alternative(n, m); ok {
+		msg += fmt.Sprintf(", or switch to %s, which handles boards up to %d×%d", strings.ToUpper(alt), hi, hi)
+	}
+	return &problem{Status: http.StatusRequestEntityTooLarge, Message: msg + ".", Command: f.Command}, true
 }
 
 // defaultState is the board a visitor sees first: 8×8 on the primary.
@@ -248,6 +292,18 @@ func parseSize(s string, m mode, lim limits) (int, error) {
 // tooLarge is the 413 problem of a board beyond a mode's limit, pointing to
 // what would work instead.
 func tooLarge(n int, m mode, lim limits) *problem {
+	for _, b := range lim.backends(m) {
+		if lim.maxN[b] >= n {
+			continue
+		}
+		// Served from a file alone, and the file is missing: say how to
+		// make it rather than call it a limit.
+		if f, ok := lim.file(b, n, configurator.RowMajor); ok {
+			if p, ok := lim.missingFile(b, n, configurator.RowMajor, m, f); ok {
+				return p
+			}
+		}
+	}
 	msg := fmt.Sprintf("A %d×%d board is beyond the limit of the %s backend (%d×%d", n, n, m.label(), lim.max(m), lim.max(m))
 	for _, b := range lim.backends(m) {
 		if why := lim.why[b]; why != "" && lim.maxN[b] == lim.max(m) {

@@ -51,11 +51,13 @@ type setting struct {
 	Reason   string
 }
 
-// notice is a message above the board.
+// notice is a message above the board: Text, then Command (a command
+// line the message gives, shown as code) and After, the rest of the
+// sentence.
 type notice struct {
-	Kind   string // "error" or "info"
-	Text   string
-	Status int
+	Kind                 string // "error" or "info"
+	Text, Command, After string
+	Status               int
 }
 
 // appView is the interactive part of the page, which every htmx request
@@ -63,7 +65,13 @@ type notice struct {
 type appView struct {
 	State boardState
 	Trail string // the timing trail the next request carries
-	Max   int    // largest board of the mode
+	// Shown is the address of the board a whole page shows when it may
+	// not be the one its address asks for (the page's board fell back,
+	// see Server.fail): address.js puts it in the address bar, as htmx
+	// does for a fragment, so that the address, a reload and the list of
+	// steps say what the page shows. "" leaves the address alone.
+	Shown string
+	Max   int // largest board of the mode
 
 	Fatal      bool // no board to show: only the controls and the notice
 	Notice     *notice
@@ -171,7 +179,11 @@ func noticeOf(p *problem) *notice {
 	if p.Status < 400 {
 		kind = "info"
 	}
-	return &notice{Kind: kind, Text: p.Message, Status: p.Status}
+	n := &notice{Kind: kind, Text: p.Message, Status: p.Status}
+	if before, after, ok := strings.Cut(p.Message, p.Command); ok && p.Command != "" {
+		n.Text, n.Command, n.After = before, p.Command, after
+	}
+	return n
 }
 
 // Title is the browser tab's title: the board's size when there is a

@@ -130,6 +130,12 @@ func (s *Server) compileProblem(ctx context.Context, k spaceKey, err error) erro
 	name := strings.ToUpper(k.backend)
 	switch {
 	case errors.Is(err, configurator.ErrTooLarge):
+		if f, ok := s.lim.file(k.backend, k.n, k.order); ok {
+			if p, ok := s.lim.missingFile(k.backend, k.n, k.order, mode(k.backend), f); ok {
+				p.err = err
+				return p
+			}
+		}
 		msg := fmt.Sprintf("The %d×%d board does not fit the %s backend's limits", k.n, k.n, name)
 		if budget := s.backends[k.backend].Budget; budget > 0 {
 			msg = fmt.Sprintf("The %d×%d board does not fit the %s backend's node budget of %s", k.n, k.n, name, bytesize.Format(budget))
@@ -148,8 +154,12 @@ func (s *Server) compileProblem(ctx context.Context, k spaceKey, err error) erro
 	case ctx.Err() != nil:
 		started, running := s.cache.Progress(k)
 		if running {
-			return retryable(5, err, "The %d×%d %s is still being compiled (for %s so far); try again in a few seconds.",
-				k.n, k.n, name, time.Since(started).Round(time.Second))
+			so := "for " + sinceText(started) + " so far"
+			if f, ok := s.loading(k); ok {
+				return retryable(5, err, "The %d×%d %s is still being loaded from its compiled file (%s, %s); try again in a few seconds.",
+					k.n, k.n, name, bytesize.Format(f.Bytes), so)
+			}
+			return retryable(5, err, "The %d×%d %s is still being compiled (%s); try again in a few seconds.", k.n, k.n, name, so)
 		}
 		return describe(ctx.Err())
 	case errors.Is(err, context.DeadlineExceeded):
@@ -162,6 +172,16 @@ func (s *Server) compileProblem(ctx context.Context, k spaceKey, err error) erro
 		return retryable(30, err, "%s.", msg)
 	}
 	return describe(err)
+}
+
+// sinceText says for people how long ago start was: to a tenth of a
+// second under ten seconds, to the second beyond.
+func sinceText(start time.Time) string {
+	d := time.Since(start)
+	if d < 10*time.Second {
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
 }
 
 // quoteLabel puts a label of the page between curly quotes.

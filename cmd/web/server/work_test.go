@@ -1,0 +1,235 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"html"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nqueens/configurator/backends/bdd"
+	"github.com/nqueens/configurator/backends/sat"
+	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/configuratortest"
+)
+
+// heldBackend is the real BDD backend held at will, for the tests of what
+// the server says and does while a compile or the count of an empty board
+// is under way: its compiles wait for compileGate, every analysis of an
+// empty board waits for countGate, and it keeps compiled spaces in files
+// (a configurator.Filer) and says it holds file.
+type heldBackend struct {
+	*bdd.Backend
+	file        configurator.SpaceFile
+	compileGate chan struct{}
+	countGate   chan struct{}
+	// counts are the analyses of an empty board begun; cancelled those
+	// whose context ended while they were held.
+	counts, cancelled atomic.Int32
+}
+
+func newHeldBackend(file configurator.SpaceFile) *heldBackend {
+	return &heldBackend{Backend: bdd.New(bdd.Options{}), file: file,
+		compileGate: make(chan struct{}), countGate: make(chan struct{})}
+}
+
+func (b *heldBackend) File(*configurator.Model) configurator.SpaceFile { return b.file }
+
+func (b *heldBackend) Compile(ctx context.Context, m *configurator.Model) (configurator.Space, error) {
+	select {
+	case <-b.compileGate:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	sp, err := b.Backend.Compile(ctx, m)
+	if err != nil {
+		return nil, err
+	}
+	return &heldSpace{Space: sp, b: b}, nil
+}
+
+// heldSpace is a space of heldBackend.
+type heldSpace struct {
+	configurator.Space
+	b *heldBackend
+}
+
+func (s *heldSpace) Analyze(ctx context.Context, queens []configurator.Cell) (*configurator.Analysis, error) {
+	if len(queens) == 0 {
+		s.b.counts.Add(1)
+		select {
+		case <-s.b.countGate:
+		case <-ctx.Done():
+			s.b.cancelled.Add(1)
+			return nil, ctx.Err()
+		}
+	}
+	return s.Space.Analyze(ctx, queens)
+}
+
+// Diagram is the BDD's, so that the API reports the nodes an analysis
+// visited.
+func (s *heldSpace) Diagram(ctx context.Context, queens []configurator.Cell, maxNodes int) (string, int, error) {
+	return s.Space.(configurator.Diagrammer).Diagram(ctx, queens, maxNodes)
+}
+
+// serveWith starts the server on engines, the primary first, and returns
+// it with its address and what it logs.
+func serveWith(t *testing.T, cfg Config, engines ...Engine) (*Server, *httptest.Server, *configuratortest.Log) {
+	t.Helper()
+	var log configuratortest.Log
+	s, err := New(cfg, slog.New(slog.NewTextHandler(&log, nil)), engines...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(func() {
+		s.beginShutdown()
+		ts.Close()
+		s.Close()
+	})
+	return s, ts, &log
+}
+
+// satEngine is the SAT backend as the tests register it.
+func satEngine() Engine {
+	return Engine{Backend: sat.New(sat.Options{MaxN: 16, Queue: 32, Serve: 1, CountCap: 1000, Timeout: 10 * time.Second}), Deadline: 10 * time.Second, Title: "SAT solver"}
+}
+
+// postJSON posts body to path and returns the status and the body.
+func postJSON(t *testing.T, ctx context.Context, ts *httptest.Server, path, body string) (int, string, error) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	return res.StatusCode, string(b), err
+}
+
+// waitFor polls cond every few milliseconds for up to five seconds.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting: %s", what)
+		}
+	}
+}
+
+// TestCompileUnderWaySaysLoadOrCompile: while a space is being made, the
+// page's progress and the API's 503 say what is happening, a load from
+// its compiled file (with the file's size) when the backend says it holds
+// one, a compile otherwise.
+func TestCompileUnderWaySaysLoadOrCompile(t *testing.T) {
+	tests := []struct {
+		name     string
+		file     configurator.SpaceFile
+		page     string
+		api      string
+		notWords []string
+	}{
+		{"a load", configurator.SpaceFile{Path: "/cache/queens-6-row.bdd", Bytes: 3 << 30, Command: "nqueens count -n 6 -budget 12G"},
+			"Loading the 6×6 BDD (rank by rank) from its compiled file (3 GiB): ",
+			"The 6×6 BDD is still being loaded from its compiled file (3 GiB, for ",
+			[]string{"Compiling the", "being compiled"}},
+		{"a compile", configurator.SpaceFile{Command: "nqueens count -n 6 -budget 12G"},
+			"Compiling the 6×6 BDD (rank by rank): ",
+			"The 6×6 BDD is still being compiled (for ",
+			[]string{"Loading the", "compiled file"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := newHeldBackend(tt.file)
+			cfg := testConfig().Config
+			cfg.QuickWait = time.Nanosecond
+			cfg.RequestDeadline = 300 * time.Millisecond
+			_, ts, _ := serveWith(t, cfg, Engine{Backend: b, Deadline: 10 * time.Second, Title: "BDD"}, satEngine())
+			res, body := get(t, ts, "/?n=6&backend=bdd")
+			if res.StatusCode != 200 || !strings.Contains(body, `class="compiling card"`) || !strings.Contains(html.UnescapeString(body), tt.page) {
+				t.Errorf("page while held: %d, want %q in\n%s", res.StatusCode, tt.page, excerpt(body))
+			}
+			status, api, err := postJSON(t, context.Background(), ts, "/api/v1/analyze", `{"n":6,"backend":"bdd"}`)
+			if err != nil || status != 503 || !strings.Contains(api, tt.api) || !strings.Contains(api, "so far); try again in a few seconds.") {
+				t.Errorf("API while held: %d %s %v, want 503 with %q", status, api, err, tt.api)
+			}
+			for _, w := range tt.notWords {
+				if strings.Contains(body, w) || strings.Contains(api, w) {
+					t.Errorf("%q said while held: page %q, API %s", w, tt.page, api)
+				}
+			}
+			close(b.compileGate)
+			close(b.countGate)
+			status, api, err = postJSON(t, context.Background(), ts, "/api/v1/analyze", `{"n":6,"backend":"bdd"}`)
+			if err != nil || status != 200 || !strings.Contains(api, `"solutions":"4"`) {
+				t.Errorf("API once ready: %d %s %v, want the 4 solutions of 6×6", status, api, err)
+			}
+		})
+	}
+}
+
+// TestEmptyBoardCountOutlivesItsWaiters: the count of a fresh space's
+// empty board, which every request on the space shares, is not cancelled
+// when the request that waited for it gives up (here its client goes, and
+// the compile's last waiter with it): it goes on, and the next request
+// finds it done, a remembered answer (no node visited), not started again.
+func TestEmptyBoardCountOutlivesItsWaiters(t *testing.T) {
+	b := newHeldBackend(configurator.SpaceFile{})
+	close(b.compileGate)
+	cfg := testConfig().Config
+	cfg.CompileGrace = time.Millisecond
+	s, ts, log := serveWith(t, cfg, Engine{Backend: b, Deadline: 10 * time.Second, Title: "BDD"})
+
+	ctx, cancel := context.WithCancel(context.Background())
+	gone := make(chan error, 1)
+	go func() {
+		_, _, err := postJSON(t, ctx, ts, "/api/v1/analyze", `{"n":6}`)
+		gone <- err
+	}()
+	waitFor(t, "the count to begin", func() bool { return b.counts.Load() == 1 })
+	cancel() // the only waiter goes
+	if err := <-gone; err == nil {
+		t.Fatal("the request that gave up was answered")
+	}
+	k := spaceKey{backend: "bdd", n: 6}
+	waitFor(t, "the space to be cached without its waiters", func() bool { return s.cache.Cached(k) })
+	if n := b.cancelled.Load(); n != 0 {
+		t.Fatalf("the empty board's count was cancelled %d times when its waiter left", n)
+	}
+
+	close(b.countGate)
+	status, body, err := postJSON(t, context.Background(), ts, "/api/v1/analyze", `{"n":6}`)
+	if err != nil || status != 200 {
+		t.Fatalf("the next request: %d %s %v", status, body, err)
+	}
+	var got struct {
+		Solutions string `json:"solutions"`
+		Work      struct {
+			NodesVisited *int64 `json:"nodes_visited"`
+		} `json:"work"`
+	}
+	if err := json.Unmarshal([]byte(body), &got); err != nil {
+		t.Fatalf("%v: %s", err, body)
+	}
+	if got.Solutions != "4" || got.Work.NodesVisited == nil || *got.Work.NodesVisited != 0 {
+		t.Errorf("the next request: solutions %q, nodes visited %v; want 4, the remembered answer (0 visited):\n%s", got.Solutions, got.Work.NodesVisited, body)
+	}
+	if n := b.cancelled.Load(); n != 0 {
+		t.Errorf("the empty board's count was cancelled %d times", n)
+	}
+	if l := log.String(); strings.Contains(l, "counting the empty board") {
+		t.Errorf("the count failed:\n%s", l)
+	}
+}
