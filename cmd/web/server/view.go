@@ -211,10 +211,10 @@ func (s *Server) newAppView(st boardState, trail string) *appView {
 	}
 	for _, o := range configurator.Orders() {
 		opt := option{Value: o.String(), Label: orderLabels[o], Selected: o == st.Order}
-		if s.longCompile(st.with(func(b *boardState) { b.Order = o })) {
-			// Choosing it starts a compile of seconds: the menu says so
-			// before anyone chooses.
-			opt.Label += " (compiles first)"
+		if verb := s.longPrep(st.with(func(b *boardState) { b.Order = o })); verb != "" {
+			// Choosing it starts a compile, or a load, of seconds: the
+			// menu says so before anyone chooses.
+			opt.Label += " (" + verb + " first)"
 		}
 		v.Order.Options = append(v.Order.Options, opt)
 	}
@@ -306,22 +306,33 @@ func (s *Server) shrinkNote(st, next boardState, modes []string) string {
 		note += fmt.Sprintf(", keeping %s; %d of your queens lie beyond it", configurator.ListCells(next.Queens), dropped)
 	}
 	note += "."
-	if s.longCompile(next) {
+	switch s.longPrep(next) {
+	case "compiles":
 		note += fmt.Sprintf(" The %d×%d board is not compiled yet: the switch compiles it first, which takes a while (the page shows its progress and stays usable).",
+			next.N, next.N)
+	case "loads":
+		note += fmt.Sprintf(" The %d×%d board is not in memory yet: the switch loads it from its compiled file first, which takes a while (the page shows its progress and stays usable).",
 			next.N, next.N)
 	}
 	return note
 }
 
-// longCompile reports whether showing st needs a large compile that the
-// cache does not hold yet.
-func (s *Server) longCompile(st boardState) bool {
+// longPrep says how showing st begins when it needs a large space that
+// the cache does not hold yet: "compiles", or "loads" when each such space
+// is loaded from its compiled file; "" when it needs none.
+func (s *Server) longPrep(st boardState) string {
+	verb := ""
 	for _, b := range s.lim.backends(st.Mode) {
-		if k := s.key(b, st); !s.cache.Cached(k) && s.heavyCompile(k) {
-			return true
+		k := s.key(b, st)
+		if s.cache.Cached(k) || !s.heavyCompile(k) {
+			continue
 		}
+		if _, ok := s.loading(k); !ok {
+			return "compiles"
+		}
+		verb = "loads"
 	}
-	return false
+	return verb
 }
 
 // modeTitle says what a mode does: its backend's title, or for all of

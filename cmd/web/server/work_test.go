@@ -119,10 +119,10 @@ func postJSON(t *testing.T, ctx context.Context, ts *httptest.Server, path, body
 	return res.StatusCode, string(b), err
 }
 
-// waitFor polls cond every few milliseconds for up to five seconds.
+// waitFor polls cond every few milliseconds for up to twenty seconds.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("gave up waiting: %s", what)
 		}
@@ -139,15 +139,18 @@ func TestCompileUnderWaySaysLoadOrCompile(t *testing.T) {
 		file     configurator.SpaceFile
 		page     string
 		api      string
+		option   string // the order menu's entry of the board
 		notWords []string
 	}{
-		{"a load", configurator.SpaceFile{Path: "/cache/queens-6-row.bdd", Bytes: 3 << 30, Command: "nqueens count -n 6 -budget 12G"},
-			"Loading the 6×6 BDD (rank by rank) from its compiled file (3 GiB): ",
-			"The 6×6 BDD is still being loaded from its compiled file (3 GiB, for ",
+		{"a load", configurator.SpaceFile{Path: "/cache/queens-12-row.bdd", Bytes: 3 << 30, Command: "nqueens count -n 12 -budget 12G"},
+			"Loading the 12×12 BDD (rank by rank) from its compiled file (3 GiB): ",
+			"The 12×12 BDD is still being loaded from its compiled file (3 GiB, for ",
+			`<option value="row" selected>rank by rank (loads first)</option>`,
 			[]string{"Compiling the", "being compiled"}},
-		{"a compile", configurator.SpaceFile{Command: "nqueens count -n 6 -budget 12G"},
-			"Compiling the 6×6 BDD (rank by rank): ",
-			"The 6×6 BDD is still being compiled (for ",
+		{"a compile", configurator.SpaceFile{Command: "nqueens count -n 12 -budget 12G"},
+			"Compiling the 12×12 BDD (rank by rank): ",
+			"The 12×12 BDD is still being compiled (for ",
+			`<option value="row" selected>rank by rank (compiles first)</option>`,
 			[]string{"Loading the", "compiled file"}},
 	}
 	for _, tt := range tests {
@@ -156,12 +159,15 @@ func TestCompileUnderWaySaysLoadOrCompile(t *testing.T) {
 			cfg := testConfig().Config
 			cfg.QuickWait = time.Nanosecond
 			cfg.RequestDeadline = 300 * time.Millisecond
-			_, ts, _ := serveWith(t, cfg, Engine{Backend: b, Deadline: 10 * time.Second, Title: "BDD"}, satEngine())
-			res, body := get(t, ts, "/?n=6&backend=bdd")
+			s, ts, _ := serveWith(t, cfg, Engine{Backend: b, Deadline: 10 * time.Second, Title: "BDD"}, satEngine())
+			res, body := get(t, ts, "/?n=12&backend=bdd")
 			if res.StatusCode != 200 || !strings.Contains(body, `class="compiling card"`) || !strings.Contains(html.UnescapeString(body), tt.page) {
 				t.Errorf("page while held: %d, want %q in\n%s", res.StatusCode, tt.page, excerpt(body))
 			}
-			status, api, err := postJSON(t, context.Background(), ts, "/api/v1/analyze", `{"n":6,"backend":"bdd"}`)
+			if !strings.Contains(body, tt.option) {
+				t.Errorf("the order menu while held lacks %s", tt.option)
+			}
+			status, api, err := postJSON(t, context.Background(), ts, "/api/v1/analyze", `{"n":12,"backend":"bdd"}`)
 			if err != nil || status != 503 || !strings.Contains(api, tt.api) || !strings.Contains(api, "so far); try again in a few seconds.") {
 				t.Errorf("API while held: %d %s %v, want 503 with %q", status, api, err, tt.api)
 			}
@@ -172,9 +178,10 @@ func TestCompileUnderWaySaysLoadOrCompile(t *testing.T) {
 			}
 			close(b.compileGate)
 			close(b.countGate)
-			status, api, err = postJSON(t, context.Background(), ts, "/api/v1/analyze", `{"n":6,"backend":"bdd"}`)
-			if err != nil || status != 200 || !strings.Contains(api, `"solutions":"4"`) {
-				t.Errorf("API once ready: %d %s %v, want the 4 solutions of 6×6", status, api, err)
+			waitFor(t, "the compile", func() bool { return s.cache.Cached(spaceKey{backend: "bdd", n: 12}) })
+			status, api, err = postJSON(t, context.Background(), ts, "/api/v1/analyze", `{"n":12,"backend":"bdd"}`)
+			if err != nil || status != 200 || !strings.Contains(api, `"solutions":"14200"`) {
+				t.Errorf("API once ready: %d %s %v, want the 14,200 solutions of 12×12", status, api, err)
 			}
 		})
 	}
