@@ -637,3 +637,17 @@ func TestBrowserBoardWithoutItsCompiledFile(t *testing.T) {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
 	}
 }
+
+// TestFallbackBoardWithinTheLimit: a page whose board is refused falls
+// back to the primary's largest board when 8×8 is beyond it, not to no
+// board at all.
+func TestFallbackBoardWithinTheLimit(t *testing.T) {
+	_, ts, _ := serveWith(t, testConfig().Config,
+		Engine{Backend: bdd.New(bdd.Options{Dir: t.TempDir(), MaxN: 6, CompileMaxN: 5}), Deadline: 10 * time.Second, Title: "BDD"}, satEngine())
+	for _, path := range []string{"/?n=6&q=a1", "/nowhere", "/"} {
+		res, body := get(t, ts, path)
+		if !strings.Contains(body, `id="count">10 solutions<`) || !strings.Contains(body, `<option value="5" selected>5 × 5</option>`) {
+			t.Errorf("%s: %d, want the 5×5 board\n%s", path, res.StatusCode, excerpt(body))
+		}
+	}
+}

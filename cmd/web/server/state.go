@@ -109,8 +109,13 @@ func (l limits) missingFile(backend string, n int, o configurator.Order, m mode,
 	return &problem{Status: http.StatusRequestEntityTooLarge, Message: msg + ".", Command: f.Command}, true
 }
 
-// defaultState is the board a visitor sees first: 8×8 on the primary.
-func (l limits) defaultState() boardState { return boardState{N: 8, Mode: mode(l.names[0])} }
+// defaultState is the board a visitor sees first, and the one a page falls
+// back to: 8×8 on the primary, or the primary's largest board when that
+// is smaller (a board it could not show either).
+func (l limits) defaultState() boardState {
+	m := mode(l.names[0])
+	return boardState{N: min(8, l.max(m)), Mode: m}
+}
 
 // modes lists the page's modes: every backend, then all of them when
 // there are several.
