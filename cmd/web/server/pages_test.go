@@ -651,3 +651,34 @@ func TestFallbackBoardWithinTheLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestOrderMenuSaysWhatAnOrderNeeds: the order menu of a large board says,
+// before anyone chooses, what each order not in memory takes: a load
+// from its compiled file, a compile, or, past the largest board the BDD
+// compiles, the compiled file it lacks.
+func TestOrderMenuSaysWhatAnOrderNeeds(t *testing.T) {
+	dir := t.TempDir()
+	for _, o := range []configurator.Order{configurator.RowMajor, configurator.ColMajor} {
+		if _, err := bdd.New(bdd.Options{Dir: dir}).Compile(context.Background(), configuratortest.Model(t, 12, o)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct {
+		compileMaxN int
+		want        []string
+	}{
+		{11, []string{`<option value="row" selected>rank by rank</option>`, `<option value="col">file by file (loads first)</option>`,
+			`<option value="diag">by diagonal (needs its compiled file)</option>`, `<option value="middle">middle ranks first (needs its compiled file)</option>`}},
+		{0, []string{`<option value="row" selected>rank by rank</option>`, `<option value="col">file by file (loads first)</option>`,
+			`<option value="diag">by diagonal (compiles first)</option>`, `<option value="middle">middle ranks first (compiles first)</option>`}},
+	} {
+		_, ts, _ := serveWith(t, testConfig().Config,
+			Engine{Backend: bdd.New(bdd.Options{Dir: dir, MaxN: 12, CompileMaxN: tt.compileMaxN}), Deadline: 10 * time.Second, Title: "BDD"})
+		res, body := get(t, ts, "/?n=12")
+		for _, w := range tt.want {
+			if res.StatusCode != 200 || !strings.Contains(body, w) {
+				t.Errorf("-bdd-compile-max-n %d: status %d, no %s", tt.compileMaxN, res.StatusCode, w)
+			}
+		}
+	}
+}

@@ -211,10 +211,14 @@ func (s *Server) newAppView(st boardState, trail string) *appView {
 	}
 	for _, o := range configurator.Orders() {
 		opt := option{Value: o.String(), Label: orderLabels[o], Selected: o == st.Order}
-		if verb := s.longPrep(st.with(func(b *boardState) { b.Order = o })); verb != "" {
+		switch verb := s.longPrep(st.with(func(b *boardState) { b.Order = o })); verb {
+		case "compiles", "loads":
 			// Choosing it starts a compile, or a load, of seconds: the
 			// menu says so before anyone chooses.
 			opt.Label += " (" + verb + " first)"
+		case "":
+		default:
+			opt.Label += " (" + verb + ")"
 		}
 		v.Order.Options = append(v.Order.Options, opt)
 	}
@@ -306,7 +310,7 @@ func (s *Server) shrinkNote(st, next boardState, modes []string) string {
 		note += fmt.Sprintf(", keeping %s; %d of your queens lie beyond it", configurator.ListCells(next.Queens), dropped)
 	}
 	note += "."
-	switch s.longPrep(next) {
+	switch s.longPrep(next) { // a missing file: the switch itself says so
 	case "compiles":
 		note += fmt.Sprintf(" The %d×%d board is not compiled yet: the switch compiles it first, which takes a while (the page shows its progress and stays usable).",
 			next.N, next.N)
@@ -319,7 +323,9 @@ func (s *Server) shrinkNote(st, next boardState, modes []string) string {
 
 // longPrep says how showing st begins when it needs a large space that
 // the cache does not hold yet: "compiles", or "loads" when each such space
-// is loaded from its compiled file; "" when it needs none.
+// is loaded from its compiled file; "needs its compiled file" when one is
+// served from a compiled file alone and the file is missing (showing it
+// is refused); "" when it needs none.
 func (s *Server) longPrep(st boardState) string {
 	verb := ""
 	for _, b := range s.lim.backends(st.Mode) {
@@ -327,10 +333,15 @@ func (s *Server) longPrep(st boardState) string {
 		if s.cache.Cached(k) || !s.heavyCompile(k) {
 			continue
 		}
-		if _, ok := s.loading(k); !ok {
-			return "compiles"
+		f, ok := s.loading(k)
+		switch {
+		case f.Required && !ok:
+			return "needs its compiled file"
+		case !ok:
+			verb = "compiles"
+		case verb == "":
+			verb = "loads"
 		}
-		verb = "loads"
 	}
 	return verb
 }
