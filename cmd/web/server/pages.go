@@ -90,7 +90,14 @@ func (s *Server) fail(c echo.Context, st boardState, trail []step, act action, e
 	// The page's fallback board is analysed within what is left of the
 	// request's own deadline on its primary backend, and not at all after
 	// a failure of time or load: the work that failed is not done again.
-	fallback := st.with(func(*boardState) {})
+	// A board refused in its variable order (beyond the node budget, or
+	// without the compiled file it alone is served from) falls back to
+	// rank by rank, the order of the backends' limits.
+	fallback := st.with(func(b *boardState) {
+		if errors.Is(err, configurator.ErrTooLarge) {
+			b.Order = configurator.RowMajor
+		}
+	})
 	ctx, cancel := context.WithDeadline(req.Context(), requestStart(c).Add(s.deadline(s.lim.backends(st.Mode)[0])))
 	defer cancel()
 	var spaces []*compiled

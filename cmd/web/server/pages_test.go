@@ -611,8 +611,12 @@ func TestBoardWithoutItsCompiledFile(t *testing.T) {
 		t.Errorf("10×10 with its file: %d\n%s", res.StatusCode, excerpt(body))
 	}
 	col := "<code>nqueens count -n 10 -order col -budget 12G -cache-dir " + dir + "</code>"
-	if res, body := get(t, ts, "/?n=10&order=col"); res.StatusCode != 413 || !strings.Contains(body, `<p>`+sentence("10×10 board in the order “file by file”", col)+`</p>`) {
-		t.Errorf("10×10 file by file: %d\n%s", res.StatusCode, excerpt(body))
+	res, body := get(t, ts, "/?n=10&order=col")
+	for _, w := range []string{`<p>` + sentence("10×10 board in the order “file by file”", col) + `</p>`,
+		`id="count">724 solutions<`, `data-href="/?n=10&amp;backend=bdd"`} { // rank by rank, under the notice
+		if res.StatusCode != 413 || !strings.Contains(body, w) {
+			t.Errorf("10×10 file by file: %d, no %s\n%s", res.StatusCode, w, excerpt(body))
+		}
 	}
 }
 
