@@ -218,11 +218,11 @@ func (s *Server) compile(ctx context.Context, k spaceKey) (*compiled, error) {
 	}
 	// The count is a nicety ("one of 92"): when the backend cannot give it
 	// in time, the page goes without.
-	a, err := s.countEmpty(ctx, k, sp)
+	a, left, err := s.countEmpty(ctx, k, sp)
 	switch {
 	case errors.Is(err, configurator.ErrNoSolution):
 		res.total = new(big.Int)
-	case err != nil && ctx.Err() != nil:
+	case left:
 		s.log.Info("the empty board's count goes on without the compile's waiters", "backend", k.backend, "n", k.n, "err", err)
 	case err != nil:
 		s.log.Warn("counting the empty board's solutions", "backend", k.backend, "n", k.n, "err", err)
@@ -238,20 +238,23 @@ func (s *Server) compile(ctx context.Context, k spaceKey) (*compiled, error) {
 }
 
 // countEmpty analyses the empty board of a fresh space, for the count of
-// all its solutions, and returns it when ctx ends first. The analysis is
-// work that every request on the space shares (a BDD keeps it, 5 to 7 s of
-// a core at 16×16, and a request that asks for it meanwhile waits for the
-// one under way), so it runs detached from the requests waiting for the
-// compile: under the server's lifetime and the compile deadline, never
-// cancelled by a waiter that gives up (a client gone, a request's
-// deadline) or by the last one leaving, so that a later request finds it
-// done or under way instead of starting it again.
-func (s *Server) countEmpty(ctx context.Context, k spaceKey, sp configurator.Space) (*configurator.Analysis, error) {
+// all its solutions. The analysis is work that every request on the space
+// shares (a BDD keeps it, 5 to 7 s of a core at 16×16, and a request that
+// asks for it meanwhile waits for the one under way), so it runs detached
+// from the requests waiting for the compile: under the server's lifetime
+// and the compile deadline, never cancelled by a waiter that gives up (a
+// client gone, a request's deadline) or by the last one leaving, so that
+// a later request finds it done or under way instead of starting it
+// again. When ctx ends first, countEmpty returns with left set and the
+// analysis goes on; if it then fails, it logs why itself.
+func (s *Server) countEmpty(ctx context.Context, k spaceKey, sp configurator.Space) (a *configurator.Analysis, left bool, err error) {
 	type answer struct {
 		a   *configurator.Analysis
 		err error
 	}
 	done := make(chan answer, 1)
+	var mu sync.Mutex // held to answer, and to leave: one or the other
+	gone := false
 	s.detached.Add(1)
 	go func() {
 		defer s.detached.Done()
@@ -259,17 +262,29 @@ func (s *Server) countEmpty(ctx context.Context, k spaceKey, sp configurator.Spa
 		defer cancel()
 		start := time.Now()
 		a, err := sp.Analyze(dctx, nil)
-		if err != nil && !errors.Is(err, configurator.ErrNoSolution) && ctx.Err() != nil {
-			// No waiter hears of it: the log does.
+		mu.Lock()
+		defer mu.Unlock()
+		if !gone {
+			done <- answer{a, err}
+			return
+		}
+		if err != nil && !errors.Is(err, configurator.ErrNoSolution) {
 			s.log.Warn("counting the empty board's solutions", "backend", k.backend, "n", k.n, "after", time.Since(start), "err", err)
 		}
-		done <- answer{a, err}
 	}()
 	select {
 	case r := <-done:
-		return r.a, r.err
+		return r.a, false, r.err
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		mu.Lock()
+		defer mu.Unlock()
+		select {
+		case r := <-done:
+			return r.a, false, r.err
+		default:
+			gone = true
+			return nil, true, ctx.Err()
+		}
 	}
 }
 
