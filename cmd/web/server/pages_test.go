@@ -686,3 +686,15 @@ func TestOrderMenuSaysWhatAnOrderNeeds(t *testing.T) {
 		}
 	}
 }
+
+// TestBothPastTheBoardsSATCounts: in Both, on a board past those the SAT
+// backend counts, the note under the count says SAT gives no count of
+// this board, not that it never counts.
+func TestBothPastTheBoardsSATCounts(t *testing.T) {
+	_, ts, _ := serveWith(t, testConfig().Config,
+		Engine{Backend: bdd.New(bdd.Options{MaxN: 11}), Deadline: 10 * time.Second, Title: "BDD"}, satEngine())
+	res, body := get(t, ts, "/?n=11&backend=both")
+	if want := `<p class="count-note">SAT does not count solutions on this board</p>`; res.StatusCode != 200 || !strings.Contains(body, `id="count">2,680 solutions<`) || !strings.Contains(body, want) {
+		t.Errorf("11×11 in Both: %d, want 2,680 solutions and %s\n%s", res.StatusCode, want, excerpt(body))
+	}
+}

@@ -442,7 +442,7 @@ func (s *Server) resultView(r *result, trail []step) *appView {
 			if oa := o.Session.Analysis(); oa.Solutions != nil {
 				v.CountNote = fmt.Sprintf("%s counts %s", strings.ToUpper(o.Backend), solutionsText(oa.Solutions, oa.AtLeast))
 			} else {
-				v.CountNote = strings.ToUpper(o.Backend) + " does not count solutions"
+				v.CountNote = strings.ToUpper(o.Backend) + " does not count solutions on this board"
 			}
 		}
 		v.Agreement = agreement(r)
