@@ -171,28 +171,36 @@ func (s *Server) compilingPage(c echo.Context, st boardState, trail []step, ce *
 }
 
 // progressText says what is being compiled, or loaded from its compiled
-// file, and for how long.
+// file, and for how long; once made, a space's compile counts its empty
+// board's solutions, which the text says too.
 func (s *Server) progressText(keys []spaceKey) string {
 	var parts []string
 	for _, k := range keys {
 		if s.cache.Cached(k) {
 			continue
 		}
-		what := fmt.Sprintf("compiling the %d×%d %s", k.n, k.n, strings.ToUpper(k.backend))
+		board := fmt.Sprintf("the %d×%d %s", k.n, k.n, strings.ToUpper(k.backend))
 		if s.lim.ordered[k.backend] {
-			what += " (" + orderLabels[k.order] + ")"
+			board += " (" + orderLabels[k.order] + ")"
 		}
 		f, loading := s.loading(k)
-		if loading {
-			what = "loading" + strings.TrimPrefix(what, "compiling") + " from its compiled file (" + bytesize.Format(f.Bytes) + ")"
+		started, running := s.cache.Progress(k)
+		var what string
+		if since, ok := s.counting.Load(k); ok {
+			what = "counting all the solutions of " + board + ", a sweep of its whole diagram"
+			started, running = since.(time.Time), true
+		} else if loading {
+			what = "loading " + board + " from its compiled file (" + bytesize.Format(f.Bytes) + ")"
+		} else {
+			what = "compiling " + board
 		}
-		if started, ok := s.cache.Progress(k); ok {
+		if running {
 			what += ": " + sinceText(started) + " so far"
 		}
 		// The last smaller board compiled gives a sense of scale: each
 		// size up takes several times longer. A load reads its file at
 		// the disk's pace, which the size says.
-		for m := k.n - 1; !loading && m >= max(1, k.n-3); m-- {
+		for m := k.n - 1; strings.HasPrefix(what, "compiling") && m >= max(1, k.n-3); m-- {
 			if took, ok := s.cache.Took(spaceKey{backend: k.backend, n: m, order: k.order}); ok {
 				what += fmt.Sprintf(" (the %d×%d took %s)", m, m, duration(took))
 				break

@@ -81,6 +81,10 @@ type Server struct {
 	life     context.Context
 	end      context.CancelFunc
 	detached sync.WaitGroup
+	// counting holds, for each key whose compile is counting its empty
+	// board's solutions, when the count began (time.Time), for the
+	// progress page.
+	counting sync.Map
 }
 
 // templateFuncs are the helpers the templates use.
@@ -218,7 +222,9 @@ func (s *Server) compile(ctx context.Context, k spaceKey) (*compiled, error) {
 	}
 	// The count is a nicety ("one of 92"): when the backend cannot give it
 	// in time, the page goes without.
+	s.counting.Store(k, time.Now())
 	a, left, err := s.countEmpty(ctx, k, sp)
+	s.counting.Delete(k)
 	switch {
 	case errors.Is(err, configurator.ErrNoSolution):
 		res.total = new(big.Int)

@@ -132,7 +132,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // TestCompileUnderWaySaysLoadOrCompile: while a space is being made, the
 // page's progress and the API's 503 say what is happening, a load from
 // its compiled file (with the file's size) when the backend says it holds
-// one, a compile otherwise.
+// one, a compile otherwise, and then the count of its empty board.
 func TestCompileUnderWaySaysLoadOrCompile(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -177,6 +177,11 @@ func TestCompileUnderWaySaysLoadOrCompile(t *testing.T) {
 				}
 			}
 			close(b.compileGate)
+			waitFor(t, "the count of the empty board", func() bool { return b.counts.Load() == 1 })
+			counting := "Counting all the solutions of the 12×12 BDD (rank by rank), a sweep of its whole diagram: "
+			if _, body := get(t, ts, "/?n=12&backend=bdd"); !strings.Contains(html.UnescapeString(body), counting) {
+				t.Errorf("page while counting: want %q in\n%s", counting, excerpt(body))
+			}
 			close(b.countGate)
 			waitFor(t, "the compile", func() bool { return s.cache.Cached(spaceKey{backend: "bdd", n: 12}) })
 			status, api, err = postJSON(t, context.Background(), ts, "/api/v1/analyze", `{"n":12,"backend":"bdd"}`)
