@@ -155,6 +155,10 @@ func (s *Server) compileProblem(ctx context.Context, k spaceKey, err error) erro
 		started, running := s.cache.Progress(k)
 		if running {
 			so := "for " + sinceText(started) + " so far"
+			if since, ok := s.counting.Load(k); ok {
+				return retryable(5, err, "The %d×%d %s is made and counting all its solutions (for %s so far); try again in a few seconds.",
+					k.n, k.n, name, sinceText(since.(time.Time)))
+			}
 			if f, ok := s.loading(k); ok {
 				return retryable(5, err, "The %d×%d %s is still being loaded from its compiled file (%s, %s); try again in a few seconds.",
 					k.n, k.n, name, bytesize.Format(f.Bytes), so)

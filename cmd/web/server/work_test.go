@@ -182,6 +182,10 @@ func TestCompileUnderWaySaysLoadOrCompile(t *testing.T) {
 			if _, body := get(t, ts, "/?n=12&backend=bdd"); !strings.Contains(html.UnescapeString(body), counting) {
 				t.Errorf("page while counting: want %q in\n%s", counting, excerpt(body))
 			}
+			want := "The 12×12 BDD is made and counting all its solutions (for "
+			if status, api, err := postJSON(t, context.Background(), ts, "/api/v1/analyze", `{"n":12,"backend":"bdd"}`); err != nil || status != 503 || !strings.Contains(api, want) {
+				t.Errorf("API while counting: %d %s %v, want 503 with %q", status, api, err, want)
+			}
 			close(b.countGate)
 			waitFor(t, "the compile", func() bool { return s.cache.Cached(spaceKey{backend: "bdd", n: 12}) })
 			status, api, err = postJSON(t, context.Background(), ts, "/api/v1/analyze", `{"n":12,"backend":"bdd"}`)
