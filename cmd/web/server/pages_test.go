@@ -672,7 +672,7 @@ func TestOrderMenuSaysWhatAnOrderNeeds(t *testing.T) {
 		want        []string
 	}{
 		{11, []string{`<option value="row" selected>rank by rank</option>`, `<option value="col">file by file (loads first)</option>`,
-			`<option value="diag">by diagonal (no compiled file)</option>`, `<option value="middle">middle ranks first (no compiled file)</option>`}},
+			`<option value="diag">by diagonal (not on disk)</option>`, `<option value="middle">middle ranks first (not on disk)</option>`}},
 		{0, []string{`<option value="row" selected>rank by rank</option>`, `<option value="col">file by file (loads first)</option>`,
 			`<option value="diag">by diagonal (compiles first)</option>`, `<option value="middle">middle ranks first (compiles first)</option>`}},
 	} {

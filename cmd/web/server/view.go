@@ -323,7 +323,7 @@ func (s *Server) shrinkNote(st, next boardState, modes []string) string {
 
 // longPrep says how showing st begins when it needs a large space that
 // the cache does not hold yet: "compiles", or "loads" when each such space
-// is loaded from its compiled file; "no compiled file" when one is
+// is loaded from its compiled file; "not on disk" when one is
 // served from a compiled file alone and the file is missing (showing it
 // is refused); "" when it needs none.
 func (s *Server) longPrep(st boardState) string {
@@ -336,7 +336,7 @@ func (s *Server) longPrep(st boardState) string {
 		f, ok := s.loading(k)
 		switch {
 		case f.Required && !ok:
-			return "no compiled file"
+			return "not on disk"
 		case !ok:
 			verb = "compiles"
 		case verb == "":
