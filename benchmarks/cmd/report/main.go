@@ -28,8 +28,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"log"
 	"os"
 	"path/filepath"
@@ -98,6 +100,11 @@ func main() {
 		log.Printf("suite stopped: %v", err)
 		res.Notes = append(res.Notes, fmt.Sprintf("The run stopped early: %v.", err))
 	}
+	if !*full {
+		if res.Larger, err = larger(*out); err != nil {
+			log.Printf("the report of the larger boards not shown: %v", err)
+		}
+	}
 	if err := write(*out, res); err != nil {
 		log.Fatal(err)
 	}
@@ -114,6 +121,20 @@ func load(path string) (*Results, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &res, nil
+}
+
+// larger returns the compiles of the report of the larger boards below
+// the report directory out, if there is one (nil, nil if not): a quick
+// report shows the node counts that it alone measures.
+func larger(out string) (*LargerRun, error) {
+	large, err := load(filepath.Join(out, LargerDir, "RESULTS.json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &LargerRun{Date: large.Date, Machine: large.Machine, Compile: large.Compile}, nil
 }
 
 // write saves the figures as JSON, the plots and the report.

@@ -90,7 +90,7 @@ func targetTables(b *strings.Builder, res *Results) {
 			p("Each figure is a ratio to a peer measured in this run or a percentile of this run; *compared with*\n")
 			p("names the peer (an absolute bound has none: the figure beside it is context, not the verdict's).\n")
 			if res.Mode != "full" {
-				p("A target this mode does not measure says so: the 15×15 and 16×16 rows need `make bench-full`.\n")
+				p("A target this mode does not measure says so: the 15×15 and 16×16 rows need `make bench-large` (those boards alone, into benchmarks/large) or `make bench-full`.\n")
 			}
 			p("\n")
 		}
@@ -162,6 +162,7 @@ func compileSection(b *strings.Builder, res *Results) {
 			cHeap(d), cHeap(a), cHeap(r), heapRatio(r, d), rss, ref)
 	}
 	p("\n")
+	largerTable(b, res)
 	for _, f := range res.Failures {
 		who := "The " + f.Method + " path"
 		if f.Method == benchmarks.Rudd {
@@ -360,6 +361,42 @@ func bddSection(b *strings.Builder, res *Results) {
 	p("once a few queens are placed, when the restricted diagram is small. The p99, the empty board and the\n")
 	p("mean show the steps that decide whether a click feels instant; the p50 shows the typical deep\n")
 	p("placement, where both are fast.\n\n")
+}
+
+// largerTable shows the direct compiles of the boards beyond this run's
+// that the report of the larger boards (res.Larger) measured.
+func largerTable(b *strings.Builder, res *Results) {
+	if res.Larger == nil {
+		return
+	}
+	top := slices.Max(append(compileSizes(res), 0))
+	var rows []benchmarks.CompileResult
+	for _, c := range res.Larger.Compile {
+		if c.Method == benchmarks.Direct && c.N > top {
+			rows = append(rows, c)
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	p("Beyond this run, from the report of the larger boards ([%s/RESULTS.md](%s/RESULTS.md), `make bench-large`,\n", LargerDir, LargerDir)
+	at := ""
+	if c := res.Larger.Machine.Commit; c != "" {
+		at = " at " + c
+	}
+	p("measured on %s%s on %s with %d cores, **not in this run**), the direct path:\n\n",
+		res.Larger.Date.UTC().Format("2006-01-02 15:04 UTC"), at, res.Larger.Machine.CPU, res.Larger.Machine.Cores)
+	p("| N | nodes | node count | solutions | direct | peak RSS |\n")
+	p("|---|---|---|---|---|---|\n")
+	for _, c := range rows {
+		rss := "–"
+		if c.PeakRSS > 0 {
+			rss = bytesIEC(c.PeakRSS)
+		}
+		p("| %d | %s | %s | %s | %s | %s |\n", c.N, fmtInt(c.Nodes), nodeSource(c.N, c.Nodes), fmtBig(c.Solutions), fmtDur(c.Time), rss)
+	}
+	p("\n")
 }
 
 // settledTable shows the steps of the walks on the large spaces before

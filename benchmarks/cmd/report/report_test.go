@@ -319,3 +319,44 @@ func TestPlans(t *testing.T) {
 		t.Errorf("-boards 15,16 does not keep to 15 and 16")
 	}
 }
+
+// TestLarger checks that a quick report shows the compiles of the report
+// of the larger boards beyond its own, said to come from that run, and
+// nothing when there is none.
+func TestLarger(t *testing.T) {
+	out := t.TempDir()
+	if l, err := larger(out); l != nil || err != nil {
+		t.Fatalf("no report of the larger boards: %v, %v; want nil, nil", l, err)
+	}
+	large := sample()
+	large.Date = time.Date(2026, 11, 25, 3, 0, 0, 0, time.UTC)
+	large.Machine.Commit = "abc1234"
+	large.Compile = append(large.Compile, benchmarks.CompileResult{Method: benchmarks.Direct, N: 17, Nodes: 1700000000,
+		Solutions: new(big.Int).SetInt64(95815104), Time: 20 * time.Minute, PeakRSS: 22 << 30, Child: true})
+	if err := write(filepath.Join(out, LargerDir), large); err != nil {
+		t.Fatal(err)
+	}
+	l, err := larger(out)
+	if err != nil || l == nil {
+		t.Fatalf("larger: %v, %v", l, err)
+	}
+	res := sample()
+	res.Compile = slices.DeleteFunc(slices.Clone(res.Compile), func(c benchmarks.CompileResult) bool { return c.N > 14 })
+	res.Larger = l
+	md := markdown(res, nil)
+	for _, want := range []string{
+		"measured on 2026-11-25 03:00 UTC at abc1234", "**not in this run**",
+		"| 16 | 292,364,273 | this project's contribution | 14,772,512 |",
+		"| 17 | 1,700,000,000 | this project's contribution | 95,815,104 | 20.0 min | 22 GiB |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if strings.Contains(md, "| 14 | 9,572,418 | this project's contribution | 365,596 |") {
+		t.Error("a board of this run shown again from the larger report")
+	}
+	if t.Failed() {
+		t.Log(md)
+	}
+}

@@ -217,6 +217,22 @@ type Results struct {
 	SATBudgets          map[int]Budget
 	Server              *ServerResults
 	Notes               []string
+	// Larger is the compile section of the report of the larger boards
+	// (LargerDir, `make bench-large`) as a quick run found it, for the
+	// node counts it alone measures.
+	Larger *LargerRun `json:",omitempty"`
+}
+
+// LargerDir is where, below a quick report's directory, `make bench-large`
+// writes the report of the larger boards.
+const LargerDir = "large"
+
+// LargerRun is the part of another run's results that a report shows
+// beside its own: when and how they were measured, and the compiles.
+type LargerRun struct {
+	Date    time.Time
+	Machine Machine
+	Compile []benchmarks.CompileResult
 }
 
 // Failure is a measurement that did not finish: a compile beyond its
