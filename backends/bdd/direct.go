@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nqueens/configurator/backends/bdd/robdd"
@@ -44,13 +45,14 @@ import (
 // The build goes layer by layer: the states of level l are expanded into
 // those of level l+1 and then dropped, keeping two child indices a state.
 // GOMAXPROCS workers settle the children of a layer's states, a chunk of
-// states at a time, and this goroutine inserts them into the next layer in
-// the order of the states, so the states, the nodes and their ids are
-// those of a sequential build, whatever the number of workers. The nodes
-// are then made from the bottom level up, each level deduplicated by a
-// table of its own, held compactly by the builder and put into the store
-// at once, at its exact size, without the Manager's unique table (see
-// robdd.LevelBuilder). Memory is 8 bytes a state plus the two widest
+// states at a time, and as many shards, each owning a part of the hashes,
+// take them into the next layer; the states are then numbered in the
+// order a sequential build meets them, so the states, the nodes and their
+// ids are those of a sequential build, whatever the number of workers and
+// shards. The nodes are then made from the bottom level up, each level
+// deduplicated by a table of its own, held compactly by the builder and
+// put into the store at once, at its exact size, without the Manager's
+// unique table (see robdd.LevelBuilder). Memory is 8 bytes a state plus the two widest
 // adjacent layers while expanding, then at most 24 bytes a node while the
 // nodes go into the store, 16 afterwards: 16-queens (292 million nodes)
 // compiles within a 12 GiB budget.
@@ -107,10 +109,12 @@ type direct struct {
 	pigeon   bool
 	// empty is set when some ExactlyOne line has no cell at all.
 	empty bool
-	// procs is how many goroutines expand a layer and chunk how many
-	// states they take at a time: GOMAXPROCS and about a megabyte of
-	// states by default (0); tests set them to exercise the sharing.
-	procs, chunk int
+	// procs is how many goroutines expand a layer, chunk how many
+	// states they take at a time and shards how many goroutines take
+	// the children into the next layer: GOMAXPROCS, about a megabyte of
+	// states and procs by default (0); tests set them to exercise the
+	// sharing.
+	procs, chunk, shards int
 }
 
 // family is a set of pairwise disjoint lines, sorted by last level,
@@ -337,39 +341,58 @@ func (d *direct) newWorker() *worker {
 }
 
 // chunk is the expansion of the states start..end-1 of a layer: the
-// children that live, in the order they are inserted into the next layer
-// (for each state its child with a queen at the level, then the one
-// without), each with its key (the words of the next layer's keys), its
-// tight families, its hash and the index in the layer's child array it
-// goes to.
+// children that live, in the order of a sequential build (for each state
+// its child with a queen at the level, then the one without), each with
+// its key (the words of the next layer's keys), its tight families, its
+// hash and its position in the layer's child array.
 type chunk struct {
 	start, end int
 	keys       []uint64
 	tight      []uint64
 	hash, dst  []uint32
-	done       chan struct{}
-	// held is the memory of the buffers when the chunk was last
-	// inserted, for the budget: read while workers fill other chunks.
+	// owned[p] lists the children whose hash falls in shard p.
+	owned [][]int32
+	// done[p] gets a token when the chunk is filled, for shard p; left
+	// counts the shards that have yet to take it.
+	done []chan struct{}
+	left atomic.Int32
+	// held is the memory of the buffers when the chunk was last taken,
+	// for the budget.
 	held int64
 }
 
 func (c *chunk) bytes() int64 {
-	return int64(cap(c.keys)+cap(c.tight))*8 + int64(cap(c.hash)+cap(c.dst))*4
+	n := int64(cap(c.keys)+cap(c.tight))*8 + int64(cap(c.hash)+cap(c.dst))*4
+	for _, o := range c.owned {
+		n += int64(cap(o)) * 4
+	}
+	return n
 }
 
 // expand fills c with the children of cur's states c.start..c.end-1 at
-// level l, whose keys in the next layer start at word noff.
-func (w *worker) expand(c *chunk, cur *layer, l, noff int) {
+// level l, whose keys in the next layer start at word noff, and marks
+// their places in ch, the layer's child array, dead until the shards
+// take them.
+func (w *worker) expand(c *chunk, cur *layer, l, noff int, ch []uint32) {
 	W := w.words
 	off, bit := l>>6, uint64(1)<<(l&63)
 	att := w.attack[l*W : (l+1)*W]
 	s, f0, f1, rm := w.s, w.f0, w.f1, w.rm
 	c.keys, c.tight, c.hash, c.dst = c.keys[:0], c.tight[:0], c.hash[:0], c.dst[:0]
+	for p := range c.owned {
+		c.owned[p] = c.owned[p][:0]
+	}
+	for i := 2 * c.start; i < 2*c.end; i++ {
+		ch[i] = dead
+	}
 	emit := func(f []uint64, tight uint64, dst int) {
 		k := f[noff:]
+		h := hashKey(k)
+		p := owner(h, len(c.owned))
+		c.owned[p] = append(c.owned[p], int32(len(c.hash)))
 		c.keys = append(c.keys, k...)
 		c.tight = append(c.tight, tight)
-		c.hash = append(c.hash, hashKey(k))
+		c.hash = append(c.hash, h)
 		c.dst = append(c.dst, uint32(dst))
 	}
 	for i := c.start; i < c.end; i++ {
@@ -409,10 +432,13 @@ func (w *worker) expand(c *chunk, cur *layer, l, noff int) {
 // robdd.LevelBuilder.
 //
 // The expansion of a layer is shared out in chunks of states among
-// GOMAXPROCS workers, each settling the children of its chunk, while this
-// goroutine inserts the children into the next layer chunk by chunk in the
-// order of the states, so that the layers, the nodes and their ids are
-// those of a sequential build whatever the number of workers.
+// GOMAXPROCS workers, each settling the children of its chunk, while as
+// many shards take the children into the next layer, each those whose
+// hash falls in it, in the order of the chunks: a shard numbers its
+// states by the position of the child that first met them, and number
+// then orders the layer's states by those positions, the order of a
+// sequential build. So the layers, the nodes and their ids are those of a
+// sequential build whatever the number of workers and shards.
 func (d *direct) compile(ctx context.Context, m *robdd.Manager) (robdd.Node, directStats, error) {
 	var st directStats
 	start := time.Now()
@@ -435,9 +461,7 @@ func (d *direct) compile(ctx context.Context, m *robdd.Manager) (robdd.Node, dir
 	if !ok {
 		return robdd.False, st, nil
 	}
-	cur, spare := new(layer), new(layer)
-	cur.reset(0, W, 1)
-	cur.insert(s, hashKey(s), tight)
+	cur := &layer{width: W, n: 1, keys: slices.Clone(s), tight: []uint64{tight}}
 	children := make([][]uint32, V)
 	var childBytes int64
 	every := d.chunk
@@ -448,30 +472,51 @@ func (d *direct) compile(ctx context.Context, m *robdd.Manager) (robdd.Node, dir
 	if procs <= 0 {
 		procs = runtime.GOMAXPROCS(0)
 	}
+	nshards := d.shards
+	if nshards <= 0 {
+		nshards = procs
+	}
 	workers := []*worker{w0}
 	for range procs - 1 {
 		workers = append(workers, d.newWorker())
 	}
-	// Two chunks a worker: one being filled while the other waits to be
-	// inserted. Their buffers grow to what the chunks hold.
-	ring := make([]*chunk, 2*len(workers))
-	for k := range ring {
-		ring[k] = &chunk{done: make(chan struct{}, 1)}
+	shards := make([]*shard, nshards)
+	for p := range shards {
+		shards[p] = &shard{p: p, of: nshards}
 	}
+	// Chunks enough for every worker and every shard to have one at
+	// hand and one more waiting. Their buffers grow to what the chunks
+	// hold.
+	ring := make([]*chunk, 2*(len(workers)+len(shards)))
+	for k := range ring {
+		ring[k] = &chunk{owned: make([][]int32, len(shards)), done: make([]chan struct{}, len(shards))}
+		for p := range shards {
+			ring[k].done[p] = make(chan struct{}, 1)
+		}
+	}
+	var firsts []uint64 // number's scratch
 	for l := range V {
-		next := spare
 		noff := (l + 1) >> 6
-		next.reset(noff, W, cur.n)
+		for _, sh := range shards {
+			sh.reset(W-noff, cur.n/len(shards)+1)
+		}
 		ch := make([]uint32, 2*cur.n)
 		childBytes += int64(len(ch)) * 4
-		// insert adds a chunk's children to next, after a look at the
-		// context and the budget.
-		insert := func(c *chunk) error {
+		held := func() int64 {
+			used := childBytes + cur.bytes() + m.Bytes() + int64(cap(firsts))*8
+			for _, sh := range shards {
+				used += sh.held.Load()
+			}
+			return used
+		}
+		// check looks at the context and the budget once the shards
+		// have taken c.
+		check := func(c *chunk) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 			c.held = c.bytes()
-			used := childBytes + cur.bytes() + next.bytes() + m.Bytes()
+			used := held()
 			for _, c := range ring {
 				used += c.held
 			}
@@ -479,60 +524,86 @@ func (d *direct) compile(ctx context.Context, m *robdd.Manager) (robdd.Node, dir
 				return fmt.Errorf("%d states at level %d, %d bytes: %w", cur.n, l, used, robdd.ErrNodeLimit)
 			}
 			st.peak = max(st.peak, used)
-			for i := 2 * c.start; i < 2*c.end; i++ {
-				ch[i] = dead
-			}
-			nw := W - noff
-			for j := 0; j < len(c.dst); j += touchBatch {
-				end := min(j+touchBatch, len(c.dst))
-				next.touch(c.hash[j:end])
-				for j := j; j < end; j++ {
-					ch[c.dst[j]] = next.insert(c.keys[j*nw:(j+1)*nw], c.hash[j], c.tight[j])
-				}
-			}
 			return nil
 		}
 		chunks := (cur.n + every - 1) / every
-		span := func(c *chunk, k int) { c.start, c.end = k*every, min((k+1)*every, cur.n) }
+		fill := func(w *worker, c *chunk, k int) {
+			c.start, c.end = k*every, min((k+1)*every, cur.n)
+			w.expand(c, cur, l, noff, ch)
+		}
 		if chunks == 1 || len(workers) == 1 {
 			c := ring[0]
 			for k := range chunks {
-				span(c, k)
-				w0.expand(c, cur, l, noff)
-				if err := insert(c); err != nil {
+				fill(w0, c, k)
+				for _, sh := range shards {
+					sh.take(c, ch)
+				}
+				if err := check(c); err != nil {
 					return robdd.False, st, err
 				}
 			}
-		} else if err := expandParallel(workers, ring, chunks, func(w *worker, c *chunk, k int) {
-			span(c, k)
-			w.expand(c, cur, l, noff)
-		}, insert); err != nil {
+		} else if err := expandParallel(workers, shards, ring, chunks, ch, fill, check); err != nil {
 			return robdd.False, st, err
 		}
 		st.states = append(st.states, cur.n)
 		children[l] = ch
-		cur, spare = next, cur
+		// The next layer, in cur's memory: the states are numbered,
+		// their keys gathered from the shards.
+		n := shards[0].n
+		if len(shards) > 1 {
+			firsts = slices.Grow(firsts[:0], (len(ch)+63)/64)[:(len(ch)+63)/64]
+			n = number(ch, firsts, len(workers))
+		}
+		width := W - noff
+		if grown := int64(n)*int64(width+1) - int64(cap(cur.keys)+cap(cur.tight)); grown > 0 && len(shards) > 1 {
+			if used := held() + 8*grown; used > budget {
+				return robdd.False, st, fmt.Errorf("%d states at level %d, %d bytes: %w", n, l+1, used, robdd.ErrNodeLimit)
+			}
+		}
+		cur.gather(shards, ch, noff, width, n)
 	}
-	cur, spare, ring = nil, nil, nil
+	cur, ring = nil, nil
 	st.expand = time.Since(start)
-	root, err := d.makeNodes(ctx, m, children, childBytes, budget, &st)
+	root, err := d.makeNodes(ctx, m, children, childBytes, budget, len(workers), &st)
 	st.build = time.Since(start) - st.expand
 	return root, st, err
 }
 
 // expandParallel runs fill on chunks 0..chunks-1 in workers, in ring's
-// buffers (chunk k in ring[k%len(ring)]), and insert on each filled chunk
-// in order on the calling goroutine. It stops at insert's first error and
-// returns it once every worker has finished.
-func expandParallel(workers []*worker, ring []*chunk, chunks int, fill func(*worker, *chunk, int), insert func(*chunk) error) error {
+// buffers (chunk k in ring[k%len(ring)]), while each shard takes the
+// filled chunks in order, and check on each chunk once every shard has
+// taken it, in order on the calling goroutine. It stops at check's first
+// error and returns it once every worker and shard has stopped.
+func expandParallel(workers []*worker, shards []*shard, ring []*chunk, chunks int, ch []uint32, fill func(*worker, *chunk, int), check func(*chunk) error) error {
 	jobs := make(chan int, len(ring))
+	taken := make(chan int, len(ring))
+	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for _, w := range workers {
 		wg.Go(func() {
 			for k := range jobs {
 				c := ring[k%len(ring)]
 				fill(w, c, k)
-				c.done <- struct{}{}
+				c.left.Store(int32(len(shards)))
+				for _, done := range c.done {
+					done <- struct{}{}
+				}
+			}
+		})
+	}
+	for _, sh := range shards {
+		wg.Go(func() {
+			for k := range chunks {
+				c := ring[k%len(ring)]
+				select {
+				case <-c.done[sh.p]:
+				case <-stop:
+					return
+				}
+				sh.take(c, ch)
+				if c.left.Add(-1) == 0 {
+					taken <- k
+				}
 			}
 		})
 	}
@@ -541,27 +612,95 @@ func expandParallel(workers []*worker, ring []*chunk, chunks int, fill func(*wor
 		jobs <- sent
 	}
 	var err error
-	for k := 0; k < sent; k++ {
-		c := ring[k%len(ring)]
-		<-c.done
-		if err == nil {
-			err = insert(c)
-		}
-		if err == nil && sent < chunks {
+	// Every shard takes the chunks in order, so they are taken by all
+	// in order too.
+	for k := 0; k < chunks && err == nil; k++ {
+		<-taken
+		if err = check(ring[k%len(ring)]); err == nil && sent < chunks {
 			jobs <- sent
 			sent++
 		}
 	}
 	close(jobs)
+	if err != nil {
+		close(stop)
+	}
 	wg.Wait()
 	return err
+}
+
+// number turns ch, the children of a layer as the positions in ch of the
+// children that first met their states (dead for none), into the
+// states' indices in the next layer, and returns the number of states.
+// The states are numbered in the order their first children were met,
+// the order of expand: by state, the child with a queen (position 2i+1)
+// before the one without (2i). firsts, a bit for each entry of ch in that
+// order (bit q for position q^1), is its scratch. procs goroutines share
+// the work, a range of whole words of firsts each: the first children in
+// a range are found and counted, then numbered from the count of the
+// ranges before, then the other children take their first one's number.
+func number(ch []uint32, firsts []uint64, procs int) int {
+	counts := make([]int, procs)
+	shareOut(procs, len(firsts), func(p, from, to int) {
+		n := 0
+		for w := from; w < to; w++ {
+			var b uint64
+			for pos := w * 64; pos < min(w*64+64, len(ch)); pos++ {
+				if ch[pos] == uint32(pos) {
+					b |= 1 << (pos&63 ^ 1)
+				}
+			}
+			firsts[w] = b
+			n += bits.OnesCount64(b)
+		}
+		counts[p] = n
+	})
+	total := 0
+	for p, n := range counts {
+		counts[p] = total
+		total += n
+	}
+	shareOut(procs, len(firsts), func(p, from, to int) {
+		g := uint32(counts[p])
+		for w := from; w < to; w++ {
+			for b := firsts[w]; b != 0; b &= b - 1 {
+				ch[w*64+bits.TrailingZeros64(b)^1] = g
+				g++
+			}
+		}
+	})
+	shareOut(procs, len(firsts), func(p, from, to int) {
+		for w := from; w < to; w++ {
+			for pos := w * 64; pos < min(w*64+64, len(ch)); pos++ {
+				if firsts[w]&(1<<(pos&63^1)) == 0 && ch[pos] != dead {
+					ch[pos] = ch[ch[pos]]
+				}
+			}
+		}
+	})
+	return total
+}
+
+// shareOut runs f on procs goroutines, each with its range from..to-1 of
+// 0..n-1, and waits for them; with one, on the calling goroutine.
+func shareOut(procs, n int, f func(p, from, to int)) {
+	if procs <= 1 {
+		f(0, 0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for p := range procs {
+		wg.Go(func() { f(p, p*n/procs, (p+1)*n/procs) })
+	}
+	wg.Wait()
 }
 
 // makeNodes makes the nodes of the layers whose child indices are
 // children, from the bottom level up, and returns the root. Level V holds
 // at most one state, the empty set: true. The nodes of two adjacent
-// levels take turns in two buffers.
-func (d *direct) makeNodes(ctx context.Context, m *robdd.Manager, children [][]uint32, childBytes, budget int64, st *directStats) (robdd.Node, error) {
+// levels take turns in two buffers; procs goroutines look the children of
+// a level up.
+func (d *direct) makeNodes(ctx context.Context, m *robdd.Manager, children [][]uint32, childBytes, budget int64, procs int, st *directStats) (robdd.Node, error) {
 	widest := 1
 	for _, ch := range children {
 		widest = max(widest, len(ch)/2)
@@ -571,22 +710,35 @@ func (d *direct) makeNodes(ctx context.Context, m *robdd.Manager, children [][]u
 	below[0] = robdd.True
 	bufBytes := int64(4 * widest * 4)
 	b := m.NewLevelBuilder()
+	errs := make([]error, procs)
 	for l := d.vars - 1; l >= 0; l-- {
 		ch := children[l]
 		n := len(ch) / 2
 		nodes = nodes[:n]
-		for start := 0; start < n; start += ctxEvery {
-			if err := ctx.Err(); err != nil {
-				return robdd.False, err
+		share := procs
+		if n < ctxEvery {
+			share = 1 // not worth the goroutines
+		}
+		clear(errs)
+		shareOut(share, n, func(p, from, to int) {
+			for start := from; start < to; start += ctxEvery {
+				if errs[p] = ctx.Err(); errs[p] != nil {
+					return
+				}
+				for i := start; i < min(start+ctxEvery, to); i++ {
+					lo[i], hi[i] = robdd.False, robdd.False
+					if c := ch[2*i]; c != dead {
+						lo[i] = below[c]
+					}
+					if c := ch[2*i+1]; c != dead {
+						hi[i] = below[c]
+					}
+				}
 			}
-			for i := start; i < min(start+ctxEvery, n); i++ {
-				lo[i], hi[i] = robdd.False, robdd.False
-				if c := ch[2*i]; c != dead {
-					lo[i] = below[c]
-				}
-				if c := ch[2*i+1]; c != dead {
-					hi[i] = below[c]
-				}
+		})
+		for _, err := range errs {
+			if err != nil {
+				return robdd.False, err
 			}
 		}
 		// The level in one call, which sizes the builder's table once; the
@@ -827,63 +979,133 @@ func (d *worker) fits(f []uint64, l, need int) (tight uint64, ok bool) {
 	return tight, true
 }
 
-// layer is the set of states of one level: keys of width words (the words
-// of a state from off on; those below are zero), hash-consed by an
-// open-addressing table whose slots hold a 32-bit hash and index+1.
+// layer is the states of one level, in order: keys of width words (the
+// words of a state from off on; those below are zero) and tight families.
 type layer struct {
 	off, width int
 	keys       []uint64
-	tight      []uint64 // per state: its tight families
-	slots      []uint64
+	tight      []uint64
 	n          int
-	sink       uint64 // what touch read, so that the reads stay
-}
-
-// reset empties t for keys of the words from off on, with room for about
-// hint states, reusing its memory.
-func (t *layer) reset(off, words, hint int) {
-	size := 16
-	for size < 2*hint {
-		size *= 2
-	}
-	t.off, t.width, t.n = off, words-off, 0
-	if cap(t.keys) < hint*t.width {
-		t.keys = make([]uint64, 0, hint*t.width)
-	}
-	t.keys = t.keys[:0]
-	t.tight = t.tight[:0]
-	if cap(t.slots) < size {
-		t.slots = make([]uint64, size)
-	}
-	t.slots = t.slots[:size]
-	clear(t.slots)
 }
 
 // key is the stored key of state i.
 func (t *layer) key(i int) []uint64 { return t.keys[i*t.width : (i+1)*t.width] }
 
 // bytes is the memory the layer holds.
-func (t *layer) bytes() int64 { return int64(cap(t.keys)+cap(t.tight)+len(t.slots)) * 8 }
+func (t *layer) bytes() int64 { return int64(cap(t.keys)+cap(t.tight)) * 8 }
 
-// insert returns the index of the state whose key is k and whose key's
-// hash is h, adding it with its tight families if new.
-func (t *layer) insert(k []uint64, h uint32, tight uint64) uint32 {
-	mask := len(t.slots) - 1
+// gather makes t the n states of shards, whose keys are the words from
+// off on, width of them, in the order number gave them in ch. t's memory
+// is reused; with one shard, the layer trades its memory with it.
+func (t *layer) gather(shards []*shard, ch []uint32, off, width, n int) {
+	t.off, t.width, t.n = off, width, n
+	if len(shards) == 1 {
+		sh := shards[0]
+		t.keys, sh.keys = sh.keys, t.keys[:0]
+		t.tight, sh.tight = sh.tight, t.tight[:0]
+		return
+	}
+	t.keys = slices.Grow(t.keys[:0], n*width)[:n*width]
+	t.tight = slices.Grow(t.tight[:0], n)[:n]
+	shareOut(len(shards), len(shards), func(p, _, _ int) {
+		sh := shards[p]
+		for i, pos := range sh.first {
+			g := int(ch[pos])
+			copy(t.keys[g*width:(g+1)*width], sh.key(i))
+			t.tight[g] = sh.tight[i]
+		}
+	})
+}
+
+// shard is shard p of a layer being built out of `of`: the states whose
+// keys' hashes fall in it (see owner), in the order they were first met,
+// hash-consed by an open-addressing table whose slots hold a 32-bit hash
+// and index+1, and for each the position in the layer's child array of
+// the child that first met it.
+type shard struct {
+	p, of       int
+	width       int
+	keys, tight []uint64
+	first       []uint32
+	slots       []uint64
+	n           int
+	// held is the memory the shard holds, for the budget, updated after
+	// each chunk.
+	held atomic.Int64
+	sink uint64 // what touch read, so that the reads stay
+}
+
+// owner is the shard of n that a key of hash h falls in: the shards cut
+// the hashes by their high bits, their tables index by the low ones.
+func owner(h uint32, n int) int { return int(uint64(h) * uint64(n) >> 32) }
+
+// reset empties s for keys of width words, with room for about hint
+// states, reusing its memory.
+func (s *shard) reset(width, hint int) {
+	size := 16
+	for size < 2*hint {
+		size *= 2
+	}
+	s.width, s.n = width, 0
+	s.keys = slices.Grow(s.keys[:0], hint*width)
+	s.tight, s.first = s.tight[:0], s.first[:0]
+	if cap(s.slots) < size {
+		s.slots = make([]uint64, size)
+	}
+	s.slots = s.slots[:size]
+	clear(s.slots)
+	s.held.Store(s.bytes())
+}
+
+// key is the stored key of the shard's state i.
+func (s *shard) key(i int) []uint64 { return s.keys[i*s.width : (i+1)*s.width] }
+
+// bytes is the memory the shard holds.
+func (s *shard) bytes() int64 {
+	return int64(cap(s.keys)+cap(s.tight)+len(s.slots))*8 + int64(cap(s.first))*4
+}
+
+// take adds the children of c that the shard owns, and sets their places
+// in ch to the positions of the children that first met their states, for
+// number; the only shard of a layer sets them to the states' indices at
+// once.
+func (s *shard) take(c *chunk, ch []uint32) {
+	mine, w := c.owned[s.p], s.width
+	for b := 0; b < len(mine); b += touchBatch {
+		batch := mine[b:min(b+touchBatch, len(mine))]
+		s.touch(c.hash, batch)
+		for _, j := range batch {
+			i := s.insert(c.keys[int(j)*w:int(j+1)*w], c.hash[j], c.tight[j], c.dst[j])
+			if s.of > 1 {
+				i = s.first[i]
+			}
+			ch[c.dst[j]] = i
+		}
+	}
+	s.held.Store(s.bytes())
+}
+
+// insert returns the index in the shard of the state whose key is k and
+// whose key's hash is h, adding it with its tight families and pos, the
+// position of the child that meets it, if new.
+func (s *shard) insert(k []uint64, h uint32, tight uint64, pos uint32) uint32 {
+	mask := len(s.slots) - 1
 	for i := int(h) & mask; ; i = (i + 1) & mask {
-		e := t.slots[i]
+		e := s.slots[i]
 		if e == 0 {
-			idx := t.n
-			t.keys = append(t.keys, k...)
-			t.tight = append(t.tight, tight)
-			t.n++
-			t.slots[i] = uint64(h)<<32 | uint64(idx+1)
-			if 2*t.n > len(t.slots) {
-				t.grow()
+			idx := s.n
+			s.keys = append(s.keys, k...)
+			s.tight = append(s.tight, tight)
+			s.first = append(s.first, pos)
+			s.n++
+			s.slots[i] = uint64(h)<<32 | uint64(idx+1)
+			if 2*s.n > len(s.slots) {
+				s.grow()
 			}
 			return uint32(idx)
 		}
 		if uint32(e>>32) == h {
-			if idx := int(uint32(e)) - 1; slices.Equal(t.key(idx), k) {
+			if idx := int(uint32(e)) - 1; slices.Equal(s.key(idx), k) {
 				return uint32(idx)
 			}
 		}
@@ -893,38 +1115,39 @@ func (t *layer) insert(k []uint64, h uint32, tight uint64) uint32 {
 // touchBatch is how many inserts touch reads ahead.
 const touchBatch = 128
 
-// touch reads the slots that inserts of the keys of hashes hs will probe
-// first, and the keys those slots point to, before the inserts: these
-// reads do not depend on one another, so the processor overlaps their
-// cache misses, which the inserts, one after the other, would take in
-// turn.
-func (t *layer) touch(hs []uint32) {
-	mask := len(t.slots) - 1
+// touch reads the slots that the inserts of the keys of hashes hs[j], j
+// in batch, will probe first, and the keys those slots point to, before
+// the inserts: these reads do not depend on one another, so the
+// processor overlaps their cache misses, which the inserts, one after the
+// other, would take in turn.
+func (s *shard) touch(hs []uint32, batch []int32) {
+	mask := len(s.slots) - 1
 	var x uint64
-	for _, h := range hs {
-		e := t.slots[int(h)&mask]
+	for _, j := range batch {
+		h := hs[j]
+		e := s.slots[int(h)&mask]
 		if uint32(e>>32) == h && e != 0 {
-			x += t.keys[(int(uint32(e))-1)*t.width]
+			x += s.keys[(int(uint32(e))-1)*s.width]
 		}
 		x += e
 	}
-	t.sink = x
+	s.sink = x
 }
 
 // grow doubles the table.
-func (t *layer) grow() {
-	old := t.slots
-	t.slots = make([]uint64, 2*len(old))
-	mask := len(t.slots) - 1
+func (s *shard) grow() {
+	old := s.slots
+	s.slots = make([]uint64, 2*len(old))
+	mask := len(s.slots) - 1
 	for _, e := range old {
 		if e == 0 {
 			continue
 		}
 		i := int(e>>32) & mask
-		for t.slots[i] != 0 {
+		for s.slots[i] != 0 {
 			i = (i + 1) & mask
 		}
-		t.slots[i] = e
+		s.slots[i] = e
 	}
 }
 

@@ -315,18 +315,21 @@ func TestCompileHonoursTheContext(t *testing.T) {
 }
 
 // compileShared compiles model with newDirect's knobs set: procs workers
-// taking chunk states at a time, into a fresh Manager of the given budget.
-func compileShared(ctx context.Context, model *configurator.Model, procs, chunk int, budget int64) (*robdd.Manager, robdd.Node, error) {
+// taking chunk states at a time, and shards shards taking their children
+// into the next layer, into a fresh Manager of the given budget.
+func compileShared(ctx context.Context, model *configurator.Model, procs, chunk, shards int, budget int64) (*robdd.Manager, robdd.Node, error) {
 	d := newDirect(model)
-	d.procs, d.chunk = procs, chunk
+	d.procs, d.chunk, d.shards = procs, chunk, shards
 	m := robdd.New(model.Vars(), budget)
 	root, _, err := d.compile(ctx, m)
 	return m, root, err
 }
 
 // TestCompileDirectSharesWorkDeterministically: however many workers
-// expand the layers, in chunks of whatever size, the compile gives the
-// very diagram of the sequential one, byte for byte once saved.
+// expand the layers, in chunks of whatever size, and however many shards
+// take their children, on the calling goroutine (one worker) or beside
+// the workers, the compile gives the very diagram of the sequential one,
+// byte for byte once saved.
 func TestCompileDirectSharesWorkDeterministically(t *testing.T) {
 	type board struct {
 		n     int
@@ -339,10 +342,10 @@ func TestCompileDirectSharesWorkDeterministically(t *testing.T) {
 	for _, bd := range boards {
 		n, o := bd.n, bd.order
 		model := configuratortest.Model(t, n, o)
-		file := func(procs, chunk int) []byte {
-			m, root, err := compileShared(context.Background(), model, procs, chunk, 0)
+		file := func(procs, chunk, shards int) []byte {
+			m, root, err := compileShared(context.Background(), model, procs, chunk, shards, 0)
 			if err != nil {
-				t.Fatalf("%v %d-queens, %d workers, chunks of %d: %v", o, n, procs, chunk, err)
+				t.Fatalf("%v %d-queens, %d workers, chunks of %d, %d shards: %v", o, n, procs, chunk, shards, err)
 			}
 			var buf bytes.Buffer
 			if err := m.Save(&buf, root); err != nil {
@@ -350,10 +353,12 @@ func TestCompileDirectSharesWorkDeterministically(t *testing.T) {
 			}
 			return buf.Bytes()
 		}
-		want := file(1, 0)
-		for _, c := range []struct{ procs, chunk int }{{2, 0}, {2, 1}, {2, 7}, {3, 5}, {8, 64}} {
-			if got := file(c.procs, c.chunk); !bytes.Equal(got, want) {
-				t.Errorf("%v %d-queens, %d workers, chunks of %d: a different diagram from the sequential one", o, n, c.procs, c.chunk)
+		want := file(1, 0, 1)
+		for _, c := range []struct{ procs, chunk, shards int }{
+			{1, 0, 2}, {1, 3, 7}, {2, 0, 0}, {2, 1, 1}, {2, 1, 2}, {2, 7, 7}, {3, 5, 2}, {8, 64, 3},
+		} {
+			if got := file(c.procs, c.chunk, c.shards); !bytes.Equal(got, want) {
+				t.Errorf("%v %d-queens, %d workers, chunks of %d, %d shards: a different diagram from the sequential one", o, n, c.procs, c.chunk, c.shards)
 			}
 		}
 	}
@@ -421,7 +426,7 @@ func TestCompileDirectStopsMidway(t *testing.T) {
 	// How many looks at the context a whole compile takes.
 	count := &cancelAfter{Context: context.Background()}
 	count.calls.Store(1 << 40)
-	if _, _, err := compileShared(count, model, 2, 5, 0); err != nil {
+	if _, _, err := compileShared(count, model, 2, 5, 2, 0); err != nil {
 		t.Fatal(err)
 	}
 	looks := int64(1<<40) - count.calls.Load()
@@ -431,7 +436,7 @@ func TestCompileDirectStopsMidway(t *testing.T) {
 	for _, at := range []int64{0, 1, looks / 10, looks / 2, looks * 9 / 10, looks - 1} {
 		ctx := &cancelAfter{Context: context.Background()}
 		ctx.calls.Store(at)
-		m, _, err := compileShared(ctx, model, 2, 5, 0)
+		m, _, err := compileShared(ctx, model, 2, 5, 2, 0)
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("cancelled at look %d of %d: %v", at, looks, err)
 		}
@@ -441,7 +446,7 @@ func TestCompileDirectStopsMidway(t *testing.T) {
 	}
 	succeeded := false
 	for budget := int64(1 << 10); budget <= 1<<20; budget *= 2 {
-		m, root, err := compileShared(context.Background(), model, 2, 5, budget)
+		m, root, err := compileShared(context.Background(), model, 2, 5, 2, budget)
 		switch {
 		case err == nil:
 			succeeded = true

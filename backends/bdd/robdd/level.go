@@ -26,7 +26,8 @@ import (
 //     its table (4 bytes a node or more);
 //   - a large level of a fresh Manager is shared out among GOMAXPROCS
 //     goroutines, each deduplicating the nodes that hash into its own part
-//     of the table, and the ids are then handed out in order by one pass:
+//     of the table, and the ids are then handed out in order, each
+//     goroutine numbering a range from the count of the ranges before it:
 //     the result does not depend on the number of goroutines.
 //
 // Node ids are handed out as MakeNode would: the first new node gets the
@@ -142,12 +143,6 @@ func (b *LevelBuilder) MakeLevel(level int, lo, hi, out []Node) error {
 	if need := 2 * (len(cur.pairs)/2 + len(lo)); need > len(b.slots) {
 		b.resize(levelTableSize(need))
 	}
-	if need := len(cur.pairs) + 2*len(lo); need > cap(cur.pairs) {
-		cur.pairs = slices.Grow(cur.pairs, need-len(cur.pairs))
-	}
-	if b.lookup && m.buckets == nil {
-		m.rehash(tableSize(len(m.nodes)))
-	}
 	procs, least := b.procs, b.shareMin
 	if procs <= 0 {
 		procs = runtime.GOMAXPROCS(0)
@@ -157,6 +152,12 @@ func (b *LevelBuilder) MakeLevel(level int, lo, hi, out []Node) error {
 	}
 	if procs > 1 && !b.lookup && len(cur.pairs) == 0 && len(lo) >= least {
 		return b.makeShared(cur, lo, hi, out, procs)
+	}
+	if need := len(cur.pairs) + 2*len(lo); need > cap(cur.pairs) {
+		cur.pairs = slices.Grow(cur.pairs, need-len(cur.pairs))
+	}
+	if b.lookup && m.buckets == nil {
+		m.rehash(tableSize(len(m.nodes)))
 	}
 	mask := len(b.slots) - 1
 	var hs [levelBatch]uint32
@@ -214,10 +215,13 @@ func (b *LevelBuilder) MakeLevel(level int, lo, hi, out []Node) error {
 // makeShared is MakeLevel's work for a call that starts a level of a
 // fresh Manager, shared out among procs goroutines. First each hashes and
 // checks a range of the nodes; then the table is cut in two, and each of
-// two goroutines takes the nodes whose hash falls in its half and finds, probing only there, the first node of the call
-// equal to each (reps); a last pass, alone, hands out the ids in the
-// order of the call. The result is MakeLevel's whatever procs is. On
-// error nothing of the call is kept.
+// two goroutines takes the nodes whose hash falls in its half and finds,
+// probing only there, the first node of the call equal to each (reps);
+// last, the ids are handed out in the order of the call, each goroutine
+// numbering the new nodes of its range from the count of those before
+// it. The result is MakeLevel's whatever procs is, and the level's pairs
+// are allocated at their exact size. On error nothing of the call is
+// kept.
 func (b *LevelBuilder) makeShared(cur *builtLevel, lo, hi, out []Node, procs int) error {
 	m, n, l := b.m, len(lo), cur.level
 	if cap(b.hs) < n {
@@ -294,26 +298,51 @@ func (b *LevelBuilder) makeShared(cur *builtLevel, lo, hi, out []Node, procs int
 	}
 	wg.Wait()
 	b.sink = sinks[0] + sinks[1]
-	// The ids, in the order of the call.
-	made := 0
-	for i := range n {
-		x, y := lo[i], hi[i]
-		switch {
-		case x == y:
-			out[i] = x
-		case reps[i] != uint32(i):
-			out[i] = out[reps[i]]
-		default:
-			if b.base+b.made+made >= m.maxNodes {
-				cur.pairs = cur.pairs[:0]
-				clear(b.slots)
-				return fmt.Errorf("%d nodes: %w", m.maxNodes, ErrNodeLimit)
+	// The ids, in the order of the call: the new nodes of each range are
+	// counted, then numbered from the count of the ranges before, their
+	// pairs put in place, and then the other nodes take the id of their
+	// first occurrence.
+	counts := make([]int, procs)
+	shareOut(procs, n, func(p, from, to int) {
+		k := 0
+		for i := from; i < to; i++ {
+			if lo[i] != hi[i] && reps[i] == uint32(i) {
+				k++
 			}
-			out[i] = Node(cur.first + uint32(made))
-			cur.pairs = append(cur.pairs, uint32(x), uint32(y))
-			made++
 		}
+		counts[p] = k
+	})
+	made := 0
+	for p, k := range counts {
+		counts[p] = made
+		made += k
 	}
+	if b.base+b.made+made > m.maxNodes {
+		clear(b.slots)
+		return fmt.Errorf("%d nodes: %w", m.maxNodes, ErrNodeLimit)
+	}
+	// The level's pairs at their exact size: nothing to trim.
+	cur.pairs = make([]uint32, 2*made)
+	shareOut(procs, n, func(p, from, to int) {
+		k := counts[p]
+		for i := from; i < to; i++ {
+			switch x, y := lo[i], hi[i]; {
+			case x == y:
+				out[i] = x
+			case reps[i] == uint32(i):
+				out[i] = Node(cur.first + uint32(k))
+				cur.pairs[2*k], cur.pairs[2*k+1] = uint32(x), uint32(y)
+				k++
+			}
+		}
+	})
+	shareOut(procs, n, func(p, from, to int) {
+		for i := from; i < to; i++ {
+			if lo[i] != hi[i] && reps[i] != uint32(i) {
+				out[i] = out[reps[i]]
+			}
+		}
+	})
 	// The table's entries are indices in the call, not in the level as
 	// MakeLevel's are: a later call at this level rebuilds it (sharded).
 	b.made += made
