@@ -19,8 +19,9 @@ import (
 )
 
 // The answers a space keeps (the analyses of the empty board and of the
-// boards of one and two queens, see Space.Analyze) take minutes of a core
-// to compute on the largest diagrams, so Precompute saves them beside the
+// boards of one and two queens, see Space.Analyze, and the heat maps of
+// the empty board and of the boards of one queen, see Space.Marginals)
+// take minutes of a core to compute on the largest diagrams, so Precompute saves them beside the
 // space's compiled file and Compile reads them back: a space loaded again
 // starts with every one of them. They depend on the model alone, not on
 // the file of the diagram, and are refused like that file when they are
@@ -32,11 +33,15 @@ import (
 //	      16   order     uint32, the configurator.Order
 //	      20   model     32 bytes, SHA-256 of the model (modelDigest)
 //	      52   entries   uint32, then each entry:
-//	                       kind   uint8: kindShallow or kindPair
-//	                       key    uint32: the key of the memo (Space.shallow, Space.pairs)
+//	                       kind   uint8: kindShallow, kindPair or kindHeat
+//	                       key    uint32: the key of the memo (Space.shallow, pairs, heat)
+//	           an analysis (kindShallow, kindPair):
 //	                       k      uint8: bytes of the solution count, 0 if the board has none
 //	                       count  k bytes, big-endian
 //	                       cells  n² bytes, each cell's configurator.State (if k > 0)
+//	           a heat map (kindHeat):
+//	                       some   uint8: 1, or 0 if the board has no solution
+//	                       cells  n² counts (if some), each a uint8 length k and k bytes big-endian
 //	   end     CRC       uint32, CRC-32C of the bytes before it
 //
 // and nothing after it. Entries are sorted by kind and key, so the same
@@ -52,16 +57,18 @@ const (
 const (
 	kindShallow = iota // a board of none or one queen: Space.shallow's key
 	kindPair           // a board of two queens: Space.pairs' key
+	kindHeat           // the heat map of a board of none or one queen: Space.heat's key
 )
 
 // errAnswersFormat reports an answers file that is not sound.
 var errAnswersFormat = errors.New("not a sound answers file")
 
-// answer is one entry of an answers file: an analysis as the memo keeps
-// it, or nil when the board has no solution.
+// answer is one entry of an answers file: an analysis or a heat map as
+// the memo keeps it, nil when the board has no solution.
 type answer struct {
 	kind, key int
 	an        *configurator.Analysis
+	heat      []*big.Int
 }
 
 // answersPath is the file of model's kept answers, beside its space's.
@@ -100,9 +107,12 @@ func (s *Space) readAnswers() {
 	}
 	for _, a := range answers {
 		var e any = configurator.ErrNoSolution
-		if a.an != nil {
+		switch {
+		case a.an != nil:
 			a.an.Work.Nodes = int64(s.nodes)
 			e = a.an
+		case a.heat != nil:
+			e = a.heat
 		}
 		switch a.kind {
 		case kindShallow:
@@ -110,6 +120,8 @@ func (s *Space) readAnswers() {
 		case kindPair:
 			s.pairs.Store(a.key, e)
 			s.pairCount.Add(1)
+		case kindHeat:
+			s.heat.Store(a.key, e)
 		}
 	}
 	s.log.Info("kept answers loaded from disk", "n", s.model.N(), "order", s.model.Order(),
@@ -127,12 +139,14 @@ func (s *Space) writeAnswers() {
 	collect := func(kind int) func(k, e any) bool {
 		return func(k, e any) bool {
 			an, _ := e.(*configurator.Analysis)
-			answers = append(answers, answer{kind: kind, key: k.(int), an: an})
+			heat, _ := e.([]*big.Int)
+			answers = append(answers, answer{kind: kind, key: k.(int), an: an, heat: heat})
 			return true
 		}
 	}
 	s.shallow.Range(collect(kindShallow))
 	s.pairs.Range(collect(kindPair))
+	s.heat.Range(collect(kindHeat))
 	path := s.store.answersPath(s.model)
 	start := time.Now()
 	data := encodeAnswers(answers, s.model)
@@ -145,13 +159,15 @@ func (s *Space) writeAnswers() {
 }
 
 // maxAnswers is the most entries a file of the space's answers holds: the
-// empty board, a board per variable and the memo of pairs.
-func (s *Space) maxAnswers() int { return 1 + s.model.Vars() + maxPairs }
+// empty board and a board per variable, with their heat maps, and the
+// memo of pairs.
+func (s *Space) maxAnswers() int { return 2*(1+s.model.Vars()) + maxPairs }
 
 // maxAnswersBytes bounds the size of a sound answers file of the space.
 func (s *Space) maxAnswersBytes() int64 {
-	entry := 6 + maxCountLen + s.model.Vars()
-	return int64(answersFixed + s.maxAnswers()*entry + 4)
+	analysis := 6 + maxCountLen + s.model.Vars()
+	heat := 6 + (1+maxCountLen)*s.model.Vars()
+	return int64(answersFixed + (1+s.model.Vars())*heat + (1+s.model.Vars()+maxPairs)*analysis + 4)
 }
 
 // readBounded reads the file at path whole if it holds at most limit
@@ -187,6 +203,19 @@ func encodeAnswers(answers []answer, model *configurator.Model) []byte {
 	for _, a := range answers {
 		b = append(b, byte(a.kind))
 		b = binary.LittleEndian.AppendUint32(b, uint32(a.key))
+		if a.kind == kindHeat {
+			if a.heat == nil {
+				b = append(b, 0)
+				continue
+			}
+			b = append(b, 1)
+			for _, x := range a.heat {
+				c := x.Bytes()
+				b = append(b, byte(len(c)))
+				b = append(b, c...)
+			}
+			continue
+		}
 		if a.an == nil {
 			b = append(b, 0)
 			continue
@@ -228,7 +257,6 @@ func decodeAnswers(data []byte, model *configurator.Model, limit int) ([]answer,
 	}
 	r := data[answersFixed:end]
 	answers := make([]answer, 0, count)
-	vars := model.Vars()
 	for i := range count {
 		if len(r) < 6 {
 			return nil, fmt.Errorf("entry %d cut short: %w", i, errAnswersFormat)
@@ -244,26 +272,17 @@ func decodeAnswers(data []byte, model *configurator.Model, limit int) ([]answer,
 				return nil, fmt.Errorf("entry %d out of order: %w", i, errAnswersFormat)
 			}
 		}
-		if k > 0 {
-			if k > maxCountLen || len(r) < k+vars {
-				return nil, fmt.Errorf("entry %d cut short: %w", i, errAnswersFormat)
-			}
-			an := &configurator.Analysis{N: n, Cells: make([]configurator.State, vars), Solutions: new(big.Int).SetBytes(r[:k])}
-			for v, st := range r[k : k+vars] {
-				if configurator.State(st) > configurator.Forced {
-					return nil, fmt.Errorf("entry %d: cell state %d: %w", i, st, errAnswersFormat)
-				}
-				an.Cells[v] = configurator.State(st)
-			}
-			if an.Solutions.Sign() == 0 {
-				return nil, fmt.Errorf("entry %d: a count of 0 solutions: %w", i, errAnswersFormat)
-			}
-			if !slices.Equal(an.In(configurator.Queen), keyQueens(a, model)) {
-				return nil, fmt.Errorf("entry %d: queens on %s, the key says %s: %w", i,
-					configurator.FormatCells(an.In(configurator.Queen)), configurator.FormatCells(keyQueens(a, model)), errAnswersFormat)
-			}
-			a.an = an
-			r = r[k+vars:]
+		var err error
+		switch {
+		case a.kind == kindHeat && k == 1:
+			a.heat, r, err = decodeHeat(r, a, model)
+		case a.kind == kindHeat && k != 0:
+			err = fmt.Errorf("heat map flag %d: %w", k, errAnswersFormat)
+		case k > 0:
+			a.an, r, err = decodeAnalysis(r, k, a, model)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("entry %d: %w", i, err)
 		}
 		answers = append(answers, a)
 	}
@@ -273,15 +292,75 @@ func decodeAnswers(data []byte, model *configurator.Model, limit int) ([]answer,
 	return answers, nil
 }
 
+// decodeAnalysis reads the analysis of an entry whose count takes k bytes
+// from the front of r, and returns the rest of r.
+func decodeAnalysis(r []byte, k int, a answer, model *configurator.Model) (*configurator.Analysis, []byte, error) {
+	vars := model.Vars()
+	if k > maxCountLen || len(r) < k+vars {
+		return nil, nil, fmt.Errorf("cut short: %w", errAnswersFormat)
+	}
+	an := &configurator.Analysis{N: model.N(), Cells: make([]configurator.State, vars), Solutions: new(big.Int).SetBytes(r[:k])}
+	for v, st := range r[k : k+vars] {
+		if configurator.State(st) > configurator.Forced {
+			return nil, nil, fmt.Errorf("cell state %d: %w", st, errAnswersFormat)
+		}
+		an.Cells[v] = configurator.State(st)
+	}
+	if an.Solutions.Sign() == 0 {
+		return nil, nil, fmt.Errorf("a count of 0 solutions: %w", errAnswersFormat)
+	}
+	if queens, want := an.In(configurator.Queen), keyQueens(a, model); !slices.Equal(queens, want) {
+		return nil, nil, fmt.Errorf("queens on %s, the key says %s: %w",
+			configurator.FormatCells(queens), configurator.FormatCells(want), errAnswersFormat)
+	}
+	return an, r[k+vars:], nil
+}
+
+// decodeHeat reads the heat map of an entry from the front of r, and
+// returns the rest of r. Every solution holds one queen on each rank and
+// the queens of its board, so each rank's counts add up to the same total,
+// which the key's queens hold whole: a heat map that says otherwise is
+// refused.
+func decodeHeat(r []byte, a answer, model *configurator.Model) ([]*big.Int, []byte, error) {
+	n := model.N()
+	heat := make([]*big.Int, model.Vars())
+	for v := range heat {
+		if len(r) < 1 || int(r[0]) > maxCountLen || len(r) < 1+int(r[0]) {
+			return nil, nil, fmt.Errorf("heat map cut short: %w", errAnswersFormat)
+		}
+		heat[v] = new(big.Int).SetBytes(r[1 : 1+r[0]])
+		r = r[1+r[0]:]
+	}
+	var total *big.Int
+	for row := range n {
+		sum := new(big.Int)
+		for _, x := range heat[row*n : row*n+n] {
+			sum.Add(sum, x)
+		}
+		if total == nil {
+			total = sum
+		}
+		if sum.Cmp(total) != 0 || sum.Sign() == 0 {
+			return nil, nil, fmt.Errorf("heat map: rank %d counts %v solutions, rank 1 %v: %w", row+1, sum, total, errAnswersFormat)
+		}
+	}
+	for _, q := range keyQueens(a, model) {
+		if heat[model.Var(q)].Cmp(total) != 0 {
+			return nil, nil, fmt.Errorf("heat map: %v solutions of %v hold its queen: %w", heat[model.Var(q)], total, errAnswersFormat)
+		}
+	}
+	return heat, r, nil
+}
+
 // checkKey reports whether an entry's key is one the space's memo keys its
 // kind by: for a board of one queen the first of its images, for two
 // queens the least pair of variables over their images.
 func checkKey(a answer, model *configurator.Model) error {
 	vars, n := model.Vars(), model.N()
 	switch {
-	case a.kind == kindShallow && a.key == 0:
+	case (a.kind == kindShallow || a.kind == kindHeat) && a.key == 0:
 		return nil
-	case a.kind == kindShallow && a.key <= vars:
+	case (a.kind == kindShallow || a.kind == kindHeat) && a.key <= vars:
 		if canonical(model.Cell(a.key-1), n) == (symmetry{}) {
 			return nil
 		}
@@ -301,7 +380,7 @@ func checkKey(a answer, model *configurator.Model) error {
 func keyQueens(a answer, model *configurator.Model) []configurator.Cell {
 	vars := model.Vars()
 	switch {
-	case a.kind == kindShallow && a.key > 0:
+	case (a.kind == kindShallow || a.kind == kindHeat) && a.key > 0:
 		return []configurator.Cell{model.Cell(a.key - 1)}
 	case a.kind == kindPair:
 		return []configurator.Cell{model.Cell(a.key / vars), model.Cell(a.key % vars)}

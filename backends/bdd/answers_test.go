@@ -3,6 +3,8 @@ package bdd
 import (
 	"bytes"
 	"context"
+	"math/big"
+	"sync"
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
@@ -66,6 +68,23 @@ func TestAnswersRoundTrip(t *testing.T) {
 			t.Errorf("%d×%d %v: the same answers wrote another file", tt.n, tt.n, tt.order)
 		}
 		vars := model.Vars()
+		// The heat maps, read back, are the sweeps' (none computed: each
+		// comes from the file).
+		for v := -1; v < vars; v++ {
+			var q []configurator.Cell
+			if v >= 0 {
+				q = []configurator.Cell{model.Cell(v)}
+			}
+			got, err := sp.Marginals(ctx, q)
+			want, werr := sp.marginals(ctx, q)
+			if errors.Is(werr, configurator.ErrNoSolution) != errors.Is(err, configurator.ErrNoSolution) ||
+				werr == nil && !slices.EqualFunc(got, want, func(a, b *big.Int) bool { return a.Cmp(b) == 0 }) {
+				t.Errorf("%d×%d %v, heat map of %v: %v, %v; want %v, %v", tt.n, tt.n, tt.order, q, got, err, want, werr)
+			}
+		}
+		if got, want := sp.keptAnswers(), first.keptAnswers(); got != want {
+			t.Errorf("%d×%d %v: %d answers kept after the heat maps, %d saved: some were computed again", tt.n, tt.n, tt.order, got, want)
+		}
 		boards := [][]configurator.Cell{nil}
 		for a := range vars {
 			boards = append(boards, []configurator.Cell{model.Cell(a)})
@@ -121,6 +140,18 @@ func TestDamagedAnswersAreRefused(t *testing.T) {
 		binary.LittleEndian.PutUint32(d[end:], crc32.Checksum(d[:end], castagnoli))
 		return d
 	}
+	// reencoded is good with its answers changed by change: sealed right,
+	// so that the check of the entries' content refuses it.
+	reencoded := func(change func(a *answer)) []byte {
+		answers, err := decodeAnswers(good, model, 1<<20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range answers {
+			change(&answers[i])
+		}
+		return encodeAnswers(answers, model)
+	}
 	first := answersFixed // the first entry: the empty board's
 	for _, tt := range []struct {
 		name string
@@ -137,6 +168,22 @@ func TestDamagedAnswersAreRefused(t *testing.T) {
 		{"an unknown kind", resealed(first, 7)},
 		{"a cell state out of range", resealed(first+6+1, 9)},
 		{"a queen the key does not hold", resealed(first+6+1, byte(configurator.Queen))},
+		{"a heat map whose ranks disagree", reencoded(func(a *answer) {
+			if a.kind == kindHeat && a.key == 0 {
+				a.heat[0].Add(a.heat[0], big.NewInt(1))
+			}
+		})},
+		{"a heat map whose queen misses solutions", reencoded(func(a *answer) {
+			if a.kind == kindHeat && a.key == 1 { // a1: 4 solutions, one of them moved to b1
+				a.heat[0].Sub(a.heat[0], big.NewInt(1))
+				a.heat[1].Add(a.heat[1], big.NewInt(1))
+			}
+		})},
+		{"the analysis of another board", reencoded(func(a *answer) {
+			if a.kind == kindPair && a.an != nil {
+				a.an.Cells[0], a.an.Cells[1] = a.an.Cells[1], a.an.Cells[0]
+			}
+		})},
 		{"bytes after the last entry", func() []byte {
 			d := append(slices.Clone(good[:len(good)-4]), 0)
 			return binary.LittleEndian.AppendUint32(d, crc32.Checksum(d, castagnoli))
@@ -167,9 +214,9 @@ func TestDamagedAnswersAreRefused(t *testing.T) {
 
 // TestPrecomputeKeepsEveryPair checks what Precompute keeps on a diagram
 // too large to compute the boards of one queen with the empty board's:
-// the empty board, the 10 boards of one queen up to symmetry and every
-// board of two queens that do not attack each other, up to symmetry,
-// on 8×8; and that it stops when its context ends, saving no file when it
+// the empty board, the 10 boards of one queen up to symmetry, the heat
+// maps of those 11, and every board of two queens that do not attack each
+// other, up to symmetry, on 8×8; and that it stops when its context ends, saving no file when it
 // computed nothing.
 func TestPrecomputeKeepsEveryPair(t *testing.T) {
 	model := configuratortest.Model(t, 8, configurator.RowMajor)
@@ -184,9 +231,14 @@ func TestPrecomputeKeepsEveryPair(t *testing.T) {
 			}
 		}
 	}
-	shallow := sp.keptAnswers() - sp.pairCount.Load()
-	if shallow != 11 || sp.pairCount.Load() != int64(len(pairs)) {
-		t.Errorf("kept %d boards of none or one queen and %d of two, want 11 and %d", shallow, sp.pairCount.Load(), len(pairs))
+	count := func(m *sync.Map) (n int) {
+		m.Range(func(any, any) bool { n++; return true })
+		return n
+	}
+	shallow, heat := count(&sp.shallow), count(&sp.heat)
+	if shallow != 11 || heat != 11 || sp.pairCount.Load() != int64(len(pairs)) {
+		t.Errorf("kept %d boards of none or one queen, %d heat maps and %d boards of two, want 11, 11 and %d",
+			shallow, heat, sp.pairCount.Load(), len(pairs))
 	}
 
 	dir := t.TempDir()

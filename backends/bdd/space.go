@@ -782,9 +782,10 @@ func (s *Space) Close() error {
 // Precompute computes the answers the space keeps that it does not hold
 // yet: the analyses of the empty board, of the boards of one queen and, on
 // a diagram too large to compute those along with the empty board's
-// (15×15 and 16×16 in row order), of the boards of two queens, up to
-// symmetry (some 36 and 3,300 boards at 16×16, where a board of two queens
-// takes 0.1-0.5 s). It uses every core, and saves what it computed beside
+// (15×15 and 16×16 in row order), the heat maps of those boards and the
+// analyses of the boards of two queens, up to symmetry (some 36 and 3,300
+// boards at 16×16, where a board of two queens takes 0.1-0.5 s and the
+// heat map of the empty board 10 s). It uses every core, and saves what it computed beside
 // the space's compiled file, so that the space loaded again starts with
 // them (see answers.go), even when ctx ends first. Queries answer
 // meanwhile, from the memo as it fills. The server runs it in the
@@ -808,6 +809,9 @@ func (s *Space) precompute(ctx context.Context, workers int) error {
 	if s.nodes <= s.precomputeMax {
 		return nil
 	}
+	if err := s.keepHeat(ctx); err != nil {
+		return err
+	}
 	if s.keptAnswers() > before {
 		s.writeAnswers() // the boards of one queen, should the pairs not finish
 		before = s.keptAnswers()
@@ -815,11 +819,31 @@ func (s *Space) precompute(ctx context.Context, workers int) error {
 	return s.keepPairs(ctx, workers)
 }
 
-// keptAnswers is the number of analyses kept.
+// keptAnswers is the number of analyses and heat maps kept.
 func (s *Space) keptAnswers() int64 {
 	n := s.pairCount.Load()
-	s.shallow.Range(func(any, any) bool { n++; return true })
+	count := func(any, any) bool { n++; return true }
+	s.shallow.Range(count)
+	s.heat.Range(count)
 	return n
+}
+
+// keepHeat computes and keeps the heat maps of the empty board and of the
+// boards of one queen (see Marginals), those not yet kept.
+func (s *Space) keepHeat(ctx context.Context) error {
+	n := s.model.N()
+	boards := [][]configurator.Cell{nil}
+	for v := range s.model.Vars() {
+		if c := s.model.Cell(v); canonical(c, n) == (symmetry{}) {
+			boards = append(boards, []configurator.Cell{c})
+		}
+	}
+	for _, q := range boards {
+		if _, err := s.Marginals(ctx, q); err != nil && !errors.Is(err, configurator.ErrNoSolution) {
+			return err
+		}
+	}
+	return nil
 }
 
 // keepOnes computes and keeps the analyses of the empty board and of the
