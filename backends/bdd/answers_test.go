@@ -3,14 +3,14 @@ package bdd
 import (
 	"bytes"
 	"context"
-	"math/big"
-	"sync"
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"math/big"
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/nqueens/configurator/configurator"
