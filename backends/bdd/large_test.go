@@ -27,7 +27,7 @@ func TestCompileMaxN(t *testing.T) {
 		refused string // in the error; "" compiles or loads
 	}{
 		{"no file, no directory", Options{CompileMaxN: 7}, false, "no directory of compiled spaces is set"},
-		{"no file in the directory", Options{CompileMaxN: 7, Dir: dir}, false, "nqueens count -n 8 -order row"},
+		{"no file in the directory", Options{CompileMaxN: 7, Dir: dir}, false, "nqueens count -n 8 -budget 12G -cache-dir "},
 		{"within CompileMaxN: compiled and saved", Options{CompileMaxN: 8, Dir: dir}, false, ""},
 		{"beyond it, the file loaded", Options{CompileMaxN: 7, Dir: dir}, true, ""},
 		{"no bound", Options{Dir: dir}, true, ""},
@@ -63,7 +63,7 @@ func TestLimitsPastCompileMaxN(t *testing.T) {
 		bound string
 	}{
 		{"no directory", Options{MaxN: 9, CompileMaxN: 7}, 7, "none is set"},
-		{"no file", Options{MaxN: 9, CompileMaxN: 7, Dir: dir}, 7, "none of 8×8 (nqueens count -n 8 makes it"},
+		{"no file", Options{MaxN: 9, CompileMaxN: 7, Dir: dir}, 7, "none of 8×8 (nqueens count -n 8 -budget 12G -cache-dir "},
 		{"the 8×8 file", Options{MaxN: 9, CompileMaxN: 7, Dir: dir}, 8, "none of 9×9"},
 		{"no bound", Options{MaxN: 9, Dir: dir}, 9, ""},
 	} {

@@ -21,7 +21,6 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -158,34 +157,27 @@ func (b *Backend) Limits() configurator.Limits {
 	// Past CompileMaxN, the boards whose row-major file is there.
 	if c := b.opts.CompileMaxN; c > 0 && n > c {
 		k := c
-		for k < n && b.hasFile(k+1) {
+		var missing configurator.SpaceFile
+		for k < n {
+			model, err := configurator.New(k+1, configurator.RowMajor)
+			if err != nil {
+				break
+			}
+			if missing = b.File(model); missing.Path == "" {
+				break
+			}
 			k++
 		}
 		if k < n {
 			where := "none is set"
 			if b.opts.Dir != "" {
-				where = "it holds none of " + fmt.Sprintf("%d×%d", k+1, k+1)
+				where = fmt.Sprintf("it holds none of %d×%d (%s makes it; then restart)", k+1, k+1, missing.Command)
 			}
 			l.MaxN = k
-			l.Bound = fmt.Sprintf("it compiles boards up to %d×%d and serves larger ones from its directory of compiled files, where %s (nqueens count -n %d makes it; then restart)",
-				c, c, where, k+1)
+			l.Bound = fmt.Sprintf("it compiles boards up to %d×%d and serves larger ones from its directory of compiled files, where %s", c, c, where)
 		}
 	}
 	return l
-}
-
-// hasFile reports whether Options.Dir holds a file of the row-major n×n
-// space (sound or not: Compile finds out).
-func (b *Backend) hasFile(n int) bool {
-	if b.opts.Dir == "" {
-		return false
-	}
-	model, err := configurator.New(n, configurator.RowMajor)
-	if err != nil {
-		return false
-	}
-	_, err = os.Stat(b.opts.store().path(model))
-	return err == nil
 }
 
 // Cost estimates an n×n compile from the known diagram sizes: the budget
@@ -209,13 +201,13 @@ func (b *Backend) Compile(ctx context.Context, model *configurator.Model) (confi
 	}
 	store := b.opts.store()
 	m, root, loaded := store.load(model, b.opts.Budget)
-	if !loaded && b.opts.CompileMaxN > 0 && model.N() > b.opts.CompileMaxN {
+	if !loaded && b.fileOnly(model.N()) {
 		where := "no directory of compiled spaces is set"
 		if b.opts.Dir != "" {
-			where = "none of it is in " + b.opts.Dir
+			where = fmt.Sprintf("none of it is in %s (make it once with: %s)", b.opts.Dir, fileCommand(model, b.opts.Dir))
 		}
-		return nil, fmt.Errorf("%d-queens (%v order): the BDD backend compiles boards up to %d×%d and loads larger ones from compiled files, and %s (make it once with: nqueens count -n %d -order %v -budget 12G): %w",
-			model.N(), model.Order(), b.opts.CompileMaxN, b.opts.CompileMaxN, where, model.N(), model.Order(), configurator.ErrTooLarge)
+		return nil, fmt.Errorf("%d-queens (%v order): the BDD backend compiles boards up to %d×%d and loads larger ones from compiled files, and %s: %w",
+			model.N(), model.Order(), b.opts.CompileMaxN, b.opts.CompileMaxN, where, configurator.ErrTooLarge)
 	}
 	if !loaded {
 		m = robdd.New(model.Vars(), b.opts.Budget)
