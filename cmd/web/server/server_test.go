@@ -64,16 +64,7 @@ func (c testSetup) engines() []Engine {
 // loopback port.
 func newTestServer(t testing.TB, cfg testSetup) (*Server, *httptest.Server) {
 	t.Helper()
-	s, err := New(cfg.config(), slog.New(slog.NewTextHandler(io.Discard, nil)), cfg.engines()...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(s.Handler())
-	t.Cleanup(func() {
-		s.beginShutdown()
-		ts.Close()
-		s.Close()
-	})
+	s, ts, _ := serveWith(t, cfg.config(), cfg.engines()...)
 	return s, ts
 }
 

@@ -81,7 +81,7 @@ func (s *heldSpace) Diagram(ctx context.Context, queens []configurator.Cell, max
 
 // serveWith starts the server on engines, the primary first, and returns
 // it with its address and what it logs.
-func serveWith(t *testing.T, cfg Config, engines ...Engine) (*Server, *httptest.Server, *configuratortest.Log) {
+func serveWith(t testing.TB, cfg Config, engines ...Engine) (*Server, *httptest.Server, *configuratortest.Log) {
 	t.Helper()
 	var log configuratortest.Log
 	s, err := New(cfg, slog.New(slog.NewTextHandler(&log, nil)), engines...)
