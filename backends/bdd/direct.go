@@ -495,10 +495,15 @@ func (d *direct) compile(ctx context.Context, m *robdd.Manager) (robdd.Node, dir
 		}
 	}
 	var firsts []uint64 // number's scratch
+	prev := 1           // the states of the last layer
 	for l := range V {
 		noff := (l + 1) >> 6
+		// Room in the shards for as many states as the last layer's
+		// growth gives, an eighth more for the shards' imbalance: their
+		// keys grow by copies past it.
+		expect := min(2*cur.n, cur.n*cur.n/prev)
 		for _, sh := range shards {
-			sh.reset(W-noff, cur.n/len(shards)+1)
+			sh.reset(W-noff, (expect+expect/8)/len(shards)+16)
 		}
 		ch := make([]uint32, 2*cur.n)
 		childBytes += int64(len(ch)) * 4
@@ -546,12 +551,13 @@ func (d *direct) compile(ctx context.Context, m *robdd.Manager) (robdd.Node, dir
 			return robdd.False, st, err
 		}
 		st.states = append(st.states, cur.n)
+		prev = cur.n
 		children[l] = ch
 		// The next layer, in cur's memory: the states are numbered,
 		// their keys gathered from the shards.
 		n := shards[0].n
 		if len(shards) > 1 {
-			firsts = slices.Grow(firsts[:0], (len(ch)+63)/64)[:(len(ch)+63)/64]
+			firsts = room(firsts, (len(ch)+63)/64)[:(len(ch)+63)/64]
 			n = number(ch, firsts, len(workers))
 		}
 		width := W - noff
@@ -1005,8 +1011,8 @@ func (t *layer) gather(shards []*shard, ch []uint32, off, width, n int) {
 		t.tight, sh.tight = sh.tight, t.tight[:0]
 		return
 	}
-	t.keys = slices.Grow(t.keys[:0], n*width)[:n*width]
-	t.tight = slices.Grow(t.tight[:0], n)[:n]
+	t.keys = room(t.keys, n*width)[:n*width]
+	t.tight = room(t.tight, n)[:n]
 	shareOut(len(shards), len(shards), func(p, _, _ int) {
 		sh := shards[p]
 		for i, pos := range sh.first {
@@ -1015,6 +1021,16 @@ func (t *layer) gather(shards []*shard, ch []uint32, off, width, n int) {
 			t.tight[g] = sh.tight[i]
 		}
 	})
+}
+
+// room returns s emptied, with room for n elements: s's memory when it is
+// large enough, else new memory (s's contents are not kept, which
+// slices.Grow would copy).
+func room[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, 0, n)
+	}
+	return s[:0]
 }
 
 // shard is shard p of a layer being built out of `of`: the states whose
@@ -1047,8 +1063,8 @@ func (s *shard) reset(width, hint int) {
 		size *= 2
 	}
 	s.width, s.n = width, 0
-	s.keys = slices.Grow(s.keys[:0], hint*width)
-	s.tight, s.first = s.tight[:0], s.first[:0]
+	s.keys = room(s.keys, hint*width)
+	s.tight, s.first = room(s.tight, hint), room(s.first, hint)
 	if cap(s.slots) < size {
 		s.slots = make([]uint64, size)
 	}

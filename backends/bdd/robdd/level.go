@@ -57,11 +57,15 @@ type LevelBuilder struct {
 	// call: a later call at the same level rebuilds it first.
 	sharded bool
 	// procs is how many goroutines share out a call of at least shareMin
-	// nodes: GOMAXPROCS and shareMin by default (0); tests set them.
-	procs, shareMin int
-	// hs and reps are makeShared's scratch: the nodes' hashes, and for
-	// each the index of its first occurrence in the call.
+	// nodes, and part about how many nodes they look through with one
+	// table: GOMAXPROCS, shareMin and partNodes by default (0); tests
+	// set them.
+	procs, shareMin, part int
+	// hs, reps and ents are makeShared's scratch: the nodes' hashes, for
+	// each the index of its first occurrence in the call, and the nodes
+	// parted by hash.
 	hs, reps []uint32
+	ents     []levelEntry
 }
 
 // shareMin is the least number of nodes a MakeLevel call shares out among
@@ -119,30 +123,14 @@ func (b *LevelBuilder) MakeLevel(level int, lo, hi, out []Node) error {
 	if k > 0 && b.levels[k-1].level < l {
 		return fmt.Errorf("robdd: MakeLevel at level %d after level %d: levels go bottom-up", level, b.levels[k-1].level)
 	}
-	if k == 0 || b.levels[k-1].level != l {
+	fresh := k == 0 || b.levels[k-1].level != l
+	if fresh {
 		if k > 0 {
 			b.levels[k-1].trim()
 		}
 		b.levels = append(b.levels, builtLevel{level: l, first: uint32(b.base + b.made)})
-		// A table for this call's nodes, the memory reused.
-		if size := levelTableSize(2 * len(lo)); size <= cap(b.slots) {
-			b.slots = b.slots[:size]
-			clear(b.slots)
-		} else {
-			b.slots = make([]uint64, size)
-		}
-		b.sharded = false
 	}
 	cur := &b.levels[len(b.levels)-1]
-	if b.sharded {
-		b.resize(len(b.slots))
-		b.sharded = false
-	}
-	// Room for every node of the call: the table stays at most half full,
-	// and the pairs grow once.
-	if need := 2 * (len(cur.pairs)/2 + len(lo)); need > len(b.slots) {
-		b.resize(levelTableSize(need))
-	}
 	procs, least := b.procs, b.shareMin
 	if procs <= 0 {
 		procs = runtime.GOMAXPROCS(0)
@@ -151,7 +139,28 @@ func (b *LevelBuilder) MakeLevel(level int, lo, hi, out []Node) error {
 		least = shareMin
 	}
 	if procs > 1 && !b.lookup && len(cur.pairs) == 0 && len(lo) >= least {
+		// The table is not filled: a later call at this level
+		// rebuilds it.
+		b.sharded = true
 		return b.makeShared(cur, lo, hi, out, procs)
+	}
+	switch {
+	case b.sharded:
+		b.resize(levelTableSize(2 * (len(cur.pairs)/2 + len(lo))))
+		b.sharded = false
+	case fresh:
+		// A table for this call's nodes, the memory reused.
+		if size := levelTableSize(2 * len(lo)); size <= cap(b.slots) {
+			b.slots = b.slots[:size]
+			clear(b.slots)
+		} else {
+			b.slots = make([]uint64, size)
+		}
+	}
+	// Room for every node of the call: the table stays at most half full,
+	// and the pairs grow once.
+	if need := 2 * (len(cur.pairs)/2 + len(lo)); need > len(b.slots) {
+		b.resize(levelTableSize(need))
 	}
 	if need := len(cur.pairs) + 2*len(lo); need > cap(cur.pairs) {
 		cur.pairs = slices.Grow(cur.pairs, need-len(cur.pairs))
@@ -250,59 +259,99 @@ func (b *LevelBuilder) makeShared(cur *builtLevel, lo, hi, out []Node, procs int
 			return fmt.Errorf("robdd: MakeLevel at level %d: child %d or %d not below it or not made at a lower level", l, lo[i], hi[i])
 		}
 	}
-	// The first occurrence of each node, a half of the table a goroutine,
-	// each of at least n slots (the table has 2n or more), so that no half
-	// fills up however the hashes fall.
-	const parts = 2
-	partSize := len(b.slots) / parts
-	mask, within := len(b.slots)-1, partSize-1
-	b.sharded = true
-	var wg sync.WaitGroup
-	var sinks [parts]uint64
-	for p := range parts {
-		wg.Go(func() {
-			base := p * partSize
-			var x uint64
-			for start := 0; start < n; start += levelBatch {
-				end := min(start+levelBatch, n)
-				// Touch the first slots of the batch's nodes of this
-				// part, so that their cache misses overlap.
-				for i := start; i < end; i++ {
-					if s := int(hs[i]) & mask; s&^within == base && lo[i] != hi[i] {
-						x += b.slots[s]
+	// The first occurrence of each node (reps). The nodes are first
+	// parted by the high bits of their hashes, each part in the order of
+	// the call, about partNodes a part, and then each part is looked
+	// through with a table of its own: parts and tables fit in the
+	// processor's caches, where one table of the whole level would miss
+	// them on nearly every lookup.
+	most := b.part
+	if most <= 0 {
+		most = partNodes
+	}
+	shift := 32
+	for n>>(32-shift) > most && shift > 32-maxPartBits {
+		shift--
+	}
+	parts := 1 << (32 - shift)
+	if shift == 32 {
+		shift = 0 // one part: the shift must not clear the hash
+	}
+	partOf := func(h uint32) int {
+		if parts == 1 {
+			return 0
+		}
+		return int(h >> shift)
+	}
+	// counts[p*parts+q] counts the nodes of goroutine p's range in part q,
+	// then is where the first of them goes.
+	counts := make([]int, procs*parts)
+	shareOut(procs, n, func(p, from, to int) {
+		c := counts[p*parts : (p+1)*parts]
+		for i := from; i < to; i++ {
+			if lo[i] != hi[i] {
+				c[partOf(hs[i])]++
+			}
+		}
+	})
+	starts := make([]int, parts+1)
+	at := 0
+	for q := range parts {
+		starts[q] = at
+		for p := range procs {
+			c := counts[p*parts+q]
+			counts[p*parts+q] = at
+			at += c
+		}
+	}
+	starts[parts] = at
+	if cap(b.ents) < at {
+		b.ents = make([]levelEntry, at)
+	}
+	ents := b.ents[:at]
+	shareOut(procs, n, func(p, from, to int) {
+		c := counts[p*parts : (p+1)*parts]
+		for i := from; i < to; i++ {
+			if x, y := lo[i], hi[i]; x != y {
+				q := partOf(hs[i])
+				ents[c[q]] = levelEntry{h: hs[i], i: uint32(i), lo: uint32(x), hi: uint32(y)}
+				c[q]++
+			}
+		}
+	})
+	shareOut(procs, parts, func(_, from, to int) {
+		var slots []uint32 // a part's table: index in the part plus one
+		for q := from; q < to; q++ {
+			part := ents[starts[q]:starts[q+1]]
+			size := levelTableSize(2 * len(part))
+			if cap(slots) < size {
+				slots = make([]uint32, size)
+			}
+			slots = slots[:size]
+			clear(slots)
+			mask := size - 1
+			for k := range part {
+				e := &part[k]
+				for s := int(e.h) & mask; ; s = (s + 1) & mask {
+					v := slots[s]
+					if v == 0 {
+						slots[s] = uint32(k + 1)
+						reps[e.i] = e.i
+						break
 					}
-				}
-				for i := start; i < end; i++ {
-					h := hs[i]
-					s := int(h) & mask
-					if s&^within != base || lo[i] == hi[i] {
-						continue
-					}
-					for {
-						e := b.slots[s]
-						if e == 0 {
-							b.slots[s] = uint64(h)<<32 | uint64(i+1)
-							reps[i] = uint32(i)
-							break
-						}
-						if j := uint32(e) - 1; uint32(e>>32) == h && lo[j] == lo[i] && hi[j] == hi[i] {
-							reps[i] = j
-							break
-						}
-						s = base | (s+1)&within
+					if o := &part[v-1]; o.h == e.h && o.lo == e.lo && o.hi == e.hi {
+						reps[e.i] = o.i
+						break
 					}
 				}
 			}
-			sinks[p] = x
-		})
-	}
-	wg.Wait()
-	b.sink = sinks[0] + sinks[1]
+		}
+	})
 	// The ids, in the order of the call: the new nodes of each range are
 	// counted, then numbered from the count of the ranges before, their
 	// pairs put in place, and then the other nodes take the id of their
 	// first occurrence.
-	counts := make([]int, procs)
+	counts = counts[:procs]
 	shareOut(procs, n, func(p, from, to int) {
 		k := 0
 		for i := from; i < to; i++ {
@@ -318,7 +367,6 @@ func (b *LevelBuilder) makeShared(cur *builtLevel, lo, hi, out []Node, procs int
 		made += k
 	}
 	if b.base+b.made+made > m.maxNodes {
-		clear(b.slots)
 		return fmt.Errorf("%d nodes: %w", m.maxNodes, ErrNodeLimit)
 	}
 	// The level's pairs at their exact size: nothing to trim.
@@ -343,11 +391,22 @@ func (b *LevelBuilder) makeShared(cur *builtLevel, lo, hi, out []Node, procs int
 			}
 		}
 	})
-	// The table's entries are indices in the call, not in the level as
-	// MakeLevel's are: a later call at this level rebuilds it (sharded).
 	b.made += made
 	return nil
 }
+
+// partNodes is about how many nodes makeShared looks through with one
+// table, and maxPartBits bounds the number of parts (1<<maxPartBits): a
+// part of 16-byte entries and its table of 4 bytes a slot (2 to 4 a node)
+// take under 256 KiB, within a core's cache.
+const (
+	partNodes   = 1 << 13
+	maxPartBits = 14
+)
+
+// levelEntry is a node of a makeShared call in its part: its hash, its
+// index in the call and its children.
+type levelEntry struct{ h, i, lo, hi uint32 }
 
 // shareOut runs f on procs goroutines, each with its range from..to-1 of
 // 0..n-1, and waits for them.
@@ -418,7 +477,7 @@ func (b *LevelBuilder) Made() int { return b.made }
 // for the level being made), the table of the current level, and 8 bytes a
 // node of the largest level shared out (see MakeLevel).
 func (b *LevelBuilder) Bytes() int64 {
-	n := int64(len(b.slots))*8 + int64(cap(b.hs)+cap(b.reps))*4
+	n := int64(len(b.slots))*8 + int64(cap(b.hs)+cap(b.reps))*4 + int64(cap(b.ents))*16
 	for _, lv := range b.levels {
 		n += int64(cap(lv.pairs)) * 4
 	}
@@ -438,7 +497,7 @@ func (b *LevelBuilder) Commit() error {
 	if len(m.nodes) != b.base {
 		return fmt.Errorf("robdd: Commit: the Manager has %d nodes, %d when the build began", len(m.nodes), b.base)
 	}
-	b.slots, b.hs, b.reps = nil, nil, nil
+	b.slots, b.hs, b.reps, b.ents = nil, nil, nil, nil
 	if err := m.reserveStore(b.made); err != nil {
 		return err
 	}

@@ -13,7 +13,7 @@ import (
 // MakeNode in b, choosing each child among the nodes either has made so
 // far (the ids agree, or the test fails), and returns the nodes made. With
 // procs > 0 the builder shares out calls of 2 nodes or more among procs
-// goroutines.
+// goroutines, which look through them in parts of about 16 nodes.
 func buildBoth(t *testing.T, rng *rand.Rand, a, b *Manager, width, procs int) []Node {
 	t.Helper()
 	pool := []Node{False, True}
@@ -24,7 +24,7 @@ func buildBoth(t *testing.T, rng *rand.Rand, a, b *Manager, width, procs int) []
 	level := func(n Node) int { return b.Level(n) }
 	lb := a.NewLevelBuilder()
 	if procs > 0 {
-		lb.procs, lb.shareMin = procs, 2
+		lb.procs, lb.shareMin, lb.part = procs, 2, 16
 	}
 	var made []Node
 	for l := a.Vars() - 1; l >= 0; l-- {
