@@ -738,8 +738,9 @@ func (s *Space) shallowest(queens []configurator.Cell) symmetry {
 }
 
 // precomputeTime bounds the background work of precomputeLater: the
-// boards of two queens of a 16×16 diagram take some ten minutes of a core.
-const precomputeTime = 30 * time.Minute
+// boards of two queens of a 16×16 diagram take some ten minutes of a core
+// on a quiet machine, twice that on a busy one.
+const precomputeTime = 45 * time.Minute
 
 // precomputeLater runs Precompute once, in the background, on a diagram
 // too large to compute the boards of one queen along with the empty
@@ -777,12 +778,12 @@ func (s *Space) Close() error {
 // (15×15 and 16×16 in row order), the heat maps of those boards and the
 // analyses of the boards of two queens, up to symmetry (some 36 and 3,300
 // boards at 16×16, where a board of two queens takes 0.1-0.5 s and the
-// heat map of the empty board 10 s). It uses every core, and saves what it computed beside
-// the space's compiled file, so that the space loaded again starts with
-// them (see answers.go), even when ctx ends first. Queries answer
-// meanwhile, from the memo as it fills. The server runs it in the
-// background on the spaces that need it; benchmarks, to measure a settled
-// space.
+// heat map of the empty board 10 s). It uses every core, and saves what it
+// computed beside the space's compiled file, so that the space loaded
+// again starts with them (see answers.go), even when ctx ends first.
+// Queries answer meanwhile, from the memo as it fills. The server runs it
+// in the background on the spaces that need it (see precomputeLater);
+// benchmarks, to measure a settled space.
 func (s *Space) Precompute(ctx context.Context) error {
 	return s.precompute(ctx, runtime.GOMAXPROCS(0))
 }
@@ -805,7 +806,7 @@ func (s *Space) precompute(ctx context.Context, workers int) error {
 		return err
 	}
 	if s.keptAnswers() > before {
-		s.writeAnswers() // the boards of one queen, should the pairs not finish
+		s.writeAnswers() // the boards of one queen and the heat maps, should the pairs not finish
 		before = s.keptAnswers()
 	}
 	return s.keepPairs(ctx, workers)
