@@ -19,6 +19,9 @@ type panelView struct {
 	Title   string
 	Text    string
 	Reasons []reasonView
+	// Single is the one reason of a Why? panel: its sentence is the
+	// panel's text, and only its proof follows, not a numbered list of one.
+	Single  *reasonView
 	More    string // said when the list is not all
 	Removes []removeView
 	Took    string
@@ -72,10 +75,6 @@ func (s *Server) panel(r *result, v *appView) *panelView {
 	c := ex.Cell
 	pv := &panelView{Kind: "why", Cell: c.String(), Took: duration(p.took)}
 	pv.Reasons = reasonViews(r, ex)
-	if len(pv.Reasons) == 1 {
-		// The one reason is the panel's text; the list keeps its proof.
-		pv.Reasons[0].Text = ""
-	}
 	if ex.More {
 		pv.More = fmt.Sprintf("More reasons exist; the first %d are shown.", len(ex.Reasons))
 		if len(ex.Reasons) < configurator.MaxReasons {
@@ -125,6 +124,11 @@ func (s *Server) panel(r *result, v *appView) *panelView {
 			pv.Actions = append(pv.Actions, link{Label: "Make room", Title: "Show the fewest queens to remove so that " + c.String() + " becomes free",
 				Href: st.play("", "room", c.String()), Play: st.play(trail, "room", c.String()), Primary: true})
 		}
+	}
+	if len(pv.Reasons) == 1 && pv.Kind == "why" {
+		// The panel's text says the one reason; Make room keeps its list,
+		// which the removals refer to by number.
+		pv.Single, pv.Reasons = &pv.Reasons[0], nil
 	}
 	pv.Close = v.Close
 	if len(r.runs) > 1 {
