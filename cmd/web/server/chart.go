@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // The page's charts are small SVG line charts drawn here and inlined into
@@ -71,7 +72,7 @@ var timeAxis = axis{log: true, label: func(y float64) string { return duration(t
 // lineChart lays out lines over x values from xmin to xmax, labelled by
 // xlabel at each of xticks.
 func lineChart(id, title string, lines []series, y axis, xticks []float64, xlabel func(x float64) string) *chartView {
-	c := &chartView{ID: id, Title: title, W: 360, H: 200, Left: 58, Right: 340, Top: 10, Bottom: 172}
+	c := &chartView{ID: id, Title: title, W: 360, H: 200, Right: 340, Top: 10, Bottom: 172}
 	xmin, xmax := math.Inf(1), math.Inf(-1)
 	ymin, ymax := math.Inf(1), math.Inf(-1)
 	for _, l := range lines {
@@ -104,7 +105,6 @@ func lineChart(id, title string, lines []series, y axis, xticks []float64, xlabe
 	if ymax == ymin {
 		ymax = ymin * 10
 	}
-	c.px = func(x float64) float64 { return c.Left + (x-xmin)/(xmax-xmin)*(c.Right-c.Left) }
 	c.py = func(v float64) float64 {
 		return c.Bottom - (fy(v)-fy(ymin))/(fy(ymax)-fy(ymin))*(c.Bottom-c.Top)
 	}
@@ -126,6 +126,14 @@ func lineChart(id, title string, lines []series, y axis, xticks []float64, xlabe
 			c.YTicks = append(c.YTicks, tickView{Pos: round1(c.py(v)), Label: y.label(v)})
 		}
 	}
+	// The plot starts right of its widest y label and of the band of
+	// the axis's name, so that no label is cut at the SVG's edge.
+	widest := 0.0
+	for _, t := range c.YTicks {
+		widest = max(widest, labelWidth(t.Label))
+	}
+	c.Left = math.Ceil(yNameBand + widest + tickGap)
+	c.px = func(x float64) float64 { return c.Left + (x-xmin)/(xmax-xmin)*(c.Right-c.Left) }
 	for _, x := range xticks {
 		c.XTicks = append(c.XTicks, tickView{Pos: round1(c.px(x)), Label: xlabel(x)})
 	}
@@ -144,6 +152,38 @@ func lineChart(id, title string, lines []series, y axis, xticks []float64, xlabe
 		c.Series = append(c.Series, sv)
 	}
 	return c
+}
+
+// The y axis's room, in the SVG's user units: the band on the left that
+// holds the axis's name (written upwards), the gap between a tick's label
+// and the plot, and the width of a label's character, about a digit's at
+// the stylesheet's 11px (.chart svg), rounded up.
+const (
+	yNameBand = 16
+	tickGap   = 4
+	charWidth = 6.5
+)
+
+// labelWidth estimates the width of a tick's label.
+func labelWidth(s string) float64 { return float64(utf8.RuneCountInString(s)) * charWidth }
+
+// countAxis is a linear axis of counts, labelled short ("40 M", "2.5 K",
+// a thousand and a million) so that a label stays readable on a phone;
+// the points' titles keep the whole numbers.
+var countAxis = axis{label: shortCount}
+
+// shortCount writes a count of up to three significant digits with K
+// (thousand), M (million) or G (billion), as an axis's tick labels do.
+func shortCount(v float64) string {
+	for _, u := range []struct {
+		scale float64
+		sym   string
+	}{{1e9, " G"}, {1e6, " M"}, {1e3, " K"}} {
+		if math.Abs(v) >= u.scale {
+			return strconv.FormatFloat(v/u.scale, 'g', 3, 64) + u.sym
+		}
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
 }
 
 // mark draws a vertical marker at x with a label.
@@ -203,3 +243,6 @@ func sessionChart(names []string, cols []int, steps []step) *chartView {
 	}
 	return c
 }
+
+// YMid is the middle of the plot's height, where the y axis's name is.
+func (c *chartView) YMid() float64 { return round1((c.Top + c.Bottom) / 2) }

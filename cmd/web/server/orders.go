@@ -207,7 +207,7 @@ func (s *Server) ordersPanel(ctx context.Context, st boardState, compile bool) *
 			xticks = append(xticks, float64(r))
 		}
 		v.Chart = lineChart("rank-chart", fmt.Sprintf("Nodes of the %d×%d diagram per board rank, in each order", st.N, st.N), lines,
-			axis{label: func(y float64) string { return group(big.NewInt(int64(y))) }}, xticks,
+			countAxis, xticks,
 			func(x float64) string { return strconv.Itoa(int(x)) })
 		if v.Chart != nil {
 			v.Chart.XLabel, v.Chart.YLabel = "rank", "nodes"
