@@ -143,18 +143,22 @@ type ordersView struct {
 	N       int
 	Backend string
 	Rows    []orderRow
-	// Missing counts the orders not compiled yet; Compile is the htmx
-	// request that compiles them, Heavy warns that it takes a while.
-	Missing int
-	Compile string
-	Heavy   bool
-	Chart   *chartView
+	// Compile is the htmx request that makes the orders the cache does
+	// not hold yet, Button its label and Hint what it costs; "" when
+	// every order is held or none can be made here. Unservable says, in
+	// one sentence, why the orders without their compiled file are not
+	// offered.
+	Compile, Button, Hint string
+	Unservable            string
+	Chart                 *chartView
 }
 
-// orderRow is one order in the panel.
+// orderRow is one order in the panel. Command, of an order served from
+// its compiled file alone whose file is missing (NoFile), makes the file.
 type orderRow struct {
 	Label, Nodes, Bytes, Took, Error string
-	Current, Known                   bool
+	Current, Known, NoFile           bool
+	Command                          string
 }
 
 // ordersPanel builds the order panel of a state: every order's figures
@@ -167,18 +171,14 @@ func (s *Server) ordersPanel(ctx context.Context, st boardState, compile bool) *
 	v := &ordersView{N: st.N, Backend: strings.ToUpper(backend)}
 	infos := s.orders(ctx, backend, st.N, !compile)
 	var lines []series
+	var pend pendingOrders
 	for i, o := range configurator.Orders() {
 		in := infos[i]
 		row := orderRow{Label: in.Label, Current: o == st.Order, Error: in.Error}
-		switch {
-		case in.Error != "":
-		case in.PerRank == nil && in.CompileMS == 0:
-			v.Missing++
-			if s.heavyCompile(spaceKey{backend: backend, n: st.N, order: o}) {
-				v.Heavy = true
-			}
-		default:
+		switch f, filer := s.lim.file(backend, st.N, o); {
+		case in.PerRank != nil || in.CompileMS != 0:
 			row.Known = true
+			pend.other = pend.other || row.Current
 			row.Nodes = group(big.NewInt(int64(in.Nodes)))
 			row.Bytes = bytesize.Format(in.Bytes)
 			row.Took = duration(time.Duration(in.CompileMS * float64(time.Millisecond)))
@@ -194,11 +194,33 @@ func (s *Server) ordersPanel(ctx context.Context, st boardState, compile bool) *
 				}
 				lines = append(lines, l)
 			}
+		case filer && f.Required && f.Path == "":
+			// Only its file serves it, and there is none: a compile
+			// would only fail.
+			row.NoFile, row.Command, row.Error = true, f.Command, ""
+			pend.noFile = append(pend.noFile, in.Label)
+			pend.commands = pend.commands || f.Command != ""
+		case in.Error != "":
+		case filer && f.Path != "":
+			pend.load = append(pend.load, in.Label)
+			pend.loadBytes += f.Bytes
+		default:
+			pend.compile = append(pend.compile, in.Label)
+			if c := s.backends[backend].Backend.Cost(st.N, o); c.Heavy {
+				pend.heavy, pend.bytes = true, max(pend.bytes, c.Bytes)
+			}
 		}
 		v.Rows = append(v.Rows, row)
 	}
-	if v.Missing > 0 {
+	if len(pend.compile)+len(pend.load) > 0 {
 		v.Compile = "/orders?" + st.query() + "&compile=1"
+		v.Button = pend.button()
+		if pend.heavy || len(pend.load) > 0 {
+			v.Hint = pend.hint(v.Backend, s.backends[backend].Budget, s.cache.slots)
+		}
+	}
+	if len(pend.noFile) > 0 {
+		v.Unservable = pend.unservable(v.Backend, st.N)
 	}
 	if len(lines) > 0 {
 		var xticks []float64
@@ -214,6 +236,107 @@ func (s *Server) ordersPanel(ctx context.Context, st boardState, compile bool) *
 		}
 	}
 	return v
+}
+
+// pendingOrders are the orders of the panel the cache does not hold: by
+// their labels, those the button compiles, those it loads from their
+// compiled files (loadBytes in all), and those it cannot serve. heavy
+// marks a compile that takes long, bytes the most one of them is expected
+// to hold, as the backend estimates it (configurator.Cost).
+type pendingOrders struct {
+	compile, load, noFile []string
+	loadBytes, bytes      int64
+	heavy                 bool
+	// other: the current order is made, and the others are pending.
+	other bool
+	// commands: the backend says the commands that make the missing
+	// files (it keeps a directory of them).
+	commands bool
+}
+
+// button is the label of the button that makes the pending orders.
+func (p pendingOrders) button() string {
+	count := func(n int) string {
+		if p.other {
+			switch {
+			case len(p.noFile) > 0:
+				return strings.Replace(orderCount(n), " order", " other order", 1)
+			case n == 1:
+				return "the other order"
+			}
+			return fmt.Sprintf("the other %d orders", n)
+		}
+		return orderCount(n)
+	}
+	switch {
+	case len(p.load) == 0:
+		return "Compile " + count(len(p.compile))
+	case len(p.compile) == 0:
+		return "Load " + count(len(p.load)) + " from disk"
+	}
+	return fmt.Sprintf("Compile %s, load %s", orderCount(len(p.compile)), orderCount(len(p.load)))
+}
+
+// hint says what the button costs: the compiles' memory and how many run
+// at once, and the bytes the loads read.
+func (p pendingOrders) hint(backend string, budget int64, slots int) string {
+	var parts []string
+	if len(p.compile) > 0 && p.heavy {
+		each := ""
+		if len(p.compile) > 1 {
+			each = " each"
+		}
+		at := ""
+		if len(p.compile) > slots {
+			at = fmt.Sprintf(", %d at a time", slots)
+		}
+		h := fmt.Sprintf("compiling %s is heavy: the %s expects about %s%s%s, for a while", andList(p.compile), backend, bytesize.Format(p.bytes), each, at)
+		if budget > 0 {
+			h += fmt.Sprintf(", and stops an order that outgrows its node budget of %s", bytesize.Format(budget))
+		}
+		parts = append(parts, h)
+	}
+	if len(p.load) > 0 {
+		parts = append(parts, fmt.Sprintf("loading %s reads %s from disk", andList(p.load), bytesize.Format(p.loadBytes)))
+	}
+	return upperFirst(strings.Join(parts, "; ")) + "."
+}
+
+// unservable says in one sentence why the orders without their compiled
+// file are not offered, and what makes them.
+func (p pendingOrders) unservable(backend string, n int) string {
+	quoted := make([]string, len(p.noFile))
+	for i, l := range p.noFile {
+		quoted[i] = quoteLabel(l)
+	}
+	what := fmt.Sprintf("in the order %s only from its compiled file", quoted[0])
+	if len(quoted) > 1 {
+		what = fmt.Sprintf("in the orders %s only from their compiled files", andList(quoted))
+	}
+	msg := fmt.Sprintf("The %s serves the %d×%d board %s, which this server does not have: ", backend, n, n, what)
+	if !p.commands {
+		return msg + "it keeps no directory of compiled files."
+	}
+	if len(quoted) > 1 {
+		return msg + "make one once with the command in its row and restart the server."
+	}
+	return msg + "make it once with the command in its row and restart the server."
+}
+
+// orderCount is "1 order" or "3 orders".
+func orderCount(n int) string {
+	if n == 1 {
+		return "1 order"
+	}
+	return strconv.Itoa(n) + " orders"
+}
+
+// andList joins labels as "a, b and c".
+func andList(l []string) string {
+	if len(l) < 2 {
+		return strings.Join(l, "")
+	}
+	return strings.Join(l[:len(l)-1], ", ") + " and " + l[len(l)-1]
 }
 
 // ordersFragment answers the panel's button (GET /orders?n=..&compile=1):
