@@ -50,10 +50,9 @@ type compiled struct {
 	space configurator.Space
 	took  time.Duration // compile time
 	bytes int64         // memory held, as the space reports it (or estimates)
-	// total is the number of solutions of the empty board (nil when the
-	// backend does not count); totalAtLeast marks it as a lower bound.
-	total        *big.Int
-	totalAtLeast bool
+	// total is the count of the empty board's solutions, nil until it
+	// is known (see Total): the count may end after the space is cached.
+	total atomic.Pointer[emptyCount]
 	// sized: the space reports its own memory (configurator.Sizer), so
 	// bytes stays true. A space that does not may grow as it is used (the
 	// SAT backend's solver keeps the clauses it learns), so the server
@@ -64,6 +63,37 @@ type compiled struct {
 	// a space asked for within the cache's inUse is in use, and the cache
 	// does not evict it to make room for another (see add).
 	used atomic.Int64
+}
+
+// emptyCount is the count of an empty board's solutions; atLeast marks
+// it as a lower bound.
+type emptyCount struct {
+	n       *big.Int
+	atLeast bool
+}
+
+// Total returns the number of solutions of e's empty board, and whether it
+// is a lower bound; nil while it is not known (the backend does not count,
+// or the count has not ended: it goes on detached from the compile, see
+// Server.countEmpty, and fills it in with setTotal).
+func (e *compiled) Total() (n *big.Int, atLeast bool) {
+	if c := e.total.Load(); c != nil {
+		return c.n, c.atLeast
+	}
+	return nil, false
+}
+
+// setTotal records the count of e's empty board from its analysis a, or
+// from err: ErrNoSolution counts none; another error, or no analysis,
+// leaves the total unknown. Safe for use while requests read it.
+func (e *compiled) setTotal(a *configurator.Analysis, err error) {
+	switch {
+	case errors.Is(err, configurator.ErrNoSolution):
+		e.total.Store(&emptyCount{n: new(big.Int)})
+	case err != nil || a == nil || a.Solutions == nil:
+	default:
+		e.total.Store(&emptyCount{n: a.Solutions, atLeast: a.AtLeast})
+	}
 }
 
 // defaultInUse is how long after a request asked for a space the cache

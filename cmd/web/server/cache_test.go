@@ -91,7 +91,7 @@ func TestCacheSingleFlight(t *testing.T) {
 			t.Fatalf("the requests got different spaces")
 		}
 	}
-	if got := results[0].total; got == nil || got.Int64() != 92 {
+	if got, _ := results[0].Total(); got == nil || got.Int64() != 92 {
 		t.Errorf("total %v, want 92", got)
 	}
 }
@@ -113,7 +113,7 @@ func TestCacheWaiterLeaves(t *testing.T) {
 	// The compile goes on for others within the grace period.
 	close(g.gate)
 	e, err := c.Get(context.Background(), k)
-	if err != nil || e.total.Int64() != 4 {
+	if err != nil || total(e) != 4 {
 		t.Fatalf("after the first waiter left: %v, %v", e, err)
 	}
 	if n := g.count(k); n != 1 {
@@ -140,7 +140,7 @@ func TestCacheAbandonedCompileIsCancelled(t *testing.T) {
 		t.Errorf("the abandoned compile is still listed")
 	}
 	close(g.gate)
-	if e, err := c.Get(context.Background(), k); err != nil || e.total.Int64() != 40 {
+	if e, err := c.Get(context.Background(), k); err != nil || total(e) != 40 {
 		t.Fatalf("a new request after the abandon: %v, %v", e, err)
 	}
 	if n := g.count(k); n != 2 {
@@ -357,4 +357,63 @@ func TestCacheLightCompilesDoNotWait(t *testing.T) {
 	if g.count(second) != 1 {
 		t.Errorf("the second large compile ran %d times", g.count(second))
 	}
+}
+
+// TestTotalFilledInAfterItsWaitersLeft: when every request waiting for a
+// fresh space gives up before its empty board is counted, the space is
+// cached without its total, and the count, which goes on detached, fills
+// the total in when it ends: a solved board then reads "one of 4".
+func TestTotalFilledInAfterItsWaitersLeft(t *testing.T) {
+	b := newHeldBackend(configurator.SpaceFile{})
+	close(b.compileGate)
+	cfg := testConfig().Config
+	cfg.CompileGrace = time.Millisecond
+	cfg.Recycle = 0 // the held space reports no size: keep it however often it is asked for
+	s, ts, _ := serveWith(t, cfg, Engine{Backend: b, Deadline: 10 * time.Second, Title: "BDD"})
+
+	ctx, cancel := context.WithCancel(context.Background())
+	gone := make(chan error, 1)
+	go func() {
+		_, _, err := postJSON(t, ctx, ts, "/api/v1/analyze", `{"n":6}`)
+		gone <- err
+	}()
+	waitFor(t, "the count to begin", func() bool { return b.counts.Load() == 1 })
+	cancel() // the only waiter goes
+	<-gone
+	k := spaceKey{backend: "bdd", n: 6}
+	waitFor(t, "the space to be cached without its waiters", func() bool { return s.cache.Cached(k) })
+	solved := "/?n=6&q=b1,d2,f3,a4,c5,e6&backend=bdd"
+	if _, body := get(t, ts, solved); !strings.Contains(body, `Solved: a complete solution<`) {
+		t.Fatalf("a solved board before the count ended:\n%s", excerpt(body))
+	}
+
+	close(b.countGate)
+	want := "Solved: a complete solution, one of 4<"
+	var body string
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if _, body = get(t, ts, solved); strings.Contains(body, want) {
+			break
+		}
+	}
+	if !strings.Contains(body, want) {
+		t.Errorf("5 s after the count ended, no %q:\n%s", want, excerpt(body))
+	}
+	if n := b.counts.Load(); n != 1 {
+		t.Errorf("the empty board was counted %d times, want once", n)
+	}
+	e, err := s.cache.Get(context.Background(), k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total, atLeast := e.Total(); total == nil || total.Int64() != 4 || atLeast {
+		t.Errorf("the cached total is %v (at least %v), want 4", total, atLeast)
+	}
+}
+
+// total is the count of e's empty board, -1 when it is not known.
+func total(e *compiled) int64 {
+	if n, _ := e.Total(); n != nil {
+		return n.Int64()
+	}
+	return -1
 }

@@ -35,7 +35,6 @@ import (
 	"html/template"
 	"io/fs"
 	"log/slog"
-	"math/big"
 	"strings"
 	"sync"
 	"time"
@@ -223,18 +222,15 @@ func (s *Server) compile(ctx context.Context, k spaceKey) (*compiled, error) {
 	// The count is a nicety ("one of 92"): when the backend cannot give it
 	// in time, the page goes without.
 	s.counting.Store(k, time.Now())
-	a, left, err := s.countEmpty(ctx, k, sp)
+	a, left, err := s.countEmpty(ctx, k, sp, res)
 	s.counting.Delete(k)
 	switch {
-	case errors.Is(err, configurator.ErrNoSolution):
-		res.total = new(big.Int)
 	case left:
 		s.log.Info("the empty board's count goes on without the compile's waiters", "backend", k.backend, "n", k.n, "err", err)
-	case err != nil:
+	case err != nil && !errors.Is(err, configurator.ErrNoSolution):
 		s.log.Warn("counting the empty board's solutions", "backend", k.backend, "n", k.n, "err", err)
-	default:
-		res.total, res.totalAtLeast = a.Solutions, a.AtLeast
 	}
+	res.setTotal(a, err)
 	verb := "compiled"
 	if res.loaded() {
 		verb = "loaded from its compiled file"
@@ -252,8 +248,10 @@ func (s *Server) compile(ctx context.Context, k spaceKey) (*compiled, error) {
 // client gone, a request's deadline) or by the last one leaving, so that
 // a later request finds it done or under way instead of starting it
 // again. When ctx ends first, countEmpty returns with left set and the
-// analysis goes on; if it then fails, it logs why itself.
-func (s *Server) countEmpty(ctx context.Context, k spaceKey, sp configurator.Space) (a *configurator.Analysis, left bool, err error) {
+// analysis goes on: it then fills in res's total when it ends (the space
+// is cached by then, and a solved board says "one of N" from then on),
+// or, if it fails, logs why itself.
+func (s *Server) countEmpty(ctx context.Context, k spaceKey, sp configurator.Space, res *compiled) (a *configurator.Analysis, left bool, err error) {
 	type answer struct {
 		a   *configurator.Analysis
 		err error
@@ -274,6 +272,7 @@ func (s *Server) countEmpty(ctx context.Context, k spaceKey, sp configurator.Spa
 			done <- answer{a, err}
 			return
 		}
+		res.setTotal(a, err)
 		if err != nil && !errors.Is(err, configurator.ErrNoSolution) {
 			s.log.Warn("counting the empty board's solutions", "backend", k.backend, "n", k.n, "after", time.Since(start), "err", err)
 		}

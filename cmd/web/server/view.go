@@ -489,8 +489,8 @@ func countText(a *configurator.Analysis, e *compiled, n int) (text string, solve
 	if a.Solutions.Cmp(big.NewInt(1)) == 0 {
 		if len(a.In(configurator.Forced)) == 0 {
 			text = "Solved: a complete solution"
-			if e.total != nil && !e.totalAtLeast {
-				text += fmt.Sprintf(", one of %s", group(e.total))
+			if total, atLeast := e.Total(); total != nil && !atLeast {
+				text += fmt.Sprintf(", one of %s", group(total))
 			}
 			return text, true
 		}
