@@ -418,51 +418,54 @@ func (c *cancelAfter) Err() error {
 	return nil
 }
 
-// TestCompileDirectStopsMidway cancels shared compiles at points spread
-// over the whole build, the expansion and the node construction, and
-// sweeps budgets: each stops with the cause, and no node is made.
+// TestCompileDirectStopsMidway cancels shared compiles, with one shard
+// and with two, at points spread over the whole build, the expansion and
+// the node construction, and sweeps budgets: each stops with the cause,
+// and no node is made.
 func TestCompileDirectStopsMidway(t *testing.T) {
 	model := configuratortest.Model(t, 8, configurator.RowMajor)
-	// How many looks at the context a whole compile takes.
-	count := &cancelAfter{Context: context.Background()}
-	count.calls.Store(1 << 40)
-	if _, _, err := compileShared(count, model, 2, 5, 2, 0); err != nil {
-		t.Fatal(err)
-	}
-	looks := int64(1<<40) - count.calls.Load()
-	if looks < 100 {
-		t.Fatalf("%d looks at the context in a whole compile", looks)
-	}
-	for _, at := range []int64{0, 1, looks / 10, looks / 2, looks * 9 / 10, looks - 1} {
-		ctx := &cancelAfter{Context: context.Background()}
-		ctx.calls.Store(at)
-		m, _, err := compileShared(ctx, model, 2, 5, 2, 0)
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("cancelled at look %d of %d: %v", at, looks, err)
+	for _, shards := range []int{1, 2} {
+		// How many looks at the context a whole compile takes.
+		count := &cancelAfter{Context: context.Background()}
+		count.calls.Store(1 << 40)
+		if _, _, err := compileShared(count, model, 2, 5, shards, 0); err != nil {
+			t.Fatal(err)
 		}
-		if m.Size() != 2 {
-			t.Errorf("cancelled at look %d of %d: %d nodes left", at, looks, m.Size())
+		looks := int64(1<<40) - count.calls.Load()
+		if looks < 100 {
+			t.Fatalf("%d shards: %d looks at the context in a whole compile", shards, looks)
 		}
-	}
-	succeeded := false
-	for budget := int64(1 << 10); budget <= 1<<20; budget *= 2 {
-		m, root, err := compileShared(context.Background(), model, 2, 5, 2, budget)
-		switch {
-		case err == nil:
-			succeeded = true
-			if got := m.NodeCount(root); got != queensNodes[8] {
-				t.Errorf("budget %d: %d nodes, want %d", budget, got, queensNodes[8])
+		for _, at := range []int64{0, 1, looks / 10, looks / 2, looks * 9 / 10, looks - 1} {
+			ctx := &cancelAfter{Context: context.Background()}
+			ctx.calls.Store(at)
+			m, _, err := compileShared(ctx, model, 2, 5, shards, 0)
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("%d shards, cancelled at look %d of %d: %v", shards, at, looks, err)
 			}
-		case succeeded:
-			t.Fatalf("budget %d: %v, after a smaller budget succeeded", budget, err)
-		case !errors.Is(err, robdd.ErrNodeLimit):
-			t.Fatalf("budget %d: %v, want robdd.ErrNodeLimit", budget, err)
-		case m.Size() != 2:
-			t.Errorf("budget %d: %d nodes left after the failure", budget, m.Size())
+			if m.Size() != 2 {
+				t.Errorf("%d shards, cancelled at look %d of %d: %d nodes left", shards, at, looks, m.Size())
+			}
 		}
-	}
-	if !succeeded {
-		t.Error("8-queens failed even with 1 MiB")
+		succeeded := false
+		for budget := int64(1 << 10); budget <= 1<<20; budget *= 2 {
+			m, root, err := compileShared(context.Background(), model, 2, 5, shards, budget)
+			switch {
+			case err == nil:
+				succeeded = true
+				if got := m.NodeCount(root); got != queensNodes[8] {
+					t.Errorf("%d shards, budget %d: %d nodes, want %d", shards, budget, got, queensNodes[8])
+				}
+			case succeeded:
+				t.Fatalf("%d shards, budget %d: %v, after a smaller budget succeeded", shards, budget, err)
+			case !errors.Is(err, robdd.ErrNodeLimit):
+				t.Fatalf("%d shards, budget %d: %v, want robdd.ErrNodeLimit", shards, budget, err)
+			case m.Size() != 2:
+				t.Errorf("%d shards, budget %d: %d nodes left after the failure", shards, budget, m.Size())
+			}
+		}
+		if !succeeded {
+			t.Errorf("%d shards: 8-queens failed even with 1 MiB", shards)
+		}
 	}
 }
 
