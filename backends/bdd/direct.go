@@ -547,7 +547,7 @@ func (d *direct) compile(ctx context.Context, m *robdd.Manager) (robdd.Node, dir
 			c.start, c.end = k*every, min((k+1)*every, cur.n)
 			w.expand(c, cur, l, noff, ch)
 		}
-		if chunks == 1 || len(workers) == 1 {
+		if chunks <= 1 || len(workers) == 1 {
 			c := ring[0]
 			for k := range chunks {
 				fill(w0, c, k)
@@ -602,6 +602,9 @@ func expandParallel(workers []*worker, shards []*shard, ring []*chunk, chunks in
 		first error
 		wg    sync.WaitGroup
 	)
+	if chunks == 0 {
+		return nil
+	}
 	send := func(k int) {
 		jobs <- k
 		if sent.Add(1) == int64(chunks) {
