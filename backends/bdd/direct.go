@@ -318,10 +318,9 @@ func intersects(a, b []uint64, from int) bool {
 // takes their children by default. Settling the children costs about four
 // times what inserting them does, so one shard keeps up with four
 // workers; more shards cost more than they save, since their states must
-// be numbered and gathered: on two cores, one shard beside two workers
-// compiled 15-queens in 6 to 34 % less time than the previous single
-// inserter, and two shards took 15 to 25 % more time than one, in paired
-// runs on a shared machine.
+// be numbered and gathered: on two cores, two shards beside two workers
+// took 15 to 25 % more time than one to compile 15-queens, in paired runs
+// on a shared machine.
 const workersPerShard = 4
 
 // dead marks a child that is the constant false.
