@@ -360,3 +360,25 @@ func TestLarger(t *testing.T) {
 		t.Log(md)
 	}
 }
+
+// TestCommand checks that a report names the command line that made it,
+// flags included, and the make target of a whole suite.
+func TestCommand(t *testing.T) {
+	for _, tt := range []struct {
+		mode     string
+		sections []string
+		boards   []int
+		want     string
+	}{
+		{"quick", allSections, nil, "`make bench` (`go run ./benchmarks/cmd/report`)"},
+		{"full", allSections, nil, "`make bench-full` (`go run ./benchmarks/cmd/report -full`)"},
+		{"full", []string{"compile", "disk", "bdd"}, []int{13, 14, 15, 16},
+			"`go run ./benchmarks/cmd/report -full -sections compile,disk,bdd -boards 13,14,15,16`"},
+		{"quick", []string{"server"}, nil, "`go run ./benchmarks/cmd/report -sections server`"},
+	} {
+		res := &Results{Mode: tt.mode, Sections: tt.sections, Boards: tt.boards}
+		if got := command(res); got != tt.want {
+			t.Errorf("%s %v %v: %s, want %s", tt.mode, tt.sections, tt.boards, got, tt.want)
+		}
+	}
+}

@@ -198,6 +198,8 @@ type Results struct {
 	Elapsed  time.Duration
 	Seed     uint64
 	Sections []string
+	// Boards are the board sizes the run was kept to (-boards); none: all.
+	Boards []int `json:",omitempty"`
 
 	Compile        []benchmarks.CompileResult
 	CompileMinTime time.Duration
@@ -251,7 +253,7 @@ type Failure struct {
 }
 
 func run(ctx context.Context, p plan) (*Results, error) {
-	res := &Results{Mode: p.Mode, Machine: thisMachine(), Date: time.Now().UTC(), Seed: p.Seed, Sections: p.Sections}
+	res := &Results{Mode: p.Mode, Machine: thisMachine(), Date: time.Now().UTC(), Seed: p.Seed, Sections: p.Sections, Boards: p.Boards}
 	start := time.Now()
 	defer func() { res.Elapsed = time.Since(start) }()
 	dir, err := os.MkdirTemp("", "nqueens-bench-spaces-")
