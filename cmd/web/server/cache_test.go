@@ -364,24 +364,10 @@ func TestCacheLightCompilesDoNotWait(t *testing.T) {
 // cached without its total, and the count, which goes on detached, fills
 // the total in when it ends: a solved board then reads "one of 4".
 func TestTotalFilledInAfterItsWaitersLeft(t *testing.T) {
-	b := newHeldBackend(configurator.SpaceFile{})
-	close(b.compileGate)
 	cfg := testConfig().Config
 	cfg.CompileGrace = time.Millisecond
 	cfg.Recycle = 0 // the held space reports no size: keep it however often it is asked for
-	s, ts, _ := serveWith(t, cfg, Engine{Backend: b, Deadline: 10 * time.Second, Title: "BDD"})
-
-	ctx, cancel := context.WithCancel(context.Background())
-	gone := make(chan error, 1)
-	go func() {
-		_, _, err := postJSON(t, ctx, ts, "/api/v1/analyze", `{"n":6}`)
-		gone <- err
-	}()
-	waitFor(t, "the count to begin", func() bool { return b.counts.Load() == 1 })
-	cancel() // the only waiter goes
-	<-gone
-	k := spaceKey{backend: "bdd", n: 6}
-	waitFor(t, "the space to be cached without its waiters", func() bool { return s.cache.Cached(k) })
+	s, ts, _, b, k := waiterLeavesTheCount(t, cfg)
 	solved := "/?n=6&q=b1,d2,f3,a4,c5,e6&backend=bdd"
 	if _, body := get(t, ts, solved); !strings.Contains(body, `Solved: a complete solution<`) {
 		t.Fatalf("a solved board before the count ended:\n%s", excerpt(body))

@@ -196,18 +196,15 @@ func TestCompileUnderWaySaysLoadOrCompile(t *testing.T) {
 	}
 }
 
-// TestEmptyBoardCountOutlivesItsWaiters: the count of a fresh space's
-// empty board, which every request on the space shares, is not cancelled
-// when the request that waited for it gives up (here its client goes, and
-// the compile's last waiter with it): it goes on, and the next request
-// finds it done, a remembered answer (no node visited), not started again.
-func TestEmptyBoardCountOutlivesItsWaiters(t *testing.T) {
+// waiterLeavesTheCount serves a held backend's 6×6 board under cfg and
+// asks for it once, giving up while the empty board is counted: it
+// returns once the space is cached without its waiter, the count held
+// (close b.countGate to let it end), with the space's key.
+func waiterLeavesTheCount(t *testing.T, cfg Config) (*Server, *httptest.Server, *configuratortest.Log, *heldBackend, spaceKey) {
+	t.Helper()
 	b := newHeldBackend(configurator.SpaceFile{})
 	close(b.compileGate)
-	cfg := testConfig().Config
-	cfg.CompileGrace = time.Millisecond
 	s, ts, log := serveWith(t, cfg, Engine{Backend: b, Deadline: 10 * time.Second, Title: "BDD"})
-
 	ctx, cancel := context.WithCancel(context.Background())
 	gone := make(chan error, 1)
 	go func() {
@@ -221,6 +218,18 @@ func TestEmptyBoardCountOutlivesItsWaiters(t *testing.T) {
 	}
 	k := spaceKey{backend: "bdd", n: 6}
 	waitFor(t, "the space to be cached without its waiters", func() bool { return s.cache.Cached(k) })
+	return s, ts, log, b, k
+}
+
+// TestEmptyBoardCountOutlivesItsWaiters: the count of a fresh space's
+// empty board, which every request on the space shares, is not cancelled
+// when the request that waited for it gives up (here its client goes, and
+// the compile's last waiter with it): it goes on, and the next request
+// finds it done, a remembered answer (no node visited), not started again.
+func TestEmptyBoardCountOutlivesItsWaiters(t *testing.T) {
+	cfg := testConfig().Config
+	cfg.CompileGrace = time.Millisecond
+	_, ts, log, b, _ := waiterLeavesTheCount(t, cfg)
 	if n := b.cancelled.Load(); n != 0 {
 		t.Fatalf("the empty board's count was cancelled %d times when its waiter left", n)
 	}
