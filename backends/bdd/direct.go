@@ -511,7 +511,10 @@ func (d *direct) compile(ctx context.Context, m *robdd.Manager) (robdd.Node, dir
 		// Room in the shards for as many states as the last layer's
 		// growth gives, an eighth more for the shards' imbalance: their
 		// keys grow by copies past it.
-		expect := min(2*cur.n, cur.n*cur.n/prev)
+		expect := 2 * cur.n
+		if prev > 0 { // none after a layer without states
+			expect = min(expect, cur.n*cur.n/prev)
+		}
 		for _, sh := range shards {
 			sh.reset(W-noff, (expect+expect/8)/len(shards)+16)
 		}
