@@ -106,6 +106,10 @@ type SpaceFile struct {
 	Command string
 }
 
+// Missing reports whether the model is served from its file alone and
+// there is no file: Compile will fail until Command has run.
+func (f SpaceFile) Missing() bool { return f.Required && f.Path == "" }
+
 // Load is the work a backend holds at one moment.
 type Load struct {
 	Waiting int64 `json:"waiting"` // queries or requests waiting for their turn

@@ -194,7 +194,7 @@ func (s *Server) ordersPanel(ctx context.Context, st boardState, compile bool) *
 				}
 				lines = append(lines, l)
 			}
-		case filer && f.Required && f.Path == "":
+		case filer && f.Missing():
 			// Only its file serves it, and there is none: a compile
 			// would only fail.
 			row.NoFile, row.Command, row.Error = true, f.Command, ""

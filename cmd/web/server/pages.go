@@ -211,8 +211,7 @@ func (s *Server) progressText(keys []spaceKey) string {
 	if len(parts) == 0 {
 		return "Ready; the board is on its way."
 	}
-	text := strings.Join(parts, "; ")
-	return strings.ToUpper(text[:1]) + text[1:] + ". This happens once per board size; the result is cached."
+	return upperFirst(strings.Join(parts, "; ")) + ". This happens once per board size; the result is cached."
 }
 
 // progress streams a compile's progress as server-sent events: a

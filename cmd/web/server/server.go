@@ -149,7 +149,7 @@ func (s *Server) warnBound(name string, l configurator.Limits) {
 	}
 	next := l.MaxN + 1
 	msg := fmt.Sprintf("%s serves boards up to %d×%d only, not up to its largest board setting: ", strings.ToUpper(name), l.MaxN, l.MaxN)
-	if f, ok := s.lim.file(name, next, configurator.RowMajor); ok && f.Required && f.Path == "" {
+	if f, ok := s.lim.file(name, next, configurator.RowMajor); ok && f.Missing() {
 		msg += fmt.Sprintf("it compiles boards up to %d×%d itself and serves %d×%d from a compiled file alone, which is not there", l.MaxN, l.MaxN, next, next)
 		if f.Command == "" {
 			s.log.Warn(msg+", and the server keeps no directory of compiled files", "backend", name)

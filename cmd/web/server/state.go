@@ -83,13 +83,14 @@ func (l limits) file(backend string, n int, o configurator.Order) (f configurato
 	return fl.File(m), true
 }
 
-// missingFile is the 413 problem of an n×n board that backend serves from
-// a compiled file alone, when the file f says so is not there: one
+// missingFile is the 413 problem of an n×n board in order o that backend
+// serves from a compiled file alone, when the file is not there: one
 // sentence that gives the command that makes it (Command, which the page
 // shows as code) and, when mode m is not all there is, the backend to
-// switch to. ok is false when f says the board needs no missing file.
-func (l limits) missingFile(backend string, n int, o configurator.Order, m mode, f configurator.SpaceFile) (p *problem, ok bool) {
-	if !f.Required || f.Path != "" {
+// switch to. ok is false when the board needs no missing file.
+func (l limits) missingFile(backend string, n int, o configurator.Order, m mode) (p *problem, ok bool) {
+	f, filer := l.file(backend, n, o)
+	if !filer || !f.Missing() {
 		return nil, false
 	}
 	name := strings.ToUpper(backend)
@@ -303,10 +304,8 @@ func tooLarge(n int, m mode, lim limits) *problem {
 		}
 		// Served from a file alone, and the file is missing: say how to
 		// make it rather than call it a limit.
-		if f, ok := lim.file(b, n, configurator.RowMajor); ok {
-			if p, ok := lim.missingFile(b, n, configurator.RowMajor, m, f); ok {
-				return p
-			}
+		if p, ok := lim.missingFile(b, n, configurator.RowMajor, m); ok {
+			return p
 		}
 	}
 	msg := fmt.Sprintf("A %d×%d board is beyond the limit of the %s backend (%d×%d", n, n, m.label(), lim.max(m), lim.max(m))

@@ -335,7 +335,7 @@ func (s *Server) longPrep(st boardState) string {
 		}
 		f, ok := s.loading(k)
 		switch {
-		case f.Required && !ok:
+		case f.Missing():
 			return "not on disk"
 		case !ok:
 			verb = "compiles"

@@ -130,11 +130,9 @@ func (s *Server) compileProblem(ctx context.Context, k spaceKey, err error) erro
 	name := strings.ToUpper(k.backend)
 	switch {
 	case errors.Is(err, configurator.ErrTooLarge):
-		if f, ok := s.lim.file(k.backend, k.n, k.order); ok {
-			if p, ok := s.lim.missingFile(k.backend, k.n, k.order, mode(k.backend), f); ok {
-				p.err = err
-				return p
-			}
+		if p, ok := s.lim.missingFile(k.backend, k.n, k.order, mode(k.backend)); ok {
+			p.err = err
+			return p
 		}
 		msg := fmt.Sprintf("The %d×%d board does not fit the %s backend's limits", k.n, k.n, name)
 		if budget := s.backends[k.backend].Budget; budget > 0 {
