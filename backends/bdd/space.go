@@ -567,7 +567,6 @@ func (s *Space) Analyze(ctx context.Context, queens []configurator.Cell) (*confi
 	if s.nodes > s.precomputeMax {
 		s.precomputeLater()
 	}
-	n := s.model.N()
 	g, key, mapped, ok := s.keptImage(queens)
 	switch {
 	case !ok && len(queens) == 2:
@@ -589,15 +588,34 @@ func (s *Space) Analyze(ctx context.Context, queens []configurator.Cell) (*confi
 			return nil, err
 		}
 	}
-	out := clone(an)
-	for v := range out.Cells {
-		out.Cells[v] = an.Cells[s.model.Var(g.apply(s.model.Cell(v), n))]
-	}
+	out := s.readThrough(g, an)
 	if !fresh {
-		out.Elapsed = time.Since(start)
-		out.Work.Domains, out.Work.NodesVisited = out.Elapsed, 0
+		remembered(out, start)
 	}
 	return out, nil
+}
+
+// image is the variable of the image of variable v under g.
+func (s *Space) image(g symmetry, v int) int {
+	return s.model.Var(g.apply(s.model.Cell(v), s.model.N()))
+}
+
+// readThrough returns a copy of an read through g: the analysis of the
+// board whose image under g is an's, its cell c being an's g(c).
+func (s *Space) readThrough(g symmetry, an *configurator.Analysis) *configurator.Analysis {
+	out := clone(an)
+	for v := range out.Cells {
+		out.Cells[v] = an.Cells[s.image(g, v)]
+	}
+	return out
+}
+
+// remembered marks an answer taken from a memo: its time is the call's,
+// begun at start, and no node was visited.
+func remembered(an *configurator.Analysis, start time.Time) *configurator.Analysis {
+	an.Elapsed = time.Since(start)
+	an.Work.Domains, an.Work.NodesVisited = an.Elapsed, 0
+	return an
 }
 
 // precomputeNodes is the largest diagram whose boards of one queen the
@@ -622,7 +640,6 @@ const maxPairs = 1 << 14
 // diagram at worst), and there are few of them, so a space keeps them
 // all. Answers from the memo have NodesVisited 0, as those of one queen.
 func (s *Space) analyzePair(ctx context.Context, queens []configurator.Cell) (*configurator.Analysis, error) {
-	n := s.model.N()
 	if !s.model.Contains(queens[0]) || !s.model.Contains(queens[1]) || queens[0] == queens[1] {
 		return s.analyzeImage(ctx, queens) // refused there, in its words
 	}
@@ -637,7 +654,7 @@ func (s *Space) analyzePair(ctx context.Context, queens []configurator.Cell) (*c
 		// Kept as the analysis of the key's image: its cell g(c) is c's.
 		kept := clone(an)
 		for v := range an.Cells {
-			kept.Cells[s.model.Var(g.apply(s.model.Cell(v), n))] = an.Cells[v]
+			kept.Cells[s.image(g, v)] = an.Cells[v]
 		}
 		return kept, nil
 	})
@@ -650,13 +667,7 @@ func (s *Space) analyzePair(ctx context.Context, queens []configurator.Cell) (*c
 		if fresh {
 			return an, nil
 		}
-		out := clone(e)
-		for v := range out.Cells {
-			out.Cells[v] = e.Cells[s.model.Var(g.apply(s.model.Cell(v), n))]
-		}
-		out.Elapsed = time.Since(start)
-		out.Work.Domains, out.Work.NodesVisited = out.Elapsed, 0
-		return out, nil
+		return remembered(s.readThrough(g, e), start), nil
 	}
 	return nil, fmt.Errorf("memo of pairs holds %T", e)
 }
@@ -705,11 +716,7 @@ func (s *Space) analyzeImage(ctx context.Context, queens []configurator.Cell) (*
 	if err != nil {
 		return nil, err
 	}
-	cells := slices.Clone(an.Cells)
-	for v := range an.Cells {
-		an.Cells[v] = cells[s.model.Var(g.apply(s.model.Cell(v), n))]
-	}
-	return an, nil
+	return s.readThrough(g, an), nil
 }
 
 // shallowest returns the symmetry of the board that maps the queens
@@ -824,12 +831,9 @@ func (s *Space) keptAnswers() int64 {
 // keepHeat computes and keeps the heat maps of the empty board and of the
 // boards of one queen (see Marginals), those not yet kept.
 func (s *Space) keepHeat(ctx context.Context) error {
-	n := s.model.N()
 	boards := [][]configurator.Cell{nil}
-	for v := range s.model.Vars() {
-		if c := s.model.Cell(v); canonical(c, n) == (symmetry{}) {
-			boards = append(boards, []configurator.Cell{c})
-		}
+	for _, c := range s.firstImages() {
+		boards = append(boards, []configurator.Cell{c})
 	}
 	for _, q := range boards {
 		if _, err := s.Marginals(ctx, q); err != nil && !errors.Is(err, configurator.ErrNoSolution) {
@@ -839,23 +843,31 @@ func (s *Space) keepHeat(ctx context.Context) error {
 	return nil
 }
 
+// firstImages lists, row-major, the cells that come first among their
+// images under the board's symmetries: the queens of the boards of one
+// queen that the memos keep (see keptImage).
+func (s *Space) firstImages() []configurator.Cell {
+	var cells []configurator.Cell
+	for v := range s.model.Vars() {
+		if c := s.model.Cell(v); canonical(c, s.model.N()) == (symmetry{}) {
+			cells = append(cells, c)
+		}
+	}
+	return cells
+}
+
 // keepOnes computes and keeps the analyses of the empty board and of the
 // boards of one queen that the memo keys by (the first of their images),
 // those not yet kept.
 func (s *Space) keepOnes(ctx context.Context) error {
-	n := s.model.N()
 	if _, _, err := s.kept(ctx, 0, nil); err != nil {
 		return err
 	}
-	for v := range s.model.Vars() {
-		c := s.model.Cell(v)
-		if canonical(c, n) != (symmetry{}) {
-			continue
-		}
+	for _, c := range s.firstImages() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if _, _, err := s.kept(ctx, 1+v, []configurator.Cell{c}); err != nil {
+		if _, _, err := s.kept(ctx, 1+s.model.Var(c), []configurator.Cell{c}); err != nil {
 			return err
 		}
 	}
@@ -1217,7 +1229,6 @@ func (s *Space) Marginals(ctx context.Context, queens []configurator.Cell) ([]*b
 	// The boards of none and one queen sweep the whole diagram or a tenth
 	// of it: their marginals are kept, those of one queen by its first image, as their
 	// analyses are (see Analyze).
-	n := s.model.N()
 	g, key, mapped, ok := s.keptImage(queens)
 	if !ok {
 		return s.marginals(ctx, queens)
@@ -1241,7 +1252,7 @@ func (s *Space) Marginals(ctx context.Context, queens []configurator.Cell) ([]*b
 	}
 	out := make([]*big.Int, len(ones))
 	for v := range out {
-		out[v] = new(big.Int).Set(ones[s.model.Var(g.apply(s.model.Cell(v), n))])
+		out[v] = new(big.Int).Set(ones[s.image(g, v)])
 	}
 	return out, nil
 }
