@@ -1,7 +1,6 @@
 package bdd
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/binary"
 	"errors"
@@ -13,6 +12,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nqueens/configurator/configurator"
@@ -71,6 +71,11 @@ type answer struct {
 	heat      []*big.Int
 }
 
+// memos are the space's memos, by the kind of their entries in a file.
+func (s *Space) memos() [3]*sync.Map {
+	return [...]*sync.Map{kindShallow: &s.shallow, kindPair: &s.pairs, kindHeat: &s.heat}
+}
+
 // answersPath is the file of model's kept answers, beside its space's.
 func (s store) answersPath(model *configurator.Model) string {
 	return strings.TrimSuffix(s.path(model), ".bdd") + answersSuffix
@@ -93,7 +98,7 @@ func (s *Space) readAnswers() {
 	if err == nil {
 		answers, err = decodeAnswers(data, s.model, s.maxAnswers())
 	}
-	if err != nil && !errors.Is(err, errAnswersFormat) && !errors.Is(err, errWrongModel) {
+	if err != nil && !refused(err) {
 		// Trouble reading the file is no reason to remove it.
 		s.log.Warn("kept answers not readable; they are computed again", "n", s.model.N(), "order", s.model.Order(), "file", path, "err", err)
 		return
@@ -114,14 +119,9 @@ func (s *Space) readAnswers() {
 		case a.heat != nil:
 			e = a.heat
 		}
-		switch a.kind {
-		case kindShallow:
-			s.shallow.Store(a.key, e)
-		case kindPair:
-			s.pairs.Store(a.key, e)
+		s.memos()[a.kind].Store(a.key, e)
+		if a.kind == kindPair {
 			s.pairCount.Add(1)
-		case kindHeat:
-			s.heat.Store(a.key, e)
 		}
 	}
 	s.log.Info("kept answers loaded from disk", "n", s.model.N(), "order", s.model.Order(),
@@ -136,17 +136,14 @@ func (s *Space) writeAnswers() {
 		return
 	}
 	var answers []answer
-	collect := func(kind int) func(k, e any) bool {
-		return func(k, e any) bool {
+	for kind, memo := range s.memos() {
+		memo.Range(func(k, e any) bool {
 			an, _ := e.(*configurator.Analysis)
 			heat, _ := e.([]*big.Int)
 			answers = append(answers, answer{kind: kind, key: k.(int), an: an, heat: heat})
 			return true
-		}
+		})
 	}
-	s.shallow.Range(collect(kindShallow))
-	s.pairs.Range(collect(kindPair))
-	s.heat.Range(collect(kindHeat))
 	path := s.store.answersPath(s.model)
 	start := time.Now()
 	data := encodeAnswers(answers, s.model)
@@ -195,10 +192,7 @@ func encodeAnswers(answers []answer, model *configurator.Model) []byte {
 	})
 	b := []byte(answersMagic)
 	b = binary.LittleEndian.AppendUint32(b, answersVersion)
-	b = binary.LittleEndian.AppendUint32(b, uint32(model.N()))
-	b = binary.LittleEndian.AppendUint32(b, uint32(model.Order()))
-	d := modelDigest(model)
-	b = append(b, d[:]...)
+	b = appendModelKey(b, model)
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(answers)))
 	for _, a := range answers {
 		b = append(b, byte(a.kind))
@@ -247,9 +241,8 @@ func decodeAnswers(data []byte, model *configurator.Model, limit int) ([]answer,
 	if v := binary.LittleEndian.Uint32(data[8:]); v != answersVersion {
 		return nil, fmt.Errorf("version %d, want %d: %w", v, answersVersion, errAnswersFormat)
 	}
-	n, order := int(binary.LittleEndian.Uint32(data[12:])), configurator.Order(binary.LittleEndian.Uint32(data[16:]))
-	if d := modelDigest(model); n != model.N() || order != model.Order() || !bytes.Equal(data[20:52], d[:]) {
-		return nil, fmt.Errorf("answers of a %d×%d board in order %v, want %d×%d in order %v: %w", n, n, order, model.N(), model.N(), model.Order(), errWrongModel)
+	if err := checkModelKey(data[12:12+modelKeyLen], model); err != nil {
+		return nil, err
 	}
 	count := int(binary.LittleEndian.Uint32(data[52:]))
 	if count > limit {
@@ -264,7 +257,8 @@ func decodeAnswers(data []byte, model *configurator.Model, limit int) ([]answer,
 		a := answer{kind: int(r[0]), key: int(binary.LittleEndian.Uint32(r[1:]))}
 		k := int(r[5])
 		r = r[6:]
-		if err := checkKey(a, model); err != nil {
+		queens, err := keyQueens(a, model)
+		if err != nil {
 			return nil, fmt.Errorf("entry %d: %w", i, err)
 		}
 		if i > 0 {
@@ -272,14 +266,13 @@ func decodeAnswers(data []byte, model *configurator.Model, limit int) ([]answer,
 				return nil, fmt.Errorf("entry %d out of order: %w", i, errAnswersFormat)
 			}
 		}
-		var err error
 		switch {
 		case a.kind == kindHeat && k == 1:
-			a.heat, r, err = decodeHeat(r, a, model)
+			a.heat, r, err = decodeHeat(r, queens, model)
 		case a.kind == kindHeat && k != 0:
 			err = fmt.Errorf("heat map flag %d: %w", k, errAnswersFormat)
 		case k > 0:
-			a.an, r, err = decodeAnalysis(r, k, a, model)
+			a.an, r, err = decodeAnalysis(r, k, queens, model)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("entry %d: %w", i, err)
@@ -294,7 +287,7 @@ func decodeAnswers(data []byte, model *configurator.Model, limit int) ([]answer,
 
 // decodeAnalysis reads the analysis of an entry whose count takes k bytes
 // from the front of r, and returns the rest of r.
-func decodeAnalysis(r []byte, k int, a answer, model *configurator.Model) (*configurator.Analysis, []byte, error) {
+func decodeAnalysis(r []byte, k int, queens []configurator.Cell, model *configurator.Model) (*configurator.Analysis, []byte, error) {
 	vars := model.Vars()
 	if k > maxCountLen || len(r) < k+vars {
 		return nil, nil, fmt.Errorf("cut short: %w", errAnswersFormat)
@@ -309,9 +302,9 @@ func decodeAnalysis(r []byte, k int, a answer, model *configurator.Model) (*conf
 	if an.Solutions.Sign() == 0 {
 		return nil, nil, fmt.Errorf("a count of 0 solutions: %w", errAnswersFormat)
 	}
-	if queens, want := an.In(configurator.Queen), keyQueens(a, model); !slices.Equal(queens, want) {
+	if on := an.In(configurator.Queen); !slices.Equal(on, queens) {
 		return nil, nil, fmt.Errorf("queens on %s, the key says %s: %w",
-			configurator.FormatCells(queens), configurator.FormatCells(want), errAnswersFormat)
+			configurator.FormatCells(on), configurator.FormatCells(queens), errAnswersFormat)
 	}
 	return an, r[k+vars:], nil
 }
@@ -321,7 +314,7 @@ func decodeAnalysis(r []byte, k int, a answer, model *configurator.Model) (*conf
 // the queens of its board, so each rank's counts add up to the same total,
 // which the key's queens hold whole: a heat map that says otherwise is
 // refused.
-func decodeHeat(r []byte, a answer, model *configurator.Model) ([]*big.Int, []byte, error) {
+func decodeHeat(r []byte, queens []configurator.Cell, model *configurator.Model) ([]*big.Int, []byte, error) {
 	n := model.N()
 	heat := make([]*big.Int, model.Vars())
 	for v := range heat {
@@ -344,7 +337,7 @@ func decodeHeat(r []byte, a answer, model *configurator.Model) ([]*big.Int, []by
 			return nil, nil, fmt.Errorf("heat map: rank %d counts %v solutions, rank 1 %v: %w", row+1, sum, total, errAnswersFormat)
 		}
 	}
-	for _, q := range keyQueens(a, model) {
+	for _, q := range queens {
 		if heat[model.Var(q)].Cmp(total) != 0 {
 			return nil, nil, fmt.Errorf("heat map: %v solutions of %v hold its queen: %w", heat[model.Var(q)], total, errAnswersFormat)
 		}
@@ -352,38 +345,25 @@ func decodeHeat(r []byte, a answer, model *configurator.Model) ([]*big.Int, []by
 	return heat, r, nil
 }
 
-// checkKey reports whether an entry's key is one the space's memo keys its
-// kind by: for a board of one queen the first of its images, for two
-// queens the least pair of variables over their images.
-func checkKey(a answer, model *configurator.Model) error {
+// keyQueens lists, row-major, the queens of the board an entry's key
+// stands for, if the key is one the space's memo keys the entry's kind
+// by: 0 for the empty board, for a board of one queen 1 + the variable of
+// the first of its images, for two queens the least pair of variables over
+// their images (pairKey).
+func keyQueens(a answer, model *configurator.Model) ([]configurator.Cell, error) {
 	vars, n := model.Vars(), model.N()
 	switch {
 	case (a.kind == kindShallow || a.kind == kindHeat) && a.key == 0:
-		return nil
+		return nil, nil
 	case (a.kind == kindShallow || a.kind == kindHeat) && a.key <= vars:
-		if canonical(model.Cell(a.key-1), n) == (symmetry{}) {
-			return nil
+		if q := model.Cell(a.key - 1); canonical(q, n) == (symmetry{}) {
+			return []configurator.Cell{q}, nil
 		}
 	case a.kind == kindPair && a.key < vars*vars:
-		x, y := a.key/vars, a.key%vars
-		if x < y {
-			if _, key := pairKey(model, []configurator.Cell{model.Cell(x), model.Cell(y)}); key == a.key {
-				return nil
-			}
+		q := []configurator.Cell{model.Cell(a.key / vars), model.Cell(a.key % vars)}
+		if _, key := pairKey(model, q); a.key/vars < a.key%vars && key == a.key {
+			return q, nil
 		}
 	}
-	return fmt.Errorf("kind %d, key %d: not a key of the memo: %w", a.kind, a.key, errAnswersFormat)
-}
-
-// keyQueens lists the queens of the board an entry's key stands for,
-// row-major.
-func keyQueens(a answer, model *configurator.Model) []configurator.Cell {
-	vars := model.Vars()
-	switch {
-	case (a.kind == kindShallow || a.kind == kindHeat) && a.key > 0:
-		return []configurator.Cell{model.Cell(a.key - 1)}
-	case a.kind == kindPair:
-		return []configurator.Cell{model.Cell(a.key / vars), model.Cell(a.key % vars)}
-	}
-	return nil
+	return nil, fmt.Errorf("kind %d, key %d: not a key of the memo: %w", a.kind, a.key, errAnswersFormat)
 }

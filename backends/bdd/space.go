@@ -820,11 +820,10 @@ func (s *Space) precompute(ctx context.Context, workers int) error {
 }
 
 // keptAnswers is the number of analyses and heat maps kept.
-func (s *Space) keptAnswers() int64 {
-	n := s.pairCount.Load()
-	count := func(any, any) bool { n++; return true }
-	s.shallow.Range(count)
-	s.heat.Range(count)
+func (s *Space) keptAnswers() (n int64) {
+	for _, memo := range s.memos() {
+		memo.Range(func(any, any) bool { n++; return true })
+	}
 	return n
 }
 

@@ -116,6 +116,32 @@ func modelDigest(model *configurator.Model) [sha256.Size]byte {
 	return d
 }
 
+// modelKeyLen is the length of the key of a model in a file's header:
+// the board size and the variable order (uint32 each) and the model's
+// digest (modelDigest).
+const modelKeyLen = 8 + sha256.Size
+
+// appendModelKey appends the key of model to a file's header.
+func appendModelKey(b []byte, model *configurator.Model) []byte {
+	b = binary.LittleEndian.AppendUint32(b, uint32(model.N()))
+	b = binary.LittleEndian.AppendUint32(b, uint32(model.Order()))
+	d := modelDigest(model)
+	return append(b, d[:]...)
+}
+
+// checkModelKey reports, with errWrongModel, a key (as appendModelKey
+// writes it) of another model than model.
+func checkModelKey(key []byte, model *configurator.Model) error {
+	n, order := int(binary.LittleEndian.Uint32(key)), configurator.Order(binary.LittleEndian.Uint32(key[4:]))
+	if n != model.N() || order != model.Order() {
+		return fmt.Errorf("a %d×%d board in order %v, want %d×%d in order %v: %w", n, n, order, model.N(), model.N(), model.Order(), errWrongModel)
+	}
+	if d := modelDigest(model); string(key[8:]) != string(d[:]) {
+		return fmt.Errorf("the %d×%d board's constraints differ: %w", n, n, errWrongModel)
+	}
+	return nil
+}
+
 // load returns model's diagram from the store, in a Manager of the given
 // budget, if the store holds a file of it that passes every check. A file
 // that does not is logged and removed.
@@ -157,11 +183,11 @@ func (s store) load(model *configurator.Model, budget int64) (*robdd.Manager, ro
 	return m, root, true
 }
 
-// refused reports whether readSpace's error says the file is not a
-// sound space of the model: malformed, damaged, of another version or of
-// another model.
+// refused reports whether the error of readSpace or decodeAnswers says
+// the file is not a sound space, or set of answers, of the model:
+// malformed, damaged, of another version or of another model.
 func refused(err error) bool {
-	for _, target := range []error{robdd.ErrFormat, errSpaceFormat, errSpaceVersion, errWrongModel} {
+	for _, target := range []error{robdd.ErrFormat, errSpaceFormat, errSpaceVersion, errWrongModel, errAnswersFormat} {
 		if errors.Is(err, target) {
 			return true
 		}
@@ -195,12 +221,8 @@ func readSpace(r io.Reader, model *configurator.Model, budget int64) (*robdd.Man
 	if crc32.Checksum(head[:end], castagnoli) != binary.LittleEndian.Uint32(head[end:]) {
 		return nil, 0, fmt.Errorf("header: %w: %w", robdd.ErrChecksum, errSpaceFormat)
 	}
-	n, order := int(binary.LittleEndian.Uint32(head[12:])), configurator.Order(binary.LittleEndian.Uint32(head[16:]))
-	if n != model.N() || order != model.Order() {
-		return nil, 0, fmt.Errorf("a %d×%d board in order %v, want %d×%d in order %v: %w", n, n, order, model.N(), model.N(), model.Order(), errWrongModel)
-	}
-	if d := modelDigest(model); string(head[20:52]) != string(d[:]) {
-		return nil, 0, fmt.Errorf("the %d×%d board's constraints differ: %w", n, n, errWrongModel)
+	if err := checkModelKey(head[12:12+modelKeyLen], model); err != nil {
+		return nil, 0, err
 	}
 	nodes := binary.LittleEndian.Uint64(head[52:])
 	solutions := new(big.Int).SetBytes(head[spaceFixed:end])
@@ -324,15 +346,12 @@ func (s store) removeStale(path string) {
 // writeSpace writes the space file of model's diagram.
 func writeSpace(w io.Writer, model *configurator.Model, m *robdd.Manager, root robdd.Node, nodes int) error {
 	solutions := m.SatCount(root).Bytes()
-	head := make([]byte, spaceFixed, spaceFixed+len(solutions)+4)
-	copy(head, spaceMagic)
-	binary.LittleEndian.PutUint32(head[8:], spaceVersion)
-	binary.LittleEndian.PutUint32(head[12:], uint32(model.N()))
-	binary.LittleEndian.PutUint32(head[16:], uint32(model.Order()))
-	d := modelDigest(model)
-	copy(head[20:52], d[:])
-	binary.LittleEndian.PutUint64(head[52:], uint64(nodes))
-	binary.LittleEndian.PutUint32(head[60:], uint32(len(solutions)))
+	head := make([]byte, 0, spaceFixed+len(solutions)+4)
+	head = append(head, spaceMagic...)
+	head = binary.LittleEndian.AppendUint32(head, spaceVersion)
+	head = appendModelKey(head, model)
+	head = binary.LittleEndian.AppendUint64(head, uint64(nodes))
+	head = binary.LittleEndian.AppendUint32(head, uint32(len(solutions)))
 	head = append(head, solutions...)
 	head = binary.LittleEndian.AppendUint32(head, crc32.Checksum(head, castagnoli))
 	if _, err := w.Write(head); err != nil {
