@@ -179,13 +179,8 @@ func (b *LevelBuilder) MakeLevel(level int, lo, hi, out []Node) error {
 			out[i] = x
 			continue
 		}
-		// The builder's ids below cur.first were made at lower levels; the
-		// Manager's own nodes are checked.
-		if uint32(x) >= cur.first || uint32(y) >= cur.first {
-			return fmt.Errorf("robdd: MakeLevel at level %d: child %d or %d not made at a lower level", level, x, y)
-		}
-		if int(x) < b.base && m.nodes[x].level <= l || int(y) < b.base && m.nodes[y].level <= l {
-			return fmt.Errorf("robdd: MakeLevel at level %d: child %d or %d not below it", level, x, y)
+		if !b.lower(cur, x, y) {
+			return childrenErr(l, x, y)
 		}
 		h := hs[i%levelBatch]
 		s := int(h) & mask
@@ -221,6 +216,20 @@ func (b *LevelBuilder) MakeLevel(level int, lo, hi, out []Node) error {
 	return nil
 }
 
+// lower reports whether x and y may be the children of a node of cur's
+// level: the builder's ids below cur.first were made at lower levels, and
+// the Manager's own nodes must lie below it.
+func (b *LevelBuilder) lower(cur *builtLevel, x, y Node) bool {
+	l := cur.level
+	return uint32(x) < cur.first && uint32(y) < cur.first &&
+		(int(x) >= b.base || b.m.nodes[x].level > l) && (int(y) >= b.base || b.m.nodes[y].level > l)
+}
+
+// childrenErr is MakeLevel's error for children x and y that lower refuses.
+func childrenErr(l uint32, x, y Node) error {
+	return fmt.Errorf("robdd: MakeLevel at level %d: child %d or %d not below it or not made at a lower level", l, x, y)
+}
+
 // makeShared is MakeLevel's work for a call that starts a level of a
 // fresh Manager, shared out among procs goroutines. First each hashes and
 // checks a range of the nodes; then the table is cut in two, and each of
@@ -246,8 +255,7 @@ func (b *LevelBuilder) makeShared(cur *builtLevel, lo, hi, out []Node, procs int
 			if x == y {
 				continue
 			}
-			if uint32(x) >= cur.first || uint32(y) >= cur.first ||
-				int(x) < b.base && m.nodes[x].level <= l || int(y) < b.base && m.nodes[y].level <= l {
+			if !b.lower(cur, x, y) {
 				bad[p] = i
 				return
 			}
@@ -256,7 +264,7 @@ func (b *LevelBuilder) makeShared(cur *builtLevel, lo, hi, out []Node, procs int
 	})
 	for _, i := range bad {
 		if i < n {
-			return fmt.Errorf("robdd: MakeLevel at level %d: child %d or %d not below it or not made at a lower level", l, lo[i], hi[i])
+			return childrenErr(l, lo[i], hi[i])
 		}
 	}
 	// The first occurrence of each node (reps). The nodes are first
