@@ -10,7 +10,7 @@ STATICCHECK_VERSION := v0.8.2
 HTMX        := frontend/static/vendor/htmx.min.js
 ADDR        ?= 127.0.0.1:8080
 # make run keeps compiled BDD spaces here and loads them after a restart
-# instead of compiling again (README: "Compiled spaces on disk"); off: none.
+# instead of compiling again (docs/operations.md, "The cache directory"); off: none.
 CACHE_DIR   ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/nqueens
 FUZZTIME    ?= 50000x
 
@@ -109,8 +109,8 @@ bench-large:
 # log, goroutines or heap (after a GC) more than 10 % above their values
 # before the run, a peak resident memory above cmd/soak's -max-rss (auto:
 # twice the server's heap at the baseline and its BDD work space, the most
-# the garbage collector lets the heap reach, plus 1 GiB; README, "Limits
-# per client, memory and metrics"), or an unclean exit.
+# the garbage collector lets the heap reach, plus 1 GiB; docs/operations.md,
+# "Memory"), or an unclean exit.
 # SOAKFLAGS adds flags (go run ./cmd/soak -h); a short soak runs in
 # `make test`.
 SOAKFLAGS ?=

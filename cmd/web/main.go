@@ -21,7 +21,7 @@
 // first analysis of its empty board sweeps the whole diagram once with 17
 // bytes a node of work space (0.8 and 4.6 GiB), so -bdd-budget (9G: a
 // 16×16 file needs 8.7 GiB of it, 32 bytes a node) and -cache (10G) are
-// sized for them; README's table says what each size costs.
+// sized for them; benchmarks/large/RESULTS.md says what each size costs.
 //
 // Under heavy load the heap peaks at about twice the data it holds (the
 // garbage collector's default headroom): 3.2 to 4.1 GiB at 64 clients on boards
