@@ -1,41 +1,53 @@
 # The two commands: `make run` serves the configurator, `make test` checks
-# everything. Both install what is missing (Go modules, the pinned npm
-# packages, and, for browser tests as root, Debian's chromium).
+# everything. Both install what is missing (Go modules and, for browser
+# tests as root, Debian's chromium); `make test` also installs the pinned npm
+# packages, to hold the committed copies of their files to them.
 
 GO          ?= go
 BIN         := $(CURDIR)/bin
 STATICCHECK := $(BIN)/staticcheck
 # staticcheck 2026.2.2
 STATICCHECK_VERSION := v0.8.2
-HTMX        := frontend/static/vendor/htmx.min.js
+NODE_MODULES := frontend/node_modules/.package-lock.json
 ADDR        ?= 127.0.0.1:8080
 # make run keeps compiled BDD spaces here and loads them after a restart
 # instead of compiling again (docs/operations.md, "The cache directory"); off: none.
 CACHE_DIR   ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/nqueens
 FUZZTIME    ?= 50000x
 
-.PHONY: run test deps frontend chromium check-fmt vet lint unit fuzz-short fuzz bench bench-full bench-large soak
+.PHONY: run test deps npm vendor chromium check-fmt vet lint unit fuzz-short fuzz bench bench-full bench-large soak
 
 run: deps
 	@echo "Serving the N-Queens configurator on http://$(ADDR)/"
 	$(GO) run ./cmd/web -addr $(ADDR) -cache-dir $(CACHE_DIR)
 
-test: deps check-fmt vet lint chromium unit fuzz-short
+test: deps npm check-fmt vet lint chromium unit fuzz-short
 
-deps: frontend
+deps:
 	$(GO) mod download
 
-# The front-end packages come from npm, pinned in frontend/package-lock.json,
-# and are copied beside the other static files so go:embed puts them in the
-# binary.
-frontend: $(HTMX)
-$(HTMX): frontend/package.json frontend/package-lock.json
+# The front-end packages come from npm, pinned in frontend/package-lock.json.
+# The files of theirs that the pages load are committed in
+# frontend/static/vendor (go:embed puts them in the binary) and listed in
+# frontend/vendor.json; `go test ./frontend` holds them to it, to the lock,
+# and to the packages' own files when frontend/node_modules is there. After
+# a version change in frontend/package.json and `npm install` there, `make
+# vendor` copies the files again and rewrites vendor.json.
+vendor: $(NODE_MODULES)
+	$(GO) test ./frontend -run '^TestVendored$$' -update
+
+$(NODE_MODULES): frontend/package.json frontend/package-lock.json
 	cd frontend && npm ci --no-audit --no-fund --loglevel=error
-	mkdir -p $(dir $(HTMX))
-	cp frontend/node_modules/htmx.org/dist/htmx.min.js $(HTMX)
-	cp frontend/node_modules/htmx-ext-sse/dist/sse.min.js $(dir $(HTMX))
-	cp frontend/node_modules/@panzoom/panzoom/dist/panzoom.min.js $(dir $(HTMX))
-	touch $(HTMX)
+	touch $@
+
+# npm installs the pinned packages for make test's comparison, or says
+# loudly that it is skipped.
+npm:
+	@if command -v npm >/dev/null 2>&1; then \
+		$(MAKE) -s --no-print-directory $(NODE_MODULES); \
+	else \
+		echo "WARNING: npm is missing: the vendored front-end files are checked against frontend/vendor.json only, not against the npm packages"; \
+	fi
 
 # Browser tests drive Debian's chromium. As root it is installed when
 # missing; otherwise the browser tests skip with a loud message.

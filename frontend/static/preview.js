@@ -53,6 +53,10 @@
   }
 
   function preview(btn) {
+    // A step may have replaced the board while the pointer rested: the
+    // fields read below would be the new board's, which may hold a queen
+    // on this very square (a request the API refuses).
+    if (!btn.isConnected) { return; }
     var name = btn.getAttribute('data-cell');
     var queens = field('q') ? field('q').split(',').map(square) : [];
     var backend = field('backend');
