@@ -1,9 +1,6 @@
 package feature
 
-import (
-	"fmt"
-	"math"
-)
+import "math"
 
 // Lit is a literal of a CNF in the DIMACS convention: +v when variable v is
 // true, -v when it is false. Variables are numbered from 1: feature i is
@@ -86,9 +83,10 @@ func (c *CNF) Aux(v int) bool { return v > c.Features }
 // limits bound the direct translations; beyond them the translation
 // introduces defined auxiliary variables.
 type limits struct {
-	// direct is the most clauses a disjunction of sub-formulas expands to
-	// by distribution; beyond it the largest operands get a variable.
-	direct int
+	// direct and directLits bound the clauses and the literals that a
+	// sub-formula of a constraint expands to by distribution; beyond them
+	// it gets a variable.
+	direct, directLits int
 	// pairwise is the largest group whose at-most-one is written pairwise
 	// (n(n-1)/2 clauses); larger ones get a ladder of prefix variables.
 	pairwise int
@@ -97,7 +95,7 @@ type limits struct {
 	counter int
 }
 
-var defaultLimits = limits{direct: 32, pairwise: 6, counter: 1 << 18}
+var defaultLimits = limits{direct: 32, directLits: 128, pairwise: 6, counter: 1 << 18}
 
 // CNF translates the model into clauses: the root is selected, every
 // feature implies its parent, every group's bounds hold when its parent is
@@ -135,13 +133,8 @@ func (m *Model) cnf(lim limits) *CNF {
 	}
 	for i, c := range m.Constraints {
 		b.origin = Origin{OriginConstraint, i}
-		b.memo = make(map[polar][][]Lit)
-		b.defined = make(map[polar]Lit)
-		for _, cl := range b.expr(c.Expr, false) {
-			b.emit(cl...)
-		}
+		b.constraint(c.Expr)
 	}
-	b.memo, b.defined = nil, nil
 	return b.c
 }
 
@@ -158,17 +151,14 @@ type cnfBuilder struct {
 	origin Origin // of the clauses emitted now
 	// mark[v] is stamp when literal +v is in the clause being normalised,
 	// stamp+1 when -v is.
-	mark    []uint32
-	stamp   uint32
-	memo    map[polar][][]Lit // the constraint's sub-formulas' clauses
-	defined map[polar]Lit     // and their auxiliary variables
+	mark  []uint32
+	stamp uint32
+	// sizes and defined hold, for the constraint being translated, each
+	// sub-formula's direct size, positive and negated, and the variables
+	// defined as sub-formulas.
+	sizes   map[*Expr][2]size
+	defined map[*Expr]Lit
 	scratch []Lit
-}
-
-// polar is a sub-formula taken positively or negated.
-type polar struct {
-	e   *Expr
-	neg bool
 }
 
 func (b *cnfBuilder) newVar() Lit {
@@ -231,113 +221,6 @@ func (b *cnfBuilder) normalize(lits, dst []Lit) ([]Lit, bool) {
 		dst = append(dst, l)
 	}
 	return dst, true
-}
-
-// expr returns clauses equivalent to e (to its negation when neg), over
-// the features and auxiliary variables it defines on the way.
-func (b *cnfBuilder) expr(e *Expr, neg bool) [][]Lit {
-	key := polar{e, neg}
-	if cls, ok := b.memo[key]; ok {
-		return cls
-	}
-	var cls [][]Lit
-	switch e.Op {
-	case OpTrue, OpFalse:
-		if (e.Op == OpFalse) != neg {
-			cls = [][]Lit{{}}
-		}
-	case OpVar:
-		cls = [][]Lit{{FeatureLit(e.Var, !neg)}}
-	case OpNot:
-		cls = b.expr(e.Args[0], !neg)
-	case OpAnd, OpOr:
-		if (e.Op == OpAnd) != neg {
-			for _, a := range e.Args {
-				cls = append(cls, b.expr(a, neg)...)
-			}
-		} else {
-			ps := make([]polar, len(e.Args))
-			for i, a := range e.Args {
-				ps[i] = polar{a, neg}
-			}
-			cls = b.disjunction(ps)
-		}
-	case OpImplies:
-		a, c := e.Args[0], e.Args[1]
-		if neg {
-			cls = append(append(cls, b.expr(a, false)...), b.expr(c, true)...)
-		} else {
-			cls = b.disjunction([]polar{{a, true}, {c, false}})
-		}
-	case OpIff:
-		a, c := e.Args[0], e.Args[1]
-		cls = append(b.disjunction([]polar{{a, !neg}, {c, false}}), b.disjunction([]polar{{a, neg}, {c, true}})...)
-	default:
-		panic(fmt.Sprintf("feature: expression with operator %d", e.Op))
-	}
-	b.memo[key] = cls
-	return cls
-}
-
-// disjunction returns clauses for the disjunction of the sub-formulas: the
-// distribution of their clauses while it stays within lim.direct clauses,
-// the largest operands replaced by defined variables until it does.
-func (b *cnfBuilder) disjunction(ps []polar) [][]Lit {
-	parts := make([][][]Lit, len(ps))
-	for i, p := range ps {
-		parts[i] = b.expr(p.e, p.neg)
-		if len(parts[i]) == 0 {
-			return nil // an operand always holds
-		}
-	}
-	for {
-		size, largest := 1, -1
-		for i, p := range parts {
-			size = min(size*len(p), b.lim.direct+1)
-			if len(p) > 1 && (largest < 0 || len(p) > len(parts[largest])) {
-				largest = i
-			}
-		}
-		if size <= b.lim.direct || largest < 0 {
-			break
-		}
-		parts[largest] = [][]Lit{{b.define(ps[largest])}}
-	}
-	out := [][]Lit{{}}
-	for _, p := range parts {
-		next := make([][]Lit, 0, len(out)*len(p))
-		for _, a := range out {
-			for _, c := range p {
-				b.scratch = append(append(b.scratch[:0], a...), c...)
-				if cl, ok := b.normalize(b.scratch, nil); ok {
-					next = append(next, cl)
-				}
-			}
-		}
-		out = next
-	}
-	return out
-}
-
-// define returns a variable t defined as the sub-formula p: clauses for
-// t → p and p → t. A sub-formula gets one variable, its negation the
-// variable's negation.
-func (b *cnfBuilder) define(p polar) Lit {
-	if t, ok := b.defined[p]; ok {
-		return t
-	}
-	if t, ok := b.defined[polar{p.e, !p.neg}]; ok {
-		return -t
-	}
-	t := b.newVar()
-	b.defined[p] = t
-	for _, c := range b.expr(p.e, p.neg) {
-		b.emit(append([]Lit{-t}, c...)...)
-	}
-	for _, c := range b.expr(p.e, !p.neg) {
-		b.emit(append([]Lit{t}, c...)...)
-	}
-	return t
 }
 
 // and2 returns a literal equal to a ∧ b: a constant or a literal when the

@@ -17,9 +17,9 @@ var encodings = []struct {
 	lim  limits
 }{
 	{"default", defaultLimits},
-	{"tseitin", limits{direct: 1, pairwise: defaultLimits.pairwise, counter: defaultLimits.counter}},
-	{"ladder-counter", limits{direct: 2, pairwise: 0, counter: defaultLimits.counter}},
-	{"adder", limits{direct: defaultLimits.direct, pairwise: 0, counter: 0}},
+	{"tseitin", limits{direct: 1, directLits: 1, pairwise: defaultLimits.pairwise, counter: defaultLimits.counter}},
+	{"ladder-counter", limits{direct: 2, directLits: 4, pairwise: 0, counter: defaultLimits.counter}},
+	{"adder", limits{direct: defaultLimits.direct, directLits: defaultLimits.directLits, pairwise: 0, counter: 0}},
 }
 
 func clausesOf(c *CNF) [][]int {
@@ -390,5 +390,78 @@ func TestNewRefuses(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one saying %q", tc.name, err, tc.want)
 		}
+	}
+}
+
+// Shapes whose direct translation or whose naive translation work grows
+// faster than the constraint: the clauses, literals and auxiliary
+// variables stay in proportion to its size.
+func TestConstraintShapesStayLinear(t *testing.T) {
+	const n = 20_000
+	fs := make([]Feature, n)
+	for i := range fs {
+		fs[i] = Feature{Name: fmt.Sprintf("x%d", i), Parent: -1, Group: -1}
+	}
+	nest := func(op func(...*Expr) *Expr, width int) *Expr { // op(x, op(x, op(...))) of groups of width
+		var e *Expr
+		for i := n - width; i >= 0; i -= width {
+			args := []*Expr{}
+			for j := range width {
+				args = append(args, Var(i+j))
+			}
+			if e != nil {
+				args = append(args, e)
+			}
+			e = op(args...)
+		}
+		return e
+	}
+	pairs := func(outer, inner func(...*Expr) *Expr) *Expr { // outer(inner(x0, x1), inner(x2, x3), ...)
+		var args []*Expr
+		for i := 0; i+1 < n; i += 2 {
+			args = append(args, inner(Var(i), Not(Var(i+1))))
+		}
+		return outer(args...)
+	}
+	iffs := Var(0)
+	for i := 1; i < 500; i++ {
+		iffs = Iff(Not(iffs), Var(i))
+	}
+	for _, tc := range []struct {
+		name string
+		e    *Expr
+		aux  int // at most
+	}{
+		{"flat or", Or(func() []*Expr {
+			var a []*Expr
+			for i := range n {
+				a = append(a, Var(i))
+			}
+			return a
+		}()...), 0},
+		{"nested ors", nest(Or, 10), n / 100},
+		{"nested ands", nest(And, 10), 0},
+		{"or of ands", pairs(Or, And), n / 2},
+		{"and of ors", pairs(And, Or), 0},
+		{"negated or of ands", Not(pairs(Or, And)), 0},
+		{"chained implications", func() *Expr {
+			e := Var(0)
+			for i := 1; i < 2000; i++ {
+				e = Implies(Var(i), e)
+			}
+			return e
+		}(), 2000 / 50},
+		{"chained equivalences", iffs, 500},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := New(Model{Features: fs, Root: -1, Constraints: []Constraint{{Expr: tc.e}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := m.CNF()
+			if aux := c.Vars - c.Features; aux > tc.aux || len(c.lits) > 8*n {
+				t.Errorf("%d clauses, %d literals, %d auxiliary variables (at most %d)", c.Len(), len(c.lits), aux, tc.aux)
+			}
+		})
 	}
 }

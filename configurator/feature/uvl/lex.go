@@ -42,6 +42,9 @@ var keywords = map[string]bool{
 // hyphen; string-constraint is the older spelling.
 var hyphenKeywords = []string{"group-cardinality", "feature-cardinality", "aggregate-function", "string-constraints", "string-constraint"}
 
+// closers close the brackets that open.
+var closers = map[string]string{"(": ")", "[": "]", "{": "}"}
+
 // ops are the operators and punctuation, longest first where one is a
 // prefix of another.
 var ops = []string{"<=>", "=>", "==", "<=", ">=", "!=", "<", ">", "!", "&", "|", "*", "+", "-", "/", "(", ")", "[", "]", "{", "}", ",", "."}
@@ -87,9 +90,9 @@ type lexer struct {
 	src       string
 	file      string
 	off       int
-	line, col int // of off; col counts characters from 1
-	lineStart int // offset of the line holding off
-	opened    int // parentheses, brackets and braces open
+	line, col int     // of off; col counts characters from 1
+	lineStart int     // offset of the line holding off
+	opened    []token // the parentheses, brackets and braces open
 	indents   []int
 	queue     []token
 	head      int
@@ -218,17 +221,21 @@ func (lx *lexer) indentation() int {
 // scan queues the next tokens: one token, or the end of a line with the
 // indentation that follows it, or the end of the file.
 func (lx *lexer) scan() {
-	lx.skipBlanks(lx.opened > 0)
+	lx.skipBlanks(len(lx.opened) > 0)
 	if lx.atNewline() {
 		nl := lx.here(tNewline, "")
 		lx.skipBlanks(true)
+		lx.push(nl)
 		if lx.off < len(lx.src) {
-			lx.push(nl)
 			lx.indent()
 			return
 		}
 	}
 	if lx.off >= len(lx.src) {
+		if n := len(lx.opened); n > 0 {
+			o := lx.opened[n-1]
+			lx.errorf(feature.ErrSyntax, o.off, o.line, o.col, "expected %s to close this %s, found the end of the file", closers[o.text], o.text)
+		}
 		if lx.last != tNewline {
 			lx.push(lx.here(tNewline, ""))
 		}
@@ -356,9 +363,11 @@ func (lx *lexer) token() token {
 				t.text = op
 				switch op {
 				case "(", "[", "{":
-					lx.opened++
+					lx.opened = append(lx.opened, t)
 				case ")", "]", "}":
-					lx.opened = max(lx.opened-1, 0)
+					if n := len(lx.opened); n > 0 {
+						lx.opened = lx.opened[:n-1]
+					}
 				}
 				lx.advance(len(op))
 				return t

@@ -203,7 +203,8 @@ func (p *parser) includes() {
 
 func (p *parser) imports() {
 	p.section("imports", func() {
-		d := &importDecl{at: p.tok, ids: p.reference()}
+		at := p.tok
+		d := &importDecl{at: at, ids: p.reference()}
 		d.alias = strings.Join(d.ids, ".")
 		if p.isKeyword("as") {
 			p.next()
@@ -243,7 +244,8 @@ func (p *parser) feature() *node {
 	case p.isKeyword("Boolean"):
 		p.next()
 	}
-	n := &node{at: p.tok, ids: p.reference()}
+	at := p.tok
+	n := &node{at: at, ids: p.reference()}
 	if p.isKeyword("cardinality") {
 		p.fail(feature.ErrUnsupported, p.tok, "expected a Boolean feature, found a feature cardinality (a feature taken several times)")
 	}
