@@ -310,8 +310,14 @@ func nameComment(line string, n *nameLine) bool {
 // Write writes the model's CNF (Model.CNF) as a DIMACS file: a comment
 // `c <index> <name>` for each feature (`c <index>$ <name>` for a generated
 // one), one `c <index>$ aux<index>` for each auxiliary variable, the
-// header, and one clause a line.
+// header, and one clause a line. A name read back loses the blanks at its
+// ends; one with a line break is refused.
 func Write(w io.Writer, m *feature.Model) error {
+	for i, f := range m.Features {
+		if strings.ContainsAny(f.Name, "\r\n") {
+			return fmt.Errorf("dimacs: the name of feature %d, %q, holds a line break", i, f.Name)
+		}
+	}
 	c := m.CNF()
 	bw := bufio.NewWriter(w)
 	for i, f := range m.Features {
