@@ -14,10 +14,12 @@ import (
 // A first pass measures, for every sub-formula and polarity, the clauses and
 // literals of that direct translation (a part of a disjunction too large
 // for it counted as the one literal of its variable); the translation then
-// expands directly every sub-formula whose measure is within the limits,
-// and gives a variable to every part of a disjunction beyond them. So the
-// work and the clauses stay in proportion to the constraint, a chain of
-// equivalences included.
+// expands directly every sub-formula whose measure is within the limits.
+// Of a disjunction beyond them it expands the parts of one clause and the
+// smallest others while the distribution stays within the limits, and
+// gives every other part a variable, defined once and reused wherever the
+// sub-formula appears again. So the work and the clauses stay in
+// proportion to the constraint, a chain of equivalences included.
 
 // polar is a sub-formula taken positively or negated.
 type polar struct {

@@ -11,8 +11,11 @@ import (
 // pre-order, an import's tree where the tree names its root, the names
 // resolved in the scope of the file that writes them.
 type builder struct {
-	m      feature.Model
-	ids    map[string]int   // by the feature's name in the model
+	m feature.Model
+	// dotted holds the features whose names in the model hold a dot: only
+	// they can meet a name from another file (an imported feature's name
+	// begins with its import's alias and a dot).
+	dotted map[string]int
 	local  map[*file]scope  // each placed file's features by their own names
 	placed map[*file]token  // where each file's root is placed
 	prefix map[*file]string // what its features' names begin with
@@ -21,19 +24,15 @@ type builder struct {
 // scope maps a file's own feature names to the model's numbers.
 type scope map[string]int
 
-func build(root *file, imported []*file) (m *feature.Model, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			b, ok := r.(bailout)
-			if !ok {
-				panic(r)
-			}
-			m, err = nil, b.err
-		}
-	}()
+func build(root *file, imported []*file) (_ *feature.Model, err error) {
+	defer rescue(&err)
+	nodes := root.nodes
+	for _, f := range imported {
+		nodes += f.nodes
+	}
 	b := &builder{
-		m:      feature.Model{Format: feature.UVL, Root: -1},
-		ids:    map[string]int{},
+		m:      feature.Model{Format: feature.UVL, Root: -1, Features: make([]feature.Feature, 0, nodes)},
+		dotted: map[string]int{},
 		local:  map[*file]scope{},
 		placed: map[*file]token{},
 		prefix: map[*file]string{root: ""},
@@ -96,16 +95,21 @@ func (b *builder) place(f *file, n *node, parent, g int) {
 		return
 	}
 	name := b.prefix[f] + n.ids[0]
-	if first, dup := b.ids[name]; dup {
-		at := b.m.Features[first].Pos
-		failAt(f, n.at, feature.ErrInvalid, "expected each feature declared once, found %s again (first at %s)", name, at)
-	}
 	id := len(b.m.Features)
-	b.ids[name] = id
-	if b.local[f] == nil {
-		b.local[f] = scope{}
+	local := b.local[f]
+	if local == nil {
+		local = make(scope, f.nodes)
+		b.local[f] = local
 	}
-	b.local[f][n.ids[0]] = id
+	first, dup := local[n.ids[0]]
+	if !dup && strings.Contains(name, ".") {
+		first, dup = b.dotted[name]
+		b.dotted[name] = id
+	}
+	if dup {
+		failAt(f, n.at, feature.ErrInvalid, "expected each feature declared once, found %s again (first at %s)", name, b.m.Features[first].Pos)
+	}
+	local[n.ids[0]] = id
 	b.m.Features = append(b.m.Features, feature.Feature{
 		Name: name, Parent: parent, Group: g, Attributes: n.attrs, Abstract: abstract(n.attrs), Pos: pos(f, n.at),
 	})

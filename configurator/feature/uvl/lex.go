@@ -27,15 +27,19 @@ const (
 	tOp      // an operator or punctuation; text says which
 )
 
-// keywords are the reserved words of the reference lexer that may not be
-// bare names. (Its language levels Arithmetic and Type are read as names,
-// so that a feature may be called type.)
-var keywords = map[string]bool{
-	"include": true, "features": true, "imports": true, "namespace": true, "as": true,
-	"constraint": true, "constraints": true, "cardinality": true,
-	"String": true, "Boolean": true, "Integer": true, "Real": true,
-	"len": true, "sum": true, "avg": true, "floor": true, "ceil": true,
-	"or": true, "alternative": true, "optional": true, "mandatory": true,
+// keyword reports whether s is a reserved word of the reference lexer, one
+// that may not be a bare name. (Its language levels Arithmetic and Type are
+// read as names, so that a feature may be called type.)
+func keyword(s string) bool {
+	switch s {
+	case "include", "features", "imports", "namespace", "as",
+		"constraint", "constraints", "cardinality",
+		"String", "Boolean", "Integer", "Real",
+		"len", "sum", "avg", "floor", "ceil",
+		"or", "alternative", "optional", "mandatory":
+		return true
+	}
+	return false
 }
 
 // hyphenKeywords are the minor language levels, the only words with a
@@ -81,6 +85,18 @@ func (t token) String() string {
 // bailout carries a reader's error up to the function that recovers it.
 type bailout struct{ err *feature.Error }
 
+// rescue, deferred, turns a bailout into the error its function returns
+// (its other results are left zero).
+func rescue(err *error) {
+	if r := recover(); r != nil {
+		b, ok := r.(bailout)
+		if !ok {
+			panic(r)
+		}
+		*err = b.err
+	}
+}
+
 // lexer splits a UVL source into tokens, with the indentation turned into
 // tNewline, tIndent and tDedent as the reference grammar's lexers do: a line
 // break inside parentheses, brackets or braces is a space, a line holding
@@ -98,7 +114,6 @@ type lexer struct {
 	head      int
 	last      kind // the last token queued
 	started   bool
-	ended     bool
 }
 
 func newLexer(src, file string) *lexer {
@@ -299,7 +314,7 @@ func (lx *lexer) token() token {
 	switch {
 	case isNameStart(c):
 		for _, kw := range hyphenKeywords {
-			if strings.HasPrefix(s, kw) {
+			if c == kw[0] && strings.HasPrefix(s, kw) {
 				t.kind, t.text = tKeyword, kw
 				lx.advance(len(kw))
 				return t
@@ -315,7 +330,7 @@ func (lx *lexer) token() token {
 		}
 		t.kind, t.text = tName, s[:n]
 		switch {
-		case keywords[t.text]:
+		case keyword(t.text):
 			t.kind = tKeyword
 		case t.text == "true" || t.text == "false":
 			t.kind = tBool

@@ -19,6 +19,7 @@ type file struct {
 	// attributes, then those of its constraints section.
 	constraints []rawConstraint
 	refs        []ref
+	nodes       int // features declared in the tree
 }
 
 type importDecl struct {
@@ -118,16 +119,8 @@ func (p *parser) leave() { p.nest-- }
 
 // parseFile reads a file: namespace, include, imports, features and
 // constraints, each optional, in this order.
-func parseFile(src, path string) (f *file, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			b, ok := r.(bailout)
-			if !ok {
-				panic(r)
-			}
-			f, err = nil, b.err
-		}
-	}()
+func parseFile(src, path string) (_ *file, err error) {
+	defer rescue(&err)
 	p := &parser{lx: newLexer(src, path), f: &file{path: path, src: src}}
 	p.next()
 	sections := []struct {
@@ -246,6 +239,7 @@ func (p *parser) feature() *node {
 	}
 	at := p.tok
 	n := &node{at: at, ids: p.reference()}
+	p.f.nodes++
 	if p.isKeyword("cardinality") {
 		p.fail(feature.ErrUnsupported, p.tok, "expected a Boolean feature, found a feature cardinality (a feature taken several times)")
 	}

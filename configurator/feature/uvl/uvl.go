@@ -10,8 +10,8 @@
 // dotted names; namespace, include (language levels, all accepted) and
 // imports; attributes in braces, kept as read, and the constraints among
 // them ({constraint a => b}, {constraints [...]}), which constrain like any
-// other. Two liberties: a quoted name may hold dots, and a constraints or
-// imports section may be empty.
+// other. A few liberties: a quoted name may hold dots, a constraints or
+// imports section may be empty, and an attribute's name may be a keyword.
 //
 // What the Boolean language cannot express is refused with its position
 // and feature.ErrUnsupported, never dropped: features typed String,
@@ -61,12 +61,13 @@ func Parse(src []byte) (*feature.Model, error) {
 // Load reads the UVL model in the file name of fsys, and the models it
 // imports from the files beside it.
 func Load(fsys fs.FS, name string) (*feature.Model, error) {
+	name = path.Clean(name)
 	l := &loader{fsys: fsys, dir: path.Dir(name), budget: MaxSize}
 	src, err := l.readFile(name)
 	if err != nil {
 		return nil, err
 	}
-	return load(l, src, path.Clean(name))
+	return load(l, src, name)
 }
 
 // load parses the model in src, the file at name, reads its imports and
