@@ -1,0 +1,59 @@
+package feature
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// The kinds of Error, for errors.Is.
+var (
+	// ErrSyntax: the text does not follow the format's grammar.
+	ErrSyntax = errors.New("syntax error")
+	// ErrUnsupported: a construct of the format that a Boolean model cannot
+	// express (typed features, arithmetic, feature cardinalities), refused
+	// rather than dropped.
+	ErrUnsupported = errors.New("not a Boolean construct")
+	// ErrInvalid: well formed, but meaningless: an unknown or twice-declared
+	// feature, a cycle of imports, a literal beyond the header's variables.
+	ErrInvalid = errors.New("invalid model")
+	// ErrLimit: beyond a reader's bounds (size, nesting depth, variables).
+	ErrLimit = errors.New("beyond a limit")
+)
+
+// Error is a reader's complaint about a place in a model's source. Its
+// message reads "line:column: what was expected, what was found" (with the
+// file in front for a file other than the one the reader was handed).
+type Error struct {
+	Pos
+	// Msg says what was expected and what was found instead.
+	Msg string
+	// Quote is the source line at Pos, for showing under the message.
+	Quote string
+	// Kind is ErrSyntax, ErrUnsupported, ErrInvalid or ErrLimit.
+	Kind error
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Pos, e.Msg) }
+
+// Unwrap returns the error's kind.
+func (e *Error) Unwrap() error { return e.Kind }
+
+// LineAt returns the line of src that holds byte offset off, without its
+// line break, cut after 200 bytes and made valid UTF-8, for Error.Quote.
+func LineAt[S ~string | ~[]byte](src S, off int) string {
+	off = min(max(off, 0), len(src))
+	start := off
+	for start > 0 && src[start-1] != '\n' && src[start-1] != '\r' {
+		start--
+	}
+	end := off
+	for end < len(src) && src[end] != '\n' && src[end] != '\r' {
+		end++
+	}
+	const maxQuote = 200
+	if end-start > maxQuote {
+		end = start + maxQuote
+	}
+	return strings.ToValidUTF8(string(src[start:end]), "\uFFFD")
+}
