@@ -65,7 +65,8 @@ const (
 // node is one decision node. level is the position of its variable in the
 // order (terminals sit at level == Manager.vars, below every variable); next
 // links nodes that share a unique-table bucket, 0 ending the chain (node 0 is
-// a terminal and never in a chain).
+// a terminal and never in a chain). While a reordering runs, a dead node's
+// level is deadLevel (see reorder.go).
 type node struct {
 	level, lo, hi, next uint32
 }
@@ -85,13 +86,16 @@ const maxIDs = opFirst
 // Manager's budget allows.
 var ErrNodeLimit = errors.New("BDD node budget exceeded")
 
-// Manager owns a set of nodes over a fixed number of variables, identified by
-// their level 0..vars-1 (0 at the top). A Manager is not safe for concurrent
-// use while it builds; once built, its diagrams may be read concurrently by
-// the read-only methods (those documented as such).
+// Manager owns a set of nodes over a fixed number of variables 0..vars-1,
+// each at a level of the order (see VarAt). A Manager is not safe for
+// concurrent use while it builds; once built, its diagrams may be read
+// concurrently by the read-only methods (those documented as such).
 type Manager struct {
 	vars  int
 	nodes []node
+	// varAt[l] is the variable at level l and levelOf[v] the level of
+	// variable v; both are nil while the order is the identity.
+	varAt, levelOf []uint32
 	// buckets heads the unique table's chains; its length is a power of
 	// two, or 0 while the table is stale (see rehash).
 	buckets  []uint32
@@ -104,6 +108,15 @@ type Manager struct {
 	// read-only queries, which must not write to the Manager (see
 	// scratch).
 	scratch, parts sync.Pool
+
+	// held are the roots of Hold, kept up to date by every renumbering;
+	// heldFree lists the released slots.
+	held     []Node
+	heldFree []int32
+	// sifting configures reordering; nextAuto is the store size at which
+	// an operation reorders automatically (0: never).
+	sifting  Sifting
+	nextAuto int
 }
 
 // New returns a Manager over vars variables whose nodes take at most
@@ -262,18 +275,18 @@ func (m *Manager) rehash(size int) {
 	}
 }
 
-// Var returns the function "the variable at level is true".
-func (m *Manager) Var(level int) (Node, error) {
-	if level < 0 || level >= m.vars {
-		return False, fmt.Errorf("variable level %d of %d", level, m.vars)
+// Var returns the function "variable v is true".
+func (m *Manager) Var(v int) (Node, error) {
+	if err := m.checkVar(v); err != nil {
+		return False, err
 	}
-	return m.MakeNode(level, False, True)
+	return m.MakeNode(m.LevelOf(v), False, True)
 }
 
-// NVar returns the function "the variable at level is false".
-func (m *Manager) NVar(level int) (Node, error) {
-	if level < 0 || level >= m.vars {
-		return False, fmt.Errorf("variable level %d of %d", level, m.vars)
+// NVar returns the function "variable v is false".
+func (m *Manager) NVar(v int) (Node, error) {
+	if err := m.checkVar(v); err != nil {
+		return False, err
 	}
-	return m.MakeNode(level, True, False)
+	return m.MakeNode(m.LevelOf(v), True, False)
 }

@@ -13,7 +13,7 @@ import (
 var ctx = context.Background()
 
 // table is a truth table over a manager's variables: t[x] is the value of
-// the function at the assignment x, whose bit l is the variable at level l.
+// the function at the assignment x, whose bit v is variable v.
 type table []bool
 
 // restrict is the table of the function with the variables a assigns set
@@ -50,7 +50,7 @@ func tableOf(m *Manager, f Node) table {
 	for x := range t {
 		n := f
 		for n > True {
-			if x>>m.Level(n)&1 == 1 {
+			if x>>m.VarAt(m.Level(n))&1 == 1 {
 				n = m.High(n)
 			} else {
 				n = m.Low(n)
@@ -62,7 +62,8 @@ func tableOf(m *Manager, f Node) table {
 }
 
 // fromTable builds the diagram of t by Shannon expansion with MakeNode
-// alone: an independent route to the canonical node.
+// alone, in the Manager's order: an independent route to the canonical
+// node.
 func fromTable(t *testing.T, m *Manager, tt table) Node {
 	t.Helper()
 	var build func(level, x int) Node
@@ -74,7 +75,7 @@ func fromTable(t *testing.T, m *Manager, tt table) Node {
 			return False
 		}
 		lo := build(level+1, x)
-		hi := build(level+1, x|1<<level)
+		hi := build(level+1, x|1<<m.VarAt(level))
 		n, err := m.MakeNode(level, lo, hi)
 		if err != nil {
 			t.Fatal(err)
@@ -84,10 +85,10 @@ func fromTable(t *testing.T, m *Manager, tt table) Node {
 	return build(0, 0)
 }
 
-// formula is a random Boolean formula over variables named by level.
+// formula is a random Boolean formula.
 type formula struct {
 	op   string // var, const, not, and, or, xor, imp, ite
-	v    int    // the variable's level, or the constant 0/1
+	v    int    // the variable, or the constant 0/1
 	args []*formula
 }
 
