@@ -116,15 +116,20 @@ func (m *Manager) SetOrder(ctx context.Context, order []int, roots ...Node) ([]N
 // reorder sifts as s says, keeping roots and the held roots.
 func (m *Manager) reorder(ctx context.Context, roots []Node, s Sifting) ([]Node, error) {
 	r, kept := m.newReorderer(roots)
-	sf := sifter{r: r, ctx: ctx, s: s}
+	err := newSifter(ctx, r, s).sift()
+	return r.finish(kept), err
+}
+
+// newSifter returns a sifting of r as s says, under ctx.
+func newSifter(ctx context.Context, r *reorderer, s Sifting) *sifter {
+	sf := &sifter{r: r, ctx: ctx, s: s}
 	if s.MaxGrowth == 0 {
 		sf.s.MaxGrowth = defaultGrowth
 	}
 	if s.MaxTime > 0 {
 		sf.deadline = time.Now().Add(s.MaxTime)
 	}
-	err := sf.sift()
-	return r.finish(kept), err
+	return sf
 }
 
 // moveTo brings the variables to order by swaps, the top level first.
