@@ -1,9 +1,9 @@
 // Package robdd is a reduced ordered binary decision diagram engine: nodes
 // hash-consed in a unique table, a computed cache, garbage collection by
-// compaction, the Boolean operations, counting, valid domains, marginals,
-// sampling and DOT output. It was written for the N-Queens configurator
-// (backends/bdd compiles the model with it) and imports only the standard
-// library.
+// compaction, the Boolean operations, dynamic variable reordering
+// (sifting), counting, valid domains, marginals, sampling and DOT output.
+// It was written for the N-Queens configurator (backends/bdd compiles the
+// model with it) and imports only the standard library.
 //
 // A Manager stores nodes in one flat slice indexed by 32-bit Node ids and
 // hash-conses them through a chained unique table whose links live in the
@@ -34,9 +34,16 @@
 // conjunction can take exponential time; the read-only queries are linear
 // in the diagram and take none.
 //
+// Variables are numbered once and for all, and sit at the levels of an
+// order, the identity at first; a reordering (Reorder, SetOrder, or
+// automatic, see Sifting) moves them, swapping adjacent levels in place
+// (see reorder.go). What a caller names by variable (Var, Assignment, the
+// queries' results) keeps its meaning across it; see VarAt for what is by
+// level.
+//
 // Node ids are topological: a node's children always have smaller ids than
-// the node (MakeNode can only refer to nodes that exist, and Compact keeps
-// the relative order). The read-only queries rely on it: the diagram of a
+// the node (MakeNode can only refer to nodes that exist, and Compact and a
+// reordering renumber the nodes they keep so). The read-only queries rely on it: the diagram of a
 // root n lies within the ids 0..n, so they sweep flat slices bottom-up by
 // increasing id and top-down by decreasing id, in time linear in n, which
 // is the size of the diagram when n was the last node made or the only root
@@ -157,7 +164,8 @@ func (m *Manager) MaxNodes() int { return m.maxNodes }
 // states, say) charges it against the same figure.
 func (m *Manager) Budget() int64 { return int64(m.maxNodes) * BytesPerNode }
 
-// Level is the level of n's variable; terminals are at level Vars().
+// Level is the level of n's variable (VarAt gives the variable); terminals
+// are at level Vars().
 func (m *Manager) Level(n Node) int { return int(m.nodes[n].level) }
 
 // Low is n's child for its variable false.

@@ -1,6 +1,7 @@
 package robdd
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math/big"
@@ -620,5 +621,45 @@ func TestFailedSwapChangesNothing(t *testing.T) {
 	}
 	if failed < 50 {
 		t.Errorf("only %d swaps failed: the test is too lenient", failed)
+	}
+}
+
+// TestReorderALoadedDiagram sifts a diagram that Load rebuilt, which holds
+// no unique table, and one that a LevelBuilder made, whose table is stale.
+func TestReorderALoadedDiagram(t *testing.T) {
+	const n = 5
+	m := New(2*n, 0)
+	f := pairs(t, m, n)
+	loaded, roots, err := Load(bytes.NewReader(saved(t, m, f)), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := loaded.NewLevelBuilder() // a second copy of x0 ∧ x9, bottom-up
+	out := make([]Node, 1)
+	if err := b.MakeLevel(2*n-1, []Node{False}, []Node{True}, out); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.MakeLevel(0, []Node{False}, []Node{out[0]}, out); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	kept, err := loaded.Reorder(ctx, roots[0], out[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := loaded.NodeCount(kept[0]); got != 2*n {
+		t.Errorf("%d nodes after sifting, want %d", got, 2*n)
+	}
+	corners := make(table, 1<<(2*n))
+	for x := range corners {
+		corners[x] = x&1 == 1 && x>>(2*n-1)&1 == 1
+	}
+	checkOrdered(t, loaded, kept, []table{pairsTable(n), corners})
+	x0, _ := loaded.Var(0)
+	x9, _ := loaded.Var(2*n - 1)
+	if and, _ := loaded.And(ctx, x0, x9); and != kept[1] {
+		t.Errorf("x0 ∧ x9 is node %d, the builder's copy %d", and, kept[1])
 	}
 }

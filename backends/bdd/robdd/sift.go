@@ -1,6 +1,7 @@
 package robdd
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,10 +12,10 @@ import (
 // Sifting configures how a Manager reorders its variables: by Reorder on
 // request, and on its own during a sequence of operations when Auto is
 // set. Sifting (Rudell) takes each variable in turn, the one whose level
-// holds the most nodes first, moves it through the levels by swaps of
-// adjacent levels, first towards the nearer end of the order and then
-// towards the other, and leaves it at the level where the diagram was
-// smallest. The zero Sifting sifts every variable once, with no bound but
+// holds the most nodes first (and none that no node tests), moves it
+// through the levels by swaps of adjacent levels, first towards the
+// nearer end of the order and then towards the other, and leaves it at
+// the level where the diagram was smallest. The zero Sifting sifts every variable once, with no bound but
 // the budget and the context, and never on its own.
 type Sifting struct {
 	// Auto turns automatic reordering on: an operation that builds nodes
@@ -171,7 +172,8 @@ func (sf *sifter) bounded() bool {
 	return sf.stop
 }
 
-// sift gathers the groups and sifts every block once, the largest first.
+// sift gathers the groups and sifts every block once, the largest first,
+// but for those whose variables no node tests.
 func (sf *sifter) sift() error {
 	r := sf.r
 	if err := sf.gather(); err != nil {
@@ -192,6 +194,9 @@ func (sf *sifter) sift() error {
 	}
 	slices.SortStableFunc(order, func(a, b sized) int { return b.nodes - a.nodes })
 	for _, b := range order {
+		if b.nodes == 0 {
+			break // no node tests them: no level changes the size
+		}
 		if err := sf.ctx.Err(); err != nil {
 			return err
 		}
@@ -272,6 +277,14 @@ func (sf *sifter) exchange(p int) error {
 	return nil
 }
 
+// move moves block p one position down (d = 1) or up (d = -1).
+func (sf *sifter) move(p, d int) error {
+	if d > 0 {
+		return sf.exchange(p)
+	}
+	return sf.exchange(p - 1)
+}
+
 // siftBlock moves block p through every position, the nearer end first,
 // turning back when the diagram grows past the bound (or a bound of the
 // sifting is reached, or a swap fails), and leaves it where the diagram
@@ -280,57 +293,37 @@ func (sf *sifter) exchange(p int) error {
 func (sf *sifter) siftBlock(p int) error {
 	r := sf.r
 	best, bestAt := r.live, p
-	limit := func() int { return int(sf.s.MaxGrowth * float64(best)) }
-	var err error
-	// step moves block p one position in direction d (+1 down, -1 up)
-	// and reports whether to go on.
-	step := func(d int) bool {
-		if err = sf.ctx.Err(); err != nil {
-			return false
-		}
-		if d > 0 {
-			err = sf.exchange(p)
-		} else {
-			err = sf.exchange(p - 1)
-		}
-		if err != nil {
-			return false
-		}
-		p += d
-		if r.live < best {
-			best, bestAt = r.live, p
-		}
-		return r.live <= limit() && !sf.bounded()
-	}
 	n := len(sf.blocks)
 	first := 1 // the nearer end
 	if p < n-1-p {
 		first = -1
 	}
+	var err error
 	for _, d := range [2]int{first, -first} {
-		for p+d >= 0 && p+d < n && step(d) {
+		for p+d >= 0 && p+d < n {
+			if err = sf.ctx.Err(); err != nil {
+				return err
+			}
+			if err = sf.move(p, d); err != nil {
+				break
+			}
+			p += d
+			if r.live < best {
+				best, bestAt = r.live, p
+			}
+			if float64(r.live) > sf.s.MaxGrowth*float64(best) || sf.bounded() {
+				break
+			}
 		}
 		if err != nil || sf.stop {
 			break
 		}
 	}
-	if sf.ctx.Err() != nil {
-		return err
-	}
 	// Back to the best position. A failed swap there leaves the block
 	// where it is, which is a valid order too.
 	for p != bestAt {
-		d := 1
-		if bestAt < p {
-			d = -1
-		}
-		var e error
-		if d > 0 {
-			e = sf.exchange(p)
-		} else {
-			e = sf.exchange(p - 1)
-		}
-		if e != nil {
+		d := cmp.Compare(bestAt, p)
+		if e := sf.move(p, d); e != nil {
 			return e
 		}
 		p += d

@@ -239,7 +239,7 @@ func TestHeldRootsSurviveRenumbering(t *testing.T) {
 			}
 		}
 	}
-	garbage := mustBuild(t, m, randFormula(rng, vars, 6))
+	mustBuild(t, m, randFormula(rng, vars, 6)) // garbage
 	m.Compact()
 	check("Compact")
 	m.CompactFrom(m.Size() / 2)
@@ -265,7 +265,6 @@ func TestHeldRootsSurviveRenumbering(t *testing.T) {
 	if h.i != 2 || h.Node() != True {
 		t.Errorf("Hold after Release: slot %d, node %d", h.i, h.Node())
 	}
-	_ = garbage
 }
 
 // TestVariablesAfterReordering checks the methods that name variables in a
