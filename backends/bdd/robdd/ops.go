@@ -78,7 +78,6 @@ func (m *Manager) run(ctx context.Context, name string, x operands, build func(o
 	if err != nil && m.nextAuto > 0 && errors.Is(err, ErrNodeLimit) {
 		m.compact(base, nil)
 		kept, _ := m.reorder(ctx, x[:], m.sifting)
-		m.afterAuto()
 		copy(x[:], kept)
 		m.ensureCache()
 		base = m.Size()
@@ -92,7 +91,6 @@ func (m *Manager) run(ctx context.Context, name string, x operands, build func(o
 		// The reordering stops early, at a valid order, on an error:
 		// the result stands either way.
 		kept, _ := m.reorder(ctx, []Node{r}, m.sifting)
-		m.afterAuto()
 		r = kept[0]
 	}
 	return r, nil

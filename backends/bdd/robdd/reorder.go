@@ -398,9 +398,9 @@ func (r *reorderer) undo(i int, done []uint32, stayed uint32) {
 // finish ends the reordering: it renumbers the live nodes densely, grouped
 // by level, the deepest first (so that children have smaller ids than
 // their parents), in place; rebuilds the unique table with its usual hash;
-// sets the Manager's order; and returns the new ids of roots, updating the
-// held roots. The operation cache is allocated again by the next
-// operation.
+// sets the Manager's order and when the next automatic reordering is due;
+// and returns the new ids of roots, updating the held roots. The operation
+// cache is allocated again by the next operation.
 func (r *reorderer) finish(roots []Node) []Node {
 	m := r.m
 	// ref becomes the new id of every live node, 0 for a free or dead
@@ -451,6 +451,9 @@ func (r *reorderer) finish(roots []Node) []Node {
 	m.setOrder(r.varAt)
 	r.ref, r.lnext = nil, nil
 	m.fit()
+	if m.sifting.Auto > 0 {
+		m.nextAuto = max(m.sifting.Auto, 2*len(m.nodes))
+	}
 	return roots
 }
 

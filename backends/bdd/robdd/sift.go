@@ -22,7 +22,7 @@ type Sifting struct {
 	// (And, Or, ITE, ...) reorders before it returns once the store holds
 	// Auto nodes or more, garbage included, keeping its result and the
 	// held roots (see Hold). The next time is due at twice the nodes
-	// the reordering left, and at Auto at least. An operation that runs
+	// the last reordering (of any kind) left, and at Auto at least. An operation that runs
 	// out of room reorders too, and then runs once more. 0 is off.
 	Auto int
 	// MaxGrowth bounds a variable's excursion: it turns back once the
@@ -77,11 +77,6 @@ func (m *Manager) SetSifting(s Sifting) error {
 	m.sifting = s
 	m.nextAuto = s.Auto
 	return nil
-}
-
-// afterAuto sets when the next automatic reordering is due.
-func (m *Manager) afterAuto() {
-	m.nextAuto = max(m.sifting.Auto, 2*len(m.nodes))
 }
 
 // Reorder sifts the variables of the diagrams of roots and of the held

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -427,4 +428,52 @@ func FuzzSift(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkSiftQueens sifts the n-queens diagram from a scrambled order
+// (the same for every iteration), and reports the nodes before and after
+// and the swaps.
+func BenchmarkSiftQueens(b *testing.B) {
+	for _, n := range []int{8, 9} {
+		built := New(n*n, 0)
+		f := queens(b, built, n)
+		kept, err := built.SetOrder(ctx, rand.New(rand.NewPCG(uint64(n), 1)).Perm(n*n), f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprint("n=", n), func(b *testing.B) {
+			var before, after, swaps int
+			for b.Loop() {
+				m, g, err := built.Extract(ctx, kept[0], nil, 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				before = m.NodeCount(g)
+				r, roots := m.newReorderer([]Node{g})
+				if err := newSifter(ctx, r, Sifting{}).sift(); err != nil {
+					b.Fatal(err)
+				}
+				swaps = r.swaps
+				after = m.NodeCount(r.finish(roots)[0])
+			}
+			b.ReportMetric(float64(before), "nodes-before")
+			b.ReportMetric(float64(after), "nodes-after")
+			b.ReportMetric(float64(swaps), "swaps")
+		})
+	}
+}
+
+// TestReorderOfFewVariables reorders Managers of no variable, one and two,
+// whose diagrams have nothing to sift.
+func TestReorderOfFewVariables(t *testing.T) {
+	for vars := range 3 {
+		m := New(vars, 0)
+		kept, err := m.Reorder(ctx, True, False)
+		if err != nil || !slices.Equal(kept, []Node{True, False}) {
+			t.Errorf("%d variables: Reorder(True, False) = %v, %v", vars, kept, err)
+		}
+		if _, err := m.SetOrder(ctx, m.identity()); err != nil || m.Size() != 2 {
+			t.Errorf("%d variables: SetOrder: %v, %d nodes", vars, err, m.Size())
+		}
+	}
 }
