@@ -77,7 +77,7 @@ func (m *Manager) run(ctx context.Context, name string, x operands, build func(o
 	r, err := build(&op{m: m, ctx: ctx}, x)
 	if err != nil && m.nextAuto > 0 && errors.Is(err, ErrNodeLimit) {
 		m.compact(base, nil)
-		kept, _ := m.reorder(ctx, x[:], m.sifting)
+		kept, _ := m.reorder(ctx, x[:])
 		copy(x[:], kept)
 		m.ensureCache()
 		base = m.Size()
@@ -90,7 +90,7 @@ func (m *Manager) run(ctx context.Context, name string, x operands, build func(o
 	if m.nextAuto > 0 && len(m.nodes) >= m.nextAuto {
 		// The reordering stops early, at a valid order, on an error:
 		// the result stands either way.
-		kept, _ := m.reorder(ctx, []Node{r}, m.sifting)
+		kept, _ := m.reorder(ctx, []Node{r})
 		r = kept[0]
 	}
 	return r, nil

@@ -15,15 +15,17 @@ import (
 // holds the most nodes first (and none that no node tests), moves it
 // through the levels by swaps of adjacent levels, first towards the
 // nearer end of the order and then towards the other, and leaves it at
-// the level where the diagram was smallest. The zero Sifting sifts every variable once, with no bound but
-// the budget and the context, and never on its own.
+// the level where the diagram was smallest. The zero Sifting sifts every
+// variable once, with no bound but the budget and the context, and never
+// on its own.
 type Sifting struct {
 	// Auto turns automatic reordering on: an operation that builds nodes
 	// (And, Or, ITE, ...) reorders before it returns once the store holds
 	// Auto nodes or more, garbage included, keeping its result and the
-	// held roots (see Hold). The next time is due at twice the nodes
-	// the last reordering (of any kind) left, and at Auto at least. An operation that runs
-	// out of room reorders too, and then runs once more. 0 is off.
+	// held roots (see Hold). The next time is due at twice the nodes the
+	// last reordering (of any kind) left, and at Auto at least. An
+	// operation that runs out of room reorders too, and then runs once
+	// more. 0 is off.
 	Auto int
 	// MaxGrowth bounds a variable's excursion: it turns back once the
 	// diagram has more than MaxGrowth times the nodes of the smallest
@@ -38,9 +40,9 @@ type Sifting struct {
 	// Groups are blocks of variables that reordering keeps on adjacent
 	// levels, in the order given, and sifts as one (group sifting): a
 	// variable and its children in a feature model, say, or the bits of
-	// one value. A reordering first brings each group together, below
-	// its topmost member. A variable is in one group at most; the others
-	// are sifted alone.
+	// one value. A reordering first brings each group together, from the
+	// level of its topmost member down. A variable is in one group at
+	// most; the others are sifted alone.
 	Groups [][]int
 }
 
@@ -94,7 +96,7 @@ func (m *Manager) SetSifting(s Sifting) error {
 // counts and level lists) in place of the operation cache, which it
 // drops, and a few bytes a node of the two levels a swap exchanges.
 func (m *Manager) Reorder(ctx context.Context, roots ...Node) ([]Node, error) {
-	return m.reorder(ctx, roots, m.sifting)
+	return m.reorder(ctx, roots)
 }
 
 // SetOrder moves the variables to the given order, order[l] the variable
@@ -109,10 +111,10 @@ func (m *Manager) SetOrder(ctx context.Context, order []int, roots ...Node) ([]N
 	return r.finish(kept), err
 }
 
-// reorder sifts as s says, keeping roots and the held roots.
-func (m *Manager) reorder(ctx context.Context, roots []Node, s Sifting) ([]Node, error) {
+// reorder sifts as SetSifting set, keeping roots and the held roots.
+func (m *Manager) reorder(ctx context.Context, roots []Node) ([]Node, error) {
 	r, kept := m.newReorderer(roots)
-	err := newSifter(ctx, r, s).sift()
+	err := newSifter(ctx, r, m.sifting).sift()
 	return r.finish(kept), err
 }
 
@@ -206,7 +208,8 @@ func (sf *sifter) sift() error {
 }
 
 // gather brings the variables of each group onto adjacent levels, in the
-// group's order, below the topmost, and sets the blocks.
+// group's order, from the level of its topmost member down, and sets
+// the blocks.
 func (sf *sifter) gather() error {
 	r := sf.r
 	group := make([]int, len(r.varAt)) // group index + 1 of each variable
