@@ -31,10 +31,11 @@ import "fmt"
 // before the store grows, so that the store stays within the budget; a
 // swap that needs a node beyond it is undone, and fails with
 // ErrNodeLimit. The ids of new nodes are not topological, so a reordering
-// ends with a renumbering compaction (finish): the nodes grouped by level,
-// the deepest first, which also keeps the unique table's usual hash and
-// the operation cache (dropped at the start, its memory taken by ref and
-// lnext) as they are outside a reordering.
+// ends with a renumbering compaction (finish): the live nodes grouped by
+// level, the deepest first, and the unique table rebuilt with its usual
+// hash. The operation cache is dropped when a reordering starts (its
+// entries would name the ids of slots made anew; its memory goes to ref
+// and lnext), and allocated again by the next operation.
 
 // deadLevel is the level of a free slot of the store during a reordering.
 const deadLevel = ^uint32(0)
