@@ -50,6 +50,7 @@ type view struct {
 
 func (m *Manager) view(a Assignment) view {
 	m.check(a)
+	a = m.byLevel(a)
 	v := view{val: make([]int8, m.vars), free: make([]int32, m.vars+1)}
 	for l := range v.val {
 		v.val[l] = assigned(a, uint32(l))
@@ -166,11 +167,11 @@ func (p *Part) countUp() counts {
 	return c
 }
 
-// Marginals returns, for every level, the number of assignments of all
-// variables that satisfy f, agree with a and set that level's variable
-// true, and the number of those assignments in all (the total). An
-// assigned level counts the total when assigned true, zero when false.
-// With the total, ones[l] < total means the variable can be false.
+// Marginals returns, for every variable, the number of assignments of all
+// variables that satisfy f, agree with a and set that variable true, and
+// the number of those assignments in all (the total). An assigned
+// variable counts the total when assigned true, zero when false. With the
+// total, ones[v] < total means the variable can be false.
 //
 // It takes one sweep up f's Part under a (the counts below every node, see
 // part) and one down (the paths from the root to every node); an edge
@@ -189,16 +190,17 @@ func (p *Part) Marginals() (ones []*big.Int, total *big.Int) {
 	r := p.root()
 	t := shl(c.cnt[r], p.v.free[p.nodes[r].level])
 	if t == sat {
-		return p.marginalsBig(&c)
+		ones, total = p.marginalsBig(&c)
+		return byVar(p.m, ones), total
 	}
 	ones = make([]*big.Int, len(p.v.val))
 	for l, x := range p.marginals(&c, t) {
 		ones[l] = new(big.Int).SetUint64(x)
 	}
-	return ones, new(big.Int).SetUint64(t)
+	return byVar(p.m, ones), new(big.Int).SetUint64(t)
 }
 
-// marginals is the downward sweep in uint64, given the counts of the sweep
+// marginals is the downward sweep in uint64, by level, given the counts of the sweep
 // up and the total t below sat (so every count it reads is below sat too):
 // the Part's nodes, parents first.
 func (p *Part) marginals(up *counts, t uint64) []uint64 {
@@ -273,7 +275,8 @@ func (p *Part) marginals(up *counts, t uint64) []uint64 {
 	return ones
 }
 
-// marginalsBig is the downward sweep of Marginals in math/big, for totals
+// marginalsBig is the downward sweep of Marginals in math/big, by level,
+// for totals
 // beyond 64 bits. It reads the counts of the nodes reached from the root
 // along edges the view allows only, which are exact (see counts).
 func (p *Part) marginalsBig(c *counts) ([]*big.Int, *big.Int) {

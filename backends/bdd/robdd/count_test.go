@@ -12,9 +12,9 @@ import (
 // a partial assignment.
 type brute struct {
 	count int
-	ones  []int    // per level: solutions with the variable true
-	dom   []Domain // per level: values taken in some solution
-	sols  [][]bool // the solutions, lexicographic by level, false first
+	ones  []int    // per variable: solutions with the variable true
+	dom   []Domain // per variable: values taken in some solution
+	sols  [][]bool // the solutions, lexicographic by variable, false first
 	seen  map[int]bool
 }
 
@@ -80,7 +80,7 @@ func (rc randomCases) run(t *testing.T, check func(trial int, m *Manager, f Node
 	}
 }
 
-// compareSolutions orders solutions lexicographically by level, false
+// compareSolutions orders solutions lexicographically by variable, false
 // before true.
 func compareSolutions(x, y []bool) int {
 	for l := range x {
@@ -106,8 +106,12 @@ func solutionIndex(sol []bool) int {
 }
 
 // randomCase draws a manager, a formula's diagram and its truth table.
-// Every other case uses only a few of the levels, so that the diagram has
-// long edges over the others.
+// Every other case uses only a few of the variables, so that the diagram
+// has long edges over the others; in every third case the variables are
+// then moved to a random order (drawn from a generator of the trial's own,
+// so that rng draws the same cases whatever the order), so that the
+// queries' answers by variable are checked apart from their sweeps by
+// level.
 func randomCase(t *testing.T, rng *rand.Rand, trial int) (*Manager, Node, table) {
 	t.Helper()
 	vars := 1 + trial%10
@@ -116,7 +120,16 @@ func randomCase(t *testing.T, rng *rand.Rand, trial int) (*Manager, Node, table)
 	if trial%2 == 1 {
 		f = sparse(rng, f, vars)
 	}
-	return m, mustBuild(t, m, f), f.eval(vars)
+	n := mustBuild(t, m, f)
+	if trial%3 == 2 {
+		order := rand.New(rand.NewPCG(uint64(trial), 3)).Perm(vars)
+		kept, err := m.SetOrder(ctx, order, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n = kept[0]
+	}
+	return m, n, f.eval(vars)
 }
 
 // sparse renames f's variables onto at most three levels, far apart.
@@ -214,7 +227,8 @@ func marginalsBig(m *Manager, f Node, a Assignment) ([]*big.Int, *big.Int) {
 	p := m.part(f, a)
 	defer p.Release()
 	c := p.countUp()
-	return p.marginalsBig(&c)
+	ones, total := p.marginalsBig(&c)
+	return byVar(m, ones), total
 }
 
 func checkMarginals(t *testing.T, name string, ones []*big.Int, total *big.Int, b brute) {

@@ -12,8 +12,8 @@ const (
 	CanBeTrue
 )
 
-// ValidDomains returns, for every level, the values its variable takes in
-// the assignments that satisfy f and agree with a: the valid domains of
+// ValidDomains returns, for every variable, the values it takes in the
+// assignments that satisfy f and agree with a: the valid domains of
 // interactive configuration. An assigned variable has its value as domain;
 // when no assignment satisfies f and a, every domain is empty. It also
 // returns the number of those assignments, Count(f, a), which the sweep up
@@ -46,10 +46,11 @@ func (p *Part) ValidDomains() (dom []Domain, count *big.Int) {
 		return dom, total
 	}
 	p.markDomains(dom, &c)
-	return dom, total
+	return byVar(p.m, dom), total
 }
 
-// markDomains is the sweep down of ValidDomains, given the counts of
+// markDomains is the sweep down of ValidDomains, writing dom by level,
+// given the counts of
 // countUp (cnt[i] != 0 says whether node i is live): the Part's nodes,
 // parents first.
 func (p *Part) markDomains(dom []Domain, up *counts) {

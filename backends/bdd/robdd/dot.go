@@ -68,11 +68,11 @@ func (m *Manager) reach(f Node, visit func(Node)) {
 // WriteDOT writes the diagram of f as a Graphviz digraph: one circle per
 // decision node labelled with its variable's name, the terminals as boxes
 // "0" and "1", high edges solid and low edges dashed, the nodes of a level
-// on one rank. name gives a level's label; nil means "x" and the level. It
-// only reads the Manager.
-func (m *Manager) WriteDOT(w io.Writer, f Node, name func(level int) string) error {
+// on one rank, the top level first. name gives a variable's label; nil
+// means "x" and the variable. It only reads the Manager.
+func (m *Manager) WriteDOT(w io.Writer, f Node, name func(v int) string) error {
 	if name == nil {
-		name = func(l int) string { return fmt.Sprintf("x%d", l) }
+		name = func(v int) string { return fmt.Sprintf("x%d", v) }
 	}
 	var nodes []Node
 	m.reach(f, func(n Node) { nodes = append(nodes, n) })
@@ -110,7 +110,7 @@ func (m *Manager) WriteDOT(w io.Writer, f Node, name func(level int) string) err
 	}
 	slices.Sort(levels)
 	for _, l := range levels {
-		label := dotEscape(name(int(l)))
+		label := dotEscape(name(m.VarAt(int(l))))
 		fmt.Fprint(b, "\t{ rank=same;")
 		for _, n := range byLevel[l] {
 			fmt.Fprintf(b, " n%d [label=\"%s\"];", n, label)

@@ -58,10 +58,14 @@ var (
 // reach, in 12 bytes each, and the roots, so that Load rebuilds an equal
 // Manager (same variables, the roots' nodes and nothing else) and Save of
 // that Manager writes the same bytes. It only reads the Manager, visiting
-// every node below the largest root.
+// every node below the largest root. The file has no room for an order: a
+// Manager whose order is not the identity (after a reordering) is refused.
 func (m *Manager) Save(w io.Writer, roots ...Node) error {
 	if len(roots) > maxRoots {
 		return fmt.Errorf("save %d roots: at most %d", len(roots), maxRoots)
+	}
+	if m.varAt != nil {
+		return errors.New("save: the variables are reordered, and a diagram file keeps the identity order only")
 	}
 	top := Node(1)
 	for _, r := range roots {

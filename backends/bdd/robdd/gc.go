@@ -6,7 +6,8 @@ import "math/bits"
 // reach, renumbers them densely in their old order (so children keep
 // smaller ids than their parents, and canonicity holds), rebuilds the
 // unique table and clears the operation cache. It returns the roots'
-// new ids, in the order given. Every other Node of m is invalid afterwards.
+// new ids, in the order given, and renumbers the held roots (see Hold),
+// which it keeps too. Every other Node of m is invalid afterwards.
 //
 // Compaction rather than a free list keeps node ids topological and the
 // store a dense prefix of its slice, which the read-only sweeps need. It
@@ -27,11 +28,15 @@ func (m *Manager) CompactFrom(base int, roots ...Node) []Node {
 
 func (m *Manager) compact(base int, roots []Node) []Node {
 	n := len(m.nodes)
-	out := make([]Node, len(roots))
+	out := make([]Node, len(roots), len(roots)+len(m.held))
 	copy(out, roots)
 	if base >= n {
 		return out
 	}
+	// The held roots are kept too, and renumbered with the others.
+	given := len(roots)
+	out = append(out, m.held...)
+	roots = out
 	words := (n + 63) / 64
 	mark := make([]uint64, words)
 	for _, r := range roots {
@@ -84,16 +89,8 @@ func (m *Manager) compact(base int, roots []Node) []Node {
 		out[k] = Node(newID(uint32(r)))
 	}
 	m.nodes = m.nodes[:j]
-	if j < cap(m.nodes)/4 && cap(m.nodes) > 1024 {
-		nodes := make([]node, j, max(2*j, 1024))
-		copy(nodes, m.nodes)
-		m.nodes = nodes
-	}
-	size := max(len(m.buckets), tableSize(j)) // a stale table is rebuilt too
-	for size > 1024 && size/2 >= j {
-		size /= 2
-	}
-	m.rehash(size)
+	m.fit()
 	m.cache.clear()
-	return out
+	copy(m.held, out[given:])
+	return out[:given]
 }

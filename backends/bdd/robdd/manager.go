@@ -1,9 +1,9 @@
 // Package robdd is a reduced ordered binary decision diagram engine: nodes
 // hash-consed in a unique table, a computed cache, garbage collection by
-// compaction, the Boolean operations, counting, valid domains, marginals,
-// sampling and DOT output. It was written for the N-Queens configurator
-// (backends/bdd compiles the model with it) and imports only the standard
-// library.
+// compaction, the Boolean operations, dynamic variable reordering
+// (sifting), counting, valid domains, marginals, sampling and DOT output.
+// It was written for the N-Queens configurator (backends/bdd compiles the
+// model with it) and imports only the standard library.
 //
 // A Manager stores nodes in one flat slice indexed by 32-bit Node ids and
 // hash-conses them through a chained unique table whose links live in the
@@ -34,9 +34,16 @@
 // conjunction can take exponential time; the read-only queries are linear
 // in the diagram and take none.
 //
+// Variables are numbered once and for all, and sit at the levels of an
+// order, the identity at first; a reordering (Reorder, SetOrder, or
+// automatic, see Sifting) moves them, swapping adjacent levels in place
+// (see reorder.go). What a caller names by variable (Var, Assignment, the
+// queries' results) keeps its meaning across it; see VarAt for what is by
+// level.
+//
 // Node ids are topological: a node's children always have smaller ids than
-// the node (MakeNode can only refer to nodes that exist, and Compact keeps
-// the relative order). The read-only queries rely on it: the diagram of a
+// the node (MakeNode can only refer to nodes that exist, and Compact and a
+// reordering renumber the nodes they keep so). The read-only queries rely on it: the diagram of a
 // root n lies within the ids 0..n, so they sweep flat slices bottom-up by
 // increasing id and top-down by decreasing id, in time linear in n, which
 // is the size of the diagram when n was the last node made or the only root
@@ -65,7 +72,8 @@ const (
 // node is one decision node. level is the position of its variable in the
 // order (terminals sit at level == Manager.vars, below every variable); next
 // links nodes that share a unique-table bucket, 0 ending the chain (node 0 is
-// a terminal and never in a chain).
+// a terminal and never in a chain). While a reordering runs, a dead node's
+// level is deadLevel (see reorder.go).
 type node struct {
 	level, lo, hi, next uint32
 }
@@ -85,13 +93,16 @@ const maxIDs = opFirst
 // Manager's budget allows.
 var ErrNodeLimit = errors.New("BDD node budget exceeded")
 
-// Manager owns a set of nodes over a fixed number of variables, identified by
-// their level 0..vars-1 (0 at the top). A Manager is not safe for concurrent
-// use while it builds; once built, its diagrams may be read concurrently by
-// the read-only methods (those documented as such).
+// Manager owns a set of nodes over a fixed number of variables 0..vars-1,
+// each at a level of the order (see VarAt). A Manager is not safe for
+// concurrent use while it builds; once built, its diagrams may be read
+// concurrently by the read-only methods (those documented as such).
 type Manager struct {
 	vars  int
 	nodes []node
+	// varAt[l] is the variable at level l and levelOf[v] the level of
+	// variable v; both are nil while the order is the identity.
+	varAt, levelOf []uint32
 	// buckets heads the unique table's chains; its length is a power of
 	// two, or 0 while the table is stale (see rehash).
 	buckets  []uint32
@@ -104,6 +115,15 @@ type Manager struct {
 	// read-only queries, which must not write to the Manager (see
 	// scratch).
 	scratch, parts sync.Pool
+
+	// held are the roots of Hold, kept up to date by every renumbering;
+	// heldFree lists the released slots.
+	held     []Node
+	heldFree []int32
+	// sifting configures reordering; nextAuto is the store size at which
+	// an operation reorders automatically (0: never).
+	sifting  Sifting
+	nextAuto int
 }
 
 // New returns a Manager over vars variables whose nodes take at most
@@ -144,7 +164,8 @@ func (m *Manager) MaxNodes() int { return m.maxNodes }
 // states, say) charges it against the same figure.
 func (m *Manager) Budget() int64 { return int64(m.maxNodes) * BytesPerNode }
 
-// Level is the level of n's variable; terminals are at level Vars().
+// Level is the level of n's variable (VarAt gives the variable); terminals
+// are at level Vars().
 func (m *Manager) Level(n Node) int { return int(m.nodes[n].level) }
 
 // Low is n's child for its variable false.
@@ -262,18 +283,18 @@ func (m *Manager) rehash(size int) {
 	}
 }
 
-// Var returns the function "the variable at level is true".
-func (m *Manager) Var(level int) (Node, error) {
-	if level < 0 || level >= m.vars {
-		return False, fmt.Errorf("variable level %d of %d", level, m.vars)
+// Var returns the function "variable v is true".
+func (m *Manager) Var(v int) (Node, error) {
+	if err := m.checkVar(v); err != nil {
+		return False, err
 	}
-	return m.MakeNode(level, False, True)
+	return m.MakeNode(m.LevelOf(v), False, True)
 }
 
-// NVar returns the function "the variable at level is false".
-func (m *Manager) NVar(level int) (Node, error) {
-	if level < 0 || level >= m.vars {
-		return False, fmt.Errorf("variable level %d of %d", level, m.vars)
+// NVar returns the function "variable v is false".
+func (m *Manager) NVar(v int) (Node, error) {
+	if err := m.checkVar(v); err != nil {
+		return False, err
 	}
-	return m.MakeNode(level, True, False)
+	return m.MakeNode(m.LevelOf(v), True, False)
 }

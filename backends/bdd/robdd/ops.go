@@ -2,11 +2,13 @@ package robdd
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 )
 
 // Assignment is a partial assignment of a Manager's variables, indexed by
-// level: 0 sets the variable false, 1 sets it true, and any other value
+// variable: 0 sets the variable false, 1 sets it true, and any other value
 // (Unassigned) leaves it free. A nil Assignment assigns nothing; any other
 // must have length Vars(), or the method given it panics.
 type Assignment []int8
@@ -37,7 +39,10 @@ func (m *Manager) check(a Assignment) {
 // ends first (ctx is polled every 16384 recursive steps). A failed
 // operation drops the nodes it made (a compaction that spares every older
 // node, which keep their ids), so the Manager is as it was and the next,
-// smaller operation has the room back.
+// smaller operation has the room back. With automatic reordering on (see
+// Sifting.Auto), any of them may reorder, which renumbers every node:
+// afterwards, successful or not, only its result and the held roots (see
+// Hold) are valid nodes.
 
 // op is one operation in progress: the Manager it builds in, and the
 // context it polls, counting its recursive steps.
@@ -56,21 +61,44 @@ func (o *op) tick() error {
 	return nil
 }
 
-// run runs one operation, and undoes it on error.
-func (m *Manager) run(ctx context.Context, name string, build func(o *op) (Node, error)) (Node, error) {
+// operands are the nodes an operation works on (unused ones False): a
+// reordering renumbers them before the operation runs again (see run).
+type operands [3]Node
+
+// run runs one operation on x, and undoes it on error. It is the safe
+// point of automatic reordering (see Sifting.Auto): after an operation
+// that left the store at its threshold or more it reorders, keeping the
+// result; when the operation ran out of room it reorders, keeping the
+// operands, and runs it once more on their new ids. build must read x, and
+// compute anything that depends on the order, afresh at each call.
+func (m *Manager) run(ctx context.Context, name string, x operands, build func(o *op, x operands) (Node, error)) (Node, error) {
 	m.ensureCache()
 	base := m.Size()
-	r, err := build(&op{m: m, ctx: ctx})
+	r, err := build(&op{m: m, ctx: ctx}, x)
+	if err != nil && m.nextAuto > 0 && errors.Is(err, ErrNodeLimit) {
+		m.compact(base, nil)
+		kept, _ := m.reorder(ctx, x[:])
+		copy(x[:], kept)
+		m.ensureCache()
+		base = m.Size()
+		r, err = build(&op{m: m, ctx: ctx}, x)
+	}
 	if err != nil {
 		m.compact(base, nil)
 		return False, fmt.Errorf("bdd %s: %w", name, err)
+	}
+	if m.nextAuto > 0 && len(m.nodes) >= m.nextAuto {
+		// The reordering stops early, at a valid order, on an error:
+		// the result stands either way.
+		kept, _ := m.reorder(ctx, []Node{r})
+		r = kept[0]
 	}
 	return r, nil
 }
 
 // Not returns the negation of f.
 func (m *Manager) Not(ctx context.Context, f Node) (Node, error) {
-	return m.run(ctx, "not", func(o *op) (Node, error) { return o.not(f) })
+	return m.run(ctx, "not", operands{f}, func(o *op, x operands) (Node, error) { return o.not(x[0]) })
 }
 
 // And returns the conjunction of f and g.
@@ -94,12 +122,12 @@ func (m *Manager) Imp(ctx context.Context, f, g Node) (Node, error) {
 }
 
 func (m *Manager) binary(ctx context.Context, name string, tag uint32, f, g Node) (Node, error) {
-	return m.run(ctx, name, func(o *op) (Node, error) { return o.apply(tag, f, g) })
+	return m.run(ctx, name, operands{f, g}, func(o *op, x operands) (Node, error) { return o.apply(tag, x[0], x[1]) })
 }
 
 // ITE returns if-then-else: (f ∧ g) ∨ (¬f ∧ h).
 func (m *Manager) ITE(ctx context.Context, f, g, h Node) (Node, error) {
-	return m.run(ctx, "ite", func(o *op) (Node, error) { return o.ite(f, g, h) })
+	return m.run(ctx, "ite", operands{f, g, h}, func(o *op, x operands) (Node, error) { return o.ite(x[0], x[1], x[2]) })
 }
 
 // Restrict returns the cofactor of f by the partial assignment a: f with
@@ -107,37 +135,41 @@ func (m *Manager) ITE(ctx context.Context, f, g, h Node) (Node, error) {
 // depend on the assigned variables.
 func (m *Manager) Restrict(ctx context.Context, f Node, a Assignment) (Node, error) {
 	m.check(a)
-	deepest := -1
-	for l, v := range a {
-		if v == 0 || v == 1 {
-			deepest = l
-		}
-	}
-	if deepest < 0 {
+	if !slices.ContainsFunc(a, func(v int8) bool { return v == 0 || v == 1 }) {
 		return f, nil
 	}
-	return m.run(ctx, "restrict", func(o *op) (Node, error) {
-		return o.restrict(f, a, uint32(deepest), m.nextGen())
+	return m.run(ctx, "restrict", operands{f}, func(o *op, x operands) (Node, error) {
+		al := m.byLevel(a)
+		deepest := -1
+		for l, v := range al {
+			if v == 0 || v == 1 {
+				deepest = l
+			}
+		}
+		return o.restrict(x[0], al, uint32(deepest), m.nextGen())
 	})
 }
 
-// Exists returns the existential quantification of f over the variables at
-// the given levels: f with each of them replaced by false, or by true.
-func (m *Manager) Exists(ctx context.Context, f Node, levels ...int) (Node, error) {
-	quant := make([]bool, m.vars)
-	deepest := -1
-	for _, l := range levels {
-		if l < 0 || l >= m.vars {
-			return False, fmt.Errorf("bdd exists: variable level %d of %d", l, m.vars)
+// Exists returns the existential quantification of f over the given
+// variables: f with each of them replaced by false, or by true.
+func (m *Manager) Exists(ctx context.Context, f Node, vars ...int) (Node, error) {
+	for _, v := range vars {
+		if err := m.checkVar(v); err != nil {
+			return False, fmt.Errorf("bdd exists: %w", err)
 		}
-		quant[l] = true
-		deepest = max(deepest, l)
 	}
-	if deepest < 0 {
+	if len(vars) == 0 {
 		return f, nil
 	}
-	return m.run(ctx, "exists", func(o *op) (Node, error) {
-		return o.exists(f, quant, uint32(deepest), m.nextGen())
+	return m.run(ctx, "exists", operands{f}, func(o *op, x operands) (Node, error) {
+		quant := make([]bool, m.vars)
+		deepest := -1
+		for _, v := range vars {
+			l := m.LevelOf(v)
+			quant[l] = true
+			deepest = max(deepest, l)
+		}
+		return o.exists(x[0], quant, uint32(deepest), m.nextGen())
 	})
 }
 
@@ -396,7 +428,9 @@ func (o *op) exists(f Node, quant []bool, deepest, gen uint32) (Node, error) {
 // ctx every 16384 nodes copied.
 func (m *Manager) Extract(ctx context.Context, f Node, a Assignment, budget int64) (*Manager, Node, error) {
 	m.check(a)
+	a = m.byLevel(a)
 	dst := New(m.vars, budget)
+	dst.varAt, dst.levelOf = slices.Clone(m.varAt), slices.Clone(m.levelOf)
 	s := m.getPartScratch()
 	defer m.putPartScratch(s)
 	// memo maps a node met to its copy.
@@ -447,7 +481,8 @@ func (m *Manager) Extract(ctx context.Context, f Node, a Assignment, budget int6
 	return dst, r, nil
 }
 
-// assigned is a's value at level l: 0, 1 or Unassigned.
+// assigned is a's value at index l (a level, for an Assignment by level):
+// 0, 1 or Unassigned.
 func assigned(a Assignment, l uint32) int8 {
 	if a == nil {
 		return Unassigned

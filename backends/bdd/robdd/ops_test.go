@@ -13,7 +13,7 @@ import (
 var ctx = context.Background()
 
 // table is a truth table over a manager's variables: t[x] is the value of
-// the function at the assignment x, whose bit l is the variable at level l.
+// the function at the assignment x, whose bit v is variable v.
 type table []bool
 
 // restrict is the table of the function with the variables a assigns set
@@ -50,7 +50,7 @@ func tableOf(m *Manager, f Node) table {
 	for x := range t {
 		n := f
 		for n > True {
-			if x>>m.Level(n)&1 == 1 {
+			if x>>m.VarAt(m.Level(n))&1 == 1 {
 				n = m.High(n)
 			} else {
 				n = m.Low(n)
@@ -62,7 +62,8 @@ func tableOf(m *Manager, f Node) table {
 }
 
 // fromTable builds the diagram of t by Shannon expansion with MakeNode
-// alone: an independent route to the canonical node.
+// alone, in the Manager's order: an independent route to the canonical
+// node.
 func fromTable(t *testing.T, m *Manager, tt table) Node {
 	t.Helper()
 	var build func(level, x int) Node
@@ -74,7 +75,7 @@ func fromTable(t *testing.T, m *Manager, tt table) Node {
 			return False
 		}
 		lo := build(level+1, x)
-		hi := build(level+1, x|1<<level)
+		hi := build(level+1, x|1<<m.VarAt(level))
 		n, err := m.MakeNode(level, lo, hi)
 		if err != nil {
 			t.Fatal(err)
@@ -84,10 +85,10 @@ func fromTable(t *testing.T, m *Manager, tt table) Node {
 	return build(0, 0)
 }
 
-// formula is a random Boolean formula over variables named by level.
+// formula is a random Boolean formula.
 type formula struct {
 	op   string // var, const, not, and, or, xor, imp, ite
-	v    int    // the variable's level, or the constant 0/1
+	v    int    // the variable, or the constant 0/1
 	args []*formula
 }
 
@@ -582,7 +583,8 @@ func TestExtract(t *testing.T) {
 	}
 }
 
-// FuzzOps runs a little stack machine whose program is the fuzz input: each
+// FuzzOps runs a little stack machine (machine) whose program is the fuzz
+// input: its first byte chooses the number of variables, and each other
 // byte pushes a variable or applies an operation to the top of the stack.
 // Every result is checked against its truth table and its canonical node.
 func FuzzOps(f *testing.F) {
@@ -593,67 +595,113 @@ func FuzzOps(f *testing.F) {
 		if len(prog) == 0 || len(prog) > 64 {
 			return
 		}
-		vars := 1 + int(prog[0])%10
-		m := New(vars, 0)
-		type item struct {
-			n Node
-			t table
-		}
-		var stack []item
-		pop := func() item {
-			it := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			return it
-		}
+		mc := newMachine(t, 1+int(prog[0])%10)
 		for i, b := range prog[1:] {
-			op := b >> 4
-			arg := int(b & 15)
-			var n Node
-			var want table
-			var err error
-			switch {
-			case op < 4 || len(stack) < 3:
-				l := arg % vars
-				n, err = m.Var(l)
-				want = (&formula{op: "var", v: l}).eval(vars)
-			case op < 10:
-				o := formulaOps[op-4]
-				var args []Node
-				var tables []table
-				for range o.arity {
-					it := pop()
-					args, tables = append(args, it.n), append(tables, it.t)
-				}
-				n, err = apply(m, o.op, args)
-				want = make(table, 1<<vars)
-				for x := range want {
-					want[x] = truth(o.op, tables, x)
-				}
-			case op < 13:
-				it := pop()
-				a := m.NewAssignment()
-				a[arg%vars] = int8(op - 10) // 0, 1, or 2 = free
-				a[(arg*7+3)%vars] = int8(arg & 1)
-				n, err = m.Restrict(ctx, it.n, a)
-				want = it.t.restrict(a)
-			default:
-				it := pop()
-				l := arg % vars
-				n, err = m.Exists(ctx, it.n, l)
-				want = it.t.exists(l)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(tableOf(m, n), want) {
-				t.Fatalf("step %d (byte %#x): truth table differs", i, b)
-			}
-			if c := fromTable(t, m, want); c != n {
-				t.Fatalf("step %d (byte %#x): node %d, canonical node %d", i, b, n, c)
-			}
-			stack = append(stack, item{n, want})
+			mc.step(i, b)
 		}
 	})
+}
+
+// machine is the stack machine of the fuzz targets: each byte of a program
+// pushes a variable or applies an operation to the top of the stack, whose
+// items are diagrams of the machine's Manager and their truth tables.
+type machine struct {
+	t     *testing.T
+	m     *Manager
+	vars  int
+	stack []item
+}
+
+type item struct {
+	n Node
+	t table
+}
+
+func newMachine(t *testing.T, vars int) *machine {
+	return &machine{t: t, m: New(vars, 0), vars: vars}
+}
+
+// step runs byte b, the i-th of the program: its high four bits choose
+// the operation, the low four its argument. A variable is pushed while the
+// stack has fewer than three items.
+func (mc *machine) step(i int, b byte) {
+	t, m, vars := mc.t, mc.m, mc.vars
+	pop := func() item {
+		it := mc.stack[len(mc.stack)-1]
+		mc.stack = mc.stack[:len(mc.stack)-1]
+		return it
+	}
+	op := b >> 4
+	arg := int(b & 15)
+	var n Node
+	var want table
+	var err error
+	switch {
+	case op < 4 || len(mc.stack) < 3:
+		v := arg % vars
+		n, err = m.Var(v)
+		want = (&formula{op: "var", v: v}).eval(vars)
+	case op < 10:
+		o := formulaOps[op-4]
+		var args []Node
+		var tables []table
+		for range o.arity {
+			it := pop()
+			args, tables = append(args, it.n), append(tables, it.t)
+		}
+		n, err = apply(m, o.op, args)
+		want = make(table, 1<<vars)
+		for x := range want {
+			want[x] = truth(o.op, tables, x)
+		}
+	case op < 13:
+		it := pop()
+		a := m.NewAssignment()
+		a[arg%vars] = int8(op - 10) // 0, 1, or 2 = free
+		a[(arg*7+3)%vars] = int8(arg & 1)
+		n, err = m.Restrict(ctx, it.n, a)
+		want = it.t.restrict(a)
+	default:
+		it := pop()
+		v := arg % vars
+		n, err = m.Exists(ctx, it.n, v)
+		want = it.t.exists(v)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(tableOf(m, n), want) {
+		t.Fatalf("step %d (byte %#x): truth table differs", i, b)
+	}
+	if c := fromTable(t, m, want); c != n {
+		t.Fatalf("step %d (byte %#x): node %d, canonical node %d", i, b, n, c)
+	}
+	mc.stack = append(mc.stack, item{n, want})
+}
+
+// roots are the nodes of the stack.
+func (mc *machine) roots() []Node {
+	var roots []Node
+	for _, it := range mc.stack {
+		roots = append(roots, it.n)
+	}
+	return roots
+}
+
+// tables are the truth tables of the stack.
+func (mc *machine) tables() []table {
+	var tables []table
+	for _, it := range mc.stack {
+		tables = append(tables, it.t)
+	}
+	return tables
+}
+
+// renumbered sets the stack's nodes to roots, their new ids.
+func (mc *machine) renumbered(roots []Node) {
+	for k, r := range roots {
+		mc.stack[k].n = r
+	}
 }
 
 // TestOperationsHonourTheContext checks that an operation whose context

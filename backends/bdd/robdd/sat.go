@@ -6,8 +6,8 @@ import (
 	"math/rand/v2"
 )
 
-// Solutions are []bool indexed by level, Vars() long: the value of every
-// variable. These methods only read the Manager.
+// Solutions are []bool indexed by variable, Vars() long: the value of
+// every variable. These methods only read the Manager.
 
 // AnySat returns an assignment of all variables that satisfies f and agrees
 // with a, or false when there is none. Free variables that f does not
@@ -33,7 +33,7 @@ func (m *Manager) AnySatWithin(f Node, a Assignment, limit int) (x []bool, found
 	x = v.initial()
 	visited := 0
 	// find reports whether some path from n to True agrees with the
-	// assignment, and writes the levels it tests into x. A node without
+	// assignment, and writes the levels it tests into x (by level). A node without
 	// such a path is marked dead, so no node is searched twice. Past the
 	// limit it unwinds, reporting false.
 	var find func(n Node) bool
@@ -67,7 +67,7 @@ func (m *Manager) AnySatWithin(f Node, a Assignment, limit int) (x []bool, found
 	if !found {
 		return nil, false, true
 	}
-	return x, true, true
+	return byVar(m, x), true, true
 }
 
 // AnySatBytes is the most work space AnySatWithin holds when it visits
@@ -139,7 +139,7 @@ func (p *Part) randomSat(rng *rand.Rand, fits uint64) ([]bool, bool) {
 			n = Node(nd.lo)
 		}
 	}
-	return x, true
+	return byVar(p.m, x), true
 }
 
 // randomFree draws the free levels in [from, to) of x uniformly.
@@ -179,8 +179,8 @@ func randBelow(rng *rand.Rand, n *big.Int) *big.Int {
 }
 
 // Solutions returns an iterator over the assignments of all variables that
-// satisfy f and agree with a, in lexicographic order by level (false before
-// true). Each solution is a fresh slice the caller may keep. Free variables
+// satisfy f and agree with a, in lexicographic order of the levels (false
+// before true). Each solution is a fresh slice the caller may keep. Free variables
 // skipped by an edge take both values, so a diagram of few paths can still
 // have very many solutions: stop early by breaking out of the loop.
 func (m *Manager) Solutions(f Node, a Assignment) iter.Seq[[]bool] {
@@ -229,7 +229,10 @@ func (m *Manager) Solutions(f Node, a Assignment) iter.Seq[[]bool] {
 				}
 			}
 			if n == True {
-				return yield(append([]bool(nil), x...))
+				if m.varAt == nil {
+					return yield(append([]bool(nil), x...))
+				}
+				return yield(byVar(m, x))
 			}
 			val := v.val[nd.level]
 			if val != 1 && alive(Node(nd.lo)) {
