@@ -10,19 +10,10 @@ import (
 	"golang.org/x/sync/semaphore"
 )
 
-// Every query on a Space takes work space of its own, so that concurrent
-// readers never share memory: a sweep holds what its part of the diagram
-// needs (robdd.Part: tens of bytes a node of the part, and 1.5 bits an id
-// of the diagram for the marks it reuses), a sweep of the whole diagram 17
-// bytes a node (160 MB at 14×14), a search for a solution 48 bytes a node
-// it meets (robdd.Manager.AnySatBytes), a drawing a copy of its diagram. A
-// Backend admits queries only while the work space of those running stays
-// under Options.Scratch, by the bytes each asks for, in two lanes so that
-// small queries never wait behind large ones (see workspace).
-// drawBytesPerNode is the work space of one Diagram call per node of the
-// diagram: the copy of the restricted diagram in a Manager of its own (16
-// bytes a node, up to twice that while its slice grows, and its hash
-// buckets) and the traversal's memo.
+// drawBytesPerNode is the work space of one drawing (Diagram, Graph) per
+// node of the diagram: the copy of the restricted diagram in a Manager of
+// its own (16 bytes a node, up to twice that while its slice grows, and
+// its hash buckets) and the traversal's memo.
 const drawBytesPerNode = 64
 
 // DefaultScratch is the work space of Options{Scratch: 0}: 1 GiB, room for
@@ -41,16 +32,26 @@ const (
 )
 
 // workspace bounds the bytes of work space held by the queries running on
-// a Backend's spaces. It has two lanes, each a weighted semaphore, first
-// come first served within itself: small queries (at most limit/8 bytes,
-// the analysis of a placement of queens on any board up to 14×14) take
-// bytes from a lane of limit/4 of their own, and
-// large ones (sweeps of the whole diagram, drawings) from the rest, at
-// most one per core but one at once (see New), so that a small query neither waits
-// for bytes behind a large one nor finds every core busy with large ones.
-// Waiting honours the query's context: a query that cannot get its bytes
-// before its context ends fails with an error wrapping
-// configurator.ErrBusy and the context's error.
+// a Backend's spaces. Every query on a Space takes work space of its own,
+// so that concurrent readers never share memory: a sweep holds what its
+// part of the diagram needs (robdd.Part: tens of bytes a node of the part,
+// and 1.5 bits an id of the diagram for the marks it reuses), a sweep of
+// the whole diagram 17 bytes a node, a search for a solution 48 bytes a
+// node it meets (robdd.Manager.AnySatBytes), a drawing a copy of its
+// diagram (drawBytesPerNode). A workspace admits queries only while the
+// work space of those running stays under Options.Scratch, by the bytes
+// each asks for.
+//
+// It has two lanes, each a weighted semaphore, first come first served
+// within itself: small queries (at most limit/8 bytes, the analysis of a
+// placement of queens on any board up to 14×14) take bytes from a lane of
+// limit/4 of their own, and large ones (sweeps of the whole diagram,
+// drawings) from the rest, at most one per core but one at once (see
+// New), so that a small query neither waits for bytes behind a large one
+// nor finds every core busy with large ones. Waiting honours the query's
+// context: a query that cannot get its bytes before its context ends
+// fails with an error wrapping configurator.ErrBusy and the context's
+// error.
 type workspace struct {
 	small, large *semaphore.Weighted
 	// cores admits the large queries that run at once.

@@ -293,8 +293,8 @@ func TestDrawingAsksByItsPart(t *testing.T) {
 		t.Fatal(err)
 	}
 	sp := c.(*Space)
-	if sp.draw <= b.work.limit/smallQuery {
-		t.Fatalf("the whole 8×8 drawing asks %d bytes, within the small lane: the test needs it in the large one", sp.draw)
+	if sp.drawBytes() <= b.work.limit/smallQuery {
+		t.Fatalf("the whole 8×8 drawing asks %d bytes, within the small lane: the test needs it in the large one", sp.drawBytes())
 	}
 	release, err := b.work.acquire(context.Background(), b.work.limit)
 	if err != nil {
