@@ -306,9 +306,9 @@ func sorted(cells []configurator.Cell) []configurator.Cell {
 // are answered in under 50 ms, for a second. The p99 is the figure: on a
 // shared 2-core machine the operating system alone may hold a thread for
 // tens of milliseconds now and then, while a queue behind the large
-// queries would hold every small one for hundreds. A 12×12 diagram stands in for 14×14:
-// the lanes do not depend on the size, and a 14×14 compile takes 10 s and
-// 1.5 GB.
+// queries would hold every small one for hundreds. A 12×12 diagram stands
+// in for 14×14: the lanes do not depend on the size, and a 14×14 compile
+// is too heavy for a unit test.
 func TestSmallQueriesPassLargeOnes(t *testing.T) {
 	sp12 := compileSpace(t, 12, configurator.RowMajor, Direct)
 	sp8 := compileSpace(t, 8, configurator.RowMajor, Direct)

@@ -14,7 +14,7 @@ var knownNodes = [...]float64{1, 0, 0, 29, 167, 129, 1099, 2451, 9557, 25945, 94
 // compileBytes is the budget a compile of the n×n board needs in row-major
 // order: the budget's charge for every node of the diagram, terminals
 // included. The smallest budget that compiles N = 7..13 is exactly that
-// (smaller boards need some 23 KB more for the smallest tables);
+// (smaller boards need a little more, for the Manager's smallest tables);
 // TestBudgetEstimate keeps it honest.
 func compileBytes(n int) float64 {
 	return (estimatedNodes(n) + 2) * robdd.BytesPerNode
