@@ -43,24 +43,13 @@ func ExampleCompile() {
 // that remain counted.
 func ExampleSession() {
 	ctx := context.Background()
-	model, err := configurator.New(8, configurator.RowMajor)
-	if err != nil {
-		panic(err)
-	}
-	space, err := bdd.New(bdd.Options{}).Compile(ctx, model)
-	if err != nil {
-		panic(err)
-	}
+	space := eightQueens(ctx)
 	s, err := configurator.NewSession(ctx, space, nil)
 	if err != nil {
 		panic(err)
 	}
 	summary(s)
-	for _, name := range []string{"a1", "g2"} {
-		c, err := configurator.ParseCell(name)
-		if err != nil {
-			panic(err)
-		}
+	for _, c := range cells("a1,g2") {
 		if err := s.Place(ctx, c); err != nil {
 			panic(err)
 		}
@@ -93,20 +82,10 @@ func ExampleSession() {
 // cell is refused with the reason.
 func ExamplePlay() {
 	ctx := context.Background()
-	model, err := configurator.New(8, configurator.RowMajor)
-	if err != nil {
-		panic(err)
-	}
-	space, err := bdd.New(bdd.Options{}).Compile(ctx, model)
-	if err != nil {
-		panic(err)
-	}
-	queens, err := configurator.ParseCells("a1,g2")
-	if err != nil {
-		panic(err)
-	}
+	space := eightQueens(ctx)
+	queens := cells("a1,g2")
 	c4 := configurator.Cell{Row: 3, Col: 2}
-	_, err = configurator.Play(ctx, space, queens, nil, &c4)
+	_, err := configurator.Play(ctx, space, queens, nil, &c4)
 	fmt.Println(err)
 
 	// Taking a1 off in the same click makes room for c4.
@@ -125,27 +104,14 @@ func ExamplePlay() {
 // cell.
 func ExampleSession_Explain() {
 	ctx := context.Background()
-	model, err := configurator.New(8, configurator.RowMajor)
-	if err != nil {
-		panic(err)
-	}
-	space, err := bdd.New(bdd.Options{}).Compile(ctx, model)
-	if err != nil {
-		panic(err)
-	}
-	queens, err := configurator.ParseCells("a1,g2")
-	if err != nil {
-		panic(err)
-	}
+	space := eightQueens(ctx)
+	queens := cells("a1,g2")
 	s, err := configurator.NewSession(ctx, space, queens)
 	if err != nil {
 		panic(err)
 	}
-	cells, err := configurator.ParseCells("a5,b3,c4,c8")
-	if err != nil {
-		panic(err)
-	}
-	for _, c := range cells {
+	explained := cells("a5,b3,c4,c8")
+	for _, c := range explained {
 		why, err := s.Explain(ctx, c)
 		if err != nil {
 			panic(err)
@@ -153,7 +119,7 @@ func ExampleSession_Explain() {
 		fmt.Printf("%v is %v: %v\n", c, why.State, why)
 	}
 
-	c4 := cells[2]
+	c4 := explained[2]
 	room, err := s.MakeRoom(ctx, c4)
 	if err != nil {
 		panic(err)
@@ -170,6 +136,29 @@ func ExampleSession_Explain() {
 	// c8 is forced: every solution with queens on a1, g2 has a queen here
 	// to free c4, take off a1
 	// then c4 is free
+}
+
+// eightQueens compiles the 8×8 board with the BDD backend, as
+// ExampleCompile does.
+func eightQueens(ctx context.Context) configurator.Space {
+	model, err := configurator.New(8, configurator.RowMajor)
+	if err != nil {
+		panic(err)
+	}
+	space, err := bdd.New(bdd.Options{}).Compile(ctx, model)
+	if err != nil {
+		panic(err)
+	}
+	return space
+}
+
+// cells parses a list of cells in chess notation.
+func cells(list string) []configurator.Cell {
+	cells, err := configurator.ParseCells(list)
+	if err != nil {
+		panic(err)
+	}
+	return cells
 }
 
 // summary prints the solutions left under the session's placement and how
