@@ -30,11 +30,12 @@ const maxPairs = 1 << 14
 // two queens of the largest diagrams take many minutes of a core.
 const precomputeTime = 45 * time.Minute
 
-// memo is the answers a Space keeps, the largest parts of the diagram
-// that clicks ask for, and whose sweeps would otherwise be repeated: the
-// analyses of the empty board and of the boards of one and two queens,
-// the heat maps (marginals) of the empty board and of the boards of one
-// queen, and the node counts of the diagrams restricted to one queen. A
+// memo keeps the answers about the boards of few queens, whose parts are
+// the largest of the diagram that clicks ask for, so that a Space sweeps
+// each at most once: the analyses of the empty board and of the boards of
+// one and two queens, the heat maps (marginals) of the empty board and of
+// the boards of one queen, and the node counts of the diagrams restricted
+// to one queen. A
 // board is kept by the first of its eight images under the board's
 // symmetries (see keptImage and pairKey), so a memo computes about an
 // eighth of the boards, and answers the others through the symmetry.
@@ -112,9 +113,9 @@ func newMemo(space sweeper, model *configurator.Model, nodes int, store store) *
 // queens on the board, two distinct): from the memo when it holds the
 // board or one of its images, computed and kept otherwise. It reports
 // false, with no error, for the other boards. Answers from the memo are
-// copies stamped as remembered; the first analysis of the empty board on
-// an eager memo computes the boards of one queen too, and any first
-// analysis on another starts the background work.
+// copies stamped as remembered. On an eager memo the first analysis of the
+// empty board computes the boards of one queen too; on another, the first
+// analysis of any board starts the background work (see start).
 func (m *memo) analysis(ctx context.Context, queens []configurator.Cell) (*configurator.Analysis, bool, error) {
 	if !m.eager {
 		m.start()
