@@ -33,9 +33,9 @@ import (
 //	      16   order     uint32, the configurator.Order
 //	      20   model     32 bytes, SHA-256 of the model (modelDigest)
 //	      52   entries   uint32, then each entry:
-//	                       kind   uint8: kindShallow, kindPair or kindHeat
-//	                       key    uint32: the entry's key in memo.shallow, pairs or heat
-//	           an analysis (kindShallow, kindPair):
+//	                       kind   uint8: kindOne, kindPair or kindHeat
+//	                       key    uint32: the entry's key in memo.ones, pairs or heat
+//	           an analysis (kindOne, kindPair):
 //	                       k      uint8: bytes of the solution count, 0 if the board has none
 //	                       count  k bytes, big-endian
 //	                       cells  n² bytes, each cell's configurator.State (if k > 0)
@@ -55,9 +55,9 @@ const (
 
 // The kinds of entries of an answers file.
 const (
-	kindShallow = iota // a board of none or one queen: memo.shallow's key
-	kindPair           // a board of two queens: memo.pairs' key
-	kindHeat           // the heat map of a board of none or one queen: memo.heat's key
+	kindOne  = iota // a board of none or one queen: memo.ones' key
+	kindPair        // a board of two queens: memo.pairs' key
+	kindHeat        // the heat map of a board of none or one queen: memo.heat's key
 )
 
 // errAnswersFormat reports an answers file that is not sound.
@@ -74,7 +74,7 @@ type answer struct {
 // byKind lists the memo's maps of answers by the kind of their entries in
 // a file.
 func (m *memo) byKind() [3]*sync.Map {
-	return [...]*sync.Map{kindShallow: &m.shallow, kindPair: &m.pairs, kindHeat: &m.heat}
+	return [...]*sync.Map{kindOne: &m.ones, kindPair: &m.pairs, kindHeat: &m.heat}
 }
 
 // answersPath is the file of model's kept answers, beside its space's.
@@ -354,9 +354,9 @@ func decodeHeat(r []byte, queens []configurator.Cell, model *configurator.Model)
 func keyQueens(a answer, model *configurator.Model) ([]configurator.Cell, error) {
 	vars, n := model.Vars(), model.N()
 	switch {
-	case (a.kind == kindShallow || a.kind == kindHeat) && a.key == 0:
+	case (a.kind == kindOne || a.kind == kindHeat) && a.key == 0:
 		return nil, nil
-	case (a.kind == kindShallow || a.kind == kindHeat) && a.key <= vars:
+	case (a.kind == kindOne || a.kind == kindHeat) && a.key <= vars:
 		if q := model.Cell(a.key - 1); canonical(q, n) == (symmetry{}) {
 			return []configurator.Cell{q}, nil
 		}

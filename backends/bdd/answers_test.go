@@ -235,10 +235,10 @@ func TestPrecomputeKeepsEveryPair(t *testing.T) {
 		m.Range(func(any, any) bool { n++; return true })
 		return n
 	}
-	shallow, heat := count(&sp.memo.shallow), count(&sp.memo.heat)
-	if shallow != 11 || heat != 11 || sp.memo.pairCount.Load() != int64(len(pairs)) {
+	ones, heat := count(&sp.memo.ones), count(&sp.memo.heat)
+	if ones != 11 || heat != 11 || sp.memo.pairCount.Load() != int64(len(pairs)) {
 		t.Errorf("kept %d boards of none or one queen, %d heat maps and %d boards of two, want 11, 11 and %d",
-			shallow, heat, sp.memo.pairCount.Load(), len(pairs))
+			ones, heat, sp.memo.pairCount.Load(), len(pairs))
 	}
 
 	dir := t.TempDir()

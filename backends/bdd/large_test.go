@@ -85,7 +85,7 @@ func TestPrecomputeInTheBackground(t *testing.T) {
 	ctx := context.Background()
 	kept := func(sp *Space) int {
 		n := 0
-		sp.memo.shallow.Range(func(any, any) bool { n++; return true })
+		sp.memo.ones.Range(func(any, any) bool { n++; return true })
 		return n
 	}
 	sp := compileSpace(t, 8, configurator.RowMajor, Direct)
@@ -205,7 +205,7 @@ func TestKeptWaitsForTheSameBoard(t *testing.T) {
 	for _, board := range []string{"a1", "a1,e2"} {
 		sp := compileSpace(t, 8, configurator.RowMajor, Direct)
 		queens := cellsOf(t, board)
-		entry := inFlight{&sp.memo.shallow, 1 + sp.model.Var(queens[0])}
+		entry := inFlight{&sp.memo.ones, 1 + sp.model.Var(queens[0])}
 		if len(queens) == 2 {
 			_, key := pairKey(sp.model, queens)
 			entry = inFlight{&sp.memo.pairs, key}

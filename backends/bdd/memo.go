@@ -68,16 +68,16 @@ type memo struct {
 	life       context.Context
 	stop       context.CancelFunc
 	background sync.Once
-	// shallow keeps the analyses of the empty board (key 0) and of one
-	// queen on variable v (key v+1): int to the *configurator.Analysis, or
-	// to the error when there is no solution, which no later call would
-	// find either. pairs keeps the analyses of the boards of two queens
-	// (key pairKey), pairCount of them, as shallow does. heat keeps the
-	// marginals of the boards of shallow, by the same keys: []*big.Int by
-	// cell, or the error.
-	shallow, pairs, heat sync.Map
-	pairCount            atomic.Int64
-	// computing holds a chan struct{} per entry of shallow or pairs being
+	// ones keeps the analyses of the empty board (key 0) and of one queen
+	// on variable v (key v+1): int to the *configurator.Analysis, or to
+	// the error when there is no solution, which no later call would find
+	// either. pairs keeps the analyses of the boards of two queens (key
+	// pairKey), pairCount of them, as ones does. heat keeps the marginals
+	// of the boards of ones, by the same keys: []*big.Int by cell, or the
+	// error.
+	ones, pairs, heat sync.Map
+	pairCount         atomic.Int64
+	// computing holds a chan struct{} per entry of ones or pairs being
 	// computed, closed when it is done (see memoized).
 	computing sync.Map
 	// sizes keeps the node counts of the diagrams restricted to one queen
@@ -129,7 +129,7 @@ func (m *memo) analysis(ctx context.Context, queens []configurator.Cell) (*confi
 		return nil, false, nil
 	}
 	start := time.Now()
-	e, fresh, err := m.kept(ctx, key, mapped)
+	e, fresh, err := m.one(ctx, key, mapped)
 	if err != nil {
 		return nil, true, err
 	}
@@ -233,7 +233,7 @@ func (m *memo) size(v int) (int, bool) {
 func (m *memo) keepSize(v, nodes int) { m.sizes.Store(v, nodes) }
 
 // keptImage reports whether queens is a board whose answers a memo keeps
-// in shallow and heat (none or one queen on the board) and, if so, its key
+// in ones and heat (none or one queen on the board) and, if so, its key
 // there (0 for the empty board, 1 + the variable of the queen's first
 // image under the board's symmetries), that symmetry g and the queens
 // mapped through it: the answer for queens is the kept one read through g.
@@ -368,14 +368,14 @@ func (m *memo) keepHeat(ctx context.Context) error {
 // boards of one queen that the memo keys by (the first of their images),
 // those not yet kept.
 func (m *memo) keepOnes(ctx context.Context) error {
-	if _, _, err := m.kept(ctx, 0, nil); err != nil {
+	if _, _, err := m.one(ctx, 0, nil); err != nil {
 		return err
 	}
 	for _, c := range m.firstImages() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if _, _, err := m.kept(ctx, 1+m.model.Var(c), []configurator.Cell{c}); err != nil {
+		if _, _, err := m.one(ctx, 1+m.model.Var(c), []configurator.Cell{c}); err != nil {
 			return err
 		}
 	}
@@ -424,24 +424,24 @@ feed:
 	return context.Cause(ctx)
 }
 
-// kept returns the entry of key in shallow: the analysis of queens, the
+// one returns the entry of key in ones: the analysis of queens, the
 // first image of the key's board, or the error that it has no solution,
 // computing it with the space's analyze and keeping it when missing
 // (fresh).
-func (m *memo) kept(ctx context.Context, key int, queens []configurator.Cell) (e any, fresh bool, err error) {
-	return m.memoized(ctx, &m.shallow, key, queens, func() (*configurator.Analysis, error) {
+func (m *memo) one(ctx context.Context, key int, queens []configurator.Cell) (e any, fresh bool, err error) {
+	return m.memoized(ctx, &m.ones, key, queens, func() (*configurator.Analysis, error) {
 		return m.space.analyze(ctx, queens)
 	})
 }
 
-// inFlight names an entry of shallow or pairs being computed (see
+// inFlight names an entry of ones or pairs being computed (see
 // memo.computing).
 type inFlight struct {
 	kind *sync.Map
 	key  int
 }
 
-// memoized returns the entry of key in kind (shallow or pairs): the
+// memoized returns the entry of key in kind (ones or pairs): the
 // analysis of the key's board, or the error that it has no solution,
 // computing it with compute and keeping it when missing (fresh). pairs
 // keeps at most maxPairs entries; past that, compute's answer is returned

@@ -263,12 +263,12 @@ func TestOneQueenBySymmetry(t *testing.T) {
 				}
 			}
 			computed := 0
-			sp.memo.shallow.Range(func(any, any) bool { computed++; return true })
+			sp.memo.ones.Range(func(any, any) bool { computed++; return true })
 			if _, err := sp.Analyze(ctx, nil); err != nil && !errors.Is(err, configurator.ErrNoSolution) {
 				t.Fatal(err)
 			}
 			after := 0
-			sp.memo.shallow.Range(func(any, any) bool { after++; return true })
+			sp.memo.ones.Range(func(any, any) bool { after++; return true })
 			if after != computed+1 {
 				t.Errorf("%d×%d %v: the empty board's analysis computed %d boards more, want itself alone", n, n, o, after-computed-1)
 			}
@@ -284,7 +284,7 @@ func TestOneQueenBySymmetry(t *testing.T) {
 				t.Fatal(err)
 			}
 			kept := 0
-			sp.memo.shallow.Range(func(any, any) bool { kept++; return true })
+			sp.memo.ones.Range(func(any, any) bool { kept++; return true })
 			if want := 1 + h*(h+1)/2; kept != want {
 				t.Errorf("%d×%d %v: the empty board's first analysis kept %d boards, want %d", n, n, o, kept, want)
 			}

@@ -268,7 +268,7 @@ func (s *Space) sweepPart(ctx context.Context, a robdd.Assignment, do func(p *ro
 	// The hint stays within what the small lane admits (see
 	// workspace), so that one large part met once does not send every
 	// later query of as many queens to the large lane.
-	small := int((s.work.limit/smallQuery - s.m.PartBytes(s.root, 0)) / s.partBytesPerNode())
+	small := int((s.work.bound/smallQuery - s.m.PartBytes(s.root, 0)) / s.partBytesPerNode())
 	first := min(max(firstGrant, min(int(seen.Load()), small)), limit)
 	for grant := first; ; grant = min(grantGrowth*grant, limit) {
 		release, err := s.work.acquire(ctx, s.m.PartBytes(s.root, grant))

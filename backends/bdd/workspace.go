@@ -43,9 +43,9 @@ const (
 // each asks for.
 //
 // It has two lanes, each a weighted semaphore, first come first served
-// within itself: small queries (at most limit/8 bytes, the analysis of a
+// within itself: small queries (at most bound/8 bytes, the analysis of a
 // placement of queens on any board up to 14×14) take bytes from a lane of
-// limit/4 of their own, and large ones (sweeps of the whole diagram,
+// bound/4 of their own, and large ones (sweeps of the whole diagram,
 // drawings) from the rest, at most one per core but one at once (see
 // New), so that a small query neither waits for bytes behind a large one
 // nor finds every core busy with large ones. Waiting honours the query's
@@ -56,20 +56,20 @@ type workspace struct {
 	small, large *semaphore.Weighted
 	// cores admits the large queries that run at once.
 	cores                  *semaphore.Weighted
-	limit, smallLimit      int64
+	bound, smallBound      int64
 	waiting, running, held atomic.Int64
 }
 
-// newWorkspace bounds the work space at limit bytes, with at most cores
+// newWorkspace bounds the work space at bound bytes, with at most cores
 // large queries running at once.
-func newWorkspace(limit int64, cores int) *workspace {
-	small := max(limit/smallShare, 1)
+func newWorkspace(bound int64, cores int) *workspace {
+	small := max(bound/smallShare, 1)
 	return &workspace{
 		small:      semaphore.NewWeighted(small),
-		large:      semaphore.NewWeighted(max(limit-small, 1)),
+		large:      semaphore.NewWeighted(max(bound-small, 1)),
 		cores:      semaphore.NewWeighted(int64(max(cores, 1))),
-		limit:      limit,
-		smallLimit: small,
+		bound:      bound,
+		smallBound: small,
 	}
 }
 
@@ -80,9 +80,9 @@ func (w *workspace) acquire(ctx context.Context, n int64) (release func(), err e
 	if err := ctx.Err(); err != nil {
 		return nil, err // out of time before asking: not a matter of load
 	}
-	lane, cores, most := w.small, (*semaphore.Weighted)(nil), w.smallLimit
-	if n > w.limit/smallQuery {
-		lane, cores, most = w.large, w.cores, max(w.limit-w.smallLimit, 1)
+	lane, cores, most := w.small, (*semaphore.Weighted)(nil), w.smallBound
+	if n > w.bound/smallQuery {
+		lane, cores, most = w.large, w.cores, max(w.bound-w.smallBound, 1)
 	}
 	n = min(n, most)
 	w.waiting.Add(1)
@@ -90,7 +90,7 @@ func (w *workspace) acquire(ctx context.Context, n int64) (release func(), err e
 	w.waiting.Add(-1)
 	if err != nil {
 		return nil, fmt.Errorf("waiting for %s of BDD work space (%s for all queries at once): %w: %w",
-			bytesize.Format(n), bytesize.Format(w.limit), configurator.ErrBusy, err)
+			bytesize.Format(n), bytesize.Format(w.bound), configurator.ErrBusy, err)
 	}
 	w.running.Add(1)
 	w.held.Add(n)
