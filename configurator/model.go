@@ -1,6 +1,7 @@
 // Package configurator holds the N-Queens model, the Backend interface that
-// decision procedures implement, and the session logic of the interactive
-// configurator (place, remove, explain, make room, complete).
+// decision procedures implement with its optional capabilities, the session
+// logic of the interactive configurator (place, remove, explain, make room,
+// complete), and the comparison of two backends' answers (Compare).
 //
 // The rules of N-Queens are written once, in Model, as data: every backend
 // compiles the same list of constraints, so a bug in the rules shows in all

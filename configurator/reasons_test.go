@@ -272,8 +272,8 @@ func TestReasons(t *testing.T) {
 		words   []string
 		room    string
 	}{
-		// The case: b5 attacks d7, and a1 alone leaves no
-		// solution through it; both must go.
+		// Two reasons of one queen each: b5 attacks d7, and a1 alone
+		// leaves no solution through it; both must go.
 		{8, "a1,b5", "d7", []string{"b5", "a1"}, []string{"attacked by b5", "no solution holds queens on a1 and here"}, "a1,b5"},
 		{8, "a1,c5", "e4", []string{"a1", "c5"}, []string{"no solution holds queens on a1 and here", "no solution holds queens on c5 and here"}, "a1,c5"},
 		{8, "a1,c5", "g2", []string{"a1,c5"}, []string{"no solution holds queens on a1, c5 and here"}, "a1"},

@@ -18,12 +18,12 @@ import (
 	"github.com/nqueens/configurator/configurator"
 )
 
-// The answers a space keeps (the analyses of the empty board and of the
-// boards of one and two queens, see Space.Analyze, and the heat maps of
-// the empty board and of the boards of one queen, see Space.Marginals)
-// take minutes of a core to compute on the largest diagrams, so Precompute saves them beside the
-// space's compiled file and Compile reads them back: a space loaded again
-// starts with every one of them. They depend on the model alone, not on
+// The answers a space keeps in its memo (the analyses of the empty board
+// and of the boards of one and two queens, and the heat maps of the empty
+// board and of the boards of one queen) take minutes of a core to compute
+// on the largest diagrams, so the memo saves them beside the space's
+// compiled file and Compile reads them back: a space loaded again starts
+// with every one of them. They depend on the model alone, not on
 // the file of the diagram, and are refused like that file when they are
 // not sound. All integers are little-endian:
 //
@@ -33,9 +33,9 @@ import (
 //	      16   order     uint32, the configurator.Order
 //	      20   model     32 bytes, SHA-256 of the model (modelDigest)
 //	      52   entries   uint32, then each entry:
-//	                       kind   uint8: kindShallow, kindPair or kindHeat
-//	                       key    uint32: the key of the memo (Space.shallow, pairs, heat)
-//	           an analysis (kindShallow, kindPair):
+//	                       kind   uint8: kindOne, kindPair or kindHeat
+//	                       key    uint32: the entry's key in memo.ones, pairs or heat
+//	           an analysis (kindOne, kindPair):
 //	                       k      uint8: bytes of the solution count, 0 if the board has none
 //	                       count  k bytes, big-endian
 //	                       cells  n² bytes, each cell's configurator.State (if k > 0)
@@ -55,9 +55,9 @@ const (
 
 // The kinds of entries of an answers file.
 const (
-	kindShallow = iota // a board of none or one queen: Space.shallow's key
-	kindPair           // a board of two queens: Space.pairs' key
-	kindHeat           // the heat map of a board of none or one queen: Space.heat's key
+	kindOne  = iota // a board of none or one queen: memo.ones' key
+	kindPair        // a board of two queens: memo.pairs' key
+	kindHeat        // the heat map of a board of none or one queen: memo.heat's key
 )
 
 // errAnswersFormat reports an answers file that is not sound.
@@ -71,9 +71,10 @@ type answer struct {
 	heat      []*big.Int
 }
 
-// memos are the space's memos, by the kind of their entries in a file.
-func (s *Space) memos() [3]*sync.Map {
-	return [...]*sync.Map{kindShallow: &s.shallow, kindPair: &s.pairs, kindHeat: &s.heat}
+// byKind lists the memo's maps of answers by the kind of their entries in
+// a file.
+func (m *memo) byKind() [3]*sync.Map {
+	return [...]*sync.Map{kindOne: &m.ones, kindPair: &m.pairs, kindHeat: &m.heat}
 }
 
 // answersPath is the file of model's kept answers, beside its space's.
@@ -81,32 +82,32 @@ func (s store) answersPath(model *configurator.Model) string {
 	return strings.TrimSuffix(s.path(model), ".bdd") + answersSuffix
 }
 
-// readAnswers restores the answers the store holds for the space, if a
+// read restores the answers the store holds for the memo's model, if a
 // sound file of them is there; one that is not is logged and removed. It
 // runs before the space is shared.
-func (s *Space) readAnswers() {
-	if s.store.dir == "" {
+func (m *memo) read() {
+	if m.store.dir == "" {
 		return
 	}
-	path := s.store.answersPath(s.model)
+	path := m.store.answersPath(m.model)
 	start := time.Now()
-	data, err := readBounded(path, s.maxAnswersBytes())
+	data, err := readBounded(path, m.maxAnswersBytes())
 	if errors.Is(err, fs.ErrNotExist) {
 		return
 	}
 	var answers []answer
 	if err == nil {
-		answers, err = decodeAnswers(data, s.model, s.maxAnswers())
+		answers, err = decodeAnswers(data, m.model, m.maxAnswers())
 	}
 	if err != nil && !refused(err) {
 		// Trouble reading the file is no reason to remove it.
-		s.log.Warn("kept answers not readable; they are computed again", "n", s.model.N(), "order", s.model.Order(), "file", path, "err", err)
+		m.store.log.Warn("kept answers not readable; they are computed again", "n", m.model.N(), "order", m.model.Order(), "file", path, "err", err)
 		return
 	}
 	if err != nil {
-		s.log.Warn("kept answers refused; removing them, they are computed again", "n", s.model.N(), "order", s.model.Order(), "file", path, "err", err)
+		m.store.log.Warn("kept answers refused; removing them, they are computed again", "n", m.model.N(), "order", m.model.Order(), "file", path, "err", err)
 		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			s.log.Warn("kept answers not removed", "file", path, "err", err)
+			m.store.log.Warn("kept answers not removed", "file", path, "err", err)
 		}
 		return
 	}
@@ -114,57 +115,57 @@ func (s *Space) readAnswers() {
 		var e any = configurator.ErrNoSolution
 		switch {
 		case a.an != nil:
-			a.an.Work.Nodes = int64(s.nodes)
+			a.an.Work.Nodes = int64(m.nodes)
 			e = a.an
 		case a.heat != nil:
 			e = a.heat
 		}
-		s.memos()[a.kind].Store(a.key, e)
+		m.byKind()[a.kind].Store(a.key, e)
 		if a.kind == kindPair {
-			s.pairCount.Add(1)
+			m.pairCount.Add(1)
 		}
 	}
-	s.log.Info("kept answers loaded from disk", "n", s.model.N(), "order", s.model.Order(),
+	m.store.log.Info("kept answers loaded from disk", "n", m.model.N(), "order", m.model.Order(),
 		"answers", len(answers), "bytes", len(data), "file", path, "took", time.Since(start).Round(10*time.Microsecond))
 }
 
-// writeAnswers saves every answer the space keeps to the store, in place
-// of an earlier file of them. Trouble is logged, never returned: the
-// answers in memory are sound either way.
-func (s *Space) writeAnswers() {
-	if s.store.dir == "" {
+// write saves every answer the memo keeps to the store, in place of an
+// earlier file of them. Trouble is logged, never returned: the answers in
+// memory are sound either way.
+func (m *memo) write() {
+	if m.store.dir == "" {
 		return
 	}
 	var answers []answer
-	for kind, memo := range s.memos() {
-		memo.Range(func(k, e any) bool {
+	for kind, entries := range m.byKind() {
+		entries.Range(func(k, e any) bool {
 			an, _ := e.(*configurator.Analysis)
 			heat, _ := e.([]*big.Int)
 			answers = append(answers, answer{kind: kind, key: k.(int), an: an, heat: heat})
 			return true
 		})
 	}
-	path := s.store.answersPath(s.model)
+	path := m.store.answersPath(m.model)
 	start := time.Now()
-	data := encodeAnswers(answers, s.model)
-	if _, err := s.store.write(path, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
-		s.log.Warn("kept answers not saved", "n", s.model.N(), "order", s.model.Order(), "file", path, "err", err)
+	data := encodeAnswers(answers, m.model)
+	if _, err := m.store.write(path, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+		m.store.log.Warn("kept answers not saved", "n", m.model.N(), "order", m.model.Order(), "file", path, "err", err)
 		return
 	}
-	s.log.Info("kept answers saved to disk", "n", s.model.N(), "order", s.model.Order(),
+	m.store.log.Info("kept answers saved to disk", "n", m.model.N(), "order", m.model.Order(),
 		"answers", len(answers), "bytes", len(data), "file", path, "took", time.Since(start).Round(10*time.Microsecond))
 }
 
-// maxAnswers is the most entries a file of the space's answers holds: the
+// maxAnswers is the most entries a file of the memo's answers holds: the
 // empty board and a board per variable, with their heat maps, and the
-// memo of pairs.
-func (s *Space) maxAnswers() int { return 2*(1+s.model.Vars()) + maxPairs }
+// pairs.
+func (m *memo) maxAnswers() int { return 2*(1+m.model.Vars()) + maxPairs }
 
-// maxAnswersBytes bounds the size of a sound answers file of the space.
-func (s *Space) maxAnswersBytes() int64 {
-	analysis := 6 + maxCountLen + s.model.Vars()
-	heat := 6 + (1+maxCountLen)*s.model.Vars()
-	return int64(answersFixed + (1+s.model.Vars())*heat + (1+s.model.Vars()+maxPairs)*analysis + 4)
+// maxAnswersBytes bounds the size of a sound answers file of the memo.
+func (m *memo) maxAnswersBytes() int64 {
+	analysis := 6 + maxCountLen + m.model.Vars()
+	heat := 6 + (1+maxCountLen)*m.model.Vars()
+	return int64(answersFixed + (1+m.model.Vars())*heat + (1+m.model.Vars()+maxPairs)*analysis + 4)
 }
 
 // readBounded reads the file at path whole if it holds at most limit
@@ -353,9 +354,9 @@ func decodeHeat(r []byte, queens []configurator.Cell, model *configurator.Model)
 func keyQueens(a answer, model *configurator.Model) ([]configurator.Cell, error) {
 	vars, n := model.Vars(), model.N()
 	switch {
-	case (a.kind == kindShallow || a.kind == kindHeat) && a.key == 0:
+	case (a.kind == kindOne || a.kind == kindHeat) && a.key == 0:
 		return nil, nil
-	case (a.kind == kindShallow || a.kind == kindHeat) && a.key <= vars:
+	case (a.kind == kindOne || a.kind == kindHeat) && a.key <= vars:
 		if q := model.Cell(a.key - 1); canonical(q, n) == (symmetry{}) {
 			return []configurator.Cell{q}, nil
 		}

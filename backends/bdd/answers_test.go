@@ -23,7 +23,7 @@ import (
 func precomputedIn(t testing.TB, dir string, model *configurator.Model) *Space {
 	t.Helper()
 	sp, _ := compileIn(t, dir, model)
-	sp.precomputeMax = 0
+	sp.memo.eager = false
 	if err := sp.Precompute(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestAnswersRoundTrip(t *testing.T) {
 		dir := t.TempDir()
 		model := configuratortest.Model(t, tt.n, tt.order)
 		first := precomputedIn(t, dir, model)
-		path := first.store.answersPath(model)
+		path := first.memo.store.answersPath(model)
 		saved, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatalf("%d×%d %v: no answers file: %v", tt.n, tt.n, tt.order, err)
@@ -60,10 +60,10 @@ func TestAnswersRoundTrip(t *testing.T) {
 		if !strings.Contains(log, "kept answers loaded from disk") {
 			t.Errorf("%d×%d %v: log %q, want the answers loaded", tt.n, tt.n, tt.order, log)
 		}
-		if got, want := sp.keptAnswers(), first.keptAnswers(); got != want {
+		if got, want := sp.memo.count(), first.memo.count(); got != want {
 			t.Errorf("%d×%d %v: %d answers loaded, %d saved", tt.n, tt.n, tt.order, got, want)
 		}
-		sp.writeAnswers()
+		sp.memo.write()
 		if again, _ := os.ReadFile(path); !bytes.Equal(again, saved) {
 			t.Errorf("%d×%d %v: the same answers wrote another file", tt.n, tt.n, tt.order)
 		}
@@ -82,7 +82,7 @@ func TestAnswersRoundTrip(t *testing.T) {
 				t.Errorf("%d×%d %v, heat map of %v: %v, %v; want %v, %v", tt.n, tt.n, tt.order, q, got, err, want, werr)
 			}
 		}
-		if got, want := sp.keptAnswers(), first.keptAnswers(); got != want {
+		if got, want := sp.memo.count(), first.memo.count(); got != want {
 			t.Errorf("%d×%d %v: %d answers kept after the heat maps, %d saved: some were computed again", tt.n, tt.n, tt.order, got, want)
 		}
 		boards := [][]configurator.Cell{nil}
@@ -122,12 +122,12 @@ func TestDamagedAnswersAreRefused(t *testing.T) {
 	ctx := context.Background()
 	src := t.TempDir()
 	model := configuratortest.Model(t, 8, configurator.RowMajor)
-	good, err := os.ReadFile(precomputedIn(t, src, model).store.answersPath(model))
+	good, err := os.ReadFile(precomputedIn(t, src, model).memo.store.answersPath(model))
 	if err != nil {
 		t.Fatal(err)
 	}
 	other := configuratortest.Model(t, 8, configurator.ColMajor)
-	foreign, err := os.ReadFile(precomputedIn(t, src, other).store.answersPath(other))
+	foreign, err := os.ReadFile(precomputedIn(t, src, other).memo.store.answersPath(other))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +196,7 @@ func TestDamagedAnswersAreRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 		sp := configuratortest.Space(t, b, model).(*Space)
-		if n := sp.keptAnswers(); n != 0 {
+		if n := sp.memo.count(); n != 0 {
 			t.Errorf("%s: %d answers kept from the file", tt.name, n)
 		}
 		if !strings.Contains(log.String(), "kept answers refused") {
@@ -235,21 +235,21 @@ func TestPrecomputeKeepsEveryPair(t *testing.T) {
 		m.Range(func(any, any) bool { n++; return true })
 		return n
 	}
-	shallow, heat := count(&sp.shallow), count(&sp.heat)
-	if shallow != 11 || heat != 11 || sp.pairCount.Load() != int64(len(pairs)) {
+	ones, heat := count(&sp.memo.ones), count(&sp.memo.heat)
+	if ones != 11 || heat != 11 || sp.memo.pairCount.Load() != int64(len(pairs)) {
 		t.Errorf("kept %d boards of none or one queen, %d heat maps and %d boards of two, want 11, 11 and %d",
-			shallow, heat, sp.pairCount.Load(), len(pairs))
+			ones, heat, sp.memo.pairCount.Load(), len(pairs))
 	}
 
 	dir := t.TempDir()
 	sp, _ = compileIn(t, dir, model)
-	sp.precomputeMax = 0
+	sp.memo.eager = false
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if err := sp.Precompute(ctx); !errors.Is(err, context.Canceled) {
 		t.Errorf("Precompute, context ended: %v, want context.Canceled", err)
 	}
-	if _, err := os.Stat(sp.store.answersPath(model)); err == nil {
+	if _, err := os.Stat(sp.memo.store.answersPath(model)); err == nil {
 		t.Errorf("an answers file saved with nothing computed")
 	}
 }

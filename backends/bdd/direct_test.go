@@ -80,9 +80,9 @@ func TestCompileDirectCountsSolutionsAndNodes(t *testing.T) {
 }
 
 // TestCompileDirectLargeBoards checks the sizes and counts of the largest
-// boards a unit test can afford: 13×13 (a second or two) and 14×14 (some
-// seconds on two cores; not under the race detector, which would take
-// minutes). Their node counts have no independent source: they are this
+// boards a unit test can afford: 13×13 and 14×14 (not under the race
+// detector or -short, which it would slow past a unit test's time). Their
+// node counts have no independent source: they are this
 // project's, pinned so that a change that alters them is seen.
 func TestCompileDirectLargeBoards(t *testing.T) {
 	for _, tc := range []struct {

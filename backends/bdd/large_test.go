@@ -85,11 +85,11 @@ func TestPrecomputeInTheBackground(t *testing.T) {
 	ctx := context.Background()
 	kept := func(sp *Space) int {
 		n := 0
-		sp.shallow.Range(func(any, any) bool { n++; return true })
+		sp.memo.ones.Range(func(any, any) bool { n++; return true })
 		return n
 	}
 	sp := compileSpace(t, 8, configurator.RowMajor, Direct)
-	sp.precomputeMax = 0
+	sp.memo.eager = false
 	if _, err := sp.Analyze(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestPrecomputeInTheBackground(t *testing.T) {
 
 	// Closed before the empty board's analysis: nothing more is computed.
 	sp = compileSpace(t, 8, configurator.RowMajor, Direct)
-	sp.precomputeMax = 0
+	sp.memo.eager = false
 	if err := sp.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestPairsFromTheMemo(t *testing.T) {
 				t.Errorf("%d×%d: no answer from the memo in the second round", n, n)
 			}
 		}
-		if c := sp.pairCount.Load(); c == 0 || c > int64(cells*cells/8+cells) {
+		if c := sp.memo.pairCount.Load(); c == 0 || c > int64(cells*cells/8+cells) {
 			t.Errorf("%d×%d: %d boards of two queens kept, want about %d (up to symmetry)", n, n, c, cells*(cells-1)/16)
 		}
 	}
@@ -189,7 +189,7 @@ func TestMarginalsKept(t *testing.T) {
 			}
 		}
 		kept := 0
-		sp.heat.Range(func(any, any) bool { kept++; return true })
+		sp.memo.heat.Range(func(any, any) bool { kept++; return true })
 		if h := (n + 1) / 2; kept != 1+h*(h+1)/2 {
 			t.Errorf("%d×%d: %d marginals kept, want the empty board's and %d of one queen", n, n, kept, h*(h+1)/2)
 		}
@@ -205,17 +205,17 @@ func TestKeptWaitsForTheSameBoard(t *testing.T) {
 	for _, board := range []string{"a1", "a1,e2"} {
 		sp := compileSpace(t, 8, configurator.RowMajor, Direct)
 		queens := cellsOf(t, board)
-		entry := inFlight{&sp.shallow, 1 + sp.model.Var(queens[0])}
+		entry := inFlight{&sp.memo.ones, 1 + sp.model.Var(queens[0])}
 		if len(queens) == 2 {
 			_, key := pairKey(sp.model, queens)
-			entry = inFlight{&sp.pairs, key}
+			entry = inFlight{&sp.memo.pairs, key}
 		}
 		want, err := sp.analyze(context.Background(), queens)
 		if err != nil {
 			t.Fatal(err)
 		}
 		underWay := make(chan struct{})
-		sp.computing.Store(entry, underWay)
+		sp.memo.computing.Store(entry, underWay)
 
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 		if _, err := sp.Analyze(ctx, queens); !errors.Is(err, configurator.ErrBusy) || !errors.Is(err, context.DeadlineExceeded) {
@@ -235,7 +235,7 @@ func TestKeptWaitsForTheSameBoard(t *testing.T) {
 			t.Fatalf("%s: answered while the analysis was under way", board)
 		case <-time.After(50 * time.Millisecond):
 		}
-		sp.computing.Delete(entry) // the computation under way failed
+		sp.memo.computing.Delete(entry) // the computation under way failed
 		close(underWay)
 		select {
 		case an := <-got:

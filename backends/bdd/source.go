@@ -9,8 +9,9 @@ import (
 )
 
 // fileBudget is the budget the command of SpaceFile.Command passes: it
-// holds the 16-queens compile (9.6 GiB at its peak) and refuses to grow
-// past what a 24 GiB machine can spare.
+// holds the 16-queens compile (compileBytes, and the states of the direct
+// compile beside its nodes) and fails rather than grow past what a 24 GiB
+// machine can spare.
 const fileBudget = "12G"
 
 // File reports what Options.Dir holds of model's compiled space: the file

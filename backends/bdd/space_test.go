@@ -89,8 +89,9 @@ func TestCompileBeyondTheBudgetIsTooLarge(t *testing.T) {
 	}
 	// The largest board: its constraints alone, as the direct path's
 	// bitsets, would take 126 GB, so it fails at once.
+	model := configuratortest.Model(t, configurator.MaxN, configurator.RowMajor)
 	start := time.Now()
-	_, err := New(Options{}).Compile(context.Background(), configuratortest.Model(t, configurator.MaxN, configurator.RowMajor))
+	_, err := New(Options{}).Compile(context.Background(), model)
 	if !errors.Is(err, configurator.ErrTooLarge) {
 		t.Errorf("%d-queens: %v, want ErrTooLarge", configurator.MaxN, err)
 	}

@@ -359,7 +359,3 @@ func writeSpace(w io.Writer, model *configurator.Model, m *robdd.Manager, root r
 	}
 	return m.Save(w, root)
 }
-
-// Source is the file of Options.Dir that Compile loaded the space from, or
-// "" when it compiled the space.
-func (s *Space) Source() string { return s.source }

@@ -95,8 +95,8 @@ func sameAnswers(t *testing.T, want, got *Space, rng *rand.Rand) {
 }
 
 func TestSpaceFileRoundTrip(t *testing.T) {
-	// 12×12 in all four orders takes seconds, twenty under the race
-	// detector.
+	// 12×12 in all four orders is the slowest part of the package's tests
+	// under the race detector.
 	top := 12
 	switch {
 	case testing.Short():

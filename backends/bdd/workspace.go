@@ -10,19 +10,10 @@ import (
 	"golang.org/x/sync/semaphore"
 )
 
-// Every query on a Space takes work space of its own, so that concurrent
-// readers never share memory: a sweep holds what its part of the diagram
-// needs (robdd.Part: tens of bytes a node of the part, and 1.5 bits an id
-// of the diagram for the marks it reuses), a sweep of the whole diagram 17
-// bytes a node (160 MB at 14×14), a search for a solution 48 bytes a node
-// it meets (robdd.Manager.AnySatBytes), a drawing a copy of its diagram. A
-// Backend admits queries only while the work space of those running stays
-// under Options.Scratch, by the bytes each asks for, in two lanes so that
-// small queries never wait behind large ones (see workspace).
-// drawBytesPerNode is the work space of one Diagram call per node of the
-// diagram: the copy of the restricted diagram in a Manager of its own (16
-// bytes a node, up to twice that while its slice grows, and its hash
-// buckets) and the traversal's memo.
+// drawBytesPerNode is the work space of one drawing (Diagram, Graph) per
+// node of the diagram: the copy of the restricted diagram in a Manager of
+// its own (16 bytes a node, up to twice that while its slice grows, and
+// its hash buckets) and the traversal's memo.
 const drawBytesPerNode = 64
 
 // DefaultScratch is the work space of Options{Scratch: 0}: 1 GiB, room for
@@ -41,34 +32,44 @@ const (
 )
 
 // workspace bounds the bytes of work space held by the queries running on
-// a Backend's spaces. It has two lanes, each a weighted semaphore, first
-// come first served within itself: small queries (at most limit/8 bytes,
-// the analysis of a placement of queens on any board up to 14×14) take
-// bytes from a lane of limit/4 of their own, and
-// large ones (sweeps of the whole diagram, drawings) from the rest, at
-// most one per core but one at once (see New), so that a small query neither waits
-// for bytes behind a large one nor finds every core busy with large ones.
-// Waiting honours the query's context: a query that cannot get its bytes
-// before its context ends fails with an error wrapping
-// configurator.ErrBusy and the context's error.
+// a Backend's spaces. Every query on a Space takes work space of its own,
+// so that concurrent readers never share memory: a sweep holds what its
+// part of the diagram needs (robdd.Part: tens of bytes a node of the part,
+// and 1.5 bits an id of the diagram for the marks it reuses), a sweep of
+// the whole diagram 17 bytes a node, a search for a solution 48 bytes a
+// node it meets (robdd.Manager.AnySatBytes), a drawing a copy of its
+// diagram (drawBytesPerNode). A workspace admits queries only while the
+// work space of those running stays under Options.Scratch, by the bytes
+// each asks for.
+//
+// It has two lanes, each a weighted semaphore, first come first served
+// within itself: small queries (at most bound/8 bytes, the analysis of a
+// placement of queens on any board up to 14×14) take bytes from a lane of
+// bound/4 of their own, and large ones (sweeps of the whole diagram,
+// drawings) from the rest, at most one per core but one at once (see
+// New), so that a small query neither waits for bytes behind a large one
+// nor finds every core busy with large ones. Waiting honours the query's
+// context: a query that cannot get its bytes before its context ends
+// fails with an error wrapping configurator.ErrBusy and the context's
+// error.
 type workspace struct {
 	small, large *semaphore.Weighted
 	// cores admits the large queries that run at once.
 	cores                  *semaphore.Weighted
-	limit, smallLimit      int64
+	bound, smallBound      int64
 	waiting, running, held atomic.Int64
 }
 
-// newWorkspace bounds the work space at limit bytes, with at most cores
+// newWorkspace bounds the work space at bound bytes, with at most cores
 // large queries running at once.
-func newWorkspace(limit int64, cores int) *workspace {
-	small := max(limit/smallShare, 1)
+func newWorkspace(bound int64, cores int) *workspace {
+	small := max(bound/smallShare, 1)
 	return &workspace{
 		small:      semaphore.NewWeighted(small),
-		large:      semaphore.NewWeighted(max(limit-small, 1)),
+		large:      semaphore.NewWeighted(max(bound-small, 1)),
 		cores:      semaphore.NewWeighted(int64(max(cores, 1))),
-		limit:      limit,
-		smallLimit: small,
+		bound:      bound,
+		smallBound: small,
 	}
 }
 
@@ -79,9 +80,9 @@ func (w *workspace) acquire(ctx context.Context, n int64) (release func(), err e
 	if err := ctx.Err(); err != nil {
 		return nil, err // out of time before asking: not a matter of load
 	}
-	lane, cores, most := w.small, (*semaphore.Weighted)(nil), w.smallLimit
-	if n > w.limit/smallQuery {
-		lane, cores, most = w.large, w.cores, max(w.limit-w.smallLimit, 1)
+	lane, cores, most := w.small, (*semaphore.Weighted)(nil), w.smallBound
+	if n > w.bound/smallQuery {
+		lane, cores, most = w.large, w.cores, max(w.bound-w.smallBound, 1)
 	}
 	n = min(n, most)
 	w.waiting.Add(1)
@@ -89,7 +90,7 @@ func (w *workspace) acquire(ctx context.Context, n int64) (release func(), err e
 	w.waiting.Add(-1)
 	if err != nil {
 		return nil, fmt.Errorf("waiting for %s of BDD work space (%s for all queries at once): %w: %w",
-			bytesize.Format(n), bytesize.Format(w.limit), configurator.ErrBusy, err)
+			bytesize.Format(n), bytesize.Format(w.bound), configurator.ErrBusy, err)
 	}
 	w.running.Add(1)
 	w.held.Add(n)

@@ -119,7 +119,7 @@ func TestWorkspaceBoundsQueries(t *testing.T) {
 func takeAll(t *testing.T, ws *workspace) func() {
 	t.Helper()
 	var releases []func()
-	for _, n := range append([]int64{ws.limit}, slices.Repeat([]int64{ws.limit / smallQuery}, smallQuery/smallShare)...) {
+	for _, n := range append([]int64{ws.bound}, slices.Repeat([]int64{ws.bound / smallQuery}, smallQuery/smallShare)...) {
 		release, err := ws.acquire(context.Background(), n)
 		if err != nil {
 			t.Fatal(err)
@@ -293,10 +293,10 @@ func TestDrawingAsksByItsPart(t *testing.T) {
 		t.Fatal(err)
 	}
 	sp := c.(*Space)
-	if sp.draw <= b.work.limit/smallQuery {
-		t.Fatalf("the whole 8×8 drawing asks %d bytes, within the small lane: the test needs it in the large one", sp.draw)
+	if sp.drawBytes() <= b.work.bound/smallQuery {
+		t.Fatalf("the whole 8×8 drawing asks %d bytes, within the small lane: the test needs it in the large one", sp.drawBytes())
 	}
-	release, err := b.work.acquire(context.Background(), b.work.limit)
+	release, err := b.work.acquire(context.Background(), b.work.bound)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,20 +2,9 @@ package robdd
 
 import "math/bits"
 
-// The computed cache remembers results of the operations. An entry is four
-// 32-bit words: the operands a, b, c and the result r. ITE stores its three
-// operands; the other operations store an operation tag in c, a value no
-// node id reaches (ids stay below maxIDs = opFirst):
-//
-//	And, Or, Xor, Imp:  a, b = operands       c = tag
-//	Not:                a = operand, b = 0    c = opNot
-//	Restrict, Exists:   a = operand, b = gen  c = tag
-//
-// Restrict and Exists depend on an argument besides the node (the
-// assignment, the quantified levels), so every call takes a fresh
-// generation number gen and finds only its own entries. An all-zero entry
-// reads as ITE(False, False, False) = False, which is true, so a cleared
-// cache needs no valid bits.
+// The operation tags of the computed cache: what an entry holds in c for
+// the operations other than ITE (see cacheEntry), values no node id
+// reaches (ids stay below maxIDs = opFirst).
 const (
 	opFirst uint32 = 0xFFFF_FF00 + iota
 	opAnd
@@ -34,6 +23,20 @@ const cacheRatio = 4
 // minCache is the smallest cache, in entries.
 const minCache = 1 << 10
 
+// cacheEntry is one entry of the computed cache, which remembers results
+// of the operations: four 32-bit words, the operands a, b, c and the
+// result r. ITE stores its three operands; the other operations store
+// their tag in c:
+//
+//	And, Or, Xor, Imp:  a, b = operands       c = tag
+//	Not:                a = operand, b = 0    c = opNot
+//	Restrict, Exists:   a = operand, b = gen  c = tag
+//
+// Restrict and Exists depend on an argument besides the node (the
+// assignment, the quantified levels), so every call takes a fresh
+// generation number gen and finds only its own entries. An all-zero entry
+// reads as ITE(False, False, False) = False, which is true, so a cleared
+// cache needs no valid bits.
 type cacheEntry struct {
 	a, b, c, r uint32
 }
@@ -137,11 +140,10 @@ func (m *Manager) getScratch() *scratch {
 
 // poolBytes is the most memory a scratch may hold to be kept in its
 // Manager's pool for the next query: the scratches of small queries (the
-// parts of a few queens, tens of megabytes at most at 14×14) are reused,
-// while one grown by a sweep of the whole diagram or a copy of millions
-// of nodes (Extract's memo: 400 MB at 14×14) is left to the collector, so
-// that the memory a caller bounds while a query runs is not held on after
-// it returns, where nothing counts it.
+// parts of a few queens) are reused, while one grown by a sweep of the
+// whole diagram or a copy of millions of nodes (Extract's memo) is left to
+// the collector, so that the memory a caller bounds while a query runs is
+// not held on after it returns, where nothing counts it.
 const poolBytes = 64 << 20
 
 func (m *Manager) putScratch(s *scratch) {

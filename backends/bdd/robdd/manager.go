@@ -1,8 +1,9 @@
 // Package robdd is a reduced ordered binary decision diagram engine: nodes
 // hash-consed in a unique table, a computed cache, garbage collection by
 // compaction, the Boolean operations, dynamic variable reordering
-// (sifting), counting, valid domains, marginals, sampling and DOT output.
-// It was written for the N-Queens configurator (backends/bdd compiles the
+// (sifting), counting, valid domains, marginals, sampling, copies of a
+// restriction (Extract), files (Save, Load) and DOT output. It serves the
+// N-Queens configurator (backends/bdd compiles the
 // model with it) and imports only the standard library.
 //
 // A Manager stores nodes in one flat slice indexed by 32-bit Node ids and
@@ -21,8 +22,8 @@
 // of 16-byte entries, allocated by the first operation and kept at one entry
 // per four bucket heads. The budget charges every node the worst case of all
 // three: 16 bytes of store, up to 8 of bucket heads (the table has just
-// doubled) and up to 8 of cache, so budget/32 nodes; typically a node costs
-// 24 to 28 bytes. Growing a slice briefly holds its old copy as well, and
+// doubled) and up to 8 of cache, so budget/32 nodes; with the table full,
+// a node costs 24 bytes. Growing a slice briefly holds its old copy as well, and
 // the smallest tables take about 36 KiB whatever the budget. A diagram made
 // a level at a time with a LevelBuilder (a compiler's bulk path) goes into
 // a store of exactly its size, and has no unique table until a MakeNode
