@@ -26,7 +26,7 @@
 // solutions are counted by adding blocking clauses; Assume drops the unit
 // clauses of the base problem, so the base problem has none and one-cell
 // rows travel as assumptions. Two more are patched in the copy the project
-// carries (backends/sat/gophersat/PATCHES.md): a Solve is interrupted when
+// carries (third_party/gophersat/PATCHES.md): a Solve is interrupted when
 // its request's context ends, so a call past its deadline stops within
 // milliseconds and frees its core and its memory, and separate solvers run
 // in parallel, one per turn of package solverlock (one per core).

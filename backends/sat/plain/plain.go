@@ -33,7 +33,7 @@
 // ExactlyOne lines travel as assumptions; CountModels returns duplicates, so
 // solutions are counted with blocking clauses, on a solver of their own.
 // Two more are patched in the copy the project carries
-// (backends/sat/gophersat/PATCHES.md): a Solve is interrupted when its
+// (third_party/gophersat/PATCHES.md): a Solve is interrupted when its
 // query's context ends, and separate solvers run in parallel, each call
 // holding one of the process's turns of package solverlock (one per core,
 // shared fairly among clients). A space keeps at most one idle solver per

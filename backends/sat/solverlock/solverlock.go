@@ -1,6 +1,6 @@
 // Package solverlock bounds the calls into gophersat running at once in the
 // process, and shares them fairly among clients. gophersat (the patched
-// v1.4.0 carried in backends/sat/gophersat) runs separate Solver values in
+// v1.4.0 carried in third_party/gophersat) runs separate Solver values in
 // parallel safely, and each call takes a core while it runs: so every
 // package of this project that calls gophersat, the backends and the
 // benchmarks' baselines alike, takes one of the process's turns first.

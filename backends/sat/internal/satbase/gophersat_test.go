@@ -11,7 +11,7 @@ import (
 )
 
 // The tests of this file are those of the patches to gophersat (see
-// backends/sat/gophersat/PATCHES.md): an interrupt, parallel solvers, the
+// third_party/gophersat/PATCHES.md): an interrupt, parallel solvers, the
 // learned clauses' memory.
 
 // pigeonhole returns the CNF of p pigeons in h holes, each pigeon in some

@@ -2,7 +2,7 @@
 // and its honest baseline package plain, share: a model's lines flattened
 // into integer slices, the literals and clauses they hand gophersat
 // (github.com/crillab/gophersat v1.4.0, patched: see
-// backends/sat/gophersat/PATCHES.md), solver calls stopped when their
+// third_party/gophersat/PATCHES.md), solver calls stopped when their
 // context ends and counted for configurator.Work, a panic in gophersat
 // turned into an error, and the reading of their Options.
 //
