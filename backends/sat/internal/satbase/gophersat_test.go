@@ -3,6 +3,7 @@ package satbase
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"sync"
 	"testing"
 	"time"
@@ -129,6 +130,50 @@ func TestInterrupt(t *testing.T) {
 			t.Logf("stopped %v after the deadline", best)
 		})
 	}
+}
+
+// TestInterruptedAnswers: a solver interrupted again and again, at
+// moments of the search that chance picks, still answers every question
+// right, under assumptions that change from question to question: an
+// interrupt leaves nothing behind that later learning could build a false
+// clause on. Each question is asked with a first interrupt after a few
+// microseconds and, each time it is interrupted, asked again with twice the
+// time; an Unsat answer is checked against a fresh solver (a Sat answer
+// comes with its model, which the backends verify).
+func TestInterruptedAnswers(t *testing.T) {
+	const (
+		n          = 10
+		questions  = 3000
+		interrupts = 1000 // enough to meet every kind of moment many times
+	)
+	cnf := queens(n)
+	s := solver.New(solver.ParseSlice(cnf))
+	rng := rand.New(rand.NewPCG(1, 2))
+	stopped := 0
+	for i := 0; i < questions && stopped < interrupts; i++ {
+		lits := []solver.Lit{solver.IntToLit(int32(rng.IntN(n*n) + 1)), solver.IntToLit(int32(rng.IntN(n*n) + 1))}
+		var got solver.Status
+		for tries := 0; ; tries++ {
+			if got = s.Assume(lits); got == solver.Unsat {
+				break
+			}
+			timer := time.AfterFunc(time.Duration(1+rng.IntN(10))*time.Microsecond<<tries, s.Interrupt)
+			got = s.Solve()
+			timer.Stop()
+			if got != solver.Indet {
+				break
+			}
+			stopped++
+		}
+		if got != solver.Unsat {
+			continue
+		}
+		fresh := solver.New(solver.ParseSlice(cnf))
+		if want := fresh.Assume(lits); want != solver.Unsat && fresh.Solve() != solver.Unsat {
+			t.Fatalf("question %d (queens on %d and %d), after %d interrupts: Unsat, but a fresh solver finds a solution", i, lits[0].Int(), lits[1].Int(), stopped)
+		}
+	}
+	t.Logf("%d interrupts", stopped)
 }
 
 // TestInterruptBeforeSolve: an Interrupt with no Solve in progress stops
