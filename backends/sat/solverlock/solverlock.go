@@ -39,7 +39,7 @@ import (
 var turns = newTurns(runtime.GOMAXPROCS(0))
 
 func newTurns(n int) *fair.Sem {
-	return fair.New(fair.Limits{Turns: n, Share: max(1, n/2)})
+	return fair.New(fair.Bounds{Turns: n, Share: max(1, n/2)})
 }
 
 // Turns is how many calls into gophersat may run at once in the process.

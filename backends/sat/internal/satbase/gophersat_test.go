@@ -17,8 +17,8 @@ import (
 
 // pigeonhole returns the CNF of p pigeons in h holes, each pigeon in some
 // hole and no two in one: unsatisfiable when p > h, and hard for clause
-// learning (gophersat refutes 9 pigeons in 8 holes in about 2 s, 10 in 9
-// not in 5 s).
+// learning, whose refutations of it grow exponentially with p: from ten
+// pigeons on, gophersat takes far longer than any test waits.
 func pigeonhole(p, h int) *solver.Problem {
 	v := func(i, j int) int { return i*h + j + 1 }
 	var cnf [][]int
@@ -39,9 +39,9 @@ func pigeonhole(p, h int) *solver.Problem {
 	return solver.ParseSlice(cnf)
 }
 
-// queens returns the pairwise CNF of n-queens, a clause "not both" for
+// queensCNF returns the pairwise CNF of n-queens, a clause "not both" for
 // every two cells that attack each other and "at least one" per rank.
-func queens(n int) [][]int {
+func queensCNF(n int) [][]int {
 	v := func(r, c int) int { return r*n + c + 1 }
 	var cnf [][]int
 	for r := range n {
@@ -64,8 +64,7 @@ func queens(n int) [][]int {
 
 // TestInterrupt: a Solve on 11 pigeons in 10 holes, which gophersat does
 // not finish in minutes, stops within 200 ms of its deadline or of an
-// Interrupt from another goroutine (typically within a millisecond), with
-// Indet, and the solver answers its next question. On a loaded machine one
+// Interrupt from another goroutine, with Indet, and the solver answers its next question. On a loaded machine one
 // try may be descheduled past the bound: the best of three counts.
 func TestInterrupt(t *testing.T) {
 	const (
@@ -87,13 +86,13 @@ func TestInterrupt(t *testing.T) {
 			defer timer.Stop()
 			return s.Solve()
 		}},
-		{"Calls.Solve past its deadline", func(s *solver.Solver) solver.Status {
+		{"tally.solve past its deadline", func(s *solver.Solver) solver.Status {
 			ctx, cancel := context.WithTimeout(context.Background(), deadline)
 			defer cancel()
-			var c Calls
-			ok, err := c.Solve(ctx, s)
-			if !errors.Is(err, context.DeadlineExceeded) || ok || c.N != 1 || c.Conflicts == 0 {
-				t.Errorf("Calls.Solve = %v, %v, %+v; want false, DeadlineExceeded, one call with conflicts", ok, err, c)
+			var c tally
+			ok, err := c.solve(ctx, s)
+			if !errors.Is(err, context.DeadlineExceeded) || ok || c.calls != 1 || c.conflicts == 0 {
+				t.Errorf("tally.solve = %v, %v, %+v; want false, DeadlineExceeded, one call with conflicts", ok, err, c)
 			}
 			return solver.Indet
 		}},
@@ -146,7 +145,7 @@ func TestInterruptedAnswers(t *testing.T) {
 		questions  = 3000
 		interrupts = 1000 // enough to meet every kind of moment many times
 	)
-	cnf := queens(n)
+	cnf := queensCNF(n)
 	s := solver.New(solver.ParseSlice(cnf))
 	rng := rand.New(rand.NewPCG(1, 2))
 	stopped := 0
@@ -207,7 +206,7 @@ func TestParallelSolvers(t *testing.T) {
 					t.Errorf("goroutine %d: 7 pigeons in 6 holes: %v, want Unsat", g, got)
 				}
 			}
-			s := solver.New(solver.ParseSlice(queens(8)))
+			s := solver.New(solver.ParseSlice(queensCNF(8)))
 			count := 0
 			for s.Solve() == solver.Sat {
 				count++
