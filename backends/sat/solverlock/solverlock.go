@@ -38,6 +38,8 @@ import (
 // turns are the process's turns.
 var turns = newTurns(runtime.GOMAXPROCS(0))
 
+// newTurns returns n turns, a named client holding at most half of them
+// (at least one).
 func newTurns(n int) *fair.Sem {
 	return fair.New(fair.Bounds{Turns: n, Share: max(1, n/2)})
 }
@@ -73,6 +75,8 @@ func AcquireSliced(ctx context.Context, resumed bool) (callCtx context.Context, 
 	return acquireSliced(ctx, turns, Quantum, resumed)
 }
 
+// acquireSliced is AcquireSliced on the turns of sem, each slice quantum
+// long.
 func acquireSliced(ctx context.Context, sem *fair.Sem, quantum time.Duration, resumed bool) (context.Context, func(), error) {
 	acquire := sem.Acquire
 	if resumed {
