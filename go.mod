@@ -48,4 +48,4 @@ require (
 	google.golang.org/protobuf v1.36.12 // indirect
 )
 
-replace github.com/crillab/gophersat => ./backends/sat/gophersat
+replace github.com/crillab/gophersat => ./third_party/gophersat

@@ -9,37 +9,18 @@ import (
 	"github.com/nqueens/configurator/configurator"
 )
 
-// board is a model's constraints flattened into integer slices for the hot
-// paths: propagation, local search, verification and the CNF. Variables
-// are the model's (row-major cells), lines are its constraints, minus those
-// that constrain nothing (an AtMostOne of fewer than two cells). A board is
-// immutable after newBoard.
+// board is a model's lines (satbase.Lines) with what this backend derives
+// from them for its hot paths: propagation, the local search, the
+// encoding and the symmetries. A board is immutable after newBoard.
 type board struct {
+	satbase.Lines
 	n, nv int
-	kind  []configurator.Kind // per line, as the model says
 	// exact marks the lines that hold exactly one queen in every solution:
 	// the ExactlyOne lines and the AtMostOne lines that the others imply
-	// (see implyExact). Propagation, the CNF, the symmetries and the forced
-	// cells use it; verification and the local search use kind.
+	// (see implyExact). Propagation, the encoding, the symmetries and the
+	// forced cells use it; the verification of solutions and the local
+	// search use Kind.
 	exact []bool
-	// Line l holds the variables lineVar[lineStart[l]:lineStart[l+1]],
-	// without duplicates.
-	lineStart []int32
-	lineVar   []int32
-	// Variable v is on the lines varLine[varStart[v]:varStart[v+1]].
-	varStart []int32
-	varLine  []int32
-	// dead is set when an ExactlyOne line has no cell: no solution at all.
-	dead bool
-	// units are the variables of one-cell ExactlyOne lines: every solution
-	// holds them. They never enter the solver's base problem, whose unit
-	// clauses gophersat's Assume would lose; they are assumed instead.
-	units []int32
-	// partition is set when every variable is on exactly one ExactlyOne
-	// line (the ranks of N-Queens): then every solution has one queen per
-	// such line, solutions differ in their queens alone, and a blocking
-	// clause needs only the queens.
-	partition bool
 	// search is the structure the local search needs, nil when the
 	// ExactlyOne lines overlap and the search does not apply.
 	search *searchBoard
@@ -58,27 +39,15 @@ type searchBoard struct {
 	amoLine  []int32
 }
 
-func newBoard(m *configurator.Model) *board {
-	n := m.N()
-	ls := satbase.Flatten(m)
-	b := &board{n: n, nv: n * n, kind: ls.Kind, lineStart: ls.Start, lineVar: ls.Var, dead: ls.Dead, units: ls.Units}
-	perVar := make([][]int32, b.nv)
-	for l := range int32(len(b.kind)) {
-		for _, v := range b.line(l) {
-			perVar[v] = append(perVar[v], l)
-		}
-	}
-	b.varStart = make([]int32, 1, b.nv+1)
-	for _, ls := range perVar {
-		b.varLine = append(b.varLine, ls...)
-		b.varStart = append(b.varStart, int32(len(b.varLine)))
-	}
-	b.search, b.partition = b.newSearchBoard()
-	b.exact = make([]bool, len(b.kind))
-	for l, k := range b.kind {
+// newBoard derives the board of an n×n model from its lines.
+func newBoard(n int, ls satbase.Lines) *board {
+	b := &board{Lines: ls, n: n, nv: n * n}
+	b.search = b.newSearchBoard()
+	b.exact = make([]bool, len(b.Kind))
+	for l, k := range b.Kind {
 		b.exact[l] = k == configurator.ExactlyOne
 	}
-	if b.partition {
+	if b.Partition {
 		b.implyExact()
 	}
 	b.syms = b.symmetries()
@@ -90,8 +59,8 @@ func newBoard(m *configurator.Model) *board {
 // if k pairwise disjoint AtMostOne lines also cover the board, each holds at
 // most one of those k queens, so each holds exactly one. For N-Queens these
 // are the files: "one queen per file" is the pigeonhole argument that clause
-// learning cannot find quickly, and stating it turns refutations that took
-// gophersat seconds into unit propagation. The lines are picked greedily in
+// learning cannot find quickly, and stating it leaves to unit propagation
+// refutations that would cost gophersat long searches. The lines are picked greedily in
 // order; a model whose cover the greedy choice misses only loses the
 // speed-up, never correctness.
 func (b *board) implyExact() {
@@ -99,11 +68,11 @@ func (b *board) implyExact() {
 	taken := make([]bool, b.nv)
 	var lines []int32
 	covered := 0
-	for l, kind := range b.kind {
+	for l, kind := range b.Kind {
 		if kind != configurator.AtMostOne {
 			continue
 		}
-		vars := b.line(int32(l))
+		vars := b.Line(int32(l))
 		if slices.ContainsFunc(vars, func(v int32) bool { return taken[v] }) {
 			continue
 		}
@@ -121,39 +90,32 @@ func (b *board) implyExact() {
 	}
 }
 
-// line returns the variables of line l.
-func (b *board) line(l int32) []int32 { return b.lineVar[b.lineStart[l]:b.lineStart[l+1]] }
-
-// lines returns the lines of variable v.
-func (b *board) lines(v int32) []int32 { return b.varLine[b.varStart[v]:b.varStart[v+1]] }
-
 // newSearchBoard groups the variables by ExactlyOne line, or returns nil
-// when two ExactlyOne lines share a variable. partition reports whether the
-// groups cover every variable.
-func (b *board) newSearchBoard() (sb *searchBoard, partition bool) {
-	sb = &searchBoard{amoStart: make([]int32, 1, b.nv+1)}
+// when two ExactlyOne lines share a variable.
+func (b *board) newSearchBoard() *searchBoard {
+	sb := &searchBoard{amoStart: make([]int32, 1, b.nv+1)}
 	covered := make([]bool, b.nv)
-	for l, k := range b.kind {
+	for l, k := range b.Kind {
 		if k != configurator.ExactlyOne {
 			continue
 		}
-		for _, v := range b.line(int32(l)) {
+		for _, v := range b.Line(int32(l)) {
 			if covered[v] {
-				return nil, false
+				return nil
 			}
 			covered[v] = true
 		}
 		sb.groupLine = append(sb.groupLine, int32(l))
 	}
 	for v := range int32(b.nv) {
-		for _, l := range b.lines(v) {
-			if b.kind[l] == configurator.AtMostOne {
+		for _, l := range b.LinesOf(v) {
+			if b.Kind[l] == configurator.AtMostOne {
 				sb.amoLine = append(sb.amoLine, l)
 			}
 		}
 		sb.amoStart = append(sb.amoStart, int32(len(sb.amoLine)))
 	}
-	return sb, !slices.Contains(covered, false)
+	return sb
 }
 
 // transforms are the eight symmetries of the square, as maps of a cell
@@ -187,9 +149,9 @@ func (b *board) symmetries() [][]int32 {
 		}
 		return sb.String()
 	}
-	have := make(map[string]bool, len(b.kind))
+	have := make(map[string]bool, len(b.Kind))
 	for l, x := range b.exact {
-		have[key(x, b.line(int32(l)))] = true
+		have[key(x, b.Line(int32(l)))] = true
 	}
 	var syms [][]int32
 	img := make([]int32, 0, b.n)
@@ -202,7 +164,7 @@ outer:
 		}
 		for l, x := range b.exact {
 			img = img[:0]
-			for _, v := range b.line(int32(l)) {
+			for _, v := range b.Line(int32(l)) {
 				img = append(img, perm[v])
 			}
 			if !have[key(x, img)] {
@@ -212,34 +174,4 @@ outer:
 		syms = append(syms, perm)
 	}
 	return syms
-}
-
-// verify reports whether queens (a list of variables, each at most once)
-// is a solution of the model: every ExactlyOne line holds exactly one of
-// them and every AtMostOne line at most one. count is scratch of one entry
-// per line, all zero, and is left all zero.
-func (b *board) verify(queens []int32, count []int32) bool {
-	ok := true
-	for _, v := range queens {
-		for _, l := range b.lines(v) {
-			count[l]++
-			if count[l] > 1 {
-				ok = false
-			}
-		}
-	}
-	if ok {
-		for l, k := range b.kind {
-			if k == configurator.ExactlyOne && count[l] != 1 {
-				ok = false
-				break
-			}
-		}
-	}
-	for _, v := range queens {
-		for _, l := range b.lines(v) {
-			count[l] = 0
-		}
-	}
-	return ok
 }

@@ -24,16 +24,16 @@ type state struct {
 func (b *board) root() *state {
 	st := &state{
 		val:    make([]int8, b.nv),
-		queens: make([]int32, len(b.kind)),
-		open:   make([]int32, len(b.kind)),
+		queens: make([]int32, len(b.Kind)),
+		open:   make([]int32, len(b.Kind)),
 	}
-	for l := range b.kind {
-		st.open[l] = b.lineStart[l+1] - b.lineStart[l]
+	for l := range b.Kind {
+		st.open[l] = int32(len(b.Line(int32(l))))
 	}
-	if b.dead {
+	if b.Dead {
 		return nil
 	}
-	for _, v := range b.units {
+	for _, v := range b.Units {
 		if !b.set(st, v, queen) {
 			return nil
 		}
@@ -58,10 +58,10 @@ func (b *board) set(st *state, v int32, x int8) bool {
 	for len(st.todo) > 0 {
 		u := st.todo[len(st.todo)-1]
 		st.todo = st.todo[:len(st.todo)-1]
-		for _, l := range b.lines(u) {
+		for _, l := range b.LinesOf(u) {
 			switch {
 			case st.val[u] == queen:
-				for _, w := range b.line(l) {
+				for _, w := range b.Line(l) {
 					if st.val[w] == open && !b.assign(st, w, noQueen) {
 						return false
 					}
@@ -71,7 +71,7 @@ func (b *board) set(st *state, v int32, x int8) bool {
 					return false
 				}
 				if st.open[l] == 1 {
-					for _, w := range b.line(l) {
+					for _, w := range b.Line(l) {
 						if st.val[w] == open {
 							if !b.assign(st, w, queen) {
 								return false
@@ -99,7 +99,7 @@ func (b *board) assign(st *state, v int32, x int8) bool {
 	}
 	st.val[v] = x
 	ok := true
-	for _, l := range b.lines(v) {
+	for _, l := range b.LinesOf(v) {
 		st.open[l]--
 		if x == queen {
 			st.queens[l]++

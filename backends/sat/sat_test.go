@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crillab/gophersat/solver"
 	"github.com/nqueens/configurator/backends/sat/internal/satbase"
 	"github.com/nqueens/configurator/backends/sat/solverlock"
 	"github.com/nqueens/configurator/configurator"
@@ -199,7 +198,7 @@ func TestAnalyzeBruteForce(t *testing.T) {
 					queens = append(queens, m.Cell(s[j]))
 				}
 			}
-			if d := analysisDiff(sp, o, queens, tt.n <= countMaxN); d != "" {
+			if d := analysisDiff(sp, o, queens, tt.n <= satbase.CountMaxN); d != "" {
 				t.Errorf("N=%d %v: %s", tt.n, queens, d)
 				mismatches++
 			}
@@ -385,18 +384,18 @@ func TestLargeBoards(t *testing.T) {
 // without rank constraints has neither.
 func TestBoard(t *testing.T) {
 	for _, n := range []int{4, 8, 13} {
-		bd := newBoard(configuratortest.Model(t, n, configurator.RowMajor))
+		bd := newBoard(n, satbase.Flatten(configuratortest.Model(t, n, configurator.RowMajor)))
 		exact := 0
 		for l, x := range bd.exact {
 			if x {
 				exact++
-				if v := bd.line(int32(l)); len(v) != n {
+				if v := bd.Line(int32(l)); len(v) != n {
 					t.Errorf("N=%d: exact line of %d cells", n, len(v))
 				}
 			}
 		}
-		if exact != 2*n || len(bd.syms) != 7 || !bd.partition || bd.search == nil {
-			t.Errorf("N=%d: %d exact lines, %d symmetries, partition %v; want %d, 7, true", n, exact, len(bd.syms), bd.partition, 2*n)
+		if exact != 2*n || len(bd.syms) != 7 || !bd.Partition || bd.search == nil {
+			t.Errorf("N=%d: %d exact lines, %d symmetries, partition %v; want %d, 7, true", n, exact, len(bd.syms), bd.Partition, 2*n)
 		}
 	}
 	files, err := configurator.Custom(3, configurator.RowMajor, []configurator.Constraint{
@@ -405,8 +404,8 @@ func TestBoard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bd := newBoard(files); slices.Contains(bd.exact, true) || bd.partition {
-		t.Errorf("files only: exact %v, partition %v", bd.exact, bd.partition)
+	if bd := newBoard(3, satbase.Flatten(files)); slices.Contains(bd.exact, true) || bd.Partition {
+		t.Errorf("files only: exact %v, partition %v", bd.exact, bd.Partition)
 	}
 }
 
@@ -438,12 +437,12 @@ func TestCustomModel(t *testing.T) {
 		// itself and survives; the half turn and the reflection in the
 		// long anti-diagonal survive only when the dropped line is that
 		// one; the rest map an anti-diagonal onto a diagonal.
-		if got := len(sp.(*space).bd.syms); got != tt.symmetry {
+		if got := len(newBoard(tt.n, satbase.Flatten(m)).syms); got != tt.symmetry {
 			t.Errorf("N=%d without %s: %d symmetries, want %d", tt.n, tt.drop, got, tt.symmetry)
 		}
 		for i := range 15 {
 			queens := randomCells(rng, tt.n, i%4)
-			if d := analysisDiff(sp, o, queens, tt.n <= countMaxN); d != "" {
+			if d := analysisDiff(sp, o, queens, tt.n <= satbase.CountMaxN); d != "" {
 				t.Errorf("N=%d without %s, %v: %s", tt.n, tt.drop, queens, d)
 			}
 		}
@@ -632,7 +631,7 @@ func waitQueue(t *testing.T, b *Backend, k int) {
 // is free.
 func TestQueue(t *testing.T) {
 	const size = 3
-	// Serve at most size: the call line holds max(Queue, Serve) calls.
+	// Serve at most size: the call queue holds max(Queue, Serve) calls.
 	b := New(Options{Queue: size, Serve: 1})
 	sp := nqueens(t, b, 6)
 	release := holdTurn(t)
@@ -685,10 +684,10 @@ func TestQueue(t *testing.T) {
 }
 
 // TestAdmit: requests are admitted Serve at a time, one per client; a
-// place that frees goes to the next client in turn, not to the request
-// that came first; each client's line is bounded (its next request gets
+// slot that frees goes to the next client in turn, not to the request
+// that came first; each client's queue is bounded (its next request gets
 // ErrBusy at once) while other clients' stay open, and a request whose
-// context ends leaves its line.
+// context ends leaves its queue.
 func TestAdmit(t *testing.T) {
 	b := New(Options{Serve: 1, Queue: 2})
 	sp := nqueens(t, b, 6)
@@ -726,12 +725,12 @@ func TestAdmit(t *testing.T) {
 		t.Errorf("with one request served and four waiting: Load() = %+v", got)
 	}
 	if _, err := configurator.Admit(client(bg, "a"), sp); !errors.Is(err, configurator.ErrBusy) {
-		t.Errorf("with the client's line full: %v, want ErrBusy", err)
+		t.Errorf("with the client's queue full: %v, want ErrBusy", err)
 	}
 	short, cancelShort := context.WithTimeout(bg, 20*time.Millisecond)
 	defer cancelShort()
 	if _, err := configurator.Admit(client(short, "d"), sp); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("another client, while one's line is full: %v, want it to wait (DeadlineExceeded)", err)
+		t.Errorf("another client, while one's queue is full: %v, want it to wait (DeadlineExceeded)", err)
 	}
 	cancel()
 	waitQueue(t, b, 3) // the request that gave up leaves
@@ -748,7 +747,7 @@ func TestAdmit(t *testing.T) {
 	}
 }
 
-// TestAdmitTwoClients: with two places, two clients are served at once,
+// TestAdmitTwoClients: with two slots, two clients are served at once,
 // while a client's second request waits for its first.
 func TestAdmitTwoClients(t *testing.T) {
 	b := New(Options{Serve: 2})
@@ -768,14 +767,14 @@ func TestAdmitTwoClients(t *testing.T) {
 	defer cancelSoon()
 	doneB, err := configurator.Admit(configurator.WithClient(soon, "b"), sp)
 	if err != nil {
-		t.Fatalf("another client, a place free: %v", err)
+		t.Fatalf("another client, a slot free: %v", err)
 	}
 	doneB()
 }
 
 // TestAdmittedQueries: queries inside an admitted turn run (the turn is not
 // asked for again), and the solver calls of the Serve requests admitted
-// fit in the call line even when Serve exceeds Queue: only the requests
+// fit in the call queue even when Serve exceeds Queue: only the requests
 // beyond them are refused.
 func TestAdmittedQueries(t *testing.T) {
 	b := New(Options{Serve: 2, Queue: 1})
@@ -801,7 +800,7 @@ func TestAdmittedQueries(t *testing.T) {
 		t.Errorf("two requests served, both waiting for the solver: Load() = %+v", got)
 	}
 	if _, err := sp.Analyze(context.Background(), nil); !errors.Is(err, configurator.ErrBusy) {
-		t.Errorf("a query without a turn, the call line full: %v, want ErrBusy", err)
+		t.Errorf("a query without a slot, the call queue full: %v, want ErrBusy", err)
 	}
 	release()
 	for range 2 {
@@ -834,27 +833,47 @@ func TestTimeout(t *testing.T) {
 	}
 }
 
+// pigeonholes returns a model of p pigeons in h holes (p > h) on a p×p
+// board: pigeon r sits in exactly one of the first h cells of rank r, and
+// no two pigeons in one file. It has no solution, and no shortcut of the
+// backend sees it (the ranks do not partition the board, and the board is too
+// small for the local search): the refutation is gophersat's, far longer
+// than any test waits from ten pigeons on.
+func pigeonholes(t testing.TB, p, h int) *configurator.Model {
+	t.Helper()
+	var cs []configurator.Constraint
+	for r := range p {
+		c := configurator.Constraint{Kind: configurator.ExactlyOne}
+		for f := range h {
+			c.Cells = append(c.Cells, configurator.Cell{Row: r, Col: f})
+		}
+		cs = append(cs, c)
+	}
+	for f := range h {
+		c := configurator.Constraint{Kind: configurator.AtMostOne}
+		for r := range p {
+			c.Cells = append(c.Cells, configurator.Cell{Row: r, Col: f})
+		}
+		cs = append(cs, c)
+	}
+	m, err := configurator.Custom(p, configurator.RowMajor, cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // TestInterrupted: a solver call past its request's deadline is stopped,
-// not left running: the request returns soon after the deadline and the
-// solver's turns are all free at once. A panic in a call
-// becomes an error and the query's solver is thrown away.
+// not left running: the request returns soon after the deadline, the
+// solver's turns and the backend's call queue are all free at once, and
+// the space answers again.
 func TestInterrupted(t *testing.T) {
-	b := New(Options{})
-	sp := nqueens(t, b, 8).(*space)
 	const deadline = 50 * time.Millisecond
+	b := New(Options{Timeout: deadline})
+	hard := configuratortest.Space(t, b, pigeonholes(t, 11, 10))
 	start := time.Now()
-	var callErr error
-	err := sp.run(context.Background(), func(_ context.Context, q *query) error {
-		ctx, cancel := context.WithTimeout(context.Background(), deadline)
-		defer cancel()
-		callErr = q.call(ctx, func() error {
-			s := solver.New(pigeonhole(11, 10)) // gophersat takes minutes
-			_, err := q.calls.Solve(ctx, s)
-			return err
-		})
-		return callErr
-	})
-	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(callErr, context.DeadlineExceeded) {
+	_, err := hard.Analyze(context.Background(), nil)
+	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("a call past its deadline: got %v", err)
 	}
 	// Uninterrupted, the call runs for minutes; the bound leaves room for a
@@ -863,46 +882,14 @@ func TestInterrupted(t *testing.T) {
 		t.Errorf("the call stopped %v after its deadline, want at once", late)
 	}
 	holdTurn(t)() // every turn is free
-	if a, err := sp.Analyze(context.Background(), nil); err != nil || a.Solutions.Int64() != 92 {
+	// Two pigeons in one hole: propagation refutes it, with no solver call.
+	if ok, err := hard.Satisfiable(context.Background(), configuratortest.Cells(t, "a1,a2"), nil); ok || err != nil {
+		t.Errorf("after the interrupted call, two pigeons in one hole: %v, %v", ok, err)
+	}
+	waitQueue(t, b, 0)
+	if a, err := nqueens(t, New(Options{}), 8).Analyze(context.Background(), nil); err != nil || a.Solutions.Int64() != 92 {
 		t.Errorf("after the interrupted call: %v, %v", a, err)
 	}
-
-	var q *query
-	err = sp.run(context.Background(), func(ctx context.Context, qq *query) error {
-		q = qq
-		return q.call(ctx, func() error {
-			q.s = sp.take()
-			panic("broken")
-		})
-	})
-	if !errors.Is(err, satbase.ErrSolver) || q.s != nil {
-		t.Errorf("panicking call: got %v, solver %p", err, q.s)
-	}
-	if ok, err := sp.Satisfiable(context.Background(), configuratortest.Cells(t, "a1"), nil); !ok || err != nil {
-		t.Errorf("after the panic: %v, %v", ok, err)
-	}
-}
-
-// pigeonhole returns the CNF of p pigeons in h holes: unsatisfiable when
-// p > h, and beyond gophersat in seconds from p = 10.
-func pigeonhole(p, h int) *solver.Problem {
-	v := func(i, j int) int { return i*h + j + 1 }
-	var cnf [][]int
-	for i := range p {
-		var c []int
-		for j := range h {
-			c = append(c, v(i, j))
-		}
-		cnf = append(cnf, c)
-	}
-	for j := range h {
-		for a := range p {
-			for b := a + 1; b < p; b++ {
-				cnf = append(cnf, []int{-v(a, j), -v(b, j)})
-			}
-		}
-	}
-	return solver.ParseSlice(cnf)
 }
 
 // TestConcurrent issues queries from many goroutines on two spaces of two
@@ -996,9 +983,9 @@ func TestSession(t *testing.T) {
 	}
 }
 
-// TestLend: a request's place lent early (its question sliced) goes to the
+// TestLend: a request's slot lent early (its question sliced) goes to the
 // next client at once; the request's own done afterwards gives back
-// nothing more, so the place the next client took stays taken.
+// nothing more, so the slot the next client took stays taken.
 func TestLend(t *testing.T) {
 	b := New(Options{Serve: 1})
 	ctxA := configurator.WithClient(context.Background(), "192.0.2.1")

@@ -11,8 +11,8 @@ import "math/rand/v2"
 // nil when the steps run out. The result still has to be verified; the
 // search only proposes.
 //
-// On an empty N-Queens board of 100 ranks the greedy start leaves a few
-// dozen conflicts, and the search repairs them in about as many steps.
+// The greedy start leaves few conflicts on N-Queens, and each move repairs
+// about one, so a few moves per rank suffice (see searchSteps).
 func (b *board) localSearch(st *state, rng *rand.Rand, steps int) []int32 {
 	sb := b.search
 	queens := make([]int32, 0, b.n)
@@ -28,7 +28,7 @@ func (b *board) localSearch(st *state, rng *rand.Rand, steps int) []int32 {
 		if st.queens[l] > 0 {
 			continue
 		}
-		for _, v := range b.line(l) {
+		for _, v := range b.Line(l) {
 			if st.val[v] == open {
 				dom = append(dom, v)
 			}
@@ -39,7 +39,7 @@ func (b *board) localSearch(st *state, rng *rand.Rand, steps int) []int32 {
 	if groups == 0 {
 		return queens
 	}
-	count := make([]int32, len(b.kind)) // queens of the groups per line
+	count := make([]int32, len(b.Kind)) // queens of the groups per line
 	amo := func(v int32) []int32 { return sb.amoLine[sb.amoStart[v]:sb.amoStart[v+1]] }
 	conflicts := func(v int32) int32 {
 		var c int32

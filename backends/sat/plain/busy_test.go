@@ -34,7 +34,7 @@ func TestBusy(t *testing.T) {
 		_, err := sp.Analyze(context.Background(), nil) // in progress, waiting for the turn
 		first <- err
 	}()
-	for len(b.queue) == 0 {
+	for len(b.running) == 0 {
 		time.Sleep(time.Millisecond)
 	}
 	_, err := sp.Solve(context.Background(), nil)

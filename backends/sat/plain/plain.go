@@ -19,26 +19,18 @@
 //     in it as possible and every empty cell of it as not forced, so those
 //     cells need no question of their own.
 //
-// Each witness is checked against the model's constraints before it is
-// believed, so a fault in the solver shows as an error, not as an answer.
+// What it shares with package sat is the skeleton of package satbase, none
+// of the shortcuts: the limits, the checks of the cells asked about, the
+// pool of a space's solvers, the solver turns, the verification of every
+// solution gophersat returns (a fault in the solver shows as an error, not
+// as an answer), the count with blocking clauses, and the Work figures.
 //
-// What it shares with package sat is plumbing, none of the shortcuts:
-// package satbase flattens the model's lines, writes the assumptions and
-// blocking clauses, turns a panic in gophersat into an error and reads the
-// Options.
-//
-// gophersat v1.4.0 has defects (see the project's shared notes) that the
-// backend works around as package sat does: Assume drops the unit clauses of
-// the base problem, so the problem has none and the cells of one-cell
-// ExactlyOne lines travel as assumptions; CountModels returns duplicates, so
-// solutions are counted with blocking clauses, on a solver of their own.
-// Two more are patched in the copy the project carries
-// (backends/sat/gophersat/PATCHES.md): a Solve is interrupted when its
-// query's context ends, and separate solvers run in parallel, each call
-// holding one of the process's turns of package solverlock (one per core,
-// shared fairly among clients). A space keeps at most one idle solver per
-// turn for its next queries, each dropped when its learned clauses hold
-// more than a quarter of the space's Cost.
+// Its gate is simpler than package sat's: at most Options.Queue queries
+// (Analyze, Satisfiable, Solve) are in progress at once, the next fails at
+// once with ErrBusy, and every solver call of a query takes one of the
+// process's turns of package solverlock (one per core, shared fairly among
+// clients). Its spaces are no configurator.Admitters, and a query has no
+// deadline but its context's.
 package plain
 
 import (
@@ -46,46 +38,21 @@ import (
 	"fmt"
 
 	"github.com/nqueens/configurator/backends/sat/internal/satbase"
+	"github.com/nqueens/configurator/backends/sat/solverlock"
 	"github.com/nqueens/configurator/configurator"
 )
 
-// Defaults of Options, measured on the project's machine (2 cores).
+// Defaults of Options.
 const (
 	// DefaultMaxN is the largest board accepted by default: the largest
-	// whose empty board (the slowest placement measured) this backend
-	// analyses in under a second. BenchmarkValidDomainsEmpty, ms per
-	// Analyze, on a quiet machine (N=44: a first analysis, on a fresh
-	// space):
-	//
-	//	N     8   12   16   20   24   32   36   40    44
-	//	ms   12   13   31   67  109  324  460  680  1100-1900
-	//
-	// With other work on the 2 cores, N=40 took 0.95 to 1.7 s. Placements
-	// of some queens go faster (N=40: 0.6 s with 1 queen, 0.15 s with 16).
+	// whose empty board, the slowest placement, this backend analyses in
+	// about a second on the project's machine (2 cores), as
+	// BenchmarkValidDomainsEmpty measures.
 	DefaultMaxN = 40
 	// DefaultQueue is how many queries may be in progress at once.
 	DefaultQueue = 32
 	// DefaultCountCap is the default cap of the blocking-clause count.
-	DefaultCountCap = 10000
-)
-
-// countMaxN is the largest board on which Analyze counts solutions, as
-// package sat does: each solution costs a solver call, and above 10×10 the
-// count would soon say no more than "at least the cap".
-const countMaxN = 10
-
-// fewSolutions and splitLines set how solutions are enumerated (see
-// space.enumerate): up to fewSolutions with one solver, then again in parts
-// split by splitLines lines. Measured on the empty board: with one solver,
-// N=10 takes 0.7 s; split by one line 0.25 s, by two 0.10 s (0.17 s with
-// the first 128 solutions listed in vain); by three, the fresh solvers of
-// the N³ parts cost more than they save. On the random walks of the
-// cross-check at N=10 (counts capped at 100), where most placements have
-// few solutions, listing up to 128 with one solver halves the time of
-// splitting after 64.
-const (
-	fewSolutions = 128
-	splitLines   = 2
+	DefaultCountCap = satbase.DefaultCountCap
 )
 
 // Options bound the work of a Backend. The zero value asks for the
@@ -108,20 +75,25 @@ type Options struct {
 // Backend compiles models into pairwise CNFs for gophersat. It implements
 // configurator.Backend and is safe for concurrent use.
 type Backend struct {
-	maxN     int
-	countCap int
-	// queue holds a token for every query in progress; its capacity is
-	// the bound.
-	queue chan struct{}
+	base satbase.Backend
+	// running holds a token for every query in progress; its capacity
+	// is Options.Queue.
+	running chan struct{}
 }
 
 // New returns a plain SAT backend with the given limits.
 func New(opts Options) *Backend {
-	return &Backend{
-		maxN:     satbase.Or(opts.MaxN, DefaultMaxN),
-		countCap: satbase.Or(opts.CountCap, DefaultCountCap),
-		queue:    make(chan struct{}, satbase.Or(opts.Queue, DefaultQueue)),
+	b := &Backend{running: make(chan struct{}, satbase.Or(opts.Queue, DefaultQueue))}
+	b.base = satbase.Backend{
+		What:     "the plain SAT backend",
+		MaxN:     satbase.Or(opts.MaxN, DefaultMaxN),
+		CountCap: satbase.Or(opts.CountCap, DefaultCountCap),
+		// The pairwise CNF has about 5n³/3 binary clauses.
+		PerCube: 600,
+		Begin:   b.begin,
+		Turn:    solverlock.Acquire,
 	}
+	return b
 }
 
 // Name is "sat-plain".
@@ -129,32 +101,25 @@ func (b *Backend) Name() string { return "sat-plain" }
 
 // Limits states the largest board; the variable order means nothing to a
 // SAT solver.
-func (b *Backend) Limits() configurator.Limits { return configurator.Limits{MaxN: b.maxN} }
+func (b *Backend) Limits() configurator.Limits { return b.base.Limits() }
 
-// Cost estimates the memory of an n×n space with its solver: the pairwise
-// CNF has about 5n³/3 binary clauses, and the solver with its learnt
-// clauses held 460 to 560 bytes per n³ after two analyses (N=12 to 40).
-// Compiles are cheap.
-func (b *Backend) Cost(n int, _ configurator.Order) configurator.Cost {
-	return configurator.Cost{Bytes: 4096 + 600*int64(n)*int64(n)*int64(n)}
-}
+// Cost estimates the memory of an n×n space with its solver and what it
+// learns: 4 KiB and 600 bytes per n³. Compiles are cheap.
+func (b *Backend) Cost(n int, _ configurator.Order) configurator.Cost { return b.base.Cost(n) }
 
-// Compile flattens m's constraints into the lines the CNF is written from.
-// It is cheap and calls no solver; the solver is built on first use.
+// Compile writes m's constraints as the pairwise CNF. It is cheap and
+// calls no solver; the solver is built on first use.
 func (b *Backend) Compile(ctx context.Context, m *configurator.Model) (configurator.Space, error) {
-	if err := satbase.Compilable(ctx, "the plain SAT backend", m.N(), b.maxN); err != nil {
-		return nil, err
-	}
-	return newSpace(b, m), nil
+	return b.base.Compile(ctx, m, newEngine, nil)
 }
 
-// enter admits one query, or fails at once with ErrBusy when Queue queries
-// are in progress. The query ends with leave.
-func (b *Backend) enter() (leave func(), err error) {
+// begin starts one query, or fails at once with ErrBusy when
+// Options.Queue queries are in progress.
+func (b *Backend) begin(ctx context.Context) (context.Context, func(), error) {
 	select {
-	case b.queue <- struct{}{}:
-		return func() { <-b.queue }, nil
+	case b.running <- struct{}{}:
+		return ctx, func() { <-b.running }, nil
 	default:
-		return nil, fmt.Errorf("%d queries in progress on the plain SAT solver: %w", cap(b.queue), configurator.ErrBusy)
+		return nil, nil, fmt.Errorf("%d queries in progress on the plain SAT solver: %w", cap(b.running), configurator.ErrBusy)
 	}
 }

@@ -1,6 +1,6 @@
 // Package solverlock bounds the calls into gophersat running at once in the
 // process, and shares them fairly among clients. gophersat (the patched
-// v1.4.0 carried in backends/sat/gophersat) runs separate Solver values in
+// v1.4.0 carried in third_party/gophersat) runs separate Solver values in
 // parallel safely, and each call takes a core while it runs: so every
 // package of this project that calls gophersat, the backends and the
 // benchmarks' baselines alike, takes one of the process's turns first.
@@ -38,8 +38,10 @@ import (
 // turns are the process's turns.
 var turns = newTurns(runtime.GOMAXPROCS(0))
 
+// newTurns returns n turns, a named client holding at most half of them
+// (at least one).
 func newTurns(n int) *fair.Sem {
-	return fair.New(fair.Limits{Turns: n, Share: max(1, n/2)})
+	return fair.New(fair.Bounds{Turns: n, Share: max(1, n/2)})
 }
 
 // Turns is how many calls into gophersat may run at once in the process.
@@ -73,6 +75,8 @@ func AcquireSliced(ctx context.Context, resumed bool) (callCtx context.Context, 
 	return acquireSliced(ctx, turns, Quantum, resumed)
 }
 
+// acquireSliced is AcquireSliced on the turns of sem, each slice quantum
+// long.
 func acquireSliced(ctx context.Context, sem *fair.Sem, quantum time.Duration, resumed bool) (context.Context, func(), error) {
 	acquire := sem.Acquire
 	if resumed {

@@ -1,6 +1,6 @@
 // Package fair shares a bounded number of turns among clients, so that one
 // client asking for many cannot keep the others waiting: a client holds at
-// most its share of the turns at once, its waiters wait in a line of their
+// most its share of the turns at once, its waiters wait in a queue of their
 // own, bounded, and a turn given back goes to the next client with a
 // waiter, round robin, not to whoever asked first. A caller that gave a
 // turn up with work left (Requeue) waits behind the others.
@@ -20,8 +20,9 @@ import (
 // Sem, already has as many waiters as its bound.
 var ErrFull = errors.New("too many waiting")
 
-// Limits bound a Sem.
-type Limits struct {
+// Bounds are the sizes of a Sem: its turns, a client's share of them, and
+// its queues.
+type Bounds struct {
 	// Turns is how many turns may be held at once, at least 1.
 	Turns int
 	// Share is the most turns one named client holds at once; 0 means
@@ -33,10 +34,10 @@ type Limits struct {
 	Queue int
 }
 
-// Sem is a semaphore of Limits.Turns turns served fairly among clients.
+// Sem is a semaphore of Bounds.Turns turns served fairly among clients.
 // It is safe for concurrent use.
 type Sem struct {
-	lim Limits
+	bounds Bounds
 
 	mu      sync.Mutex
 	free    int
@@ -62,21 +63,21 @@ type waiter struct {
 	behind  bool
 }
 
-// New returns a Sem with the given limits.
-func New(lim Limits) *Sem {
-	lim.Turns = max(lim.Turns, 1)
-	if lim.Share <= 0 || lim.Share > lim.Turns {
-		lim.Share = lim.Turns
+// New returns a Sem of the given bounds.
+func New(bounds Bounds) *Sem {
+	bounds.Turns = max(bounds.Turns, 1)
+	if bounds.Share <= 0 || bounds.Share > bounds.Turns {
+		bounds.Share = bounds.Turns
 	}
-	return &Sem{lim: lim, free: lim.Turns, clients: make(map[string]*client)}
+	return &Sem{bounds: bounds, free: bounds.Turns, clients: make(map[string]*client)}
 }
 
 // Turns is the number of turns of s.
-func (s *Sem) Turns() int { return s.lim.Turns }
+func (s *Sem) Turns() int { return s.bounds.Turns }
 
 // Acquire waits for a turn for client id and returns the function that
 // gives it back (calling it more than once gives it back once). A caller
-// finding its client's line or the whole Sem's full fails at once with
+// finding its client's queue or the whole Sem's full fails at once with
 // ErrFull; a caller whose ctx ends while it waits gets ctx's error.
 func (s *Sem) Acquire(ctx context.Context, id string) (release func(), err error) {
 	return s.acquire(ctx, id, false)
@@ -109,7 +110,7 @@ func (s *Sem) acquire(ctx context.Context, id string, behind bool) (release func
 		s.mu.Unlock()
 		return s.releaser(c), nil
 	}
-	if s.lim.ClientQueue > 0 && len(c.waiters) >= s.lim.ClientQueue || s.lim.Queue > 0 && s.waiting >= s.lim.Queue {
+	if s.bounds.ClientQueue > 0 && len(c.waiters) >= s.bounds.ClientQueue || s.bounds.Queue > 0 && s.waiting >= s.bounds.Queue {
 		s.forget(c)
 		s.mu.Unlock()
 		return nil, ErrFull
@@ -152,7 +153,7 @@ func (s *Sem) acquire(ctx context.Context, id string, behind bool) (release func
 func (s *Sem) Held() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.lim.Turns - s.free
+	return s.bounds.Turns - s.free
 }
 
 // Waiting reports how many callers wait for a turn.
@@ -176,7 +177,7 @@ func (s *Sem) Wanted() bool {
 }
 
 // mayHold reports whether c may take one more turn.
-func (s *Sem) mayHold(c *client) bool { return c.id == "" || c.held < s.lim.Share }
+func (s *Sem) mayHold(c *client) bool { return c.id == "" || c.held < s.bounds.Share }
 
 // releaser returns the function that gives c's turn back, once.
 func (s *Sem) releaser(c *client) func() {

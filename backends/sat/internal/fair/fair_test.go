@@ -35,7 +35,7 @@ func TestRoundRobin(t *testing.T) {
 		{"three clients alternate", []string{"a1", "a2", "b1", "b2", "c1"}, []string{"a1", "b1", "c1", "a2", "b2"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := New(Limits{Turns: 1})
+			s := New(Bounds{Turns: 1})
 			hold, err := s.Acquire(context.Background(), "a")
 			if err != nil {
 				t.Fatal(err)
@@ -66,27 +66,27 @@ func TestRoundRobin(t *testing.T) {
 	}
 }
 
-// TestLimits: the share, the client's line and the whole line bound what
+// TestBounds: the share, the client's queue and the whole queue bound what
 // one Acquire more gets.
-func TestLimits(t *testing.T) {
+func TestBounds(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		lim     Limits
+		bounds  Bounds
 		holders []string // acquire at once, in order
 		waiters []string // then wait, in order
 		next    string   // one more
 		want    string   // "turn", "wait" or "full"
 	}{
-		{"a free turn within the share", Limits{Turns: 2, Share: 1}, []string{"a"}, nil, "b", "turn"},
-		{"a free turn beyond the share", Limits{Turns: 2, Share: 1}, []string{"a"}, nil, "a", "wait"},
-		{"the process's own work has no share", Limits{Turns: 2, Share: 1}, []string{""}, nil, "", "turn"},
-		{"every turn held", Limits{Turns: 2}, []string{"a", "b"}, nil, "c", "wait"},
-		{"the client's line full", Limits{Turns: 1, ClientQueue: 2}, []string{"a"}, []string{"b", "b"}, "b", "full"},
-		{"another client's line has room", Limits{Turns: 1, ClientQueue: 2}, []string{"a"}, []string{"b", "b"}, "c", "wait"},
-		{"the whole line full", Limits{Turns: 1, Queue: 2}, []string{"a"}, []string{"b", "c"}, "d", "full"},
+		{"a free turn within the share", Bounds{Turns: 2, Share: 1}, []string{"a"}, nil, "b", "turn"},
+		{"a free turn beyond the share", Bounds{Turns: 2, Share: 1}, []string{"a"}, nil, "a", "wait"},
+		{"the process's own work has no share", Bounds{Turns: 2, Share: 1}, []string{""}, nil, "", "turn"},
+		{"every turn held", Bounds{Turns: 2}, []string{"a", "b"}, nil, "c", "wait"},
+		{"the client's queue full", Bounds{Turns: 1, ClientQueue: 2}, []string{"a"}, []string{"b", "b"}, "b", "full"},
+		{"another client's queue has room", Bounds{Turns: 1, ClientQueue: 2}, []string{"a"}, []string{"b", "b"}, "c", "wait"},
+		{"the whole queue full", Bounds{Turns: 1, Queue: 2}, []string{"a"}, []string{"b", "c"}, "d", "full"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := New(tc.lim)
+			s := New(tc.bounds)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			for _, who := range tc.holders {
@@ -119,10 +119,10 @@ func TestLimits(t *testing.T) {
 	}
 }
 
-// TestGiveUp: a waiter whose ctx ends leaves its line; the turns it did
+// TestGiveUp: a waiter whose ctx ends leaves its queue; the turns it did
 // not get, and those given back twice, are counted once.
 func TestGiveUp(t *testing.T) {
-	s := New(Limits{Turns: 1})
+	s := New(Bounds{Turns: 1})
 	release, err := s.Acquire(context.Background(), "a")
 	if err != nil {
 		t.Fatal(err)
@@ -146,7 +146,7 @@ func TestGiveUp(t *testing.T) {
 // before a caller of Requeue that came first; with no caller of Acquire
 // left, the Requeue is served.
 func TestRequeueWaitsBehind(t *testing.T) {
-	s := New(Limits{Turns: 1})
+	s := New(Bounds{Turns: 1})
 	ctx := context.Background()
 	hold, err := s.Acquire(ctx, "holder")
 	if err != nil {

@@ -3,6 +3,7 @@ package satbase
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"sync"
 	"testing"
 	"time"
@@ -11,13 +12,13 @@ import (
 )
 
 // The tests of this file are those of the patches to gophersat (see
-// backends/sat/gophersat/PATCHES.md): an interrupt, parallel solvers, the
+// third_party/gophersat/PATCHES.md): an interrupt, parallel solvers, the
 // learned clauses' memory.
 
 // pigeonhole returns the CNF of p pigeons in h holes, each pigeon in some
 // hole and no two in one: unsatisfiable when p > h, and hard for clause
-// learning (gophersat refutes 9 pigeons in 8 holes in about 2 s, 10 in 9
-// not in 5 s).
+// learning, whose refutations of it grow exponentially with p: from ten
+// pigeons on, gophersat takes far longer than any test waits.
 func pigeonhole(p, h int) *solver.Problem {
 	v := func(i, j int) int { return i*h + j + 1 }
 	var cnf [][]int
@@ -38,9 +39,9 @@ func pigeonhole(p, h int) *solver.Problem {
 	return solver.ParseSlice(cnf)
 }
 
-// queens returns the pairwise CNF of n-queens, a clause "not both" for
+// queensCNF returns the pairwise CNF of n-queens, a clause "not both" for
 // every two cells that attack each other and "at least one" per rank.
-func queens(n int) [][]int {
+func queensCNF(n int) [][]int {
 	v := func(r, c int) int { return r*n + c + 1 }
 	var cnf [][]int
 	for r := range n {
@@ -63,8 +64,7 @@ func queens(n int) [][]int {
 
 // TestInterrupt: a Solve on 11 pigeons in 10 holes, which gophersat does
 // not finish in minutes, stops within 200 ms of its deadline or of an
-// Interrupt from another goroutine (typically within a millisecond), with
-// Indet, and the solver answers its next question. On a loaded machine one
+// Interrupt from another goroutine, with Indet, and the solver answers its next question. On a loaded machine one
 // try may be descheduled past the bound: the best of three counts.
 func TestInterrupt(t *testing.T) {
 	const (
@@ -86,13 +86,13 @@ func TestInterrupt(t *testing.T) {
 			defer timer.Stop()
 			return s.Solve()
 		}},
-		{"Calls.Solve past its deadline", func(s *solver.Solver) solver.Status {
+		{"tally.solve past its deadline", func(s *solver.Solver) solver.Status {
 			ctx, cancel := context.WithTimeout(context.Background(), deadline)
 			defer cancel()
-			var c Calls
-			ok, err := c.Solve(ctx, s)
-			if !errors.Is(err, context.DeadlineExceeded) || ok || c.N != 1 || c.Conflicts == 0 {
-				t.Errorf("Calls.Solve = %v, %v, %+v; want false, DeadlineExceeded, one call with conflicts", ok, err, c)
+			var c tally
+			ok, err := c.solve(ctx, s)
+			if !errors.Is(err, context.DeadlineExceeded) || ok || c.calls != 1 || c.conflicts == 0 {
+				t.Errorf("tally.solve = %v, %v, %+v; want false, DeadlineExceeded, one call with conflicts", ok, err, c)
 			}
 			return solver.Indet
 		}},
@@ -131,6 +131,50 @@ func TestInterrupt(t *testing.T) {
 	}
 }
 
+// TestInterruptedAnswers: a solver interrupted again and again, at
+// moments of the search that chance picks, still answers every question
+// right, under assumptions that change from question to question: an
+// interrupt leaves nothing behind that later learning could build a false
+// clause on. Each question is asked with a first interrupt after a few
+// microseconds and, each time it is interrupted, asked again with twice the
+// time; an Unsat answer is checked against a fresh solver (a Sat answer
+// comes with its model, which the backends verify).
+func TestInterruptedAnswers(t *testing.T) {
+	const (
+		n          = 10
+		questions  = 3000
+		interrupts = 1000 // enough to meet every kind of moment many times
+	)
+	cnf := queensCNF(n)
+	s := solver.New(solver.ParseSlice(cnf))
+	rng := rand.New(rand.NewPCG(1, 2))
+	stopped := 0
+	for i := 0; i < questions && stopped < interrupts; i++ {
+		lits := []solver.Lit{solver.IntToLit(int32(rng.IntN(n*n) + 1)), solver.IntToLit(int32(rng.IntN(n*n) + 1))}
+		var got solver.Status
+		for tries := 0; ; tries++ {
+			if got = s.Assume(lits); got == solver.Unsat {
+				break
+			}
+			timer := time.AfterFunc(time.Duration(1+rng.IntN(10))*time.Microsecond<<tries, s.Interrupt)
+			got = s.Solve()
+			timer.Stop()
+			if got != solver.Indet {
+				break
+			}
+			stopped++
+		}
+		if got != solver.Unsat {
+			continue
+		}
+		fresh := solver.New(solver.ParseSlice(cnf))
+		if want := fresh.Assume(lits); want != solver.Unsat && fresh.Solve() != solver.Unsat {
+			t.Fatalf("question %d (queens on %d and %d), after %d interrupts: Unsat, but a fresh solver finds a solution", i, lits[0].Int(), lits[1].Int(), stopped)
+		}
+	}
+	t.Logf("%d interrupts", stopped)
+}
+
 // TestInterruptBeforeSolve: an Interrupt with no Solve in progress stops
 // the next one at once, and only that one.
 func TestInterruptBeforeSolve(t *testing.T) {
@@ -162,7 +206,7 @@ func TestParallelSolvers(t *testing.T) {
 					t.Errorf("goroutine %d: 7 pigeons in 6 holes: %v, want Unsat", g, got)
 				}
 			}
-			s := solver.New(solver.ParseSlice(queens(8)))
+			s := solver.New(solver.ParseSlice(queensCNF(8)))
 			count := 0
 			for s.Solve() == solver.Sat {
 				count++

@@ -1,86 +1,49 @@
-// Package satbase is the plumbing that the two SAT backends, package sat
-// and its honest baseline package plain, share: a model's lines flattened
-// into integer slices, the literals and clauses they hand gophersat
+// Package satbase is what the two SAT backends, package sat and its honest
+// baseline package plain, share: the skeleton of a backend and of its
+// compiled spaces, and the plumbing to gophersat
 // (github.com/crillab/gophersat v1.4.0, patched: see
-// backends/sat/gophersat/PATCHES.md), solver calls stopped when their
-// context ends and counted for configurator.Work, a panic in gophersat
-// turned into an error, and the reading of their Options.
+// third_party/gophersat/PATCHES.md).
 //
-// It states only what the model says: no propagation, no search, no
-// symmetry and no implied fact, which stay package sat's own.
+// The skeleton is everything that does not depend on how a backend
+// decides. Backend checks a board against the backend's limits, states
+// them and what a space costs, and flattens the model into Lines. Space
+// answers configurator.Space: it checks the cells it is asked about and
+// words the errors, starts each query through the backend's own gate
+// (Backend.Begin), and, for Analyze, counts the solutions on boards up to
+// CountMaxN (capped, and "at least" the cap beyond it), checks the count
+// against the cells decided, and fills configurator.Work. Query is the work
+// of one query (an Analyze, a Satisfiable or a Solve): it holds one of the
+// space's solvers, kept between queries in a bounded pool, takes a solver turn for each call into
+// gophersat (Backend.Turn), verifies every solution gophersat returns
+// against the model, and lists solutions with blocking clauses
+// (Query.Enumerate).
 //
-// Cell variable v is gophersat variable v+1. The functions that build
-// gophersat values do not call the solver: they need no turn of package
-// solverlock, but their values go to calls that do.
+// A backend brings an Engine: its encoding for gophersat and its way of
+// deciding the cells, finding one solution and listing them all.
+//
+// Like the skeleton, the package states only what the model says: no
+// propagation, no search, no symmetry and no implied fact, which stay
+// package sat's own. Cell variable v is gophersat variable v+1.
 package satbase
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
-	"time"
 
 	"github.com/crillab/gophersat/solver"
 	"github.com/nqueens/configurator/configurator"
 )
 
-// Lines are a model's constraints flattened into integer slices. Variables
-// are the model's; lines are its constraints, in order, without duplicate
-// cells, minus those that constrain nothing (an AtMostOne of fewer than two
-// cells).
-type Lines struct {
-	// Kind is the kind of each line, as the model says.
-	Kind []configurator.Kind
-	// Line l holds the variables Var[Start[l]:Start[l+1]].
-	Start []int32
-	Var   []int32
-	// Units are the variables of one-cell ExactlyOne lines: every solution
-	// holds them. They must never be unit clauses of a solver's base
-	// problem, which gophersat's Assume would lose: they are assumed
-	// instead (see Assumptions).
-	Units []int32
-	// Dead is set when an ExactlyOne line has no cell: no solution at all.
-	Dead bool
-}
+// ErrSolver marks a solver answer that failed verification, or a panic in
+// gophersat: a bug in the solver or in the encoding, reported rather than
+// believed.
+var ErrSolver = errors.New("the SAT solver returned a non-solution")
 
-// Flatten returns the lines of m's constraints.
-func Flatten(m *configurator.Model) Lines {
-	ls := Lines{Start: []int32{0}}
-	seen := make([]bool, m.Vars())
-	var vars []int32
-	for _, c := range m.Constraints() {
-		vars = vars[:0]
-		for _, cell := range c.Cells {
-			if v := m.Var(cell); !seen[v] {
-				seen[v] = true
-				vars = append(vars, int32(v))
-			}
-		}
-		for _, v := range vars {
-			seen[v] = false
-		}
-		exact := c.Kind == configurator.ExactlyOne
-		switch {
-		case exact && len(vars) == 0:
-			ls.Dead = true
-			continue
-		case exact && len(vars) == 1:
-			ls.Units = append(ls.Units, vars[0])
-		case !exact && len(vars) < 2:
-			continue
-		}
-		ls.Kind = append(ls.Kind, c.Kind)
-		ls.Var = append(ls.Var, vars...)
-		ls.Start = append(ls.Start, int32(len(ls.Var)))
-	}
-	return ls
-}
-
-// Assumptions returns the literals that assume a queen on every variable
+// assumptions returns the literals that assume a queen on every variable
 // of units and of with, and none on any of without.
-func Assumptions(units, with, without []int32) []solver.Lit {
+func assumptions(units, with, without []int32) []solver.Lit {
 	lits := make([]solver.Lit, 0, len(units)+len(with)+len(without))
 	for _, v := range units {
 		lits = append(lits, solver.IntToLit(v+1))
@@ -94,25 +57,25 @@ func Assumptions(units, with, without []int32) []solver.Lit {
 	return lits
 }
 
-// Queens returns the variables, of the nv cells, that a solver's model puts
+// queens returns the variables, of the nv cells, that a solver's model puts
 // a queen on, never nil: nil means "no solution" to the callers, and a
 // model may have no queen at all.
-func Queens(model []bool, nv int) []int32 {
-	queens := []int32{}
+func queens(model []bool, nv int) []int32 {
+	qs := []int32{}
 	for v := range nv {
 		if model[v] {
-			queens = append(queens, int32(v))
+			qs = append(qs, int32(v))
 		}
 	}
-	return queens
+	return qs
 }
 
-// Blocking returns the clause, over nv cells, that excludes the solution
+// blocking returns the clause, over nv cells, that excludes the solution
 // queens and no other: some queen of it is missing, or some other cell
 // holds a queen. When the ExactlyOne lines partition the board every
 // solution has as many queens, so the first half suffices: "not all of
 // these queens".
-func Blocking(queens []int32, nv int, partition bool) *solver.Clause {
+func blocking(queens []int32, nv int, partition bool) *solver.Clause {
 	if partition {
 		lits := make([]solver.Lit, len(queens))
 		for i, v := range queens {
@@ -130,35 +93,35 @@ func Blocking(queens []int32, nv int, partition bool) *solver.Clause {
 	return solver.NewClause(lits)
 }
 
-// Calls sums gophersat's work over the solver calls of one step, for
+// tally sums gophersat's work over the solver calls of one query, for
 // configurator.Work. The zero value is ready to use.
-type Calls struct {
-	// N counts the calls; Conflicts, Decisions and Learned are the sums of
-	// the differences of the solvers' Stats over them.
-	N, Conflicts, Decisions, Learned int64
+type tally struct {
+	// calls counts the calls; conflicts, decisions and learned are the
+	// sums of the differences of the solvers' Stats over them.
+	calls, conflicts, decisions, learned int64
 }
 
-// Under asks s for a solution under the assumptions lits (which replace
-// the previous ones), as one call: see Solve.
-func (c *Calls) Under(ctx context.Context, s *solver.Solver, lits []solver.Lit) (bool, error) {
+// under asks s for a solution under the assumptions lits (which replace
+// the previous ones), as one call: see solve.
+func (t *tally) under(ctx context.Context, s *solver.Solver, lits []solver.Lit) (bool, error) {
 	if s.Assume(lits) == solver.Unsat {
-		c.N++
+		t.calls++
 		return false, nil
 	}
-	return c.Solve(ctx, s)
+	return t.solve(ctx, s)
 }
 
-// Solve asks s for a solution under its present assumptions and clauses,
+// solve asks s for a solution under its present assumptions and clauses,
 // and counts the call. It reports whether s found one; a call that ctx
 // ends is interrupted and returns ctx's error (s is then ready for its
 // next call, its assumptions to be set again).
-func (c *Calls) Solve(ctx context.Context, s *solver.Solver) (bool, error) {
+func (t *tally) solve(ctx context.Context, s *solver.Solver) (bool, error) {
 	before := s.Stats
 	status := s.SolveContext(ctx)
-	c.N++
-	c.Conflicts += int64(s.Stats.NbConflicts - before.NbConflicts)
-	c.Decisions += int64(s.Stats.NbDecisions - before.NbDecisions)
-	c.Learned += int64(s.Stats.NbLearned - before.NbLearned)
+	t.calls++
+	t.conflicts += int64(s.Stats.NbConflicts - before.NbConflicts)
+	t.decisions += int64(s.Stats.NbDecisions - before.NbDecisions)
+	t.learned += int64(s.Stats.NbLearned - before.NbLearned)
 	switch status {
 	case solver.Sat:
 		return true, nil
@@ -171,28 +134,27 @@ func (c *Calls) Solve(ctx context.Context, s *solver.Solver) (bool, error) {
 	return false, fmt.Errorf("%w: gophersat answered neither SAT nor UNSAT", ErrSolver)
 }
 
-// Fill copies c into the solver fields of w.
-func (c Calls) Fill(w *configurator.Work) {
-	w.SolverCalls, w.Conflicts, w.Decisions, w.Learned = c.N, c.Conflicts, c.Decisions, c.Learned
+// fill copies t into the solver fields of w.
+func (t tally) fill(w *configurator.Work) {
+	w.SolverCalls, w.Conflicts, w.Decisions, w.Learned = t.calls, t.conflicts, t.decisions, t.learned
 }
 
-// Solvers keeps the idle solvers of one compiled space between its
-// queries, so that each query starts from one that has learned from the
+// pool keeps the idle solvers of one compiled space between its queries,
+// so that each query starts from one that has learned from the
 // previous, while queries running at once each hold their own. The memory
-// it keeps is bounded: at most Max solvers, each dropped when its learned
-// clauses hold more than LearnedCap bytes. Set both before first use; it
-// is safe for concurrent use.
-type Solvers struct {
-	Max        int
-	LearnedCap int64
+// it keeps is bounded: at most max solvers, each dropped when its learned
+// clauses hold more than learnedCap bytes. It is safe for concurrent use.
+type pool struct {
+	max        int
+	learnedCap int64
 
 	mu   sync.Mutex
 	idle []*solver.Solver
 }
 
-// Take returns an idle solver, or build's new one. The caller alone uses
-// it, within a solver turn, until it gives it back with Keep.
-func (p *Solvers) Take(build func() *solver.Solver) *solver.Solver {
+// take returns an idle solver, or build's new one. The caller alone uses
+// it, within a solver turn, until it gives it back with keep.
+func (p *pool) take(build func() *solver.Solver) *solver.Solver {
 	p.mu.Lock()
 	if k := len(p.idle); k > 0 {
 		s := p.idle[k-1]
@@ -204,78 +166,16 @@ func (p *Solvers) Take(build func() *solver.Solver) *solver.Solver {
 	return build()
 }
 
-// Keep gives s back for the next query, or drops it when it has learned
-// too much or Max are kept already. A nil s (a solver thrown away after a
+// keep gives s back for the next query, or drops it when it has learned
+// too much or max are kept already. A nil s (a solver thrown away after a
 // panic) is ignored.
-func (p *Solvers) Keep(s *solver.Solver) {
-	if s == nil || s.LearnedBytes() > p.LearnedCap {
+func (p *pool) keep(s *solver.Solver) {
+	if s == nil || s.LearnedBytes() > p.learnedCap {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if len(p.idle) < p.Max {
+	if len(p.idle) < p.max {
 		p.idle = append(p.idle, s)
 	}
-}
-
-// ErrSolver marks a solver answer that failed verification, or a panic in
-// gophersat: a bug in the solver or in the encoding, reported rather than
-// believed.
-var ErrSolver = errors.New("the SAT solver returned a non-solution")
-
-// Run runs f, which calls gophersat, and returns a panic in it as an error
-// wrapping ErrSolver. The caller holds the turn and, on an error, throws
-// away the solver whose state the panic may have broken.
-func Run(f func()) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("%w: gophersat panicked: %v", ErrSolver, p)
-		}
-	}()
-	f()
-	return nil
-}
-
-// Agree checks a step's count against the cells it decided: every
-// solution counted has its queens on possible cells and, when the count is
-// complete, every possible cell holds a queen of some solution; a
-// satisfiable placement has at least one. Disagreement is a bug, reported
-// as an error wrapping ErrSolver; format names a solution's cells.
-func Agree(sols [][]int32, complete bool, possible []bool, format func([]int32) string) error {
-	seen := make([]bool, len(possible))
-	for _, w := range sols {
-		for _, v := range w {
-			if !possible[v] {
-				return fmt.Errorf("%w: the solution %s counted holds a blocked cell", ErrSolver, format(w))
-			}
-			seen[v] = true
-		}
-	}
-	if complete && !slices.Equal(seen, possible) {
-		return fmt.Errorf("%w: the solutions counted and the cells decided disagree", ErrSolver)
-	}
-	if len(sols) == 0 {
-		return fmt.Errorf("%w: no solution counted, one found", ErrSolver)
-	}
-	return nil
-}
-
-// Compilable reports, as an error, why a backend described as what ("the
-// SAT backend") and taking boards up to maxN cannot compile an n×n model
-// now: the board is larger (an error wrapping configurator.ErrTooLarge),
-// or ctx has ended.
-func Compilable(ctx context.Context, what string, n, maxN int) error {
-	if n > maxN {
-		return fmt.Errorf("%d-queens: %s takes boards up to %d: %w", n, what, maxN, configurator.ErrTooLarge)
-	}
-	return ctx.Err()
-}
-
-// Or returns v, or d when v is not positive: an Options field whose zero
-// value asks for the default d.
-func Or[T int | time.Duration](v, d T) T {
-	if v <= 0 {
-		return d
-	}
-	return v
 }

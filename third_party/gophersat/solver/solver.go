@@ -389,6 +389,15 @@ func (s *Solver) propagateAndSearch(lit Lit, lvl decLevel) Status {
 	}
 	for lit != -1 {
 		if s.interrupted.Load() { // Patched: stop as a restart would, see Interrupt
+			// lit is not bound yet, but after a conflict its reason, the
+			// clause just learned, is set already: unset it, or it would
+			// stay on the variable and later pass for the reason of a
+			// decision or an assumption, and conflict analysis would learn
+			// clauses the problem does not imply.
+			if v := lit.Var(); s.model[v] == 0 && s.reason[v] != nil {
+				s.reason[v].unlock()
+				s.reason[v] = nil
+			}
 			s.cleanupBindings(1)
 			return Indet
 		}
