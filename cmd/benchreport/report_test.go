@@ -370,11 +370,11 @@ func TestCommand(t *testing.T) {
 		boards   []int
 		want     string
 	}{
-		{"quick", allSections, nil, "`make bench` (`go run ./benchmarks/cmd/report`)"},
-		{"full", allSections, nil, "`make bench-full` (`go run ./benchmarks/cmd/report -full`)"},
+		{"quick", allSections, nil, "`make bench` (`go run ./cmd/benchreport`)"},
+		{"full", allSections, nil, "`make bench-full` (`go run ./cmd/benchreport -full`)"},
 		{"full", []string{"compile", "disk", "bdd"}, []int{13, 14, 15, 16},
-			"`go run ./benchmarks/cmd/report -full -sections compile,disk,bdd -boards 13,14,15,16`"},
-		{"quick", []string{"server"}, nil, "`go run ./benchmarks/cmd/report -sections server`"},
+			"`go run ./cmd/benchreport -full -sections compile,disk,bdd -boards 13,14,15,16`"},
+		{"quick", []string{"server"}, nil, "`go run ./cmd/benchreport -sections server`"},
 	} {
 		res := &Results{Mode: tt.mode, Sections: tt.sections, Boards: tt.boards}
 		if got := command(res); got != tt.want {

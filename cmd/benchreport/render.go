@@ -362,7 +362,7 @@ func bddSection(b *strings.Builder, res *Results) {
 // command is the command line that produced res: the report's flags, and
 // the make target of the whole suite of its mode when it ran whole.
 func command(res *Results) string {
-	args := "go run ./benchmarks/cmd/report"
+	args := "go run ./cmd/benchreport"
 	if res.Mode == "full" {
 		args += " -full"
 	}
@@ -378,9 +378,9 @@ func command(res *Results) string {
 	}
 	target := ""
 	switch args {
-	case "go run ./benchmarks/cmd/report":
+	case "go run ./cmd/benchreport":
 		target = "make bench"
-	case "go run ./benchmarks/cmd/report -full":
+	case "go run ./cmd/benchreport -full":
 		target = "make bench-full"
 	}
 	if target == "" {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/nqueens/configurator/benchmarks/loadgen"
-	"github.com/nqueens/configurator/cmd/web/launch"
+	"github.com/nqueens/configurator/internal/launch"
 )
 
 // serverFlags are the flags the benchmark gives the server beyond the

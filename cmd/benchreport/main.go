@@ -1,11 +1,11 @@
-// Command report runs the benchmark suite of the N-Queens configurator and
+// Command benchreport runs the benchmark suite of the N-Queens configurator and
 // writes its report: RESULTS.md, the raw figures in RESULTS.json and the
 // plots as SVG files, all in the output directory.
 //
 // Usage:
 //
-//	go run ./benchmarks/cmd/report [-full] [-out benchmarks] [-sections compile,disk,bdd,sat,server] [-boards 15,16]
-//	go run ./benchmarks/cmd/report -render benchmarks/RESULTS.json
+//	go run ./cmd/benchreport [-full] [-out benchmarks] [-sections compile,disk,bdd,sat,server] [-boards 15,16]
+//	go run ./cmd/benchreport -render benchmarks/RESULTS.json
 //
 // The quick suite (the default, `make bench`) takes a few minutes; -full
 // (`make bench-full`) extends the ranges: compile, load from disk and
@@ -43,7 +43,7 @@ import (
 
 func main() {
 	log.SetFlags(log.Ltime)
-	log.SetPrefix("report: ")
+	log.SetPrefix("benchreport: ")
 	if len(os.Args) > 1 && os.Args[1] == childCommand {
 		if err := childMain(os.Args[2:]); err != nil {
 			log.Fatal(err)

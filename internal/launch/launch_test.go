@@ -19,8 +19,8 @@ import (
 	"time"
 
 	"github.com/nqueens/configurator/backends/bdd"
-	"github.com/nqueens/configurator/cmd/web/server"
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/web/server"
 )
 
 // TestMain doubles as a fake web server when the environment asks for
