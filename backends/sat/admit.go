@@ -13,7 +13,7 @@ import (
 // The Admission of the package doc, as the configurator sees it.
 var (
 	_ configurator.Admitter = (*space)(nil)
-	_ configurator.Loader   = (*Backend)(nil)
+	_ configurator.Occupier = (*Backend)(nil)
 )
 
 // Admit waits for a request's turn on the space's Backend and returns the
@@ -114,14 +114,14 @@ func (b *Backend) solverTurnSliced(ctx context.Context, resumed bool) (callCtx c
 	return callCtx, release, nil
 }
 
-// Load reports the requests admitted and not yet done (Running) and the
+// Occupancy reports the requests admitted and not yet done (Running) and the
 // callers waiting (Waiting): requests for Admit, solver calls for a turn.
 // Bytes is 0, not counted: a query holds a few copies of the placement's
 // state and, on boards up to 10×10, the solutions it counts (at most
 // Options.CountCap of them, 0.6 MiB at the default cap); the solvers a
 // space keeps are bounded instead (see Backend.Cost).
-func (b *Backend) Load() configurator.Load {
-	return configurator.Load{
+func (b *Backend) Occupancy() configurator.Occupancy {
+	return configurator.Occupancy{
 		Waiting: int64(b.requests.Waiting()) + b.callsWaiting.Load(),
 		Running: int64(b.requests.Held()),
 	}

@@ -62,7 +62,7 @@ func fakeServer() {
 		}
 		dmux := http.NewServeMux()
 		dmux.HandleFunc("GET /debug/stats", func(w http.ResponseWriter, r *http.Request) {
-			st := server.Stats{Goroutines: 7, HeapAlloc: 1 << 20, CacheSpaces: 2, Backends: map[string]configurator.Load{"bdd": {Waiting: 1, Bytes: 3 << 20}}}
+			st := server.Stats{Goroutines: 7, HeapAlloc: 1 << 20, CacheSpaces: 2, Backends: map[string]configurator.Occupancy{"bdd": {Waiting: 1, Bytes: 3 << 20}}}
 			if r.URL.Query().Get("gc") == "1" {
 				st.NumGC = 2
 			}
@@ -149,7 +149,7 @@ func TestStartDebug(t *testing.T) {
 	ctx := context.Background()
 	for _, gc := range []bool{false, true} {
 		st, err := p.Stats(ctx, gc)
-		want := server.Stats{Goroutines: 7, HeapAlloc: 1 << 20, CacheSpaces: 2, Backends: map[string]configurator.Load{"bdd": {Waiting: 1, Bytes: 3 << 20}}}
+		want := server.Stats{Goroutines: 7, HeapAlloc: 1 << 20, CacheSpaces: 2, Backends: map[string]configurator.Occupancy{"bdd": {Waiting: 1, Bytes: 3 << 20}}}
 		if gc {
 			want.NumGC = 2
 		}

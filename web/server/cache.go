@@ -24,12 +24,6 @@ type spaceKey struct {
 	order   configurator.Order
 }
 
-// compiled is a compiled space with what the page shows about it.
-// sourced is a space read from a file instead of compiled (the BDD
-// backend keeps compiled spaces on disk): Source names the file, "" when
-// the space was compiled. Its compile time is then the load's.
-type sourced interface{ Source() string }
-
 // close stops the background work of an evicted space that does some (a
 // BDD precomputing the boards of one queen: io.Closer); requests still
 // holding it are answered as before.
@@ -41,10 +35,11 @@ func (e *compiled) close() {
 
 // loaded reports whether e's space was loaded from a file, not compiled.
 func (e *compiled) loaded() bool {
-	src, ok := e.space.(sourced)
+	src, ok := e.space.(configurator.Sourcer)
 	return ok && src.Source() != ""
 }
 
+// compiled is a compiled space with what the page shows about it.
 type compiled struct {
 	key   spaceKey
 	space configurator.Space

@@ -26,17 +26,17 @@ import (
 
 // Stats is the answer of /debug/stats: the process's goroutines and heap,
 // the cache of compiled spaces, and the work each backend that reports it
-// (a configurator.Loader) has admitted, by backend name.
+// (a configurator.Occupier) has admitted, by backend name.
 type Stats struct {
-	Goroutines  int                          `json:"goroutines"`
-	HeapAlloc   uint64                       `json:"heap_alloc"`   // bytes of live and not yet collected objects
-	HeapInuse   uint64                       `json:"heap_inuse"`   // bytes in spans in use
-	HeapObjects uint64                       `json:"heap_objects"` // objects allocated and not yet freed
-	HeapSys     uint64                       `json:"heap_sys"`     // bytes of heap obtained from the system
-	NumGC       uint32                       `json:"num_gc"`
-	CacheBytes  int64                        `json:"cache_bytes"`  // held by the cache of compiled spaces
-	CacheSpaces int                          `json:"cache_spaces"` // spaces in it
-	Backends    map[string]configurator.Load `json:"backends"`
+	Goroutines  int                               `json:"goroutines"`
+	HeapAlloc   uint64                            `json:"heap_alloc"`   // bytes of live and not yet collected objects
+	HeapInuse   uint64                            `json:"heap_inuse"`   // bytes in spans in use
+	HeapObjects uint64                            `json:"heap_objects"` // objects allocated and not yet freed
+	HeapSys     uint64                            `json:"heap_sys"`     // bytes of heap obtained from the system
+	NumGC       uint32                            `json:"num_gc"`
+	CacheBytes  int64                             `json:"cache_bytes"`  // held by the cache of compiled spaces
+	CacheSpaces int                               `json:"cache_spaces"` // spaces in it
+	Backends    map[string]configurator.Occupancy `json:"backends"`
 }
 
 // readStats measures the process; with gc it first collects twice, so
@@ -53,12 +53,12 @@ func (s *Server) readStats(gc bool) Stats {
 		Goroutines: runtime.NumGoroutine(),
 		HeapAlloc:  ms.HeapAlloc, HeapInuse: ms.HeapInuse, HeapObjects: ms.HeapObjects, HeapSys: ms.HeapSys,
 		NumGC:    ms.NumGC,
-		Backends: make(map[string]configurator.Load),
+		Backends: make(map[string]configurator.Occupancy),
 	}
 	st.CacheBytes, st.CacheSpaces = s.cache.Used()
 	for _, e := range s.engines {
-		if l, ok := e.Backend.(configurator.Loader); ok {
-			st.Backends[e.Backend.Name()] = l.Load()
+		if l, ok := e.Backend.(configurator.Occupier); ok {
+			st.Backends[e.Backend.Name()] = l.Occupancy()
 		}
 	}
 	return st

@@ -13,7 +13,6 @@ import (
 
 	"github.com/goccy/go-graphviz"
 	"github.com/labstack/echo/v4"
-	"github.com/nqueens/configurator/backends/bdd"
 	"github.com/nqueens/configurator/configurator"
 )
 
@@ -169,7 +168,7 @@ func styleDOT(dot string) string {
 // The diagram as data: POST /api/v1/diagram answers the remaining
 // solutions under a placement as a layered graph that the page's viewer
 // lays out and draws itself (frontend/static/diagram.js), in one of two
-// views (bdd.View): "ranks", one layer per rank and an edge per file the
+// views (configurator.GraphView): "ranks", one layer per rank and an edge per file the
 // rank's queen can take, or "bdd", the reduced diagram with "hi" and "lo"
 // edges. Beyond maxGraphNodes it answers the size alone, per rank.
 
@@ -177,12 +176,6 @@ func styleDOT(dot string) string {
 // out and draws this many in well under two seconds, and the answer stays
 // under a megabyte.
 const maxGraphNodes = 5000
-
-// grapher is a space that shows its remaining solutions as a layered
-// graph: the BDD backend's.
-type grapher interface {
-	Graph(ctx context.Context, queens []configurator.Cell, view bdd.View, maxNodes int) (*bdd.Graph, error)
-}
 
 // diagramRequest is the body of /api/v1/diagram.
 type diagramRequest struct {
@@ -245,13 +238,13 @@ func (s *Server) apiDiagram(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	view := bdd.Ranks
+	view := configurator.RankView
 	if req.View != "" {
-		if view, err = bdd.ParseView(req.View); err != nil {
+		if view, err = configurator.ParseGraphView(req.View); err != nil {
 			return problemf(http.StatusBadRequest, "%s is not a view of the diagram: use \"ranks\" or \"bdd\".", quote(req.View))
 		}
 	}
-	if view == bdd.Ranks {
+	if view == configurator.RankView {
 		// The rank view reads the ranks off a row-order diagram; the
 		// solutions are the same in every order.
 		st.Order = configurator.RowMajor
@@ -260,7 +253,7 @@ func (s *Server) apiDiagram(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	gr, ok := e.space.(grapher)
+	gr, ok := e.space.(configurator.Grapher)
 	if !ok {
 		return problemf(http.StatusBadRequest, "The %s backend keeps no diagram to show: use \"backend\": \"bdd\".", backend)
 	}
@@ -290,7 +283,7 @@ func (s *Server) apiDiagram(c echo.Context) error {
 }
 
 // graphResponse turns a graph into the API's answer.
-func graphResponse(g *bdd.Graph, st boardState, backend, order string, took time.Duration) diagramResponse {
+func graphResponse(g *configurator.Graph, st boardState, backend, order string, took time.Duration) diagramResponse {
 	resp := diagramResponse{View: g.View.String(), N: st.N, Backend: backend, Order: order, Queens: pairs(st.Queens),
 		Layers: g.Layers, Nodes: make([]graphNode, len(g.Nodes)), Edges: make([]graphEdge, len(g.Edges)),
 		Truncated: g.Truncated, MaxNodes: maxGraphNodes, DiagramNodes: g.DiagramNodes, ElapsedMS: ms(took)}

@@ -147,7 +147,7 @@ func (m *metrics) stepped(backend string, o *outcome) {
 
 // stateCollector reads, at each scrape, what the server holds: the cache's
 // bytes and spaces, and each backend's admitted work (a
-// configurator.Loader).
+// configurator.Occupier).
 type stateCollector struct{ s *Server }
 
 var (
@@ -171,11 +171,11 @@ func (sc stateCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descCacheLimit, prometheus.GaugeValue, float64(sc.s.cfg.CacheBytes))
 	ch <- prometheus.MustNewConstMetric(descCacheSpaces, prometheus.GaugeValue, float64(spaces))
 	for _, e := range sc.s.engines {
-		l, ok := e.Backend.(configurator.Loader)
+		l, ok := e.Backend.(configurator.Occupier)
 		if !ok {
 			continue
 		}
-		ld, name := l.Load(), e.Backend.Name()
+		ld, name := l.Occupancy(), e.Backend.Name()
 		ch <- prometheus.MustNewConstMetric(descWaiting, prometheus.GaugeValue, float64(ld.Waiting), name)
 		ch <- prometheus.MustNewConstMetric(descRunning, prometheus.GaugeValue, float64(ld.Running), name)
 		ch <- prometheus.MustNewConstMetric(descWorkBytes, prometheus.GaugeValue, float64(ld.Bytes), name)

@@ -20,14 +20,6 @@ import (
 // board rank). The JSON API answers POST /api/v1/orders; the page shows
 // the same figures in its order panel (GET /orders, an htmx fragment).
 
-// rankProfiler is a space made of a decision diagram that can say how its
-// nodes spread over the board's ranks: per rank r (0-based), the nodes
-// labelled by the cells of rank r+1 in the space's order, summing to the
-// diagram's nodes. The BDD backend's spaces are.
-type rankProfiler interface {
-	RankProfile() []int
-}
-
 // orderInfo is one order's diagram, or why there is none.
 type orderInfo struct {
 	Order     string  `json:"order"`
@@ -106,7 +98,7 @@ func (s *Server) orders(ctx context.Context, backend string, n int, cachedOnly b
 				return
 			}
 			out[i].Bytes, out[i].CompileMS, out[i].Loaded = e.bytes, ms(e.took), e.loaded()
-			if p, ok := e.space.(rankProfiler); ok {
+			if p, ok := e.space.(configurator.RankProfiler); ok {
 				out[i].PerRank = p.RankProfile()
 				out[i].Nodes = sum(out[i].PerRank)
 			}

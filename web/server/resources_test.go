@@ -90,7 +90,7 @@ func TestSATQueueDrainsWhenClientsLeave(t *testing.T) {
 	// Probe only once all three are in: a probe sent while they arrive
 	// would take a place in the line and turn one of them away.
 	deadline := time.Now().Add(5 * time.Second)
-	load := s.backends["sat"].Backend.(configurator.Loader).Load
+	load := s.backends["sat"].Backend.(configurator.Occupier).Occupancy
 	for l := load(); (l.Running < 1 || l.Waiting < clients) && time.Now().Before(deadline); l = load() {
 		time.Sleep(time.Millisecond) // the served one's solver call and the two in line
 	}
@@ -122,7 +122,7 @@ func TestSATQueueDrainsWhenClientsLeave(t *testing.T) {
 		}
 		served <- status
 	}()
-	for s.backends["sat"].Backend.(configurator.Loader).Load().Waiting == 0 { // it queues
+	for s.backends["sat"].Backend.(configurator.Occupier).Occupancy().Waiting == 0 { // it queues
 		if time.Now().After(deadline.Add(10 * time.Second)) {
 			t.Fatal("the request did not wait for the held solver")
 		}
@@ -130,7 +130,7 @@ func TestSATQueueDrainsWhenClientsLeave(t *testing.T) {
 	}
 	stopHolding()
 	<-served
-	if w := s.backends["sat"].Backend.(configurator.Loader).Load().Waiting; w != 0 {
+	if w := s.backends["sat"].Backend.(configurator.Occupier).Occupancy().Waiting; w != 0 {
 		t.Errorf("%d requests still wait at the gate", w)
 	}
 }

@@ -121,7 +121,7 @@ func (s *Server) compileLine(e *compiled) string {
 		line += ", " + orderLabels[e.key.order]
 	}
 	line += ": " + what + " " + duration(e.took) + " once, cached since; holds " + bytesize.Format(e.bytes)
-	if p, ok := e.space.(rankProfiler); ok {
+	if p, ok := e.space.(configurator.RankProfiler); ok {
 		line += ", " + group(big.NewInt(int64(sum(p.RankProfile())))) + " nodes"
 	}
 	return line
