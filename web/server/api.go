@@ -11,13 +11,15 @@ import (
 	"net/http"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/web/board"
+	"github.com/nqueens/configurator/web/problem"
+	"github.com/nqueens/configurator/web/spaces"
+	"github.com/nqueens/configurator/web/words"
 )
 
 // The JSON API: POST /api/v1/analyze, /explain and /complete. Squares are
@@ -159,12 +161,12 @@ func (s *Server) apiAnalyze(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	e, o, err := s.apiApply(c, backend, st, action{Kind: actShow}, nil)
+	e, o, err := s.apiApply(c, backend, st, board.Action{Kind: board.Show}, nil)
 	if err != nil {
 		return err
 	}
-	resp := analyzeResponse{N: st.N, Backend: backend, Order: e.key.order.String(), Queens: pairs(st.Queens),
-		Forced: [][2]int{}, Blocked: [][2]int{}, Free: [][2]int{}, ElapsedMS: ms(o.took), Work: newWorkJSON(e.space, configurator.Work{})}
+	resp := analyzeResponse{N: st.N, Backend: backend, Order: e.Key.Order.String(), Queens: pairs(st.Queens),
+		Forced: [][2]int{}, Blocked: [][2]int{}, Free: [][2]int{}, ElapsedMS: ms(o.took), Work: newWorkJSON(e.Space, configurator.Work{})}
 	if o.Unsolvable {
 		for v := range st.N * st.N {
 			resp.Blocked = append(resp.Blocked, [2]int{v / st.N, v % st.N})
@@ -173,7 +175,7 @@ func (s *Server) apiAnalyze(c echo.Context) error {
 		return c.JSON(http.StatusOK, resp)
 	}
 	a := o.Session.Analysis()
-	resp.Work = newWorkJSON(e.space, a.Work)
+	resp.Work = newWorkJSON(e.Space, a.Work)
 	resp.Forced = pairs(a.In(configurator.Forced))
 	resp.Blocked = pairs(a.In(configurator.Blocked))
 	resp.Free = pairs(a.In(configurator.Free))
@@ -190,13 +192,13 @@ func (s *Server) apiExplain(c echo.Context) error {
 		return err
 	}
 	if req.Cell == nil {
-		return problemf(http.StatusBadRequest, "Say which square to explain: \"cell\": [row, col].")
+		return problem.New(http.StatusBadRequest, "Say which square to explain: \"cell\": [row, col].")
 	}
 	cell, err := apiCell(req.Cell, st.N, "cell")
 	if err != nil {
 		return err
 	}
-	_, o, err := s.apiApply(c, backend, st, action{Kind: actWhy, Cell: cell}, nil)
+	_, o, err := s.apiApply(c, backend, st, board.Action{Kind: board.Why, Cell: cell}, nil)
 	if err != nil {
 		return err
 	}
@@ -209,7 +211,7 @@ func (s *Server) apiComplete(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	_, o, err := s.apiApply(c, backend, st, action{Kind: actComplete}, newRand())
+	_, o, err := s.apiApply(c, backend, st, board.Action{Kind: board.Complete}, newRand())
 	if err != nil {
 		return err
 	}
@@ -220,7 +222,7 @@ func (s *Server) apiComplete(c echo.Context) error {
 
 // apiApply finds (or compiles) the space of a checked board and applies act
 // to it: the step every API route takes.
-func (s *Server) apiApply(c echo.Context, backend string, st boardState, act action, rng *rand.Rand) (*compiled, outcome, error) {
+func (s *Server) apiApply(c echo.Context, backend string, st board.State, act board.Action, rng *rand.Rand) (*spaces.Space, outcome, error) {
 	e, err := s.apiSpace(c, backend, st)
 	if err != nil {
 		return nil, outcome{}, err
@@ -231,9 +233,9 @@ func (s *Server) apiApply(c echo.Context, backend string, st boardState, act act
 
 // readBoard decodes the request's body into req and checks the board it
 // holds, as apiState does.
-func (s *Server) readBoard(c echo.Context, req interface{ board() boardRequest }) (boardState, string, error) {
+func (s *Server) readBoard(c echo.Context, req interface{ board() boardRequest }) (board.State, string, error) {
 	if err := decode(c, req); err != nil {
-		return boardState{}, "", err
+		return board.State{}, "", err
 	}
 	return s.apiState(req.board())
 }
@@ -241,37 +243,37 @@ func (s *Server) readBoard(c echo.Context, req interface{ board() boardRequest }
 // apiState checks a request's board: the size against the limits (400
 // out of range, 413 beyond the backend), the backend and order names, and
 // the queens (on the board, no duplicates).
-func (s *Server) apiState(req boardRequest) (boardState, string, error) {
-	st := s.lim.defaultState()
+func (s *Server) apiState(req boardRequest) (board.State, string, error) {
+	st := s.lineup.Default()
 	backend := string(st.Mode)
 	if req.Backend != "" {
-		m, ok := s.lim.parseMode(req.Backend)
-		if !ok || m == modeAll {
-			return st, "", problemf(http.StatusBadRequest, "%s is not a backend: use %s.", quote(req.Backend), s.lim.choices(false, true))
+		m, ok := s.lineup.ParseMode(req.Backend)
+		if !ok || m == board.All {
+			return st, "", problem.New(http.StatusBadRequest, "%s is not a backend: use %s.", words.Quote(req.Backend), s.lineup.Choices(false, true))
 		}
 		backend = string(m)
 	}
-	st.Mode = mode(backend)
+	st.Mode = board.Mode(backend)
 	if req.N == nil {
-		return st, "", problemf(http.StatusBadRequest, "Say the board size: \"n\" is required, a whole number from 1 to %d.", s.lim.maxN[backend])
+		return st, "", problem.New(http.StatusBadRequest, "Say the board size: \"n\" is required, a whole number from 1 to %d.", s.lineup.MaxN(backend))
 	}
 	n := *req.N
 	if n < 1 || n > configurator.MaxN {
-		return st, "", problemf(http.StatusBadRequest, "\"n\" is %d; it must be from 1 to %d.", n, s.lim.maxN[backend])
+		return st, "", problem.New(http.StatusBadRequest, "\"n\" is %d; it must be from 1 to %d.", n, s.lineup.MaxN(backend))
 	}
-	if n > s.lim.maxN[backend] {
-		return st, "", tooLarge(n, st.Mode, s.lim)
+	if n > s.lineup.MaxN(backend) {
+		return st, "", s.lineup.TooLarge(n, st.Mode)
 	}
 	st.N = n
 	if req.Order != "" {
 		o, err := configurator.ParseOrder(strings.ToLower(req.Order))
 		if err != nil {
-			return st, "", problemf(http.StatusBadRequest, "%s is not a variable order: use \"row\", \"col\", \"diag\" or \"middle\".", quote(req.Order))
+			return st, "", problem.New(http.StatusBadRequest, "%s is not a variable order: use \"row\", \"col\", \"diag\" or \"middle\".", words.Quote(req.Order))
 		}
 		st.Order = o
 	}
 	if len(req.Queens) > n*n {
-		return st, "", problemf(http.StatusBadRequest, "%d queens cannot fit on the %d squares of a %d×%d board.", len(req.Queens), n*n, n, n)
+		return st, "", problem.New(http.StatusBadRequest, "%d queens cannot fit on the %d squares of a %d×%d board.", len(req.Queens), n*n, n, n)
 	}
 	for i, q := range req.Queens {
 		c, err := apiCell(q, n, fmt.Sprintf("queens[%d]", i))
@@ -279,12 +281,12 @@ func (s *Server) apiState(req boardRequest) (boardState, string, error) {
 			return st, "", err
 		}
 		if slices.Contains(st.Queens, c) {
-			return st, "", problemf(http.StatusBadRequest, "queens[%d] is [%d,%d] again: each square may hold one queen.", i, c.Row, c.Col)
+			return st, "", problem.New(http.StatusBadRequest, "queens[%d] is [%d,%d] again: each square may hold one queen.", i, c.Row, c.Col)
 		}
 		st.Queens = append(st.Queens, c)
 	}
 	if len(st.Queens) > n {
-		return st, "", problemf(http.StatusUnprocessableEntity, "A solution on a %d×%d board has %d queens; the request places %d.", n, n, n, len(st.Queens))
+		return st, "", problem.New(http.StatusUnprocessableEntity, "A solution on a %d×%d board has %d queens; the request places %d.", n, n, n, len(st.Queens))
 	}
 	return st, backend, nil
 }
@@ -292,18 +294,18 @@ func (s *Server) apiState(req boardRequest) (boardState, string, error) {
 // apiCell checks one [row, col] pair.
 func apiCell(p []int, n int, what string) (configurator.Cell, error) {
 	if len(p) != 2 {
-		return configurator.Cell{}, problemf(http.StatusBadRequest, "%s must be a pair [row, col], not %d numbers.", what, len(p))
+		return configurator.Cell{}, problem.New(http.StatusBadRequest, "%s must be a pair [row, col], not %d numbers.", what, len(p))
 	}
 	c := configurator.Cell{Row: p[0], Col: p[1]}
 	if c.Row < 0 || c.Row >= n || c.Col < 0 || c.Col >= n {
-		return c, problemf(http.StatusBadRequest, "%s is [%d,%d], off the %d×%d board (rows and columns count from 0 to %d).", what, c.Row, c.Col, n, n, n-1)
+		return c, problem.New(http.StatusBadRequest, "%s is [%d,%d], off the %d×%d board (rows and columns count from 0 to %d).", what, c.Row, c.Col, n, n, n-1)
 	}
 	return c, nil
 }
 
 // apiSpace returns the compiled space, waiting for a compile as long as
 // the request's deadline allows.
-func (s *Server) apiSpace(c echo.Context, backend string, st boardState) (*compiled, error) {
+func (s *Server) apiSpace(c echo.Context, backend string, st board.State) (*spaces.Space, error) {
 	ctx := c.Request().Context()
 	k := s.key(backend, st)
 	e, err := s.space(ctx, k)
@@ -325,9 +327,9 @@ func decode(c echo.Context, v any) error {
 	if err != nil {
 		var he *echo.HTTPError
 		if errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge {
-			return problemf(http.StatusRequestEntityTooLarge, "The request body is too large.")
+			return problem.New(http.StatusRequestEntityTooLarge, "The request body is too large.")
 		}
-		return problemf(http.StatusBadRequest, "The request body could not be read.")
+		return problem.New(http.StatusBadRequest, "The request body could not be read.")
 	}
 	return decodeJSON(body, v)
 }
@@ -335,7 +337,7 @@ func decode(c echo.Context, v any) error {
 // decodeJSON is decode's parser, separate for the fuzz test.
 func decodeJSON(body []byte, v any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
-		return problemf(http.StatusBadRequest, `The request body is empty; send a JSON object such as {"n": 8, "queens": [[0, 0]]}.`)
+		return problem.New(http.StatusBadRequest, `The request body is empty; send a JSON object such as {"n": 8, "queens": [[0, 0]]}.`)
 	}
 	if err := checkFields(body, v); err != nil {
 		return err
@@ -345,7 +347,7 @@ func decodeJSON(body []byte, v any) error {
 	err := dec.Decode(v)
 	if err == nil {
 		if _, err := dec.Token(); err != io.EOF {
-			return problemf(http.StatusBadRequest, "The request body holds more than one JSON value; send one object.")
+			return problem.New(http.StatusBadRequest, "The request body holds more than one JSON value; send one object.")
 		}
 		return nil
 	}
@@ -353,20 +355,20 @@ func decodeJSON(body []byte, v any) error {
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syn):
-		return problemf(http.StatusBadRequest, "The request body is not valid JSON (at byte %d): %s.", syn.Offset, syn.Error())
+		return problem.New(http.StatusBadRequest, "The request body is not valid JSON (at byte %d): %s.", syn.Offset, syn.Error())
 	case errors.As(err, &typ):
 		field := typ.Field
 		if field == "" {
-			return problemf(http.StatusBadRequest, "The request body must be a JSON object, not %s.", typ.Value)
+			return problem.New(http.StatusBadRequest, "The request body must be a JSON object, not %s.", typ.Value)
 		}
-		return problemf(http.StatusBadRequest, "%q must be %s, not %s.", field, expected(field), typ.Value)
+		return problem.New(http.StatusBadRequest, "%q must be %s, not %s.", field, expected(field), typ.Value)
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return problemf(http.StatusBadRequest, "The request body ends in the middle of its JSON.")
+		return problem.New(http.StatusBadRequest, "The request body ends in the middle of its JSON.")
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return problemf(http.StatusBadRequest, "Unknown field %s; the fields are n, queens, backend, order (and cell for explain, view for diagram).",
+		return problem.New(http.StatusBadRequest, "Unknown field %s; the fields are n, queens, backend, order (and cell for explain, view for diagram).",
 			strings.TrimPrefix(err.Error(), "json: unknown field "))
 	}
-	return problemf(http.StatusBadRequest, "The request body is not the JSON expected: %s.", strings.TrimPrefix(err.Error(), "json: "))
+	return problem.New(http.StatusBadRequest, "The request body is not the JSON expected: %s.", strings.TrimPrefix(err.Error(), "json: "))
 }
 
 // jsonContentType checks a request's Content-Type: the API reads only
@@ -376,7 +378,7 @@ func decodeJSON(body []byte, v any) error {
 // server never grants.
 func jsonContentType(ct string) error {
 	if ct == "" {
-		return problemf(http.StatusUnsupportedMediaType, "The request says no Content-Type; send the JSON body with Content-Type: application/json.")
+		return problem.New(http.StatusUnsupportedMediaType, "The request says no Content-Type; send the JSON body with Content-Type: application/json.")
 	}
 	mt, params, err := mime.ParseMediaType(ct)
 	if err == nil && mt == "application/json" {
@@ -384,7 +386,7 @@ func jsonContentType(ct string) error {
 			return nil
 		}
 	}
-	return problemf(http.StatusUnsupportedMediaType, "The request body is sent as %s; the API reads only JSON: send it with Content-Type: application/json.", quote(ct))
+	return problem.New(http.StatusUnsupportedMediaType, "The request body is sent as %s; the API reads only JSON: send it with Content-Type: application/json.", words.Quote(ct))
 }
 
 // checkFields walks the names of a JSON object's fields as the body spells
@@ -408,9 +410,9 @@ func checkFields(body []byte, v any) error {
 		name, _ := tok.(string)
 		switch {
 		case !slices.Contains(names, name):
-			return problemf(http.StatusBadRequest, "Unknown field %s; the fields are n, queens, backend, order (and cell for explain, view for diagram).", quoteField(name))
+			return problem.New(http.StatusBadRequest, "Unknown field %s; the fields are n, queens, backend, order (and cell for explain, view for diagram).", words.Field(name))
 		case seen[name]:
-			return problemf(http.StatusBadRequest, "Duplicate field %s: each field may appear once.", quoteField(name))
+			return problem.New(http.StatusBadRequest, "Duplicate field %s: each field may appear once.", words.Field(name))
 		}
 		seen[name] = true
 		var value json.RawMessage
@@ -438,16 +440,6 @@ func fieldNames(t reflect.Type) []string {
 		}
 	}
 	return names
-}
-
-// quoteField quotes a field name a request used, as Go would write it (so
-// control, bidi and zero-width characters show as escapes), cut to
-// maxQuoted characters.
-func quoteField(name string) string {
-	if utf8.RuneCountInString(name) > maxQuoted {
-		name = string([]rune(name)[:maxQuoted]) + "…"
-	}
-	return strconv.Quote(name)
 }
 
 // expected says what a field holds, for type errors.

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -453,14 +452,8 @@ func pairsOf(cs []oracle.Cell) [][2]int {
 // compile each space once.
 func TestConcurrentRequests(t *testing.T) {
 	cfg := testConfig()
-	s, ts := newTestServer(t, cfg)
-	var compiles sync.Map
-	inner := s.cache.compile
-	s.cache.compile = func(ctx context.Context, k spaceKey) (*compiled, error) {
-		v, _ := compiles.LoadOrStore(k, new(int32))
-		atomic.AddInt32(v.(*int32), 1)
-		return inner(ctx, k)
-	}
+	var compiles compileCounter
+	_, ts, _ := serveWith(t, cfg.config(), compiles.wrap(cfg.engines())...)
 	boards := map[int]*oracle.Board{}
 	for n := 4; n <= 9; n++ {
 		boards[n] = configuratortest.Board(t, n)
@@ -500,8 +493,8 @@ func TestConcurrentRequests(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	compiles.Range(func(k, v any) bool {
-		if c := atomic.LoadInt32(v.(*int32)); c != 1 {
+	compiles.calls.Range(func(k, v any) bool {
+		if c := v.(*atomic.Int32).Load(); c != 1 {
 			t.Errorf("%+v compiled %d times", k, c)
 		}
 		return true

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 // analyzeWork is the "work" object of /api/v1/analyze as a client reads
@@ -192,51 +191,5 @@ func TestAPIOrders(t *testing.T) {
 	}
 	if res, _ := get(t, ts, "/api/v1/orders"); res.StatusCode != http.StatusMethodNotAllowed {
 		t.Errorf("GET /api/v1/orders: %d, want 405", res.StatusCode)
-	}
-}
-
-// TestFaster is the specification of the ratio's words: the faster
-// backend named, the factor readable at any size, never "0.0×".
-func TestFaster(t *testing.T) {
-	for _, tt := range []struct {
-		da, db time.Duration
-		want   string
-	}{
-		{21 * time.Millisecond, 423 * time.Microsecond, "SAT 50× faster than BDD"},
-		{2390 * time.Microsecond, 292 * time.Millisecond, "BDD 122× faster than SAT"},
-		{1310 * time.Microsecond, 1060 * time.Microsecond, "SAT 1.2× faster than BDD"},
-		{time.Millisecond, time.Millisecond, "BDD and SAT about as fast"},
-		{time.Millisecond, 1040 * time.Microsecond, "BDD and SAT about as fast"},
-		{time.Microsecond, 3 * time.Second, "BDD 3,000,000× faster than SAT"},
-		{9990 * time.Microsecond, time.Millisecond, "SAT 10.0× faster than BDD"},
-	} {
-		if got := faster("BDD", tt.da, "SAT", tt.db); got != tt.want {
-			t.Errorf("faster(BDD %v, SAT %v) = %q, want %q", tt.da, tt.db, got, tt.want)
-		}
-	}
-}
-
-// TestCrossover checks the scaling chart's crossover against the
-// benchmark figures it is drawn from.
-func TestCrossover(t *testing.T) {
-	sat := []float64{8, 20}
-	satT := []float64{2.7e6, 0.35e6}
-	for _, tt := range []struct {
-		bdd  map[int]float64
-		want int
-		ok   bool
-	}{
-		{map[int]float64{8: 0.36e6, 9: 1.76e6, 10: 5.85e6, 11: 23e6}, 10, true},
-		{map[int]float64{8: 0.1e6, 9: 0.1e6}, 0, false},
-		{map[int]float64{6: 9e6, 7: 9e6}, 0, false}, // where SAT was not measured
-		{map[int]float64{8: 3e6}, 8, true},
-	} {
-		n, ok := crossover(tt.bdd, sat, satT)
-		if n != tt.want || ok != tt.ok {
-			t.Errorf("crossover(%v) = %d, %v; want %d, %v", tt.bdd, n, ok, tt.want, tt.ok)
-		}
-	}
-	if c := scalingChart(); c == nil || len(c.Series) != 4 || c.Marker == nil {
-		t.Errorf("the scaling chart of the embedded results: %+v", c)
 	}
 }

@@ -90,7 +90,7 @@ func healthz(t *testing.T, addr string) string {
 func TestConnectionCap(t *testing.T) {
 	const max = 4
 	cfg := testConfig()
-	cfg.MaxConns = max
+	cfg.Guard.MaxConns = max
 	addr, _ := runServer(t, cfg)
 
 	idle := make([]net.Conn, max)
@@ -132,7 +132,7 @@ func TestConnectionCap(t *testing.T) {
 func TestConnectionCapReclaimsIdle(t *testing.T) {
 	const max = 4
 	cfg := testConfig()
-	cfg.MaxConns = max
+	cfg.Guard.MaxConns = max
 	addr, _ := runServer(t, cfg)
 
 	idle := make([]net.Conn, max)
@@ -171,27 +171,12 @@ func TestConnectionCapReclaimsIdle(t *testing.T) {
 	}
 }
 
-// TestCappedConnCloseOnce closes a connection twice: its slot is freed
-// once, so the cap never grows.
-func TestCappedConnCloseOnce(t *testing.T) {
-	a, b := net.Pipe()
-	defer b.Close()
-	freed := 0
-	c := &cappedConn{Conn: a, release: func() { freed++ }}
-	for range 3 {
-		c.Close()
-	}
-	if freed != 1 {
-		t.Errorf("three Closes freed %d slots, want 1", freed)
-	}
-}
-
 // TestIdleTimeout leaves a keep-alive connection idle after a request: the
 // server closes it after -idle-timeout, not before.
 func TestIdleTimeout(t *testing.T) {
 	const idle = 300 * time.Millisecond
 	cfg := testConfig()
-	cfg.IdleTimeout = idle
+	cfg.Guard.IdleTimeout = idle
 	addr, _ := runServer(t, cfg)
 
 	c := dial(t, addr)
@@ -256,7 +241,7 @@ func TestHeaderLimit(t *testing.T) {
 func TestDebugListenerWhenFull(t *testing.T) {
 	const max = 2
 	cfg := testConfig()
-	cfg.MaxConns = max
+	cfg.Guard.MaxConns = max
 	cfg.DebugAddr = "127.0.0.1:0"
 	addr, debugAddr := runServer(t, cfg)
 	for range max {

@@ -55,17 +55,17 @@ func (s *Server) readStats(gc bool) Stats {
 		NumGC:    ms.NumGC,
 		Backends: make(map[string]configurator.Occupancy),
 	}
-	st.CacheBytes, st.CacheSpaces = s.cache.Used()
-	for _, e := range s.engines {
+	st.CacheBytes, st.CacheSpaces = s.spaces.Used()
+	for name, e := range s.engines {
 		if l, ok := e.Backend.(configurator.Occupier); ok {
-			st.Backends[e.Backend.Name()] = l.Occupancy()
+			st.Backends[name] = l.Occupancy()
 		}
 	}
 	return st
 }
 
-// DebugHandler serves the debug routes: stats, recycle, pprof and metrics. Serve
-// it on a loopback address only (Config.DebugAddr).
+// DebugHandler serves the debug routes: stats, recycle, pprof and
+// metrics. Serve it on a loopback address only (Config.DebugAddr).
 func (s *Server) DebugHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /debug/stats", func(w http.ResponseWriter, r *http.Request) {
@@ -74,7 +74,7 @@ func (s *Server) DebugHandler() http.Handler {
 	})
 	mux.HandleFunc("POST /debug/recycle", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]int{"retired": s.cache.RetireUnsized()})
+		json.NewEncoder(w).Encode(map[string]int{"retired": s.spaces.RetireUnsized()})
 	})
 	mux.Handle("GET /metrics", s.metrics.handler())
 	mux.HandleFunc("/debug/pprof/", pprof.Index)

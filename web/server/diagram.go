@@ -1,180 +1,30 @@
 package server
 
 import (
-	"bytes"
-	"container/list"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
-	"sync"
 	"time"
 
-	"github.com/goccy/go-graphviz"
 	"github.com/labstack/echo/v4"
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/web/board"
+	"github.com/nqueens/configurator/web/problem"
+	"github.com/nqueens/configurator/web/words"
 )
-
-// drawer renders DOT text to SVG with go-graphviz, which runs Graphviz
-// compiled to WebAssembly in one module instance for the whole process:
-// its calls must not overlap, and a layout cannot be interrupted. So one
-// drawing runs at a time (slot), a request waits for its turn only as long
-// as its context allows, and a drawing the request gave up on still
-// finishes and lands in the small cache of recent drawings, where the next
-// identical request finds it. The node cap upstream keeps each drawing
-// short.
-type drawer struct {
-	slot chan struct{}
-
-	mu    sync.Mutex
-	gv    *graphviz.Graphviz // created on first use, under slot
-	lru   *list.List         // of *drawing, most recent first
-	index map[string]*list.Element
-	bytes int
-}
-
-type drawing struct {
-	key string
-	svg []byte
-}
-
-// maxDrawingBytes bounds the cache of drawings.
-const maxDrawingBytes = 16 << 20
-
-func newDrawer() *drawer {
-	return &drawer{slot: make(chan struct{}, 1), lru: list.New(), index: make(map[string]*list.Element)}
-}
-
-// SVG returns the drawing of dot, named key for the cache.
-func (d *drawer) SVG(ctx context.Context, key, dot string) ([]byte, error) {
-	if svg, ok := d.cached(key); ok {
-		return svg, nil
-	}
-	select {
-	case d.slot <- struct{}{}:
-	case <-ctx.Done():
-		return nil, fmt.Errorf("waiting to draw the diagram: %w", ctx.Err())
-	}
-	type answer struct {
-		svg []byte
-		err error
-	}
-	ch := make(chan answer, 1)
-	go func() {
-		defer func() { <-d.slot }()
-		svg, err := d.render(dot)
-		if err == nil {
-			d.store(key, svg)
-		}
-		ch <- answer{svg, err}
-	}()
-	select {
-	case a := <-ch:
-		return a.svg, a.err
-	case <-ctx.Done():
-		return nil, fmt.Errorf("drawing the diagram: %w", ctx.Err())
-	}
-}
-
-// render draws dot; the caller holds the slot.
-func (d *drawer) render(dot string) ([]byte, error) {
-	// go-graphviz ignores the context inside the WebAssembly call.
-	ctx := context.Background()
-	if d.gv == nil {
-		gv, err := graphviz.New(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("start graphviz: %w", err)
-		}
-		d.gv = gv
-	}
-	g, err := graphviz.ParseBytes([]byte(styleDOT(dot)))
-	if err != nil {
-		return nil, fmt.Errorf("parse the diagram: %w", err)
-	}
-	defer g.Close()
-	var buf bytes.Buffer
-	if err := d.gv.Render(ctx, g, graphviz.SVG, &buf); err != nil {
-		return nil, fmt.Errorf("draw the diagram: %w", err)
-	}
-	return buf.Bytes(), nil
-}
-
-func (d *drawer) cached(key string) ([]byte, bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if e, ok := d.index[key]; ok {
-		d.lru.MoveToFront(e)
-		return e.Value.(*drawing).svg, true
-	}
-	return nil, false
-}
-
-func (d *drawer) store(key string, svg []byte) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if _, ok := d.index[key]; ok || len(svg) > maxDrawingBytes {
-		return
-	}
-	d.index[key] = d.lru.PushFront(&drawing{key, svg})
-	d.bytes += len(svg)
-	for d.bytes > maxDrawingBytes {
-		e := d.lru.Back()
-		old := e.Value.(*drawing)
-		d.lru.Remove(e)
-		delete(d.index, old.key)
-		d.bytes -= len(old.svg)
-	}
-}
-
-// Close releases Graphviz once no drawing runs.
-func (d *drawer) Close() {
-	d.slot <- struct{}{}
-	defer func() { <-d.slot }()
-	if d.gv != nil {
-		d.gv.Close()
-		d.gv = nil
-	}
-}
-
-// dotStyle gives the drawings the page's colours and a sans-serif face;
-// the statements go first in the graph, so the diagram's own attributes
-// (shapes, dashed low edges) still apply.
-const dotStyle = `
-	graph [bgcolor="transparent", fontname="sans-serif", nodesep=0.25, ranksep=0.35];
-	node [fontname="sans-serif", fontsize=12, color="#2f6f8f", fontcolor="#1f2937", penwidth=1.4, width=0.45, fixedsize=true];
-	edge [color="#5f6b7a", arrowsize=0.6];
-`
-
-// styleDOT inserts dotStyle after the opening brace of a DOT graph and,
-// as drawings of decision diagrams customarily do, leaves out the 0
-// terminal and the edges into it: a missing edge leads to 0. What remains
-// is exactly the paths to 1, the solutions.
-func styleDOT(dot string) string {
-	var b strings.Builder
-	for line := range strings.Lines(dot) {
-		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "n0 [") || strings.HasSuffix(t, "-> n0;") || strings.HasSuffix(t, "-> n0 [style=dashed];") {
-			continue
-		}
-		b.WriteString(line)
-		if strings.HasSuffix(t, "{") && !strings.Contains(t, "rank=") {
-			b.WriteString(dotStyle)
-		}
-	}
-	return b.String()
-}
 
 // The diagram as data: POST /api/v1/diagram answers the remaining
 // solutions under a placement as a layered graph that the page's viewer
 // lays out and draws itself (frontend/static/diagram.js), in one of two
-// views (configurator.GraphView): "ranks", one layer per rank and an edge per file the
-// rank's queen can take, or "bdd", the reduced diagram with "hi" and "lo"
-// edges. Beyond maxGraphNodes it answers the size alone, per rank.
+// views (configurator.GraphView): "ranks", one layer per rank and an edge
+// per file the rank's queen can take, or "bdd", the reduced diagram with
+// "hi" and "lo" edges. Beyond maxGraphNodes it answers the size alone, per
+// rank.
 
-// maxGraphNodes is the most nodes a diagram answer holds: the viewer lays
-// out and draws this many in well under two seconds, and the answer stays
-// under a megabyte.
+// maxGraphNodes is the most nodes a diagram answer holds: as many as the
+// viewer lays out and draws at once, in an answer that stays under a
+// megabyte.
 const maxGraphNodes = 5000
 
 // diagramRequest is the body of /api/v1/diagram.
@@ -241,7 +91,7 @@ func (s *Server) apiDiagram(c echo.Context) error {
 	view := configurator.RankView
 	if req.View != "" {
 		if view, err = configurator.ParseGraphView(req.View); err != nil {
-			return problemf(http.StatusBadRequest, "%s is not a view of the diagram: use \"ranks\" or \"bdd\".", quote(req.View))
+			return problem.New(http.StatusBadRequest, "%s is not a view of the diagram: use \"ranks\" or \"bdd\".", words.Quote(req.View))
 		}
 	}
 	if view == configurator.RankView {
@@ -253,37 +103,50 @@ func (s *Server) apiDiagram(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	gr, ok := e.space.(configurator.Grapher)
+	gr, ok := e.Space.(configurator.Grapher)
 	if !ok {
-		return problemf(http.StatusBadRequest, "The %s backend keeps no diagram to show: use \"backend\": \"bdd\".", backend)
+		return s.noGraph(backend)
 	}
-	if err := e.space.Model().Check(st.Queens); err != nil {
+	if err := e.Space.Model().Check(st.Queens); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.DiagramDeadline)
 	defer cancel()
-	done, err := configurator.Admit(ctx, e.space)
+	done, err := configurator.Admit(ctx, e.Space)
 	if err != nil {
 		return err
 	}
 	defer done()
-	s.use(e)
+	s.spaces.Use(e)
 	start := time.Now()
 	g, err := gr.Graph(ctx, st.Queens, view, maxGraphNodes)
 	if errors.Is(err, configurator.ErrNoSolution) {
 		// The session says why: two queens that attack, say.
-		if _, serr := configurator.NewSession(ctx, e.space, st.Queens); serr != nil {
+		if _, serr := configurator.NewSession(ctx, e.Space, st.Queens); serr != nil {
 			err = serr
 		}
 	}
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, graphResponse(g, st, backend, e.key.order.String(), time.Since(start)))
+	return c.JSON(http.StatusOK, graphResponse(g, st, backend, e.Key.Order.String(), time.Since(start)))
+}
+
+// noGraph is the 400 of a diagram asked of a backend whose spaces lay out
+// no graph (configurator.Grapher), naming those known to.
+func (s *Server) noGraph(backend string) *problem.Problem {
+	have := s.having(func(f facets) bool { return f.graph })
+	if len(have) == 0 {
+		return problem.New(http.StatusBadRequest, "The %s backend keeps no diagram to show.", backend)
+	}
+	for i, name := range have {
+		have[i] = `"backend": "` + name + `"`
+	}
+	return problem.New(http.StatusBadRequest, "The %s backend keeps no diagram to show: use %s.", backend, words.List(have, "or"))
 }
 
 // graphResponse turns a graph into the API's answer.
-func graphResponse(g *configurator.Graph, st boardState, backend, order string, took time.Duration) diagramResponse {
+func graphResponse(g *configurator.Graph, st board.State, backend, order string, took time.Duration) diagramResponse {
 	resp := diagramResponse{View: g.View.String(), N: st.N, Backend: backend, Order: order, Queens: pairs(st.Queens),
 		Layers: g.Layers, Nodes: make([]graphNode, len(g.Nodes)), Edges: make([]graphEdge, len(g.Edges)),
 		Truncated: g.Truncated, MaxNodes: maxGraphNodes, DiagramNodes: g.DiagramNodes, ElapsedMS: ms(took)}

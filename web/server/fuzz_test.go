@@ -8,76 +8,12 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
-)
 
-// FuzzParseState feeds arbitrary query strings to the board-state parser:
-// it must never panic, refuse only with a 400, 413 or 422 problem, and
-// every state it accepts must survive a round trip through its canonical
-// address. The timing trail must round-trip too.
-func FuzzParseState(f *testing.F) {
-	for _, s := range []string{
-		"", "n=8", "n=8&q=a1,c5&backend=bdd", "n=12&q=a1&backend=both&order=diag&heat=1&diagram=1",
-		"n=eight", "n=0", "n=-1", "n=1000000000000000000", "n=8&q=z99", "n=8&q=a0", "n=8&q=a1,,b2",
-		"n=8&q=a1,a1", "backend=zdd", "order=zigzag", "heat=maybe", "n=8&n=9", "q=%ff%fe",
-		"n=8&q=a1&place=c5", "n=8&q=a1,c5&remove=a1", "n=8&why=b2&room=b2", "n=8&remove=a1&place=b3",
-		"t=%2Ba1_8_31000_95000~open_8_20000_0", "n=4&q=aaaaaaa1", "n=26&q=z26,aa1",
-	} {
-		f.Add(s)
-	}
-	lim := limits{names: []string{"bdd", "sat"}, maxN: map[string]int{"bdd": 14, "sat": 32}}
-	f.Fuzz(func(t *testing.T, raw string) {
-		v, err := url.ParseQuery(raw)
-		if err != nil {
-			return
-		}
-		st, err := parseState(v, lim)
-		if err != nil {
-			var p *problem
-			if !errors.As(err, &p) || (p.Status != 400 && p.Status != 413 && p.Status != 422) {
-				t.Fatalf("%q: refused with %v", raw, err)
-			}
-		}
-		// Even a refused state is valid enough to show.
-		if st.N < 1 || st.N > lim.max(st.Mode) || len(st.Queens) > st.N {
-			t.Fatalf("%q: the fallback state %+v is out of range", raw, st)
-		}
-		if err == nil {
-			v2, err := url.ParseQuery(st.query())
-			if err != nil {
-				t.Fatalf("%q: canonical query %q does not parse: %v", raw, st.query(), err)
-			}
-			st2, err := parseState(v2, lim)
-			if err != nil || !reflect.DeepEqual(st, st2) {
-				t.Fatalf("%q: round trip %q gives %+v, %v; want %+v", raw, st.query(), st2, err, st)
-			}
-			if _, err := parseAction(v, st); err != nil {
-				var p *problem
-				if !errors.As(err, &p) || p.Status >= 500 {
-					t.Fatalf("%q: action refused with %v", raw, err)
-				}
-			}
-		}
-		steps := parseTrail(v.Get("t"), time.Minute)
-		if len(steps) > maxSteps {
-			t.Fatalf("%q: %d steps kept", raw, len(steps))
-		}
-		for _, st := range steps {
-			for _, d := range st.Times {
-				if d < 0 || d > time.Minute {
-					t.Fatalf("%q: a time of %v kept", raw, d)
-				}
-			}
-		}
-		if again := parseTrail(formatTrail(steps), time.Minute); !reflect.DeepEqual(again, steps) && len(steps) > 0 {
-			t.Fatalf("%q: trail %v round-trips to %v", raw, steps, again)
-		}
-	})
-}
+	"github.com/nqueens/configurator/web/problem"
+)
 
 // FuzzDecodeJSON feeds arbitrary bodies to the API's decoder and request
 // checks: they must never panic, and must refuse only with 400, 413 or
@@ -107,7 +43,7 @@ func FuzzDecodeJSON(f *testing.F) {
 			}
 		}
 		if err != nil {
-			var p *problem
+			var p *problem.Problem
 			if !errors.As(err, &p) || (p.Status != http.StatusBadRequest && p.Status != http.StatusRequestEntityTooLarge && p.Status != http.StatusUnprocessableEntity) {
 				t.Fatalf("%q: refused with %v", body, err)
 			}
@@ -123,7 +59,7 @@ func FuzzDecodeJSON(f *testing.F) {
 func fuzzServer(f *testing.F) *Server {
 	cfg := testConfig()
 	cfg.BDD.MaxN, cfg.SAT.MaxN = 7, 7
-	cfg.RequestDeadline = 10 * time.Second
+	cfg.Guard.RequestDeadline = 10 * time.Second
 	s, err := New(cfg.config(), slog.New(slog.NewTextHandler(io.Discard, nil)), cfg.engines()...)
 	if err != nil {
 		f.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/web/spaces"
 )
 
 // rawHead sends HEAD path on a connection of its own and returns the
@@ -126,8 +127,8 @@ func TestHeadStartsNoCompile(t *testing.T) {
 	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "text/event-stream" || body != "" {
 		t.Errorf("status %d, content type %q, body %q", res.StatusCode, res.Header.Get("Content-Type"), body)
 	}
-	k := spaceKey{backend: "bdd", n: 9, order: configurator.RowMajor}
-	if _, compiling := s.cache.Progress(k); compiling || s.cache.Cached(k) {
+	k := spaces.Key{Backend: "bdd", N: 9, Order: configurator.RowMajor}
+	if _, compiling := s.spaces.Compiling(k); compiling || s.spaces.Cached(k) {
 		t.Errorf("HEAD started a compile of the 9×9 BDD")
 	}
 }
@@ -182,32 +183,6 @@ func TestAPIContentType(t *testing.T) {
 	}
 }
 
-// TestQuote is the specification of how messages repeat user input.
-func TestQuote(t *testing.T) {
-	tests := []struct {
-		name, in, want string
-	}{
-		{"plain", "zdd", "“zdd”"},
-		{"control characters", "a\x00b\nc", "“a\uFFFDb\uFFFDc”"},
-		{"invalid UTF-8", "\xff", "“\uFFFD”"},
-		{"a right-to-left override", "gpj.\u202eexe", "“gpj.exe”"},
-		{"every embedding and override", "\u202a1\u202b2\u202c3\u202d4\u202e5", "“12345”"},
-		{"isolates", "\u2066a\u2067b\u2068c\u2069", "“abc”"},
-		{"marks", "\u200ea\u200fb\u061cc", "“abc”"},
-		{"zero-width characters", "z\u200bd\u200cd\u200d\u2060\ufeff", "“zdd”"},
-		{"nothing but invisibles", "\u202e\u200b", "“”"},
-		{"cut at maxQuoted visible characters", strings.Repeat("\u200bx", 30), "“" + strings.Repeat("x", maxQuoted) + "…”"},
-		{"Arabic and Hebrew letters stay", "שלום مرحبا", "“שלום مرحبا”"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := quote(tt.in); got != tt.want {
-				t.Errorf("quote(%q) = %q, want %q", tt.in, got, tt.want)
-			}
-		})
-	}
-}
-
 // TestNoticesStripInvisibles checks, through the server, that the page's
 // notices and the API's errors repeat input without bidi controls or
 // zero-width characters.
@@ -226,33 +201,6 @@ func TestNoticesStripInvisibles(t *testing.T) {
 		if strings.ContainsRune(body, r) {
 			t.Errorf("API: %U repeated: %q", r, body)
 		}
-	}
-}
-
-// TestParseTrailBounds checks that a trail keeps only times a request
-// could have taken: from 0 to the request deadline.
-func TestParseTrailBounds(t *testing.T) {
-	const most = 30 * time.Second
-	tests := []struct {
-		name, trail string
-		want        []step
-	}{
-		{"a real step", "open_8_1500000_0", []step{{"open", 8, []time.Duration{1500 * time.Microsecond, 0}}}},
-		{"the deadline itself", "+a1_8_30000000000", []step{{"+a1", 8, []time.Duration{most}}}},
-		{"past the deadline", "+a1_8_30000000001", nil},
-		{"the forged 9223372037 s", "+a1_8_9223372036854775807", nil},
-		{"past int64", "+a1_8_99999999999999999999", nil},
-		{"negative", "+a1_8_-1", nil},
-		{"one forged time drops its whole step", "+a1_8_1000_9223372036854775807", nil},
-		{"a forged step among real ones", "+b3_8_2000~+h8_8_9223372036854775807~open_8_3000",
-			[]step{{"+b3", 8, []time.Duration{2000}}, {"open", 8, []time.Duration{3000}}}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := parseTrail(tt.trail, most); !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("parseTrail(%q) = %v, want %v", tt.trail, got, tt.want)
-			}
-		})
 	}
 }
 

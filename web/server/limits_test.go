@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"github.com/nqueens/configurator/web/guard"
 )
 
 // serve sends one request straight to the server's handler as if from
@@ -36,8 +37,8 @@ func serve(h http.Handler, addr, method, target, body string, headers ...string)
 // and /healthz are free, and that loopback addresses have their own limit.
 func TestClientRateLimit(t *testing.T) {
 	cfg := testConfig()
-	cfg.Client = ClientLimit{Rate: 1, Burst: 3}
-	cfg.Loopback = ClientLimit{Rate: 1, Burst: 5}
+	cfg.Guard.Client = guard.Quota{Rate: 1, Burst: 3}
+	cfg.Guard.Loopback = guard.Quota{Rate: 1, Burst: 5}
 	s, _ := newTestServer(t, cfg)
 	h := s.Handler()
 	static := "/static/" + firstStatic(t, s)
@@ -97,7 +98,7 @@ func TestClientRateLimit(t *testing.T) {
 func TestLoopbackUnlimitedByDefault(t *testing.T) {
 	def := DefaultConfig()
 	cfg := testConfig()
-	cfg.Client, cfg.Loopback = def.Client, def.Loopback
+	cfg.Guard.Client, cfg.Guard.Loopback = def.Guard.Client, def.Guard.Loopback
 	s, _ := newTestServer(t, cfg)
 	h := s.Handler()
 	count := func(addr string) (ok, refused int) {
@@ -118,8 +119,8 @@ func TestLoopbackUnlimitedByDefault(t *testing.T) {
 	}
 	// 100 requests in far less than a second: the burst passes, the rest
 	// (all but a token or two) are refused.
-	if ok, refused := count("198.51.100.7:5000"); ok < def.Client.Burst || ok > def.Client.Burst+5 || refused != 100-ok {
-		t.Errorf("public address: %d answered, %d refused of 100; want about the burst of %d answered", ok, refused, def.Client.Burst)
+	if ok, refused := count("198.51.100.7:5000"); ok < def.Guard.Client.Burst || ok > def.Guard.Client.Burst+5 || refused != 100-ok {
+		t.Errorf("public address: %d answered, %d refused of 100; want about the burst of %d answered", ok, refused, def.Guard.Client.Burst)
 	}
 }
 
@@ -129,8 +130,8 @@ func TestLoopbackUnlimitedByDefault(t *testing.T) {
 // requests end.
 func TestClientConcurrencyLimit(t *testing.T) {
 	cfg := testConfig()
-	cfg.Client = ClientLimit{Concurrent: 2}
-	cfg.Loopback = ClientLimit{Concurrent: 3}
+	cfg.Guard.Client = guard.Quota{Concurrent: 2}
+	cfg.Guard.Loopback = guard.Quota{Concurrent: 3}
 	s, _ := newTestServer(t, cfg)
 	// The server's limits and error handler in front of a handler that
 	// holds its request until its gate (?gate=) closes.
@@ -148,7 +149,7 @@ func TestClientConcurrencyLimit(t *testing.T) {
 	e := echo.New()
 	e.IPExtractor = echo.ExtractIPDirect()
 	e.HTTPErrorHandler = s.handleError
-	e.Use(s.limitClients)
+	e.Use(s.guard.Quotas("/static/*", "/healthz"))
 	e.GET("/api/v1/hold", func(c echo.Context) error {
 		entered.Done()
 		<-gate(c.QueryParam("gate"))
@@ -198,32 +199,6 @@ func TestClientConcurrencyLimit(t *testing.T) {
 		if rec := serve(e, tt.addr, "GET", "/api/v1/hold?gate=open"+name, ""); rec.Code != 200 {
 			t.Errorf("%s: after its requests ended: status %d", tt.addr, rec.Code)
 		}
-	}
-}
-
-// TestClientLimitExpiry checks that the table of clients forgets an idle
-// address, so that it does not grow with every address ever seen.
-func TestClientLimitExpiry(t *testing.T) {
-	l := newClientLimiter(ClientLimit{Rate: 1, Burst: 1}, ClientLimit{})
-	now := time.Now()
-	for _, addr := range []string{"203.0.113.1", "203.0.113.2", "2001:db8::1", "127.0.0.1"} {
-		if done, p := l.admit(addr, now); p != nil {
-			t.Fatalf("%s: refused at first: %v", addr, p)
-		} else {
-			done()
-		}
-	}
-	if got := len(l.clients); got != 3 {
-		t.Errorf("%d clients kept, want 3 (loopback is not limited, so not kept)", got)
-	}
-	later := now.Add(clientExpiry + clientSweep)
-	done, p := l.admit("198.51.100.1", later)
-	if p != nil {
-		t.Fatalf("refused: %v", p)
-	}
-	done()
-	if got := len(l.clients); got != 1 {
-		t.Errorf("%d clients kept after %v idle, want 1 (the new one)", got, clientExpiry+clientSweep)
 	}
 }
 
@@ -288,22 +263,22 @@ func TestFailedPageBounded(t *testing.T) {
 // no sense, naming the flag to fix.
 func TestClientLimitCheck(t *testing.T) {
 	tests := []struct {
-		client, loopback ClientLimit
+		client, loopback guard.Quota
 		want             string // in the error; "" for none
 	}{
-		{ClientLimit{Rate: 20, Burst: 40, Concurrent: 6}, ClientLimit{}, ""},
-		{ClientLimit{}, ClientLimit{Rate: 0.5, Burst: 1}, ""},
-		{ClientLimit{Rate: -1, Burst: 1}, ClientLimit{}, "-rate must be a finite number"},
-		{ClientLimit{Rate: math.NaN(), Burst: 1}, ClientLimit{}, "-rate must be a finite number"},
-		{ClientLimit{Rate: math.Inf(1), Burst: 1}, ClientLimit{}, "-rate must be a finite number"},
-		{ClientLimit{Rate: 5}, ClientLimit{}, "-burst must be at least 1 when -rate is set"},
-		{ClientLimit{Concurrent: -1}, ClientLimit{}, "-concurrent must not be negative"},
-		{ClientLimit{}, ClientLimit{Rate: 5}, "-loopback-burst must be at least 1 when -loopback-rate is set"},
-		{ClientLimit{}, ClientLimit{Concurrent: -2}, "-loopback-concurrent must not be negative"},
+		{guard.Quota{Rate: 20, Burst: 40, Concurrent: 6}, guard.Quota{}, ""},
+		{guard.Quota{}, guard.Quota{Rate: 0.5, Burst: 1}, ""},
+		{guard.Quota{Rate: -1, Burst: 1}, guard.Quota{}, "-rate must be a finite number"},
+		{guard.Quota{Rate: math.NaN(), Burst: 1}, guard.Quota{}, "-rate must be a finite number"},
+		{guard.Quota{Rate: math.Inf(1), Burst: 1}, guard.Quota{}, "-rate must be a finite number"},
+		{guard.Quota{Rate: 5}, guard.Quota{}, "-burst must be at least 1 when -rate is set"},
+		{guard.Quota{Concurrent: -1}, guard.Quota{}, "-concurrent must not be negative"},
+		{guard.Quota{}, guard.Quota{Rate: 5}, "-loopback-burst must be at least 1 when -loopback-rate is set"},
+		{guard.Quota{}, guard.Quota{Concurrent: -2}, "-loopback-concurrent must not be negative"},
 	}
 	for _, tt := range tests {
 		cfg := DefaultConfig()
-		cfg.Client, cfg.Loopback = tt.client, tt.loopback
+		cfg.Guard.Client, cfg.Guard.Loopback = tt.client, tt.loopback
 		err := cfg.Check()
 		switch {
 		case tt.want == "" && err != nil:

@@ -8,6 +8,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/web/problem"
+	"github.com/nqueens/configurator/web/spaces"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -107,7 +109,7 @@ func (s *Server) measureRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		status := c.Response().Status
 		if !c.Response().Committed && err != nil {
-			status = describe(err).Status
+			status = problem.Describe(err).Status
 		}
 		labels := []string{route, methodLabel(c.Request().Method), strconv.Itoa(status)}
 		s.metrics.requests.WithLabelValues(labels...).Inc()
@@ -118,13 +120,13 @@ func (s *Server) measureRequests(next echo.HandlerFunc) echo.HandlerFunc {
 
 // space returns the compiled space of k from the cache, counting the
 // lookup as a hit when the space was there already.
-func (s *Server) space(ctx context.Context, k spaceKey) (*compiled, error) {
+func (s *Server) space(ctx context.Context, k spaces.Key) (*spaces.Space, error) {
 	result := "miss"
-	if s.cache.Cached(k) {
+	if s.spaces.Cached(k) {
 		result = "hit"
 	}
 	s.metrics.lookups.WithLabelValues(result).Inc()
-	return s.cache.Get(ctx, k)
+	return s.spaces.Get(ctx, k)
 }
 
 // compiled records one compile.
@@ -166,16 +168,16 @@ func (sc stateCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (sc stateCollector) Collect(ch chan<- prometheus.Metric) {
-	bytes, spaces := sc.s.cache.Used()
+	bytes, held := sc.s.spaces.Used()
 	ch <- prometheus.MustNewConstMetric(descCacheBytes, prometheus.GaugeValue, float64(bytes))
-	ch <- prometheus.MustNewConstMetric(descCacheLimit, prometheus.GaugeValue, float64(sc.s.cfg.CacheBytes))
-	ch <- prometheus.MustNewConstMetric(descCacheSpaces, prometheus.GaugeValue, float64(spaces))
-	for _, e := range sc.s.engines {
-		l, ok := e.Backend.(configurator.Occupier)
+	ch <- prometheus.MustNewConstMetric(descCacheLimit, prometheus.GaugeValue, float64(sc.s.cfg.Spaces.Bytes))
+	ch <- prometheus.MustNewConstMetric(descCacheSpaces, prometheus.GaugeValue, float64(held))
+	for _, name := range sc.s.lineup.Names() {
+		l, ok := sc.s.engines[name].Backend.(configurator.Occupier)
 		if !ok {
 			continue
 		}
-		ld, name := l.Occupancy(), e.Backend.Name()
+		ld := l.Occupancy()
 		ch <- prometheus.MustNewConstMetric(descWaiting, prometheus.GaugeValue, float64(ld.Waiting), name)
 		ch <- prometheus.MustNewConstMetric(descRunning, prometheus.GaugeValue, float64(ld.Running), name)
 		ch <- prometheus.MustNewConstMetric(descWorkBytes, prometheus.GaugeValue, float64(ld.Bytes), name)

@@ -114,7 +114,7 @@ func TestMetrics(t *testing.T) {
 		{"nqueens_analysis_duration_seconds", []string{"backend", "sat"}, 2},
 		{"nqueens_solver_calls_per_analysis", []string{"backend", "bdd"}, analyses + 2 + 2},
 		{"nqueens_cache_spaces", nil, 3},
-		{"nqueens_cache_limit_bytes", nil, float64(testConfig().CacheBytes)},
+		{"nqueens_cache_limit_bytes", nil, float64(testConfig().Spaces.Bytes)},
 		{"nqueens_backend_waiting", []string{"backend", "bdd"}, 0},
 		{"nqueens_backend_running", []string{"backend", "bdd"}, 0},
 	}

@@ -43,7 +43,7 @@ func TestOrderPanelSaysWhatItsButtonDoes(t *testing.T) {
 	heavy := testConfig()
 	heavy.BDD.MaxN = 12
 	hs, heavyTS := newTestServer(t, heavy)
-	cost := hs.backends["bdd"].Backend.Cost(12, configurator.ColMajor)
+	cost := hs.engines["bdd"].Backend.Cost(12, configurator.ColMajor)
 	if !cost.Heavy {
 		t.Fatalf("the BDD's 12×12 compile is not heavy: %+v", cost)
 	}
@@ -67,7 +67,7 @@ func TestOrderPanelSaysWhatItsButtonDoes(t *testing.T) {
 		{name: "heavy", ts: heavyTS.URL, panel: "/orders?n=12",
 			button: "Compile 4 orders",
 			hint: "Compiling rank by rank, file by file, by diagonal and middle ranks first is heavy: the BDD expects about " +
-				bytesize.Format(cost.Bytes) + " each, " + strconv.Itoa(hs.cache.slots) + " at a time, for a while, and stops an order that outgrows its node budget of " +
+				bytesize.Format(cost.Bytes) + " each, " + strconv.Itoa(hs.spaces.Slots()) + " at a time, for a while, and stops an order that outgrows its node budget of " +
 				bytesize.Format(heavy.BDD.Budget) + ".",
 			rows: []string{"not compiled yet", "not compiled yet", "not compiled yet", "not compiled yet"}},
 		{name: "files", ts: files.URL, open: "/?n=10", panel: "/orders?n=10",

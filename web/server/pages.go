@@ -11,7 +11,11 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/nqueens/configurator/configurator"
-	"github.com/nqueens/configurator/configurator/bytesize"
+	"github.com/nqueens/configurator/web/board"
+	"github.com/nqueens/configurator/web/guard"
+	"github.com/nqueens/configurator/web/problem"
+	"github.com/nqueens/configurator/web/spaces"
+	"github.com/nqueens/configurator/web/view"
 )
 
 // board serves the page (GET /) and the htmx requests of its controls
@@ -23,45 +27,45 @@ func (s *Server) board(c echo.Context) error {
 	ctx := c.Request().Context()
 	v, err := query(c)
 	if err != nil {
-		return s.fail(c, s.lim.defaultState(), nil, action{}, err)
+		return s.fail(c, s.lineup.Default(), nil, board.Action{}, err)
 	}
-	trail := parseTrail(v.Get("t"), s.cfg.RequestDeadline)
-	st, err := parseState(v, s.lim)
+	trail := board.ParseTrail(v.Get("t"), s.cfg.Guard.RequestDeadline)
+	st, err := board.Parse(v, s.lineup)
 	if err != nil {
-		return s.fail(c, st, trail, action{}, err)
+		return s.fail(c, st, trail, board.Action{}, err)
 	}
-	act, err := parseAction(v, st)
+	act, err := board.ParseAction(v, st)
 	if err != nil {
-		return s.fail(c, st, trail, action{}, err)
+		return s.fail(c, st, trail, board.Action{}, err)
 	}
-	r, err := s.play(ctx, st, act)
+	r, err := s.step(ctx, st, act)
 	if err != nil {
 		return s.fail(c, st, trail, act, err)
 	}
-	r.name = v.Get("l")
-	if !validLabel(r.name) {
-		r.name = ""
+	r.Name = v.Get("l")
+	if !board.ValidLabel(r.Name) {
+		r.Name = ""
 	}
-	if r.name == "" && !isHTMX(c.Request()) {
-		r.name = "open"
+	if r.Name == "" && !isHTMX(c.Request()) {
+		r.Name = "open"
 	}
-	view := s.resultView(r, trail)
+	app := view.StepApp(s.site, r, trail, s.prep(r.State))
 	if isHTMX(c.Request()) {
 		h := c.Response().Header()
 		switch {
-		case act.changesState():
-			h.Set("HX-Push-Url", r.state.href())
-		case act.Kind == actRefresh:
-			h.Set("HX-Replace-Url", r.state.href())
+		case act.ChangesState():
+			h.Set("HX-Push-Url", r.State.Href())
+		case act.Kind == board.Refresh:
+			h.Set("HX-Replace-Url", r.State.Href())
 		}
-		return s.render(c, http.StatusOK, "app", view)
+		return s.render(c, http.StatusOK, "app", app)
 	}
-	if act.Kind == actPlace || act.Kind == actRemove || act.Kind == actComplete {
+	if act.Kind == board.Place || act.Kind == board.Remove || act.Kind == board.Complete {
 		// Without JavaScript the forms land here: answer with the new
 		// state's address, so a reload does not repeat the action.
-		return c.Redirect(http.StatusSeeOther, r.state.href())
+		return c.Redirect(http.StatusSeeOther, r.State.Href())
 	}
-	return s.render(c, http.StatusOK, "page", s.pageView(view))
+	return s.render(c, http.StatusOK, "page", view.NewPage(s.site, app))
 }
 
 // fail answers a request that could not be served as asked, within the
@@ -71,12 +75,12 @@ func (s *Server) board(c echo.Context) error {
 // solution holds when the queens themselves fail
 // (configurator.FeasiblePrefix), or no board at all when the board itself
 // cannot be compiled.
-func (s *Server) fail(c echo.Context, st boardState, trail []step, act action, err error) error {
+func (s *Server) fail(c echo.Context, st board.State, trail []board.Step, act board.Action, err error) error {
 	var ce *compilingError
 	if errors.As(err, &ce) {
 		return s.compilingPage(c, st, trail, ce)
 	}
-	p := describe(err)
+	p := problem.Describe(err)
 	if p.Status >= 500 {
 		s.logFailure(c.Request(), p, err)
 	}
@@ -84,7 +88,7 @@ func (s *Server) fail(c echo.Context, st boardState, trail []step, act action, e
 		c.Response().Header().Set("Retry-After", fmt.Sprint(p.RetryAfter))
 	}
 	req := c.Request()
-	if isHTMX(req) && act.Kind != actRefresh {
+	if isHTMX(req) && act.Kind != board.Refresh {
 		return s.renderNotice(c, p)
 	}
 	// The page's fallback board is analysed within what is left of the
@@ -93,55 +97,52 @@ func (s *Server) fail(c echo.Context, st boardState, trail []step, act action, e
 	// A board refused in its variable order (beyond the node budget, or
 	// without the compiled file it alone is served from) falls back to
 	// rank by rank, the order of the backends' limits.
-	fallback := st.with(func(b *boardState) {
+	fallback := st.With(func(b *board.State) {
 		if errors.Is(err, configurator.ErrTooLarge) {
 			b.Order = configurator.RowMajor
 		}
 	})
-	ctx, cancel := context.WithDeadline(req.Context(), requestStart(c).Add(s.deadline(s.lim.backends(st.Mode)[0])))
+	ctx, cancel := context.WithDeadline(req.Context(), guard.Start(c).Add(s.deadline(s.lineup.Backends(st.Mode)[0])))
 	defer cancel()
-	var spaces []*compiled
-	if !overloaded(p) && ctx.Err() == nil {
-		spaces, err = s.spaces(ctx, fallback, s.cfg.QuickWait)
+	var entries []*spaces.Space
+	if !p.Overloaded() && ctx.Err() == nil {
+		entries, err = s.spacesFor(ctx, fallback, s.cfg.QuickWait)
 	} else {
 		err = context.DeadlineExceeded
 	}
-	if err == nil && act.Kind == actShow && p.Status == http.StatusUnprocessableEntity && len(st.Queens) > 0 {
+	if err == nil && act.Kind == board.Show && p.Status == http.StatusUnprocessableEntity && len(st.Queens) > 0 {
 		// The search for the longest feasible start takes its turn on
 		// the space as any query does; cut short, it keeps the longest
 		// start it has proved feasible.
 		var done func()
-		if done, err = configurator.Admit(ctx, spaces[0].space); err == nil {
-			fallback.Queens = configurator.FeasiblePrefix(ctx, spaces[0].space, st.Queens)
+		if done, err = configurator.Admit(ctx, entries[0].Space); err == nil {
+			fallback.Queens = configurator.FeasiblePrefix(ctx, entries[0].Space, st.Queens)
 			done()
 		}
 	}
-	view := s.newAppView(fallback, formatTrail(trail))
-	view.Fatal = true
+	var app *view.App
 	if err == nil && ctx.Err() == nil {
-		if r, err := s.step(ctx, fallback, action{Kind: actShow}, spaces); err == nil {
-			s.measure(ctx, r)
+		if r, err := s.stepOn(ctx, fallback, board.Action{Kind: board.Show}, entries); err == nil {
+			s.measure(ctx, r, entries[0])
 			if !isHTMX(req) {
-				r.name = "open"
+				r.Name = "open"
 			}
-			view = s.resultView(r, trail)
+			app = view.StepApp(s.site, r, trail, s.prep(r.State))
 		}
 	}
-	view.Notice = noticeOf(p)
+	if app == nil {
+		app = view.NewApp(s.site, fallback, board.FormatTrail(trail), s.prep(fallback))
+		app.Fatal = true
+	}
+	app.Notice = view.NoticeOf(p)
 	if isHTMX(req) {
-		c.Response().Header().Set("HX-Replace-Url", fallback.href())
-		return s.render(c, p.Status, "app", view)
+		c.Response().Header().Set("HX-Replace-Url", fallback.Href())
+		return s.render(c, p.Status, "app", app)
 	}
 	if req.URL.Path == "/" || req.URL.Path == "/play" {
-		view.Shown = fallback.href()
+		app.Shown = fallback.Href()
 	}
-	return s.render(c, p.Status, "page", s.pageView(view))
-}
-
-// overloaded reports whether a problem comes from time or load (a deadline,
-// a full queue, a client's limit): answering it must not start more work.
-func overloaded(p *problem) bool {
-	return p.Status >= http.StatusInternalServerError || p.Status == http.StatusTooManyRequests
+	return s.render(c, p.Status, "page", view.NewPage(s.site, app))
 }
 
 // notFound answers a GET of an address that names nothing with a notice
@@ -150,68 +151,19 @@ func (s *Server) notFound(c echo.Context) error {
 	if m := c.Request().Method; m != http.MethodGet && m != http.MethodHead {
 		return echo.ErrNotFound
 	}
-	return s.fail(c, s.lim.defaultState(), nil, action{}, echo.ErrNotFound)
+	return s.fail(c, s.lineup.Default(), nil, board.Action{}, echo.ErrNotFound)
 }
 
 // compilingPage answers while a board is still being compiled: the
 // controls work, and a progress stream tells the page when the board is
 // ready.
-func (s *Server) compilingPage(c echo.Context, st boardState, trail []step, ce *compilingError) error {
-	view := s.newAppView(st, formatTrail(trail))
-	view.Compiling = &compilingView{
-		Text:    s.progressText(ce.keys),
-		Events:  "/events/compile?" + st.query(),
-		Refresh: st.play(view.Trail, "refresh", "1"),
-	}
+func (s *Server) compilingPage(c echo.Context, st board.State, trail []board.Step, ce *compilingError) error {
+	app := view.CompilingApp(s.site, st, board.FormatTrail(trail), s.prep(st), s.preparing(ce.keys))
 	if isHTMX(c.Request()) {
-		c.Response().Header().Set("HX-Push-Url", st.href())
-		return s.render(c, http.StatusOK, "app", view)
+		c.Response().Header().Set("HX-Push-Url", st.Href())
+		return s.render(c, http.StatusOK, "app", app)
 	}
-	return s.render(c, http.StatusOK, "page", s.pageView(view))
-}
-
-// progressText says what is being compiled, or loaded from its compiled
-// file, and for how long; once made, a space's compile counts its empty
-// board's solutions, which the text says too.
-func (s *Server) progressText(keys []spaceKey) string {
-	var parts []string
-	for _, k := range keys {
-		if s.cache.Cached(k) {
-			continue
-		}
-		board := fmt.Sprintf("the %d×%d %s", k.n, k.n, strings.ToUpper(k.backend))
-		if s.lim.ordered[k.backend] {
-			board += " (" + orderLabels[k.order] + ")"
-		}
-		f, loading := s.loading(k)
-		started, running := s.cache.Progress(k)
-		var what string
-		if since, ok := s.counting.Load(k); ok {
-			what = "counting all the solutions of " + board + ", a sweep of its whole diagram"
-			started, running = since.(time.Time), true
-		} else if loading {
-			what = "loading " + board + " from its compiled file (" + bytesize.Format(f.Bytes) + ")"
-		} else {
-			what = "compiling " + board
-		}
-		if running {
-			what += ": " + sinceText(started) + " so far"
-		}
-		// The last smaller board compiled gives a sense of scale: each
-		// size up takes several times longer. A load reads its file at
-		// the disk's pace, which the size says.
-		for m := k.n - 1; strings.HasPrefix(what, "compiling") && m >= max(1, k.n-3); m-- {
-			if took, ok := s.cache.Took(spaceKey{backend: k.backend, n: m, order: k.order}); ok {
-				what += fmt.Sprintf(" (the %d×%d took %s)", m, m, duration(took))
-				break
-			}
-		}
-		parts = append(parts, what)
-	}
-	if len(parts) == 0 {
-		return "Ready; the board is on its way."
-	}
-	return upperFirst(strings.Join(parts, "; ")) + ". This happens once per board size; the result is cached."
+	return s.render(c, http.StatusOK, "page", view.NewPage(s.site, app))
 }
 
 // progress streams a compile's progress as server-sent events: a
@@ -225,8 +177,8 @@ func (s *Server) progress(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var keys []spaceKey
-	for _, b := range s.lim.backends(st.Mode) {
+	var keys []spaces.Key
+	for _, b := range s.lineup.Backends(st.Mode) {
 		keys = append(keys, s.key(b, st))
 	}
 	ctx := c.Request().Context()
@@ -247,7 +199,7 @@ func (s *Server) progress(c echo.Context) error {
 	go func() {
 		defer close(done)
 		for _, k := range keys {
-			if _, err := s.cache.Get(ctx, k); err != nil {
+			if _, err := s.spaces.Get(ctx, k); err != nil {
 				return
 			}
 		}
@@ -261,7 +213,7 @@ func (s *Server) progress(c echo.Context) error {
 			send("done", "ready")
 			return nil
 		case <-tick.C:
-			send("progress", "<p>"+html.EscapeString(s.progressText(keys))+"</p>")
+			send("progress", "<p>"+html.EscapeString(view.Progress(s.preparing(keys)))+"</p>")
 		case <-ctx.Done():
 			<-done
 			return nil
@@ -281,17 +233,17 @@ func (s *Server) diagramSVG(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	// The primary draws, whatever the page's mode.
-	primary := s.lim.names[0]
-	st.Mode = mode(primary)
+	primary := s.lineup.Primary()
+	st.Mode = board.Mode(primary)
 	e, err := s.space(ctx, s.key(primary, st))
 	if err != nil {
 		return s.compileProblem(ctx, s.key(primary, st), err)
 	}
-	dg, ok := e.space.(configurator.Diagrammer)
+	dg, ok := e.Space.(configurator.Diagrammer)
 	if !ok {
-		return problemf(http.StatusNotFound, "This backend draws no diagram.")
+		return problem.New(http.StatusNotFound, "This backend draws no diagram.")
 	}
-	if _, err := configurator.NewSession(ctx, e.space, st.Queens); err != nil && len(st.Queens) > 0 {
+	if _, err := configurator.NewSession(ctx, e.Space, st.Queens); err != nil && len(st.Queens) > 0 {
 		return err
 	}
 	dctx, cancel := context.WithTimeout(ctx, s.cfg.DiagramDeadline)
@@ -301,9 +253,9 @@ func (s *Server) diagramSVG(c echo.Context) error {
 		return err
 	}
 	if nodes > s.cfg.DiagramNodes {
-		return problemf(http.StatusRequestEntityTooLarge, "The diagram has %d nodes; this server draws at most %d.", nodes, s.cfg.DiagramNodes)
+		return problem.New(http.StatusRequestEntityTooLarge, "The diagram has %d nodes; this server draws at most %d.", nodes, s.cfg.DiagramNodes)
 	}
-	svg, err := s.draw.SVG(dctx, st.query(), dot)
+	svg, err := s.draw.SVG(dctx, st.Query(), dot)
 	if err != nil {
 		return err
 	}

@@ -6,10 +6,8 @@ import (
 	"html"
 	"io"
 	"log/slog"
-	"net/http/httptest"
-	"sync/atomic"
-
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
@@ -21,6 +19,8 @@ import (
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/bytesize"
 	"github.com/nqueens/configurator/configurator/configuratortest"
+	"github.com/nqueens/configurator/web/board"
+	"github.com/nqueens/configurator/web/view"
 )
 
 // TestPages is the specification of the HTML routes: every address a
@@ -347,15 +347,8 @@ func TestTooLargeForTheBudget(t *testing.T) {
 	// The 8×8 diagram's 2,451 nodes and two terminals at 32 bytes each:
 	// 8×8 fits in row order, not in diagonal order, and 9×9 not at all.
 	cfg.BDD.Budget = 32 * (2451 + 2)
-	s, ts := newTestServer(t, cfg)
-	var compiles atomic.Int32
-	inner := s.cache.compile
-	s.cache.compile = func(ctx context.Context, k spaceKey) (*compiled, error) {
-		if k.backend == "bdd" {
-			compiles.Add(1)
-		}
-		return inner(ctx, k)
-	}
+	var compiles compileCounter
+	_, ts, _ := serveWith(t, cfg.config(), compiles.wrap(cfg.engines())...)
 	budget := bytesize.Format(cfg.BDD.Budget)
 	if res, body := get(t, ts, "/?n=8"); res.StatusCode != 200 || !strings.Contains(body, `id="count">92 solutions<`) {
 		t.Fatalf("8×8 within the budget: status %d", res.StatusCode)
@@ -391,7 +384,7 @@ func TestTooLargeForTheBudget(t *testing.T) {
 	}
 	// 8×8 in row order, and once 8×8 in diagonal order; the boards beyond
 	// the limit never reach the BDD compiler.
-	if n := compiles.Load(); n != 2 {
+	if n := compiles.total("bdd"); n != 2 {
 		t.Errorf("%d BDD compiles, want 2", n)
 	}
 }
@@ -402,27 +395,27 @@ func TestTooLargeForTheBudget(t *testing.T) {
 func TestDisagreementIsLoud(t *testing.T) {
 	s, _ := newTestServer(t, testConfig())
 	ctx := context.Background()
-	st := boardState{N: 8, Mode: modeAll, Queens: []configurator.Cell{{Row: 0, Col: 0}}}
-	spaces, err := s.spaces(ctx, st, 0)
+	st := board.State{N: 8, Mode: board.All, Queens: []configurator.Cell{{Row: 0, Col: 0}}}
+	entries, err := s.spacesFor(ctx, st, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := s.step(ctx, st, action{Kind: actShow}, spaces)
+	r, err := s.stepOn(ctx, st, board.Action{Kind: board.Show}, entries)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !r.agree() {
-		t.Fatalf("the backends disagree on a1: %v", r.differ)
+	if !r.Agree() {
+		t.Fatalf("the backends disagree on a1: %v", r.Differ)
 	}
 	// The SAT run now answers for the empty board instead of a1.
-	wrong, err := configurator.NewSession(ctx, spaces[1].space, nil)
+	wrong, err := configurator.NewSession(ctx, entries[1].Space, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.runs[1].Session = wrong
-	r.compare()
+	r.Runs[1].Session = wrong
+	compare(r)
 	var b strings.Builder
-	if err := s.tmpl.ExecuteTemplate(&b, "app", s.resultView(r, nil)); err != nil {
+	if err := s.tmpl.Execute(&b, "app", view.StepApp(s.site, r, nil, s.prep(r.State))); err != nil {
 		t.Fatal(err)
 	}
 	page := html.UnescapeString(b.String())

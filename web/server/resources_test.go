@@ -10,8 +10,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,6 +17,7 @@ import (
 	"github.com/nqueens/configurator/backends/sat/solverlock"
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/configuratortest"
+	"github.com/nqueens/configurator/web/spaces"
 )
 
 // TestSATQueueDrainsWhenClientsLeave checks the bounded queue in front of
@@ -90,7 +89,7 @@ func TestSATQueueDrainsWhenClientsLeave(t *testing.T) {
 	// Probe only once all three are in: a probe sent while they arrive
 	// would take a place in the line and turn one of them away.
 	deadline := time.Now().Add(5 * time.Second)
-	load := s.backends["sat"].Backend.(configurator.Occupier).Occupancy
+	load := s.engines["sat"].Backend.(configurator.Occupier).Occupancy
 	for l := load(); (l.Running < 1 || l.Waiting < clients) && time.Now().Before(deadline); l = load() {
 		time.Sleep(time.Millisecond) // the served one's solver call and the two in line
 	}
@@ -122,7 +121,7 @@ func TestSATQueueDrainsWhenClientsLeave(t *testing.T) {
 		}
 		served <- status
 	}()
-	for s.backends["sat"].Backend.(configurator.Occupier).Occupancy().Waiting == 0 { // it queues
+	for s.engines["sat"].Backend.(configurator.Occupier).Occupancy().Waiting == 0 { // it queues
 		if time.Now().After(deadline.Add(10 * time.Second)) {
 			t.Fatal("the request did not wait for the held solver")
 		}
@@ -130,7 +129,7 @@ func TestSATQueueDrainsWhenClientsLeave(t *testing.T) {
 	}
 	stopHolding()
 	<-served
-	if w := s.backends["sat"].Backend.(configurator.Occupier).Occupancy().Waiting; w != 0 {
+	if w := s.engines["sat"].Backend.(configurator.Occupier).Occupancy().Waiting; w != 0 {
 		t.Errorf("%d requests still wait at the gate", w)
 	}
 }
@@ -141,15 +140,9 @@ func TestSATQueueDrainsWhenClientsLeave(t *testing.T) {
 // and fixed, stays.
 func TestRecycle(t *testing.T) {
 	cfg := testConfig()
-	cfg.Recycle = 3
-	s, ts := newTestServer(t, cfg)
-	var compiles sync.Map
-	inner := s.cache.compile
-	s.cache.compile = func(ctx context.Context, k spaceKey) (*compiled, error) {
-		v, _ := compiles.LoadOrStore(k, new(atomic.Int32))
-		v.(*atomic.Int32).Add(1)
-		return inner(ctx, k)
-	}
+	cfg.Spaces.Recycle = 3
+	var compiles compileCounter
+	_, ts, _ := serveWith(t, cfg.config(), compiles.wrap(cfg.engines())...)
 	for range 7 {
 		for _, backend := range []string{"bdd", "sat"} {
 			if res, body := post(t, ts, "/api/v1/analyze", `{"n":6,"backend":"`+backend+`"}`); res.StatusCode != 200 || !strings.Contains(body, `"solutions":"4"`) {
@@ -158,8 +151,7 @@ func TestRecycle(t *testing.T) {
 		}
 	}
 	for backend, want := range map[string]int32{"bdd": 1, "sat": 3} {
-		v, _ := compiles.Load(spaceKey{backend: backend, n: 6})
-		if got := v.(*atomic.Int32).Load(); got != want {
+		if got := compiles.count(spaces.Key{Backend: backend, N: 6}); got != want {
 			t.Errorf("%s 6×6 compiled %d times in 7 requests, recycled after 3: want %d", backend, got, want)
 		}
 	}
@@ -191,9 +183,9 @@ func TestDebugListener(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &st); err != nil || res.StatusCode != 200 {
 		t.Fatalf("/debug/stats: %d %v: %s", res.StatusCode, err, body)
 	}
-	cacheBytes, spaces := s.cache.Used()
-	if st.Goroutines < 2 || st.HeapAlloc == 0 || st.NumGC < 2 || st.CacheBytes != cacheBytes || st.CacheSpaces != spaces || spaces != 1 {
-		t.Errorf("stats %+v; the cache holds %d bytes in %d spaces", st, cacheBytes, spaces)
+	cacheBytes, held := s.spaces.Used()
+	if st.Goroutines < 2 || st.HeapAlloc == 0 || st.NumGC < 2 || st.CacheBytes != cacheBytes || st.CacheSpaces != held || held != 1 {
+		t.Errorf("stats %+v; the cache holds %d bytes in %d spaces", st, cacheBytes, held)
 	}
 	// Recycling drops the SAT spaces (whose solvers grow) and keeps the
 	// BDD ones.
@@ -201,9 +193,9 @@ func TestDebugListener(t *testing.T) {
 	if res, body := post(t, dbg, "/debug/recycle", ""); res.StatusCode != 200 || strings.TrimSpace(body) != `{"retired":1}` {
 		t.Errorf("/debug/recycle: %d %s", res.StatusCode, body)
 	}
-	if !s.cache.Cached(spaceKey{backend: "bdd", n: 8}) || s.cache.Cached(spaceKey{backend: "sat", n: 6}) {
+	if !s.spaces.Cached(spaces.Key{Backend: "bdd", N: 8}) || s.spaces.Cached(spaces.Key{Backend: "sat", N: 6}) {
 		t.Errorf("after recycling, the cache holds the 8×8 BDD: %v, the 6×6 SAT: %v",
-			s.cache.Cached(spaceKey{backend: "bdd", n: 8}), s.cache.Cached(spaceKey{backend: "sat", n: 6}))
+			s.spaces.Cached(spaces.Key{Backend: "bdd", N: 8}), s.spaces.Cached(spaces.Key{Backend: "sat", N: 6}))
 	}
 	if res, body := get(t, dbg, "/debug/pprof/goroutine?debug=1"); res.StatusCode != 200 || !strings.Contains(body, "goroutine profile") {
 		t.Errorf("/debug/pprof/goroutine: %d", res.StatusCode)

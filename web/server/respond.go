@@ -9,6 +9,10 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"github.com/nqueens/configurator/web/board"
+	"github.com/nqueens/configurator/web/problem"
+	"github.com/nqueens/configurator/web/view"
+	"github.com/nqueens/configurator/web/words"
 )
 
 // failureLevel is the log level of a request that failed with status:
@@ -22,7 +26,7 @@ func failureLevel(status int) slog.Level {
 }
 
 // logFailure logs a request that failed with a 5xx problem.
-func (s *Server) logFailure(req *http.Request, p *problem, err error) {
+func (s *Server) logFailure(req *http.Request, p *problem.Problem, err error) {
 	s.log.Log(req.Context(), failureLevel(p.Status), "request failed", "uri", truncate(req.RequestURI, 200), "status", p.Status, "err", err)
 }
 
@@ -34,11 +38,11 @@ func isHTMX(r *http.Request) bool {
 
 // renderNotice answers an htmx request with a notice that replaces only the
 // notice area, so the board keeps its last good state.
-func (s *Server) renderNotice(c echo.Context, p *problem) error {
+func (s *Server) renderNotice(c echo.Context, p *problem.Problem) error {
 	h := c.Response().Header()
 	h.Set("HX-Retarget", "#notice")
 	h.Set("HX-Reswap", "innerHTML")
-	return s.render(c, p.Status, "notice", noticeOf(p))
+	return s.render(c, p.Status, "notice", view.NoticeOf(p))
 }
 
 // render executes a template into a buffer first, so that a template error
@@ -46,7 +50,7 @@ func (s *Server) renderNotice(c echo.Context, p *problem) error {
 func (s *Server) render(c echo.Context, status int, name string, data any) error {
 	var b strings.Builder
 	start := time.Now()
-	if err := s.tmpl.ExecuteTemplate(&b, name, data); err != nil {
+	if err := s.tmpl.Execute(&b, name, data); err != nil {
 		return fmt.Errorf("template %s: %w", name, err)
 	}
 	c.Set(ctxRenderTime, time.Since(start))
@@ -60,7 +64,7 @@ func query(c echo.Context) (url.Values, error) {
 	raw := c.Request().URL.RawQuery
 	v, err := url.ParseQuery(raw)
 	if err != nil {
-		return nil, problemf(http.StatusBadRequest, "The address is malformed: %s Start again from a fresh board.", malformed(raw))
+		return nil, problem.New(http.StatusBadRequest, "The address is malformed: %s Start again from a fresh board.", malformed(raw))
 	}
 	return v, nil
 }
@@ -70,22 +74,22 @@ func query(c echo.Context) (url.Values, error) {
 func malformed(raw string) string {
 	for part := range strings.SplitSeq(raw, "&") {
 		if strings.Contains(part, ";") {
-			return fmt.Sprintf("%s holds a semicolon; separate the parameters with & and the queens with commas (q=a1,c5).", quote(part))
+			return fmt.Sprintf("%s holds a semicolon; separate the parameters with & and the queens with commas (q=a1,c5).", words.Quote(part))
 		}
 		if _, err := url.QueryUnescape(part); err != nil {
-			return fmt.Sprintf("%s has a %% that is not followed by two hexadecimal digits.", quote(part))
+			return fmt.Sprintf("%s has a %% that is not followed by two hexadecimal digits.", words.Quote(part))
 		}
 	}
 	return "it cannot be read."
 }
 
 // queryState reads the board state from the request's query.
-func (s *Server) queryState(c echo.Context) (boardState, error) {
+func (s *Server) queryState(c echo.Context) (board.State, error) {
 	v, err := query(c)
 	if err != nil {
-		return boardState{}, err
+		return board.State{}, err
 	}
-	return parseState(v, s.lim)
+	return board.Parse(v, s.lineup)
 }
 
 // truncate shortens s to at most n bytes for logs.

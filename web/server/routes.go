@@ -14,19 +14,18 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 	"github.com/nqueens/configurator/configurator"
-	"github.com/nqueens/configurator/configurator/bytesize"
+	"github.com/nqueens/configurator/web/problem"
+	"github.com/nqueens/configurator/web/view"
+	"github.com/nqueens/configurator/web/words"
 )
-
-// contentSecurityPolicy allows only this server's own scripts, styles and
-// images: no inline script, style or handler anywhere in the page.
-const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
-	"connect-src 'self'; font-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 // Handler returns the HTTP handler of the pages, the API and the static
 // files.
 func (s *Server) Handler() http.Handler { return s.routes() }
 
-// routes returns the routes behind the middleware.
+// routes returns the routes behind the middleware: the server's own
+// (the client named in the context, metrics, the log, recovery, timing,
+// compression) around the guard's, in the order a request meets them.
 func (s *Server) routes() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
@@ -63,36 +62,14 @@ func (s *Server) routes() *echo.Echo {
 			return err
 		},
 	}))
-	e.Use(middleware.SecureWithConfig(middleware.SecureConfig{
-		XSSProtection:         "0",
-		ContentTypeNosniff:    "nosniff",
-		XFrameOptions:         "DENY",
-		ReferrerPolicy:        "no-referrer",
-		ContentSecurityPolicy: contentSecurityPolicy,
-	}))
-	e.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			h := c.Response().Header()
-			h.Set("Cross-Origin-Opener-Policy", "same-origin")
-			h.Set("Cross-Origin-Resource-Policy", "same-origin")
-			h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
-			if len(c.Request().URL.RawQuery) > s.cfg.QueryLimit {
-				return problemf(http.StatusRequestEntityTooLarge, "This address is too long (%s of parameters; the limit is %s). Start again from a fresh board.",
-					bytesize.Format(int64(len(c.Request().URL.RawQuery))), bytesize.Format(int64(s.cfg.QueryLimit)))
-			}
-			return next(c)
-		}
-	})
+	e.Use(s.guard.Harden)
 	e.Use(serverTiming)
-	e.Use(s.limitClients)
+	// The static files and the health check are free of the quotas.
+	e.Use(s.guard.Quotas("/static/*", "/healthz"))
 	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{Skipper: streaming, MinLength: 1024}))
-	e.Use(s.drainOversized)
-	e.Use(middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: strconv.FormatInt(s.cfg.BodyLimit, 10)}))
-	e.Use(middleware.ContextTimeoutWithConfig(middleware.ContextTimeoutConfig{
-		Skipper:      streaming,
-		Timeout:      s.cfg.RequestDeadline,
-		ErrorHandler: func(err error, c echo.Context) error { return err },
-	}))
+	e.Use(s.guard.Drain)
+	e.Use(s.guard.BodyLimit())
+	e.Use(s.guard.Deadline(streaming))
 
 	// Every GET route answers HEAD too, with the same status and headers:
 	// the handler runs as for GET and net/http drops the body (the
@@ -120,12 +97,21 @@ func (s *Server) routes() *echo.Echo {
 		switch c.Request().URL.Path {
 		case "/api/v1/analyze", "/api/v1/explain", "/api/v1/complete", "/api/v1/diagram", "/api/v1/orders":
 			c.Response().Header().Set("Allow", http.MethodPost)
-			return problemf(http.StatusMethodNotAllowed, "This address does not accept that method: send POST with a JSON body.")
+			return problem.New(http.StatusMethodNotAllowed, "This address does not accept that method: send POST with a JSON body.")
 		}
-		return problemf(http.StatusNotFound, "There is no API endpoint %s %s; use POST /api/v1/analyze, /api/v1/explain, /api/v1/complete, /api/v1/diagram or /api/v1/orders.",
-			c.Request().Method, quote(c.Request().URL.Path))
+		return problem.New(http.StatusNotFound, "There is no API endpoint %s %s; use POST /api/v1/analyze, /api/v1/explain, /api/v1/complete, /api/v1/diagram or /api/v1/orders.",
+			c.Request().Method, words.Quote(c.Request().URL.Path))
 	})
 	return e
+}
+
+// fatalApp is the app of a page with no board: the controls of a fresh
+// board and the notice of p.
+func (s *Server) fatalApp(p *problem.Problem) *view.App {
+	st := s.lineup.Default()
+	v := view.NewApp(s.site, st, "", s.prep(st))
+	v.Notice, v.Fatal = view.NoticeOf(p), true
+	return v
 }
 
 // handleError answers every error a handler or middleware returns: JSON
@@ -134,7 +120,7 @@ func (s *Server) routes() *echo.Echo {
 // fresh board otherwise. No stack or internal detail ever reaches the
 // client.
 func (s *Server) handleError(err error, c echo.Context) {
-	p := describe(err)
+	p := problem.Describe(err)
 	req := c.Request()
 	if c.Response().Committed {
 		// The request logger hands errors to this handler and passes them
@@ -163,9 +149,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 		if p.RetryAfter > 0 {
 			c.Response().Header().Set("Retry-After", strconv.Itoa(p.RetryAfter))
 		}
-		view := s.newAppView(s.lim.defaultState(), "")
-		view.Notice, view.Fatal = noticeOf(p), true
-		werr = s.render(c, p.Status, "page", s.pageView(view))
+		werr = s.render(c, p.Status, "page", view.NewPage(s.site, s.fatalApp(p)))
 	case isHTMX(req):
 		if p.Status >= 500 {
 			s.logFailure(req, p, err)
@@ -178,38 +162,10 @@ func (s *Server) handleError(err error, c echo.Context) {
 		if p.RetryAfter > 0 {
 			c.Response().Header().Set("Retry-After", strconv.Itoa(p.RetryAfter))
 		}
-		view := s.newAppView(s.lim.defaultState(), "")
-		view.Notice, view.Fatal = noticeOf(p), true
-		werr = s.render(c, p.Status, "page", s.pageView(view))
+		werr = s.render(c, p.Status, "page", view.NewPage(s.site, s.fatalApp(p)))
 	}
 	if werr != nil {
 		s.log.Warn("writing an error response", "err", werr)
-	}
-}
-
-// drainSlack is how much of a body beyond the limit drainOversized reads
-// before it gives up on the connection.
-const drainSlack = 1 << 20
-
-// drainOversized reads what is left of a request body the handler did not
-// read, up to drainSlack beyond the body limit, before the answer is
-// written. A client that sends a whole oversized body before it reads
-// then gets its 413: net/http alone would close the connection with the
-// body unread (past 256 KiB), and the client would see a reset instead.
-// A body that says it is larger than that is not waited for; neither is
-// one whose client waits for 100 Continue (it has sent nothing yet).
-func (s *Server) drainOversized(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		req := c.Request()
-		body := req.Body
-		err := next(c)
-		if body == nil || body == http.NoBody || req.ContentLength > s.cfg.BodyLimit+drainSlack ||
-			strings.EqualFold(req.Header.Get("Expect"), "100-continue") {
-			return err
-		}
-		// The server's ReadTimeout bounds this read in time as every other.
-		_, _ = io.CopyN(io.Discard, body, s.cfg.BodyLimit+drainSlack)
-		return err
 	}
 }
 
@@ -241,7 +197,7 @@ func (s *Server) serveStatic(c echo.Context) error {
 	if ct := mime.TypeByExtension(path.Ext(name)); ct != "" {
 		h.Set(echo.HeaderContentType, ct)
 	}
-	if c.QueryParam("v") == s.version {
+	if c.QueryParam("v") == s.site.Version {
 		h.Set("Cache-Control", "public, max-age=31536000, immutable")
 	} else {
 		h.Set("Cache-Control", "no-cache")

@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/nqueens/configurator/web/guard"
 )
 
 // Run serves the configurator on cfg.Addr (and the debug routes on
@@ -26,14 +28,12 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, engines []Engine, re
 	if err != nil {
 		return err
 	}
-	srv := publicServer(cfg, s.Handler(), log)
-	capped := limitConns(ln, cfg.MaxConns, log)
-	srv.ConnState = connState(capped)
+	srv, capped := guard.HTTPServer(cfg.Guard, s.Handler(), ln, log)
 	served := make(chan error, 2)
 	go func() { served <- srv.Serve(capped) }()
-	attrs := []any{"url", "http://" + ln.Addr().String() + "/", "max_conns", cfg.MaxConns, "idle_timeout", cfg.IdleTimeout}
-	for _, name := range s.lim.names {
-		attrs = append(attrs, name+"_max_n", s.lim.maxN[name])
+	attrs := []any{"url", "http://" + ln.Addr().String() + "/", "max_conns", cfg.Guard.MaxConns, "idle_timeout", cfg.Guard.IdleTimeout}
+	for _, name := range s.lineup.Names() {
+		attrs = append(attrs, name+"_max_n", s.lineup.MaxN(name))
 	}
 	var dbg *http.Server
 	debugAddr := ""
@@ -82,20 +82,4 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, engines []Engine, re
 	}
 	log.Info("stopped")
 	return nil
-}
-
-// publicServer is the http.Server of the public listener: a header must
-// arrive within 10 s (slowloris) and hold at most cfg.MaxHeaderBytes (431
-// beyond), a request within 30 s, and an idle keep-alive connection is
-// closed after cfg.IdleTimeout. The cap on open connections is the
-// listener's (limitConns).
-func publicServer(cfg Config, h http.Handler, log *slog.Logger) *http.Server {
-	return &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		IdleTimeout:       cfg.IdleTimeout,
-		MaxHeaderBytes:    cfg.MaxHeaderBytes,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
 }

@@ -5,34 +5,30 @@
 // a JSON API with the same answers. cmd/web runs it; tests, the soak
 // driver and the benchmarks start it in their own process with Run or New.
 //
-// The server keeps no session: the board lives in the URL, so the browser's
-// back and forward buttons are undo and redo and a link shares a board. It
-// keeps only a cache of compiled spaces, bounded in bytes. The backends
-// state their own limits (configurator.Limits) and bound their own work:
-// a board beyond a backend's limit is refused at once (413), every request
-// takes its turn on a space through configurator.Admit (a full queue is a
-// 503 with Retry-After), every request has a deadline, and the API is rate
-// limited per client address. Handlers are thin: they decode the request,
-// make one call into the session (configurator.Play, NewSession and the
-// Session's methods), and render what they got.
+// The server owns the routes, the handlers and the step: a handler reads
+// the board's state from the address (package board), takes the compiled
+// spaces of its mode from the cache (package spaces), makes one call into
+// the session (configurator.Play, NewSession and the Session's methods)
+// on each backend, and hands what it got to the views (package view),
+// which render it. The HTTP guard (package guard) stands in front of every
+// route; errors reach people as problems (package problem). The server
+// imports no backend: what it offers of each follows from the backend's
+// facets (configurator's optional interfaces), and cmd/web names the
+// backends.
 //
-// The files, each using only those after it (no two refer to each
-// other): run.go (Run); routes.go (the routes, the middleware and the
-// error handler); pages.go and api.go (the handlers); respond.go
-// (rendering, logging failures); view.go (what the templates print);
-// work.go (a step on every backend of a mode, with the session); debug.go
-// (the loopback debug routes); server.go (Server, New, compiles); cache.go
-// (compiled spaces); state.go (the board in the URL); problem.go (errors
-// in words); diagram.go (DOT to SVG); config.go.
+// Files: run.go (Run, the listeners); routes.go (the routes, the
+// middleware, the error handler); pages.go and api.go (the handlers, the
+// board page's and the API's), orders.go and diagram.go (the order panel
+// and the diagram, page and API); step.go (one click on every backend of
+// a mode); respond.go (rendering, logging failures); metrics.go and
+// debug.go; config.go.
 package server
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"html/template"
 	"io/fs"
 	"log/slog"
 	"strings"
@@ -41,6 +37,11 @@ import (
 
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/frontend"
+	"github.com/nqueens/configurator/web/board"
+	"github.com/nqueens/configurator/web/draw"
+	"github.com/nqueens/configurator/web/guard"
+	"github.com/nqueens/configurator/web/spaces"
+	"github.com/nqueens/configurator/web/view"
 )
 
 // Engine is a backend as the server runs it.
@@ -60,35 +61,20 @@ type Engine struct {
 type Server struct {
 	cfg      Config
 	log      *slog.Logger
-	engines  []Engine          // in the order registered: the first is the primary
-	backends map[string]Engine // by name
-	lim      limits
-	cache    *spaceCache
-	tmpl     *template.Template
+	engines  map[string]Engine // by name
+	lineup   *board.Lineup     // the backends in the order registered: the first is the primary
+	spaces   *spaces.Cache
+	site     *view.Site
+	tmpl     *view.Templates
 	static   fs.FS
-	version  string // of the static files, for cache busting
-	draw     *drawer
-	clients  *clientLimiter // the per-client limits of every route that does work
-	metrics  *metrics       // what /metrics on the debug listener serves
-
-	quit     chan struct{} // closed when shutdown begins: progress streams end
-	quitOnce sync.Once
-
-	// life ends when the server closes (end): the work that requests
-	// share but none of them owns (see countEmpty) runs under it, and
-	// Close waits for it (detached).
-	life     context.Context
-	end      context.CancelFunc
-	detached sync.WaitGroup
-	// counting holds, for each key whose compile is counting its empty
-	// board's solutions, when the count began (time.Time), for the
-	// progress page.
-	counting sync.Map
-}
-
-// templateFuncs are the helpers the templates use.
-var templateFuncs = template.FuncMap{
-	"heatSteps": func() []int { return []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9} },
+	draw     *draw.Drawer
+	guard    *guard.Guard
+	metrics  *metrics // what /metrics on the debug listener serves
+	quit     chan struct{}
+	quitOnce sync.Once // closes quit when shutdown begins: progress streams end
+	// facets holds, by backend name, what the backend's spaces are known
+	// to offer, from the spaces it compiled (see learn).
+	facets sync.Map
 }
 
 // New returns a server over the given engines, the primary first. It
@@ -97,42 +83,40 @@ func New(cfg Config, log *slog.Logger, engines ...Engine) (*Server, error) {
 	if len(engines) == 0 {
 		return nil, errors.New("web server: no backend")
 	}
-	s := &Server{
-		cfg:      cfg,
-		log:      log,
-		engines:  engines,
-		backends: make(map[string]Engine),
-		lim:      limits{maxN: map[string]int{}, why: map[string]string{}, ordered: map[string]bool{}, filers: map[string]configurator.Filer{}},
-		quit:     make(chan struct{}),
-		draw:     newDrawer(),
-		clients:  newClientLimiter(cfg.Client, cfg.Loopback),
+	backends := make([]configurator.Backend, len(engines))
+	for i, e := range engines {
+		backends[i] = e.Backend
 	}
-	s.life, s.end = context.WithCancel(context.Background())
+	lineup, err := board.NewLineup(backends...)
+	if err != nil {
+		return nil, fmt.Errorf("web server: %w", err)
+	}
+	s := &Server{
+		cfg:     cfg,
+		log:     log,
+		engines: make(map[string]Engine),
+		lineup:  lineup,
+		quit:    make(chan struct{}),
+		draw:    draw.New(),
+		guard:   guard.New(cfg.Guard),
+		site:    &view.Site{Lineup: lineup, Titles: map[string]string{}, DiagramNodes: cfg.DiagramNodes},
+	}
 	for _, e := range engines {
 		name := e.Backend.Name()
-		if _, dup := s.backends[name]; dup {
-			return nil, fmt.Errorf("web server: two backends named %q", name)
-		}
-		s.backends[name] = e
-		l := e.Backend.Limits()
-		s.lim.names = append(s.lim.names, name)
-		s.lim.maxN[name], s.lim.why[name], s.lim.ordered[name] = l.MaxN, l.Bound, l.Ordered
-		if f, ok := e.Backend.(configurator.Filer); ok {
-			s.lim.filers[name] = f
-		}
-		s.warnBound(name, l)
+		s.engines[name] = e
+		s.site.Titles[name] = e.Title
+		s.warnBound(name, e.Backend.Limits())
 	}
-	s.cache = newSpaceCache(s.compile, cfg.CacheBytes, s.heavyCompile, cfg.CompileSlots, cfg.CompileGrace)
 	s.metrics = newMetrics(s)
-	var err error
+	s.spaces = spaces.New(backends, cfg.Spaces, log, s.compiled)
 	if s.static, err = fs.Sub(frontend.Files, "static"); err != nil {
 		return nil, err
 	}
-	if s.version, err = hashFiles(s.static); err != nil {
+	if s.site.Version, err = hashFiles(s.static); err != nil {
 		return nil, err
 	}
-	if s.tmpl, err = template.New("").Funcs(templateFuncs).ParseFS(frontend.Files, "templates/*.html"); err != nil {
-		return nil, fmt.Errorf("web server: templates: %w", err)
+	if s.tmpl, err = view.ParseTemplates(); err != nil {
+		return nil, fmt.Errorf("web server: %w", err)
 	}
 	return s, nil
 }
@@ -149,7 +133,7 @@ func (s *Server) warnBound(name string, l configurator.Limits) {
 	}
 	next := l.MaxN + 1
 	msg := fmt.Sprintf("%s serves boards up to %d×%d only, not up to its largest board setting: ", strings.ToUpper(name), l.MaxN, l.MaxN)
-	if f, ok := s.lim.file(name, next, configurator.RowMajor); ok && f.Missing() {
+	if f, ok := s.lineup.File(name, next, configurator.RowMajor); ok && f.Missing() {
 		msg += fmt.Sprintf("it compiles boards up to %d×%d itself and serves %d×%d from a compiled file alone, which is not there", l.MaxN, l.MaxN, next, next)
 		if f.Command == "" {
 			s.log.Warn(msg+", and the server keeps no directory of compiled files", "backend", name)
@@ -161,6 +145,38 @@ func (s *Server) warnBound(name string, l configurator.Limits) {
 	s.log.Warn(msg+l.Bound, "backend", name)
 }
 
+// facets is what a backend's spaces offer that the page words when it is
+// missing.
+type facets struct {
+	marginals, diagram, graph bool
+}
+
+// compiled is the cache's observer: it counts every compile for the
+// metrics and learns from each space what its backend's spaces offer.
+func (s *Server) compiled(k spaces.Key, sp configurator.Space, took time.Duration, err error) {
+	s.metrics.compiled(k.Backend, took, err)
+	if sp == nil {
+		return
+	}
+	var f facets
+	_, f.marginals = sp.(configurator.Marginaler)
+	_, f.diagram = sp.(configurator.Diagrammer)
+	_, f.graph = sp.(configurator.Grapher)
+	s.facets.Store(k.Backend, f)
+}
+
+// having lists, in the order registered, the backends whose spaces are
+// known, from the spaces they compiled, to offer what has says.
+func (s *Server) having(has func(facets) bool) []string {
+	var names []string
+	for _, name := range s.lineup.Names() {
+		if f, ok := s.facets.Load(name); ok && has(f.(facets)) {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
 // beginShutdown ends the progress streams, which would otherwise hold the
 // graceful shutdown open until its deadline.
 func (s *Server) beginShutdown() { s.quitOnce.Do(func() { close(s.quit) }) }
@@ -169,9 +185,7 @@ func (s *Server) beginShutdown() { s.quitOnce.Do(func() { close(s.quit) }) }
 // for them, and releases the renderer.
 func (s *Server) Close() {
 	s.beginShutdown()
-	s.end()
-	s.cache.Close()
-	s.detached.Wait()
+	s.spaces.Close()
 	s.draw.Close()
 }
 
@@ -193,134 +207,15 @@ func hashFiles(fsys fs.FS) (string, error) {
 	return hex.EncodeToString(h.Sum(nil))[:12], err
 }
 
-// compile is the cache's compile function: it builds the model, compiles it
-// under the compile deadline, and counts the empty board's solutions once,
-// for the page's "one of 92".
-func (s *Server) compile(ctx context.Context, k spaceKey) (*compiled, error) {
-	e, ok := s.backends[k.backend]
-	if !ok {
-		return nil, fmt.Errorf("no backend %q", k.backend)
+// deadline is the per-request deadline of a backend.
+func (s *Server) deadline(backend string) time.Duration {
+	if e, ok := s.engines[backend]; ok {
+		return e.Deadline
 	}
-	b := e.Backend
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.CompileDeadline)
-	defer cancel()
-	m, err := configurator.New(k.n, k.order)
-	if err != nil {
-		return nil, err
-	}
-	start := time.Now()
-	sp, took, err := configurator.Compile(ctx, b, m)
-	s.metrics.compiled(k.backend, time.Since(start), err)
-	if err != nil {
-		s.log.Warn("compile failed", "backend", k.backend, "n", k.n, "order", k.order.String(), "after", time.Since(start), "err", err)
-		return nil, err
-	}
-	res := &compiled{key: k, space: sp, took: took, bytes: b.Cost(k.n, k.order).Bytes}
-	if sz, ok := sp.(configurator.Sizer); ok {
-		res.bytes, res.sized = sz.Bytes(), true
-	}
-	// The count is a nicety ("one of 92"): when the backend cannot give it
-	// in time, the page goes without.
-	s.counting.Store(k, time.Now())
-	a, left, err := s.countEmpty(ctx, k, sp, res)
-	s.counting.Delete(k)
-	switch {
-	case left:
-		s.log.Info("the empty board's count goes on without the compile's waiters", "backend", k.backend, "n", k.n, "err", err)
-	case err != nil && !errors.Is(err, configurator.ErrNoSolution):
-		s.log.Warn("counting the empty board's solutions", "backend", k.backend, "n", k.n, "err", err)
-	}
-	res.setTotal(a, err)
-	verb := "compiled"
-	if res.loaded() {
-		verb = "loaded from its compiled file"
-	}
-	s.log.Info(verb, "backend", k.backend, "n", k.n, "order", k.order.String(), "took", took, "bytes", res.bytes)
-	return res, nil
-}
-
-// countEmpty analyses the empty board of a fresh space, for the count of
-// all its solutions. The analysis is work that every request on the space
-// shares (a BDD keeps it, 5 to 7 s of a core at 16×16, and a request that
-// asks for it meanwhile waits for the one under way), so it runs detached
-// from the requests waiting for the compile: under the server's lifetime
-// and the compile deadline, never cancelled by a waiter that gives up (a
-// client gone, a request's deadline) or by the last one leaving, so that
-// a later request finds it done or under way instead of starting it
-// again. When ctx ends first, countEmpty returns with left set and the
-// analysis goes on: it then fills in res's total when it ends (the space
-// is cached by then, and a solved board says "one of N" from then on),
-// or, if it fails, logs why itself.
-func (s *Server) countEmpty(ctx context.Context, k spaceKey, sp configurator.Space, res *compiled) (a *configurator.Analysis, left bool, err error) {
-	type answer struct {
-		a   *configurator.Analysis
-		err error
-	}
-	done := make(chan answer, 1)
-	var mu sync.Mutex // held to answer, and to leave: one or the other
-	gone := false
-	s.detached.Add(1)
-	go func() {
-		defer s.detached.Done()
-		dctx, cancel := context.WithTimeout(s.life, s.cfg.CompileDeadline)
-		defer cancel()
-		start := time.Now()
-		a, err := sp.Analyze(dctx, nil)
-		mu.Lock()
-		defer mu.Unlock()
-		if !gone {
-			done <- answer{a, err}
-			return
-		}
-		res.setTotal(a, err)
-		if err != nil && !errors.Is(err, configurator.ErrNoSolution) {
-			s.log.Warn("counting the empty board's solutions", "backend", k.backend, "n", k.n, "after", time.Since(start), "err", err)
-		}
-	}()
-	select {
-	case r := <-done:
-		return r.a, false, r.err
-	case <-ctx.Done():
-		mu.Lock()
-		defer mu.Unlock()
-		select {
-		case r := <-done:
-			return r.a, false, r.err
-		default:
-			gone = true
-			return nil, true, ctx.Err()
-		}
-	}
-}
-
-// loading reports whether a compile of k is a load: its backend keeps
-// compiled spaces in files (configurator.Filer) and has k's, which
-// Compile loads instead of compiling (unless the file proves unsound).
-func (s *Server) loading(k spaceKey) (configurator.SpaceFile, bool) {
-	f, ok := s.lim.file(k.backend, k.n, k.order)
-	return f, ok && f.Path != ""
-}
-
-// heavyCompile reports whether a compile takes long and much memory, as
-// its backend estimates it.
-func (s *Server) heavyCompile(k spaceKey) bool {
-	e, ok := s.backends[k.backend]
-	return ok && e.Backend.Cost(k.n, k.order).Heavy
+	return s.engines[s.lineup.Primary()].Deadline
 }
 
 // key is the cache key of a backend's space for a state.
-func (s *Server) key(backend string, st boardState) spaceKey {
-	k := spaceKey{backend: backend, n: st.N, order: st.Order}
-	if !s.lim.ordered[backend] {
-		k.order = configurator.RowMajor // one space serves every order
-	}
-	return k
-}
-
-// deadline is the per-request deadline of a backend.
-func (s *Server) deadline(backend string) time.Duration {
-	if e, ok := s.backends[backend]; ok {
-		return e.Deadline
-	}
-	return s.engines[0].Deadline
+func (s *Server) key(backend string, st board.State) spaces.Key {
+	return s.spaces.Key(backend, st.N, st.Order)
 }

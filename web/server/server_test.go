@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,6 +16,8 @@ import (
 	"github.com/nqueens/configurator/backends/sat"
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/configuratortest"
+	"github.com/nqueens/configurator/web/guard"
+	"github.com/nqueens/configurator/web/spaces"
 )
 
 // testSetup is the configuration of the tests: the server's, and the
@@ -41,9 +45,9 @@ func testConfig() testSetup {
 	c.Addr = "127.0.0.1:0"
 	c.BDD.MaxN, c.BDD.Budget, c.BDD.Deadline = 10, 2<<30, 10*time.Second
 	c.SAT.MaxN, c.SAT.Queue, c.SAT.Serve, c.SAT.CountCap, c.SAT.Deadline = 16, 32, 1, 1000, 10*time.Second
-	c.Client, c.Loopback = ClientLimit{}, ClientLimit{}
+	c.Guard.Client, c.Guard.Loopback = guard.Quota{}, guard.Quota{}
 	c.QuickWait = time.Minute
-	c.RequestDeadline = time.Minute
+	c.Guard.RequestDeadline = time.Minute
 	return c
 }
 
@@ -66,6 +70,53 @@ func newTestServer(t testing.TB, cfg testSetup) (*Server, *httptest.Server) {
 	t.Helper()
 	s, ts, _ := serveWith(t, cfg.config(), cfg.engines()...)
 	return s, ts
+}
+
+// compileCounter counts the compiles of every space through the backends
+// it wraps (a real backend, its Compile counted).
+type compileCounter struct {
+	calls sync.Map // spaces.Key -> *atomic.Int32
+}
+
+// wrap returns the engines with their backends' compiles counted in c.
+func (c *compileCounter) wrap(engines []Engine) []Engine {
+	for i := range engines {
+		engines[i].Backend = countedBackend{Backend: engines[i].Backend, c: c}
+	}
+	return engines
+}
+
+// count is the number of compiles of k.
+func (c *compileCounter) count(k spaces.Key) int32 {
+	v, ok := c.calls.Load(k)
+	if !ok {
+		return 0
+	}
+	return v.(*atomic.Int32).Load()
+}
+
+// total is the number of compiles on a backend.
+func (c *compileCounter) total(backend string) int32 {
+	var n int32
+	c.calls.Range(func(k, v any) bool {
+		if k.(spaces.Key).Backend == backend {
+			n += v.(*atomic.Int32).Load()
+		}
+		return true
+	})
+	return n
+}
+
+// countedBackend is a backend whose compiles a compileCounter counts.
+type countedBackend struct {
+	configurator.Backend
+	c *compileCounter
+}
+
+func (b countedBackend) Compile(ctx context.Context, m *configurator.Model) (configurator.Space, error) {
+	v, _ := b.c.calls.LoadOrStore(spaces.Key{Backend: b.Name(), N: m.N(), Order: m.Order()}, new(atomic.Int32))
+	v.(*atomic.Int32).Add(1)
+	return b.Backend.Compile(ctx, m)
 }
 
 // do sends a request and returns the response with its body read.

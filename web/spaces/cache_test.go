@@ -1,44 +1,63 @@
-package server
+package spaces
 
 import (
 	"context"
 	"errors"
 	"io"
 	"log/slog"
-	"net/http"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/nqueens/configurator/backends/bdd"
+	"github.com/nqueens/configurator/backends/sat"
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/configuratortest"
 )
 
-// gatedCompiler wraps the server's real compile: it counts the compiles of
+// backends are the real backends as the server's tests register them,
+// the BDD's largest board and node budget given.
+func backends(bddMaxN int, bddBudget int64) []configurator.Backend {
+	return []configurator.Backend{
+		bdd.New(bdd.Options{Budget: bddBudget, MaxN: bddMaxN}),
+		sat.New(sat.Options{MaxN: 16, Queue: 32, Serve: 1, CountCap: 1000, Timeout: 10 * time.Second}),
+	}
+}
+
+// config is the cache's configuration of the server's tests.
+var config = Config{Bytes: 1 << 30, Deadline: 10 * time.Minute, Slots: 2, Grace: 30 * time.Second}
+
+// gatedCompiler wraps a cache's real compile: it counts the compiles of
 // each key and holds each one until the gate opens, so that a test can
 // line requests up behind a compile in progress.
 type gatedCompiler struct {
 	real      compileFunc
-	heavy     func(spaceKey) bool // the server's
+	heavy     func(Key) bool // the real cache's
 	gate      chan struct{}
-	only      func(spaceKey) bool // the keys the gate holds; nil: all
-	calls     sync.Map            // spaceKey -> *int32
+	only      func(Key) bool // the keys the gate holds; nil: all
+	calls     sync.Map       // Key -> *int32
 	cancelled atomic.Int32
 }
 
-func newGatedCompiler(t *testing.T, cfg testSetup) *gatedCompiler {
+// newGatedCompiler wraps the compile of a cache of the real backends, the
+// BDD's largest board and node budget given.
+func newGatedCompiler(t *testing.T, bddMaxN int, bddBudget int64) *gatedCompiler {
 	t.Helper()
-	s, err := New(cfg.config(), slog.New(slog.NewTextHandler(io.Discard, nil)), cfg.engines()...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	return &gatedCompiler{real: s.compile, heavy: s.heavyCompile, gate: make(chan struct{})}
+	c := New(backends(bddMaxN, bddBudget), config, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	t.Cleanup(c.Close)
+	return &gatedCompiler{real: c.compile, heavy: c.Heavy, gate: make(chan struct{})}
 }
 
-func (g *gatedCompiler) compile(ctx context.Context, k spaceKey) (*compiled, error) {
+// newCache is a cache of bytes that compiles through g, slots heavy
+// compiles at a time, each abandoned one surviving grace.
+func newCache(g *gatedCompiler, bytes int64, slots int, grace time.Duration) *Cache {
+	c := New(nil, Config{Bytes: bytes, Deadline: config.Deadline, Slots: slots, Grace: grace}, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	c.compile, c.heavy = g.compile, g.heavy
+	return c
+}
+
+func (g *gatedCompiler) compile(ctx context.Context, k Key) (*Space, error) {
 	v, _ := g.calls.LoadOrStore(k, new(int32))
 	atomic.AddInt32(v.(*int32), 1)
 	if g.only != nil && !g.only(k) {
@@ -53,7 +72,7 @@ func (g *gatedCompiler) compile(ctx context.Context, k spaceKey) (*compiled, err
 	return g.real(ctx, k)
 }
 
-func (g *gatedCompiler) count(k spaceKey) int {
+func (g *gatedCompiler) count(k Key) int {
 	v, ok := g.calls.Load(k)
 	if !ok {
 		return 0
@@ -62,12 +81,12 @@ func (g *gatedCompiler) count(k spaceKey) int {
 }
 
 func TestCacheSingleFlight(t *testing.T) {
-	g := newGatedCompiler(t, testConfig())
-	c := newSpaceCache(g.compile, 1<<30, g.heavy, 2, time.Minute)
+	g := newGatedCompiler(t, 10, 2<<30)
+	c := newCache(g, 1<<30, 2, time.Minute)
 	defer c.Close()
-	k := spaceKey{backend: "bdd", n: 8}
+	k := Key{Backend: "bdd", N: 8}
 	var wg sync.WaitGroup
-	results := make([]*compiled, 16)
+	results := make([]*Space, 16)
 	for i := range results {
 		wg.Go(func() {
 			e, err := c.Get(context.Background(), k)
@@ -78,7 +97,7 @@ func TestCacheSingleFlight(t *testing.T) {
 		})
 	}
 	time.Sleep(50 * time.Millisecond) // let them all line up behind the gate
-	if _, running := c.Progress(k); !running {
+	if _, running := c.Compiling(k); !running {
 		t.Errorf("no compile in progress while 16 requests wait")
 	}
 	close(g.gate)
@@ -97,10 +116,10 @@ func TestCacheSingleFlight(t *testing.T) {
 }
 
 func TestCacheWaiterLeaves(t *testing.T) {
-	g := newGatedCompiler(t, testConfig())
-	c := newSpaceCache(g.compile, 1<<30, g.heavy, 1, time.Minute)
+	g := newGatedCompiler(t, 10, 2<<30)
+	c := newCache(g, 1<<30, 1, time.Minute)
 	defer c.Close()
-	k := spaceKey{backend: "sat", n: 6}
+	k := Key{Backend: "sat", N: 6}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 	defer cancel()
 	start := time.Now()
@@ -122,10 +141,10 @@ func TestCacheWaiterLeaves(t *testing.T) {
 }
 
 func TestCacheAbandonedCompileIsCancelled(t *testing.T) {
-	g := newGatedCompiler(t, testConfig())
-	c := newSpaceCache(g.compile, 1<<30, g.heavy, 1, 20*time.Millisecond)
+	g := newGatedCompiler(t, 10, 2<<30)
+	c := newCache(g, 1<<30, 1, 20*time.Millisecond)
 	defer c.Close()
-	k := spaceKey{backend: "bdd", n: 7}
+	k := Key{Backend: "bdd", N: 7}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 	defer cancel()
 	c.Get(ctx, k)
@@ -136,7 +155,7 @@ func TestCacheAbandonedCompileIsCancelled(t *testing.T) {
 	if g.cancelled.Load() != 1 {
 		t.Fatalf("a compile nobody waits for was not cancelled after the grace period")
 	}
-	if _, running := c.Progress(k); running {
+	if _, running := c.Compiling(k); running {
 		t.Errorf("the abandoned compile is still listed")
 	}
 	close(g.gate)
@@ -149,27 +168,27 @@ func TestCacheAbandonedCompileIsCancelled(t *testing.T) {
 }
 
 func TestCacheEvictsLeastRecentlyUsedByBytes(t *testing.T) {
-	g := newGatedCompiler(t, testConfig())
+	g := newGatedCompiler(t, 10, 2<<30)
 	close(g.gate)
 	ctx := context.Background()
 	// Measure three spaces, then bound the cache to hold any two of them.
 	sizes := map[int]int64{}
 	for _, n := range []int{5, 6, 7} {
-		e, err := g.real(ctx, spaceKey{backend: "bdd", n: n})
+		e, err := g.real(ctx, Key{Backend: "bdd", N: n})
 		if err != nil {
 			t.Fatal(err)
 		}
-		sizes[n] = e.bytes
+		sizes[n] = e.Bytes
 	}
 	bound := max(sizes[5]+sizes[6], sizes[5]+sizes[7], sizes[6]+sizes[7])
 	if bound >= sizes[5]+sizes[6]+sizes[7] {
 		t.Fatalf("sizes %v do not allow the test", sizes)
 	}
-	c := newSpaceCache(g.compile, bound, g.heavy, 1, time.Minute)
+	c := newCache(g, bound, 1, time.Minute)
 	c.inUse = 0 // no space counts as in use: TestCacheDoesNotThrash has those
 	defer c.Close()
 	get := func(n int) {
-		if _, err := c.Get(ctx, spaceKey{backend: "bdd", n: n}); err != nil {
+		if _, err := c.Get(ctx, Key{Backend: "bdd", N: n}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -178,7 +197,7 @@ func TestCacheEvictsLeastRecentlyUsedByBytes(t *testing.T) {
 	get(5) // 6 is now the least recently used
 	get(7) // evicts 6
 	for n, want := range map[int]bool{5: true, 6: false, 7: true} {
-		if got := c.Cached(spaceKey{backend: "bdd", n: n}); got != want {
+		if got := c.Cached(Key{Backend: "bdd", N: n}); got != want {
 			t.Errorf("%d×%d cached: %v, want %v", n, n, got, want)
 		}
 	}
@@ -186,19 +205,17 @@ func TestCacheEvictsLeastRecentlyUsedByBytes(t *testing.T) {
 		t.Errorf("the cache holds %d bytes in %d spaces, bound %d", used, spaces, bound)
 	}
 	get(6)
-	if n := g.count(spaceKey{backend: "bdd", n: 6}); n != 2 {
+	if n := g.count(Key{Backend: "bdd", N: 6}); n != 2 {
 		t.Errorf("the evicted space was compiled %d times, want 2", n)
 	}
 }
 
 func TestCacheRemembersTooLarge(t *testing.T) {
-	cfg := testConfig()
-	cfg.BDD.Budget = 64 << 10 // far too small for 10×10
-	g := newGatedCompiler(t, cfg)
+	g := newGatedCompiler(t, 10, 64<<10) // a budget far too small for 10×10
 	close(g.gate)
-	c := newSpaceCache(g.compile, 1<<30, g.heavy, 1, time.Minute)
+	c := newCache(g, 1<<30, 1, time.Minute)
 	defer c.Close()
-	k := spaceKey{backend: "bdd", n: 10}
+	k := Key{Backend: "bdd", N: 10}
 	for range 3 {
 		if _, err := c.Get(context.Background(), k); !errors.Is(err, configurator.ErrTooLarge) {
 			t.Fatalf("over the budget: %v, want ErrTooLarge", err)
@@ -210,11 +227,11 @@ func TestCacheRemembersTooLarge(t *testing.T) {
 }
 
 func TestCacheCloseCancelsCompiles(t *testing.T) {
-	g := newGatedCompiler(t, testConfig())
-	c := newSpaceCache(g.compile, 1<<30, g.heavy, 1, time.Minute)
+	g := newGatedCompiler(t, 10, 2<<30)
+	c := newCache(g, 1<<30, 1, time.Minute)
 	done := make(chan error, 1)
 	go func() {
-		_, err := c.Get(context.Background(), spaceKey{backend: "bdd", n: 8})
+		_, err := c.Get(context.Background(), Key{Backend: "bdd", N: 8})
 		done <- err
 	}()
 	time.Sleep(20 * time.Millisecond)
@@ -237,20 +254,20 @@ func TestCacheCloseCancelsCompiles(t *testing.T) {
 // requests for it are refused at once, with a 503 that says why, instead
 // of compiling it again; once a space is no longer in use, it makes room.
 func TestCacheDoesNotThrash(t *testing.T) {
-	g := newGatedCompiler(t, testConfig())
+	g := newGatedCompiler(t, 10, 2<<30)
 	close(g.gate)
 	ctx := context.Background()
-	key := func(n int) spaceKey { return spaceKey{backend: "bdd", n: n} }
+	key := func(n int) Key { return Key{Backend: "bdd", N: n} }
 	sizes := map[int]int64{}
 	for _, n := range []int{5, 6, 7} {
 		e, err := g.real(ctx, key(n))
 		if err != nil {
 			t.Fatal(err)
 		}
-		sizes[n] = e.bytes
+		sizes[n] = e.Bytes
 	}
 	bound := max(sizes[5]+sizes[6], sizes[5]+sizes[7], sizes[6]+sizes[7])
-	c := newSpaceCache(g.compile, bound, g.heavy, 1, time.Minute)
+	c := newCache(g, bound, 1, time.Minute)
 	defer c.Close()
 	for _, n := range []int{5, 6, 7} {
 		if _, err := c.Get(ctx, key(n)); err != nil {
@@ -264,10 +281,10 @@ func TestCacheDoesNotThrash(t *testing.T) {
 	}
 	for range 3 {
 		_, err := c.Get(ctx, key(7))
-		var p *problem
-		if !errors.As(err, &p) || p.Status != http.StatusServiceUnavailable || !errors.Is(err, configurator.ErrBusy) ||
-			!strings.Contains(p.Message, "The 7×7 bdd space needs") || p.RetryAfter != 60 {
-			t.Fatalf("7×7 beside two spaces in use: %v, want a 503 that says what it needs", err)
+		var cr *Crowded
+		if !errors.As(err, &cr) || !errors.Is(err, configurator.ErrBusy) ||
+			cr.Key != key(7) || cr.Need != sizes[7] || cr.Bound != bound || cr.Room >= cr.Need || cr.Retry != time.Minute {
+			t.Fatalf("7×7 beside two spaces in use: %v, want a Crowded error that says what it needs", err)
 		}
 	}
 	if n := g.count(key(7)); n != 1 {
@@ -275,7 +292,7 @@ func TestCacheDoesNotThrash(t *testing.T) {
 	}
 	// 5×5 is no longer in use: 7×7 takes its place.
 	c.mu.Lock()
-	c.index[key(5)].Value.(*compiled).used.Store(time.Now().Add(-2 * time.Minute).UnixNano())
+	c.index[key(5)].Value.(*Space).used.Store(time.Now().Add(-2 * time.Minute).UnixNano())
 	c.mu.Unlock()
 	if _, err := c.Get(ctx, key(7)); err != nil {
 		t.Fatalf("7×7 once 5×5 is idle: %v", err)
@@ -291,13 +308,11 @@ func TestCacheDoesNotThrash(t *testing.T) {
 // only for those of their own board size: with 13×13 compiles holding
 // their lane (one slot) and another waiting, a 12×12 compile goes through.
 func TestCacheSmallerBoardsDoNotWaitForLarger(t *testing.T) {
-	cfg := testConfig()
-	cfg.BDD.MaxN = 13
-	g := newGatedCompiler(t, cfg)
-	g.only = func(k spaceKey) bool { return k.n == 13 }
-	c := newSpaceCache(g.compile, 1<<30, g.heavy, 1, time.Minute)
-	large := []spaceKey{{backend: "bdd", n: 13}, {backend: "bdd", n: 13, order: configurator.ColMajor}}
-	for _, k := range append(large, spaceKey{backend: "bdd", n: 12}) {
+	g := newGatedCompiler(t, 13, 2<<30)
+	g.only = func(k Key) bool { return k.N == 13 }
+	c := newCache(g, 1<<30, 1, time.Minute)
+	large := []Key{{Backend: "bdd", N: 13}, {Backend: "bdd", N: 13, Order: configurator.ColMajor}}
+	for _, k := range append(large, Key{Backend: "bdd", N: 12}) {
 		if !g.heavy(k) {
 			t.Fatalf("%+v is not a heavy compile", k)
 		}
@@ -309,7 +324,7 @@ func TestCacheSmallerBoardsDoNotWaitForLarger(t *testing.T) {
 	configuratortest.WaitFor(t, "the first 13×13 compile", func() bool { return g.count(large[0])+g.count(large[1]) == 1 })
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := c.Get(ctx, spaceKey{backend: "bdd", n: 12}); err != nil {
+	if _, err := c.Get(ctx, Key{Backend: "bdd", N: 12}); err != nil {
 		t.Errorf("12×12 beside 13×13 compiles: %v", err)
 	}
 	if n := g.count(large[0]) + g.count(large[1]); n != 1 {
@@ -323,16 +338,14 @@ func TestCacheSmallerBoardsDoNotWaitForLarger(t *testing.T) {
 // while large ones hold every heavy slot, and that a second large one waits
 // for a slot.
 func TestCacheLightCompilesDoNotWait(t *testing.T) {
-	cfg := testConfig()
-	cfg.BDD.MaxN = 12
-	g := newGatedCompiler(t, cfg)
+	g := newGatedCompiler(t, 12, 2<<30)
 	g.only = g.heavy
-	c := newSpaceCache(g.compile, 1<<30, g.heavy, 1, time.Minute)
+	c := newCache(g, 1<<30, 1, time.Minute)
 	defer c.Close()
-	first := spaceKey{backend: "bdd", n: 12}
-	second := spaceKey{backend: "bdd", n: 12, order: configurator.ColMajor}
+	first := Key{Backend: "bdd", N: 12}
+	second := Key{Backend: "bdd", N: 12, Order: configurator.ColMajor}
 	var wg sync.WaitGroup
-	for _, k := range []spaceKey{first, second} {
+	for _, k := range []Key{first, second} {
 		wg.Go(func() {
 			if _, err := c.Get(context.Background(), k); err != nil {
 				t.Error(err)
@@ -341,7 +354,7 @@ func TestCacheLightCompilesDoNotWait(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	start := time.Now()
-	for _, k := range []spaceKey{{backend: "bdd", n: 8}, {backend: "sat", n: 12}} {
+	for _, k := range []Key{{Backend: "bdd", N: 8}, {Backend: "sat", N: 12}} {
 		if _, err := c.Get(context.Background(), k); err != nil {
 			t.Fatal(err)
 		}
@@ -359,45 +372,8 @@ func TestCacheLightCompilesDoNotWait(t *testing.T) {
 	}
 }
 
-// TestTotalFilledInAfterItsWaitersLeft: when every request waiting for a
-// fresh space gives up before its empty board is counted, the space is
-// cached without its total, and the count, which goes on detached, fills
-// the total in when it ends: a solved board then reads "one of 4".
-func TestTotalFilledInAfterItsWaitersLeft(t *testing.T) {
-	cfg := testConfig().Config
-	cfg.CompileGrace = time.Millisecond
-	cfg.Recycle = 0 // the held space reports no size: keep it however often it is asked for
-	s, ts, _, b, k := waiterLeavesTheCount(t, cfg)
-	solved := "/?n=6&q=b1,d2,f3,a4,c5,e6&backend=bdd"
-	if _, body := get(t, ts, solved); !strings.Contains(body, `Solved: a complete solution<`) {
-		t.Fatalf("a solved board before the count ended:\n%s", excerpt(body))
-	}
-
-	close(b.countGate)
-	want := "Solved: a complete solution, one of 4<"
-	var body string
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if _, body = get(t, ts, solved); strings.Contains(body, want) {
-			break
-		}
-	}
-	if !strings.Contains(body, want) {
-		t.Errorf("5 s after the count ended, no %q:\n%s", want, excerpt(body))
-	}
-	if n := b.counts.Load(); n != 1 {
-		t.Errorf("the empty board was counted %d times, want once", n)
-	}
-	e, err := s.cache.Get(context.Background(), k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if total, atLeast := e.Total(); total == nil || total.Int64() != 4 || atLeast {
-		t.Errorf("the cached total is %v (at least %v), want 4", total, atLeast)
-	}
-}
-
 // total is the count of e's empty board, -1 when it is not known.
-func total(e *compiled) int64 {
+func total(e *Space) int64 {
 	if n, _ := e.Total(); n != nil {
 		return n.Int64()
 	}

@@ -1,4 +1,4 @@
-package server
+package view
 
 import (
 	"fmt"
@@ -7,6 +7,9 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/nqueens/configurator/web/board"
+	"github.com/nqueens/configurator/web/words"
 )
 
 // The page's charts are small SVG line charts drawn here and inlined into
@@ -14,40 +17,40 @@ import (
 // class). Every point carries a <title>, so hovering it, or a screen
 // reader, gives its value.
 
-// chartView is one chart, laid out in the SVG's user units.
-type chartView struct {
+// Chart is one chart, laid out in the SVG's user units.
+type Chart struct {
 	ID, Title string
 	W, H      int
 	// The plot area.
 	Left, Right, Top, Bottom float64
-	Series                   []seriesView
-	XTicks, YTicks           []tickView
+	Series                   []Series
+	XTicks, YTicks           []Tick
 	XLabel, YLabel           string
-	Marker                   *markerView
+	Marker                   *Marker
 	px, py                   func(float64) float64 // data to user units
 }
 
-// seriesView is one line of a chart.
-type seriesView struct {
+// Series is one line of a chart.
+type Series struct {
 	Name, Class string
 	Points      string // the polyline's "x,y x,y"
-	Dots        []dotView
+	Dots        []Dot
 }
 
-// dotView is a point of a line, with its value in words.
-type dotView struct {
+// Dot is a point of a line, with its value in words.
+type Dot struct {
 	X, Y  float64
 	Title string
 }
 
-// tickView is an axis tick: its place along the axis and its label.
-type tickView struct {
+// Tick is an axis tick: its place along the axis and its label.
+type Tick struct {
 	Pos   float64
 	Label string
 }
 
-// markerView is a vertical line across the plot at X, labelled.
-type markerView struct {
+// Marker is a vertical line across the plot at X, labelled.
+type Marker struct {
 	X     float64
 	Label string
 }
@@ -67,12 +70,12 @@ type axis struct {
 }
 
 // timeAxis is a logarithmic axis of durations in nanoseconds.
-var timeAxis = axis{log: true, label: func(y float64) string { return duration(time.Duration(y)) }}
+var timeAxis = axis{log: true, label: func(y float64) string { return words.Duration(time.Duration(y)) }}
 
 // lineChart lays out lines over x values from xmin to xmax, labelled by
 // xlabel at each of xticks.
-func lineChart(id, title string, lines []series, y axis, xticks []float64, xlabel func(x float64) string) *chartView {
-	c := &chartView{ID: id, Title: title, W: 360, H: 200, Right: 340, Top: 10, Bottom: 172}
+func lineChart(id, title string, lines []series, y axis, xticks []float64, xlabel func(x float64) string) *Chart {
+	c := &Chart{ID: id, Title: title, W: 360, H: 200, Right: 340, Top: 10, Bottom: 172}
 	xmin, xmax := math.Inf(1), math.Inf(-1)
 	ymin, ymax := math.Inf(1), math.Inf(-1)
 	for _, l := range lines {
@@ -110,7 +113,7 @@ func lineChart(id, title string, lines []series, y axis, xticks []float64, xlabe
 	}
 	if y.log {
 		for d := ymin; d <= ymax*1.0001; d *= 10 {
-			c.YTicks = append(c.YTicks, tickView{Pos: round1(c.py(d)), Label: y.label(d)})
+			c.YTicks = append(c.YTicks, Tick{Pos: round1(c.py(d)), Label: y.label(d)})
 		}
 		// A span of many decades keeps every other tick's label.
 		if len(c.YTicks) > 6 {
@@ -123,7 +126,7 @@ func lineChart(id, title string, lines []series, y axis, xticks []float64, xlabe
 	} else {
 		for i := 0; i <= 4; i++ {
 			v := ymax * float64(i) / 4
-			c.YTicks = append(c.YTicks, tickView{Pos: round1(c.py(v)), Label: y.label(v)})
+			c.YTicks = append(c.YTicks, Tick{Pos: round1(c.py(v)), Label: y.label(v)})
 		}
 	}
 	// The plot starts right of its widest y label and of the band of
@@ -135,16 +138,16 @@ func lineChart(id, title string, lines []series, y axis, xticks []float64, xlabe
 	c.Left = math.Ceil(yNameBand + widest + tickGap)
 	c.px = func(x float64) float64 { return c.Left + (x-xmin)/(xmax-xmin)*(c.Right-c.Left) }
 	for _, x := range xticks {
-		c.XTicks = append(c.XTicks, tickView{Pos: round1(c.px(x)), Label: xlabel(x)})
+		c.XTicks = append(c.XTicks, Tick{Pos: round1(c.px(x)), Label: xlabel(x)})
 	}
 	for i, l := range lines {
-		sv := seriesView{Name: l.name, Class: fmt.Sprintf("s%d", i)}
+		sv := Series{Name: l.name, Class: fmt.Sprintf("s%d", i)}
 		var pts []string
 		for j, x := range l.xs {
 			if l.ys[j] <= 0 {
 				continue
 			}
-			d := dotView{X: round1(c.px(x)), Y: round1(c.py(l.ys[j])), Title: l.name + ": " + l.label(x, l.ys[j])}
+			d := Dot{X: round1(c.px(x)), Y: round1(c.py(l.ys[j])), Title: l.name + ": " + l.label(x, l.ys[j])}
 			sv.Dots = append(sv.Dots, d)
 			pts = append(pts, ftoa(d.X)+","+ftoa(d.Y))
 		}
@@ -170,25 +173,11 @@ func labelWidth(s string) float64 { return float64(utf8.RuneCountInString(s)) * 
 // countAxis is a linear axis of counts, labelled short ("40 M", "2.5 K",
 // a thousand and a million) so that a label stays readable on a phone;
 // the points' titles keep the whole numbers.
-var countAxis = axis{label: shortCount}
-
-// shortCount writes a count of up to three significant digits with K
-// (thousand), M (million) or G (billion), as an axis's tick labels do.
-func shortCount(v float64) string {
-	for _, u := range []struct {
-		scale float64
-		sym   string
-	}{{1e9, " G"}, {1e6, " M"}, {1e3, " K"}} {
-		if math.Abs(v) >= u.scale {
-			return strconv.FormatFloat(v/u.scale, 'g', 3, 64) + u.sym
-		}
-	}
-	return strconv.FormatFloat(v, 'g', 3, 64)
-}
+var countAxis = axis{label: words.ShortCount}
 
 // mark draws a vertical marker at x with a label.
-func (c *chartView) mark(x float64, label string) {
-	c.Marker = &markerView{X: round1(c.px(x)), Label: label}
+func (c *Chart) mark(x float64, label string) {
+	c.Marker = &Marker{X: round1(c.px(x)), Label: label}
 }
 
 // niceCeil rounds v up to 1, 2 or 5 times a power of ten.
@@ -213,14 +202,14 @@ func ftoa(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // sessionChart plots the trail's whole steps per backend, oldest on the
 // left, on a logarithmic scale; nil below two steps.
-func sessionChart(names []string, cols []int, steps []step) *chartView {
+func sessionChart(names []string, cols []int, steps []board.Step) *Chart {
 	if len(steps) < 2 {
 		return nil
 	}
 	var lines []series
 	for i, name := range names {
 		l := series{name: name, label: func(x, y float64) string {
-			return steps[len(steps)-1-int(x)].Label + ", " + duration(time.Duration(y))
+			return steps[len(steps)-1-int(x)].Label + ", " + words.Duration(time.Duration(y))
 		}}
 		for j := range steps {
 			st := steps[len(steps)-1-j] // oldest first
@@ -245,4 +234,4 @@ func sessionChart(names []string, cols []int, steps []step) *chartView {
 }
 
 // YMid is the middle of the plot's height, where the y axis's name is.
-func (c *chartView) YMid() float64 { return round1((c.Top + c.Bottom) / 2) }
+func (c *Chart) YMid() float64 { return round1((c.Top + c.Bottom) / 2) }

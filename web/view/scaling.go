@@ -1,4 +1,4 @@
-package server
+package view
 
 import (
 	_ "embed"
@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/nqueens/configurator/web/words"
 )
 
 // How each backend scales with N, from the benchmark suite's last run:
@@ -43,7 +45,7 @@ type benchSteps struct {
 }
 
 // scalingChart is the chart of the embedded results, drawn once.
-var scalingChart = sync.OnceValue(func() *chartView {
+var scalingChart = sync.OnceValue(func() *Chart {
 	var r benchResults
 	if err := json.Unmarshal(benchmarksJSON, &r); err != nil {
 		return nil
@@ -57,7 +59,7 @@ var scalingChart = sync.OnceValue(func() *chartView {
 // which the BDD's first answer (compile and first analysis) takes longer
 // than the SAT backend's, the SAT figures interpolated between the sizes
 // measured (geometrically).
-func scaling(r benchResults) *chartView {
+func scaling(r benchResults) *Chart {
 	compile := map[int]float64{}
 	for _, c := range r.Compile {
 		if c.Method == "direct" {
@@ -73,7 +75,7 @@ func scaling(r benchResults) *chartView {
 		return xs, ys
 	}
 	label := func(x, y float64) string {
-		return fmt.Sprintf("%d×%d, %s", int(x), int(x), duration(time.Duration(y)))
+		return fmt.Sprintf("%d×%d, %s", int(x), int(x), words.Duration(time.Duration(y)))
 	}
 	var bddCompile series
 	bddCompile.name, bddCompile.label = "BDD compile", label

@@ -1,40 +1,42 @@
-package server
+package view
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/web/board"
+	"github.com/nqueens/configurator/web/problem"
+	"github.com/nqueens/configurator/web/words"
 )
 
-// panelView answers Why? and Make room: every minimal reason, each in
+// Panel answers Why? and Make room: every minimal reason, each in
 // words with its proof, and in Both mode each backend's answer beside the
 // other's.
-type panelView struct {
+type Panel struct {
 	Kind    string // "why" or "room"
 	Cell    string // the square asked about
 	Title   string
 	Text    string
-	Reasons []reasonView
+	Reasons []Reason
 	// Single is the one reason of a Why? panel: its sentence is the
 	// panel's text, and only its proof follows, not a numbered list of one.
-	Single  *reasonView
+	Single  *Reason
 	More    string // said when the list is not all
-	Removes []removeView
+	Removes []Removal
 	Took    string
-	Actions []link
-	Close   link
-	Sides   []sideView // one per backend, in Both mode
-	Agree   string     // the agreement check of the sides
+	Actions []Link
+	Close   Link
+	Sides   []Side // one per backend, in Both mode
+	Agree   string // the agreement check of the sides
 	Differ  bool
 }
 
-// reasonView is one minimal reason: its sentence, the queens it names (for
+// Reason is one minimal reason: its sentence, the queens it names (for
 // the page's highlighting), and how it is proved.
-type reasonView struct {
+type Reason struct {
 	N      int
 	Text   string
 	Queens string   // "a1 b5", for data-queens
@@ -45,15 +47,15 @@ type reasonView struct {
 	Refuted []string
 }
 
-// removeView is one queen Make room removes and the reasons that removal
+// Removal is one queen Make room removes and the reasons that removal
 // breaks.
-type removeView struct {
+type Removal struct {
 	Queen  string
 	Breaks string
 }
 
-// sideView is one backend's answer to Why? or Make room.
-type sideView struct {
+// Side is one backend's answer to Why? or Make room.
+type Side struct {
 	Backend string
 	Answer  string
 	Took    string
@@ -61,11 +63,11 @@ type sideView struct {
 }
 
 // panel builds the Why? or Make room panel.
-func (s *Server) panel(r *result, v *appView) *panelView {
-	p := r.primary()
-	st := r.state
+func panel(r *Step, v *App) *Panel {
+	p := r.Primary()
+	st := r.State
 	trail := v.Trail
-	if r.act.Kind == actComplete && len(r.runs) > 1 {
+	if r.Act.Kind == board.Complete && len(r.Runs) > 1 {
 		return completePanel(r, v)
 	}
 	ex := p.Explanation
@@ -73,7 +75,7 @@ func (s *Server) panel(r *result, v *appView) *panelView {
 		return nil
 	}
 	c := ex.Cell
-	pv := &panelView{Kind: "why", Cell: c.String(), Took: duration(p.took)}
+	pv := &Panel{Kind: "why", Cell: c.String(), Took: words.Duration(p.Took)}
 	pv.Reasons = reasonViews(r, ex)
 	if ex.More {
 		pv.More = fmt.Sprintf("More reasons exist; the first %d are shown.", len(ex.Reasons))
@@ -82,7 +84,7 @@ func (s *Server) panel(r *result, v *appView) *panelView {
 		}
 	}
 	switch {
-	case r.act.Kind == actRoom && p.Room != nil:
+	case r.Act.Kind == board.Room && p.Room != nil:
 		pv.Kind = "room"
 		pv.Title = fmt.Sprintf("Make room on %v", c)
 		queens := "queen"
@@ -95,34 +97,34 @@ func (s *Server) panel(r *result, v *appView) *panelView {
 			for _, i := range ex.Breaks(q) {
 				broken = append(broken, strconv.Itoa(i+1))
 			}
-			rv := removeView{Queen: q.String(), Breaks: "breaks no reason listed"}
+			rv := Removal{Queen: q.String(), Breaks: "breaks no reason listed"}
 			switch len(broken) {
 			case 0:
 			case 1:
 				rv.Breaks = "breaks reason " + broken[0]
 			default:
-				rv.Breaks = "breaks reasons " + strings.Join(broken[:len(broken)-1], ", ") + " and " + broken[len(broken)-1]
+				rv.Breaks = "breaks reasons " + words.List(broken, "and")
 			}
 			pv.Removes = append(pv.Removes, rv)
 		}
 		gone := configurator.FormatCells(p.Room)
-		pv.Actions = []link{
+		pv.Actions = []Link{
 			{Label: "Remove " + configurator.ListCells(p.Room), Title: "Remove them and leave " + c.String() + " free",
-				Href: st.play("", "remove", gone), Play: st.play(trail, "remove", gone), Primary: true},
+				Href: st.PlayHref("", "remove", gone), Play: st.PlayHref(trail, "remove", gone), Primary: true},
 			{Label: "Remove and place on " + c.String(), Title: "Remove them and put a queen on " + c.String(),
-				Href: st.play("", "remove", gone, "place", c.String()), Play: st.play(trail, "remove", gone, "place", c.String())},
+				Href: st.PlayHref("", "remove", gone, "place", c.String()), Play: st.PlayHref(trail, "remove", gone, "place", c.String())},
 		}
 	case ex.State == configurator.Forced:
 		pv.Title = fmt.Sprintf("Why is %v forced?", c)
 		pv.Text = reasonsIntro(ex, "forced")
-		pv.Actions = append(pv.Actions, link{Label: "Make it my queen", Title: "Place your own queen on " + c.String(),
-			Href: st.play("", "place", c.String()), Play: st.play(trail, "place", c.String())})
+		pv.Actions = append(pv.Actions, Link{Label: "Make it my queen", Title: "Place your own queen on " + c.String(),
+			Href: st.PlayHref("", "place", c.String()), Play: st.PlayHref(trail, "place", c.String())})
 	default:
 		pv.Title = fmt.Sprintf("Why is %v blocked?", c)
 		pv.Text = reasonsIntro(ex, "blocked")
 		if ex.Room != nil {
-			pv.Actions = append(pv.Actions, link{Label: "Make room", Title: "Show the fewest queens to remove so that " + c.String() + " becomes free",
-				Href: st.play("", "room", c.String()), Play: st.play(trail, "room", c.String()), Primary: true})
+			pv.Actions = append(pv.Actions, Link{Label: "Make room", Title: "Show the fewest queens to remove so that " + c.String() + " becomes free",
+				Href: st.PlayHref("", "room", c.String()), Play: st.PlayHref(trail, "room", c.String()), Primary: true})
 		}
 	}
 	if len(pv.Reasons) == 1 && pv.Kind == "why" {
@@ -131,7 +133,7 @@ func (s *Server) panel(r *result, v *appView) *panelView {
 		pv.Single, pv.Reasons = &pv.Reasons[0], nil
 	}
 	pv.Close = v.Close
-	if len(r.runs) > 1 {
+	if len(r.Runs) > 1 {
 		pv.Sides, pv.Agree, pv.Differ = sides(r)
 	}
 	return pv
@@ -142,7 +144,7 @@ func reasonsIntro(ex *configurator.Explanation, state string) string {
 	c := ex.Cell.String()
 	switch {
 	case len(ex.Reasons) == 1:
-		return upperFirst(ex.String()) + "."
+		return words.UpperFirst(ex.String()) + "."
 	}
 	return fmt.Sprintf("%d independent reasons keep %s %s. Each alone is enough: %s stays %s until every one of them has lost a queen.",
 		len(ex.Reasons), c, state, c, state)
@@ -151,11 +153,11 @@ func reasonsIntro(ex *configurator.Explanation, state string) string {
 // reasonViews words every reason of ex, with its proof: the steps of
 // propagation when the model's lines alone refute it, otherwise how each
 // backend did.
-func reasonViews(r *result, ex *configurator.Explanation) []reasonView {
-	var out []reasonView
+func reasonViews(r *Step, ex *configurator.Explanation) []Reason {
+	var out []Reason
 	c := ex.Cell
 	for i, cause := range ex.Reasons {
-		rv := reasonView{N: i + 1, Text: upperFirst(cause.String()) + "."}
+		rv := Reason{N: i + 1, Text: words.UpperFirst(cause.String()) + "."}
 		names := make([]string, len(cause.Queens))
 		for j, q := range cause.Queens {
 			names[j] = q.String()
@@ -172,14 +174,14 @@ func reasonViews(r *result, ex *configurator.Explanation) []reasonView {
 		}
 		if len(cause.Proof) > 0 {
 			rv.Intro = suppose + " Every rank needs a queen, and so does every file (as many queens as files, at most one in each):"
-			for _, step := range cause.Proof {
-				rv.Proof = append(rv.Proof, step.String())
+			for _, d := range cause.Proof {
+				rv.Proof = append(rv.Proof, d.String())
 			}
 			out = append(out, rv)
 			continue
 		}
 		rv.Intro = suppose + " No rank or file runs out of squares by propagation alone, so a search settled it:"
-		for _, run := range r.runs {
+		for _, run := range r.Runs {
 			rv.Refuted = append(rv.Refuted, refutedBy(run, i, cause, c))
 		}
 		out = append(out, rv)
@@ -187,59 +189,35 @@ func reasonViews(r *result, ex *configurator.Explanation) []reasonView {
 	return out
 }
 
-// searchWork fills in o.searched: for a space without a diagram, the
-// work of its analysis under each searched reason's queens alone, under
-// the backend's deadline (a reason whose analysis fails keeps nil).
-func (s *Server) searchWork(ctx context.Context, o *outcome) {
-	ex := o.Explanation
-	if ex == nil || o.entry == nil {
-		return
-	}
-	if _, ok := o.entry.space.(configurator.Diagrammer); ok {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, s.deadline(o.Backend))
-	defer cancel()
-	o.searched = make([]*configurator.Work, len(ex.Reasons))
-	for i, cause := range ex.Reasons {
-		if cause.Reason == configurator.Attack || len(cause.Queens) == 0 || len(cause.Proof) > 0 {
-			continue
-		}
-		if a, err := o.entry.space.Analyze(ctx, cause.Queens); err == nil {
-			o.searched[i] = &a.Work
-		}
-	}
-}
-
 // refutedBy says how one backend refuted reason i, which propagation does
 // not prove.
-func refutedBy(run outcome, i int, cause configurator.Cause, c configurator.Cell) string {
+func refutedBy(run Run, i int, cause configurator.Cause, c configurator.Cell) string {
 	name := strings.ToUpper(run.Backend)
 	with := configurator.ListCells(cause.Queens)
-	if _, ok := run.entry.space.(configurator.Diagrammer); ok {
+	if run.Space.Diagram {
 		if cause.Reason == configurator.Forcing {
 			return fmt.Sprintf("%s: every path of the decision diagram through queens on %s also takes %v; the diagram holds every solution, so none avoids it.", name, with, c)
 		}
 		return fmt.Sprintf("%s: no path of the decision diagram takes queens on %s and on %v; the diagram holds every solution, so none has them together.", name, with, c)
 	}
 	out := fmt.Sprintf("%s: the solver, given these queens as assumptions, proved the clauses unsatisfiable: a refutation by gophersat's search.", name)
-	if i < len(run.searched) && run.searched[i] != nil {
-		w := run.searched[i]
+	if i < len(run.Searched) && run.Searched[i] != nil {
+		w := run.Searched[i]
 		out += fmt.Sprintf(" Its analysis of the board with only %s took %s, %s and %s (squares decided: %d by propagation, %d by a witness solution, %d by the solver).",
-			with, plural(w.SolverCalls, "solver call"), plural(w.Conflicts, "conflict"), plural(w.Decisions, "decision"), w.ByPropagation, w.ByWitness, w.BySolver)
+			with, words.Plural(w.SolverCalls, "solver call"), words.Plural(w.Conflicts, "conflict"), words.Plural(w.Decisions, "decision"), w.ByPropagation, w.ByWitness, w.BySolver)
 	}
 	return out
 }
 
 // sides gives each backend's answer to the step and the agreement check
 // (configurator.Compare) in words.
-func sides(r *result) ([]sideView, string, bool) {
-	var out []sideView
-	for _, run := range r.runs {
-		sv := sideView{Backend: strings.ToUpper(run.Backend), Took: duration(run.took)}
+func sides(r *Step) ([]Side, string, bool) {
+	var out []Side
+	for _, run := range r.Runs {
+		sv := Side{Backend: strings.ToUpper(run.Backend), Took: words.Duration(run.Took)}
 		switch ex := run.Explanation; {
 		case run.Err != nil:
-			sv.Answer, sv.Failed = "no answer: "+describe(run.Err).Message, true
+			sv.Answer, sv.Failed = "no answer: "+problem.Describe(run.Err).Message, true
 		case ex == nil:
 			sv.Answer = "no answer"
 		default:
@@ -260,11 +238,11 @@ func sides(r *result) ([]sideView, string, bool) {
 		}
 		out = append(out, sv)
 	}
-	if r.agree() {
-		return out, "The backends agree on every reason" + map[bool]string{true: " and on the queens to remove.", false: "."}[r.act.Kind == actRoom], false
+	if r.Agree() {
+		return out, "The backends agree on every reason" + map[bool]string{true: " and on the queens to remove.", false: "."}[r.Act.Kind == board.Room], false
 	}
 	var diffs []string
-	for _, d := range r.differ {
+	for _, d := range r.Differ {
 		if len(d.Cells) > 0 {
 			diffs = append(diffs, fmt.Sprintf("%d squares classified differently", len(d.Cells)))
 		}
@@ -276,25 +254,25 @@ func sides(r *result) ([]sideView, string, bool) {
 // completePanel shows, in Both mode, what each backend did for Complete:
 // the primary drew the solution, each other backend analyzed the board it
 // drew, and the agreement check compares their boards.
-func completePanel(r *result, v *appView) *panelView {
+func completePanel(r *Step, v *App) *Panel {
 	var added []configurator.Cell
-	for _, q := range r.state.Queens {
-		if !slices.Contains(r.before, q) {
+	for _, q := range r.State.Queens {
+		if !slices.Contains(r.Before, q) {
 			added = append(added, q)
 		}
 	}
-	p := r.primary()
-	pv := &panelView{Kind: "complete", Title: "Completed", Took: duration(p.took), Close: v.Close}
+	p := r.Primary()
+	pv := &Panel{Kind: "complete", Title: "Completed", Took: words.Duration(p.Took), Close: v.Close}
 	how := "the first solution it found"
-	if _, ok := p.entry.space.(configurator.Sampler); ok {
+	if p.Space.Sampler {
 		how = "a solution drawn uniformly at random"
 	}
 	pv.Text = fmt.Sprintf("%s filled in %s that holds your queens; the others checked the board it drew.", strings.ToUpper(p.Backend), how)
-	for i, run := range r.runs {
-		sv := sideView{Backend: strings.ToUpper(run.Backend), Took: duration(run.took)}
+	for i, run := range r.Runs {
+		sv := Side{Backend: strings.ToUpper(run.Backend), Took: words.Duration(run.Took)}
 		switch {
 		case run.Err != nil:
-			sv.Answer, sv.Failed = "no answer: "+describe(run.Err).Message, true
+			sv.Answer, sv.Failed = "no answer: "+problem.Describe(run.Err).Message, true
 		case i == 0 && len(added) == 0:
 			sv.Answer = "the board was already a solution"
 		case i == 0:
@@ -310,7 +288,7 @@ func completePanel(r *result, v *appView) *panelView {
 		}
 		pv.Sides = append(pv.Sides, sv)
 	}
-	pv.Agree, pv.Differ = "The backends agree on every square of the completed board.", !r.agree()
+	pv.Agree, pv.Differ = "The backends agree on every square of the completed board.", !r.Agree()
 	if pv.Differ {
 		_, pv.Agree, _ = sides(r)
 	}

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"html"
 	"io"
 	"log/slog"
@@ -17,6 +18,7 @@ import (
 	"github.com/nqueens/configurator/backends/sat"
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/configuratortest"
+	"github.com/nqueens/configurator/web/spaces"
 )
 
 // heldBackend is the real BDD backend held at will, for the tests of what
@@ -158,7 +160,7 @@ func TestCompileUnderWaySaysLoadOrCompile(t *testing.T) {
 			b := newHeldBackend(tt.file)
 			cfg := testConfig().Config
 			cfg.QuickWait = time.Nanosecond
-			cfg.RequestDeadline = 300 * time.Millisecond
+			cfg.Guard.RequestDeadline = 300 * time.Millisecond
 			s, ts, _ := serveWith(t, cfg, Engine{Backend: b, Deadline: 10 * time.Second, Title: "BDD"}, satEngine())
 			res, body := get(t, ts, "/?n=12&backend=bdd")
 			if res.StatusCode != 200 || !strings.Contains(body, `class="compiling card"`) || !strings.Contains(html.UnescapeString(body), tt.page) {
@@ -187,7 +189,7 @@ func TestCompileUnderWaySaysLoadOrCompile(t *testing.T) {
 				t.Errorf("API while counting: %d %s %v, want 503 with %q", status, api, err, want)
 			}
 			close(b.countGate)
-			waitFor(t, "the compile", func() bool { return s.cache.Cached(spaceKey{backend: "bdd", n: 12}) })
+			waitFor(t, "the compile", func() bool { return s.spaces.Cached(spaces.Key{Backend: "bdd", N: 12}) })
 			status, api, err = postJSON(t, context.Background(), ts, "/api/v1/analyze", `{"n":12,"backend":"bdd"}`)
 			if err != nil || status != 200 || !strings.Contains(api, `"solutions":"14200"`) {
 				t.Errorf("API once ready: %d %s %v, want the 14,200 solutions of 12×12", status, api, err)
@@ -200,7 +202,7 @@ func TestCompileUnderWaySaysLoadOrCompile(t *testing.T) {
 // asks for it once, giving up while the empty board is counted: it
 // returns once the space is cached without its waiter, the count held
 // (close b.countGate to let it end), with the space's key.
-func waiterLeavesTheCount(t *testing.T, cfg Config) (*Server, *httptest.Server, *configuratortest.Log, *heldBackend, spaceKey) {
+func waiterLeavesTheCount(t *testing.T, cfg Config) (*Server, *httptest.Server, *configuratortest.Log, *heldBackend, spaces.Key) {
 	t.Helper()
 	b := newHeldBackend(configurator.SpaceFile{})
 	close(b.compileGate)
@@ -216,8 +218,8 @@ func waiterLeavesTheCount(t *testing.T, cfg Config) (*Server, *httptest.Server, 
 	if err := <-gone; err == nil {
 		t.Fatal("the request that gave up was answered")
 	}
-	k := spaceKey{backend: "bdd", n: 6}
-	waitFor(t, "the space to be cached without its waiters", func() bool { return s.cache.Cached(k) })
+	k := spaces.Key{Backend: "bdd", N: 6}
+	waitFor(t, "the space to be cached without its waiters", func() bool { return s.spaces.Cached(k) })
 	return s, ts, log, b, k
 }
 
@@ -228,7 +230,7 @@ func waiterLeavesTheCount(t *testing.T, cfg Config) (*Server, *httptest.Server, 
 // finds it done, a remembered answer (no node visited), not started again.
 func TestEmptyBoardCountOutlivesItsWaiters(t *testing.T) {
 	cfg := testConfig().Config
-	cfg.CompileGrace = time.Millisecond
+	cfg.Spaces.Grace = time.Millisecond
 	_, ts, log, b, _ := waiterLeavesTheCount(t, cfg)
 	if n := b.cancelled.Load(); n != 0 {
 		t.Fatalf("the empty board's count was cancelled %d times when its waiter left", n)
@@ -256,5 +258,54 @@ func TestEmptyBoardCountOutlivesItsWaiters(t *testing.T) {
 	}
 	if l := log.String(); strings.Contains(l, "counting the empty board") {
 		t.Errorf("the count failed:\n%s", l)
+	}
+}
+
+// TestTotalFilledInAfterItsWaitersLeft: when every request waiting for a
+// fresh space gives up before its empty board is counted, the space is
+// cached without its total, and the count, which goes on detached, fills
+// the total in when it ends: a solved board then reads "one of 4".
+func TestTotalFilledInAfterItsWaitersLeft(t *testing.T) {
+	cfg := testConfig().Config
+	cfg.Spaces.Grace = time.Millisecond
+	cfg.Spaces.Recycle = 0 // the held space reports no size: keep it however often it is asked for
+	s, ts, _, b, k := waiterLeavesTheCount(t, cfg)
+	solved := "/?n=6&q=b1,d2,f3,a4,c5,e6&backend=bdd"
+	if _, body := get(t, ts, solved); !strings.Contains(body, `Solved: a complete solution<`) {
+		t.Fatalf("a solved board before the count ended:\n%s", excerpt(body))
+	}
+
+	close(b.countGate)
+	want := "Solved: a complete solution, one of 4<"
+	var body string
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if _, body = get(t, ts, solved); strings.Contains(body, want) {
+			break
+		}
+	}
+	if !strings.Contains(body, want) {
+		t.Errorf("5 s after the count ended, no %q:\n%s", want, excerpt(body))
+	}
+	if n := b.counts.Load(); n != 1 {
+		t.Errorf("the empty board was counted %d times, want once", n)
+	}
+	e, err := s.spaces.Get(context.Background(), k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total, atLeast := e.Total(); total == nil || total.Int64() != 4 || atLeast {
+		t.Errorf("the cached total is %v (at least %v), want 4", total, atLeast)
+	}
+}
+
+// TestCrowdedSaysWhatItNeeds: a space that fits only by evicting spaces
+// in use is refused with a 503 that says what it needs and when to come
+// back (the cache's Crowded error, in words).
+func TestCrowdedSaysWhatItNeeds(t *testing.T) {
+	cr := &spaces.Crowded{Key: spaces.Key{Backend: "bdd", N: 7}, Need: 3 << 20, Room: 1 << 20, Bound: 4 << 20, Retry: time.Minute}
+	p := crowdedProblem(cr)
+	if p.Status != http.StatusServiceUnavailable || !errors.Is(p, configurator.ErrBusy) ||
+		!strings.Contains(p.Message, "The 7×7 bdd space needs 3 MiB, and the server's cache of compiled spaces (4 MiB) has only 1 MiB free") || p.RetryAfter != 60 {
+		t.Errorf("crowded: %d, retry %d: %q", p.Status, p.RetryAfter, p.Message)
 	}
 }

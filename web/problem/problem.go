@@ -1,49 +1,57 @@
-package server
+// Package problem is the web server's error that a person can act on: the
+// HTTP status it earns, a message in plain words, a Retry-After hint and
+// a command line to show as code. Every layer of the server returns
+// problems for what it can foresee; Describe words any other error (the
+// configurator's, Echo's, a context's) and hides what it cannot word
+// behind a 500, whose cause goes to the log.
+package problem
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/web/words"
 )
 
-// problem is an error a person can act on: the HTTP status it earns and a
-// message in plain words. Handlers return problems for everything they can
-// foresee; describe turns any other error into one.
-type problem struct {
+// Problem is an error a person can act on.
+type Problem struct {
 	Status     int
 	Message    string
 	RetryAfter int // seconds; 0 sends no Retry-After header
 	// Command is a command line that Message gives a person to run, which
 	// the page shows as code; "" when there is none.
 	Command string
-	err     error // the cause, for the log
+	Err     error // the cause, for the log
 }
 
-func (p *problem) Error() string { return p.Message }
-func (p *problem) Unwrap() error { return p.err }
+func (p *Problem) Error() string { return p.Message }
+func (p *Problem) Unwrap() error { return p.Err }
 
-// problemf returns a problem with a formatted message.
-func problemf(status int, format string, args ...any) *problem {
-	return &problem{Status: status, Message: fmt.Sprintf(format, args...)}
+// Overloaded reports whether p comes from time or load (a deadline, a full
+// queue, a client's limit): answering it must not start more work.
+func (p *Problem) Overloaded() bool {
+	return p.Status >= http.StatusInternalServerError || p.Status == http.StatusTooManyRequests
 }
 
-// retryable is a 503 problem with a Retry-After hint.
-func retryable(seconds int, cause error, format string, args ...any) *problem {
-	return &problem{Status: http.StatusServiceUnavailable, Message: fmt.Sprintf(format, args...), RetryAfter: seconds, err: cause}
+// New returns a problem with a formatted message.
+func New(status int, format string, args ...any) *Problem {
+	return &Problem{Status: status, Message: fmt.Sprintf(format, args...)}
 }
 
-// describe maps any error to a problem. Known errors of the configurator
+// Retry is a 503 problem with a Retry-After hint of seconds.
+func Retry(seconds int, cause error, format string, args ...any) *Problem {
+	return &Problem{Status: http.StatusServiceUnavailable, Message: fmt.Sprintf(format, args...), RetryAfter: seconds, Err: cause}
+}
+
+// Describe maps any error to a problem. Known errors of the configurator
 // package, of Echo and of contexts get a fitting status and words; anything
 // else is a 500 whose message hides the details (they go to the log).
-func describe(err error) *problem {
-	var p *problem
+func Describe(err error) *Problem {
+	var p *Problem
 	if errors.As(err, &p) {
 		return p
 	}
@@ -55,33 +63,33 @@ func describe(err error) *problem {
 	var ref *configurator.Refusal
 	switch {
 	case errors.As(err, &ref) && ref.Why != nil:
-		return &problem{Status: http.StatusUnprocessableEntity, err: err, Message: fmt.Sprintf("%v is blocked: %s.", ref.Cell, ref.Why)}
+		return &Problem{Status: http.StatusUnprocessableEntity, Err: err, Message: fmt.Sprintf("%v is blocked: %s.", ref.Cell, ref.Why)}
 	case errors.As(err, &ref):
-		return &problem{Status: http.StatusUnprocessableEntity, err: err,
+		return &Problem{Status: http.StatusUnprocessableEntity, Err: err,
 			Message: fmt.Sprintf("%v is blocked: no remaining solution has a queen there.", ref.Cell)}
 	case errors.As(err, &inf) && inf.Attack != nil:
-		return &problem{Status: http.StatusUnprocessableEntity, err: err,
+		return &Problem{Status: http.StatusUnprocessableEntity, Err: err,
 			Message: fmt.Sprintf("No solution holds these queens: %v and %v attack each other.", inf.Attack[0], inf.Attack[1])}
 	case errors.As(err, &inf):
-		return &problem{Status: http.StatusUnprocessableEntity, err: err,
+		return &Problem{Status: http.StatusUnprocessableEntity, Err: err,
 			Message: fmt.Sprintf("No solution holds queens on %s together: there is no way to fill the remaining ranks.", configurator.ListCells(inf.Queens))}
 	}
 	for _, k := range known {
 		if errors.Is(err, k.err) {
-			return &problem{Status: k.status, Message: k.message, RetryAfter: k.retryAfter, err: err}
+			return &Problem{Status: k.status, Message: k.message, RetryAfter: k.retryAfter, Err: err}
 		}
 	}
 	switch {
 	case errors.Is(err, configurator.ErrSize), errors.Is(err, configurator.ErrOffBoard),
 		errors.Is(err, configurator.ErrDuplicate), errors.Is(err, configurator.ErrNotation),
 		errors.Is(err, configurator.ErrOrder):
-		return &problem{Status: http.StatusBadRequest, Message: sentence(err), err: err}
+		return &Problem{Status: http.StatusBadRequest, Message: words.Sentence(err.Error()), Err: err}
 	}
-	return &problem{Status: http.StatusInternalServerError, Message: "Something went wrong on our side. The error is logged; please try again.", err: err}
+	return &Problem{Status: http.StatusInternalServerError, Message: "Something went wrong on our side. The error is logged; please try again.", Err: err}
 }
 
 // known words the errors of the configurator package and of contexts that
-// say the same whatever they wrap, in the order describe tries them.
+// say the same whatever they wrap, in the order Describe tries them.
 var known = []struct {
 	err        error
 	status     int
@@ -100,8 +108,8 @@ var known = []struct {
 }
 
 // describeHTTP words the errors Echo and its middleware produce.
-func describeHTTP(he *echo.HTTPError) *problem {
-	p := &problem{Status: he.Code, err: he}
+func describeHTTP(he *echo.HTTPError) *Problem {
+	p := &Problem{Status: he.Code, Err: he}
 	switch he.Code {
 	case http.StatusNotFound:
 		p.Message = "There is nothing at this address."
@@ -123,61 +131,4 @@ func describeHTTP(he *echo.HTTPError) *problem {
 		}
 	}
 	return p
-}
-
-// sentence turns an error's text into a sentence for people: capitalised,
-// ending with a full stop.
-func sentence(err error) string {
-	s := err.Error()
-	if s == "" {
-		return s
-	}
-	r, n := utf8.DecodeRuneInString(s)
-	s = string(unicode.ToUpper(r)) + s[n:]
-	if !strings.HasSuffix(s, ".") {
-		s += "."
-	}
-	return s
-}
-
-// maxQuoted bounds how much of a user's input a message repeats.
-const maxQuoted = 24
-
-// quote returns user input fit to repeat in a message: valid UTF-8, no
-// control characters, no bidi controls or zero-width characters (dropped:
-// they could reorder or hide the message's own words), at most maxQuoted
-// characters, between curly quotes. Escaping for HTML or JSON is the
-// template's and the encoder's job.
-func quote(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	var b strings.Builder
-	n := 0
-	for _, r := range s {
-		if invisible(r) {
-			continue
-		}
-		if n == maxQuoted {
-			b.WriteString("…")
-			break
-		}
-		if unicode.IsControl(r) {
-			r = '\uFFFD'
-		}
-		b.WriteRune(r)
-		n++
-	}
-	return "“" + b.String() + "”"
-}
-
-// invisible reports whether r is a bidi control (embeddings, overrides,
-// isolates, the marks) or a zero-width character: characters that change
-// how the text around them reads without showing themselves.
-func invisible(r rune) bool {
-	switch {
-	case r >= '\u202A' && r <= '\u202E', r >= '\u2066' && r <= '\u2069', r == '\u200E', r == '\u200F', r == '\u061C':
-		return true
-	case r >= '\u200B' && r <= '\u200D', r == '\u2060', r == '\uFEFF':
-		return true
-	}
-	return false
 }

@@ -1,4 +1,4 @@
-package server
+package guard
 
 import (
 	"log/slog"

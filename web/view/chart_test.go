@@ -1,4 +1,4 @@
-package server
+package view
 
 import (
 	"bytes"
@@ -63,12 +63,15 @@ func TestChartYLabelsFit(t *testing.T) {
 // TestChartNamesItsAxes: the rendered chart writes its axes' names, so
 // that a short label ("50 M") says what it counts.
 func TestChartNamesItsAxes(t *testing.T) {
-	s, _ := newTestServer(t, testConfig())
+	tmpl, err := ParseTemplates()
+	if err != nil {
+		t.Fatal(err)
+	}
 	ch := lineChart("rank-chart", "Nodes", []series{{name: "row", xs: []float64{1, 2, 3}, ys: []float64{5e6, 40e6, 9e6}, label: func(x, y float64) string { return "" }}},
 		countAxis, []float64{1, 2, 3}, func(x float64) string { return strconv.Itoa(int(x)) })
 	ch.XLabel, ch.YLabel = "rank", "nodes"
 	var b bytes.Buffer
-	if err := s.tmpl.ExecuteTemplate(&b, "chart", ch); err != nil {
+	if err := tmpl.Execute(&b, "chart", ch); err != nil {
 		t.Fatal(err)
 	}
 	svg := b.String()
@@ -79,5 +82,30 @@ func TestChartNamesItsAxes(t *testing.T) {
 	}
 	if m := regexp.MustCompile(`>[0-9,]{6,}</text>`).FindString(svg); m != "" {
 		t.Errorf("a long count %s on the axis", m)
+	}
+}
+
+// TestCrossover checks the scaling chart's crossover against the
+// benchmark figures it is drawn from.
+func TestCrossover(t *testing.T) {
+	sat := []float64{8, 20}
+	satT := []float64{2.7e6, 0.35e6}
+	for _, tt := range []struct {
+		bdd  map[int]float64
+		want int
+		ok   bool
+	}{
+		{map[int]float64{8: 0.36e6, 9: 1.76e6, 10: 5.85e6, 11: 23e6}, 10, true},
+		{map[int]float64{8: 0.1e6, 9: 0.1e6}, 0, false},
+		{map[int]float64{6: 9e6, 7: 9e6}, 0, false}, // where SAT was not measured
+		{map[int]float64{8: 3e6}, 8, true},
+	} {
+		n, ok := crossover(tt.bdd, sat, satT)
+		if n != tt.want || ok != tt.ok {
+			t.Errorf("crossover(%v) = %d, %v; want %d, %v", tt.bdd, n, ok, tt.want, tt.ok)
+		}
+	}
+	if c := scalingChart(); c == nil || len(c.Series) != 4 || c.Marker == nil {
+		t.Errorf("the scaling chart of the embedded results: %+v", c)
 	}
 }
