@@ -309,3 +309,33 @@ func TestCrowdedSaysWhatItNeeds(t *testing.T) {
 		t.Errorf("crowded: %d, retry %d: %q", p.Status, p.RetryAfter, p.Message)
 	}
 }
+
+// TestMissingFacetsAreLearned: what the page says of a missing heat map,
+// diagram or graph names the backends whose spaces are known to have the
+// facet, from the spaces the server compiled: none before the BDD has
+// compiled a space, the BDD after.
+func TestMissingFacetsAreLearned(t *testing.T) {
+	_, ts := newTestServer(t, testConfig())
+	check := func(when, path string, want ...string) {
+		t.Helper()
+		_, body := get(t, ts, path)
+		body = html.UnescapeString(body)
+		for _, w := range want {
+			if !strings.Contains(body, w) {
+				t.Errorf("%s: %s lacks %q", when, path, w)
+			}
+		}
+	}
+	check("before any BDD space", "/?n=8&backend=sat&heat=1&diagram=1",
+		"which the SAT backend does not count.<", "The SAT backend keeps clauses, not a diagram.<")
+	if res, body := post(t, ts, "/api/v1/diagram", `{"n":8,"backend":"sat"}`); res.StatusCode != 400 || !strings.Contains(body, `"The sat backend keeps no diagram to show."`) {
+		t.Errorf("the diagram API before any BDD space: %d %s", res.StatusCode, body)
+	}
+	check("the BDD's first space", "/?n=6")
+	check("after", "/?n=8&backend=sat&heat=1&diagram=1",
+		"which only the BDD backend counts. Switch to BDD or Both to see it.",
+		"Only the BDD backend has a diagram to draw: the SAT backend keeps clauses, not a diagram. Switch to BDD or Both to see it.")
+	if res, body := post(t, ts, "/api/v1/diagram", `{"n":8,"backend":"sat"}`); res.StatusCode != 400 || !strings.Contains(body, `The sat backend keeps no diagram to show: use \"backend\": \"bdd\".`) {
+		t.Errorf("the diagram API after: %d %s", res.StatusCode, body)
+	}
+}

@@ -135,14 +135,13 @@ func switchTo(site *Site, m *Missing) string {
 	return " Switch to " + words.List(modes, "or") + " to see it."
 }
 
-// only names the backends that have a capability, for "which only the
-// BDD backend counts".
-func only(have []string) (names, noun string) {
-	noun = "backend"
+// only says who has a capability, with the verb agreeing: "the BDD
+// backend counts", "the BDD and ZDD backends count".
+func only(have []string, verb, verbs string) string {
 	if len(have) > 1 {
-		noun = "backends"
+		return "the " + words.List(upper(have), "and") + " backends " + verbs
 	}
-	return words.List(upper(have), "and"), noun
+	return "the " + strings.ToUpper(have[0]) + " backend " + verb
 }
 
 // heatReason says why the heat map is not shown, "" when it is.
@@ -151,12 +150,7 @@ func heatReason(site *Site, h Heat) string {
 	case h.Missing != nil && len(h.Missing.Have) == 0:
 		return "The heat map needs the number of solutions through every square, which the " + strings.ToUpper(h.Missing.Backend) + " backend does not count."
 	case h.Missing != nil:
-		names, noun := only(h.Missing.Have)
-		verb := "counts"
-		if noun == "backends" {
-			verb = "count"
-		}
-		return "The heat map needs the number of solutions through every square, which only the " + names + " " + noun + " " + verb + "." + switchTo(site, h.Missing)
+		return "The heat map needs the number of solutions through every square, which only " + only(h.Missing.Have, "counts", "count") + "." + switchTo(site, h.Missing)
 	case h.Err != nil:
 		return "The heat map could not be computed this time: " + problem.Describe(h.Err).Message
 	}
@@ -169,12 +163,7 @@ func diagramReason(site *Site, d DiagramSize) string {
 	case d.Missing != nil && len(d.Missing.Have) == 0:
 		return "The " + strings.ToUpper(d.Missing.Backend) + " backend keeps clauses, not a diagram."
 	case d.Missing != nil:
-		names, noun := only(d.Missing.Have)
-		verb := "has"
-		if noun == "backends" {
-			verb = "have"
-		}
-		return "Only the " + names + " " + noun + " " + verb + " a diagram to draw: the " + strings.ToUpper(d.Missing.Backend) +
+		return "Only " + only(d.Missing.Have, "has", "have") + " a diagram to draw: the " + strings.ToUpper(d.Missing.Backend) +
 			" backend keeps clauses, not a diagram." + switchTo(site, d.Missing)
 	case d.Err != nil:
 		return "The diagram could not be built this time: " + problem.Describe(d.Err).Message
