@@ -13,25 +13,19 @@
 // -shutdown-grace), and exits.
 //
 // The BDD serves boards up to 16×16 by default: it compiles boards up to
-// 15×15 itself (a 15×15 compile takes a minute or two and 3.7 GiB, once:
-// the space is saved in -cache-dir and loaded in seconds after a restart)
-// and serves 16×16 only from a compiled file there (nqueens count -n 16
-// makes it; compiling it takes minutes and more memory than a server
-// should). A loaded 15×15 space holds 0.8 GiB, a 16×16 one 4.4 GiB, and the
-// first analysis of its empty board sweeps the whole diagram once with 17
-// bytes a node of work space (0.8 and 4.6 GiB), so -bdd-budget (9G: a
-// 16×16 file needs 8.7 GiB of it, 32 bytes a node) and -cache (10G) are
-// sized for them; README's table says what each size costs.
+// 15×15 itself, once (the space is saved in -cache-dir and loaded after a
+// restart), and serves 16×16 only from a compiled file there (nqueens
+// count -n 16 makes it: its compile takes more memory than a server
+// should). -bdd-budget and -cache are sized to hold a 16×16 space and the
+// work space of its first analysis, which sweeps the whole diagram;
+// docs/operations.md says what each board size costs.
 //
 // Under heavy load the heap peaks at about twice the data it holds (the
-// garbage collector's default headroom): 3.2 to 4.1 GiB at 64 clients on boards
-// up to 14×14, for 0.35 GiB of compiled spaces and up to 1 GiB of work
-// space. The flag -mem-limit (16G by default, to fit a 24 GiB machine with
-// room for the rest) sets the runtime's soft memory limit, which makes the
-// collector work harder as the heap nears it, at little cost in throughput
-// (make soak with and without it); an explicit GOMEMLIMIT environment
-// variable wins over the flag, and -mem-limit 0 leaves the runtime's own
-// setting.
+// garbage collector's default headroom). The flag -mem-limit (16G by
+// default, to fit a 24 GiB machine with room for the rest) sets the
+// runtime's soft memory limit, which makes the collector work harder as
+// the heap nears it; an explicit GOMEMLIMIT environment variable wins over
+// the flag, and -mem-limit 0 leaves the runtime's own setting.
 package main
 
 import (

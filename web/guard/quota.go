@@ -25,16 +25,16 @@ type Quota struct {
 }
 
 // off reports whether the quota bounds nothing.
-func (l Quota) off() bool { return l.Rate <= 0 && l.Concurrent <= 0 }
+func (q Quota) off() bool { return q.Rate <= 0 && q.Concurrent <= 0 }
 
 // Check validates a quota; name is the prefix of its flags.
-func (l Quota) Check(name string) error {
+func (q Quota) Check(name string) error {
 	switch {
-	case l.Rate < 0 || math.IsNaN(l.Rate) || math.IsInf(l.Rate, 0):
+	case q.Rate < 0 || math.IsNaN(q.Rate) || math.IsInf(q.Rate, 0):
 		return fmt.Errorf("-%srate must be a finite number, 0 or more (0: no limit)", name)
-	case l.Rate > 0 && l.Burst < 1:
+	case q.Rate > 0 && q.Burst < 1:
 		return fmt.Errorf("-%sburst must be at least 1 when -%srate is set", name, name)
-	case l.Concurrent < 0:
+	case q.Concurrent < 0:
 		return fmt.Errorf("-%sconcurrent must not be negative (0: no cap)", name)
 	}
 	return nil
@@ -93,11 +93,11 @@ func clientKey(addr string) (key string, loopback bool) {
 // for a client over its quota, a 503 when the table of clients is full.
 func (l *clients) admit(addr string, now time.Time) (done func(), refused *problem.Problem) {
 	key, loop := clientKey(addr)
-	lim := l.public
+	q := l.public
 	if loop {
-		lim = l.loopback
+		q = l.loopback
 	}
-	if lim.off() {
+	if q.off() {
 		return func() {}, nil
 	}
 	l.mu.Lock()
@@ -112,15 +112,15 @@ func (l *clients) admit(addr string, now time.Time) (done func(), refused *probl
 				Message: "This server is answering too many addresses at once. Please try again in a moment."}
 		}
 		cl = &client{}
-		if lim.Rate > 0 {
-			cl.bucket = rate.NewLimiter(rate.Limit(lim.Rate), lim.Burst)
+		if q.Rate > 0 {
+			cl.bucket = rate.NewLimiter(rate.Limit(q.Rate), q.Burst)
 		}
 		l.clients[key] = cl
 	}
 	cl.seen = now
-	if lim.Concurrent > 0 && cl.inFlight >= lim.Concurrent {
+	if q.Concurrent > 0 && cl.inFlight >= q.Concurrent {
 		return nil, &problem.Problem{Status: http.StatusTooManyRequests, RetryAfter: 1,
-			Message: fmt.Sprintf("Too many requests at once from your address: this server works on %d at a time for each address. Wait for an answer before asking again.", lim.Concurrent)}
+			Message: fmt.Sprintf("Too many requests at once from your address: this server works on %d at a time for each address. Wait for an answer before asking again.", q.Concurrent)}
 	}
 	if cl.bucket != nil {
 		r := cl.bucket.ReserveN(now, 1)
@@ -131,7 +131,7 @@ func (l *clients) admit(addr string, now time.Time) (done func(), refused *probl
 				wait = max(1, int(math.Ceil(d.Seconds())))
 			}
 			return nil, &problem.Problem{Status: http.StatusTooManyRequests, RetryAfter: wait,
-				Message: fmt.Sprintf("Too many requests from your address: this server answers %g a second for each address (bursts of %d). Please slow down: try again in %s.", lim.Rate, lim.Burst, words.Seconds(wait))}
+				Message: fmt.Sprintf("Too many requests from your address: this server answers %g a second for each address (bursts of %d). Please slow down: try again in %s.", q.Rate, q.Burst, words.Seconds(wait))}
 		}
 	}
 	cl.inFlight++

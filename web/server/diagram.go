@@ -88,13 +88,13 @@ func (s *Server) apiDiagram(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	view := configurator.RankView
+	gv := configurator.RankView
 	if req.View != "" {
-		if view, err = configurator.ParseGraphView(req.View); err != nil {
+		if gv, err = configurator.ParseGraphView(req.View); err != nil {
 			return problem.New(http.StatusBadRequest, "%s is not a view of the diagram: use \"ranks\" or \"bdd\".", words.Quote(req.View))
 		}
 	}
-	if view == configurator.RankView {
+	if gv == configurator.RankView {
 		// The rank view reads the ranks off a row-order diagram; the
 		// solutions are the same in every order.
 		st.Order = configurator.RowMajor
@@ -119,7 +119,7 @@ func (s *Server) apiDiagram(c echo.Context) error {
 	defer done()
 	s.spaces.Use(e)
 	start := time.Now()
-	g, err := gr.Graph(ctx, st.Queens, view, maxGraphNodes)
+	g, err := gr.Graph(ctx, st.Queens, gv, maxGraphNodes)
 	if errors.Is(err, configurator.ErrNoSolution) {
 		// The session says why: two queens that attack, say.
 		if _, serr := configurator.NewSession(ctx, e.Space, st.Queens); serr != nil {

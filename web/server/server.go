@@ -16,12 +16,14 @@
 // facets (configurator's optional interfaces), and cmd/web names the
 // backends.
 //
-// Files: run.go (Run, the listeners); routes.go (the routes, the
-// middleware, the error handler); pages.go and api.go (the handlers, the
-// board page's and the API's), orders.go and diagram.go (the order panel
-// and the diagram, page and API); step.go (one click on every backend of
-// a mode); respond.go (rendering, logging failures); metrics.go and
-// debug.go; config.go.
+// Files: server.go (Server, New); config.go; run.go (Run, the
+// listeners); routes.go (the routes, the middleware, the error handler);
+// pages.go and api.go (the handlers of the board page and of the API),
+// orders.go and diagram.go (the order panel and the diagram, page and
+// API); step.go (one click on every backend of a mode, and the facts the
+// views are handed); respond.go (rendering, logging failures);
+// servertiming.go, metrics.go and debug.go. A page of another kind adds
+// its handlers and its step beside pages.go and step.go.
 package server
 
 import (

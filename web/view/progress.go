@@ -47,19 +47,19 @@ func Progress(items []Preparing) string {
 		if k.Cached {
 			continue
 		}
-		board := fmt.Sprintf("the %d×%d %s", k.N, k.N, strings.ToUpper(k.Backend))
+		space := fmt.Sprintf("the %d×%d %s", k.N, k.N, strings.ToUpper(k.Backend))
 		if k.Order != "" {
-			board += " (" + k.Order + ")"
+			space += " (" + k.Order + ")"
 		}
 		started, running := k.Started, k.Running
 		var what string
 		if k.Counting {
-			what = "counting all the solutions of " + board + ", a sweep of its whole diagram"
+			what = "counting all the solutions of " + space + ", a sweep of its whole diagram"
 			started, running = k.Counted, true
 		} else if k.Loading {
-			what = "loading " + board + " from its compiled file (" + bytesize.Format(k.File) + ")"
+			what = "loading " + space + " from its compiled file (" + bytesize.Format(k.File) + ")"
 		} else {
-			what = "compiling " + board
+			what = "compiling " + space
 		}
 		if running {
 			what += ": " + words.Since(started) + " so far"
