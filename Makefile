@@ -102,17 +102,17 @@ fuzz:
 # compiles in a child process capped at 7 and 13 GiB; SAT to N=100; hours,
 # and 16 GiB of free memory for the 16x16 rows).
 bench:
-	$(GO) run ./benchmarks/cmd/report -out benchmarks
+	$(GO) run ./cmd/benchreport -out benchmarks
 
 bench-full:
-	$(GO) run ./benchmarks/cmd/report -full -out benchmarks
+	$(GO) run ./cmd/benchreport -full -out benchmarks
 
 # The larger boards alone, into benchmarks/large: the compiles, loads and
 # walks of 13x13 to 16x16 (the walks of 15x15 and 16x16 before and after
 # the space's kept answers). Some 30 minutes and 13 GiB free; `make bench`
 # shows the node counts of its boards beyond 14x14 in benchmarks/RESULTS.md.
 bench-large:
-	$(GO) run ./benchmarks/cmd/report -full -sections compile,disk,bdd -boards 13,14,15,16 -out benchmarks/large
+	$(GO) run ./cmd/benchreport -full -sections compile,disk,bdd -boards 13,14,15,16 -out benchmarks/large
 
 # The soak: the real server binary on a loopback port under the mixed
 # workload of benchmarks/loadgen (API and pages, both backends, every board

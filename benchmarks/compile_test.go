@@ -14,7 +14,7 @@ import (
 )
 
 // The ranges of the benchmarks are flags, small by default so that
-// `go test -bench . ./...` stays short; cmd/report runs the full ranges.
+// `go test -bench . ./...` stays short; cmd/benchreport runs the full ranges.
 var (
 	minN      = flag.Int("min", 4, "smallest board of BenchmarkCompile")
 	directMax = flag.Int("direct.max", 12, "largest board compiled by the direct path")

@@ -7,11 +7,11 @@
 // under load.
 //
 // The package holds the measurements; the Benchmark functions of its tests
-// run them under `go test -bench`, and the program in cmd/report runs the
+// run them under `go test -bench`, and the program cmd/benchreport runs the
 // whole suite and writes RESULTS.md with its plots:
 //
-//	go run ./benchmarks/cmd/report          # quick suite (make bench)
-//	go run ./benchmarks/cmd/report -full    # extended ranges (make bench-full)
+//	go run ./cmd/benchreport          # quick suite (make bench)
+//	go run ./cmd/benchreport -full    # extended ranges (make bench-full)
 //
 // The baselines are written to be as fast as their approach allows, so that
 // every ratio is a lower bound of the approach's cost, not of a careless

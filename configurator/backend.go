@@ -74,10 +74,10 @@ func Admit(ctx context.Context, sp Space) (done func(), err error) {
 	return func() {}, nil
 }
 
-// Loader is a Backend that reports the work it has admitted, for
+// Occupier is a Backend that reports the work it has admitted, for
 // operators and soak tests.
-type Loader interface {
-	Load() Load
+type Occupier interface {
+	Occupancy() Occupancy
 }
 
 // Filer is a Backend that keeps compiled spaces in files: its Compile
@@ -110,8 +110,8 @@ type SpaceFile struct {
 // there is no file: Compile will fail until Command has run.
 func (f SpaceFile) Missing() bool { return f.Required && f.Path == "" }
 
-// Load is the work a backend holds at one moment.
-type Load struct {
+// Occupancy is the work a backend holds at one moment.
+type Occupancy struct {
 	Waiting int64 `json:"waiting"` // queries or requests waiting for their turn
 	Running int64 `json:"running"` // queries or requests running
 	Bytes   int64 `json:"bytes"`   // work space held by the running ones
@@ -122,8 +122,11 @@ type Load struct {
 //
 // Every method takes the user's queens, which the caller has checked with
 // Model.Check (on the board, no duplicates). Optional capabilities are
-// separate interfaces (Sampler, Marginaler, Diagrammer, Sizer) discovered
-// by type assertion, as io.WriterTo is.
+// separate interfaces discovered by type assertion, as io.WriterTo is:
+// Admitter, Analyzer, Sampler, Marginaler, Diagrammer, Grapher,
+// RankProfiler, Sizer and Sourcer. A Backend's own are Occupier and Filer.
+// Callers decide what to offer from these facets alone, never from a
+// backend's name.
 type Space interface {
 	// Model is the model the space was compiled from.
 	Model() *Model

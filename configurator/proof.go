@@ -2,24 +2,24 @@ package configurator
 
 import "fmt"
 
-// Step is one step of a proof by propagation. A line that must hold a
+// Deduction is one line of a proof by propagation. A line that must hold a
 // queen (a rank; a file too, since the ranks need as many queens as there
 // are files and no file holds two) has every square but one covered by the
 // queens so far, so a queen goes on the one left; or it has none left,
 // which refutes the assumption.
-type Step struct {
+type Deduction struct {
 	Line  string // the line's name in the model: "rank 3", "file c"
 	Empty bool   // no square left: the contradiction that ends the proof
 	Queen Cell   // the square left, where a queen goes (when not Empty)
-	// By lists the queens, given or placed by earlier steps, that cover the
+	// By lists the queens, given or placed by earlier deductions, that cover the
 	// line's other squares, in the order they were placed; Excluded the
 	// squares of the line the assumption keeps empty.
 	By       []Cell
 	Excluded []Cell
 }
 
-// String says the step in words.
-func (s Step) String() string {
+// String says the deduction in words.
+func (s Deduction) String() string {
 	subject, verb := "the queens on "+ListCells(s.By), "leave"
 	switch {
 	case len(s.By) == 0:
@@ -39,11 +39,11 @@ func (s Step) String() string {
 // Refute tries to refute "queens on every cell of with, none on any cell of
 // without" by propagation on m's constraints alone: each queen covers the
 // lines through it, and a line that must hold a queen with one square left
-// gets one. It returns the steps that lead to a line with no square left,
+// gets one. It returns the deductions that lead to a line with no square left,
 // only those the contradiction depends on, in order; nil when propagation
 // stops without one (a search is needed) or when two queens of with attack
-// each other (no steps are needed).
-func Refute(m *Model, with, without []Cell) []Step {
+// each other (no deductions are needed).
+func Refute(m *Model, with, without []Cell) []Deduction {
 	p := newPropagation(m)
 	for _, q := range with {
 		if !m.Contains(q) || !p.place(q, nil) {
@@ -63,7 +63,7 @@ func Refute(m *Model, with, without []Cell) []Step {
 		}
 		for _, c := range m.Constraints()[line].Cells {
 			if p.by[m.Var(c)] == uncovered {
-				p.steps = append(p.steps, step{line: line, queen: int32(len(p.placed))})
+				p.forced = append(p.forced, forcing{line: line, queen: int32(len(p.placed))})
 				p.place(c, p.coverers(line))
 				break
 			}
@@ -83,7 +83,7 @@ const (
 
 // propagation is the state of Refute: which queen covers each square
 // (row-major), how many squares each line that must hold a queen has left,
-// and the steps taken.
+// and the queens it forced.
 type propagation struct {
 	m         *Model
 	must      []bool    // per constraint: the line must hold a queen
@@ -93,14 +93,14 @@ type propagation struct {
 	left      []int32   // per constraint that must hold a queen: squares not covered
 	queen     []bool    // per constraint: a queen stands on it
 	placed    []Cell    // queens in order, given ones first
-	premises  [][]int32 // per queen placed: the coverers its step relied on (nil for given ones)
+	premises  [][]int32 // per queen placed: the coverers its forcing relied on (nil for given ones)
 	queue     []int32   // lines with one square left
-	steps     []step    // forced queens, in order
+	forced    []forcing // forced queens, in order
 	empty     int32     // the line left with no square, or -1
 }
 
-// step is a queen forced on a line; the queen's index in placed.
-type step struct {
+// forcing is a queen forced on a line; the queen's index in placed.
+type forcing struct {
 	line, queen int32
 }
 
@@ -197,9 +197,9 @@ func (p *propagation) coverers(line int32) []int32 {
 	return out
 }
 
-// proof returns the steps the contradiction depends on, given the number
+// proof returns the deductions the contradiction depends on, given the number
 // of queens that were given.
-func (p *propagation) proof(given int) []Step {
+func (p *propagation) proof(given int) []Deduction {
 	need := make([]bool, len(p.placed))
 	var mark func(who []int32)
 	mark = func(who []int32) {
@@ -212,8 +212,8 @@ func (p *propagation) proof(given int) []Step {
 	}
 	last := p.coverers(p.empty)
 	mark(last)
-	var out []Step
-	for _, s := range p.steps {
+	var out []Deduction
+	for _, s := range p.forced {
 		if need[s.queen] {
 			out = append(out, p.words(s.line, p.premises[s.queen], false, p.placed[s.queen]))
 		}
@@ -221,9 +221,9 @@ func (p *propagation) proof(given int) []Step {
 	return append(out, p.words(p.empty, last, true, Cell{}))
 }
 
-// words makes the Step of a line covered by who.
-func (p *propagation) words(line int32, who []int32, empty bool, q Cell) Step {
-	s := Step{Line: p.m.Constraints()[line].Name, Empty: empty, Queen: q}
+// words makes the Deduction of a line covered by who.
+func (p *propagation) words(line int32, who []int32, empty bool, q Cell) Deduction {
+	s := Deduction{Line: p.m.Constraints()[line].Name, Empty: empty, Queen: q}
 	for _, w := range who {
 		if w >= 0 {
 			s.By = append(s.By, p.placed[w])

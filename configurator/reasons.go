@@ -46,11 +46,11 @@ func (r Reason) String() string { return nameIn(reasonNames[:], int(r), "Reason(
 type Cause struct {
 	Reason Reason
 	Queens []Cell // in placement order
-	// Proof is the chain of steps by which the model's constraints alone
+	// Proof is the chain of deductions by which the model's constraints alone
 	// refute the queens with (blocked) or without (forced) a queen on the
 	// cell; nil for an attack, and when propagation alone does not refute
 	// it (the backend's search did).
-	Proof []Step
+	Proof []Deduction
 }
 
 // String says the reason in words, as the page shows it.

@@ -10,7 +10,8 @@ import (
 	"github.com/nqueens/configurator/backends/bdd"
 	"github.com/nqueens/configurator/backends/sat"
 	"github.com/nqueens/configurator/backends/sat/plain"
-	server "github.com/nqueens/configurator/cmd/web/server"
+	"github.com/nqueens/configurator/web/guard"
+	"github.com/nqueens/configurator/web/server"
 )
 
 // This file is the one place the tests of the description know the
@@ -38,9 +39,9 @@ func startServer(t *testing.T, setup serverSetup) string {
 	t.Helper()
 	cfg := server.DefaultConfig()
 	cfg.Addr = "127.0.0.1:0"
-	cfg.Client, cfg.Loopback = server.ClientLimit{}, server.ClientLimit{}
+	cfg.Guard.Client, cfg.Guard.Loopback = guard.Quota{}, guard.Quota{}
 	if setup.rate > 0 {
-		cfg.Loopback = server.ClientLimit{Rate: setup.rate, Burst: 1}
+		cfg.Guard.Loopback = guard.Quota{Rate: setup.rate, Burst: 1}
 	}
 	deadline := 10 * time.Second
 	if setup.deadline > 0 {

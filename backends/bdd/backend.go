@@ -112,10 +112,10 @@ func New(opts Options) *Backend {
 // Name is "bdd".
 func (b *Backend) Name() string { return "bdd" }
 
-// Load reports the queries on the backend's spaces waiting for work space
-// and running, and the work space they hold: Backend is a
-// configurator.Loader.
-func (b *Backend) Load() configurator.Load { return b.work.load() }
+// Occupancy reports the queries on the backend's spaces waiting for work
+// space and running, and the work space they hold: Backend is a
+// configurator.Occupier.
+func (b *Backend) Occupancy() configurator.Occupancy { return b.work.occupancy() }
 
 // Limits states the largest N-Queens board whose diagram fits the budget
 // (in row-major order, the smallest), at most Options.MaxN. The variable

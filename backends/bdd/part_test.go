@@ -335,7 +335,7 @@ func TestSmallQueriesPassLargeOnes(t *testing.T) {
 			}
 		})
 	}
-	configuratortest.WaitFor(t, "large queries waiting", func() bool { return ws.load().Waiting >= 4 })
+	configuratortest.WaitFor(t, "large queries waiting", func() bool { return ws.occupancy().Waiting >= 4 })
 	rng := rand.New(rand.NewPCG(8, 8))
 	var times []time.Duration
 	begin := time.Now()
@@ -348,7 +348,7 @@ func TestSmallQueriesPassLargeOnes(t *testing.T) {
 		}
 		times = append(times, time.Since(start))
 	}
-	l := ws.load()
+	l := ws.occupancy()
 	stop()
 	wg.Wait()
 	slices.Sort(times)

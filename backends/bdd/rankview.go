@@ -11,43 +11,6 @@ import (
 	"github.com/nqueens/configurator/configurator"
 )
 
-// View names one way of showing the remaining solutions as a layered graph.
-type View uint8
-
-const (
-	// Ranks is the rank view: one layer per rank of the board, a node for
-	// each distinct set of ways to finish the board from the start of a
-	// rank, an edge for each file the queen of that rank can take.
-	Ranks View = iota
-	// Reduced is the reduced diagram itself: one node per decision node,
-	// one layer per square of the variable order, edges "hi" (a queen on
-	// the node's square) and "lo" (none).
-	Reduced
-)
-
-var viewNames = [...]string{Ranks: "ranks", Reduced: "bdd"}
-
-// String is the view's name as ParseView accepts it.
-func (v View) String() string {
-	if int(v) < len(viewNames) {
-		return viewNames[v]
-	}
-	return fmt.Sprintf("View(%d)", uint8(v))
-}
-
-// ErrView reports a view name ParseView does not know.
-var ErrView = errors.New("unknown diagram view (want ranks or bdd)")
-
-// ParseView parses a view name: ranks or bdd.
-func ParseView(s string) (View, error) {
-	for v, name := range viewNames {
-		if s == name {
-			return View(v), nil
-		}
-	}
-	return 0, fmt.Errorf("view %q: %w", s, ErrView)
-}
-
 // ErrRankOrder reports a rank view asked of a space compiled in another
 // order than row-major: the rank view reads the board's ranks as
 // consecutive levels of the diagram, which only that order has. The
@@ -55,76 +18,29 @@ func ParseView(s string) (View, error) {
 // from the row-major space of the same board.
 var ErrRankOrder = errors.New("the rank view needs the diagram in row order")
 
-// Graph is a decision diagram laid out in layers, restricted to a
-// placement: the remaining solutions, each exactly one path from Root to
-// One. Edges into the 0 terminal, and nodes that only lead there, are left
-// out. When the graph has more nodes than asked for, Truncated is set and
-// Nodes and Edges are empty; Profile still says how large it is.
-type Graph struct {
-	View View
-	// Layers labels each layer, top first: "rank 1", ... in the rank view,
-	// the squares of the variable order in the diagram view; the last
-	// layer holds the 1 terminal and is labelled "1".
-	Layers    []string
-	Nodes     []GraphNode
-	Edges     []GraphEdge
-	Root, One int // indices in Nodes; -1 when truncated
-	Truncated bool
-	// DiagramNodes is the size of the reduced diagram restricted to the
-	// placement, terminals excluded: Diagram's count.
-	DiagramNodes int
-	// Profile is, for every rank of the board, the decision nodes of that
-	// restricted diagram labelled by a square of that rank.
-	Profile []int
-	// Whole, set when Truncated, is the same profile of the whole
-	// diagram, the placement aside (Space.RankProfile).
-	Whole []int
-	// Solutions is the number of remaining solutions, the paths from Root
-	// to One (nil when truncated).
-	Solutions *big.Int
-}
-
-// GraphNode is one node of a Graph.
-type GraphNode struct {
-	Layer int
-	// Label is the node's square in the diagram view, its Paths in the
-	// rank view, and "1" for the terminal.
-	Label string
-	// Cells are the squares the node stands for on the board: in the rank
-	// view the squares its edges place a queen on, in the diagram view
-	// the square it tests.
-	Cells []configurator.Cell
-	// Paths is the number of paths from the node down to One: the
-	// remaining solutions through it, counted below it.
-	Paths *big.Int
-}
-
-// GraphEdge is one edge of a Graph, between indices of its Nodes.
-type GraphEdge struct {
-	From, To int
-	// Label is the file letter in the rank view, "hi" or "lo" in the
-	// diagram view.
-	Label string
-	// Cell is the square the edge places a queen on, if any (HasCell).
-	Cell    configurator.Cell
-	HasCell bool
-}
+// A Space lays out its solutions, profiles its ranks and names the file
+// it was loaded from.
+var (
+	_ configurator.Grapher      = (*Space)(nil)
+	_ configurator.RankProfiler = (*Space)(nil)
+	_ configurator.Sourcer      = (*Space)(nil)
+)
 
 // Graph returns the remaining solutions under queens as the layered graph
-// view shows them, unless it has more than maxNodes nodes (terminal
-// included), in which case it returns the graph truncated: its size
-// only. The rank view needs a space compiled in row order (ErrRankOrder).
-// The placement must leave a solution (configurator.ErrNoSolution
-// otherwise). The restriction is copied into a Manager of its own, as
-// Diagram copies it, so the shared diagram is only read; the call holds
-// the work space of a drawing of that restriction while it runs (see
-// beginDrawing).
-func (s *Space) Graph(ctx context.Context, queens []configurator.Cell, view View, maxNodes int) (*Graph, error) {
-	if view == Ranks && s.model.Order() != configurator.RowMajor {
+// view shows them (configurator.Grapher), unless it has more than maxNodes
+// nodes (terminal included), in which case it returns the graph truncated:
+// its size only. The rank view needs a space compiled in row order
+// (ErrRankOrder). The placement must leave a solution
+// (configurator.ErrNoSolution otherwise). The restriction is copied into a
+// Manager of its own, as Diagram copies it, so the shared diagram is only
+// read; the call holds the work space of a drawing of that restriction
+// while it runs (see beginDrawing).
+func (s *Space) Graph(ctx context.Context, queens []configurator.Cell, view configurator.GraphView, maxNodes int) (*configurator.Graph, error) {
+	if view == configurator.RankView && s.model.Order() != configurator.RowMajor {
 		return nil, fmt.Errorf("rank view in %v order: %w", s.model.Order(), ErrRankOrder)
 	}
-	if view != Ranks && view != Reduced {
-		return nil, fmt.Errorf("graph: %v: %w", view, ErrView)
+	if view != configurator.RankView && view != configurator.ReducedView {
+		return nil, fmt.Errorf("graph: %v: %w", view, configurator.ErrGraphView)
 	}
 	a, release, err := s.beginDrawing(ctx, queens)
 	if err != nil {
@@ -140,21 +56,21 @@ func (s *Space) Graph(ctx context.Context, queens []configurator.Cell, view View
 	if root == robdd.False {
 		return nil, noSolution(queens)
 	}
-	g := &Graph{View: view, Root: -1, One: -1, Profile: s.rankProfile(m, root)}
+	g := &configurator.Graph{View: view, Root: -1, One: -1, Profile: s.rankProfile(m, root)}
 	for _, k := range g.Profile {
 		g.DiagramNodes += k
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if view == Ranks {
+	if view == configurator.RankView {
 		s.rankGraph(g, m, root, a, queens, maxNodes)
 	} else {
 		s.reducedGraph(g, m, root, maxNodes)
 	}
 	switch {
 	case !g.Truncated:
-		g.count()
+		fillPaths(g)
 	case len(queens) == 0:
 		g.Whole = g.Profile
 	default:
@@ -192,7 +108,7 @@ func (s *Space) fixLines(a robdd.Assignment, queens []configurator.Cell) {
 // f and no other queen in rank r. A rank holding one of the queens has
 // no node of the restricted diagram: its one edge, the queen's file,
 // leads to the same node one rank down.
-func (s *Space) rankGraph(g *Graph, m *robdd.Manager, root robdd.Node, a robdd.Assignment, queens []configurator.Cell, maxNodes int) {
+func (s *Space) rankGraph(g *configurator.Graph, m *robdd.Manager, root robdd.Node, a robdd.Assignment, queens []configurator.Cell, maxNodes int) {
 	n := s.model.N()
 	placed := make([]int, n) // the file of rank r's queen + 1, 0 for none
 	for _, q := range queens {
@@ -207,7 +123,7 @@ func (s *Space) rankGraph(g *Graph, m *robdd.Manager, root robdd.Node, a robdd.A
 		node robdd.Node
 	}
 	index := map[key]int{{0, root}: 0}
-	g.Nodes = append(g.Nodes, GraphNode{Layer: 0})
+	g.Nodes = append(g.Nodes, configurator.GraphNode{Layer: 0})
 	at := []robdd.Node{root} // the diagram node of each graph node
 	start := 0
 	for r := range n {
@@ -226,15 +142,15 @@ func (s *Space) rankGraph(g *Graph, m *robdd.Manager, root robdd.Node, a robdd.A
 				j, ok := index[k]
 				if !ok {
 					if len(g.Nodes) >= maxNodes {
-						g.truncate()
+						truncateGraph(g)
 						return
 					}
 					j = len(g.Nodes)
 					index[k] = j
-					g.Nodes = append(g.Nodes, GraphNode{Layer: r + 1})
+					g.Nodes = append(g.Nodes, configurator.GraphNode{Layer: r + 1})
 					at = append(at, next)
 				}
-				g.Edges = append(g.Edges, GraphEdge{From: i, To: j, Label: configurator.FileName(f), Cell: c, HasCell: true})
+				g.Edges = append(g.Edges, configurator.GraphEdge{From: i, To: j, Label: configurator.FileName(f), Cell: c, HasCell: true})
 				g.Nodes[i].Cells = append(g.Nodes[i].Cells, c)
 			}
 		}
@@ -270,9 +186,9 @@ func (s *Space) placeRank(m *robdd.Manager, u robdd.Node, r, f int) robdd.Node {
 // reducedGraph fills in the reduced diagram root of m as a graph, one
 // layer per level that holds a node, unless it has more than maxNodes
 // nodes, the 1 terminal included.
-func (s *Space) reducedGraph(g *Graph, m *robdd.Manager, root robdd.Node, maxNodes int) {
+func (s *Space) reducedGraph(g *configurator.Graph, m *robdd.Manager, root robdd.Node, maxNodes int) {
 	if g.DiagramNodes+1 > maxNodes {
-		g.truncate()
+		truncateGraph(g)
 		return
 	}
 	index := map[robdd.Node]int{}
@@ -309,36 +225,36 @@ func (s *Space) reducedGraph(g *Graph, m *robdd.Manager, root robdd.Node, maxNod
 		g.Layers = append(g.Layers, s.model.Cell(s.model.VarAt(l)).String())
 	}
 	g.Layers = append(g.Layers, "1")
-	g.Nodes = make([]GraphNode, len(order))
+	g.Nodes = make([]configurator.GraphNode, len(order))
 	for i, u := range order {
 		if m.IsTerminal(u) {
-			g.Nodes[i] = GraphNode{Layer: len(levels), Label: "1"}
+			g.Nodes[i] = configurator.GraphNode{Layer: len(levels), Label: "1"}
 			g.One = i
 			continue
 		}
 		c := s.model.Cell(s.model.VarAt(m.Level(u)))
-		g.Nodes[i] = GraphNode{Layer: layer[m.Level(u)], Label: c.String(), Cells: []configurator.Cell{c}}
+		g.Nodes[i] = configurator.GraphNode{Layer: layer[m.Level(u)], Label: c.String(), Cells: []configurator.Cell{c}}
 		if lo := m.Low(u); lo != robdd.False {
-			g.Edges = append(g.Edges, GraphEdge{From: i, To: index[lo], Label: "lo"})
+			g.Edges = append(g.Edges, configurator.GraphEdge{From: i, To: index[lo], Label: "lo"})
 		}
 		if hi := m.High(u); hi != robdd.False {
-			g.Edges = append(g.Edges, GraphEdge{From: i, To: index[hi], Label: "hi", Cell: c, HasCell: true})
+			g.Edges = append(g.Edges, configurator.GraphEdge{From: i, To: index[hi], Label: "hi", Cell: c, HasCell: true})
 		}
 	}
 	g.Root = 0
 }
 
-// truncate leaves the graph's size only.
-func (g *Graph) truncate() {
+// truncateGraph leaves the graph's size only.
+func truncateGraph(g *configurator.Graph) {
 	g.Truncated = true
 	g.Layers, g.Nodes, g.Edges = nil, nil, nil
 	g.Root, g.One = -1, -1
 }
 
-// count sets every node's Paths, from the bottom up, and Solutions. Every
-// edge leads to a later layer, so the nodes by descending layer are in
-// order.
-func (g *Graph) count() {
+// fillPaths sets every node's Paths, from the bottom up, and Solutions.
+// Every edge leads to a later layer, so the nodes by descending layer are
+// in order.
+func fillPaths(g *configurator.Graph) {
 	byLayer := make([]int, len(g.Nodes))
 	for i := range byLayer {
 		byLayer[i] = i

@@ -12,37 +12,13 @@ import (
 	"github.com/nqueens/configurator/configurator/oracle"
 )
 
-func TestParseView(t *testing.T) {
-	for _, tt := range []struct {
-		in   string
-		want View
-		err  bool
-	}{
-		{"ranks", Ranks, false},
-		{"bdd", Reduced, false},
-		{"Ranks", 0, true},
-		{"", 0, true},
-	} {
-		got, err := ParseView(tt.in)
-		if (err != nil) != tt.err || got != tt.want {
-			t.Errorf("ParseView(%q) = %v, %v", tt.in, got, err)
-		}
-		if err == nil && got.String() != tt.in {
-			t.Errorf("%v.String() = %q, want %q", got, got.String(), tt.in)
-		}
-		if tt.err && !errors.Is(err, ErrView) {
-			t.Errorf("ParseView(%q): %v, want ErrView", tt.in, err)
-		}
-	}
-}
-
 // TestGraphEmptyBoard checks both views of the whole space against the
 // OEIS counts and the known diagram sizes.
 func TestGraphEmptyBoard(t *testing.T) {
 	solutions := []int64{1, 0, 0, 2, 10, 4, 40, 92}
 	for n := 4; n <= 8; n++ {
 		sp := compileSpace(t, n, configurator.RowMajor, Direct)
-		ranks, err := sp.Graph(context.Background(), nil, Ranks, 1<<20)
+		ranks, err := sp.Graph(context.Background(), nil, configurator.RankView, 1<<20)
 		if err != nil {
 			t.Fatalf("%d×%d rank view: %v", n, n, err)
 		}
@@ -55,7 +31,7 @@ func TestGraphEmptyBoard(t *testing.T) {
 		if !slices.Equal(ranks.Profile, sp.RankProfile()) || ranks.DiagramNodes != int(knownNodes[n-1]) {
 			t.Errorf("%d×%d: profile %v (%d nodes), want %v (%v)", n, n, ranks.Profile, ranks.DiagramNodes, sp.RankProfile(), knownNodes[n-1])
 		}
-		reduced, err := sp.Graph(context.Background(), nil, Reduced, 1<<20)
+		reduced, err := sp.Graph(context.Background(), nil, configurator.ReducedView, 1<<20)
 		if err != nil {
 			t.Fatalf("%d×%d diagram view: %v", n, n, err)
 		}
@@ -82,18 +58,18 @@ func TestGraphAgainstOracle(t *testing.T) {
 		sp := compileSpace(t, n, configurator.RowMajor, Direct)
 		board := configuratortest.Board(t, n)
 		if board.Count() == 0 {
-			if _, err := sp.Graph(ctx, nil, Ranks, 1<<20); !errors.Is(err, configurator.ErrNoSolution) {
+			if _, err := sp.Graph(ctx, nil, configurator.RankView, 1<<20); !errors.Is(err, configurator.ErrNoSolution) {
 				t.Errorf("%d×%d has no solution; the rank view: %v", n, n, err)
 			}
 			continue
 		}
 		for _, queens := range placements(board, rng) {
-			ranks, err := sp.Graph(ctx, queens, Ranks, 1<<20)
+			ranks, err := sp.Graph(ctx, queens, configurator.RankView, 1<<20)
 			if err != nil {
 				t.Fatalf("%d×%d %s: rank view: %v", n, n, configurator.FormatCells(queens), err)
 			}
 			checkRanks(t, board, queens, ranks)
-			reduced, err := sp.Graph(ctx, queens, Reduced, 1<<20)
+			reduced, err := sp.Graph(ctx, queens, configurator.ReducedView, 1<<20)
 			if err != nil {
 				t.Fatalf("%d×%d %s: diagram view: %v", n, n, configurator.FormatCells(queens), err)
 			}
@@ -163,7 +139,7 @@ func oracleCells(cells []configurator.Cell) []oracle.Cell {
 }
 
 // checkRanks checks a rank view against the oracle's remaining solutions.
-func checkRanks(t *testing.T, board *oracle.Board, queens []configurator.Cell, g *Graph) {
+func checkRanks(t *testing.T, board *oracle.Board, queens []configurator.Cell, g *configurator.Graph) {
 	t.Helper()
 	n := board.N()
 	name := configurator.FormatCells(queens)
@@ -221,7 +197,7 @@ func mapsEqual(a, b map[string]bool) bool {
 
 // countPaths counts the paths from g's root to its 1 terminal, from the
 // edges alone.
-func countPaths(g *Graph) int64 {
+func countPaths(g *configurator.Graph) int64 {
 	if g.Root < 0 || g.One < 0 {
 		return 0
 	}
@@ -253,7 +229,7 @@ func countPaths(g *Graph) int64 {
 func TestGraphTruncatedAndOrders(t *testing.T) {
 	ctx := context.Background()
 	sp := compileSpace(t, 8, configurator.RowMajor, Direct)
-	for _, view := range []View{Ranks, Reduced} {
+	for _, view := range []configurator.GraphView{configurator.RankView, configurator.ReducedView} {
 		g, err := sp.Graph(ctx, nil, view, 100)
 		if err != nil {
 			t.Fatal(err)
@@ -266,7 +242,7 @@ func TestGraphTruncatedAndOrders(t *testing.T) {
 		}
 	}
 	// With a queen, the profile is the restriction's, Whole the diagram's.
-	g, err := sp.Graph(ctx, configuratortest.Cells(t, "d1"), Reduced, 100)
+	g, err := sp.Graph(ctx, configuratortest.Cells(t, "d1"), configurator.ReducedView, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,25 +250,25 @@ func TestGraphTruncatedAndOrders(t *testing.T) {
 		t.Errorf("8×8 d1 diagram view capped at 100: truncated %v, %d nodes (Diagram: %d), profile %v, whole %v", g.Truncated, g.DiagramNodes, nodes, g.Profile, g.Whole)
 	}
 	// The whole 8×8 rank view fits a few hundred nodes.
-	g, err = sp.Graph(ctx, nil, Ranks, 1000)
+	g, err = sp.Graph(ctx, nil, configurator.RankView, 1000)
 	if err != nil || g.Truncated || len(g.Nodes) > 1000 || g.Whole != nil {
 		t.Fatalf("8×8 rank view within 1000 nodes: %v, truncated %v", err, g != nil && g.Truncated)
 	}
 	t.Logf("8×8 rank view: %d nodes, %d edges", len(g.Nodes), len(g.Edges))
 
 	col := compileSpace(t, 6, configurator.ColMajor, Direct)
-	if _, err := col.Graph(ctx, nil, Ranks, 1000); !errors.Is(err, ErrRankOrder) {
+	if _, err := col.Graph(ctx, nil, configurator.RankView, 1000); !errors.Is(err, ErrRankOrder) {
 		t.Errorf("rank view in col order: %v, want ErrRankOrder", err)
 	}
-	reduced, err := col.Graph(ctx, nil, Reduced, 1000)
+	reduced, err := col.Graph(ctx, nil, configurator.ReducedView, 1000)
 	if err != nil || len(reduced.Nodes)-1 != col.Nodes() || countPaths(reduced) != 4 {
 		t.Errorf("6×6 diagram view in col order: %v, %d nodes (want %d), %d paths (want 4)", err, len(reduced.Nodes)-1, col.Nodes(), countPaths(reduced))
 	}
-	if _, err := sp.Graph(ctx, configuratortest.Cells(t, "a1,b2"), Ranks, 1000); !errors.Is(err, configurator.ErrNoSolution) {
+	if _, err := sp.Graph(ctx, configuratortest.Cells(t, "a1,b2"), configurator.RankView, 1000); !errors.Is(err, configurator.ErrNoSolution) {
 		t.Errorf("a1,b2: %v, want ErrNoSolution", err)
 	}
-	if _, err := sp.Graph(ctx, nil, View(9), 1000); !errors.Is(err, ErrView) {
-		t.Errorf("View(9): %v, want ErrView", err)
+	if _, err := sp.Graph(ctx, nil, configurator.GraphView(9), 1000); !errors.Is(err, configurator.ErrGraphView) {
+		t.Errorf("GraphView(9): %v, want ErrGraphView", err)
 	}
 }
 
@@ -303,11 +279,11 @@ func BenchmarkGraph(b *testing.B) {
 	for _, bm := range []struct {
 		name string
 		n    int
-		view View
+		view configurator.GraphView
 	}{
-		{"ranks-10", 10, Ranks},
-		{"bdd-8", 8, Reduced},
-		{"profile-12", 12, Reduced},
+		{"ranks-10", 10, configurator.RankView},
+		{"bdd-8", 8, configurator.ReducedView},
+		{"profile-12", 12, configurator.ReducedView},
 	} {
 		sp := compileSpace(b, bm.n, configurator.RowMajor, Direct)
 		b.Run(bm.name, func(b *testing.B) {

@@ -22,7 +22,7 @@ import (
 // The Space must satisfy the interfaces the configurator discovers.
 var (
 	_ configurator.Backend    = (*Backend)(nil)
-	_ configurator.Loader     = (*Backend)(nil)
+	_ configurator.Occupier   = (*Backend)(nil)
 	_ configurator.Space      = (*Space)(nil)
 	_ configurator.Sampler    = (*Space)(nil)
 	_ configurator.Marginaler = (*Space)(nil)

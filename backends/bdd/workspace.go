@@ -123,6 +123,6 @@ func (w *workspace) take(ctx context.Context, lane, cores *semaphore.Weighted, n
 }
 
 // load is the work the workspace holds.
-func (w *workspace) load() configurator.Load {
-	return configurator.Load{Waiting: w.waiting.Load(), Running: w.running.Load(), Bytes: w.held.Load()}
+func (w *workspace) occupancy() configurator.Occupancy {
+	return configurator.Occupancy{Waiting: w.waiting.Load(), Running: w.running.Load(), Bytes: w.held.Load()}
 }

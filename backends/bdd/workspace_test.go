@@ -26,7 +26,7 @@ func TestWorkspaceBoundsQueries(t *testing.T) {
 	const limit, small, large = 1 << 20, 64 << 10, 300 << 10
 	b := New(Options{})
 	ws := newWorkspace(limit, 2)
-	b.work = ws // what Load reports
+	b.work = ws // what Occupancy reports
 
 	gate := make(chan struct{})
 	var smallIn, largeIn atomic.Int32
@@ -55,7 +55,7 @@ func TestWorkspaceBoundsQueries(t *testing.T) {
 		run(small, &smallIn)
 	}
 	configuratortest.WaitFor(t, "four small queries in and two waiting", func() bool { return smallIn.Load() == 4 && ws.waiting.Load() == 2 })
-	if l, want := b.Load(), (configurator.Load{Waiting: 2, Running: 6, Bytes: 2*large + 4*small}); l != want {
+	if l, want := b.Occupancy(), (configurator.Occupancy{Waiting: 2, Running: 6, Bytes: 2*large + 4*small}); l != want {
 		t.Errorf("Load() = %+v, want %+v", l, want)
 	}
 
@@ -81,7 +81,7 @@ func TestWorkspaceBoundsQueries(t *testing.T) {
 
 	close(gate)
 	wg.Wait()
-	if l := b.Load(); l != (configurator.Load{}) {
+	if l := b.Occupancy(); l != (configurator.Occupancy{}) {
 		t.Errorf("Load() = %+v after the queries, want nothing", l)
 	}
 
@@ -191,10 +191,10 @@ func TestSpaceHoldsWorkSpace(t *testing.T) {
 			}
 		})
 	}
-	configuratortest.WaitFor(t, "three queries waiting", func() bool { return b.Load().Waiting == 3 })
+	configuratortest.WaitFor(t, "three queries waiting", func() bool { return b.Occupancy().Waiting == 3 })
 	leave()
 	wg.Wait()
-	if w := b.Load().Waiting; w != 0 {
+	if w := b.Occupancy().Waiting; w != 0 {
 		t.Errorf("%d queries waiting after their callers left, want 0", w)
 	}
 
@@ -206,7 +206,7 @@ func TestSpaceHoldsWorkSpace(t *testing.T) {
 		}
 		answered <- err
 	}()
-	configuratortest.WaitFor(t, "the analysis to wait", func() bool { return b.Load().Waiting == 1 })
+	configuratortest.WaitFor(t, "the analysis to wait", func() bool { return b.Occupancy().Waiting == 1 })
 	release()
 	if err := <-answered; err != nil {
 		t.Errorf("Analyze once the work space is free: %v", err)
@@ -216,7 +216,7 @@ func TestSpaceHoldsWorkSpace(t *testing.T) {
 			t.Errorf("%s with the work space free: %v", name, err)
 		}
 	}
-	if l := b.Load(); l != (configurator.Load{}) {
+	if l := b.Occupancy(); l != (configurator.Occupancy{}) {
 		t.Errorf("Load() = %+v after the queries, want nothing", l)
 	}
 	// The drawing of the whole diagram within the cap holds work space
@@ -268,7 +268,7 @@ func TestOneQueenDiagramSizesAreKept(t *testing.T) {
 			// before it asks, on a loaded machine: another error).
 			ctx, cancel := context.WithCancel(ctx)
 			go func() {
-				for b.work.load().Waiting == 0 && ctx.Err() == nil {
+				for b.work.occupancy().Waiting == 0 && ctx.Err() == nil {
 					time.Sleep(time.Millisecond)
 				}
 				cancel()
@@ -310,7 +310,7 @@ func TestDrawingAsksByItsPart(t *testing.T) {
 	if dot, nodes, err := sp.Diagram(soon(), q, 300); err != nil || dot == "" || nodes == 0 {
 		t.Errorf("Diagram(a1 g2) with the large lane taken: %d nodes, %v; want it drawn", nodes, err)
 	}
-	if g, err := sp.Graph(soon(), q, Ranks, 300); err != nil || g.Truncated {
+	if g, err := sp.Graph(soon(), q, configurator.RankView, 300); err != nil || g.Truncated {
 		t.Errorf("Graph(a1 g2) with the large lane taken: %v; want it whole", err)
 	}
 	if _, _, err := sp.Diagram(soon(), nil, 5000); !errors.Is(err, configurator.ErrBusy) {

@@ -14,7 +14,7 @@ import (
 // The gates of the package doc's Admission, as the configurator sees them.
 var (
 	_ configurator.Admitter = (*space)(nil)
-	_ configurator.Loader   = (*Backend)(nil)
+	_ configurator.Occupier = (*Backend)(nil)
 )
 
 // space is a compiled model: the skeleton's space (see engine for how it
@@ -161,14 +161,14 @@ func (b *Backend) callSliced(ctx context.Context, q *satbase.Query, f func(ctx c
 	}
 }
 
-// Load reports the requests admitted and not yet done (Running) and the
+// Occupancy reports the requests admitted and not yet done (Running) and the
 // callers waiting (Waiting): requests for Admit, solver calls for a turn.
 // Bytes is 0, not counted: a query holds a few copies of the placement's
 // state and, on boards up to 10×10, the solutions it counts (at most
 // Options.CountCap of them); the solvers a space keeps are bounded instead
 // (see Backend.Cost).
-func (b *Backend) Load() configurator.Load {
-	return configurator.Load{
+func (b *Backend) Occupancy() configurator.Occupancy {
+	return configurator.Occupancy{
 		Waiting: int64(b.requests.Waiting()) + b.callsWaiting.Load(),
 		Running: int64(b.requests.Held()),
 	}

@@ -68,7 +68,7 @@ type Options struct {
 }
 
 // Backend compiles models for gophersat. It implements
-// configurator.Backend and configurator.Loader, and is safe for concurrent
+// configurator.Backend and configurator.Occupier, and is safe for concurrent
 // use.
 type Backend struct {
 	base    satbase.Backend

@@ -617,9 +617,9 @@ func holdTurn(t *testing.T) func() {
 func waitQueue(t *testing.T, b *Backend, k int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for b.Load().Waiting != int64(k) {
+	for b.Occupancy().Waiting != int64(k) {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d requests wait, want %d", b.Load().Waiting, k)
+			t.Fatalf("%d requests wait, want %d", b.Occupancy().Waiting, k)
 		}
 		time.Sleep(time.Millisecond)
 	}
@@ -721,7 +721,7 @@ func TestAdmit(t *testing.T) {
 		})
 		waitQueue(t, b, i+1)
 	}
-	if got := b.Load(); got != (configurator.Load{Waiting: 4, Running: 1}) {
+	if got := b.Occupancy(); got != (configurator.Occupancy{Waiting: 4, Running: 1}) {
 		t.Errorf("with one request served and four waiting: Load() = %+v", got)
 	}
 	if _, err := configurator.Admit(client(bg, "a"), sp); !errors.Is(err, configurator.ErrBusy) {
@@ -742,7 +742,7 @@ func TestAdmit(t *testing.T) {
 	if fmt.Sprint(order) != "[a1 b1 a2]" {
 		t.Errorf("admitted in the order %v, want [a1 b1 a2]: round robin among clients", order)
 	}
-	if got := b.Load(); got != (configurator.Load{}) {
+	if got := b.Occupancy(); got != (configurator.Occupancy{}) {
 		t.Errorf("once every request is done: Load() = %+v", got)
 	}
 }
@@ -796,7 +796,7 @@ func TestAdmittedQueries(t *testing.T) {
 		}()
 	}
 	waitQueue(t, b, 2) // both queries wait for the solver, neither refused
-	if got := b.Load(); got != (configurator.Load{Waiting: 2, Running: 2}) {
+	if got := b.Occupancy(); got != (configurator.Occupancy{Waiting: 2, Running: 2}) {
 		t.Errorf("two requests served, both waiting for the solver: Load() = %+v", got)
 	}
 	if _, err := sp.Analyze(context.Background(), nil); !errors.Is(err, configurator.ErrBusy) {
@@ -1030,7 +1030,7 @@ func TestLend(t *testing.T) {
 	}
 	(<-dones)()
 	b.lend(ctxB) // a client with no request admitted: nothing to lend
-	if held := b.Load().Running; held != 0 {
+	if held := b.Occupancy().Running; held != 0 {
 		t.Errorf("%d requests admitted after every one ended, want 0", held)
 	}
 }

@@ -21,9 +21,9 @@ import (
 	"time"
 
 	"github.com/nqueens/configurator/benchmarks/loadgen"
-	"github.com/nqueens/configurator/cmd/web/launch"
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/bytesize"
+	"github.com/nqueens/configurator/internal/launch"
 )
 
 // An attack is one of the loads of issue 14's red-team pass, run against
@@ -81,7 +81,7 @@ var attacks = []attack{
 		run:   memory14},
 }
 
-// The hostile SAT placements of issue 14 (cmd/web/server's
+// The hostile SAT placements of issue 14 (web/server's
 // hostile_sat_test.go runs them too): a hill-climbed 32×32 placement of
 // 13 queens (as in a page's address), and 36 queens on 72×72 leaving 19
 // free ranks 18 usable files.

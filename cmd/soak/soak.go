@@ -16,10 +16,10 @@ import (
 
 	"github.com/nqueens/configurator/backends/bdd"
 	"github.com/nqueens/configurator/benchmarks/loadgen"
-	"github.com/nqueens/configurator/cmd/web/launch"
-	"github.com/nqueens/configurator/cmd/web/server"
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/bytesize"
+	"github.com/nqueens/configurator/internal/launch"
+	"github.com/nqueens/configurator/web/server"
 )
 
 // config is one soak.

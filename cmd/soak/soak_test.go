@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nqueens/configurator/cmd/web/launch"
-	"github.com/nqueens/configurator/cmd/web/server"
+	"github.com/nqueens/configurator/internal/launch"
+	"github.com/nqueens/configurator/web/server"
 )
 
 var (

@@ -1,5 +1,5 @@
 // Command web serves the N-Queens configurator (see package
-// github.com/nqueens/configurator/cmd/web/server): the page on which a
+// github.com/nqueens/configurator/web/server): the page on which a
 // person places queens and sees after every click which squares stay
 // possible, and the JSON API with the same answers.
 //
@@ -13,25 +13,19 @@
 // -shutdown-grace), and exits.
 //
 // The BDD serves boards up to 16×16 by default: it compiles boards up to
-// 15×15 itself (a 15×15 compile takes a minute or two and 3.7 GiB, once:
-// the space is saved in -cache-dir and loaded in seconds after a restart)
-// and serves 16×16 only from a compiled file there (nqueens count -n 16
-// makes it; compiling it takes minutes and more memory than a server
-// should). A loaded 15×15 space holds 0.8 GiB, a 16×16 one 4.4 GiB, and the
-// first analysis of its empty board sweeps the whole diagram once with 17
-// bytes a node of work space (0.8 and 4.6 GiB), so -bdd-budget (9G: a
-// 16×16 file needs 8.7 GiB of it, 32 bytes a node) and -cache (10G) are
-// sized for them; benchmarks/large/RESULTS.md says what each size costs.
+// 15×15 itself, once (the space is saved in -cache-dir and loaded after a
+// restart), and serves 16×16 only from a compiled file there (nqueens
+// count -n 16 makes it: its compile takes more memory than a server
+// should). -bdd-budget and -cache are sized to hold a 16×16 space and the
+// work space of its first analysis, which sweeps the whole diagram;
+// docs/operations.md says what each board size costs.
 //
 // Under heavy load the heap peaks at about twice the data it holds (the
-// garbage collector's default headroom): 3.2 to 4.1 GiB at 64 clients on boards
-// up to 14×14, for 0.35 GiB of compiled spaces and up to 1 GiB of work
-// space. The flag -mem-limit (16G by default, to fit a 24 GiB machine with
-// room for the rest) sets the runtime's soft memory limit, which makes the
-// collector work harder as the heap nears it, at little cost in throughput
-// (make soak with and without it); an explicit GOMEMLIMIT environment
-// variable wins over the flag, and -mem-limit 0 leaves the runtime's own
-// setting.
+// garbage collector's default headroom). The flag -mem-limit (16G by
+// default, to fit a 24 GiB machine with room for the rest) sets the
+// runtime's soft memory limit, which makes the collector work harder as
+// the heap nears it; an explicit GOMEMLIMIT environment variable wins over
+// the flag, and -mem-limit 0 leaves the runtime's own setting.
 package main
 
 import (
@@ -51,8 +45,8 @@ import (
 	"github.com/nqueens/configurator/backends/bdd"
 	"github.com/nqueens/configurator/backends/sat"
 	"github.com/nqueens/configurator/backends/sat/plain"
-	"github.com/nqueens/configurator/cmd/web/server"
 	"github.com/nqueens/configurator/configurator/bytesize"
+	"github.com/nqueens/configurator/web/server"
 )
 
 func main() {
@@ -172,7 +166,7 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	c := &o.Server
 	*c = server.DefaultConfig()
 	o.BDD.MaxN, o.BDD.CompileMaxN, o.BDD.Budget, o.BDD.Scratch, o.BDD.Deadline = 16, 15, 9<<30, 1<<30, 10*time.Second
-	c.CacheBytes = 10 << 30
+	c.Spaces.Bytes = 10 << 30
 	o.SAT.MaxN, o.SAT.Queue, o.SAT.Serve, o.SAT.CountCap, o.SAT.Deadline = 32, 32, 0, 1000, 10*time.Second
 	o.MemLimit = 16 << 30
 
@@ -186,33 +180,33 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	size(&o.BDD.Scratch, "bdd-scratch", "work space of the BDD queries running at once, in bytes (what each visits: tens of bytes a node of its part; 17 bytes a node of the whole diagram for an empty board's first analysis, which runs alone if larger); more wait")
 	fs.DurationVar(&o.BDD.Deadline, "bdd-deadline", o.BDD.Deadline, "deadline of one request's work on the BDD backend")
 	fs.StringVar(&o.BDD.Dir, "cache-dir", bdd.DefaultDir(), "`directory` where compiled BDD spaces are kept, so that a restart loads them instead of compiling again; \"off\" or empty: none")
-	fs.DurationVar(&c.CompileDeadline, "compile-deadline", c.CompileDeadline, "deadline of one compile (a BDD of a large board takes a while, once)")
+	fs.DurationVar(&c.Spaces.Deadline, "compile-deadline", c.Spaces.Deadline, "deadline of one compile (a BDD of a large board takes a while, once)")
 	fs.IntVar(&o.SAT.MaxN, "sat-max-n", o.SAT.MaxN, "largest board of the SAT backend")
 	fs.IntVar(&o.SAT.Queue, "sat-queue", o.SAT.Queue, "requests of one client address that may wait for the SAT solver; more get 503")
 	fs.IntVar(&o.SAT.Serve, "sat-serve", o.SAT.Serve, "requests the SAT backend serves at once, at most one per client address; the others wait, served round robin among addresses; their solver calls share the cores in slices (0: two per core)")
 	fs.IntVar(&o.SAT.CountCap, "sat-count-cap", o.SAT.CountCap, "solutions the SAT backend counts before it says \"at least\"")
 	fs.DurationVar(&o.SAT.Deadline, "sat-deadline", o.SAT.Deadline, "deadline of one request's work on the SAT backend")
-	size(&c.CacheBytes, "cache", "bound of the cache of compiled spaces, in bytes")
-	fs.IntVar(&c.Recycle, "recycle", c.Recycle, "requests after which a compiled space that does not report its memory (a SAT solver, which keeps the clauses it learns) is compiled afresh; 0: never")
-	fs.IntVar(&c.CompileSlots, "compile-slots", c.CompileSlots, "large BDD compiles (12×12 and up) that may run at once, each within its node budget; small ones never wait")
+	size(&c.Spaces.Bytes, "cache", "bound of the cache of compiled spaces, in bytes")
+	fs.IntVar(&c.Spaces.Recycle, "recycle", c.Spaces.Recycle, "requests after which a compiled space that does not report its memory (a SAT solver, which keeps the clauses it learns) is compiled afresh; 0: never")
+	fs.IntVar(&c.Spaces.Slots, "compile-slots", c.Spaces.Slots, "large BDD compiles (12×12 and up) that may run at once, each within its node budget; small ones never wait")
 	fs.DurationVar(&c.QuickWait, "quick-wait", c.QuickWait, "how long a page waits for a compile before it shows progress")
-	fs.DurationVar(&c.RequestDeadline, "deadline", c.RequestDeadline, "deadline of every request (the progress stream excepted)")
-	size(&c.BodyLimit, "body-limit", "largest request body, in bytes")
-	fs.Float64Var(&c.Client.Rate, "rate", c.Client.Rate, "requests a second of one client address, on every route that does work (pages, diagrams, progress, API); 0: no limit")
-	fs.IntVar(&c.Client.Burst, "burst", c.Client.Burst, "requests a client address may send in a burst beyond -rate")
-	fs.IntVar(&c.Client.Concurrent, "concurrent", c.Client.Concurrent, "requests of one client address in flight at once; more get 429 (0: no cap)")
-	fs.Float64Var(&c.Loopback.Rate, "loopback-rate", c.Loopback.Rate, "-rate for loopback addresses (127.0.0.1, ::1); 0: no limit")
-	fs.IntVar(&c.Loopback.Burst, "loopback-burst", c.Loopback.Burst, "-burst for loopback addresses")
-	fs.IntVar(&c.Loopback.Concurrent, "loopback-concurrent", c.Loopback.Concurrent, "-concurrent for loopback addresses (0: no cap)")
+	fs.DurationVar(&c.Guard.RequestDeadline, "deadline", c.Guard.RequestDeadline, "deadline of every request (the progress stream excepted)")
+	size(&c.Guard.BodyLimit, "body-limit", "largest request body, in bytes")
+	fs.Float64Var(&c.Guard.Client.Rate, "rate", c.Guard.Client.Rate, "requests a second of one client address, on every route that does work (pages, diagrams, progress, API); 0: no limit")
+	fs.IntVar(&c.Guard.Client.Burst, "burst", c.Guard.Client.Burst, "requests a client address may send in a burst beyond -rate")
+	fs.IntVar(&c.Guard.Client.Concurrent, "concurrent", c.Guard.Client.Concurrent, "requests of one client address in flight at once; more get 429 (0: no cap)")
+	fs.Float64Var(&c.Guard.Loopback.Rate, "loopback-rate", c.Guard.Loopback.Rate, "-rate for loopback addresses (127.0.0.1, ::1); 0: no limit")
+	fs.IntVar(&c.Guard.Loopback.Burst, "loopback-burst", c.Guard.Loopback.Burst, "-burst for loopback addresses")
+	fs.IntVar(&c.Guard.Loopback.Concurrent, "loopback-concurrent", c.Guard.Loopback.Concurrent, "-concurrent for loopback addresses (0: no cap)")
 	// The older names of -rate and -burst, from when only the API was
 	// limited; scripts still pass them.
-	fs.Float64Var(&c.Client.Rate, "api-rate", c.Client.Rate, "older name of -rate")
-	fs.IntVar(&c.Client.Burst, "api-burst", c.Client.Burst, "older name of -burst")
+	fs.Float64Var(&c.Guard.Client.Rate, "api-rate", c.Guard.Client.Rate, "older name of -rate")
+	fs.IntVar(&c.Guard.Client.Burst, "api-burst", c.Guard.Client.Burst, "older name of -burst")
 	fs.IntVar(&c.DiagramNodes, "diagram-nodes", c.DiagramNodes, "largest decision diagram drawn, in nodes")
 	fs.DurationVar(&c.DiagramDeadline, "diagram-deadline", c.DiagramDeadline, "deadline of drawing one diagram")
 	fs.StringVar(&c.DebugAddr, "debug-addr", c.DebugAddr, "loopback address (127.0.0.1:6060) of /debug/stats and /debug/pprof; empty: none")
-	fs.IntVar(&c.MaxConns, "max-conns", c.MaxConns, "connections open at once on the public listener; more are answered 503 and closed at once (0: no cap)")
-	fs.DurationVar(&c.IdleTimeout, "idle-timeout", c.IdleTimeout, "how long an idle keep-alive connection stays open")
+	fs.IntVar(&c.Guard.MaxConns, "max-conns", c.Guard.MaxConns, "connections open at once on the public listener; more are answered 503 and closed at once (0: no cap)")
+	fs.DurationVar(&c.Guard.IdleTimeout, "idle-timeout", c.Guard.IdleTimeout, "how long an idle keep-alive connection stays open")
 	size(&o.MemLimit, "mem-limit", "soft memory limit of the process (GOMEMLIMIT), in bytes; 0 leaves the runtime's; the environment variable GOMEMLIMIT wins")
 	fs.DurationVar(&c.ShutdownGrace, "shutdown-grace", c.ShutdownGrace, "time in-flight requests get to finish after SIGINT or SIGTERM")
 	if err := fs.Parse(args); err != nil {

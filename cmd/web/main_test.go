@@ -22,7 +22,7 @@ func TestParseFlags(t *testing.T) {
 		err   bool
 	}{
 		{args: nil, check: func(c options) bool {
-			return c.Server.Addr == "127.0.0.1:8080" && c.BDD.MaxN == 16 && c.BDD.CompileMaxN == 15 && c.BDD.Budget == 9<<30 && c.Server.CacheBytes == 10<<30
+			return c.Server.Addr == "127.0.0.1:8080" && c.BDD.MaxN == 16 && c.BDD.CompileMaxN == 15 && c.BDD.Budget == 9<<30 && c.Server.Spaces.Bytes == 10<<30
 		}},
 		{args: []string{"-bdd-max-n", "15", "-bdd-compile-max-n", "12"}, check: func(c options) bool {
 			return c.BDD.MaxN == 15 && c.BDD.CompileMaxN == 12
@@ -34,26 +34,26 @@ func TestParseFlags(t *testing.T) {
 			}},
 		{args: []string{"-bdd-budget", "1GiB", "-cache", "3g", "-body-limit", "1024"},
 			check: func(c options) bool {
-				return c.BDD.Budget == 1<<30 && c.Server.CacheBytes == 3<<30 && c.Server.BodyLimit == 1024
+				return c.BDD.Budget == 1<<30 && c.Server.Spaces.Bytes == 3<<30 && c.Server.Guard.BodyLimit == 1024
 			}},
 		{args: []string{"-bdd-deadline", "2s", "-sat-deadline", "500ms", "-deadline", "1m", "-api-rate", "0"},
 			check: func(c options) bool {
-				return c.BDD.Deadline == 2*time.Second && c.SAT.Deadline == 500*time.Millisecond && c.Server.RequestDeadline == time.Minute && c.Server.Client.Rate == 0
+				return c.BDD.Deadline == 2*time.Second && c.SAT.Deadline == 500*time.Millisecond && c.Server.Guard.RequestDeadline == time.Minute && c.Server.Guard.Client.Rate == 0
 			}},
 		{args: []string{"-bdd-scratch", "256M", "-recycle", "0", "-debug-addr", "127.0.0.1:6060"},
 			check: func(c options) bool {
-				return c.BDD.Scratch == 256<<20 && c.Server.Recycle == 0 && c.Server.DebugAddr == "127.0.0.1:6060"
+				return c.BDD.Scratch == 256<<20 && c.Server.Spaces.Recycle == 0 && c.Server.DebugAddr == "127.0.0.1:6060"
 			}},
 		{args: nil, check: func(c options) bool {
-			return c.BDD.Scratch == 1<<30 && c.Server.Recycle == 50 && c.Server.DebugAddr == "" && c.SAT.Serve == 0
+			return c.BDD.Scratch == 1<<30 && c.Server.Spaces.Recycle == 50 && c.Server.DebugAddr == "" && c.SAT.Serve == 0
 		}},
 		{args: nil, check: func(c options) bool {
-			return c.Server.MaxConns == 1024 && c.Server.IdleTimeout == 15*time.Second && c.Server.MaxHeaderBytes == 16<<10 && c.MemLimit == 16<<30
+			return c.Server.Guard.MaxConns == 1024 && c.Server.Guard.IdleTimeout == 15*time.Second && c.Server.Guard.MaxHeaderBytes == 16<<10 && c.MemLimit == 16<<30
 		}},
 		{args: []string{"-max-conns", "64", "-idle-timeout", "3s", "-mem-limit", "2G"}, check: func(c options) bool {
-			return c.Server.MaxConns == 64 && c.Server.IdleTimeout == 3*time.Second && c.MemLimit == 2<<30
+			return c.Server.Guard.MaxConns == 64 && c.Server.Guard.IdleTimeout == 3*time.Second && c.MemLimit == 2<<30
 		}},
-		{args: []string{"-max-conns", "0", "-mem-limit", "0"}, check: func(c options) bool { return c.Server.MaxConns == 0 && c.MemLimit == 0 }},
+		{args: []string{"-max-conns", "0", "-mem-limit", "0"}, check: func(c options) bool { return c.Server.Guard.MaxConns == 0 && c.MemLimit == 0 }},
 		{args: []string{"-max-conns", "-1"}, err: true},
 		{args: []string{"-idle-timeout", "0s"}, err: true},
 		{args: []string{"-mem-limit", "much"}, err: true},

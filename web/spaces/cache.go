@@ -1,0 +1,483 @@
+// Package spaces holds the web server's compiled spaces: one cache,
+// bounded in bytes, of the spaces every backend compiled or loaded from
+// its saved file, keyed by backend, board size and variable order. It
+// compiles each key once however many requests ask at the same time,
+// runs heavy compiles in lanes of a few slots per board size, lets an
+// abandoned compile survive a grace period for a page that shows its
+// progress, counts a fresh space's empty board once, detached from the
+// requests that wait, and retires the spaces that grow as they are used.
+// It knows nothing of HTTP: its errors are the configurator's and
+// Crowded, which callers put in words.
+package spaces
+
+import (
+	"container/list"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/big"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/bytesize"
+)
+
+// Key names one compiled space: a backend, a board size and a variable
+// order. A backend whose spaces do not depend on the order has one space
+// for every order, under RowMajor (see Cache.Key).
+type Key struct {
+	Backend string
+	N       int
+	Order   configurator.Order
+}
+
+// close stops the background work of an evicted space that does some (a
+// BDD precomputing the boards of one queen: io.Closer); requests still
+// holding it are answered as before.
+func (e *Space) close() {
+	if c, ok := e.Space.(io.Closer); ok {
+		c.Close()
+	}
+}
+
+// Loaded reports whether e's space was loaded from its saved file, not
+// compiled (configurator.Sourcer).
+func (e *Space) Loaded() bool {
+	src, ok := e.Space.(configurator.Sourcer)
+	return ok && src.Source() != ""
+}
+
+// Space is a compiled space with what the page shows about it.
+type Space struct {
+	Key   Key
+	Space configurator.Space
+	Took  time.Duration // compile time (the load's, for a loaded space)
+	Bytes int64         // memory held, as the space reports it (or estimates)
+	// total is the count of the empty board's solutions, nil until it
+	// is known (see Total): the count may end after the space is cached.
+	total atomic.Pointer[emptyCount]
+	// Sized: the space reports its own memory (configurator.Sizer), so
+	// Bytes stays true. A space that does not may grow as it is used (the
+	// SAT backend's solver keeps the clauses it learns), so the cache
+	// retires it after Config.Recycle requests, counted by uses.
+	Sized bool
+	uses  atomic.Int64
+	// used is when a request last asked for the space (Unix nanoseconds):
+	// a space asked for within the cache's inUse is in use, and the cache
+	// does not evict it to make room for another (see add).
+	used atomic.Int64
+}
+
+// emptyCount is the count of an empty board's solutions; atLeast marks
+// it as a lower bound.
+type emptyCount struct {
+	n       *big.Int
+	atLeast bool
+}
+
+// Total returns the number of solutions of e's empty board, and whether it
+// is a lower bound; nil while it is not known (the backend does not count,
+// or the count has not ended: it goes on detached from the compile, see
+// Cache.countEmpty, and fills it in with setTotal).
+func (e *Space) Total() (n *big.Int, atLeast bool) {
+	if c := e.total.Load(); c != nil {
+		return c.n, c.atLeast
+	}
+	return nil, false
+}
+
+// setTotal records the count of e's empty board from its analysis a, or
+// from err: ErrNoSolution counts none; another error, or no analysis,
+// leaves the total unknown. Safe for use while requests read it.
+func (e *Space) setTotal(a *configurator.Analysis, err error) {
+	switch {
+	case errors.Is(err, configurator.ErrNoSolution):
+		e.total.Store(&emptyCount{n: new(big.Int)})
+	case err != nil || a == nil || a.Solutions == nil:
+	default:
+		e.total.Store(&emptyCount{n: a.Solutions, atLeast: a.AtLeast})
+	}
+}
+
+// defaultInUse is how long after a request asked for a space the cache
+// counts it as in use: a person clicks again within seconds, a script
+// within milliseconds.
+const defaultInUse = time.Minute
+
+// compileFunc compiles the space a key names.
+type compileFunc func(ctx context.Context, k Key) (*Space, error)
+
+// flight is a compile in progress. Every request that wants its key waits
+// on done; when the last of them has given up and none has come back for
+// the grace period, the compile is cancelled.
+type flight struct {
+	done    chan struct{}
+	started time.Time
+	res     *Space
+	err     error
+	waiters int
+	cancel  context.CancelFunc
+	idle    *time.Timer
+}
+
+// Cache holds compiled spaces, bounded in bytes and evicted least
+// recently used first, and compiles each key once however many requests
+// ask for it at the same time (single flight). A request that waits for a
+// compile stops waiting when its context ends; the compile goes on for the
+// others, and for Config.Grace after the last waiter left, so that a page
+// showing progress can reconnect.
+//
+// Heavy compiles (large BDDs, which take seconds and up to their node
+// budget in memory; configurator.Cost says which) run at most Config.Slots
+// at a time per board size, each size in a lane of its own: a 12×12
+// compile never waits behind 14×14 ones, which take many times longer.
+// Since a board takes a small fraction of the next size's memory, the
+// smaller lanes add little to the memory of the largest compiles. Light
+// compiles (small boards, the SAT backend's clauses) are never held back.
+//
+// The cache never thrashes: a space that fits only by evicting spaces in
+// use (asked for within inUse, a minute) is handed to the requests that
+// waited for it but not kept, and its size is remembered, so that the next
+// requests for it within inUse are refused at once with a Crowded error
+// that says why, instead of compiling it again and again.
+//
+// Failures that would only repeat (a board beyond the backend's limits)
+// are remembered, so hostile clients cannot make the server retry a doomed
+// compile; other failures (a deadline, a cancellation) are not.
+type Cache struct {
+	backends map[string]configurator.Backend
+	cfg      Config
+	log      *slog.Logger
+	observe  Observer
+	compile  compileFunc // c.build; tests wrap it
+	heavy    func(Key) bool
+	inUse    time.Duration   // see defaultInUse
+	ctx      context.Context // parent of every compile and count; cancelled by Close
+	stop     context.CancelFunc
+	wg       sync.WaitGroup // the compiles
+	// detached are the counts of empty boards that went on without the
+	// compile's waiters (see countEmpty); Close waits for them too.
+	detached sync.WaitGroup
+	// counting holds, for each key whose compile is counting its empty
+	// board's solutions, when the count began (time.Time).
+	counting sync.Map
+
+	mu      sync.Mutex
+	lru     *list.List // of *Space, most recently used at the front
+	index   map[Key]*list.Element
+	used    int64
+	flights map[Key]*flight
+	failed  map[Key]error
+	// lanes[n] is held by each heavy compile of an n×n board.
+	lanes map[int]chan struct{}
+	// sizes are the bytes of the spaces that did not fit (see add).
+	sizes map[Key]int64
+}
+
+// Get returns the compiled space of k, compiling it when needed and waiting
+// for it until ctx ends.
+func (c *Cache) Get(ctx context.Context, k Key) (*Space, error) {
+	c.mu.Lock()
+	if e, ok := c.index[k]; ok {
+		c.lru.MoveToFront(e)
+		c.mu.Unlock()
+		res := e.Value.(*Space)
+		res.used.Store(time.Now().UnixNano())
+		return res, nil
+	}
+	if err, ok := c.failed[k]; ok {
+		c.mu.Unlock()
+		return nil, err
+	}
+	if err := c.refuse(k); err != nil {
+		c.mu.Unlock()
+		return nil, err
+	}
+	if err := c.ctx.Err(); err != nil {
+		c.mu.Unlock()
+		return nil, errors.New("server is shutting down")
+	}
+	f := c.join(k)
+	c.mu.Unlock()
+	defer c.leave(k, f)
+	select {
+	case <-f.done:
+		return f.res, f.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Compiling reports whether k is being compiled (or loaded) and since
+// when.
+func (c *Cache) Compiling(k Key) (started time.Time, running bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if f, ok := c.flights[k]; ok {
+		return f.started, true
+	}
+	return time.Time{}, false
+}
+
+// Cached reports whether k's space is in the cache, without touching its
+// place in the LRU order.
+func (c *Cache) Cached(k Key) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.index[k]
+	return ok
+}
+
+// Took returns the compile time of a cached space.
+func (c *Cache) Took(k Key) (time.Duration, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.index[k]; ok {
+		return e.Value.(*Space).Took, true
+	}
+	return 0, false
+}
+
+// Largest returns the largest board of a backend in the cache, 0 if none.
+func (c *Cache) Largest(backend string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for k := range c.index {
+		if k.Backend == backend {
+			n = max(n, k.N)
+		}
+	}
+	return n
+}
+
+// Used returns the bytes held and the number of spaces cached.
+func (c *Cache) Used() (bytes int64, spaces int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.used, c.lru.Len()
+}
+
+// Close cancels the compiles in progress and the detached counts, and
+// waits for them to return.
+func (c *Cache) Close() {
+	c.stop()
+	c.wg.Wait()
+	c.detached.Wait()
+}
+
+// join registers a waiter on k's flight, starting the flight when there is
+// none. c.mu must be held.
+func (c *Cache) join(k Key) *flight {
+	f, ok := c.flights[k]
+	if !ok {
+		ctx, cancel := context.WithCancel(c.ctx)
+		f = &flight{done: make(chan struct{}), started: time.Now(), cancel: cancel}
+		c.flights[k] = f
+		c.wg.Add(1)
+		go c.run(ctx, k, f)
+	}
+	f.waiters++
+	if f.idle != nil {
+		f.idle.Stop()
+		f.idle = nil
+	}
+	return f
+}
+
+// leave unregisters a waiter; the last one to leave an unfinished flight
+// starts its grace period.
+func (c *Cache) leave(k Key, f *flight) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f.waiters--
+	if f.waiters > 0 || f.idle != nil {
+		return
+	}
+	select {
+	case <-f.done:
+		return
+	default:
+	}
+	f.idle = time.AfterFunc(c.cfg.Grace, func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if f.waiters > 0 || c.flights[k] != f {
+			return
+		}
+		delete(c.flights, k)
+		f.cancel()
+	})
+}
+
+// run compiles k for flight f, once a compile slot is free.
+func (c *Cache) run(ctx context.Context, k Key, f *flight) {
+	defer c.wg.Done()
+	defer f.cancel()
+	var res *Space
+	var err error
+	if c.heavy(k) {
+		lane := c.lane(k.N)
+		select {
+		case lane <- struct{}{}:
+			res, err = c.compile(ctx, k)
+			<-lane
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+	} else {
+		res, err = c.compile(ctx, k)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.flights[k] == f {
+		delete(c.flights, k)
+	}
+	if f.idle != nil {
+		f.idle.Stop()
+	}
+	f.res, f.err = res, err
+	close(f.done)
+	switch {
+	case err == nil:
+		c.add(res)
+	case errors.Is(err, configurator.ErrTooLarge):
+		c.failed[k] = err
+	}
+}
+
+// lane returns the lane of the heavy compiles of n×n boards.
+func (c *Cache) lane(n int) chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	l, ok := c.lanes[n]
+	if !ok {
+		l = make(chan struct{}, max(c.cfg.Slots, 1))
+		c.lanes[n] = l
+	}
+	return l
+}
+
+// room returns the bytes the cache can give a new space: those free, and
+// those of the spaces not in use. c.mu must be held.
+func (c *Cache) room() int64 {
+	free := c.cfg.Bytes - c.used
+	since := time.Now().Add(-c.inUse).UnixNano()
+	for e := c.lru.Back(); e != nil; e = e.Prev() {
+		if old := e.Value.(*Space); old.used.Load() < since {
+			free += old.Bytes
+		}
+	}
+	return free
+}
+
+// refuse returns the error that refuses to compile k again when k's space
+// once did not fit beside the spaces in use and still does not, nil
+// otherwise. c.mu must be held.
+func (c *Cache) refuse(k Key) error {
+	need, ok := c.sizes[k]
+	if !ok {
+		return nil
+	}
+	if room := c.room(); need > room {
+		return c.crowded(k, need, room)
+	}
+	return nil
+}
+
+// crowded is the error of a space of need bytes that fits only by
+// evicting spaces in use.
+func (c *Cache) crowded(k Key, need, room int64) error {
+	return &Crowded{Key: k, Need: need, Room: max(room, 0), Bound: c.cfg.Bytes, Retry: c.inUse}
+}
+
+// Crowded is the error of a space that fits in the cache only by evicting
+// spaces in use: it wraps configurator.ErrBusy, and Retry says when the
+// spaces in use may no longer be.
+type Crowded struct {
+	Key        Key
+	Need, Room int64 // bytes the space needs, bytes free beside the spaces in use
+	Bound      int64 // the cache's bound
+	Retry      time.Duration
+}
+
+func (e *Crowded) Error() string {
+	return fmt.Sprintf("%s %d×%d %v: %s needed, %s free in the cache beside the spaces in use: %v",
+		e.Key.Backend, e.Key.N, e.Key.N, e.Key.Order, bytesize.Format(e.Need), bytesize.Format(e.Room), configurator.ErrBusy)
+}
+
+func (e *Crowded) Unwrap() error { return configurator.ErrBusy }
+
+// Retire drops e from the cache, if it is still there, so that the next
+// request for its key compiles it afresh. Requests using e go on with it.
+func (c *Cache) Retire(e *Space) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.index[e.Key]
+	if !ok || el.Value.(*Space) != e {
+		return
+	}
+	c.lru.Remove(el)
+	delete(c.index, e.Key)
+	c.used -= e.Bytes
+	e.close()
+}
+
+// RetireUnsized drops every space that does not report its memory (see
+// Space.Sized) and returns how many it dropped.
+func (c *Cache) RetireUnsized() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for el := c.lru.Front(); el != nil; {
+		next := el.Next()
+		if e := el.Value.(*Space); !e.Sized {
+			c.lru.Remove(el)
+			delete(c.index, e.Key)
+			c.used -= e.Bytes
+			e.close()
+			n++
+		}
+		el = next
+	}
+	return n
+}
+
+// add puts a space into the cache and evicts the least recently used ones
+// beyond the byte bound. A space larger than the whole bound is handed to
+// its waiters but not kept; so is one that fits only by evicting spaces in
+// use, whose size is remembered (see refuse). c.mu must be held.
+func (c *Cache) add(res *Space) {
+	res.used.Store(time.Now().UnixNano())
+	if res.Bytes > c.cfg.Bytes {
+		return
+	}
+	if old, ok := c.index[res.Key]; ok {
+		c.used -= old.Value.(*Space).Bytes
+		old.Value.(*Space).close()
+		c.lru.Remove(old)
+		delete(c.index, res.Key)
+	}
+	if res.Bytes > c.room() {
+		c.sizes[res.Key] = res.Bytes
+		return
+	}
+	delete(c.sizes, res.Key)
+	c.index[res.Key] = c.lru.PushFront(res)
+	c.used += res.Bytes
+	since := time.Now().Add(-c.inUse).UnixNano()
+	for e := c.lru.Back(); c.used > c.cfg.Bytes && e != nil; {
+		prev := e.Prev()
+		if old := e.Value.(*Space); old.used.Load() < since {
+			c.lru.Remove(e)
+			delete(c.index, old.Key)
+			c.used -= old.Bytes
+			old.close()
+		}
+		e = prev
+	}
+}

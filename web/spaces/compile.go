@@ -1,0 +1,197 @@
+package spaces
+
+import (
+	"container/list"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/nqueens/configurator/configurator"
+)
+
+// Config is what bounds the cache and its compiles.
+type Config struct {
+	Bytes    int64         // bound of the cache, in bytes
+	Deadline time.Duration // of one compile, whoever waits for it
+	Slots    int           // heavy compiles running at once per board size
+	Grace    time.Duration // how long an abandoned compile survives
+	// Recycle is the number of requests after which a space that does
+	// not report its size is compiled afresh; 0: never.
+	Recycle int
+}
+
+// Observer is told of every compile: the key, the space (nil when the
+// compile failed), how long the compile took and its error.
+type Observer func(k Key, sp configurator.Space, took time.Duration, err error)
+
+// New returns a cache of the spaces of backends, which compiles nothing
+// until asked; Close releases what it holds. observe, when not nil, is
+// told of every compile.
+func New(backends []configurator.Backend, cfg Config, log *slog.Logger, observe Observer) *Cache {
+	ctx, stop := context.WithCancel(context.Background())
+	c := &Cache{
+		backends: make(map[string]configurator.Backend, len(backends)),
+		cfg:      cfg,
+		log:      log,
+		observe:  observe,
+		inUse:    defaultInUse,
+		ctx:      ctx,
+		stop:     stop,
+		lru:      list.New(),
+		index:    make(map[Key]*list.Element),
+		flights:  make(map[Key]*flight),
+		failed:   make(map[Key]error),
+		lanes:    make(map[int]chan struct{}),
+		sizes:    make(map[Key]int64),
+	}
+	for _, b := range backends {
+		c.backends[b.Name()] = b
+	}
+	c.compile, c.heavy = c.build, c.Heavy
+	return c
+}
+
+// Key is the key of backend's space of the n×n board in order o: a
+// backend whose spaces do not depend on the order compiles one space for
+// every order, under RowMajor.
+func (c *Cache) Key(backend string, n int, o configurator.Order) Key {
+	k := Key{Backend: backend, N: n, Order: o}
+	if b, ok := c.backends[backend]; ok && !b.Limits().Ordered {
+		k.Order = configurator.RowMajor
+	}
+	return k
+}
+
+// Heavy reports whether compiling k takes long and much memory, as its
+// backend estimates it (configurator.Cost).
+func (c *Cache) Heavy(k Key) bool {
+	b, ok := c.backends[k.Backend]
+	return ok && b.Cost(k.N, k.Order).Heavy
+}
+
+// Slots is the number of heavy compiles of one board size that run at
+// once.
+func (c *Cache) Slots() int { return max(c.cfg.Slots, 1) }
+
+// Counting reports whether k's fresh space is counting its empty board's
+// solutions, and since when.
+func (c *Cache) Counting(k Key) (since time.Time, ok bool) {
+	v, ok := c.counting.Load(k)
+	if !ok {
+		return time.Time{}, false
+	}
+	return v.(time.Time), true
+}
+
+// Use counts a request on e and retires e from the cache after
+// Config.Recycle requests when its memory is not known to stay put.
+func (c *Cache) Use(e *Space) {
+	if !e.Sized && c.cfg.Recycle > 0 && e.uses.Add(1) == int64(c.cfg.Recycle) {
+		c.Retire(e)
+	}
+}
+
+// build is the cache's compile function: it builds the model, compiles it
+// under the compile deadline, and counts the empty board's solutions once,
+// for the page's "one of 92".
+func (c *Cache) build(ctx context.Context, k Key) (*Space, error) {
+	b, ok := c.backends[k.Backend]
+	if !ok {
+		return nil, fmt.Errorf("no backend %q", k.Backend)
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.Deadline)
+	defer cancel()
+	m, err := configurator.New(k.N, k.Order)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	sp, took, err := configurator.Compile(ctx, b, m)
+	if c.observe != nil {
+		c.observe(k, sp, time.Since(start), err)
+	}
+	if err != nil {
+		c.log.Warn("compile failed", "backend", k.Backend, "n", k.N, "order", k.Order.String(), "after", time.Since(start), "err", err)
+		return nil, err
+	}
+	res := &Space{Key: k, Space: sp, Took: took, Bytes: b.Cost(k.N, k.Order).Bytes}
+	if sz, ok := sp.(configurator.Sizer); ok {
+		res.Bytes, res.Sized = sz.Bytes(), true
+	}
+	// The count is a nicety ("one of 92"): when the backend cannot give it
+	// in time, the page goes without.
+	c.counting.Store(k, time.Now())
+	a, left, err := c.countEmpty(ctx, res)
+	c.counting.Delete(k)
+	switch {
+	case left:
+		c.log.Info("the empty board's count goes on without the compile's waiters", "backend", k.Backend, "n", k.N, "err", err)
+	case err != nil && !errors.Is(err, configurator.ErrNoSolution):
+		c.log.Warn("counting the empty board's solutions", "backend", k.Backend, "n", k.N, "err", err)
+	}
+	res.setTotal(a, err)
+	verb := "compiled"
+	if res.Loaded() {
+		verb = "loaded from its compiled file"
+	}
+	c.log.Info(verb, "backend", k.Backend, "n", k.N, "order", k.Order.String(), "took", took, "bytes", res.Bytes)
+	return res, nil
+}
+
+// countEmpty analyses the empty board of a fresh space, for the count of
+// all its solutions. The analysis is work that every request on the space
+// shares (a BDD keeps it, and a request that asks for it meanwhile waits
+// for the one under way), so it runs detached from the requests waiting
+// for the compile: under the cache's lifetime and the compile deadline,
+// never cancelled by a waiter that gives up (a client gone, a request's
+// deadline) or by the last one leaving, so that a later request finds it
+// done or under way instead of starting it again. When ctx ends first,
+// countEmpty returns with left set and the analysis goes on: it then
+// fills in res's total when it ends (the space is cached by then, and a
+// solved board says "one of N" from then on), or, if it fails, logs why
+// itself.
+func (c *Cache) countEmpty(ctx context.Context, res *Space) (a *configurator.Analysis, left bool, err error) {
+	type answer struct {
+		a   *configurator.Analysis
+		err error
+	}
+	k := res.Key
+	done := make(chan answer, 1)
+	var mu sync.Mutex // held to answer, and to leave: one or the other
+	gone := false
+	c.detached.Add(1)
+	go func() {
+		defer c.detached.Done()
+		dctx, cancel := context.WithTimeout(c.ctx, c.cfg.Deadline)
+		defer cancel()
+		start := time.Now()
+		a, err := res.Space.Analyze(dctx, nil)
+		mu.Lock()
+		defer mu.Unlock()
+		if !gone {
+			done <- answer{a, err}
+			return
+		}
+		res.setTotal(a, err)
+		if err != nil && !errors.Is(err, configurator.ErrNoSolution) {
+			c.log.Warn("counting the empty board's solutions", "backend", k.Backend, "n", k.N, "after", time.Since(start), "err", err)
+		}
+	}()
+	select {
+	case r := <-done:
+		return r.a, false, r.err
+	case <-ctx.Done():
+		mu.Lock()
+		defer mu.Unlock()
+		select {
+		case r := <-done:
+			return r.a, false, r.err
+		default:
+			gone = true
+			return nil, true, ctx.Err()
+		}
+	}
+}
