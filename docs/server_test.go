@@ -10,8 +10,8 @@ import (
 	"github.com/nqueens/configurator/backends/bdd"
 	"github.com/nqueens/configurator/backends/sat"
 	"github.com/nqueens/configurator/backends/sat/plain"
-	"github.com/nqueens/configurator/web/guard"
-	"github.com/nqueens/configurator/web/server"
+	"github.com/nqueens/configurator/internal/web/guard"
+	"github.com/nqueens/configurator/internal/web/server"
 )
 
 // This file is the one place the tests of the description know the

@@ -81,7 +81,7 @@ var attacks = []attack{
 		run:   memory14},
 }
 
-// The hostile SAT placements of issue 14 (web/server's
+// The hostile SAT placements of issue 14 (internal/web/server's
 // hostile_sat_test.go runs them too): a hill-climbed 32×32 placement of
 // 13 queens (as in a page's address), and 36 queens on 72×72 leaving 19
 // free ranks 18 usable files.

@@ -22,7 +22,7 @@
 // pass against the server (soak -attack list names them): attacking
 // clients from loopback addresses of their own, a victim from another
 // address measuring its latencies, and the server's peak memory. It prints
-// the figures; it judges nothing (the tests of cmd/soak and web/server
+// the figures; it judges nothing (the tests of cmd/soak and internal/web/server
 // do, on shorter runs).
 package main
 

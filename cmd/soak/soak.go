@@ -19,7 +19,7 @@ import (
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/bytesize"
 	"github.com/nqueens/configurator/internal/launch"
-	"github.com/nqueens/configurator/web/server"
+	"github.com/nqueens/configurator/internal/web/server"
 )
 
 // config is one soak.

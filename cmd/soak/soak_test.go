@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/nqueens/configurator/internal/launch"
-	"github.com/nqueens/configurator/web/server"
+	"github.com/nqueens/configurator/internal/web/server"
 )
 
 var (

@@ -1,5 +1,5 @@
 // Command web serves the N-Queens configurator (see package
-// github.com/nqueens/configurator/web/server): the page on which a
+// github.com/nqueens/configurator/internal/web/server): the page on which a
 // person places queens and sees after every click which squares stay
 // possible, and the JSON API with the same answers.
 //
@@ -46,7 +46,7 @@ import (
 	"github.com/nqueens/configurator/backends/sat"
 	"github.com/nqueens/configurator/backends/sat/plain"
 	"github.com/nqueens/configurator/configurator/bytesize"
-	"github.com/nqueens/configurator/web/server"
+	"github.com/nqueens/configurator/internal/web/server"
 )
 
 func main() {

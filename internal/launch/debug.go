@@ -10,7 +10,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/nqueens/configurator/web/server"
+	"github.com/nqueens/configurator/internal/web/server"
 )
 
 // Stats reads the server's vital signs from its debug listener; with gc,

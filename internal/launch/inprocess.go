@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/nqueens/configurator/web/server"
+	"github.com/nqueens/configurator/internal/web/server"
 )
 
 // Local is a server running in the caller's process (InProcess): what a

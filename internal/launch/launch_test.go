@@ -20,7 +20,7 @@ import (
 
 	"github.com/nqueens/configurator/backends/bdd"
 	"github.com/nqueens/configurator/configurator"
-	"github.com/nqueens/configurator/web/server"
+	"github.com/nqueens/configurator/internal/web/server"
 )
 
 // TestMain doubles as a fake web server when the environment asks for

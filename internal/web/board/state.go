@@ -1,0 +1,254 @@
+// Package board is the board page's state as its address carries it:
+// /?n=8&q=a1,c5[&auto=c5]&backend=NAME[&order=col][&heat=1][&diagram=1].
+// The server keeps no session; the state is the session, so that the
+// browser's back and forward buttons are undo and redo and a link shares a
+// board. The package reads and writes the state, the action a click asks
+// for (place, remove, why, make room, complete), the timing trail the
+// page carries from click to click, and the lineup of backends the page
+// offers; its refusals are problems in words. It renders nothing and runs
+// nothing: the server steps, the views show.
+package board
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/internal/web/problem"
+	"github.com/nqueens/configurator/internal/web/words"
+)
+
+// Mode is the backend choice of the page: the name of one registered
+// backend, or All, every backend side by side.
+type Mode string
+
+// All runs every registered backend, the primary first, and compares
+// each with it. The page calls it Both, after the two it was made for.
+const All Mode = "both"
+
+// Label is the mode's name on the page.
+func (m Mode) Label() string {
+	if m == All {
+		return "Both"
+	}
+	return strings.ToUpper(string(m))
+}
+
+// State is everything the page shows, exactly as the address carries it.
+type State struct {
+	N      int
+	Queens []configurator.Cell // the user's queens, in placement order
+	// Auto lists the queens of Queens that Complete filled in, so that
+	// the page shows them apart from those placed by hand.
+	Auto    []configurator.Cell
+	Mode    Mode
+	Order   configurator.Order
+	Heat    bool
+	Diagram bool
+}
+
+// single returns the one value of a query parameter, "" when absent, and a
+// problem when the parameter is repeated (which would make the state
+// ambiguous).
+func single(v url.Values, name string) (string, error) {
+	switch vs := v[name]; len(vs) {
+	case 0:
+		return "", nil
+	case 1:
+		return vs[0], nil
+	}
+	return "", problem.New(http.StatusBadRequest, "The parameter %q appears more than once in the address; give it once.", name)
+}
+
+// stateParams are the query parameters of a board state.
+var stateParams = []string{"n", "q", "auto", "backend", "order", "heat", "diagram"}
+
+// Parse reads a board state from query parameters. Absent parameters
+// take their defaults; anything malformed is a 400 problem in words, and a
+// board beyond the backend's limit a 413. The state returned is valid even
+// with an error: the fields read before the fault, defaults for the rest,
+// so that the page can still show a board.
+func Parse(v url.Values, l *Lineup) (State, error) {
+	st := l.Default()
+	for _, name := range stateParams {
+		if _, err := single(v, name); err != nil {
+			return st, err
+		}
+	}
+	if s := v.Get("backend"); s != "" {
+		m, ok := l.ParseMode(s)
+		if !ok {
+			return st, problem.New(http.StatusBadRequest, "%s is not a backend: choose %s.", words.Quote(s), l.Choices(true, false))
+		}
+		st.Mode = m
+	}
+	if s := v.Get("n"); s != "" {
+		n, err := parseSize(s, st.Mode, l)
+		if err != nil {
+			return st, err
+		}
+		st.N = n
+	}
+	if s := v.Get("order"); s != "" {
+		o, err := configurator.ParseOrder(strings.ToLower(s))
+		if err != nil {
+			return st, problem.New(http.StatusBadRequest, "%s is not a variable order: choose row, col, diag or middle.", words.Quote(s))
+		}
+		st.Order = o
+	}
+	heat, err := parseFlag(v.Get("heat"), "heat")
+	if err != nil {
+		return st, err
+	}
+	st.Heat = heat
+	diagram, err := parseFlag(v.Get("diagram"), "diagram")
+	if err != nil {
+		return st, err
+	}
+	st.Diagram = diagram
+	queens, err := parseQueens(v.Get("q"), st.N)
+	if err != nil {
+		return st, err
+	}
+	st.Queens = queens
+	auto, err := parseQueens(v.Get("auto"), st.N)
+	if err != nil {
+		return st, err
+	}
+	// A square of auto without a queen is dropped, as a step would.
+	st.Auto = auto
+	st.KeepAuto(nil, false)
+	return st, nil
+}
+
+// KeepAuto updates the queens Complete filled in after a step from the
+// queens before it: a completion adds the queens it placed, and every step
+// keeps only those still on the board, so that the address stays honest.
+func (st *State) KeepAuto(before []configurator.Cell, completed bool) {
+	var auto []configurator.Cell
+	for _, q := range st.Queens {
+		if slices.Contains(st.Auto, q) || completed && !slices.Contains(before, q) {
+			auto = append(auto, q)
+		}
+	}
+	st.Auto = auto
+}
+
+// parseSize reads a board size and checks it against the mode's largest
+// board.
+func parseSize(s string, m Mode, l *Lineup) (int, error) {
+	hi := l.Max(m)
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil {
+		return 0, problem.New(http.StatusBadRequest, "Board size %s is not a whole number: pick a size from 1 to %d.", words.Quote(s), hi)
+	}
+	if n < 1 || n > configurator.MaxN {
+		return 0, problem.New(http.StatusBadRequest, "Board size %d is out of range: pick a size from 1 to %d.", n, hi)
+	}
+	if n > hi {
+		return 0, l.TooLarge(n, m)
+	}
+	return n, nil
+}
+
+// parseFlag reads an on/off parameter.
+func parseFlag(s, name string) (bool, error) {
+	switch strings.ToLower(s) {
+	case "", "0", "off", "false":
+		return false, nil
+	case "1", "on", "true":
+		return true, nil
+	}
+	return false, problem.New(http.StatusBadRequest, "The parameter %q takes 1 or 0, not %s.", name, words.Quote(s))
+}
+
+// parseQueens reads the queens of an n×n board in chess notation and checks
+// them: on the board, each at most once, and no more than a solution holds.
+func parseQueens(s string, n int) ([]configurator.Cell, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	parts := strings.Split(s, ",")
+	if len(parts) > n*n {
+		return nil, problem.New(http.StatusBadRequest, "The address lists %d queens, more than the %d squares of a %d×%d board.", len(parts), n*n, n, n)
+	}
+	queens := make([]configurator.Cell, 0, len(parts))
+	for _, p := range parts {
+		c, err := configurator.ParseCell(p)
+		if err != nil {
+			if strings.TrimSpace(p) == "" {
+				return nil, problem.New(http.StatusBadRequest, "The list of queens has an empty entry; name squares like a1 or c5, separated by commas.")
+			}
+			return nil, problem.New(http.StatusBadRequest, "%s is not a square: name squares by file letter and rank, like a1 or c5.", words.Quote(p))
+		}
+		if c.Row >= n || c.Col >= n {
+			return nil, problem.New(http.StatusBadRequest, "%s is off the %d×%d board.", words.Quote(p), n, n)
+		}
+		if slices.Contains(queens, c) {
+			return nil, problem.New(http.StatusBadRequest, "%v is listed twice among the queens.", c)
+		}
+		queens = append(queens, c)
+	}
+	if len(queens) > n {
+		return nil, problem.New(http.StatusUnprocessableEntity, "A solution on a %d×%d board has %d queens; the address lists %d.", n, n, n, len(queens))
+	}
+	return queens, nil
+}
+
+// Query is the canonical query string of the state: parameters in a fixed
+// order, defaults of order, heat and diagram left out, and the commas of
+// the queen list kept readable.
+func (st State) Query() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "n=%d", st.N)
+	if len(st.Queens) > 0 {
+		b.WriteString("&q=" + configurator.FormatCells(st.Queens))
+	}
+	if len(st.Auto) > 0 {
+		b.WriteString("&auto=" + configurator.FormatCells(st.Auto))
+	}
+	b.WriteString("&backend=" + string(st.Mode))
+	if st.Order != configurator.RowMajor {
+		b.WriteString("&order=" + st.Order.String())
+	}
+	if st.Heat {
+		b.WriteString("&heat=1")
+	}
+	if st.Diagram {
+		b.WriteString("&diagram=1")
+	}
+	return b.String()
+}
+
+// Href is the state's shareable address.
+func (st State) Href() string { return "/?" + st.Query() }
+
+// With returns a copy of the state changed by f; the queen slice is
+// copied, so f may change it freely.
+func (st State) With(f func(*State)) State {
+	st.Queens = slices.Clone(st.Queens)
+	st.Auto = slices.Clone(st.Auto)
+	f(&st)
+	st.KeepAuto(nil, false)
+	return st
+}
+
+// PlayHref is the address of an htmx request from this state to the
+// route /play, which every control of the page sends its click to: the
+// state, the timing trail of the recent steps, and the action's parameters
+// as name-value pairs.
+func (st State) PlayHref(trail string, kv ...string) string {
+	var b strings.Builder
+	b.WriteString("/play?" + st.Query())
+	if trail != "" {
+		b.WriteString("&t=" + url.QueryEscape(trail))
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		b.WriteString("&" + kv[i] + "=" + strings.ReplaceAll(url.QueryEscape(kv[i+1]), "%2C", ","))
+	}
+	return b.String()
+}

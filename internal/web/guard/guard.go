@@ -1,0 +1,190 @@
+// Package guard is the web server's HTTP guard: everything between a
+// client and a handler that bounds what a request may cost. In the order a
+// request meets them: the connection cap of the public listener (an idle
+// keep-alive connection gives up its slot to a new one; beyond, a 503 and
+// close), the header and request timeouts of the http.Server, the
+// hardening headers and the bound on a query string, the per-client
+// quotas (rate, burst and requests in flight, keyed by the connection's
+// address; Quota), the body limit and the drain of an oversized body, and
+// the request's deadline.
+//
+// The guard knows nothing of boards, backends or pages: its refusals are
+// problems (package problem) that the server's error handler answers as
+// every other, and the routes it leaves free are the server's to name.
+package guard
+
+import (
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	"github.com/nqueens/configurator/configurator/bytesize"
+	"github.com/nqueens/configurator/internal/web/problem"
+)
+
+// Config is what the guard bounds.
+type Config struct {
+	// The public listener's connections: at most MaxConns open at once
+	// (0: no cap), the others answered 503 and closed; an idle keep-alive
+	// connection closed after IdleTimeout; request headers of at most
+	// MaxHeaderBytes (net/http answers 431 beyond).
+	MaxConns       int
+	IdleTimeout    time.Duration
+	MaxHeaderBytes int
+
+	RequestDeadline time.Duration // every request but those Deadline skips
+	BodyLimit       int64         // bytes of a request body
+	QueryLimit      int           // bytes of a query string
+
+	// The requests of one client address on every route that does work:
+	// Client for every address but loopback ones, which have Loopback
+	// (the person who runs the server, scripting it; behind a reverse
+	// proxy on the same machine every client is loopback).
+	Client, Loopback Quota
+}
+
+// HTTPServer returns the http.Server of the public listener ln and the
+// listener it is to serve, capped at cfg.MaxConns connections: a header
+// must arrive within 10 s (slowloris) and hold at most cfg.MaxHeaderBytes
+// (431 beyond), a request within 30 s, and an idle keep-alive connection
+// is closed after cfg.IdleTimeout.
+func HTTPServer(cfg Config, h http.Handler, ln net.Listener, log *slog.Logger) (*http.Server, net.Listener) {
+	capped := limitConns(ln, cfg.MaxConns, log)
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		IdleTimeout:       cfg.IdleTimeout,
+		MaxHeaderBytes:    cfg.MaxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		ConnState:         connState(capped),
+	}, capped
+}
+
+// Guard is the guard's middleware for one server: its quotas' table of
+// clients lives as long as the server.
+type Guard struct {
+	cfg     Config
+	clients *clients
+	secure  echo.MiddlewareFunc
+}
+
+// New returns the guard of cfg.
+func New(cfg Config) *Guard {
+	return &Guard{cfg: cfg, clients: newClients(cfg.Client, cfg.Loopback),
+		secure: middleware.SecureWithConfig(middleware.SecureConfig{
+			XSSProtection:         "0",
+			ContentTypeNosniff:    "nosniff",
+			XFrameOptions:         "DENY",
+			ReferrerPolicy:        "no-referrer",
+			ContentSecurityPolicy: contentSecurityPolicy,
+		})}
+}
+
+// contentSecurityPolicy allows only this server's own scripts, styles and
+// images: no inline script, style or handler anywhere in the page.
+const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
+	"connect-src 'self'; font-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+// Harden is the middleware of the hardening headers (no sniffing, no
+// framing, no referrer, the content security policy, isolation from other
+// origins) and of the bound on the query string: a longer one is a 413.
+func (g *Guard) Harden(next echo.HandlerFunc) echo.HandlerFunc {
+	return g.secure(func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("Cross-Origin-Opener-Policy", "same-origin")
+		h.Set("Cross-Origin-Resource-Policy", "same-origin")
+		h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
+		if len(c.Request().URL.RawQuery) > g.cfg.QueryLimit {
+			return problem.New(http.StatusRequestEntityTooLarge, "This address is too long (%s of parameters; the limit is %s). Start again from a fresh board.",
+				bytesize.Format(int64(len(c.Request().URL.RawQuery))), bytesize.Format(int64(g.cfg.QueryLimit)))
+		}
+		return next(c)
+	})
+}
+
+// ctxStart is the Echo context key of the time a request was admitted.
+const ctxStart = "guard.start"
+
+// Start is when the request was admitted by Quotas (now, for a request
+// that did not pass through it): the start of its deadline.
+func Start(c echo.Context) time.Time {
+	if t, ok := c.Get(ctxStart).(time.Time); ok {
+		return t
+	}
+	return time.Now()
+}
+
+// Quotas is the middleware of the per-client quotas: every route but the
+// free ones (route patterns, as Echo names them) goes through it, keyed by
+// the connection's address (never a header the client sends). It also
+// notes when the request began (Start).
+func (g *Guard) Quotas(free ...string) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			now := time.Now()
+			c.Set(ctxStart, now)
+			for _, p := range free {
+				if c.Path() == p {
+					return next(c)
+				}
+			}
+			done, refused := g.clients.admit(c.RealIP(), now)
+			if refused != nil {
+				return refused
+			}
+			defer done()
+			return next(c)
+		}
+	}
+}
+
+// drainSlack is how much of a body beyond the limit Drain reads before it
+// gives up on the connection.
+const drainSlack = 1 << 20
+
+// Drain is the middleware that reads what is left of a request body the
+// handler did not read, up to drainSlack beyond the body limit, before the
+// answer is written. A client that sends a whole oversized body before it
+// reads then gets its 413: net/http alone would close the connection with
+// the body unread (past 256 KiB), and the client would see a reset
+// instead. A body that says it is larger than that is not waited for;
+// neither is one whose client waits for 100 Continue (it has sent nothing
+// yet).
+func (g *Guard) Drain(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		body := req.Body
+		err := next(c)
+		if body == nil || body == http.NoBody || req.ContentLength > g.cfg.BodyLimit+drainSlack ||
+			strings.EqualFold(req.Header.Get("Expect"), "100-continue") {
+			return err
+		}
+		// The server's ReadTimeout bounds this read in time as every other.
+		_, _ = io.CopyN(io.Discard, body, g.cfg.BodyLimit+drainSlack)
+		return err
+	}
+}
+
+// BodyLimit is the middleware that refuses a body past the limit with a
+// 413.
+func (g *Guard) BodyLimit() echo.MiddlewareFunc {
+	return middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: strconv.FormatInt(g.cfg.BodyLimit, 10)})
+}
+
+// Deadline is the middleware that gives every request but those skip
+// names (a stream that lasts as long as its client watches) the request
+// deadline.
+func (g *Guard) Deadline(skip middleware.Skipper) echo.MiddlewareFunc {
+	return middleware.ContextTimeoutWithConfig(middleware.ContextTimeoutConfig{
+		Skipper:      skip,
+		Timeout:      g.cfg.RequestDeadline,
+		ErrorHandler: func(err error, c echo.Context) error { return err },
+	})
+}

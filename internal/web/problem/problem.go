@@ -1,0 +1,134 @@
+// Package problem is the web server's error that a person can act on: the
+// HTTP status it earns, a message in plain words, a Retry-After hint and
+// a command line to show as code. Every layer of the server returns
+// problems for what it can foresee; Describe words any other error (the
+// configurator's, Echo's, a context's) and hides what it cannot word
+// behind a 500, whose cause goes to the log.
+package problem
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/internal/web/words"
+)
+
+// Problem is an error a person can act on.
+type Problem struct {
+	Status     int
+	Message    string
+	RetryAfter int // seconds; 0 sends no Retry-After header
+	// Command is a command line that Message gives a person to run, which
+	// the page shows as code; "" when there is none.
+	Command string
+	Err     error // the cause, for the log
+}
+
+func (p *Problem) Error() string { return p.Message }
+func (p *Problem) Unwrap() error { return p.Err }
+
+// Overloaded reports whether p comes from time or load (a deadline, a full
+// queue, a client's limit): answering it must not start more work.
+func (p *Problem) Overloaded() bool {
+	return p.Status >= http.StatusInternalServerError || p.Status == http.StatusTooManyRequests
+}
+
+// New returns a problem with a formatted message.
+func New(status int, format string, args ...any) *Problem {
+	return &Problem{Status: status, Message: fmt.Sprintf(format, args...)}
+}
+
+// Retry is a 503 problem with a Retry-After hint of seconds.
+func Retry(seconds int, cause error, format string, args ...any) *Problem {
+	return &Problem{Status: http.StatusServiceUnavailable, Message: fmt.Sprintf(format, args...), RetryAfter: seconds, Err: cause}
+}
+
+// Describe maps any error to a problem. Known errors of the configurator
+// package, of Echo and of contexts get a fitting status and words; anything
+// else is a 500 whose message hides the details (they go to the log).
+func Describe(err error) *Problem {
+	var p *Problem
+	if errors.As(err, &p) {
+		return p
+	}
+	var he *echo.HTTPError
+	if errors.As(err, &he) {
+		return describeHTTP(he)
+	}
+	var inf *configurator.Infeasible
+	var ref *configurator.Refusal
+	switch {
+	case errors.As(err, &ref) && ref.Why != nil:
+		return &Problem{Status: http.StatusUnprocessableEntity, Err: err, Message: fmt.Sprintf("%v is blocked: %s.", ref.Cell, ref.Why)}
+	case errors.As(err, &ref):
+		return &Problem{Status: http.StatusUnprocessableEntity, Err: err,
+			Message: fmt.Sprintf("%v is blocked: no remaining solution has a queen there.", ref.Cell)}
+	case errors.As(err, &inf) && inf.Attack != nil:
+		return &Problem{Status: http.StatusUnprocessableEntity, Err: err,
+			Message: fmt.Sprintf("No solution holds these queens: %v and %v attack each other.", inf.Attack[0], inf.Attack[1])}
+	case errors.As(err, &inf):
+		return &Problem{Status: http.StatusUnprocessableEntity, Err: err,
+			Message: fmt.Sprintf("No solution holds queens on %s together: there is no way to fill the remaining ranks.", configurator.ListCells(inf.Queens))}
+	}
+	for _, k := range known {
+		if errors.Is(err, k.err) {
+			return &Problem{Status: k.status, Message: k.message, RetryAfter: k.retryAfter, Err: err}
+		}
+	}
+	switch {
+	case errors.Is(err, configurator.ErrSize), errors.Is(err, configurator.ErrOffBoard),
+		errors.Is(err, configurator.ErrDuplicate), errors.Is(err, configurator.ErrNotation),
+		errors.Is(err, configurator.ErrOrder):
+		return &Problem{Status: http.StatusBadRequest, Message: words.Sentence(err.Error()), Err: err}
+	}
+	return &Problem{Status: http.StatusInternalServerError, Message: "Something went wrong on our side. The error is logged; please try again.", Err: err}
+}
+
+// known words the errors of the configurator package and of contexts that
+// say the same whatever they wrap, in the order Describe tries them.
+var known = []struct {
+	err        error
+	status     int
+	retryAfter int // seconds, for a 503
+	message    string
+}{
+	{configurator.ErrBusy, http.StatusServiceUnavailable, 2, "The server is busy with other requests right now. Please try again in a moment."},
+	{context.DeadlineExceeded, http.StatusServiceUnavailable, 5, "That took longer than the time allowed for one request. Try a smaller board, or try again in a moment."},
+	{context.Canceled, http.StatusServiceUnavailable, 1, "The request was cancelled before it finished."},
+	{configurator.ErrTooLarge, http.StatusRequestEntityTooLarge, 0, "That board is too large for this backend."},
+	{configurator.ErrNoSolution, http.StatusUnprocessableEntity, 0, "No solution holds these queens together."},
+	{configurator.ErrBlocked, http.StatusUnprocessableEntity, 0, "That square is blocked: no remaining solution has a queen there."},
+	{configurator.ErrOccupied, http.StatusUnprocessableEntity, 0, "That square already holds your queen."},
+	{configurator.ErrNoQueen, http.StatusUnprocessableEntity, 0, "There is no queen of yours on that square."},
+	{configurator.ErrNotExplained, http.StatusUnprocessableEntity, 0, "That square is neither blocked nor forced, so there is nothing to explain."},
+}
+
+// describeHTTP words the errors Echo and its middleware produce.
+func describeHTTP(he *echo.HTTPError) *Problem {
+	p := &Problem{Status: he.Code, Err: he}
+	switch he.Code {
+	case http.StatusNotFound:
+		p.Message = "There is nothing at this address."
+	case http.StatusMethodNotAllowed:
+		p.Message = "This address does not accept that method."
+	case http.StatusRequestEntityTooLarge:
+		p.Message = "The request body is too large."
+	case http.StatusTooManyRequests:
+		p.Message = "Too many requests from your address; please slow down and try again in a second."
+		p.RetryAfter = 1
+	case http.StatusServiceUnavailable:
+		p.Message = "The server could not answer in time; please try again in a moment."
+		p.RetryAfter = 5
+	default:
+		if he.Code >= 500 {
+			p.Message = "Something went wrong on our side. The error is logged; please try again."
+		} else {
+			p.Message = http.StatusText(he.Code) + "."
+		}
+	}
+	return p
+}

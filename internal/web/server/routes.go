@@ -1,0 +1,227 @@
+package server
+
+import (
+	"io"
+	"io/fs"
+	"log/slog"
+	"mime"
+	"net/http"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/internal/web/problem"
+	"github.com/nqueens/configurator/internal/web/view"
+	"github.com/nqueens/configurator/internal/web/words"
+)
+
+// Handler returns the HTTP handler of the pages, the API and the static
+// files.
+func (s *Server) Handler() http.Handler { return s.routes() }
+
+// routes returns the routes behind the middleware: the server's own
+// (the client named in the context, metrics, the log, recovery, timing,
+// compression) around the guard's, in the order a request meets them.
+func (s *Server) routes() *echo.Echo {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	// The client's address is the connection's, never a header it sends:
+	// rate limits and logs must not be spoofable.
+	e.IPExtractor = echo.ExtractIPDirect()
+	e.HTTPErrorHandler = s.handleError
+	e.Use(withClient)
+
+	streaming := func(c echo.Context) bool { return c.Path() == "/events/compile" }
+	e.Use(s.measureRequests)
+	e.Use(middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
+		HandleError: true,
+		LogLatency:  true, LogMethod: true, LogURI: true, LogStatus: true, LogRemoteIP: true, LogError: true,
+		LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
+			level := slog.LevelInfo
+			if v.Status >= 500 {
+				level = failureLevel(v.Status)
+			}
+			attrs := []slog.Attr{
+				slog.String("method", v.Method), slog.String("uri", truncate(v.URI, 200)),
+				slog.Int("status", v.Status), slog.Duration("latency", v.Latency), slog.String("ip", v.RemoteIP),
+			}
+			if v.Error != nil {
+				attrs = append(attrs, slog.String("err", v.Error.Error()))
+			}
+			s.log.LogAttrs(c.Request().Context(), level, "request", attrs...)
+			return nil
+		},
+	}))
+	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{
+		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
+			s.log.Error("panic", "uri", truncate(c.Request().RequestURI, 200), "err", err, "stack", string(stack))
+			return err
+		},
+	}))
+	e.Use(s.guard.Harden)
+	e.Use(serverTiming)
+	// The static files and the health check are free of the quotas.
+	e.Use(s.guard.Quotas("/static/*", "/healthz"))
+	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{Skipper: streaming, MinLength: 1024}))
+	e.Use(s.guard.Drain)
+	e.Use(s.guard.BodyLimit())
+	e.Use(s.guard.Deadline(streaming))
+
+	// Every GET route answers HEAD too, with the same status and headers:
+	// the handler runs as for GET and net/http drops the body (the
+	// progress stream stops after its headers).
+	get := func(path string, h echo.HandlerFunc) {
+		e.GET(path, h)
+		e.HEAD(path, h)
+	}
+	get("/", s.board)
+	get("/play", s.board)
+	get("/events/compile", s.progress)
+	get("/diagram.svg", s.diagramSVG)
+	get("/orders", s.ordersFragment)
+	get("/static/*", s.serveStatic)
+	e.RouteNotFound("/*", s.notFound)
+	get("/healthz", func(c echo.Context) error { return c.String(http.StatusOK, "ok\n") })
+
+	api := e.Group("/api/v1")
+	api.POST("/analyze", s.apiAnalyze)
+	api.POST("/explain", s.apiExplain)
+	api.POST("/complete", s.apiComplete)
+	api.POST("/diagram", s.apiDiagram)
+	api.POST("/orders", s.apiOrders)
+	api.Any("/*", func(c echo.Context) error {
+		switch c.Request().URL.Path {
+		case "/api/v1/analyze", "/api/v1/explain", "/api/v1/complete", "/api/v1/diagram", "/api/v1/orders":
+			c.Response().Header().Set("Allow", http.MethodPost)
+			return problem.New(http.StatusMethodNotAllowed, "This address does not accept that method: send POST with a JSON body.")
+		}
+		return problem.New(http.StatusNotFound, "There is no API endpoint %s %s; use POST /api/v1/analyze, /api/v1/explain, /api/v1/complete, /api/v1/diagram or /api/v1/orders.",
+			c.Request().Method, words.Quote(c.Request().URL.Path))
+	})
+	return e
+}
+
+// fatalApp is the app of a page with no board: the controls of a fresh
+// board and the notice of p.
+func (s *Server) fatalApp(p *problem.Problem) *view.App {
+	st := s.lineup.Default()
+	v := view.NewApp(s.site, st, "", s.prep(st))
+	v.Notice, v.Fatal = view.NoticeOf(p), true
+	return v
+}
+
+// handleError answers every error a handler or middleware returns: JSON
+// {"error": ...} under /api/, a notice swapped into the page for htmx
+// requests (the board stays as it was), a page with the notice above a
+// fresh board otherwise. No stack or internal detail ever reaches the
+// client.
+func (s *Server) handleError(err error, c echo.Context) {
+	p := problem.Describe(err)
+	req := c.Request()
+	if c.Response().Committed {
+		// The request logger hands errors to this handler and passes them
+		// on to Echo, which hands them here again: only an error that
+		// came after an answer of its own is news.
+		if p.Status >= 500 && c.Get(ctxErrorHandled) == nil {
+			s.log.Log(req.Context(), failureLevel(p.Status), "request failed after answering", "uri", truncate(req.RequestURI, 200), "err", err)
+		}
+		return
+	}
+	c.Set(ctxErrorHandled, true)
+	var werr error
+	switch {
+	case strings.HasPrefix(req.URL.Path, "/api/"):
+		if p.Status >= 500 {
+			s.logFailure(req, p, err)
+		}
+		if p.RetryAfter > 0 {
+			c.Response().Header().Set("Retry-After", strconv.Itoa(p.RetryAfter))
+		}
+		werr = c.JSON(p.Status, apiError{Error: p.Message})
+	case p.Status >= 500 && !isHTMX(req):
+		// After a fault, show no board: drawing one could meet the fault
+		// again, and this runs outside the recover middleware.
+		s.logFailure(req, p, err)
+		if p.RetryAfter > 0 {
+			c.Response().Header().Set("Retry-After", strconv.Itoa(p.RetryAfter))
+		}
+		werr = s.render(c, p.Status, "page", view.NewPage(s.site, s.fatalApp(p)))
+	case isHTMX(req):
+		if p.Status >= 500 {
+			s.logFailure(req, p, err)
+		}
+		werr = s.renderNotice(c, p)
+	default:
+		// Handlers answer their own failures with the best board they can
+		// (fail); what reaches here (an address that names nothing, one
+		// too long) gets the notice above the controls, computing nothing.
+		if p.RetryAfter > 0 {
+			c.Response().Header().Set("Retry-After", strconv.Itoa(p.RetryAfter))
+		}
+		werr = s.render(c, p.Status, "page", view.NewPage(s.site, s.fatalApp(p)))
+	}
+	if werr != nil {
+		s.log.Warn("writing an error response", "err", werr)
+	}
+}
+
+// ctxErrorHandled marks, in an Echo context, a request whose error has
+// been answered.
+const ctxErrorHandled = "web.errorHandled"
+
+// serveStatic serves the embedded static files. Paths are cleaned and
+// looked up in the embedded tree only, so /static/../go.mod finds nothing.
+func (s *Server) serveStatic(c echo.Context) error {
+	name := strings.TrimPrefix(path.Clean("/"+c.Param("*")), "/")
+	if name == "" || !fs.ValidPath(name) {
+		return echo.ErrNotFound
+	}
+	f, err := s.static.Open(name)
+	if err != nil {
+		return echo.ErrNotFound
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || st.IsDir() {
+		return echo.ErrNotFound
+	}
+	rs, ok := f.(io.ReadSeeker)
+	if !ok {
+		return echo.ErrNotFound
+	}
+	h := c.Response().Header()
+	if ct := mime.TypeByExtension(path.Ext(name)); ct != "" {
+		h.Set(echo.HeaderContentType, ct)
+	}
+	if c.QueryParam("v") == s.site.Version {
+		h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	} else {
+		h.Set("Cache-Control", "no-cache")
+	}
+	req := c.Request()
+	if req.Method == http.MethodHead {
+		// Serve HEAD as GET, the body dropped by net/http, so that the
+		// headers are GET's to the letter: ServeContent would write no
+		// body for HEAD, and the gzip middleware then no Content-Encoding.
+		req = req.Clone(req.Context())
+		req.Method = http.MethodGet
+	}
+	http.ServeContent(c.Response(), req, name, time.Time{}, rs)
+	return nil
+}
+
+// withClient names the client in every request's context by its address
+// (configurator.WithClient), so that the backends share their capacity
+// fairly among clients: one address sending many requests waits behind its
+// own. The address is the connection's (see IPExtractor in routes).
+func withClient(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		c.SetRequest(r.WithContext(configurator.WithClient(r.Context(), c.RealIP())))
+		return next(c)
+	}
+}

@@ -1,0 +1,228 @@
+// Package server is the N-Queens configurator's web server: a page on
+// which a person places queens and sees, after every click, which squares
+// stay possible, which queens are forced, how many solutions remain and
+// why, answered by any registered backend or all of them side by side; and
+// a JSON API with the same answers. cmd/web runs it; tests, the soak
+// driver and the benchmarks start it in their own process with Run or New.
+//
+// The server owns the routes, the handlers and the step: a handler reads
+// the board's state from the address (package board), takes the compiled
+// spaces of its mode from the cache (package spaces), makes one call into
+// the session (configurator.Play, NewSession and the Session's methods)
+// on each backend, and hands what it got to the views (package view),
+// which render it. The HTTP guard (package guard) stands in front of every
+// route; errors reach people as problems (package problem). The server
+// imports no backend: what it offers of each follows from the backend's
+// facets (configurator's optional interfaces), and cmd/web names the
+// backends.
+//
+// Files: server.go (Server, New); config.go; run.go (Run, the
+// listeners); routes.go (the routes, the middleware, the error handler);
+// pages.go and api.go (the handlers of the board page and of the API),
+// orders.go and diagram.go (the order panel and the diagram, page and
+// API); step.go (one click on every backend of a mode, and the facts the
+// views are handed); respond.go (rendering, logging failures);
+// servertiming.go, metrics.go and debug.go. A page of another kind adds
+// its handlers and its step beside pages.go and step.go.
+package server
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/frontend"
+	"github.com/nqueens/configurator/internal/web/board"
+	"github.com/nqueens/configurator/internal/web/draw"
+	"github.com/nqueens/configurator/internal/web/guard"
+	"github.com/nqueens/configurator/internal/web/spaces"
+	"github.com/nqueens/configurator/internal/web/view"
+)
+
+// Engine is a backend as the server runs it.
+type Engine struct {
+	Backend  configurator.Backend
+	Deadline time.Duration // of one request's work on the backend
+	// Title says in a line what the backend does, for the page's switch.
+	Title string
+	// Budget is the bytes one compile may use, when a budget bounds the
+	// backend, for the message of a board that does not fit; 0 otherwise.
+	Budget int64
+}
+
+// Server is the web configurator: the backends, the cache of their compiled
+// spaces, and the templates. It keeps no per-user state: every request
+// carries its board in the URL.
+type Server struct {
+	cfg      Config
+	log      *slog.Logger
+	engines  map[string]Engine // by name
+	lineup   *board.Lineup     // the backends in the order registered: the first is the primary
+	spaces   *spaces.Cache
+	site     *view.Site
+	tmpl     *view.Templates
+	static   fs.FS
+	draw     *draw.Drawer
+	guard    *guard.Guard
+	metrics  *metrics // what /metrics on the debug listener serves
+	quit     chan struct{}
+	quitOnce sync.Once // closes quit when shutdown begins: progress streams end
+	// facets holds, by backend name, what the backend's spaces are known
+	// to offer, from the spaces it compiled (see learn).
+	facets sync.Map
+}
+
+// New returns a server over the given engines, the primary first. It
+// compiles nothing until asked; Close releases what it holds.
+func New(cfg Config, log *slog.Logger, engines ...Engine) (*Server, error) {
+	// First, before anything is allocated: a build without a script its
+	// pages load serves pages that do not work.
+	if err := frontend.Check(frontend.Files); err != nil {
+		return nil, fmt.Errorf("web server: %w", err)
+	}
+	if len(engines) == 0 {
+		return nil, errors.New("web server: no backend")
+	}
+	backends := make([]configurator.Backend, len(engines))
+	for i, e := range engines {
+		backends[i] = e.Backend
+	}
+	lineup, err := board.NewLineup(backends...)
+	if err != nil {
+		return nil, fmt.Errorf("web server: %w", err)
+	}
+	s := &Server{
+		cfg:     cfg,
+		log:     log,
+		engines: make(map[string]Engine),
+		lineup:  lineup,
+		quit:    make(chan struct{}),
+		draw:    draw.New(),
+		guard:   guard.New(cfg.Guard),
+		site:    &view.Site{Lineup: lineup, Titles: map[string]string{}, DiagramNodes: cfg.DiagramNodes},
+	}
+	for _, e := range engines {
+		name := e.Backend.Name()
+		s.engines[name] = e
+		s.site.Titles[name] = e.Title
+		s.warnBound(name, e.Backend.Limits())
+	}
+	s.metrics = newMetrics(s)
+	s.spaces = spaces.New(backends, cfg.Spaces, log, s.compiled)
+	if s.static, err = fs.Sub(frontend.Files, "static"); err != nil {
+		return nil, err
+	}
+	if s.site.Version, err = hashFiles(s.static); err != nil {
+		return nil, err
+	}
+	if s.tmpl, err = view.ParseTemplates(); err != nil {
+		return nil, fmt.Errorf("web server: %w", err)
+	}
+	return s, nil
+}
+
+// warnBound logs, at start, what makes a backend's largest board smaller
+// than its flag allows, so that the person who runs the server knows what
+// to change: a board served from a compiled file alone whose file is
+// missing (and the command that makes it), or the backend's own bound
+// (its node budget, in its words). A board lowered by the flag alone is
+// what was asked for, and not logged.
+func (s *Server) warnBound(name string, l configurator.Limits) {
+	if l.Bound == "" {
+		return
+	}
+	next := l.MaxN + 1
+	msg := fmt.Sprintf("%s serves boards up to %d×%d only, not up to its largest board setting: ", strings.ToUpper(name), l.MaxN, l.MaxN)
+	if f, ok := s.lineup.File(name, next, configurator.RowMajor); ok && f.Missing() {
+		msg += fmt.Sprintf("it compiles boards up to %d×%d itself and serves %d×%d from a compiled file alone, which is not there", l.MaxN, l.MaxN, next, next)
+		if f.Command == "" {
+			s.log.Warn(msg+", and the server keeps no directory of compiled files", "backend", name)
+			return
+		}
+		s.log.Warn(msg+"; make it once with the command below and restart the server", "backend", name, "command", f.Command)
+		return
+	}
+	s.log.Warn(msg+l.Bound, "backend", name)
+}
+
+// facets is what a backend's spaces offer that the page words when it is
+// missing.
+type facets struct {
+	marginals, diagram, graph bool
+}
+
+// compiled is the cache's observer: it counts every compile for the
+// metrics and learns from each space what its backend's spaces offer.
+func (s *Server) compiled(k spaces.Key, sp configurator.Space, took time.Duration, err error) {
+	s.metrics.compiled(k.Backend, took, err)
+	if sp == nil {
+		return
+	}
+	var f facets
+	_, f.marginals = sp.(configurator.Marginaler)
+	_, f.diagram = sp.(configurator.Diagrammer)
+	_, f.graph = sp.(configurator.Grapher)
+	s.facets.Store(k.Backend, f)
+}
+
+// having lists, in the order registered, the backends whose spaces are
+// known, from the spaces they compiled, to offer what has says.
+func (s *Server) having(has func(facets) bool) []string {
+	var names []string
+	for _, name := range s.lineup.Names() {
+		if f, ok := s.facets.Load(name); ok && has(f.(facets)) {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// beginShutdown ends the progress streams, which would otherwise hold the
+// graceful shutdown open until its deadline.
+func (s *Server) beginShutdown() { s.quitOnce.Do(func() { close(s.quit) }) }
+
+// Close cancels the compiles in progress and the detached work, waits
+// for them, and releases the renderer.
+func (s *Server) Close() {
+	s.beginShutdown()
+	s.spaces.Close()
+	s.draw.Close()
+}
+
+// hashFiles returns a short digest of every file under fsys.
+func hashFiles(fsys fs.FS) (string, error) {
+	h := sha256.New()
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s %d\n", p, len(b))
+		h.Write(b)
+		return nil
+	})
+	return hex.EncodeToString(h.Sum(nil))[:12], err
+}
+
+// deadline is the per-request deadline of a backend.
+func (s *Server) deadline(backend string) time.Duration {
+	if e, ok := s.engines[backend]; ok {
+		return e.Deadline
+	}
+	return s.engines[s.lineup.Primary()].Deadline
+}
+
+// key is the cache key of a backend's space for a state.
+func (s *Server) key(backend string, st board.State) spaces.Key {
+	return s.spaces.Key(backend, st.N, st.Order)
+}

@@ -1,0 +1,341 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"html"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nqueens/configurator/backends/bdd"
+	"github.com/nqueens/configurator/backends/sat"
+	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/configuratortest"
+	"github.com/nqueens/configurator/internal/web/spaces"
+)
+
+// heldBackend is the real BDD backend held at will, for the tests of what
+// the server says and does while a compile or the count of an empty board
+// is under way: its compiles wait for compileGate, every analysis of an
+// empty board waits for countGate, and it keeps compiled spaces in files
+// (a configurator.Filer) and says it holds file.
+type heldBackend struct {
+	*bdd.Backend
+	file        configurator.SpaceFile
+	compileGate chan struct{}
+	countGate   chan struct{}
+	// counts are the analyses of an empty board begun; cancelled those
+	// whose context ended while they were held.
+	counts, cancelled atomic.Int32
+}
+
+func newHeldBackend(file configurator.SpaceFile) *heldBackend {
+	return &heldBackend{Backend: bdd.New(bdd.Options{}), file: file,
+		compileGate: make(chan struct{}), countGate: make(chan struct{})}
+}
+
+func (b *heldBackend) File(*configurator.Model) configurator.SpaceFile { return b.file }
+
+func (b *heldBackend) Compile(ctx context.Context, m *configurator.Model) (configurator.Space, error) {
+	select {
+	case <-b.compileGate:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	sp, err := b.Backend.Compile(ctx, m)
+	if err != nil {
+		return nil, err
+	}
+	return &heldSpace{Space: sp, b: b}, nil
+}
+
+// heldSpace is a space of heldBackend.
+type heldSpace struct {
+	configurator.Space
+	b *heldBackend
+}
+
+func (s *heldSpace) Analyze(ctx context.Context, queens []configurator.Cell) (*configurator.Analysis, error) {
+	if len(queens) == 0 {
+		s.b.counts.Add(1)
+		select {
+		case <-s.b.countGate:
+		case <-ctx.Done():
+			s.b.cancelled.Add(1)
+			return nil, ctx.Err()
+		}
+	}
+	return s.Space.Analyze(ctx, queens)
+}
+
+// Diagram is the BDD's, so that the API reports the nodes an analysis
+// visited.
+func (s *heldSpace) Diagram(ctx context.Context, queens []configurator.Cell, maxNodes int) (string, int, error) {
+	return s.Space.(configurator.Diagrammer).Diagram(ctx, queens, maxNodes)
+}
+
+// serveWith starts the server on engines, the primary first, and returns
+// it with its address and what it logs.
+func serveWith(t testing.TB, cfg Config, engines ...Engine) (*Server, *httptest.Server, *configuratortest.Log) {
+	t.Helper()
+	var log configuratortest.Log
+	s, err := New(cfg, slog.New(slog.NewTextHandler(&log, nil)), engines...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(func() {
+		s.beginShutdown()
+		ts.Close()
+		s.Close()
+	})
+	return s, ts, &log
+}
+
+// satEngine is the SAT backend as the tests register it.
+func satEngine() Engine {
+	return Engine{Backend: sat.New(sat.Options{MaxN: 16, Queue: 32, Serve: 1, CountCap: 1000, Timeout: 10 * time.Second}), Deadline: 10 * time.Second, Title: "SAT solver"}
+}
+
+// postJSON posts body to path and returns the status and the body.
+func postJSON(t *testing.T, ctx context.Context, ts *httptest.Server, path, body string) (int, string, error) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	return res.StatusCode, string(b), err
+}
+
+// waitFor polls cond every few milliseconds for up to twenty seconds.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting: %s", what)
+		}
+	}
+}
+
+// TestCompileUnderWaySaysLoadOrCompile: while a space is being made, the
+// page's progress and the API's 503 say what is happening, a load from
+// its compiled file (with the file's size) when the backend says it holds
+// one, a compile otherwise, and then the count of its empty board.
+func TestCompileUnderWaySaysLoadOrCompile(t *testing.T) {
+	tests := []struct {
+		name     string
+		file     configurator.SpaceFile
+		page     string
+		api      string
+		option   string // the order menu's entry of the board
+		notWords []string
+	}{
+		{"a load", configurator.SpaceFile{Path: "/cache/queens-12-row.bdd", Bytes: 3 << 30, Command: "nqueens count -n 12 -budget 12G"},
+			"Loading the 12×12 BDD (rank by rank) from its compiled file (3 GiB): ",
+			"The 12×12 BDD is still being loaded from its compiled file (3 GiB, for ",
+			`<option value="row" selected>rank by rank (loads first)</option>`,
+			[]string{"Compiling the", "being compiled"}},
+		{"a compile", configurator.SpaceFile{Command: "nqueens count -n 12 -budget 12G"},
+			"Compiling the 12×12 BDD (rank by rank): ",
+			"The 12×12 BDD is still being compiled (for ",
+			`<option value="row" selected>rank by rank (compiles first)</option>`,
+			[]string{"Loading the", "compiled file"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := newHeldBackend(tt.file)
+			cfg := testConfig().Config
+			cfg.QuickWait = time.Nanosecond
+			cfg.Guard.RequestDeadline = 300 * time.Millisecond
+			s, ts, _ := serveWith(t, cfg, Engine{Backend: b, Deadline: 10 * time.Second, Title: "BDD"}, satEngine())
+			res, body := get(t, ts, "/?n=12&backend=bdd")
+			if res.StatusCode != 200 || !strings.Contains(body, `class="compiling card"`) || !strings.Contains(html.UnescapeString(body), tt.page) {
+				t.Errorf("page while held: %d, want %q in\n%s", res.StatusCode, tt.page, excerpt(body))
+			}
+			if !strings.Contains(body, tt.option) {
+				t.Errorf("the order menu while held lacks %s", tt.option)
+			}
+			status, api, err := postJSON(t, context.Background(), ts, "/api/v1/analyze", `{"n":12,"backend":"bdd"}`)
+			if err != nil || status != 503 || !strings.Contains(api, tt.api) || !strings.Contains(api, "so far); try again in a few seconds.") {
+				t.Errorf("API while held: %d %s %v, want 503 with %q", status, api, err, tt.api)
+			}
+			for _, w := range tt.notWords {
+				if strings.Contains(body, w) || strings.Contains(api, w) {
+					t.Errorf("%q said while held: page %q, API %s", w, tt.page, api)
+				}
+			}
+			close(b.compileGate)
+			waitFor(t, "the count of the empty board", func() bool { return b.counts.Load() == 1 })
+			counting := "Counting all the solutions of the 12×12 BDD (rank by rank), a sweep of its whole diagram: "
+			if _, body := get(t, ts, "/?n=12&backend=bdd"); !strings.Contains(html.UnescapeString(body), counting) {
+				t.Errorf("page while counting: want %q in\n%s", counting, excerpt(body))
+			}
+			want := "The 12×12 BDD is made and counting all its solutions (for "
+			if status, api, err := postJSON(t, context.Background(), ts, "/api/v1/analyze", `{"n":12,"backend":"bdd"}`); err != nil || status != 503 || !strings.Contains(api, want) {
+				t.Errorf("API while counting: %d %s %v, want 503 with %q", status, api, err, want)
+			}
+			close(b.countGate)
+			waitFor(t, "the compile", func() bool { return s.spaces.Cached(spaces.Key{Backend: "bdd", N: 12}) })
+			status, api, err = postJSON(t, context.Background(), ts, "/api/v1/analyze", `{"n":12,"backend":"bdd"}`)
+			if err != nil || status != 200 || !strings.Contains(api, `"solutions":"14200"`) {
+				t.Errorf("API once ready: %d %s %v, want the 14,200 solutions of 12×12", status, api, err)
+			}
+		})
+	}
+}
+
+// waiterLeavesTheCount serves a held backend's 6×6 board under cfg and
+// asks for it once, giving up while the empty board is counted: it
+// returns once the space is cached without its waiter, the count held
+// (close b.countGate to let it end), with the space's key.
+func waiterLeavesTheCount(t *testing.T, cfg Config) (*Server, *httptest.Server, *configuratortest.Log, *heldBackend, spaces.Key) {
+	t.Helper()
+	b := newHeldBackend(configurator.SpaceFile{})
+	close(b.compileGate)
+	s, ts, log := serveWith(t, cfg, Engine{Backend: b, Deadline: 10 * time.Second, Title: "BDD"})
+	ctx, cancel := context.WithCancel(context.Background())
+	gone := make(chan error, 1)
+	go func() {
+		_, _, err := postJSON(t, ctx, ts, "/api/v1/analyze", `{"n":6}`)
+		gone <- err
+	}()
+	waitFor(t, "the count to begin", func() bool { return b.counts.Load() == 1 })
+	cancel() // the only waiter goes
+	if err := <-gone; err == nil {
+		t.Fatal("the request that gave up was answered")
+	}
+	k := spaces.Key{Backend: "bdd", N: 6}
+	waitFor(t, "the space to be cached without its waiters", func() bool { return s.spaces.Cached(k) })
+	return s, ts, log, b, k
+}
+
+// TestEmptyBoardCountOutlivesItsWaiters: the count of a fresh space's
+// empty board, which every request on the space shares, is not cancelled
+// when the request that waited for it gives up (here its client goes, and
+// the compile's last waiter with it): it goes on, and the next request
+// finds it done, a remembered answer (no node visited), not started again.
+func TestEmptyBoardCountOutlivesItsWaiters(t *testing.T) {
+	cfg := testConfig().Config
+	cfg.Spaces.Grace = time.Millisecond
+	_, ts, log, b, _ := waiterLeavesTheCount(t, cfg)
+	if n := b.cancelled.Load(); n != 0 {
+		t.Fatalf("the empty board's count was cancelled %d times when its waiter left", n)
+	}
+
+	close(b.countGate)
+	status, body, err := postJSON(t, context.Background(), ts, "/api/v1/analyze", `{"n":6}`)
+	if err != nil || status != 200 {
+		t.Fatalf("the next request: %d %s %v", status, body, err)
+	}
+	var got struct {
+		Solutions string `json:"solutions"`
+		Work      struct {
+			NodesVisited *int64 `json:"nodes_visited"`
+		} `json:"work"`
+	}
+	if err := json.Unmarshal([]byte(body), &got); err != nil {
+		t.Fatalf("%v: %s", err, body)
+	}
+	if got.Solutions != "4" || got.Work.NodesVisited == nil || *got.Work.NodesVisited != 0 {
+		t.Errorf("the next request: solutions %q, nodes visited %v; want 4, the remembered answer (0 visited):\n%s", got.Solutions, got.Work.NodesVisited, body)
+	}
+	if n := b.cancelled.Load(); n != 0 {
+		t.Errorf("the empty board's count was cancelled %d times", n)
+	}
+	if l := log.String(); strings.Contains(l, "counting the empty board") {
+		t.Errorf("the count failed:\n%s", l)
+	}
+}
+
+// TestTotalFilledInAfterItsWaitersLeft: when every request waiting for a
+// fresh space gives up before its empty board is counted, the space is
+// cached without its total, and the count, which goes on detached, fills
+// the total in when it ends: a solved board then reads "one of 4".
+func TestTotalFilledInAfterItsWaitersLeft(t *testing.T) {
+	cfg := testConfig().Config
+	cfg.Spaces.Grace = time.Millisecond
+	cfg.Spaces.Recycle = 0 // the held space reports no size: keep it however often it is asked for
+	s, ts, _, b, k := waiterLeavesTheCount(t, cfg)
+	solved := "/?n=6&q=b1,d2,f3,a4,c5,e6&backend=bdd"
+	if _, body := get(t, ts, solved); !strings.Contains(body, `Solved: a complete solution<`) {
+		t.Fatalf("a solved board before the count ended:\n%s", excerpt(body))
+	}
+
+	close(b.countGate)
+	want := "Solved: a complete solution, one of 4<"
+	var body string
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if _, body = get(t, ts, solved); strings.Contains(body, want) {
+			break
+		}
+	}
+	if !strings.Contains(body, want) {
+		t.Errorf("5 s after the count ended, no %q:\n%s", want, excerpt(body))
+	}
+	if n := b.counts.Load(); n != 1 {
+		t.Errorf("the empty board was counted %d times, want once", n)
+	}
+	e, err := s.spaces.Get(context.Background(), k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total, atLeast := e.Total(); total == nil || total.Int64() != 4 || atLeast {
+		t.Errorf("the cached total is %v (at least %v), want 4", total, atLeast)
+	}
+}
+
+// TestCrowdedSaysWhatItNeeds: a space that fits only by evicting spaces
+// in use is refused with a 503 that says what it needs and when to come
+// back (the cache's Crowded error, in words).
+func TestCrowdedSaysWhatItNeeds(t *testing.T) {
+	cr := &spaces.Crowded{Key: spaces.Key{Backend: "bdd", N: 7}, Need: 3 << 20, Room: 1 << 20, Bound: 4 << 20, Retry: time.Minute}
+	p := crowdedProblem(cr)
+	if p.Status != http.StatusServiceUnavailable || !errors.Is(p, configurator.ErrBusy) ||
+		!strings.Contains(p.Message, "The 7×7 bdd space needs 3 MiB, and the server's cache of compiled spaces (4 MiB) has only 1 MiB free") || p.RetryAfter != 60 {
+		t.Errorf("crowded: %d, retry %d: %q", p.Status, p.RetryAfter, p.Message)
+	}
+}
+
+// TestMissingFacetsAreLearned: what the page says of a missing heat map,
+// diagram or graph names the backends whose spaces are known to have the
+// facet, from the spaces the server compiled: none before the BDD has
+// compiled a space, the BDD after.
+func TestMissingFacetsAreLearned(t *testing.T) {
+	_, ts := newTestServer(t, testConfig())
+	check := func(when, path string, want ...string) {
+		t.Helper()
+		_, body := get(t, ts, path)
+		body = html.UnescapeString(body)
+		for _, w := range want {
+			if !strings.Contains(body, w) {
+				t.Errorf("%s: %s lacks %q", when, path, w)
+			}
+		}
+	}
+	check("before any BDD space", "/?n=8&backend=sat&heat=1&diagram=1",
+		"which the SAT backend does not count.<", "The SAT backend keeps clauses, not a diagram.<")
+	if res, body := post(t, ts, "/api/v1/diagram", `{"n":8,"backend":"sat"}`); res.StatusCode != 400 || !strings.Contains(body, `"The sat backend keeps no diagram to show."`) {
+		t.Errorf("the diagram API before any BDD space: %d %s", res.StatusCode, body)
+	}
+	check("the BDD's first space", "/?n=6")
+	check("after", "/?n=8&backend=sat&heat=1&diagram=1",
+		"which only the BDD backend counts. Switch to BDD or Both to see it.",
+		"Only the BDD backend has a diagram to draw: the SAT backend keeps clauses, not a diagram. Switch to BDD or Both to see it.")
+	if res, body := post(t, ts, "/api/v1/diagram", `{"n":8,"backend":"sat"}`); res.StatusCode != 400 || !strings.Contains(body, `The sat backend keeps no diagram to show: use \"backend\": \"bdd\".`) {
+		t.Errorf("the diagram API after: %d %s", res.StatusCode, body)
+	}
+}
