@@ -1,0 +1,130 @@
+package configurator
+
+import (
+	"context"
+	"math/big"
+	"math/rand/v2"
+	"time"
+
+	"github.com/nqueens/configurator/configurator/feature"
+)
+
+// A feature model (package feature: a UVL feature model or a DIMACS CNF
+// file) is configured by decisions on its features, as a board is by
+// queens. The types below are the backends' side of it: a ModelCompiler
+// compiles a model once into a FeatureSpace, which answers every question
+// about decisions on it; the sessions and explanations are built on them.
+
+// Decision is one choice a person makes on a feature model: Feature
+// (an index into feature.Model.Features) selected, or deselected when
+// Select is false.
+type Decision struct {
+	Feature int
+	Select  bool
+}
+
+// Lit is the decision as a literal of the model's CNF (feature.Lit).
+func (d Decision) Lit() feature.Lit { return feature.FeatureLit(d.Feature, d.Select) }
+
+// FeatureState is what the configurator shows of a feature under a list of
+// decisions.
+type FeatureState uint8
+
+const (
+	// Open: both values remain: some remaining configuration selects the
+	// feature and some does not.
+	Open FeatureState = iota
+	// Selected: the person selected it.
+	Selected
+	// Deselected: the person deselected it.
+	Deselected
+	// ForcedOn: every remaining configuration selects it, and the person
+	// has not decided it.
+	ForcedOn
+	// ForcedOff: no remaining configuration selects it, and the person has
+	// not decided it.
+	ForcedOff
+)
+
+var featureStateNames = [...]string{Open: "free", Selected: "select", Deselected: "deselect", ForcedOn: "forced_on", ForcedOff: "forced_off"}
+
+// String is the state's name as the JSON API spells it: free, select,
+// deselect, forced_on, forced_off.
+func (s FeatureState) String() string {
+	return nameIn(featureStateNames[:], int(s), "FeatureState(?)")
+}
+
+// Domains is the configurator's view of a feature model under a list of
+// decisions: the valid domain of every feature (complete and
+// backtrack-free: a feature shown Open can take either value in some
+// configuration that keeps every decision) and how many configurations
+// remain.
+type Domains struct {
+	// States has one entry per feature of the model.
+	States []FeatureState
+	// Configurations counts the configurations that keep the decisions;
+	// nil when the backend did not count. AtLeast marks it as a lower
+	// bound (a counting cap was hit).
+	Configurations *big.Int
+	AtLeast        bool
+	// Elapsed is how long the backend took to answer.
+	Elapsed time.Duration
+	// Work is what the backend did to answer, in its own terms.
+	Work Work
+}
+
+// In lists the features in state s, in the model's order.
+func (d *Domains) In(s FeatureState) []int {
+	var out []int
+	for f, st := range d.States {
+		if st == s {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// ModelCompiler is a Backend that configures feature models besides
+// N-Queens boards.
+type ModelCompiler interface {
+	// CompileModel prepares m. It honours ctx; a model beyond the
+	// backend's limits (a decision diagram past its node budget) fails
+	// with an error that errors.Is(err, ErrTooLarge) recognises and that
+	// says what was exceeded.
+	CompileModel(ctx context.Context, m *feature.Model) (FeatureSpace, error)
+}
+
+// FeatureSpace is a compiled feature model. It is immutable and safe for
+// concurrent use. Every method takes the person's decisions, at most one
+// per feature, which the caller has checked (features in range, none
+// decided twice). Optional capabilities are separate interfaces discovered
+// by type assertion, as for Space: Admitter, Sizer, FeatureSampler,
+// FeatureMarginaler.
+type FeatureSpace interface {
+	// FeatureModel is the model the space was compiled from.
+	FeatureModel() *feature.Model
+	// Domains classifies every feature under the decisions. Decisions
+	// that no configuration keeps give an error wrapping ErrNoSolution.
+	Domains(ctx context.Context, decisions []Decision) (*Domains, error)
+	// Consistent reports whether some configuration keeps every decision.
+	Consistent(ctx context.Context, decisions []Decision) (bool, error)
+	// Configuration returns one configuration that keeps the decisions
+	// (selected[f] for every feature f), or an error wrapping
+	// ErrNoSolution.
+	Configuration(ctx context.Context, decisions []Decision) (selected []bool, err error)
+}
+
+// FeatureSampler is a FeatureSpace that draws configurations uniformly at
+// random.
+type FeatureSampler interface {
+	// SampleConfiguration returns a configuration that keeps the
+	// decisions, each such configuration equally likely.
+	SampleConfiguration(ctx context.Context, decisions []Decision, rng *rand.Rand) ([]bool, error)
+}
+
+// FeatureMarginaler is a FeatureSpace that counts, for every feature, the
+// remaining configurations that select it: each feature's share of them.
+type FeatureMarginaler interface {
+	// FeatureMarginals returns one count per feature.
+	FeatureMarginals(ctx context.Context, decisions []Decision) ([]*big.Int, error)
+}
