@@ -62,8 +62,7 @@ func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		// which the collector marks at almost no cost: collecting at 25 %
 		// growth rather than 100 % keeps the garbage of the compile (the
 		// layers of states, gigabytes at 16×16) from nearly doubling the
-		// peak (15×15: 1.5 GB of peak memory instead of 2.4, for the same
-		// CPU time).
+		// peak, at little more CPU time.
 		defer debug.SetGCPercent(debug.SetGCPercent(gcPercent))
 		if b.budget > 0 {
 			// The budget bounds the diagram and the compiler's work
