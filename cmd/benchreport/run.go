@@ -124,7 +124,7 @@ func quickPlan() plan {
 		BDDBaselineMax: 12,
 		BDDWalk:        benchmarks.WalkOptions{Walks: 4, Steps: 50},
 		BDDBudget:      8 * time.Second,
-		BDDEmpty:       30 * time.Second, // restrict-per-cell takes 10-20 s on the empty 12×12 board
+		BDDEmpty:       30 * time.Second, // restrict-per-cell on the empty 12×12 board takes seconds
 		SATSizes:       []int{8, 20, 50},
 		SATWalk: func(n int) benchmarks.WalkOptions {
 			if n >= 50 {
