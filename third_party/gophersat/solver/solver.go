@@ -654,13 +654,19 @@ func (s *Solver) SolveContext(ctx context.Context) Status {
 
 // Assume adds unit literals to the solver.
 // This is useful when calling the solver several times, e.g to keep it "hot" while removing clauses.
+//
+// Patched: a literal and its negation among lits make the status Unsat at
+// once (v1.4.0 bound the variable to the last of them and answered Sat).
 func (s *Solver) Assume(lits []Lit) Status {
 	s.cleanupBindings(0)
 	s.trail = s.trail[:0]
 	s.assumptions = make([]bool, s.nbVars)
 
 	for _, lit := range lits {
-
+		if v := lit.Var(); s.assumptions[v] && s.litStatus(lit) == Unsat { // Patched: see above
+			s.status = Unsat
+			return s.status
+		}
 		s.addLearnedUnit(lit)
 		s.assumptions[lit.Var()] = true
 		s.trail = append(s.trail, lit)

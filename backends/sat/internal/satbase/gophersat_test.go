@@ -242,3 +242,28 @@ func TestLearnedBytes(t *testing.T) {
 		t.Errorf("after refuting: %d bytes for %d learned clauses kept, want at least 88 each", got, kept)
 	}
 }
+
+// TestContradictoryAssumptions: assumptions holding a literal and its
+// negation are refuted at once, whether the variable is in a clause or in
+// none, in either order, and the solver answers its next question (v1.4.0
+// bound the variable to the last of the two and answered Sat).
+func TestContradictoryAssumptions(t *testing.T) {
+	s := solver.New(solver.ParseSliceNb([][]int{{1, 2}, {-1, 3}}, 4))
+	lit := func(l int32) solver.Lit { return solver.IntToLit(l) }
+	for _, lits := range [][]solver.Lit{
+		{lit(1), lit(-1)},
+		{lit(-1), lit(1)},
+		{lit(4), lit(2), lit(-4)},
+		{lit(2), lit(3), lit(-2)},
+	} {
+		if got := s.Assume(lits); got != solver.Unsat {
+			t.Errorf("Assume(%v) = %v, want Unsat", lits, got)
+		}
+		if got := s.Solve(); got != solver.Unsat {
+			t.Errorf("Solve under %v = %v, want Unsat", lits, got)
+		}
+		if got := s.Assume([]solver.Lit{lit(1), lit(1)}); got == solver.Unsat || s.Solve() != solver.Sat || !s.Model()[0] || !s.Model()[2] {
+			t.Fatalf("after %v: a literal assumed twice is not a contradiction: got %v, model %v", lits, got, s.Model())
+		}
+	}
+}

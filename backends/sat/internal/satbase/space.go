@@ -159,11 +159,6 @@ func (sp *Space) Satisfiable(ctx context.Context, with, without []configurator.C
 			return false, fmt.Errorf("satisfiable: cell %v on a %d×%d board: %w", c, n, n, configurator.ErrOffBoard)
 		}
 	}
-	// No solution has a queen on a cell and none there; gophersat misses
-	// such contradictory assumptions on a cell of no clause.
-	if slices.ContainsFunc(with, func(c configurator.Cell) bool { return slices.Contains(without, c) }) {
-		return false, ctx.Err()
-	}
 	var w []int32
 	err := sp.do(ctx, func(ctx context.Context, q *Query) (err error) {
 		w, err = q.find(ctx, sp.vars(with), sp.vars(without))
