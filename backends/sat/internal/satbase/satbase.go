@@ -33,6 +33,7 @@ import (
 	"sync"
 
 	"github.com/crillab/gophersat/solver"
+	"github.com/nqueens/configurator/backends/sat/solverlock"
 	"github.com/nqueens/configurator/configurator"
 )
 
@@ -137,6 +138,14 @@ func (t *tally) solve(ctx context.Context, s *solver.Solver) (bool, error) {
 // fill copies t into the solver fields of w.
 func (t tally) fill(w *configurator.Work) {
 	w.SolverCalls, w.Conflicts, w.Decisions, w.Learned = t.calls, t.conflicts, t.decisions, t.learned
+}
+
+// solvers returns the solvers of a space whose Cost is cost, built by
+// build. The solvers a space keeps are the memory its cache entry does not
+// see: at most one per solver turn, each with learned clauses of at most a
+// quarter of the space's cost.
+func (b *Backend) solvers(cost int64, build func() *solver.Solver) *solvers {
+	return &solvers{b: b, pool: pool{max: solverlock.Turns(), learnedCap: cost / 4}, build: build}
 }
 
 // pool keeps the idle solvers of one compiled space between its queries,
