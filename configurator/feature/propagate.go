@@ -62,6 +62,10 @@ func NewPropagator(c *CNF) *Propagator {
 	return p
 }
 
+// Occurrences lists the clauses of the CNF that hold literal l; the slice
+// must not be changed.
+func (p *Propagator) Occurrences(l Lit) []int32 { return p.occurs[litIndex(l)] }
+
 // Value is the value of literal l: 1 true, -1 false, 0 not set.
 func (p *Propagator) Value(l Lit) int8 {
 	v := p.val[l.Var()]
@@ -77,6 +81,19 @@ func (p *Propagator) Conflicting() bool { return p.conflict >= 0 }
 
 // Mark is the point Undo goes back to: the variables set so far.
 func (p *Propagator) Mark() int { return len(p.trail) }
+
+// Since returns the literals set since mark, in the order they were set.
+func (p *Propagator) Since(mark int) []Lit {
+	out := make([]Lit, 0, len(p.trail)-mark)
+	for _, v := range p.trail[mark:] {
+		l := Lit(v)
+		if p.val[v] < 0 {
+			l = -l
+		}
+		out = append(out, l)
+	}
+	return out
+}
 
 // Undo takes back every variable set since mark, and the conflict if any.
 func (p *Propagator) Undo(mark int) {

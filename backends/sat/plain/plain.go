@@ -53,6 +53,9 @@ const (
 	DefaultQueue = 32
 	// DefaultCountCap is the default cap of the blocking-clause count.
 	DefaultCountCap = satbase.DefaultCountCap
+	// DefaultModelCountCap is the default cap of the count of a feature
+	// model's configurations.
+	DefaultModelCountCap = satbase.DefaultModelCountCap
 )
 
 // Options bound the work of a Backend. The zero value asks for the
@@ -70,6 +73,10 @@ type Options struct {
 	// DefaultCountCap. Above it Analysis.Solutions is the cap and AtLeast
 	// is set.
 	CountCap int
+	// ModelCountCap caps the blocking-clause count of a feature model's
+	// configurations; 0 means DefaultModelCountCap. Above it
+	// Domains.Configurations is the cap and AtLeast is set.
+	ModelCountCap int
 }
 
 // Backend compiles models into pairwise CNFs for gophersat. It implements
@@ -85,9 +92,10 @@ type Backend struct {
 func New(opts Options) *Backend {
 	b := &Backend{running: make(chan struct{}, satbase.Or(opts.Queue, DefaultQueue))}
 	b.base = satbase.Backend{
-		What:     "the plain SAT backend",
-		MaxN:     satbase.Or(opts.MaxN, DefaultMaxN),
-		CountCap: satbase.Or(opts.CountCap, DefaultCountCap),
+		What:          "the plain SAT backend",
+		MaxN:          satbase.Or(opts.MaxN, DefaultMaxN),
+		CountCap:      satbase.Or(opts.CountCap, DefaultCountCap),
+		ModelCountCap: satbase.Or(opts.ModelCountCap, DefaultModelCountCap),
 		// The pairwise CNF has about 5n³/3 binary clauses.
 		PerCube: 600,
 		Begin:   b.begin,

@@ -1146,3 +1146,20 @@ func (s *Solver) LearnedBytes() int64 {
 	}
 	return b
 }
+
+// Prefer makes the next decisions of the search on the variables of lits
+// try those literals first. The solver's phase saving keeps each
+// preference until the search binds the variable and backtracks over it;
+// Assume replaces them by the values of the last model found, so Prefer is
+// called after Assume, before Solve. A caller looking for a model unlike
+// the last one (one that flips many of its values at once) prefers the
+// opposite values.
+//
+// Patched: not in gophersat v1.4.0 (see PATCHES.md).
+func (s *Solver) Prefer(lits []Lit) {
+	for _, l := range lits {
+		if v := int(l.Var()); v < len(s.polarity) {
+			s.polarity[v] = l.IsPositive()
+		}
+	}
+}

@@ -103,12 +103,14 @@ type tally struct {
 }
 
 // under asks s for a solution under the assumptions lits (which replace
-// the previous ones), as one call: see solve.
-func (t *tally) under(ctx context.Context, s *solver.Solver, lits []solver.Lit) (bool, error) {
+// the previous ones), as one call: see solve. The search tries the
+// literals of prefer first (solver.Prefer).
+func (t *tally) under(ctx context.Context, s *solver.Solver, lits, prefer []solver.Lit) (bool, error) {
 	if s.Assume(lits) == solver.Unsat {
 		t.calls++
 		return false, nil
 	}
+	s.Prefer(prefer)
 	return t.solve(ctx, s)
 }
 

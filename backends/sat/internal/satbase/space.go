@@ -38,6 +38,9 @@ type Backend struct {
 	MaxN int
 	// CountCap caps the count of solutions: see Space.Analyze.
 	CountCap int
+	// ModelCountCap caps the count of a feature model's configurations:
+	// see FeatureSpace.Domains.
+	ModelCountCap int
 	// PerCube is what a space of an n×n board is charged per n³, in
 	// bytes, beyond 4 KiB (see Cost).
 	PerCube int64
@@ -268,7 +271,7 @@ func (q *Query) find(ctx context.Context, with, without []int32) ([]int32, error
 // question that ctx ends is interrupted and returns ctx's error.
 func (q *Query) Ask(ctx context.Context, with, without []int32) ([]int32, error) {
 	s := q.solver()
-	found, err := q.work.under(ctx, s, assumptions(q.sp.lines.Units, with, without))
+	found, err := q.work.under(ctx, s, assumptions(q.sp.lines.Units, with, without), nil)
 	if !found || err != nil {
 		return nil, err
 	}
@@ -295,7 +298,7 @@ func (q *Query) Enumerate(ctx context.Context, with []int32, sols [][]int32, lim
 		err := q.Call(ctx, func() (err error) {
 			if s == nil {
 				s = q.sv.build()
-				found, err = q.work.under(ctx, s, assumptions(q.sp.lines.Units, with, nil))
+				found, err = q.work.under(ctx, s, assumptions(q.sp.lines.Units, with, nil), nil)
 			} else {
 				s.AppendClause(blocking(w, nv, q.sp.lines.Partition))
 				found, err = q.work.solve(ctx, s)
