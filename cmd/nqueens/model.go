@@ -24,7 +24,7 @@ import (
 // modelFlags are the flags that name a feature model instead of a board:
 // its file and format, and, for analyze and explain, the decisions on it.
 type modelFlags struct {
-	file, format     string
+	file, format      string
 	select_, deselect names
 }
 
