@@ -24,8 +24,8 @@ import (
 // modelFlags are the flags that name a feature model instead of a board:
 // its file and format, and, for analyze and explain, the decisions on it.
 type modelFlags struct {
-	file, format      string
-	select_, deselect names
+	file, format string
+	sel, desel   names
 }
 
 // register adds -model and -format to fs; decisions adds -select and
@@ -34,8 +34,8 @@ func (mf *modelFlags) register(fs *flagSet, decisions bool) {
 	fs.StringVar(&mf.file, "model", "", "configure the feature model in `FILE` (UVL or DIMACS CNF) instead of an N×N board")
 	fs.StringVar(&mf.format, "format", "", "-model: the file's format, uvl or dimacs (default: told from its name, else its content)")
 	if decisions {
-		fs.Var(&mf.select_, "select", "-model: the `features` to select, comma-separated (a name with a comma in double quotes); may be repeated")
-		fs.Var(&mf.deselect, "deselect", "-model: the `features` to deselect, as -select")
+		fs.Var(&mf.sel, "select", "-model: the `features` to select, comma-separated (a name with a comma in double quotes); may be repeated")
+		fs.Var(&mf.desel, "deselect", "-model: the `features` to deselect, as -select")
 	}
 }
 
@@ -75,7 +75,7 @@ func (mf *modelFlags) load() (*feature.Model, error) {
 
 // decisions returns the decisions of -select and -deselect on m.
 func (mf *modelFlags) decisions(m *feature.Model) ([]configurator.Decision, error) {
-	ds, err := configurator.ParseDecisions(m, mf.select_, mf.deselect)
+	ds, err := configurator.ParseDecisions(m, mf.sel, mf.desel)
 	if err != nil {
 		return nil, fmt.Errorf("-select, -deselect: %w", err)
 	}
