@@ -256,9 +256,11 @@ type Conflict struct {
 	// the rest. Empty when the model has no configuration at all.
 	Decisions []Decision
 	// Proof is the propagation that refutes them, nil when propagation
-	// alone does not; Constraints are the parts of the model the
-	// refutation rests on: the proof's, or a minimal set the space found
-	// (FeatureCorer); nil when neither is known.
+	// alone does not. Constraints are the parts of the model the
+	// refutation rests on: for a model without configurations a minimal
+	// set of them when the space finds one (FeatureCorer); else the
+	// proof's, or, without a proof, a minimal set the space found; nil
+	// when none is known.
 	Proof       []Implication
 	Constraints []feature.Origin
 }
@@ -304,6 +306,17 @@ func (s *FeatureSession) conflict(ctx context.Context, decisions []Decision) err
 	var err error
 	if e.Proof, e.Constraints, err = s.prove(ctx, e.Decisions); err != nil {
 		return err
+	}
+	if c, ok := s.space.(FeatureCorer); ok && len(e.Decisions) == 0 && e.Proof != nil {
+		// The chain of a proof may use more parts than conflict: the
+		// parts of a model without configurations are a minimal set.
+		core, err := c.Core(ctx, nil)
+		switch {
+		case err == nil:
+			e.Constraints = core
+		case ctx.Err() != nil:
+			return err
+		}
 	}
 	return e
 }

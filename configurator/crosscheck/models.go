@@ -91,6 +91,7 @@ func (r *ModelReport) Smallest() (ModelDisagreement, bool) {
 // modelChecker holds what the check of one feature model needs.
 type modelChecker struct {
 	m        *feature.Model
+	cnf      *feature.CNF // for the parts' clauses, made on first use
 	oracle   *oracle.Features
 	subjects []FeatureSubject
 	rep      *ModelReport
@@ -289,112 +290,124 @@ func (c *modelChecker) checkConflict(i int, ds []configurator.Decision, err erro
 			return
 		}
 	}
-	if problem := c.partsProblem(cf.Decisions, cf.Proof, cf.Constraints); problem != "" {
+	_, corer := c.subjects[i].Space.(configurator.FeatureCorer)
+	minimal := cf.Proof == nil || len(cf.Decisions) == 0 && corer
+	if problem := c.partsProblem(cf.Decisions, minimal, cf.Constraints); problem != "" {
 		c.disagree(i, ds, "conflict", -1, fmt.Sprintf("%s, parts %v", got, cf.Constraints), problem)
 	}
 }
 
-// partsMaxFeatures is the most features whose parts the check judges:
-// every assignment of them is tried for each question.
+// partsMaxFeatures is the most features whose parts the check judges.
 const partsMaxFeatures = 16
 
 // partsProblem says what is wrong with the parts of the model given as
-// what refutes decisions ds (with a proof by propagation, or as a minimal
-// set found by search), or "" when they are right: the parts, read with
-// the model's meaning, admit no assignment keeping ds, and, when there is
-// no proof, none can be dropped. The parts are read beside the tree's
-// relations of child to parent, which the CNF's clauses for a group's
-// bounds take for granted (a group of at most none of its children is
-// the clause "not the child", true of every configuration but not of
-// every assignment).
-func (c *modelChecker) partsProblem(ds []configurator.Decision, proof []configurator.Implication, parts []feature.Origin) string {
+// what refutes decisions ds, or "" when they are right: the clauses that
+// stand for the parts (feature.Model.CNF, each tagged with its part) admit
+// no assignment keeping ds, and, when the parts are said to be a minimal
+// set, none can be dropped. The parts are judged by their clauses, as the
+// backends and the proofs read them; that the clauses mean what the model
+// says is the CNF's own tests' concern, and the domains', which the oracle
+// checks with the model's meaning.
+func (c *modelChecker) partsProblem(ds []configurator.Decision, minimal bool, parts []feature.Origin) string {
 	if parts == nil || len(c.m.Features) > partsMaxFeatures {
 		return ""
 	}
-	var tree []feature.Origin
-	for f, ft := range c.m.Features {
-		if o := (feature.Origin{Kind: feature.OriginParent, Index: f}); ft.Parent >= 0 && !slices.Contains(parts, o) {
-			tree = append(tree, o)
-		}
-	}
 	var admits bool
-	c.ask(func() { admits = c.admits(append(slices.Clone(parts), tree...), ds) })
+	c.ask(func() { admits = c.admits(parts, ds) })
 	if admits {
-		return "parts of the model that admit no assignment keeping the decisions"
+		return "parts of the model whose clauses admit no assignment keeping the decisions"
 	}
-	if proof != nil {
+	if !minimal {
 		return ""
 	}
 	for j := range parts {
 		rest := slices.Delete(slices.Clone(parts), j, j+1)
-		c.ask(func() { admits = c.admits(append(rest, tree...), ds) })
-		if !admits && parts[j].Kind != feature.OriginParent {
+		c.ask(func() { admits = c.admits(rest, ds) })
+		if !admits {
 			return fmt.Sprintf("a minimal set of parts (without %s the rest still refute)", c.m.Describe(parts[j]))
 		}
 	}
 	return ""
 }
 
-// admits reports whether some assignment of the features satisfies every
-// part (by the model's meaning, as feature.Model.Valid reads it) and keeps
-// the decisions.
+// admits reports whether some assignment of the CNF's variables satisfies
+// every clause of the parts and keeps the decisions, by a search of its
+// own (unit propagation and case splits), apart from the propagator and
+// the solvers under test.
 func (c *modelChecker) admits(parts []feature.Origin, ds []configurator.Decision) bool {
-	n := len(c.m.Features)
-	config := make([]bool, n)
-next:
-	for mask := range uint32(1) << n {
-		for f := range config {
-			config[f] = mask>>f&1 == 1
-		}
-		for _, d := range ds {
-			if config[d.Feature] != d.Select {
-				continue next
-			}
-		}
-		for _, o := range parts {
-			if !holds(c.m, o, config) {
-				continue next
-			}
-		}
-		return true
+	if c.cnf == nil {
+		c.cnf = c.m.CNF()
 	}
-	return false
+	var clauses [][]feature.Lit
+	for i := range c.cnf.Len() {
+		if slices.Contains(parts, c.cnf.Origin(i)) {
+			clauses = append(clauses, c.cnf.Clause(i))
+		}
+	}
+	for _, d := range ds {
+		clauses = append(clauses, []feature.Lit{d.Lit()})
+	}
+	return satisfiable(clauses, make([]int8, c.cnf.Vars+1))
 }
 
-// holds reports whether a part of model m holds in config, read as
-// feature.Model.Valid reads the whole model.
-func holds(m *feature.Model, o feature.Origin, config []bool) bool {
-	switch o.Kind {
-	case feature.OriginRoot:
-		return config[o.Index]
-	case feature.OriginParent:
-		return !config[o.Index] || config[m.Features[o.Index].Parent]
-	case feature.OriginMandatory:
-		return !config[m.Features[o.Index].Parent] || config[o.Index]
-	case feature.OriginGroup:
-		g := &m.Groups[o.Index]
-		if !config[g.Parent] {
-			return true
+// satisfiable decides the clauses by unit propagation and case splits;
+// val[v] is 1, -1 or 0 (open) per variable, and is restored on return.
+func satisfiable(clauses [][]feature.Lit, val []int8) bool {
+	var set []int
+	defer func() {
+		for _, v := range set {
+			val[v] = 0
 		}
-		k := 0
-		for _, ch := range g.Children {
-			if config[ch] {
-				k++
-			}
+	}()
+	value := func(l feature.Lit) int8 {
+		if l < 0 {
+			return -val[-l]
 		}
-		lo, hi := g.Bounds()
-		return k >= lo && k <= hi
-	case feature.OriginConstraint:
-		return m.Constraints[o.Index].Expr.Eval(config)
-	case feature.OriginClause:
-		for _, l := range m.Clauses[o.Index].Lits {
-			if config[l.Var()-1] == (l > 0) {
-				return true
-			}
-		}
-		return false
+		return val[l]
 	}
-	return false
+	for changed := true; changed; {
+		changed = false
+		for _, cl := range clauses {
+			open, last := 0, feature.Lit(0)
+			sat := false
+			for _, l := range cl {
+				switch value(l) {
+				case 1:
+					sat = true
+				case 0:
+					open, last = open+1, l
+				}
+			}
+			switch {
+			case sat:
+			case open == 0:
+				return false
+			case open == 1:
+				v := last.Var()
+				val[v] = 1
+				if last < 0 {
+					val[v] = -1
+				}
+				set, changed = append(set, v), true
+			}
+		}
+	}
+	for _, cl := range clauses {
+		for _, l := range cl {
+			if v := l.Var(); val[v] == 0 {
+				for _, x := range []int8{1, -1} {
+					val[v] = x
+					if satisfiable(clauses, val) {
+						val[v] = 0
+						return true
+					}
+				}
+				val[v] = 0
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // checkExplain asks subject i's session why feature f is as the oracle
@@ -487,7 +500,7 @@ func (c *modelChecker) reasonProblem(ds []configurator.Decision, f int, other bo
 		}
 	}
 	with := append(slices.Clone(r.Decisions), configurator.Decision{Feature: f, Select: other})
-	if problem := c.partsProblem(with, r.Proof, r.Constraints); problem != "" {
+	if problem := c.partsProblem(with, r.Proof == nil, r.Constraints); problem != "" {
 		return nil, problem
 	}
 	return set, ""
