@@ -25,6 +25,10 @@
 // solution gophersat returns (a fault in the solver shows as an error, not
 // as an answer), the count with blocking clauses, and the Work figures.
 //
+// On a feature model (CompileModel) it is the straightforward backbone:
+// one solver call for the decisions, then one per feature not decided and
+// per value, each on the CNF alone.
+//
 // Its gate is simpler than package sat's: at most Options.Queue queries
 // (Analyze, Satisfiable, Solve) are in progress at once, the next fails at
 // once with ErrBusy, and every solver call of a query takes one of the

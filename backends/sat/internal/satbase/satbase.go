@@ -21,9 +21,20 @@
 // A backend brings an Engine: its encoding for gophersat and its way of
 // deciding the cells, finding one solution and listing them all.
 //
+// Feature models (package feature) have a skeleton of their own beside
+// it: Backend.CompileModel makes a FeatureSpace of a model's CNF (its
+// units assumed, never clauses), which answers configurator.FeatureSpace
+// and configurator.FeatureCorer (minimal sets of the model's parts that
+// refute decisions, by QuickXplain over a selector per part), counts the
+// configurations of small models, verifies every configuration gophersat
+// returns with feature.Model.Valid, and asks a FeatureEngine, the
+// backend's own, for the valid domains. A FeatureQuery is a query on it,
+// with the same gates, turns and pool as a board's (Calls).
+//
 // Like the skeleton, the package states only what the model says: no
 // propagation, no search, no symmetry and no implied fact, which stay
-// package sat's own. Cell variable v is gophersat variable v+1.
+// package sat's own. Cell variable v is gophersat variable v+1; a feature
+// model's CNF variable v is gophersat's v.
 package satbase
 
 import (
