@@ -2,6 +2,7 @@ package sat
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -244,7 +245,7 @@ func (e *featureEngine) decide(ctx context.Context, q *satbase.FeatureQuery, dec
 			return nil, err
 		}
 		if next == nil {
-			return nil, configurator.ErrNoSolution // cannot be: model keeps assume
+			return nil, fmt.Errorf("%w: no configuration keeps what one found keeps", satbase.ErrSolver)
 		}
 		model = next
 		filter(model, bySolver)
@@ -296,7 +297,7 @@ func (e *featureEngine) decide(ctx context.Context, q *satbase.FeatureQuery, dec
 		forced := -other
 		assume = append(assume, forced)
 		if !p.Assume(forced) {
-			return nil, configurator.ErrNoSolution // cannot be: f's value holds in a configuration found
+			return nil, fmt.Errorf("%w: propagation refutes a value a configuration found has", satbase.ErrSolver)
 		}
 		for _, g := range candidates {
 			if v := p.Value(feature.FeatureLit(g, true)); value[g] == 0 && !open[g] && v != 0 {
