@@ -34,7 +34,8 @@ type FeatureReason struct {
 	Proof []Implication
 	// Constraints are the parts of the model that carry the reason: those
 	// the proof uses, or else a minimal set that the space found (a
-	// FeatureCorer); nil when neither is known.
+	// FeatureCorer) within its time (proofBudget); nil when neither is
+	// known.
 	Constraints []feature.Origin
 }
 
@@ -138,10 +139,12 @@ func (s *FeatureSession) explain(ctx context.Context, f int, firstOnly bool) (*F
 		found = found[:1]
 		e.More = !rs.nowhere && len(found[0]) < len(ds)
 	}
+	pctx, cancel := proofContext(ctx)
+	defer cancel()
 	for _, set := range found {
 		r := FeatureReason{Decisions: pickDecisions(ds, set)}
 		var err error
-		r.Proof, r.Constraints, err = s.prove(ctx, append(slices.Clone(r.Decisions), other))
+		r.Proof, r.Constraints, err = s.prove(ctx, pctx, append(slices.Clone(r.Decisions), other))
 		if err != nil {
 			return nil, fmt.Errorf("explain %q: %w", m.Features[f].Name, err)
 		}
@@ -151,11 +154,28 @@ func (s *FeatureSession) explain(ctx context.Context, f int, firstOnly bool) (*F
 	return e, nil
 }
 
+// proofBudget bounds the search for the parts of the model that carry
+// the reasons propagation does not prove (FeatureCorer.Core), for one
+// explanation: on a model of thousands of parts it may take many solver
+// calls. It never takes more than half the time left to its context.
+const proofBudget = time.Second
+
+// proofContext returns the context of the searches for parts of one
+// explanation: ctx within proofBudget.
+func proofContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	budget := proofBudget
+	if d, ok := ctx.Deadline(); ok {
+		budget = min(budget, time.Until(d)/2)
+	}
+	return context.WithTimeout(ctx, budget)
+}
+
 // prove finds what refutes decisions that no configuration keeps: a proof
 // by propagation over the model's clauses and the parts of the model it
 // uses, or, where propagation does not refute them, the minimal set of
-// parts a FeatureCorer finds. It fails only when ctx ends.
-func (s *FeatureSession) prove(ctx context.Context, decisions []Decision) ([]Implication, []feature.Origin, error) {
+// parts a FeatureCorer finds within pctx (a context of ctx); none when it
+// finds none in that time. It fails only when ctx ends.
+func (s *FeatureSession) prove(ctx, pctx context.Context, decisions []Decision) ([]Implication, []feature.Origin, error) {
 	if s.prop == nil {
 		s.cnf = s.Model().CNF()
 		s.prop = feature.NewPropagator(s.cnf)
@@ -171,7 +191,7 @@ func (s *FeatureSession) prove(ctx context.Context, decisions []Decision) ([]Imp
 	if !ok {
 		return nil, nil, nil
 	}
-	core, err := c.Core(ctx, decisions)
+	core, err := c.Core(pctx, decisions)
 	if err != nil && ctx.Err() != nil {
 		return nil, nil, err
 	}

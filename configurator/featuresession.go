@@ -303,14 +303,16 @@ func (s *FeatureSession) conflict(ctx context.Context, decisions []Decision) err
 		return e
 	}
 	e.Decisions = pickDecisions(decisions, rs.found[0])
+	pctx, cancel := proofContext(ctx)
+	defer cancel()
 	var err error
-	if e.Proof, e.Constraints, err = s.prove(ctx, e.Decisions); err != nil {
+	if e.Proof, e.Constraints, err = s.prove(ctx, pctx, e.Decisions); err != nil {
 		return err
 	}
 	if c, ok := s.space.(FeatureCorer); ok && len(e.Decisions) == 0 && e.Proof != nil {
 		// The chain of a proof may use more parts than conflict: the
 		// parts of a model without configurations are a minimal set.
-		core, err := c.Core(ctx, nil)
+		core, err := c.Core(pctx, nil)
 		switch {
 		case err == nil:
 			e.Constraints = core
