@@ -50,12 +50,20 @@ type noder interface{ Nodes() int }
 type sourcer interface{ Source() string }
 
 func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("count", "count the solutions of an N×N board", stdout)
+	fs := newFlags("count", "count the solutions of an N×N board, or the configurations of a -model", stdout)
 	var b backendFlags
 	b.register(fs, true, stderr)
+	var mf modelFlags
+	mf.register(fs, false)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if model, err := mf.active(fs); err != nil || model {
+		if err != nil {
+			return err
+		}
+		return countModel(ctx, &b, &mf, *asJSON, stdout)
 	}
 	if b.name == "bdd" {
 		// A large compile's heap is a few huge arrays without pointers,
