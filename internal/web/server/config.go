@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/nqueens/configurator/internal/web/guard"
+	"github.com/nqueens/configurator/internal/web/models"
 	"github.com/nqueens/configurator/internal/web/spaces"
 )
 
@@ -20,6 +21,7 @@ type Config struct {
 
 	Guard  guard.Config  // connections, per-client quotas, bodies, deadlines
 	Spaces spaces.Config // the cache of compiled spaces and its compiles
+	Models models.Config // the store of feature models and their compiled spaces
 
 	QuickWait       time.Duration // how long a page waits for a compile before showing progress
 	DiagramNodes    int           // largest diagram drawn
@@ -66,6 +68,12 @@ func DefaultConfig() Config {
 			Slots:    2,
 			Grace:    30 * time.Second,
 			Recycle:  50,
+		},
+		Models: models.Config{
+			Bytes:       1 << 30,
+			MaxFeatures: 100000,
+			Deadline:    2 * time.Minute,
+			Slots:       2,
 		},
 		QuickWait:       300 * time.Millisecond,
 		DiagramNodes:    300,

@@ -13,6 +13,7 @@ import (
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/internal/web/board"
 	"github.com/nqueens/configurator/internal/web/guard"
+	"github.com/nqueens/configurator/internal/web/modelstate"
 	"github.com/nqueens/configurator/internal/web/problem"
 	"github.com/nqueens/configurator/internal/web/spaces"
 	"github.com/nqueens/configurator/internal/web/view"
@@ -28,6 +29,9 @@ func (s *Server) board(c echo.Context) error {
 	v, err := query(c)
 	if err != nil {
 		return s.fail(c, s.lineup.Default(), nil, board.Action{}, err)
+	}
+	if modelstate.Has(v) {
+		return s.modelPage(c, v)
 	}
 	trail := board.ParseTrail(v.Get("t"), s.cfg.Guard.RequestDeadline)
 	st, err := board.Parse(v, s.lineup)

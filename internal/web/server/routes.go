@@ -80,6 +80,7 @@ func (s *Server) routes() *echo.Echo {
 	}
 	get("/", s.board)
 	get("/play", s.board)
+	get("/models", s.modelsPage)
 	get("/events/compile", s.progress)
 	get("/diagram.svg", s.diagramSVG)
 	get("/orders", s.ordersFragment)

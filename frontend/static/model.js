@@ -1,0 +1,404 @@
+// The model page's conveniences; the server renders every state (htmx).
+// No inline handlers (the Content-Security-Policy forbids them): the
+// listeners are delegated from the document and survive every swap.
+//
+// - Focus stays where the person was across a swap: on the same control,
+//   else on the row acted on, with the caret kept in the search.
+// - Keys on a feature: + selects, - deselects, ? asks why, u takes back;
+//   / goes to the search; Escape closes Why?.
+// - Hovering or focusing a reason of Why? marks its decisions' rows.
+// - Undo, Redo and the list of steps move through the browser's history,
+//   so that the address, Back and Forward stay in step with them.
+// - The page that opens a model uploads a file (drop it, or choose it),
+//   says the size limit before it sends, and shows a parse error with its
+//   line quoted and the column marked.
+(function () {
+  'use strict';
+
+  // ---- Focus across swaps ----
+
+  var focus = null; // {id, name, value, row, start, end}
+
+  function remember() {
+    var el = document.activeElement;
+    if (!el || el === document.body) { focus = null; return; }
+    var row = el.closest ? el.closest('.frow') : null;
+    focus = { id: el.id, name: el.getAttribute('name'), value: el.getAttribute('value'), row: row ? row.getAttribute('data-name') : null };
+    if (el.id === 'find') { focus.start = el.selectionStart; focus.end = el.selectionEnd; }
+  }
+
+  function rowByName(name) {
+    var rows = document.querySelectorAll('.frow');
+    for (var i = 0; i < rows.length; i++) {
+      if (rows[i].getAttribute('data-name') === name) { return rows[i]; }
+    }
+    return null;
+  }
+
+  function restore() {
+    if (!focus) { return; }
+    var f = focus, el = null;
+    focus = null;
+    if (f.id) { el = document.getElementById(f.id); }
+    if (!el && f.row) {
+      var row = rowByName(f.row);
+      if (row) {
+        var line = row.querySelector('.fline');
+        el = line.querySelector('button[name="' + f.name + '"]') || line.querySelector('button.act, button.twist');
+      }
+    }
+    if (!el && f.name === 'undo') { el = document.querySelector('#decisions .chip'); }
+    if (!el) { el = document.getElementById('features'); }
+    if (!el) { return; }
+    el.focus({ preventScroll: false });
+    if (f.id === 'find' && typeof f.start === 'number') {
+      try { el.setSelectionRange(f.start, f.end); } catch (e) { /* not a text field */ }
+    }
+  }
+
+  document.addEventListener('htmx:beforeRequest', remember);
+  document.addEventListener('htmx:afterSettle', function () {
+    restore();
+    announce();
+    syncTitle();
+    marks();
+    history_.render();
+  });
+
+  // ---- Keys ----
+
+  function press(row, sel) {
+    var b = row && row.querySelector(':scope > .fline ' + sel);
+    if (b) { b.click(); return true; }
+    return false;
+  }
+
+  document.addEventListener('keydown', function (ev) {
+    if (ev.altKey || ev.ctrlKey || ev.metaKey) { return; }
+    var t = ev.target;
+    var typing = t && (t.tagName === 'INPUT' || t.tagName === 'SELECT' || t.tagName === 'TEXTAREA');
+    if (ev.key === '/' && !typing) {
+      var find = document.getElementById('find');
+      if (find) { ev.preventDefault(); find.focus(); find.select(); }
+      return;
+    }
+    if (ev.key === 'Escape') {
+      var close = document.getElementById('why-close');
+      if (close && !typing) { ev.preventDefault(); close.click(); }
+      return;
+    }
+    if (typing) { return; }
+    var row = t.closest ? t.closest('.frow') : null;
+    if (!row) { return; }
+    var done = false;
+    switch (ev.key) {
+      case '+': done = press(row, 'button.pick'); break;
+      case '-': done = press(row, 'button.drop'); break;
+      case '?': done = press(row, 'button.why'); break;
+      case 'u': done = press(row, 'button.undo'); break;
+      case 'ArrowDown': case 'ArrowUp': done = step(row, ev.key === 'ArrowDown' ? 1 : -1); break;
+      default: return;
+    }
+    if (done) { ev.preventDefault(); }
+  });
+
+  // step moves the focus to the next or previous row's first button.
+  function step(row, by) {
+    var rows = Array.prototype.slice.call(document.querySelectorAll('.frow'));
+    var i = rows.indexOf(row) + by;
+    if (i < 0 || i >= rows.length) { return false; }
+    var b = rows[i].querySelector(':scope > .fline button');
+    if (!b) { return false; }
+    b.focus();
+    return true;
+  }
+
+  // ---- Reasons ----
+
+  function mark(ids) {
+    document.querySelectorAll('.frow.because').forEach(function (r) { r.classList.remove('because'); });
+    (ids || '').split(' ').forEach(function (id) {
+      var r = id && document.getElementById(id);
+      if (r) { r.classList.add('because'); }
+    });
+  }
+  function marks() { mark(''); }
+  function reasonOf(ev) { return ev.target.closest ? ev.target.closest('#reasons li.reason') : null; }
+  document.addEventListener('mouseover', function (ev) {
+    var r = reasonOf(ev);
+    if (r) {
+      document.querySelectorAll('#reasons li.reason.on').forEach(function (x) { x.classList.remove('on'); });
+      r.classList.add('on');
+      mark(r.getAttribute('data-rows'));
+    }
+  });
+  document.addEventListener('mouseout', function (ev) {
+    var r = reasonOf(ev);
+    if (r && !r.contains(ev.relatedTarget)) { r.classList.remove('on'); mark(''); }
+  });
+  document.addEventListener('focusin', function (ev) {
+    var r = reasonOf(ev);
+    if (r) { r.classList.add('on'); mark(r.getAttribute('data-rows')); }
+  });
+  document.addEventListener('focusout', function (ev) {
+    var r = reasonOf(ev);
+    if (r) { r.classList.remove('on'); mark(''); }
+  });
+
+  // ---- Dismiss, announce, title ----
+
+  document.addEventListener('click', function (ev) {
+    var d = ev.target.closest ? ev.target.closest('[data-dismiss]') : null;
+    if (d) {
+      var n = d.closest('.notice');
+      if (n) { n.remove(); }
+    }
+  });
+
+  function announce() {
+    var out = document.getElementById('announce');
+    if (!out) { return; }
+    var parts = [];
+    ['#notice p', '#count', '#agreement', '#panel-h', '#panel-text'].forEach(function (sel) {
+      var el = document.querySelector(sel);
+      var t = el ? el.textContent.trim() : '';
+      if (t) { parts.push(/[.?!:]$/.test(t) ? t : t + '.'); }
+    });
+    out.textContent = parts.join(' ');
+  }
+
+  function syncTitle() {
+    var app = document.getElementById('app');
+    var t = app && app.getAttribute('data-title');
+    if (t) { document.title = t; }
+  }
+  document.addEventListener('htmx:historyRestore', function () { syncTitle(); history_.load(); history_.render(); });
+
+  document.addEventListener('htmx:sendError', function () {
+    var area = document.getElementById('notice');
+    if (!area) { return; }
+    area.innerHTML = '';
+    var div = document.createElement('div');
+    div.className = 'notice error';
+    div.setAttribute('role', 'alert');
+    var p = document.createElement('p');
+    p.textContent = 'The server did not answer. Your configuration is still here; try again in a moment.';
+    div.appendChild(p);
+    area.appendChild(div);
+  });
+
+  // ---- Undo, Redo and the steps ----
+  //
+  // Every entry of the browser's history that this page makes carries its
+  // position (pos) in its state; the steps, by position, are kept for the
+  // tab's life in sessionStorage.
+
+  var history_ = (function () {
+    var STORE = 'model-steps';
+    var cur = 0, steps = [];
+    function here() { return location.pathname + location.search; }
+    function save() {
+      try { sessionStorage.setItem(STORE, JSON.stringify({ cur: cur, steps: steps })); } catch (e) { /* private mode */ }
+    }
+    function stamp(pos) {
+      history.replaceState(Object.assign({}, history.state || {}, { pos: pos }), '');
+    }
+    function load() {
+      var saved = null;
+      try { saved = JSON.parse(sessionStorage.getItem(STORE) || 'null'); } catch (e) { saved = null; }
+      if (saved && Array.isArray(saved.steps)) { steps = saved.steps; }
+      var pos = history.state && typeof history.state.pos === 'number' ? history.state.pos : -1;
+      if (pos < 0) {
+        // A fresh entry: a new page, a link followed.
+        pos = steps.length ? steps[steps.length - 1].pos + 1 : 0;
+        steps = steps.filter(function (s) { return s.pos < pos; });
+        steps.push({ pos: pos, url: here() });
+        stamp(pos);
+      } else if (!steps.some(function (s) { return s.pos === pos; })) {
+        steps.push({ pos: pos, url: here() });
+      }
+      cur = pos;
+      save();
+    }
+    function pushed() {
+      var pos = cur + 1;
+      steps = steps.filter(function (s) { return s.pos < pos; });
+      steps.push({ pos: pos, url: here() });
+      cur = pos;
+      stamp(pos);
+      save();
+    }
+    function replaced() {
+      steps.forEach(function (s) { if (s.pos === cur) { s.url = here(); } });
+      stamp(cur);
+      save();
+    }
+    function index() {
+      for (var i = 0; i < steps.length; i++) { if (steps[i].pos === cur) { return i; } }
+      return -1;
+    }
+    function decisions(url) {
+      var u = new URL(url, location.href);
+      var list = function (k) { var v = u.searchParams.get(k); return v ? v.split(',') : []; };
+      return { model: u.searchParams.get('model'), sel: list('select'), desel: list('deselect'), backend: u.searchParams.get('backend') || '', why: u.searchParams.get('why') || '' };
+    }
+    function label(i) {
+      var now = decisions(steps[i].url);
+      if (i === 0) { return 'open'; }
+      var was = decisions(steps[i - 1].url);
+      if (now.model !== was.model) { return 'open'; }
+      var out = [];
+      now.sel.forEach(function (n) { if (was.sel.indexOf(n) < 0) { out.push('+' + n); } });
+      now.desel.forEach(function (n) { if (was.desel.indexOf(n) < 0) { out.push('−' + n); } });
+      was.sel.concat(was.desel).forEach(function (n) {
+        if (now.sel.indexOf(n) < 0 && now.desel.indexOf(n) < 0) { out.push('undo ' + n); }
+      });
+      if (out.length) { return out.join(', '); }
+      if (now.backend !== was.backend) { return 'use ' + (now.backend || 'the first backend'); }
+      if (now.why && now.why !== was.why) { return 'why ' + now.why + '?'; }
+      if (!now.why && was.why) { return 'close why'; }
+      return 'view';
+    }
+    function go(i) {
+      var k = index();
+      if (i !== k && i >= 0 && i < steps.length) { history.go(steps[i].pos - steps[k].pos); }
+    }
+    function render() {
+      var box = document.getElementById('history');
+      if (!box) { return; }
+      var k = index();
+      box.innerHTML = '';
+      [['Undo', 'history-undo', k - 1, 'Back to the step before (the browser\'s Back does the same)'],
+        ['Redo', 'history-redo', k + 1, 'Forward to the step undone (the browser\'s Forward does the same)']].forEach(function (b) {
+        var btn = document.createElement('button');
+        btn.type = 'button';
+        btn.className = 'btn';
+        btn.id = b[1];
+        btn.textContent = b[0];
+        btn.title = b[3];
+        btn.disabled = k < 0 || b[2] < 0 || b[2] >= steps.length;
+        btn.setAttribute('data-go', b[2]);
+        box.appendChild(btn);
+      });
+      if (steps.length < 2) { return; }
+      var det = document.createElement('details');
+      det.className = 'steps-list';
+      det.id = 'steps-list';
+      var sum = document.createElement('summary');
+      sum.textContent = 'Steps (' + steps.length + ')';
+      det.appendChild(sum);
+      var ol = document.createElement('ol');
+      steps.forEach(function (s, i) {
+        var li = document.createElement('li');
+        var a = document.createElement('a');
+        a.href = s.url;
+        a.textContent = label(i);
+        a.setAttribute('data-go', i);
+        if (i === k) { a.setAttribute('aria-current', 'step'); li.className = 'current'; }
+        li.appendChild(a);
+        ol.appendChild(li);
+      });
+      det.appendChild(ol);
+      box.appendChild(det);
+    }
+    document.addEventListener('click', function (ev) {
+      var el = ev.target.closest ? ev.target.closest('#history [data-go]') : null;
+      if (!el || el.disabled) { return; }
+      ev.preventDefault();
+      go(parseInt(el.getAttribute('data-go'), 10));
+    });
+    document.addEventListener('htmx:pushedIntoHistory', function () { pushed(); render(); });
+    document.addEventListener('htmx:replacedInHistory', function () { replaced(); render(); });
+    window.addEventListener('popstate', function (ev) {
+      if (ev.state && typeof ev.state.pos === 'number') { cur = ev.state.pos; save(); }
+    });
+    return { load: load, render: render };
+  }());
+
+  if (document.getElementById('model-form') || document.querySelector('.model-app')) {
+    history_.load();
+    history_.render();
+  }
+
+  // ---- Opening a model ----
+
+  var drop = document.getElementById('drop');
+  var input = document.getElementById('upload');
+  var status = document.getElementById('upload-status');
+  var LIMIT = 16 << 20;
+
+  function say(kind, text, quote, column) {
+    status.innerHTML = '';
+    var div = document.createElement('div');
+    div.className = 'notice ' + kind + (quote !== undefined ? ' parse-error' : '');
+    div.setAttribute('role', kind === 'error' ? 'alert' : 'status');
+    var box = document.createElement('div');
+    var p = document.createElement('p');
+    p.textContent = text;
+    box.appendChild(p);
+    if (quote !== undefined) {
+      var pre = document.createElement('pre');
+      pre.id = 'upload-quote';
+      pre.textContent = quote + '\n' + ' '.repeat(Math.max(0, column - 1)) + '^';
+      box.appendChild(pre);
+    }
+    div.appendChild(box);
+    status.appendChild(div);
+  }
+
+  function format(name) {
+    var n = name.toLowerCase();
+    if (/\.uvl$/.test(n)) { return 'uvl'; }
+    if (/\.(dimacs|cnf)$/.test(n)) { return 'dimacs'; }
+    return '';
+  }
+
+  function send(file) {
+    if (file.size > LIMIT) {
+      say('error', file.name + ' has ' + file.size.toLocaleString('en') + ' bytes; this server takes models of up to 16 MiB.');
+      return;
+    }
+    say('info', 'Reading ' + file.name + '…');
+    file.text().then(function (text) {
+      var f = format(file.name);
+      var url = '/api/v1/models?name=' + encodeURIComponent(file.name) + (f ? '&format=' + f : '');
+      return fetch(url, { method: 'POST', body: text, headers: { 'Content-Type': 'text/plain' } }).then(function (res) {
+        return res.json().catch(function () { return {}; }).then(function (body) {
+          if (res.ok && body.model) {
+            say('info', 'Opening ' + (body.name || file.name) + '…');
+            location.assign('/?model=' + encodeURIComponent(body.model));
+            return;
+          }
+          var msg = body.error || ('The server refused the file (' + res.status + ').');
+          var m = /(?:^|\s)(\d+):(\d+): /.exec(msg);
+          if (m) {
+            var line = parseInt(m[1], 10), col = parseInt(m[2], 10);
+            var lines = text.split(/\r\n|\r|\n/);
+            if (line >= 1 && line <= lines.length) {
+              say('error', file.name + ': ' + msg, lines[line - 1].slice(0, 200), col);
+              return;
+            }
+          }
+          say('error', file.name + ': ' + msg);
+        });
+      });
+    }).catch(function () {
+      say('error', 'The file could not be sent: the server did not answer.');
+    });
+  }
+
+  if (drop && input && status) {
+    input.addEventListener('change', function () { if (input.files[0]) { send(input.files[0]); } });
+    ['dragenter', 'dragover'].forEach(function (t) {
+      drop.addEventListener(t, function (ev) { ev.preventDefault(); drop.classList.add('over'); });
+    });
+    ['dragleave', 'drop'].forEach(function (t) {
+      drop.addEventListener(t, function () { drop.classList.remove('over'); });
+    });
+    drop.addEventListener('drop', function (ev) {
+      ev.preventDefault();
+      var f = ev.dataTransfer && ev.dataTransfer.files[0];
+      if (f) { send(f); }
+    });
+  }
+}());

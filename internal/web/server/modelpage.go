@@ -1,0 +1,352 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/feature"
+	"github.com/nqueens/configurator/internal/web/board"
+	"github.com/nqueens/configurator/internal/web/modelstate"
+	"github.com/nqueens/configurator/internal/web/models"
+	"github.com/nqueens/configurator/internal/web/problem"
+	"github.com/nqueens/configurator/internal/web/view"
+	"github.com/nqueens/configurator/internal/web/words"
+)
+
+// The model page (GET /?model=ID&select=A,B&deselect=C): one feature
+// model configured by decisions, answered by every backend of the mode.
+// Like the board, it keeps nothing on the server: the decisions come with
+// every request, the compiled spaces from the store of models.
+
+// modelPage serves the model page and the htmx requests of its controls:
+// it reads the state and the step from the query, runs the step on the
+// backends of the mode, and answers with the page, or with the app for
+// htmx, telling htmx which address to push (a decision, Why?) or to put in
+// place of the one shown (a search, a subtree opened).
+func (s *Server) modelPage(c echo.Context, v url.Values) error {
+	ctx := c.Request().Context()
+	st, err := modelstate.Parse(v)
+	if err != nil {
+		return s.modelFail(c, st, err)
+	}
+	act, err := modelstate.ParseAction(v)
+	if err != nil {
+		return s.modelFail(c, st, err)
+	}
+	m, _, err := s.models.Model(ctx, st.Model)
+	if err != nil {
+		return s.modelFail(c, st, err)
+	}
+	before := st
+	if st, err = applyStep(st, act, m); err != nil {
+		return s.modelFail(c, before, err)
+	}
+	r, err := s.modelStep(ctx, st, act, m)
+	if err != nil && act.Decides() {
+		// A decision the others exclude: the notice says why, over the
+		// configuration as it was.
+		if r2, err2 := s.modelStep(ctx, before, modelstate.Action{}, m); err2 == nil {
+			r2.Trail = board.ParseTrail(v.Get("t"), s.cfg.Guard.RequestDeadline)
+			return s.modelRender(c, before, modelstate.Action{}, r2, problem.Describe(modelError(err)))
+		}
+	}
+	if err != nil {
+		return s.modelFail(c, st, err)
+	}
+	r.Trail = append([]board.Step{s.modelTrailStep(r, act)}, board.ParseTrail(v.Get("t"), s.cfg.Guard.RequestDeadline)...)
+	if len(r.Trail) > board.MaxSteps {
+		r.Trail = r.Trail[:board.MaxSteps]
+	}
+	if act.Kind != modelstate.View && !isHTMX(c.Request()) {
+		// Without JavaScript the form lands here: answer with the new
+		// state's address, so that a reload does not repeat the step.
+		return c.Redirect(http.StatusSeeOther, r.State.Href())
+	}
+	return s.modelRender(c, r.State, act, r, nil)
+}
+
+// modelRender answers with the page, or with the app for htmx.
+func (s *Server) modelRender(c echo.Context, st modelstate.State, act modelstate.Action, r *view.ModelStep, p *problem.Problem) error {
+	app := view.NewModelApp(s.site, r)
+	if p != nil {
+		app.Notice = view.NoticeOf(p)
+	}
+	if isHTMX(c.Request()) {
+		h := c.Response().Header()
+		if act.Kept() {
+			h.Set("HX-Push-Url", st.Href())
+		} else {
+			h.Set("HX-Replace-Url", st.Href())
+		}
+		return s.render(c, http.StatusOK, "model-app", app)
+	}
+	return s.render(c, http.StatusOK, "model-page", view.NewModelPage(s.site, app))
+}
+
+// modelFail answers a request of the model page that cannot show its
+// model: a notice for htmx, the page with the notice otherwise.
+func (s *Server) modelFail(c echo.Context, st modelstate.State, err error) error {
+	p := problem.Describe(modelError(err))
+	if p.Status >= 500 {
+		s.logFailure(c.Request(), p, err)
+	}
+	if isHTMX(c.Request()) {
+		return s.renderNotice(c, p)
+	}
+	return s.render(c, p.Status, "model-page", view.NewModelPage(s.site, view.ModelNotice(st, p)))
+}
+
+// modelError words the errors of models and of their sessions as
+// problems; others pass through to problem.Describe.
+func modelError(err error) error {
+	var fe *feature.Error
+	var conflict *configurator.Conflict
+	var excluded *configurator.Excluded
+	switch {
+	case errors.As(err, &conflict), errors.As(err, &excluded):
+		return &problem.Problem{Status: http.StatusUnprocessableEntity, Message: words.Sentence(err.Error()), Err: err}
+	case errors.Is(err, configurator.ErrUnknownFeature), errors.Is(err, configurator.ErrDecidedTwice),
+		errors.Is(err, configurator.ErrNotForced):
+		return &problem.Problem{Status: http.StatusBadRequest, Message: words.Sentence(err.Error()), Err: err}
+	case errors.Is(err, models.ErrNotFound):
+		return &problem.Problem{Status: http.StatusNotFound, Err: err,
+			Message: "This server has no such model: it may have been forgotten to make room for others. Open it again from its file."}
+	case errors.As(err, &fe):
+		return &problem.Problem{Status: http.StatusUnprocessableEntity, Message: err.Error(), Err: err}
+	case errors.Is(err, configurator.ErrTooLarge):
+		return &problem.Problem{Status: http.StatusRequestEntityTooLarge, Message: words.Sentence(err.Error()), Err: err}
+	case errors.Is(err, configurator.ErrBoardsOnly):
+		return &problem.Problem{Status: http.StatusNotImplemented, Message: words.Sentence(err.Error()), Err: err}
+	}
+	return err
+}
+
+// applyStep returns the state after a step that needs no backend: a
+// decision made or taken back, a subtree opened or closed, Why? asked or
+// closed. Make room needs the backends and is done by modelStep.
+func applyStep(st modelstate.State, act modelstate.Action, m *feature.Model) (modelstate.State, error) {
+	name := act.Feature
+	if act.Kind == modelstate.Toggle {
+		name = strings.TrimPrefix(name, "-")
+	}
+	if act.Kind != modelstate.View && act.Kind != modelstate.Close {
+		if _, ok := m.ID(name); !ok {
+			return st, fmt.Errorf("feature %q: %w", name, configurator.ErrUnknownFeature)
+		}
+	}
+	decided, _ := st.Decided(name)
+	switch act.Kind {
+	case modelstate.Pick, modelstate.Drop:
+		if decided {
+			return st, fmt.Errorf("decide %q: %w", name, configurator.ErrDecided)
+		}
+		return st.With(func(s *modelstate.State) {
+			if act.Kind == modelstate.Pick {
+				s.Select = append(s.Select, name)
+			} else {
+				s.Deselect = append(s.Deselect, name)
+			}
+			if s.Why == name {
+				s.Why = ""
+			}
+		}), nil
+	case modelstate.Undo:
+		if !decided {
+			return st, fmt.Errorf("undo %q: %w", name, configurator.ErrUndecided)
+		}
+		return st.Without(name), nil
+	case modelstate.Toggle:
+		// toggle=A opens A's subtree, toggle=-A closes it.
+		return st.With(func(s *modelstate.State) {
+			s.Open = slices.DeleteFunc(s.Open, func(o string) bool { return o == name || o == "-"+name })
+			s.Open = append(s.Open, act.Feature)
+		}), nil
+	case modelstate.Ask:
+		return st.With(func(s *modelstate.State) { s.Why = name }), nil
+	case modelstate.Close:
+		return st.With(func(s *modelstate.State) { s.Why = "" }), nil
+	}
+	return st, nil
+}
+
+// modelStep runs a state on every backend of its mode: each backend's
+// classification, the marginals of the first that counts them, and the
+// explanation the state asks for. A mode whose backend cannot configure
+// the model falls back to the backends that can, and says so. Make room
+// is done here, on the leading backend.
+func (s *Server) modelStep(ctx context.Context, st modelstate.State, act modelstate.Action, m *feature.Model) (*view.ModelStep, error) {
+	mode := board.Mode(s.lineup.Primary())
+	if st.Backend != "" {
+		md, ok := s.lineup.ParseMode(st.Backend)
+		if !ok {
+			return nil, problem.New(http.StatusBadRequest, "%s is not a backend: choose %s.", words.Quote(st.Backend), s.lineup.Choices(true, false))
+		}
+		mode = md
+	}
+	r := &view.ModelStep{State: st, Act: act, Model: m}
+	type compiled struct {
+		name string
+		sp   *models.Space
+	}
+	var answering []compiled
+	var refused []view.ModelRun
+	for _, name := range s.lineup.Backends(mode) {
+		sp, err := s.models.Space(ctx, st.Model, name)
+		if err != nil {
+			if ctx.Err() != nil || !(errors.Is(err, configurator.ErrTooLarge) || errors.Is(err, configurator.ErrBoardsOnly)) {
+				return nil, err
+			}
+			refused = append(refused, view.ModelRun{Backend: name, Err: modelError(err)})
+			continue
+		}
+		answering = append(answering, compiled{name, sp})
+	}
+	if len(answering) == 0 {
+		// The mode's backend cannot configure this model: the first that
+		// can answers instead.
+		for _, name := range s.lineup.Names() {
+			if slices.Contains(s.lineup.Backends(mode), name) {
+				continue
+			}
+			sp, err := s.models.Space(ctx, st.Model, name)
+			if err == nil {
+				answering = append(answering, compiled{name, sp})
+				r.Fallback = fallbackNote(string(mode), name, refused[0].Err)
+				refused = nil
+				break
+			}
+			if ctx.Err() != nil {
+				return nil, err
+			}
+		}
+		if len(answering) == 0 {
+			return nil, refused[0].Err
+		}
+	}
+	ds, err := configurator.ParseDecisions(m, st.Select, st.Deselect)
+	if err != nil {
+		return nil, err
+	}
+	var lead *configurator.FeatureSession
+	for i, cp := range answering {
+		start := time.Now()
+		sess, err := s.featureSession(ctx, cp.sp, ds)
+		if err != nil {
+			if i == 0 {
+				return nil, err
+			}
+			r.Runs = append(r.Runs, view.ModelRun{Backend: cp.name, Err: err, Compile: cp.sp.Took})
+			continue
+		}
+		if i == 0 {
+			lead = sess
+			if act.Kind == modelstate.Room {
+				f, _ := m.ID(act.Feature)
+				room, err := sess.MakeRoom(ctx, f)
+				if err != nil {
+					return nil, err
+				}
+				names := make([]string, len(room))
+				for j, d := range room {
+					names[j] = m.Features[d.Feature].Name
+				}
+				st = st.Without(names...)
+				st.Why = ""
+				r.State = st
+				if ds, err = configurator.ParseDecisions(m, st.Select, st.Deselect); err != nil {
+					return nil, err
+				}
+				if sess, err = s.featureSession(ctx, cp.sp, ds); err != nil {
+					return nil, err
+				}
+				lead = sess
+			}
+		}
+		run := view.ModelRun{Backend: cp.name, Domains: sess.Domains(), Compile: cp.sp.Took, Took: time.Since(start)}
+		if n, ok := cp.sp.FeatureSpace.(interface{ Nodes() int }); ok {
+			run.Nodes = int64(n.Nodes())
+		}
+		if r.Marginals == nil {
+			if r.Marginals, err = sess.Marginals(ctx); err != nil {
+				return nil, err
+			}
+		}
+		r.Runs = append(r.Runs, run)
+	}
+	r.Runs = append(r.Runs, refused...)
+	if f, ok := m.ID(st.Why); ok && st.Why != "" {
+		switch lead.Domains().States[f] {
+		case configurator.ForcedOn, configurator.ForcedOff:
+			r.Why, r.WhyErr = lead.Explain(ctx, f)
+			if r.WhyErr != nil && ctx.Err() != nil {
+				return nil, r.WhyErr
+			}
+		default:
+			// No longer forced: the panel has nothing to say.
+			r.State.Why = ""
+		}
+	}
+	return r, nil
+}
+
+// featureSession is a session on sp under the decisions, within sp's turn
+// when it takes turns.
+func (s *Server) featureSession(ctx context.Context, sp configurator.FeatureSpace, ds []configurator.Decision) (*configurator.FeatureSession, error) {
+	if a, ok := sp.(configurator.Admitter); ok {
+		done, err := a.Admit(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer done()
+	}
+	return configurator.NewFeatureSession(ctx, sp, ds)
+}
+
+// modelTrailStep is the step for the session chart: its label, and each
+// backend's time in the order registered.
+func (s *Server) modelTrailStep(r *view.ModelStep, act modelstate.Action) board.Step {
+	label := map[modelstate.Kind]string{modelstate.Pick: "select", modelstate.Drop: "deselect", modelstate.Undo: "undo",
+		modelstate.Room: "make room", modelstate.Ask: "why", modelstate.Toggle: "open", modelstate.Close: "close"}[act.Kind]
+	if label == "" {
+		label = "show"
+	}
+	names := s.lineup.Names()
+	st := board.Step{Label: label, N: 1, Times: make([]time.Duration, len(names))}
+	for _, run := range r.Runs {
+		if i := slices.Index(names, run.Backend); i >= 0 && run.Domains != nil {
+			st.Times[i] = max(run.Took, 1)
+		}
+	}
+	return st
+}
+
+// modelsPage serves the page that opens a model: the bundled examples and
+// an upload.
+func (s *Server) modelsPage(c echo.Context) error {
+	var links []view.ModelLink
+	for _, info := range s.models.List() {
+		if !info.Example {
+			continue
+		}
+		links = append(links, view.ModelLink{Name: info.Name, Href: modelstate.State{Model: info.ID}.Href(),
+			Format: strings.ToUpper(string(info.Format)), Features: words.Plural(int64(info.Features), "feature")})
+	}
+	return s.render(c, http.StatusOK, "models-page", view.NewModelsPage(s.site, links, models.MaxSize, nil))
+}
+
+// fallbackNote says why backend did not answer and which one did.
+func fallbackNote(backend, instead string, err error) string {
+	b, i := strings.ToUpper(backend), strings.ToUpper(instead)
+	if errors.Is(err, configurator.ErrBoardsOnly) {
+		return fmt.Sprintf("%s configures N-Queens boards only, not feature models: %s answers this model instead.", b, i)
+	}
+	return fmt.Sprintf("%s cannot answer this model: %s %s answers it instead.", b, strings.TrimSuffix(problem.Describe(err).Message, "."), i)
+}
