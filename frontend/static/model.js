@@ -172,7 +172,7 @@
     var t = app && app.getAttribute('data-title');
     if (t) { document.title = t; }
   }
-  document.addEventListener('htmx:historyRestore', function () { syncTitle(); history_.load(); history_.render(); });
+  document.addEventListener('htmx:historyRestore', function () { syncTitle(); history_.restamp(); history_.render(); });
 
   document.addEventListener('htmx:sendError', function () {
     var area = document.getElementById('notice');
@@ -200,38 +200,34 @@
     function save() {
       try { sessionStorage.setItem(STORE, JSON.stringify({ cur: cur, steps: steps })); } catch (e) { /* private mode */ }
     }
+    // stamp writes the position into the state of the entry shown,
+    // keeping what htmx put there (htmx restores only entries it marked).
     function stamp(pos) {
-      history.replaceState(Object.assign({}, history.state || {}, { pos: pos }), '');
+      history.replaceState(Object.assign({}, history.state || {}, { htmx: true, pos: pos }), '');
     }
+    // record makes the entry at cur the newest step, with the address
+    // shown.
+    function record() {
+      steps = steps.filter(function (s) { return s.pos < cur; });
+      steps.push({ pos: cur, url: here() });
+      save();
+    }
+    // load picks up the steps of this tab when the entry shown is one of
+    // them (a reload); a page opened afresh starts a new list.
     function load() {
-      var saved = null;
-      try { saved = JSON.parse(sessionStorage.getItem(STORE) || 'null'); } catch (e) { saved = null; }
-      if (saved && Array.isArray(saved.steps)) { steps = saved.steps; }
-      var pos = history.state && typeof history.state.pos === 'number' ? history.state.pos : -1;
-      if (pos < 0) {
-        // A fresh entry: a new page, a link followed.
-        pos = steps.length ? steps[steps.length - 1].pos + 1 : 0;
-        steps = steps.filter(function (s) { return s.pos < pos; });
-        steps.push({ pos: pos, url: here() });
-        stamp(pos);
-      } else if (!steps.some(function (s) { return s.pos === pos; })) {
-        steps.push({ pos: pos, url: here() });
+      var kept = null;
+      try { kept = JSON.parse(sessionStorage.getItem(STORE) || 'null'); } catch (e) { kept = null; }
+      var st = history.state;
+      if (kept && st && typeof st.pos === 'number') {
+        steps = kept.steps || [];
+        cur = st.pos;
+        if (!steps.some(function (s) { return s.pos === cur; })) { record(); }
+        return;
       }
-      cur = pos;
-      save();
-    }
-    function pushed() {
-      var pos = cur + 1;
-      steps = steps.filter(function (s) { return s.pos < pos; });
-      steps.push({ pos: pos, url: here() });
-      cur = pos;
-      stamp(pos);
-      save();
-    }
-    function replaced() {
-      steps.forEach(function (s) { if (s.pos === cur) { s.url = here(); } });
-      stamp(cur);
-      save();
+      cur = 0;
+      steps = [];
+      stamp(0);
+      record();
     }
     function index() {
       for (var i = 0; i < steps.length; i++) { if (steps[i].pos === cur) { return i; } }
@@ -307,12 +303,19 @@
       ev.preventDefault();
       go(parseInt(el.getAttribute('data-go'), 10));
     });
-    document.addEventListener('htmx:pushedIntoHistory', function () { pushed(); render(); });
-    document.addEventListener('htmx:replacedInHistory', function () { replaced(); render(); });
+    // Before htmx moves to a new entry it saves the page under the one
+    // shown, and its state loses the position: put it back.
+    document.addEventListener('htmx:beforeHistoryUpdate', function () { stamp(cur); });
+    document.addEventListener('htmx:pushedIntoHistory', function () { cur += 1; stamp(cur); record(); render(); });
+    document.addEventListener('htmx:replacedInHistory', function () { stamp(cur); record(); render(); });
+    // Back and Forward: the entry's position, read before htmx restores
+    // the page (and rewrites the entry's state).
     window.addEventListener('popstate', function (ev) {
-      if (ev.state && typeof ev.state.pos === 'number') { cur = ev.state.pos; save(); }
-    });
-    return { load: load, render: render };
+      var st = ev.state || {};
+      if (typeof st.pos === 'number') { cur = st.pos; save(); }
+      render();
+    }, true);
+    return { load: load, render: render, restamp: function () { stamp(cur); } };
   }());
 
   if (document.getElementById('model-form') || document.querySelector('.model-app')) {

@@ -4,18 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/big"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/feature"
 	"github.com/nqueens/configurator/internal/web/board"
-	"github.com/nqueens/configurator/internal/web/modelstate"
 	"github.com/nqueens/configurator/internal/web/models"
+	"github.com/nqueens/configurator/internal/web/modelstate"
 	"github.com/nqueens/configurator/internal/web/problem"
 	"github.com/nqueens/configurator/internal/web/view"
 	"github.com/nqueens/configurator/internal/web/words"
@@ -238,51 +240,68 @@ func (s *Server) modelStep(ctx context.Context, st modelstate.State, act modelst
 	var lead *configurator.FeatureSession
 	for i, cp := range answering {
 		start := time.Now()
+		run := view.ModelRun{Backend: cp.name, Compile: cp.sp.Took}
+		if n, ok := cp.sp.FeatureSpace.(interface{ Nodes() int }); ok {
+			run.Nodes = int64(n.Nodes())
+		}
+		// The answers of a state shown before (the same decisions searched,
+		// filtered, opened further) are remembered: only Why? and Make room
+		// need the leading backend's session itself.
+		if i > 0 || (act.Kind != modelstate.Room && st.Why == "") {
+			if a, ok := s.answers.get(answerKey(st.Model, cp.name, ds)); ok {
+				run.Domains, run.Remembered = a.domains, true
+				if r.Marginals == nil {
+					r.Marginals = a.marginals
+				}
+				r.Runs = append(r.Runs, run)
+				continue
+			}
+		}
 		sess, err := s.featureSession(ctx, cp.sp, ds)
 		if err != nil {
 			if i == 0 {
 				return nil, err
 			}
-			r.Runs = append(r.Runs, view.ModelRun{Backend: cp.name, Err: err, Compile: cp.sp.Took})
+			run.Err = err
+			r.Runs = append(r.Runs, run)
 			continue
 		}
-		if i == 0 {
-			lead = sess
-			if act.Kind == modelstate.Room {
-				f, _ := m.ID(act.Feature)
-				room, err := sess.MakeRoom(ctx, f)
-				if err != nil {
-					return nil, err
-				}
-				names := make([]string, len(room))
-				for j, d := range room {
-					names[j] = m.Features[d.Feature].Name
-				}
-				st = st.Without(names...)
-				st.Why = ""
-				r.State = st
-				if ds, err = configurator.ParseDecisions(m, st.Select, st.Deselect); err != nil {
-					return nil, err
-				}
-				if sess, err = s.featureSession(ctx, cp.sp, ds); err != nil {
-					return nil, err
-				}
-				lead = sess
+		if i == 0 && act.Kind == modelstate.Room {
+			f, _ := m.ID(act.Feature)
+			room, err := sess.MakeRoom(ctx, f)
+			if err != nil {
+				return nil, err
 			}
-		}
-		run := view.ModelRun{Backend: cp.name, Domains: sess.Domains(), Compile: cp.sp.Took, Took: time.Since(start)}
-		if n, ok := cp.sp.FeatureSpace.(interface{ Nodes() int }); ok {
-			run.Nodes = int64(n.Nodes())
-		}
-		if r.Marginals == nil {
-			if r.Marginals, err = sess.Marginals(ctx); err != nil {
+			names := make([]string, len(room))
+			for j, d := range room {
+				names[j] = m.Features[d.Feature].Name
+			}
+			st = st.Without(names...)
+			st.Why = ""
+			r.State = st
+			if ds, err = configurator.ParseDecisions(m, st.Select, st.Deselect); err != nil {
+				return nil, err
+			}
+			if sess, err = s.featureSession(ctx, cp.sp, ds); err != nil {
 				return nil, err
 			}
 		}
+		if i == 0 {
+			lead = sess
+		}
+		a := answer{domains: sess.Domains()}
+		if a.marginals, err = sess.Marginals(ctx); err != nil {
+			return nil, err
+		}
+		s.answers.put(answerKey(st.Model, cp.name, ds), a)
+		if r.Marginals == nil {
+			r.Marginals = a.marginals
+		}
+		run.Domains, run.Took = a.domains, time.Since(start)
 		r.Runs = append(r.Runs, run)
 	}
 	r.Runs = append(r.Runs, refused...)
-	if f, ok := m.ID(st.Why); ok && st.Why != "" {
+	if f, ok := m.ID(st.Why); ok && lead != nil {
 		switch lead.Domains().States[f] {
 		case configurator.ForcedOn, configurator.ForcedOff:
 			r.Why, r.WhyErr = lead.Explain(ctx, f)
@@ -321,7 +340,7 @@ func (s *Server) modelTrailStep(r *view.ModelStep, act modelstate.Action) board.
 	names := s.lineup.Names()
 	st := board.Step{Label: label, N: 1, Times: make([]time.Duration, len(names))}
 	for _, run := range r.Runs {
-		if i := slices.Index(names, run.Backend); i >= 0 && run.Domains != nil {
+		if i := slices.Index(names, run.Backend); i >= 0 && run.Domains != nil && !run.Remembered {
 			st.Times[i] = max(run.Took, 1)
 		}
 	}
@@ -349,4 +368,60 @@ func fallbackNote(backend, instead string, err error) string {
 		return fmt.Sprintf("%s configures N-Queens boards only, not feature models: %s answers this model instead.", b, i)
 	}
 	return fmt.Sprintf("%s cannot answer this model: %s %s answers it instead.", b, strings.TrimSuffix(problem.Describe(err).Message, "."), i)
+}
+
+// answer is what a backend said of one state: the classification and,
+// when it counts them, each feature's share.
+type answer struct {
+	domains   *configurator.Domains
+	marginals []*big.Int
+}
+
+// answerKey names a state's answer: the model, the backend and the
+// decisions in order.
+func answerKey(model, backend string, ds []configurator.Decision) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s|%s", model, backend)
+	for _, d := range ds {
+		fmt.Fprintf(&b, "|%d:%t", d.Feature, d.Select)
+	}
+	return b.String()
+}
+
+// answerCache remembers the last answers of the model page, so that a
+// search, a filter or a subtree opened over the same decisions asks no
+// backend again. It holds at most maxAnswers and is safe for concurrent
+// use.
+type answerCache struct {
+	mu    sync.Mutex
+	order []string // least recently used first
+	byKey map[string]answer
+}
+
+// maxAnswers bounds the answers remembered: a model of tens of thousands
+// of features costs a byte and a count per feature for each.
+const maxAnswers = 32
+
+func (c *answerCache) get(key string) (answer, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a, ok := c.byKey[key]
+	if ok {
+		c.order = append(slices.DeleteFunc(c.order, func(k string) bool { return k == key }), key)
+	}
+	return a, ok
+}
+
+func (c *answerCache) put(key string, a answer) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.byKey == nil {
+		c.byKey = make(map[string]answer)
+	}
+	if _, ok := c.byKey[key]; !ok && len(c.order) >= maxAnswers {
+		delete(c.byKey, c.order[0])
+		c.order = c.order[1:]
+	}
+	c.byKey[key] = a
+	c.order = append(slices.DeleteFunc(c.order, func(k string) bool { return k == key }), key)
 }

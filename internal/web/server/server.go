@@ -68,6 +68,7 @@ type Server struct {
 	lineup   *board.Lineup     // the backends in the order registered: the first is the primary
 	spaces   *spaces.Cache
 	models   *models.Store
+	answers  answerCache // the model page's last answers
 	site     *view.Site
 	tmpl     *view.Templates
 	static   fs.FS

@@ -59,6 +59,9 @@ type ModelRun struct {
 	Took    time.Duration
 	Compile time.Duration
 	Nodes   int64
+	// Remembered marks an answer the server gave before for the same
+	// decisions (a search or a subtree opened asks no backend again).
+	Remembered bool
 }
 
 // ModelPage is a whole model page around its app.
@@ -504,6 +507,11 @@ func modelTiming(r *ModelStep) *ModelTiming {
 			}
 			t.Compiles = append(t.Compiles, name+": "+problem.Describe(o.Err).Message)
 			continue
+		case o.Domains != nil && o.Remembered:
+			for i := range rows {
+				rows[i].Cells = append(rows[i].Cells, "remembered")
+			}
+			t.Work = append(t.Work, WorkLine{Backend: name, Text: "none: the answer for these decisions was remembered"})
 		case o.Domains != nil:
 			w := o.Domains.Work
 			rows[0].Cells = append(rows[0].Cells, words.MaybeDuration(w.Domains))
@@ -646,12 +654,14 @@ func (l *lister) treeRows() ([]*FeatureRow, string) {
 			l.size[p] += l.size[f]
 		}
 	}
+	// Open every feature shallower than openAt: the rows down to depth
+	// openAt, the deepest level whose rows, with those above, fit.
 	l.openAt, l.rows = 1, 0
 	for total, d := perDepth[0], 1; d < len(perDepth); d++ {
 		if total += perDepth[d]; total > treeRows {
 			break
 		}
-		l.openAt = d + 1
+		l.openAt = d
 	}
 	l.opened, l.closed = map[int]bool{}, map[int]bool{}
 	for _, name := range l.st.Open {
