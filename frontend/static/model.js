@@ -23,7 +23,10 @@
     var el = document.activeElement;
     if (!el || el === document.body) { focus = null; return; }
     var row = el.closest ? el.closest('.frow') : null;
-    focus = { id: el.id, name: el.getAttribute('name'), value: el.getAttribute('value'), row: row ? row.getAttribute('data-name') : null };
+    var name = row ? row.getAttribute('data-name') : null;
+    var panel = el.closest ? el.closest('#panel') : null;
+    if (panel) { name = panel.getAttribute('data-feature'); }
+    focus = { id: el.id, name: el.getAttribute('name'), value: el.getAttribute('value'), row: name };
     if (el.id === 'find') { focus.start = el.selectionStart; focus.end = el.selectionEnd; }
   }
 
@@ -39,12 +42,15 @@
     if (!focus) { return; }
     var f = focus, el = null;
     focus = null;
-    if (f.id) { el = document.getElementById(f.id); }
+    // Why? asked: to the panel, where the answer is; closed: back to the
+    // feature's row.
+    if (f.name === 'ask') { el = document.getElementById('panel'); }
+    if (!el && f.id) { el = document.getElementById(f.id); }
     if (!el && f.row) {
       var row = rowByName(f.row);
       if (row) {
         var line = row.querySelector('.fline');
-        el = line.querySelector('button[name="' + f.name + '"]') || line.querySelector('button.act, button.twist');
+        el = line.querySelector('button[name="' + f.name + '"]') || line.querySelector('button.why, button.act, button.twist');
       }
     }
     if (!el && f.name === 'undo') { el = document.querySelector('#decisions .chip'); }

@@ -17,6 +17,7 @@ import (
 	"github.com/nqueens/configurator/backends/sat/plain"
 	"github.com/nqueens/configurator/configurator/feature"
 	"github.com/nqueens/configurator/configurator/feature/examples"
+	"github.com/nqueens/configurator/configurator/feature/featuretest"
 	"github.com/nqueens/configurator/configurator/oracle"
 	"github.com/nqueens/configurator/internal/web/models"
 )
@@ -406,6 +407,39 @@ func TestBrowserModel(t *testing.T) {
 		if eval[int](b, `document.querySelectorAll('.frow[data-name="Q_77_13_4"]').length`) != 1 {
 			t.Error("the tree does not show the decided feature")
 		}
+	})
+
+	t.Run("a phone and a real model: every panel fits, screenshots", func(t *testing.T) {
+		b.t = t
+		src, err := os.ReadFile(filepath.Join(featuretest.ModelsDir(t), "uvl", "busybox-2007-05-20.uvl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		busybox, _, err := s.models.Add(context.Background(), "busybox-2007-05-20.uvl", src, feature.UVL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ex, _ := examples.Lookup("car")
+		carID := models.ID(ex.Format, ex.Source)
+		shots := []struct{ name, path string }{
+			{"model-car", "/?model=" + carID + "&select=Diesel&backend=both&why=Petrol"},
+			{"model-busybox", "/?model=" + busybox.ID + "&backend=both"},
+			{"model-busybox-search", "/?model=" + busybox.ID + "&find=ftp&backend=sat"},
+			{"models", "/models"},
+		}
+		for _, w := range []int64{1280, 375} {
+			if w == 375 {
+				b.do("375 px", chromedp.EmulateViewport(375, 812, chromedp.EmulateScale(2)))
+			}
+			for _, sh := range shots {
+				b.do("open "+sh.path, chromedp.Navigate(b.base+sh.path), chromedp.WaitVisible(chromedp.ID("app")))
+				if width := eval[int](b, `document.documentElement.scrollWidth`); width > int(w) {
+					t.Errorf("%s is %d px wide in a %d px window", sh.path, width, w)
+				}
+				b.screenshot(fmt.Sprintf("%s-%d.png", sh.name, w))
+			}
+		}
+		b.do("back to the desktop", chromedp.EmulateViewport(1280, 900))
 	})
 
 	if errs := b.consoleErrors(); len(errs) > 0 {

@@ -126,7 +126,7 @@ func modelError(err error) error {
 	case errors.Is(err, configurator.ErrTooLarge):
 		return &problem.Problem{Status: http.StatusRequestEntityTooLarge, Message: words.Sentence(err.Error()), Err: err}
 	case errors.Is(err, configurator.ErrBoardsOnly):
-		return &problem.Problem{Status: http.StatusNotImplemented, Message: words.Sentence(err.Error()), Err: err}
+		return &problem.Problem{Status: http.StatusNotImplemented, Message: "This backend configures N-Queens boards only, not feature models.", Err: err}
 	}
 	return err
 }

@@ -207,10 +207,10 @@ var stateTexts = map[configurator.FeatureState]string{
 }
 
 var stateGlyphs = map[configurator.FeatureState]string{
-	configurator.Open:       "○",
-	configurator.Selected:   "✔",
-	configurator.Deselected: "✘",
-	configurator.ForcedOn:   "◉",
+	configurator.Open:       "☐",
+	configurator.Selected:   "☑",
+	configurator.Deselected: "☒",
+	configurator.ForcedOn:   "▣",
 	configurator.ForcedOff:  "⊘",
 }
 
@@ -385,7 +385,7 @@ func modelAgreement(runs []ModelRun) (*Agreement, string) {
 		o := &runs[i]
 		name := strings.ToUpper(o.Backend)
 		if o.Domains == nil {
-			notes = append(notes, fmt.Sprintf("%s could not answer: %s", name, problem.Describe(o.Err).Message))
+			notes = append(notes, fmt.Sprintf("%s could not answer: %s", name, lowerFirst(problem.Describe(o.Err).Message)))
 			continue
 		}
 		names = append(names, name)
@@ -505,7 +505,7 @@ func modelTiming(r *ModelStep) *ModelTiming {
 			for i := range rows {
 				rows[i].Cells = append(rows[i].Cells, "–")
 			}
-			t.Compiles = append(t.Compiles, name+": "+problem.Describe(o.Err).Message)
+			t.Compiles = append(t.Compiles, name+": "+lowerFirst(problem.Describe(o.Err).Message))
 			continue
 		case o.Domains != nil && o.Remembered:
 			for i := range rows {
@@ -809,4 +809,12 @@ type ModelLink struct {
 func NewModelsPage(site *Site, examples []ModelLink, limit int64, n *Notice) *ModelsPage {
 	return &ModelsPage{Title: "Open a model · configurator", Version: site.Version, Examples: slices.Clone(examples),
 		Limit: bytesize.Format(limit), Notice: n}
+}
+
+// lowerFirst starts a sentence in the middle of another.
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
 }
