@@ -70,7 +70,7 @@ type Config struct {
 	DiskBytes int64
 	// MaxFeatures is the most features a model may have; 0: no bound.
 	MaxFeatures int
-	// Deadline bounds one compile, whoever waits for it.
+	// Deadline bounds one compile, whoever waits for it; 0: none.
 	Deadline time.Duration
 	// Slots is the number of compiles (and parses of uploads) that run at
 	// once.
@@ -533,7 +533,10 @@ func (s *Store) Space(ctx context.Context, id, backend string) (*Space, error) {
 	}
 	f := s.flights[k]
 	if f == nil {
-		fctx, cancel := context.WithTimeout(s.ctx, s.cfg.Deadline)
+		fctx, cancel := context.WithCancel(s.ctx)
+		if s.cfg.Deadline > 0 {
+			fctx, cancel = context.WithTimeout(s.ctx, s.cfg.Deadline)
+		}
 		f = &flight{done: make(chan struct{}), cancel: cancel}
 		s.flights[k] = f
 		s.work.Add(1)
