@@ -116,6 +116,9 @@ type modelAnalyzeResponse struct {
 	AtLeast        bool     `json:"at_least"`
 	Work           workJSON `json:"work"`
 	ElapsedMS      float64  `json:"elapsed_ms"`
+	// CompileMS is how long the compile of the model's space on the
+	// backend took, once, whichever request it was made for.
+	CompileMS float64 `json:"compile_ms"`
 }
 
 // conflictJSON is the 422 of decisions that no configuration keeps:
@@ -255,7 +258,8 @@ type modelSession struct {
 	model       *feature.Model
 	decisions   []configurator.Decision
 	session     *configurator.FeatureSession
-	took        time.Duration
+	took        time.Duration // of the session's analysis
+	compiled    time.Duration // of the space's compile
 }
 
 // openModel checks a model request, finds (or compiles) its space and
@@ -295,7 +299,7 @@ func (s *Server) openModel(c echo.Context, req modelRequest) (mo *modelSession, 
 	done = func() { release(); cancel() }
 	start := time.Now()
 	sess, err := configurator.NewFeatureSession(ctx, sp.FeatureSpace, ds)
-	mo = &modelSession{id: *req.Model, backend: backend, model: m, decisions: ds, session: sess, took: time.Since(start)}
+	mo = &modelSession{id: *req.Model, backend: backend, model: m, decisions: ds, session: sess, took: time.Since(start), compiled: sp.Took}
 	var conflict *configurator.Conflict
 	if errors.As(err, &conflict) {
 		done()
@@ -375,7 +379,7 @@ func (s *Server) apiAnalyzeModel(c echo.Context, body []byte) error {
 	dec := newDecisionsJSON(m, mo.decisions)
 	resp := modelAnalyzeResponse{Model: mo.id, Backend: mo.backend, Select: dec.Select, Deselect: dec.Deselect,
 		ForcedOn: featureNames(m, d.In(configurator.ForcedOn)), ForcedOff: featureNames(m, d.In(configurator.ForcedOff)), Free: featureNames(m, d.In(configurator.Open)),
-		AtLeast: d.AtLeast, Work: newWorkJSON(mo.session.Space(), d.Work), ElapsedMS: ms(mo.took)}
+		AtLeast: d.AtLeast, Work: newWorkJSON(mo.session.Space(), d.Work), ElapsedMS: ms(mo.took), CompileMS: ms(mo.compiled)}
 	if d.Configurations != nil {
 		n := d.Configurations.String()
 		resp.Configurations = &n
