@@ -46,7 +46,7 @@ func TestMeasureModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.File != "car.uvl" || r.Name != "Car" || r.Format != "uvl" || r.Features != 32 || r.Constraints != 8 || r.Load == "" {
+	if r.File != "car.uvl" || r.Name != "car" || r.Format != "uvl" || r.Features != 32 || r.Constraints != 8 || r.Load == "" {
 		t.Errorf("the model: %+v", r)
 	}
 	if len(r.Backends) != 3 || r.Backends[2].Refused == "" {

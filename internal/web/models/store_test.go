@@ -87,7 +87,7 @@ func TestAdd(t *testing.T) {
 	if err != nil || !created {
 		t.Fatalf("Add: %v, created %v", err, created)
 	}
-	want := Info{ID: ID(feature.UVL, src), Name: "Root", Format: feature.UVL, Features: 6, Constraints: 4, Size: len(src)}
+	want := Info{ID: ID(feature.UVL, src), Name: "chain", Format: feature.UVL, Features: 6, Constraints: 4, Size: len(src)}
 	if info != want {
 		t.Errorf("Add: %+v, want %+v", info, want)
 	}
@@ -104,8 +104,19 @@ func TestAdd(t *testing.T) {
 	if err != nil || info.Name != "model "+info.ID[:8] {
 		t.Errorf("a CNF file without a name: %+v, %v", info, err)
 	}
-	if n := len(s.List()); n != len(examples.All())+3 {
-		t.Errorf("List: %d models, want the examples and 3", n)
+	// A model's name: its namespace, else its file's, else its root's.
+	for _, tc := range []struct{ file, src, want string }{
+		{"shop.uvl", "namespace Shop\nfeatures\n\tRoot\n", "Shop"},
+		{"shop.uvl", "namespace Root\nfeatures\n\tRoot\n\t\toptional\n\t\t\tA\n", "shop"},
+		{"", "features\n\tRoot\n\t\toptional\n\t\t\tB\n", "Root"},
+	} {
+		info, _, err := s.Add(ctx, tc.file, []byte(tc.src), "")
+		if err != nil || info.Name != tc.want {
+			t.Errorf("%q uploaded as %q: named %q (%v), want %q", tc.src, tc.file, info.Name, err, tc.want)
+		}
+	}
+	if n := len(s.List()); n != len(examples.All())+6 {
+		t.Errorf("List: %d models, want the examples and 6", n)
 	}
 }
 
@@ -171,6 +182,11 @@ func TestDirectory(t *testing.T) {
 	junk := []byte("features\n\t\"unclosed\n")
 	junkPath := filepath.Join(dir, ID(feature.UVL, junk)+".uvl")
 	if err := os.WriteFile(junkPath, junk, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	// A name file that is no name is not trusted either.
+	if err := os.WriteFile(filepath.Join(dir, bad.ID+".name"), []byte("two\nlines"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 

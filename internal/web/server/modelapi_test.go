@@ -70,7 +70,7 @@ func TestModelUpload(t *testing.T) {
 	_, ts := newTestServer(t, testConfig())
 	ex, _ := examples.Lookup("car")
 	res, out := upload(t, ts, "", "application/octet-stream", ex.Source)
-	want := fmt.Sprintf(`{"model":%q,"name":"Car","format":"uvl","features":32,"constraints":8}`, models.ID(ex.Format, ex.Source))
+	want := fmt.Sprintf(`{"model":%q,"name":"car","format":"uvl","features":32,"constraints":8}`, models.ID(ex.Format, ex.Source))
 	if res.StatusCode != http.StatusOK || strings.TrimSpace(out) != want {
 		t.Errorf("a bundled example uploaded: %d %s, want 200 %s", res.StatusCode, out, want)
 	}
@@ -94,7 +94,7 @@ func TestModelUpload(t *testing.T) {
 	for _, m := range list.Models {
 		names = append(names, fmt.Sprintf("%s:%v", m.Name, *m.Example))
 	}
-	if got := strings.Join(names, " "); got != "Car:true Computer:true smarthome:true triangle:false" {
+	if got := strings.Join(names, " "); got != "car:true computer:true smarthome:true triangle:false" {
 		t.Errorf("GET /api/v1/models lists %s", got)
 	}
 	if list.MaxBytes != models.MaxSize || list.MaxFeatures != testConfig().Models.MaxFeatures {
