@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -171,7 +172,6 @@ func TestDirectory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Close()
 
 	// Damage one file: its content no longer hashes to its name.
 	badPath := filepath.Join(dir, bad.ID+".uvl")
@@ -185,8 +185,14 @@ func TestDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// A name file that is no name is not trusted either.
-	if err := os.WriteFile(filepath.Join(dir, bad.ID+".name"), []byte("two\nlines"), 0o644); err != nil {
+	// A name kept that is no name is not trusted either: the model is
+	// named by its root.
+	renamed, _, err := s.Add(ctx, "renamed.uvl", chain(2), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if err := os.WriteFile(filepath.Join(dir, renamed.ID+".name"), []byte("two\nlines"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 
@@ -194,6 +200,9 @@ func TestDirectory(t *testing.T) {
 	m, got, err := s.Model(ctx, info.ID)
 	if err != nil || got != info || len(m.Features) != 4 {
 		t.Fatalf("after a restart: %+v, %v; want %+v", got, err, info)
+	}
+	if _, got, err := s.Model(ctx, renamed.ID); err != nil || got.Name != "Root" {
+		t.Errorf("a model whose name kept is no name: %+v, %v; want it named Root", got, err)
 	}
 	for _, id := range []string{bad.ID, ID(feature.UVL, junk)} {
 		if _, _, err := s.Model(ctx, id); !errors.Is(err, ErrNotFound) {
@@ -209,7 +218,7 @@ func TestDirectory(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		list := s.List()
-		if len(list) == len(examples.All())+1 && list[len(list)-1] == info {
+		if len(list) == len(examples.All())+2 && slices.Contains(list, info) {
 			break
 		}
 		if time.Now().After(deadline) {
