@@ -371,7 +371,7 @@
     file.text().then(function (text) {
       var f = format(file.name);
       var url = '/api/v1/models?name=' + encodeURIComponent(file.name) + (f ? '&format=' + f : '');
-      return fetch(url, { method: 'POST', body: text, headers: { 'Content-Type': 'text/plain' } }).then(function (res) {
+      return fetch(url, { method: 'POST', body: file, headers: { 'Content-Type': 'application/octet-stream' } }).then(function (res) {
         return res.json().catch(function () { return {}; }).then(function (body) {
           if (res.ok && body.model) {
             say('info', 'Opening ' + (body.name || file.name) + '…');
@@ -379,14 +379,15 @@
             return;
           }
           var msg = body.error || ('The server refused the file (' + res.status + ').');
-          var m = /(?:^|\s)(\d+):(\d+): /.exec(msg);
-          if (m) {
-            var line = parseInt(m[1], 10), col = parseInt(m[2], 10);
-            var lines = text.split(/\r\n|\r|\n/);
-            if (line >= 1 && line <= lines.length) {
-              say('error', file.name + ': ' + msg, lines[line - 1].slice(0, 200), col);
-              return;
+          if (body.line > 0) {
+            // The reader's place: the line quoted (the server's quote,
+            // else the file's own line) and the column marked.
+            var quote = body.quote;
+            if (typeof quote !== 'string' || (body.file && quote === '')) {
+              quote = text.split(/\r\n|\r|\n/)[body.line - 1] || '';
             }
+            say('error', file.name + ': ' + msg, quote.slice(0, 200), body.column || 1);
+            return;
           }
           say('error', file.name + ': ' + msg);
         });

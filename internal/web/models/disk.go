@@ -9,13 +9,15 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/nqueens/configurator/configurator/feature"
 )
 
 // disk is the directory that keeps uploaded models: one file per model,
-// named ID.uvl or ID.dimacs, written whole or not at all, the least
-// recently used removed beyond its bound.
+// named ID.uvl or ID.dimacs, written whole or not at all, beside the name
+// it was uploaded as in ID.name; the least recently used removed beyond
+// its bound.
 type disk struct {
 	dir   string
 	bound int64      // bytes; 0: none
@@ -106,28 +108,57 @@ func (d *disk) read(id string) (feature.Format, []byte, error) {
 	return "", nil, os.ErrNotExist
 }
 
-// save writes id's file whole (a temporary file renamed), then removes
-// the least recently used files beyond the bound, never the one saved.
-func (d *disk) save(id string, f feature.Format, src []byte) error {
+// save writes id's file whole (a temporary file renamed), and the name
+// it was uploaded as when none is kept yet (the first upload's stays),
+// then removes the least recently used files beyond the bound, never the
+// one saved.
+func (d *disk) save(id string, f feature.Format, src []byte, name string) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	tmp, err := os.CreateTemp(d.dir, ".upload-*")
-	if err != nil {
-		return err
+	if _, err := os.Stat(d.namePath(id)); err != nil {
+		if err := d.write(d.namePath(id), []byte(name)); err != nil {
+			return err
+		}
 	}
-	_, err = tmp.Write(src)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), d.path(id, f))
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
+	if err := d.write(d.path(id, f), src); err != nil {
 		return err
 	}
 	d.shed(id)
 	return nil
+}
+
+// write writes the file at path whole: a temporary file renamed.
+func (d *disk) write(path string, b []byte) error {
+	tmp, err := os.CreateTemp(d.dir, ".upload-*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(b)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
+}
+
+func (d *disk) namePath(id string) string { return filepath.Join(d.dir, id+".name") }
+
+// maxName bounds the name kept beside a model.
+const maxName = 256
+
+// name returns the name id's model was uploaded as, "" when none is kept
+// or the one kept is not a name (not one line of valid UTF-8, too long).
+func (d *disk) name(id string) string {
+	b, err := os.ReadFile(d.namePath(id))
+	if err != nil || len(b) > maxName || !utf8.Valid(b) || strings.ContainsAny(string(b), "\r\n\x00") {
+		return ""
+	}
+	return string(b)
 }
 
 // shed removes the least recently used files while the directory holds
@@ -151,6 +182,7 @@ func (d *disk) shed(keep string) {
 		}
 		if os.Remove(d.path(fi.id, fi.f)) == nil {
 			total -= fi.size
+			os.Remove(d.namePath(fi.id))
 		}
 	}
 }
@@ -161,7 +193,8 @@ func (d *disk) touch(id string, f feature.Format) {
 	_ = os.Chtimes(d.path(id, f), now, now)
 }
 
-// remove deletes id's file.
+// remove deletes id's file and its name.
 func (d *disk) remove(id string, f feature.Format) {
 	_ = os.Remove(d.path(id, f))
+	_ = os.Remove(d.namePath(id))
 }

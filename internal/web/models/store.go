@@ -70,7 +70,7 @@ type Config struct {
 	DiskBytes int64
 	// MaxFeatures is the most features a model may have; 0: no bound.
 	MaxFeatures int
-	// Deadline bounds one compile, whoever waits for it.
+	// Deadline bounds one compile, whoever waits for it; 0: none.
 	Deadline time.Duration
 	// Slots is the number of compiles (and parses of uploads) that run at
 	// once.
@@ -80,7 +80,10 @@ type Config struct {
 // Info describes a model in the store.
 type Info struct {
 	// ID names the model: a hash of its format and its content.
-	ID     string
+	ID string
+	// Name is the model's namespace (UVL), or else the name of the file
+	// it was uploaded as, without its extension, or else its root
+	// feature's name; "model" and the ID's start when none is known.
 	Name   string
 	Format feature.Format
 	// Features and Constraints count the model's features and its
@@ -214,19 +217,24 @@ func validID(id string) bool {
 	return true
 }
 
-// describe is the info of model m read from a file of size bytes; name
-// names a model that has no name of its own.
-func describe(id, name string, m *feature.Model, size int) Info {
-	if m.Name != "" {
-		name = m.Name
+// describe is the info of model m read from a file of size bytes, named
+// by file (a file's name without its extension, "" when unknown). A
+// model's name is its namespace when it has one, else the file's name,
+// else its root feature's name: people know a model by its file better
+// than by a root feature called "root".
+func describe(id, file string, m *feature.Model, size int) Info {
+	name := m.Name
+	namespace := m.Name != "" && (m.Root < 0 || m.Name != m.Features[m.Root].Name)
+	if file != "" && !namespace {
+		name = file
 	}
 	return Info{ID: id, Name: name, Format: m.Format, Features: len(m.Features),
 		Constraints: len(m.Constraints) + len(m.Clauses), Size: size}
 }
 
 // Add stores the model in src, read in format f (told from name and the
-// content when f is ""); name, a file's name, names a model that has no
-// name of its own (a CNF file's). It reports whether the model is new: the
+// content when f is ""); name is the file's name, which names a model
+// that has no namespace (see Info.Name). It reports whether the model is new: the
 // same file again gets the same ID and the model already stored. A file
 // that does not parse gives the reader's *feature.Error (line:column,
 // what was expected, the line quoted); a file past MaxSize ErrTooBig, a
@@ -260,7 +268,7 @@ func (s *Store) Add(ctx context.Context, name string, src []byte, f feature.Form
 		info.Name = "model " + id[:8]
 	}
 	if s.disk != nil {
-		if err := s.disk.save(id, f, src); err != nil {
+		if err := s.disk.save(id, f, src, base); err != nil {
 			s.log.Warn("keeping a model in the cache directory", "model", id, "err", err)
 		}
 	}
@@ -406,12 +414,7 @@ func (s *Store) load(ctx context.Context, id string) (Info, *feature.Model, erro
 		return Info{}, nil, fmt.Errorf("model %s: its file is damaged: %w", id, ErrNotFound)
 	}
 	s.disk.touch(id, f)
-	info := describe(id, "", m, len(src))
-	s.mu.Lock()
-	if e, ok := s.entries[id]; ok && e.info.Name != "" {
-		info.Name = e.info.Name // the name it was uploaded under
-	}
-	s.mu.Unlock()
+	info := describe(id, s.disk.name(id), m, len(src))
 	if info.Name == "" {
 		info.Name = "model " + id[:8]
 	}
@@ -533,7 +536,10 @@ func (s *Store) Space(ctx context.Context, id, backend string) (*Space, error) {
 	}
 	f := s.flights[k]
 	if f == nil {
-		fctx, cancel := context.WithTimeout(s.ctx, s.cfg.Deadline)
+		fctx, cancel := context.WithCancel(s.ctx)
+		if s.cfg.Deadline > 0 {
+			fctx, cancel = context.WithTimeout(s.ctx, s.cfg.Deadline)
+		}
 		f = &flight{done: make(chan struct{}), cancel: cancel}
 		s.flights[k] = f
 		s.work.Add(1)

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -87,7 +88,7 @@ func TestAdd(t *testing.T) {
 	if err != nil || !created {
 		t.Fatalf("Add: %v, created %v", err, created)
 	}
-	want := Info{ID: ID(feature.UVL, src), Name: "Root", Format: feature.UVL, Features: 6, Constraints: 4, Size: len(src)}
+	want := Info{ID: ID(feature.UVL, src), Name: "chain", Format: feature.UVL, Features: 6, Constraints: 4, Size: len(src)}
 	if info != want {
 		t.Errorf("Add: %+v, want %+v", info, want)
 	}
@@ -104,8 +105,19 @@ func TestAdd(t *testing.T) {
 	if err != nil || info.Name != "model "+info.ID[:8] {
 		t.Errorf("a CNF file without a name: %+v, %v", info, err)
 	}
-	if n := len(s.List()); n != len(examples.All())+3 {
-		t.Errorf("List: %d models, want the examples and 3", n)
+	// A model's name: its namespace, else its file's, else its root's.
+	for _, tc := range []struct{ file, src, want string }{
+		{"shop.uvl", "namespace Shop\nfeatures\n\tRoot\n", "Shop"},
+		{"shop.uvl", "namespace Root\nfeatures\n\tRoot\n\t\toptional\n\t\t\tA\n", "shop"},
+		{"", "features\n\tRoot\n\t\toptional\n\t\t\tB\n", "Root"},
+	} {
+		info, _, err := s.Add(ctx, tc.file, []byte(tc.src), "")
+		if err != nil || info.Name != tc.want {
+			t.Errorf("%q uploaded as %q: named %q (%v), want %q", tc.src, tc.file, info.Name, err, tc.want)
+		}
+	}
+	if n := len(s.List()); n != len(examples.All())+6 {
+		t.Errorf("List: %d models, want the examples and 6", n)
 	}
 }
 
@@ -160,7 +172,6 @@ func TestDirectory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Close()
 
 	// Damage one file: its content no longer hashes to its name.
 	badPath := filepath.Join(dir, bad.ID+".uvl")
@@ -174,10 +185,24 @@ func TestDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// A name kept that is no name is not trusted either: the model is
+	// named by its root.
+	renamed, _, err := s.Add(ctx, "renamed.uvl", chain(2), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if err := os.WriteFile(filepath.Join(dir, renamed.ID+".name"), []byte("two\nlines"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
 	s = newStore(t, testConfig(dir))
 	m, got, err := s.Model(ctx, info.ID)
 	if err != nil || got != info || len(m.Features) != 4 {
 		t.Fatalf("after a restart: %+v, %v; want %+v", got, err, info)
+	}
+	if _, got, err := s.Model(ctx, renamed.ID); err != nil || got.Name != "Root" {
+		t.Errorf("a model whose name kept is no name: %+v, %v; want it named Root", got, err)
 	}
 	for _, id := range []string{bad.ID, ID(feature.UVL, junk)} {
 		if _, _, err := s.Model(ctx, id); !errors.Is(err, ErrNotFound) {
@@ -193,7 +218,7 @@ func TestDirectory(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		list := s.List()
-		if len(list) == len(examples.All())+1 && list[len(list)-1] == info {
+		if len(list) == len(examples.All())+2 && slices.Contains(list, info) {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -21,7 +21,7 @@ type Config struct {
 
 	Guard  guard.Config  // connections, per-client quotas, bodies, deadlines
 	Spaces spaces.Config // the cache of compiled spaces and its compiles
-	Models models.Config // the store of feature models and their compiled spaces
+	Models models.Config // the feature models: uploads, their directory, their compiles
 
 	QuickWait       time.Duration // how long a page waits for a compile before showing progress
 	DiagramNodes    int           // largest diagram drawn
@@ -70,8 +70,11 @@ func DefaultConfig() Config {
 			Recycle:  50,
 		},
 		Models: models.Config{
-			Bytes:       1 << 30,
-			MaxFeatures: 100000,
+			Bytes:     256 << 20,
+			DiskBytes: 256 << 20,
+			// Above the largest real models (tens of thousands of
+			// features), below what a request could answer in time.
+			MaxFeatures: 50000,
 			Deadline:    2 * time.Minute,
 			Slots:       2,
 		},

@@ -257,7 +257,9 @@ func (s *Server) modelStep(ctx context.Context, st modelstate.State, act modelst
 				continue
 			}
 		}
-		sess, err := s.featureSession(ctx, cp.sp, ds)
+		bctx, cancel := context.WithTimeout(ctx, s.deadline(cp.name))
+		defer cancel()
+		sess, err := s.featureSession(bctx, cp.sp, ds)
 		if err != nil {
 			if i == 0 {
 				return nil, err
@@ -268,7 +270,7 @@ func (s *Server) modelStep(ctx context.Context, st modelstate.State, act modelst
 		}
 		if i == 0 && act.Kind == modelstate.Room {
 			f, _ := m.ID(act.Feature)
-			room, err := sess.MakeRoom(ctx, f)
+			room, err := sess.MakeRoom(bctx, f)
 			if err != nil {
 				return nil, err
 			}
@@ -282,7 +284,7 @@ func (s *Server) modelStep(ctx context.Context, st modelstate.State, act modelst
 			if ds, err = configurator.ParseDecisions(m, st.Select, st.Deselect); err != nil {
 				return nil, err
 			}
-			if sess, err = s.featureSession(ctx, cp.sp, ds); err != nil {
+			if sess, err = s.featureSession(bctx, cp.sp, ds); err != nil {
 				return nil, err
 			}
 		}
@@ -290,7 +292,7 @@ func (s *Server) modelStep(ctx context.Context, st modelstate.State, act modelst
 			lead = sess
 		}
 		a := answer{domains: sess.Domains()}
-		if a.marginals, err = sess.Marginals(ctx); err != nil {
+		if a.marginals, err = sess.Marginals(bctx); err != nil {
 			return nil, err
 		}
 		s.answers.put(answerKey(st.Model, cp.name, ds), a)
@@ -304,7 +306,9 @@ func (s *Server) modelStep(ctx context.Context, st modelstate.State, act modelst
 	if f, ok := m.ID(st.Why); ok && lead != nil {
 		switch lead.Domains().States[f] {
 		case configurator.ForcedOn, configurator.ForcedOff:
-			r.Why, r.WhyErr = lead.Explain(ctx, f)
+			ectx, cancel := context.WithTimeout(ctx, s.deadline(answering[0].name))
+			defer cancel()
+			r.Why, r.WhyErr = lead.Explain(ectx, f)
 			if r.WhyErr != nil && ctx.Err() != nil {
 				return nil, r.WhyErr
 			}

@@ -67,8 +67,8 @@ type Server struct {
 	engines  map[string]Engine // by name
 	lineup   *board.Lineup     // the backends in the order registered: the first is the primary
 	spaces   *spaces.Cache
-	models   *models.Store
-	answers  answerCache // the model page's last answers
+	models   *models.Store // the feature models and their compiled spaces
+	answers  answerCache   // the model page's last answers
 	site     *view.Site
 	tmpl     *view.Templates
 	static   fs.FS
