@@ -55,7 +55,9 @@
     }
     if (!el && f.name === 'undo') { el = document.querySelector('#decisions .chip'); }
     if (!el) { el = document.getElementById('features'); }
-    if (!el) { return; }
+    // A part swapped around the control in use (the search's results
+    // while the person types on) leaves the control as it is.
+    if (!el || el === document.activeElement) { return; }
     el.focus({ preventScroll: false });
     if (f.id === 'find' && typeof f.start === 'number') {
       try { el.setSelectionRange(f.start, f.end); } catch (e) { /* not a text field */ }

@@ -1,9 +1,11 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"image/png"
 	"net/http"
 	"net/url"
 	"os"
@@ -319,7 +321,7 @@ func TestBrowserModel(t *testing.T) {
 		}{{uvl, "3 configurations", 4}, {cnf, "4 configurations", 3}} {
 			b.open("/models")
 			b.do("choose "+tc.path, chromedp.SetUploadFiles(chromedp.ID("upload"), []string{tc.path}, chromedp.NodeReady))
-			b.wait("the model's page opens", `location.search.indexOf('model=') >= 0 && !!document.getElementById('count')`)
+			b.waitAcross("the model's page opens", `location.search.indexOf('model=') >= 0 && !!document.getElementById('count')`)
 			if got := b.text("#count"); got != tc.count {
 				t.Errorf("%s: count %q, want %q", tc.path, got, tc.count)
 			}
@@ -398,8 +400,9 @@ func TestBrowserModel(t *testing.T) {
 		if page > 4*api+2*time.Second {
 			t.Errorf("the page took %v for a decision the API answers in %v", page, api)
 		}
-		b.do("clear the search", chromedp.SetValue(chromedp.ID("find"), "", chromedp.NodeVisible))
-		b.open(b.location())
+		q := b.query()
+		q.Del("find")
+		b.open("/?" + q.Encode())
 		if got := b.text("#decisions"); !strings.Contains(got, "+Q_77_13_4") {
 			t.Errorf("the decisions say %q", got)
 		}
@@ -436,7 +439,7 @@ func TestBrowserModel(t *testing.T) {
 				if width := eval[int](b, `document.documentElement.scrollWidth`); width > int(w) {
 					t.Errorf("%s is %d px wide in a %d px window", sh.path, width, w)
 				}
-				b.screenshot(fmt.Sprintf("%s-%d.png", sh.name, w))
+				b.screenshotTop(fmt.Sprintf("%s-%d.png", sh.name, w), 2400, map[int64]int64{1280: 1, 375: 2}[w])
 			}
 		}
 		b.do("back to the desktop", chromedp.EmulateViewport(1280, 900))
@@ -445,6 +448,57 @@ func TestBrowserModel(t *testing.T) {
 	if errs := b.consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors: %q", errs)
 	}
+}
+
+// waitAcross is wait for a condition that holds on the page a
+// navigation opens: the polls that the navigation interrupts are tried
+// again.
+func (b *browser) waitAcross(what, cond string) {
+	b.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(b.ctx, time.Until(deadline))
+		_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](cond, chromedp.WithPollingInterval(20*time.Millisecond)))
+		cancel()
+		switch {
+		case err == nil:
+			return
+		case time.Now().After(deadline):
+			b.t.Fatalf("waiting until %s (%s): %v\n%s", what, cond, err, b.dump())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// screenshotTop is screenshot for a page that may be very long: at most
+// the top height CSS pixels of it, the window made that tall for the
+// shot (scale as the window has it) and put back.
+func (b *browser) screenshotTop(name string, height, scale int64) {
+	b.t.Helper()
+	h := eval[int64](b, `document.documentElement.scrollHeight`)
+	w := eval[int64](b, `window.innerWidth`)
+	vh := eval[int64](b, `window.innerHeight`)
+	if h <= height {
+		b.screenshot(name)
+		return
+	}
+	b.do("a tall window", chromedp.EmulateViewport(w, height, chromedp.EmulateScale(float64(scale))))
+	defer b.do("the window back", chromedp.EmulateViewport(w, vh, chromedp.EmulateScale(float64(scale))))
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	buf, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		b.t.Fatalf("screenshot %s: %v", name, err)
+	}
+	img, err := png.Decode(bytes.NewReader(buf))
+	if err != nil {
+		b.t.Fatalf("screenshot %s does not decode as PNG: %v", name, err)
+	}
+	checkImage(b.t, name, img)
+	if err := os.WriteFile(filepath.Join(screenshotDir, name), buf, 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+	b.t.Logf("saved the top of %s (%dx%d)", name, img.Bounds().Dx(), img.Bounds().Dy())
 }
 
 func write(t *testing.T, path, src string) {
