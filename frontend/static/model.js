@@ -326,6 +326,18 @@
     return { load: load, render: render, restamp: function () { stamp(cur); } };
   }());
 
+  // A whole page that shows a configuration other than the one its
+  // address asked for (the notice says why) names the one it shows in
+  // #app's data-href: the address bar says it too, as htmx does for a
+  // fragment, before the steps read it.
+  (function () {
+    var app = document.querySelector('.model-app');
+    var href = app && app.getAttribute('data-href');
+    if (href && href !== location.pathname + location.search) {
+      history.replaceState(history.state, '', href);
+    }
+  }());
+
   if (document.getElementById('model-form') || document.querySelector('.model-app')) {
     history_.load();
     history_.render();

@@ -18,10 +18,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/nqueens/configurator/backends/sat/plain"
 	"github.com/nqueens/configurator/configurator/feature"
-	"github.com/nqueens/configurator/configurator/feature/examples"
 	"github.com/nqueens/configurator/configurator/feature/featuretest"
 	"github.com/nqueens/configurator/configurator/oracle"
-	"github.com/nqueens/configurator/internal/web/models"
 )
 
 // The model page in a browser: a bundled example opened from the page that
@@ -116,19 +114,12 @@ func (b *browser) query() url.Values {
 // example returns a bundled example's model, ID and oracle.
 func example(t *testing.T, name string) (*feature.Model, string, *oracle.Features) {
 	t.Helper()
-	ex, ok := examples.Lookup(name)
-	if !ok {
-		t.Fatalf("no bundled example %q", name)
-	}
-	m, err := ex.Model()
-	if err != nil {
-		t.Fatal(err)
-	}
+	id, m := exampleID(t, name)
 	o, err := oracle.NewFeatures(len(m.Features), m.Valid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m, models.ID(ex.Format, ex.Source), o
+	return m, id, o
 }
 
 func TestBrowserModel(t *testing.T) {
@@ -422,8 +413,7 @@ func TestBrowserModel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ex, _ := examples.Lookup("car")
-		carID := models.ID(ex.Format, ex.Source)
+		carID, _ := exampleID(t, "car")
 		shots := []struct{ name, path string }{
 			{"model-car", "/?model=" + carID + "&select=Diesel&backend=both&why=Petrol"},
 			{"model-busybox", "/?model=" + busybox.ID + "&backend=both"},

@@ -47,18 +47,37 @@ func (s *Server) modelPage(c echo.Context, v url.Values) error {
 	if err != nil {
 		return s.modelFail(c, st, err)
 	}
+	// What the page cannot show as asked, it shows as near as it can,
+	// with a notice that says what it changed: an unknown backend gives
+	// way to the first; decisions that no configuration keeps lose the
+	// smallest set of them that conflicts (a hand-made address); a step
+	// that cannot be taken leaves the configuration as it was.
+	var notice *problem.Problem
+	if _, ok := s.lineup.ParseMode(st.Backend); st.Backend != "" && !ok {
+		notice = problem.New(http.StatusBadRequest, "%s is not a backend: choose %s. The page shows the first.", words.Quote(st.Backend), s.lineup.Choices(true, false))
+		st.Backend = ""
+	}
 	before := st
 	if st, err = applyStep(st, act, m); err != nil {
 		return s.modelFail(c, before, err)
 	}
 	r, err := s.modelStep(ctx, st, act, m)
-	if err != nil && act.Decides() {
+	var conflict *configurator.Conflict
+	switch {
+	case err != nil && act.Decides():
 		// A decision the others exclude: the notice says why, over the
 		// configuration as it was.
-		if r2, err2 := s.modelStep(ctx, before, modelstate.Action{}, m); err2 == nil {
-			r2.Trail = board.ParseTrail(v.Get("t"), s.cfg.Guard.RequestDeadline)
-			return s.modelRender(c, before, modelstate.Action{}, r2, problem.Describe(modelError(err)))
+		notice, act, st = problem.Describe(modelError(err)), modelstate.Action{}, before
+		r, err = s.modelStep(ctx, st, act, m)
+	case errors.As(err, &conflict) && len(conflict.Decisions) > 0:
+		names := make([]string, len(conflict.Decisions))
+		for i, d := range conflict.Decisions {
+			names[i] = m.Features[d.Feature].Name
 		}
+		notice = problem.New(http.StatusUnprocessableEntity, "%s The page shows the configuration without %s.",
+			words.Sentence(conflict.Error()), words.List(names, "and"))
+		st = st.Without(names...)
+		r, err = s.modelStep(ctx, st, act, m)
 	}
 	if err != nil {
 		return s.modelFail(c, st, err)
@@ -67,19 +86,20 @@ func (s *Server) modelPage(c echo.Context, v url.Values) error {
 	if len(r.Trail) > board.MaxSteps {
 		r.Trail = r.Trail[:board.MaxSteps]
 	}
-	if act.Kind != modelstate.View && !isHTMX(c.Request()) {
+	if act.Kind != modelstate.View && !isHTMX(c.Request()) && notice == nil {
 		// Without JavaScript the form lands here: answer with the new
 		// state's address, so that a reload does not repeat the step.
 		return c.Redirect(http.StatusSeeOther, r.State.Href())
 	}
-	return s.modelRender(c, r.State, act, r, nil)
+	return s.modelRender(c, r.State, act, r, notice)
 }
 
 // modelRender answers with the page, or with the app for htmx.
 func (s *Server) modelRender(c echo.Context, st modelstate.State, act modelstate.Action, r *view.ModelStep, p *problem.Problem) error {
 	app := view.NewModelApp(s.site, r)
+	status := http.StatusOK
 	if p != nil {
-		app.Notice = view.NoticeOf(p)
+		app.Notice, status = view.NoticeOf(p), p.Status
 	}
 	if isHTMX(c.Request()) {
 		h := c.Response().Header()
@@ -88,9 +108,9 @@ func (s *Server) modelRender(c echo.Context, st modelstate.State, act modelstate
 		} else {
 			h.Set("HX-Replace-Url", st.Href())
 		}
-		return s.render(c, http.StatusOK, "model-app", app)
+		return s.render(c, status, "model-app", app)
 	}
-	return s.render(c, http.StatusOK, "model-page", view.NewModelPage(s.site, app))
+	return s.render(c, status, "model-page", view.NewModelPage(s.site, app))
 }
 
 // modelFail answers a request of the model page that cannot show its

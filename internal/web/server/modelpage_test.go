@@ -1,0 +1,151 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/nqueens/configurator/configurator/feature/examples"
+)
+
+// rowState matches a feature's row on the model page: its state and name.
+var rowState = regexp.MustCompile(`<li class="frow (\w+)[^"]*" id="f-\d+" data-name="([^"]+)"`)
+
+// pageStates reads the features' states from a model page's HTML.
+func pageStates(t *testing.T, html string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, m := range rowState.FindAllStringSubmatch(html, -1) {
+		out[strings.ReplaceAll(m[2], "&#34;", `"`)] = m[1]
+	}
+	return out
+}
+
+// The page shows every feature in the state the API gives it, for the
+// same decisions, on every backend that configures models.
+func TestModelPageAgreesWithTheAPI(t *testing.T) {
+	_, ts := newTestServer(t, modelSetup())
+	id, _ := exampleID(t, "computer")
+	for _, tc := range []struct{ sel, desel []string }{
+		{nil, nil},
+		{[]string{"ARM"}, nil},
+		{[]string{"Thunderbolt", "Graphics"}, []string{"Wireless LAN"}},
+		{[]string{"HDD", "NVMe"}, []string{"USB"}},
+	} {
+		for _, backend := range []string{"sat", "sat-plain"} {
+			q := fmt.Sprintf("/?model=%s&select=%s&deselect=%s&backend=%s", id, strings.Join(tc.sel, ","), strings.Join(tc.desel, ","), backend)
+			res, html := get(t, ts, strings.ReplaceAll(q, " ", "+"))
+			if res.StatusCode != http.StatusOK {
+				t.Fatalf("%s: %d", q, res.StatusCode)
+			}
+			page := pageStates(t, html)
+			body, _ := json.Marshal(map[string]any{"model": id, "select": tc.sel, "deselect": tc.desel, "backend": backend})
+			status, out, err := postJSON(t, context.Background(), ts, "/api/v1/analyze", string(body))
+			if err != nil || status != http.StatusOK {
+				t.Fatalf("analyze %s: %d %v %s", body, status, err, out)
+			}
+			var api map[string]json.RawMessage
+			if err := json.Unmarshal([]byte(out), &api); err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]string{}
+			for _, st := range []string{"select", "deselect", "forced_on", "forced_off", "free"} {
+				var names []string
+				if err := json.Unmarshal(api[st], &names); err != nil {
+					t.Fatal(err)
+				}
+				for _, n := range names {
+					want[n] = st
+				}
+			}
+			if len(page) != len(want) {
+				t.Errorf("%s: the page shows %d features, the API %d", q, len(page), len(want))
+			}
+			for n, st := range want {
+				if page[n] != st {
+					t.Errorf("%s: %q is %s on the page, %s by the API", q, n, page[n], st)
+				}
+			}
+		}
+	}
+}
+
+// Each step answers as the browser needs it: htmx gets the app and the
+// address to push (a decision, Why?) or to put in place of the one shown
+// (a subtree opened); a form without JavaScript is sent to the new
+// state's address; what cannot be done is a notice that says why.
+func TestModelPageSteps(t *testing.T) {
+	_, ts := newTestServer(t, modelSetup())
+	id, _ := exampleID(t, "computer")
+	base := "/?model=" + id + "&backend=sat"
+	for _, tc := range []struct {
+		name, query string
+		htmx        bool
+		status      int
+		header      string // HX-Push-Url, HX-Replace-Url, HX-Retarget, or Final (where a redirect lands), and its value
+		value       string
+		says        string // in the body
+	}{
+		{"a page", base, false, 200, "", "", `id="ftree"`},
+		{"select, htmx", base + "&pick=ARM", true, 200, "HX-Push-Url", "/?model=" + id + "&select=ARM&backend=sat", `class="frow select`},
+		{"deselect, htmx", base + "&select=ARM&drop=USB", true, 200, "HX-Push-Url", "/?model=" + id + "&select=ARM&deselect=USB&backend=sat", "−USB"},
+		{"decisions in conflict", base + "&select=ARM,x86,HDD", false, 422, "", "", "the configuration without ARM and x86"},
+		{"take back, htmx", base + "&select=ARM&deselect=USB&undo=ARM", true, 200, "HX-Push-Url", "/?model=" + id + "&deselect=USB&backend=sat", ""},
+		{"select without JavaScript", base + "&pick=ARM", false, 200, "Final", "/?model=" + id + "&select=ARM&backend=sat", ""},
+		{"Why?", base + "&select=Thunderbolt&ask=x86", true, 200, "HX-Push-Url", "/?model=" + id + "&select=Thunderbolt&backend=sat&why=x86", "Why is “x86” forced on?"},
+		{"Make room", base + "&select=Thunderbolt,Graphics&why=x86&room=x86", true, 200, "HX-Push-Url", "/?model=" + id + "&backend=sat", ""},
+		{"open a subtree", base + "&toggle=-Ports", true, 200, "HX-Replace-Url", "/?model=" + id + "&backend=sat&open=-Ports", `aria-label="Open Ports"`},
+		{"a decision the others exclude", base + "&select=ARM&pick=Thunderbolt", true, 422, "HX-Replace-Url", "/?model=" + id + "&select=ARM&backend=sat", "configuration keeps"},
+		{"an unknown feature", base + "&pick=Turbo", true, 400, "HX-Retarget", "#notice", "Turbo"},
+		{"an unknown model", "/?model=0123456789abcdef01234567", false, 404, "", "", "no such model"},
+		{"an unknown backend", "/?model=" + id + "&backend=quantum", false, 400, "", "", `id="ftree"`},
+		{"two steps", base + "&pick=ARM&drop=x86", false, 400, "", "", "two steps"},
+		{"the models", "/models", false, 200, "", "", "Bundled examples"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var hs []string
+			if tc.htmx {
+				hs = []string{"HX-Request", "true"}
+			}
+			res, body := get(t, ts, strings.ReplaceAll(tc.query, " ", "+"), hs...)
+			if res.StatusCode != tc.status {
+				t.Errorf("status %d, want %d: %.300s", res.StatusCode, tc.status, body)
+			}
+			switch {
+			case tc.header == "Final":
+				// The client follows the 303 of a form sent without
+				// JavaScript: the address it lands on.
+				if got := res.Request.URL.RequestURI(); got != tc.value {
+					t.Errorf("landed on %q, want %q", got, tc.value)
+				}
+			case tc.header != "" && res.Header.Get(tc.header) != tc.value:
+				t.Errorf("%s: %q, want %q", tc.header, res.Header.Get(tc.header), tc.value)
+			}
+			if !strings.Contains(body, tc.says) {
+				t.Errorf("the answer does not say %q: %.600s", tc.says, body)
+			}
+		})
+	}
+}
+
+// The bundled examples are on the page that opens models, and the upload
+// states its limit before anything is sent.
+func TestModelsPage(t *testing.T) {
+	_, ts := newTestServer(t, modelSetup())
+	_, body := get(t, ts, "/models")
+	for _, name := range []string{"car", "computer", "smarthome"} {
+		if id, _ := exampleID(t, name); !strings.Contains(body, `href="/?model=`+id+`"`) {
+			t.Errorf("the page does not offer %s", name)
+		}
+	}
+	if !strings.Contains(body, "up to 16 MiB") {
+		t.Error("the page does not say the upload's limit")
+	}
+	if n := strings.Count(body, `class="btn" href="/?model=`); n != len(examples.All()) {
+		t.Errorf("%d models offered, %d bundled", n, len(examples.All()))
+	}
+}

@@ -1,0 +1,181 @@
+package view
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/feature"
+	"github.com/nqueens/configurator/configurator/feature/dimacs"
+	"github.com/nqueens/configurator/configurator/feature/uvl"
+	"github.com/nqueens/configurator/internal/web/modelstate"
+)
+
+// wideModel is a UVL model of a root with branches optional children,
+// each with kids optional children, each with grandkids.
+func wideModel(t *testing.T, branches, kids, grandkids int) *feature.Model {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("features\n\tR\n\t\toptional\n")
+	for i := range branches {
+		fmt.Fprintf(&b, "\t\t\tB%d\n\t\t\t\toptional\n", i)
+		for j := range kids {
+			fmt.Fprintf(&b, "\t\t\t\t\tK%d_%d\n", i, j)
+			if grandkids > 0 {
+				b.WriteString("\t\t\t\t\t\talternative\n")
+				for k := range grandkids {
+					fmt.Fprintf(&b, "\t\t\t\t\t\t\tG%d_%d_%d\n", i, j, k)
+				}
+			}
+		}
+	}
+	m, err := uvl.Parse([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// domainsOf returns domains with every feature free but those selected.
+func domainsOf(m *feature.Model, sel ...string) *configurator.Domains {
+	d := &configurator.Domains{States: make([]configurator.FeatureState, len(m.Features))}
+	for _, n := range sel {
+		f, _ := m.ID(n)
+		d.States[f] = configurator.Selected
+	}
+	return d
+}
+
+// shown lists the names of the rows laid out, depth first.
+func shown(rows []*FeatureRow) []string {
+	var out []string
+	var walk func(r *FeatureRow)
+	walk = func(r *FeatureRow) {
+		out = append(out, r.Name)
+		for _, g := range r.Groups {
+			for _, c := range g.Rows {
+				walk(c)
+			}
+		}
+	}
+	for _, r := range rows {
+		walk(r)
+	}
+	return out
+}
+
+// The tree opens level after level while the rows fit in treeRows, opens
+// the path to every decision and to the feature asked about, and opens or
+// closes what the person toggled; a flat list pages.
+func TestFeatureRows(t *testing.T) {
+	big := wideModel(t, 20, 10, 5) // 1 + 20 + 200 + 1000 features
+	for _, tc := range []struct {
+		name    string
+		st      modelstate.State
+		sel     []string
+		rows    int      // rows laid out
+		has     []string // among them
+		hasNot  []string
+		closed  string // a row shown closed, with how many it hides
+		hidden  string
+		note    bool
+		flat    bool
+		pageEnd bool // a link to the next page
+	}{
+		{name: "levels that fit", rows: 1 + 20 + 200, has: []string{"R", "B0", "K19_9"}, hasNot: []string{"G0_0_0"}, closed: "K3_4", hidden: "5 features"},
+		{name: "the path to a decision", sel: []string{"G7_3_2"}, rows: 1 + 20 + 200 + 5, has: []string{"G7_3_0", "G7_3_2"}, hasNot: []string{"G7_4_0"}},
+		{name: "the path to Why?", st: modelstate.State{Why: "G1_1_1"}, rows: 221 + 5, has: []string{"G1_1_4"}},
+		{name: "opened by the person", st: modelstate.State{Open: []string{"K0_0", "K0_1"}}, rows: 221 + 10, has: []string{"G0_1_4"}},
+		{name: "closed by the person", st: modelstate.State{Open: []string{"-B5"}}, rows: 221 - 10, hasNot: []string{"K5_0"}, closed: "B5", hidden: "60 features"},
+		{name: "a search", st: modelstate.State{Find: "g7_3_"}, rows: 5, has: []string{"G7_3_4"}, flat: true, note: true},
+		{name: "a filter", st: modelstate.State{Show: modelstate.Mine}, sel: []string{"B2", "K2_2"}, rows: 2, has: []string{"B2", "K2_2"}, flat: true, note: true},
+		{name: "a long list pages", st: modelstate.State{Find: "G"}, rows: pageRows, flat: true, note: true, pageEnd: true},
+		{name: "its last page", st: modelstate.State{Find: "G", From: 1000 - 1}, rows: pageRows, flat: true, note: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := newLister(tc.st, big, domainsOf(big, tc.sel...), nil)
+			var rows []*FeatureRow
+			var note string
+			var next *Link
+			if l.tree() {
+				rows, note = l.treeRows()
+			} else {
+				rows, note, _, next = l.flatRows()
+				if tc.pageEnd != (next != nil) {
+					t.Errorf("next page %v, want one: %t", next, tc.pageEnd)
+				}
+				if tc.pageEnd && !strings.Contains(next.Href, fmt.Sprintf("from=%d", pageRows)) {
+					t.Errorf("the next page is %s", next.Href)
+				}
+			}
+			if l.tree() == tc.flat {
+				t.Errorf("tree %t, want %t", l.tree(), !tc.flat)
+			}
+			names := shown(rows)
+			if len(names) != tc.rows {
+				t.Errorf("%d rows, want %d", len(names), tc.rows)
+			}
+			for _, n := range tc.has {
+				if !contains(names, n) {
+					t.Errorf("%s is not shown", n)
+				}
+			}
+			for _, n := range tc.hasNot {
+				if contains(names, n) {
+					t.Errorf("%s is shown", n)
+				}
+			}
+			if (note != "") != tc.note {
+				t.Errorf("note %q", note)
+			}
+			if tc.closed != "" {
+				r := find(rows, tc.closed)
+				if r == nil || r.Open || !r.Kids || r.Hidden != tc.hidden {
+					t.Errorf("%s: %+v, want closed, hiding %s", tc.closed, r, tc.hidden)
+				}
+			}
+		})
+	}
+}
+
+// A tree of more rows than a page ever lists stops at maxRows and says
+// so; a CNF file has no tree.
+func TestFeatureRowsBounded(t *testing.T) {
+	m := wideModel(t, 1, 3000, 0) // a branch of 3,000 children, opened
+	l := newLister(modelstate.State{Open: []string{"B0"}}, m, domainsOf(m), nil)
+	rows, note := l.treeRows()
+	if n := len(shown(rows)); n != maxRows || note == "" {
+		t.Errorf("%d rows, note %q; want %d and a note", n, note, maxRows)
+	}
+	cnf, err := dimacs.Parse([]byte("p cnf 3 1\n1 2 3 0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := newLister(modelstate.State{}, cnf, domainsOf(cnf), nil); l.tree() {
+		t.Error("a CNF file is laid out as a tree")
+	}
+}
+
+func contains(names []string, n string) bool {
+	for _, x := range names {
+		if x == n {
+			return true
+		}
+	}
+	return false
+}
+
+func find(rows []*FeatureRow, name string) *FeatureRow {
+	for _, r := range rows {
+		if r.Name == name {
+			return r
+		}
+		for _, g := range r.Groups {
+			if f := find(g.Rows, name); f != nil {
+				return f
+			}
+		}
+	}
+	return nil
+}
