@@ -149,6 +149,29 @@ func TestBrowserModel(t *testing.T) {
 		if got := b.text(".fgroup.cardinality > .glabel"); !strings.Contains(got, "[1..2]") {
 			t.Errorf("the storage group is labelled %q, want its cardinality [1..2]", got)
 		}
+		// Each feature's share of the configurations, from a backend that
+		// counts them per feature (the BDD), as the oracle has it; or the
+		// page says which backend would.
+		shares := map[string]string{}
+		raw := eval[string](b, `JSON.stringify(Object.fromEntries(Array.from(document.querySelectorAll('.frow')).map(function (r) {
+			var s = r.querySelector(':scope > .fline .share'); return [r.getAttribute('data-name'), s ? s.textContent : ''];
+		})))`)
+		if err := json.Unmarshal([]byte(raw), &shares); err != nil {
+			t.Fatal(err)
+		}
+		if shares["x86"] == "" {
+			if !strings.Contains(b.text("#features"), "needs a backend that counts them for every feature") {
+				t.Error("no shares, and the page does not say why")
+			}
+			return
+		}
+		total := o.Count()
+		for f, ft := range m.Features {
+			n := len(o.Configurations([]oracle.Decision{{Feature: f, Select: true}}))
+			if want := fmt.Sprintf("%d%%", (200*n+total)/(2*total)); shares[ft.Name] != want {
+				t.Errorf("%q's share is %q on the page, %s by the oracle", ft.Name, shares[ft.Name], want)
+			}
+		}
 	})
 
 	t.Run("select and deselect; forced features appear", func(t *testing.T) {

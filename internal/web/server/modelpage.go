@@ -279,7 +279,7 @@ func (s *Server) modelStep(ctx context.Context, st modelstate.State, act modelst
 		}
 		bctx, cancel := context.WithTimeout(ctx, s.deadline(cp.name))
 		defer cancel()
-		sess, err := s.featureSession(bctx, cp.sp, ds)
+		sess, err := s.featureSession(bctx, cp.sp.FeatureSpace, ds)
 		if err != nil {
 			if i == 0 {
 				return nil, err
@@ -304,7 +304,7 @@ func (s *Server) modelStep(ctx context.Context, st modelstate.State, act modelst
 			if ds, err = configurator.ParseDecisions(m, st.Select, st.Deselect); err != nil {
 				return nil, err
 			}
-			if sess, err = s.featureSession(bctx, cp.sp, ds); err != nil {
+			if sess, err = s.featureSession(bctx, cp.sp.FeatureSpace, ds); err != nil {
 				return nil, err
 			}
 		}

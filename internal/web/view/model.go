@@ -85,6 +85,7 @@ type ModelApp struct {
 	Reset    Link
 
 	Count     string
+	Exact     string // a count too long for the headline, in full
 	CountNote string
 	Agreement *Agreement
 	Decisions []Chip
@@ -262,7 +263,7 @@ func NewModelApp(site *Site, r *ModelStep) *ModelApp {
 		return v
 	}
 	d := lead.Domains
-	v.Count = configurations(lead.Backend, d)
+	v.Count, v.Exact = configurations(lead.Backend, d), exactCount(d)
 	v.Decisions = chips(m, d)
 	v.Shares = r.Marginals != nil && d.Configurations != nil && d.Configurations.Sign() > 0
 	if !v.Shares {
@@ -343,18 +344,45 @@ func modelModes(site *Site, st modelstate.State) []Link {
 }
 
 // configurations says how many configurations remain, as far as the
-// backend counted them.
+// backend counted them; a count of more than maxDigits digits in powers of
+// ten, so that it reads at a glance and fits a phone.
 func configurations(backend string, d *configurator.Domains) string {
 	n := d.Configurations
 	switch {
 	case n == nil:
 		return fmt.Sprintf("%s does not count the configurations of this model", strings.ToUpper(backend))
 	case d.AtLeast:
-		return "at least " + words.Group(n) + " configurations"
+		return "at least " + count(n) + " configurations"
 	case n.Cmp(big.NewInt(1)) == 0:
 		return "1 configuration"
 	}
-	return words.Group(n) + " configurations"
+	return count(n) + " configurations"
+}
+
+// maxDigits is the longest count written out in full.
+const maxDigits = 15
+
+// count writes n with thousands separators, or past maxDigits digits as
+// "about 2.91 × 10¹¹⁴".
+func count(n *big.Int) string {
+	digits := n.String()
+	if len(digits) <= maxDigits {
+		return words.Group(n)
+	}
+	mant, exp, _ := strings.Cut(new(big.Float).SetInt(n).Text('e', 2), "e+")
+	var sup strings.Builder
+	for _, c := range strings.TrimLeft(exp, "0") {
+		sup.WriteRune([]rune("⁰¹²³⁴⁵⁶⁷⁸⁹")[c-'0'])
+	}
+	return fmt.Sprintf("about %s × 10%s", mant, sup.String())
+}
+
+// exactCount is the whole count when count wrote it in powers of ten.
+func exactCount(d *configurator.Domains) string {
+	if n := d.Configurations; n != nil && len(n.String()) > maxDigits {
+		return "Exactly " + words.Group(n) + "."
+	}
+	return ""
 }
 
 func chips(m *feature.Model, d *configurator.Domains) []Chip {

@@ -2,6 +2,7 @@ package view
 
 import (
 	"fmt"
+	"math/big"
 	"strings"
 	"testing"
 
@@ -178,4 +179,20 @@ func find(rows []*FeatureRow, name string) *FeatureRow {
 		}
 	}
 	return nil
+}
+
+func TestCount(t *testing.T) {
+	for _, tc := range []struct{ n, want string }{
+		{"0", "0"},
+		{"92", "92"},
+		{"123456789012345", "123,456,789,012,345"},
+		{"1234567890123456", "about 1.23 × 10¹⁵"},
+		{"9996000000000000", "about 1.00 × 10¹⁶"},
+		{"290849944863956420152562726317266272782886301369", "about 2.91 × 10⁴⁷"},
+	} {
+		n, _ := new(big.Int).SetString(tc.n, 10)
+		if got := count(n); got != tc.want {
+			t.Errorf("count(%s) = %q, want %q", tc.n, got, tc.want)
+		}
+	}
 }
