@@ -128,8 +128,8 @@ type FeatureRow struct {
 	// optional group; Path, in a flat list, the feature's parent.
 	Edge, Path string
 	Abstract   bool
-	// Share is the feature's share of the remaining configurations, and
-	// Heat its level (0-9) for the bar.
+	// Share is a free feature's share of the remaining configurations,
+	// and Heat its level (0-9) for the bar.
 	Share string
 	Heat  int
 	// The buttons a row offers.
@@ -640,9 +640,17 @@ func (l *lister) row(f int) *FeatureRow {
 	r.CanUndo = s == configurator.Selected || s == configurator.Deselected
 	r.CanWhy = s == configurator.ForcedOn || s == configurator.ForcedOff
 	r.Asked = ft.Name == l.st.Why
-	if l.shares != nil && l.d.Configurations != nil && l.d.Configurations.Sign() > 0 {
+	if s == configurator.Open && l.shares != nil && l.d.Configurations != nil && l.d.Configurations.Sign() > 0 {
+		// A decided or forced feature is in all of them or none; a free
+		// one in some but not all, which its rounded share must not hide.
 		pct := share(l.shares[f], l.d.Configurations)
 		r.Share, r.Heat = fmt.Sprintf("%d%%", pct), heatLevel(pct)
+		switch pct {
+		case 0:
+			r.Share = "<1%"
+		case 100:
+			r.Share = ">99%"
+		}
 	}
 	if ft.Group >= 0 {
 		switch l.m.Groups[ft.Group].Kind {
