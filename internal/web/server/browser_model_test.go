@@ -318,6 +318,46 @@ func TestBrowserModel(t *testing.T) {
 		}
 	})
 
+	t.Run("by keyboard alone", func(t *testing.T) {
+		b.t = t
+		b.open("/?model=" + id + "&backend=sat")
+		key := func(what, sel, keys string) {
+			b.t.Helper()
+			b.do("mark the app", chromedp.Evaluate[chromedp.Void](`document.getElementById("app").dataset.stale = "1"`))
+			b.do(what, chromedp.Focus(chromedp.CSS(sel)), chromedp.KeyEvent(keys))
+			b.wait("the answer to "+what, settled)
+		}
+		key("- on x86", `.frow[data-name="x86"] > .fline button.drop`, "-")
+		if q := b.query(); q.Get("deselect") != "x86" {
+			t.Errorf("address after - on x86: %q", b.location())
+		}
+		if got := eval[string](b, `document.activeElement.closest('.frow') ? document.activeElement.closest('.frow').getAttribute('data-name') : document.activeElement.id`); got != "x86" {
+			t.Errorf("after the step the focus is on %q, want x86's row", got)
+		}
+		key("+ on Ports", `.frow[data-name="Ports"] > .fline button.pick`, "+")
+		wantOracle(b, m, o, []string{"Ports"}, []string{"x86"}, "by keyboard")
+		// Thunderbolt needs x86: forced off; ? asks why, Escape closes.
+		key("? on Thunderbolt", `.frow[data-name="Thunderbolt"] > .fline button.why`, "?")
+		if got := eval[string](b, `document.activeElement.id`); got != "panel" {
+			t.Errorf("after ? the focus is on %q, want the panel", got)
+		}
+		if got := b.text("#panel-h"); got != "Why is “Thunderbolt” forced off?" {
+			t.Errorf("panel %q", got)
+		}
+		key("Tab to the first reason, Escape", "#reasons li.reason", "\x1b")
+		if eval[int](b, `document.querySelectorAll('#panel').length`) != 0 || b.query().Get("why") != "" {
+			t.Errorf("Escape left the panel open: %q", b.location())
+		}
+		if got := eval[string](b, `document.activeElement.closest('.frow') ? document.activeElement.closest('.frow').getAttribute('data-name') : document.activeElement.id`); got != "Thunderbolt" {
+			t.Errorf("after Escape the focus is on %q, want Thunderbolt's row", got)
+		}
+		// / goes to the search.
+		b.do("/", chromedp.Focus(chromedp.CSS(`.frow[data-name="USB"] > .fline button`)), chromedp.KeyEvent("/"))
+		if got := eval[string](b, `document.activeElement.id`); got != "find" {
+			t.Errorf("/ moved the focus to %q, want the search", got)
+		}
+	})
+
 	t.Run("Both shows agreement", func(t *testing.T) {
 		b.t = t
 		b.open("/?model=" + id + "&select=ARM&backend=both")
@@ -328,6 +368,11 @@ func TestBrowserModel(t *testing.T) {
 		cols := eval[[]string](b, `Array.from(document.querySelectorAll('#questions thead th')).map(function (th) { return th.textContent.trim(); })`)
 		if !slices.Contains(cols, "SAT") || !slices.Contains(cols, "SAT-PLAIN") {
 			t.Errorf("the comparison's columns %q", cols)
+		}
+		// From two steps on, the session's chart.
+		b.clickRow("USB", "drop")
+		if eval[int](b, `document.querySelectorAll('#timing #session-chart polyline').length`) < 2 {
+			t.Error("no chart of the session's steps after two steps")
 		}
 	})
 

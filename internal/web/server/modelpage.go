@@ -145,6 +145,8 @@ func modelError(err error) error {
 		return &problem.Problem{Status: http.StatusUnprocessableEntity, Message: err.Error(), Err: err}
 	case errors.Is(err, configurator.ErrTooLarge):
 		return &problem.Problem{Status: http.StatusRequestEntityTooLarge, Message: words.Sentence(err.Error()), Err: err}
+	case errors.Is(err, context.DeadlineExceeded):
+		return problem.Retry(5, err, "That took longer than the time allowed for one request on this model.")
 	case errors.Is(err, configurator.ErrBoardsOnly):
 		return &problem.Problem{Status: http.StatusNotImplemented, Message: "This backend configures N-Queens boards only, not feature models.", Err: err}
 	}
@@ -284,7 +286,7 @@ func (s *Server) modelStep(ctx context.Context, st modelstate.State, act modelst
 			if i == 0 {
 				return nil, err
 			}
-			run.Err = err
+			run.Err = modelError(err)
 			r.Runs = append(r.Runs, run)
 			continue
 		}

@@ -159,3 +159,32 @@ func TestModelsPage(t *testing.T) {
 		t.Errorf("%d models offered, %d bundled", n, len(examples.All()))
 	}
 }
+
+// A backend that cannot answer a model (one that configures boards only,
+// or a diagram past its node budget) is named with its reason, and the
+// page keeps working on SAT: in its own mode it falls back and says so;
+// in Both the others answer.
+func TestModelPageWhenTheBDDCannotAnswer(t *testing.T) {
+	cfg := modelSetup()
+	cfg.BDD.Budget = 256 << 10 // far below what the model's diagram needs
+	s, ts := newTestServer(t, cfg)
+	info, _, err := s.models.Add(context.Background(), "big.uvl", []byte(bigModel(100)), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, html := get(t, ts, "/?model="+info.ID+"&backend=bdd&select=Q_7_3_1")
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", res.StatusCode)
+	}
+	note := regexp.MustCompile(`<p class="mode-note" id="mode-note">([^<]*)</p>`).FindStringSubmatch(html)
+	if note == nil || !strings.HasPrefix(note[1], "BDD ") || !strings.Contains(note[1], "SAT answers") {
+		t.Errorf("the page does not say that SAT answers for the BDD: %q", note)
+	}
+	if st := pageStates(t, html); st["Q_7_3_1"] != "select" || st["P_7_3"] != "forced_on" || st["G_7"] != "forced_on" {
+		t.Errorf("Q_7_3_1 %s, its parent %s, its branch %s", st["Q_7_3_1"], st["P_7_3"], st["G_7"])
+	}
+	_, html = get(t, ts, "/?model="+info.ID+"&backend=both&select=Q_7_3_1")
+	if !strings.Contains(html, "BDD could not answer") || pageStates(t, html)["Q_7_3_1"] != "select" {
+		t.Errorf("Both does not name the BDD's failure beside the others' answer")
+	}
+}

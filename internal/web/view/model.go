@@ -413,7 +413,7 @@ func modelAgreement(runs []ModelRun) (*Agreement, string) {
 		o := &runs[i]
 		name := strings.ToUpper(o.Backend)
 		if o.Domains == nil {
-			notes = append(notes, fmt.Sprintf("%s could not answer: %s", name, lowerFirst(problem.Describe(o.Err).Message)))
+			notes = append(notes, fmt.Sprintf("%s could not answer: %s", name, strings.TrimSuffix(lowerFirst(problem.Describe(o.Err).Message), ".")))
 			continue
 		}
 		names = append(names, name)
@@ -442,15 +442,15 @@ func modelAgreement(runs []ModelRun) (*Agreement, string) {
 		}
 	}
 	if len(names) < 2 {
-		a.Text = strings.Join(notes, "; ")
-		return a, ""
+		// Nothing to compare: the notes say who could not answer.
+		return nil, words.Sentence(strings.Join(notes, "; "))
 	}
 	if a.Agree {
 		a.Text = words.List(names, "and") + " agree on every feature"
 	} else {
 		a.Text = words.List(names, "and") + " DISAGREE"
 	}
-	return a, strings.Join(notes, "; ")
+	return a, words.Sentence(strings.Join(notes, "; "))
 }
 
 // whyPanel words an explanation.
