@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -58,18 +57,11 @@ func runModels(ctx context.Context, p plan, res *Results) error {
 	if len(files) == 0 {
 		return fmt.Errorf("no model files (.uvl, .dimacs, .cnf) in %s (-models)", p.ModelsDir)
 	}
-	bin := p.Web
-	if bin == "" {
-		dir, err := os.MkdirTemp("", "nqueens-bench-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-		log.Printf("building %s", launch.Package)
-		if bin, err = launch.Build(ctx, dir); err != nil {
-			return err
-		}
+	bin, done, err := webBinary(ctx, p)
+	if err != nil {
+		return err
 	}
+	defer done()
 	srv, err := launch.Start(ctx, bin, launch.Options{}, append(slices.Clone(modelServerFlags), "-cache-dir", p.CacheDir)...)
 	if err != nil {
 		return err

@@ -143,9 +143,8 @@ func TestModelUploadRefusals(t *testing.T) {
 	}
 }
 
-// analyzeModel posts an analysis of decisions on model id.
-func analyzeModel(t *testing.T, ts *httptest.Server, id string, m *feature.Model, ds []oracle.Decision, backend string) (int, string) {
-	t.Helper()
+// oracleBody writes a model request of the oracle's decisions on m.
+func oracleBody(id string, m *feature.Model, ds []oracle.Decision, extra string) string {
 	var sel, desel []string
 	for _, d := range ds {
 		if d.Select {
@@ -154,7 +153,13 @@ func analyzeModel(t *testing.T, ts *httptest.Server, id string, m *feature.Model
 			desel = append(desel, m.Features[d.Feature].Name)
 		}
 	}
-	res, out := post(t, ts, "/api/v1/analyze", modelBody(id, sel, desel, fmt.Sprintf(`,"backend":%q`, backend)))
+	return modelBody(id, sel, desel, extra)
+}
+
+// analyzeModel posts an analysis of decisions on model id.
+func analyzeModel(t *testing.T, ts *httptest.Server, id string, m *feature.Model, ds []oracle.Decision, backend string) (int, string) {
+	t.Helper()
+	res, out := post(t, ts, "/api/v1/analyze", oracleBody(id, m, ds, fmt.Sprintf(`,"backend":%q`, backend)))
 	return res.StatusCode, out
 }
 
@@ -354,16 +359,8 @@ func TestModelExplainAgainstOracle(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var sel, desel []string
-				for _, d := range ds {
-					if d.Select {
-						sel = append(sel, m.Features[d.Feature].Name)
-					} else {
-						desel = append(desel, m.Features[d.Feature].Name)
-					}
-				}
 				var e modelExplainResponse
-				body := modelBody(id, sel, desel, fmt.Sprintf(`,"feature":%q,"backend":%q`, ft.Name, backend))
+				body := oracleBody(id, m, ds, fmt.Sprintf(`,"feature":%q,"backend":%q`, ft.Name, backend))
 				if !postOK(t, ts, "/api/v1/explain", body, &e) {
 					continue
 				}
