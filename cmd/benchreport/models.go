@@ -193,8 +193,12 @@ func modelsSection(b *strings.Builder, res *Results) {
 			if i == 0 {
 				name, feats, cons, load = r.File, fmtInt(r.Features), fmtInt(r.Constraints), r.Load
 			}
-			if x.Refused != "" {
-				p("| %s | %s | %s | %s | %s |  |  |  |  |  |  |  |  |  |  | %s |\n", name, feats, cons, x.Backend, "refused: "+strings.ReplaceAll(x.Refused, "|", "\\|"), load)
+			if x.Refused != "" || x.Empty == 0 && x.Steps.Count == 0 && x.Cut != "" {
+				why := "refused: " + strings.ReplaceAll(x.Refused, "|", "\\|")
+				if x.Refused == "" {
+					why = x.Cut
+				}
+				p("| %s | %s | %s | %s | %s |  |  |  |  |  |  |  |  |  |  | %s |\n", name, feats, cons, x.Backend, why, load)
 				continue
 			}
 			nodes := ""
