@@ -286,6 +286,11 @@ func (s *Server) openModel(c echo.Context, req modelRequest) (mo *modelSession, 
 	}
 	sp, err := s.models.Space(ctx, *req.Model, backend)
 	if err != nil {
+		if ctx.Err() != nil {
+			if since, ok := s.models.Compiling(*req.Model, backend); ok {
+				return nil, nil, nil, false, problem.Retry(5, err, "The model is still being compiled with %s (for %s so far); try again in a few seconds.", backend, words.Since(since))
+			}
+		}
 		return nil, nil, nil, false, s.modelProblem(*req.Model, backend, err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.deadline(backend))
@@ -293,7 +298,7 @@ func (s *Server) openModel(c echo.Context, req modelRequest) (mo *modelSession, 
 	if a, ok := sp.FeatureSpace.(configurator.Admitter); ok {
 		if release, err = a.Admit(ctx); err != nil {
 			cancel()
-			return nil, nil, nil, false, err
+			return nil, nil, nil, false, modelWorkProblem(ctx, backend, err)
 		}
 	}
 	done = func() { release(); cancel() }
@@ -307,9 +312,19 @@ func (s *Server) openModel(c echo.Context, req modelRequest) (mo *modelSession, 
 	}
 	if err != nil {
 		done()
-		return nil, nil, nil, false, err
+		return nil, nil, nil, false, modelWorkProblem(ctx, backend, err)
 	}
 	return mo, ctx, done, false, nil
+}
+
+// modelWorkProblem words the error of a backend's work on a model: past
+// its deadline, a 503 that says so in a model's terms; problem.Describe
+// words the others.
+func modelWorkProblem(ctx context.Context, backend string, err error) error {
+	if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return problem.Retry(5, err, "The %s backend took longer than the time allowed for one request on this model; try again in a moment, or another backend.", backend)
+	}
+	return err
 }
 
 func newConflictJSON(m *feature.Model, e *configurator.Conflict) conflictJSON {
@@ -356,8 +371,14 @@ func (s *Server) modelProblem(id, backend string, err error) error {
 		return &problem.Problem{Status: http.StatusBadRequest, Err: err,
 			Message: fmt.Sprintf("The %s backend configures N-Queens boards only, not feature models; leave \"backend\" out, or name one that does.", backend)}
 	case errors.Is(err, configurator.ErrTooLarge):
-		return &problem.Problem{Status: http.StatusRequestEntityTooLarge, Err: err,
-			Message: fmt.Sprintf("This model is beyond the %s backend's limits (%s); another backend may answer it.", backend, err)}
+		msg := fmt.Sprintf("This model is beyond the %s backend's limits (%s)", backend, err)
+		for _, n := range s.lineup.Names() {
+			if _, ok := s.engines[n].Backend.(configurator.ModelCompiler); ok && n != backend {
+				msg += fmt.Sprintf(". The %s backend answers it: send \"backend\": %q", n, n)
+				break
+			}
+		}
+		return &problem.Problem{Status: http.StatusRequestEntityTooLarge, Err: err, Message: msg + "."}
 	case errors.Is(err, context.DeadlineExceeded):
 		return problem.Retry(30, err, "Compiling this model with %s took longer than allowed; try again later, or another backend.", backend)
 	}
@@ -422,7 +443,7 @@ func (s *Server) apiExplainModel(c echo.Context, body []byte) error {
 			words.Quote(*req.Feature), stateWords(mo.session.Domains().States[f]))
 	}
 	if err != nil {
-		return err
+		return modelWorkProblem(ctx, mo.backend, err)
 	}
 	resp := modelExplainResponse{Model: mo.id, Backend: mo.backend, Feature: m.Features[f].Name, State: ex.State.String(),
 		Reasons: []modelReasonJSON{}, More: ex.More, Core: ex.Core, Constraints: []string{}, ElapsedMS: ms(time.Since(start))}
