@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	go run ./cmd/benchreport [-full] [-out benchmarks] [-sections compile,disk,bdd,sat,server] [-boards 15,16]
+//	go run ./cmd/benchreport [-full] [-out benchmarks] [-sections compile,disk,bdd,sat,server,paint] [-boards 15,16]
 //	go run ./cmd/benchreport -render benchmarks/RESULTS.json
 //
 // The quick suite (the default, `make bench`) takes a few minutes; -full

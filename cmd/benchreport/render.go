@@ -59,6 +59,9 @@ func markdown(res *Results, figs []figure) string {
 	if len(res.Compile) > 0 || res.Server != nil {
 		memorySection(&b, res)
 	}
+	if res.Paint != nil {
+		paintSection(&b, res)
+	}
 	if len(figs) > 0 {
 		p("## Plots\n\n")
 		for _, f := range figs {
@@ -75,12 +78,12 @@ func markdown(res *Results, figs []figure) string {
 	return b.String()
 }
 
-// targetTables lists the targets of issue 13, then those of issue 5,
+// targetTables lists the targets of issue 13, then those of issues 5 and 20,
 // each with its figure, what it is compared with and its verdict.
 func targetTables(b *strings.Builder, res *Results) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	ts := targets(res)
-	for _, issue := range []int{13, 5} {
+	for _, issue := range []int{13, 5, 20} {
 		p("\n### Targets of issue %d\n\n", issue)
 		if issue == 13 {
 			p("Each figure is a ratio to a peer measured in this run or a percentile of this run; *compared with*\n")

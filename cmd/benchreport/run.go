@@ -14,6 +14,7 @@ import (
 	"github.com/nqueens/configurator/backends/bdd/robdd"
 	"github.com/nqueens/configurator/backends/sat"
 	"github.com/nqueens/configurator/benchmarks"
+	"github.com/nqueens/configurator/benchmarks/paint"
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/bytesize"
 )
@@ -25,9 +26,10 @@ const (
 	secBDD     = "bdd"
 	secSAT     = "sat"
 	secServer  = "server"
+	secPaint   = "paint"
 )
 
-var allSections = []string{secCompile, secDisk, secBDD, secSAT, secServer}
+var allSections = []string{secCompile, secDisk, secBDD, secSAT, secServer, secPaint}
 
 // plan is what a run measures and within which bounds.
 type plan struct {
@@ -79,6 +81,11 @@ type plan struct {
 	Clients                []int
 	ServerTime, TargetTime time.Duration
 	TargetClients          int
+
+	// Paint: each walk PaintRuns times in headless Chromium against the
+	// server (Web, or built), which keeps its spaces in CacheDir.
+	PaintWalks []paint.Walk
+	PaintRuns  int
 }
 
 // Budget bounds a baseline on one board: the steps of the walks, and the
@@ -146,6 +153,8 @@ func quickPlan() plan {
 		ServerTime:    3 * time.Second,
 		TargetTime:    10 * time.Second,
 		TargetClients: 32,
+		PaintWalks:    paintWalks(),
+		PaintRuns:     3,
 	}
 }
 
@@ -186,6 +195,7 @@ func fullPlan() plan {
 	}
 	p.ServerTime = 10 * time.Second
 	p.TargetTime = 30 * time.Second
+	p.PaintRuns = 5
 	return p
 }
 
@@ -218,6 +228,7 @@ type Results struct {
 	BDDBudget, BDDEmpty time.Duration
 	SATBudgets          map[int]Budget
 	Server              *ServerResults
+	Paint               *PaintResults `json:",omitempty"`
 	Notes               []string
 	// Larger is the compile section of the report of the larger boards
 	// (LargerDir, `make bench-large`) as a quick run found it, for the
@@ -272,6 +283,7 @@ func run(ctx context.Context, p plan) (*Results, error) {
 		{secBDD, runBDDSteps},
 		{secSAT, runSATSteps},
 		{secServer, runServer},
+		{secPaint, runPaint},
 	}
 	for _, s := range steps {
 		if !slices.Contains(p.Sections, s.name) {

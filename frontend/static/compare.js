@@ -42,6 +42,8 @@
       ms(last.other) + ' rest of the server + ' + ms(last.transfer) + ' transfer + ' +
       ms(last.browser) + ' browser (swap and paint)' + (last.bytes ? ', ' + Math.round(last.bytes / 1024) + ' KB of HTML.' : '.');
     el.setAttribute('data-total-ms', last.total.toFixed(3));
+    el.setAttribute('data-server-ms', (last.backend + last.render + last.other).toFixed(3));
+    el.setAttribute('data-bytes', String(last.bytes || 0));
   }
 
   document.addEventListener('htmx:beforeRequest', function (ev) {
@@ -77,6 +79,10 @@
     requestAnimationFrame(function () {
       requestAnimationFrame(function () {
         var end = performance.now();
+        if (performance.measure) {
+          // The same window in the browser's performance trace.
+          performance.measure('click to paint', { start: start, end: end });
+        }
         var card = document.getElementById('timing');
         var backend = card ? parseInt(card.getAttribute('data-backend-ns') || '0', 10) / 1e6 : 0;
         var app = st.app || 0, render = st.render || 0;
