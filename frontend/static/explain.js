@@ -36,10 +36,12 @@
     });
   }
 
+  // focusCell makes b the board's tab stop and focuses it, unless it has
+  // the focus already (a focus asks for a layout of the page).
   function focusCell(b, scroll) {
-    document.querySelectorAll(CELL).forEach(function (x) { x.tabIndex = -1; });
+    document.querySelectorAll(CELL + '[tabindex="0"]').forEach(function (x) { if (x !== b) { x.tabIndex = -1; } });
     b.tabIndex = 0;
-    b.focus({ preventScroll: !scroll });
+    if (document.activeElement !== b) { b.focus({ preventScroll: !scroll }); }
   }
 
   // ---- Reasons ----
@@ -115,22 +117,30 @@
     if (delta !== 0) { history.go(delta); }
   }
 
-  // q reads the queens, the squares Complete filled in and the rest of an
-  // address for the step's label.
+  // parts reads the queens, the squares Complete filled in and the
+  // settings of an address, for the step's label.
   function parts(url) {
     var u = new URL(url, location.origin);
     var list = function (name) { var v = u.searchParams.get(name); return v ? v.split(',') : []; };
-    return { n: u.searchParams.get('n') || '8', q: list('q'), auto: list('auto'), backend: u.searchParams.get('backend') || '',
-      rest: ['order', 'heat', 'diagram'].map(function (k) { return u.searchParams.get(k) || ''; }).join('|') };
+    var get = function (name) { return u.searchParams.get(name) || ''; };
+    return { n: get('n') || '8', q: list('q'), auto: list('auto'), backend: get('backend'),
+      order: get('order'), heat: get('heat'), diagram: get('diagram') };
   }
 
-  // label says what step i did, from its address and the one before.
-  function label(i) {
-    var now = parts(steps[i].url);
-    if (i === 0) {
-      return now.n + '×' + now.n + (now.q.length ? ', ' + now.q.join(', ') : ', empty');
-    }
-    var was = parts(steps[i - 1].url);
+  // modeName is how the page names a mode: "BDD", "SAT-PLAIN", "Both".
+  function modeName(backend) {
+    return backend === 'both' ? 'Both' : (backend || 'bdd').toUpperCase();
+  }
+
+  // orderName is the order menu's name of an order value.
+  function orderName(value) {
+    var opt = document.querySelector('#order option[value="' + (value || 'row') + '"]');
+    return opt ? opt.textContent.replace(/ \(.*\)$/, '') : value || 'rank by rank';
+  }
+
+  // describe says what the step from the address was to the address now
+  // did: the queens placed and removed, else the setting it changed.
+  function describe(was, now) {
     if (now.n !== was.n) { return now.n + '×' + now.n; }
     var added = now.q.filter(function (c) { return was.q.indexOf(c) < 0; });
     var gone = was.q.filter(function (c) { return now.q.indexOf(c) < 0; });
@@ -140,8 +150,25 @@
     if (now.q.length === 0 && gone.length > 1) { return 'Reset'; }
     var out = gone.map(function (c) { return '−' + c; }).concat(added.map(function (c) { return '+' + c; }));
     if (out.length) { return out.join(' '); }
-    if (now.backend !== was.backend) { return now.backend.toUpperCase(); }
-    return 'view';
+    if (now.backend !== was.backend) { return modeName(now.backend); }
+    if (now.heat !== was.heat) { return now.heat ? 'heat map on' : 'heat map off'; }
+    if (now.diagram !== was.diagram) { return now.diagram ? 'diagram on' : 'diagram off'; }
+    if (now.order !== was.order) { return 'order: ' + orderName(now.order); }
+    return 'same board';
+  }
+
+  var labels = new Map(); // "address before\naddress" -> label
+
+  // label says what step i did, from its address and the one before.
+  function label(i) {
+    var key = (i > 0 ? steps[i - 1].url : '') + '\n' + steps[i].url;
+    var l = labels.get(key);
+    if (l === undefined) {
+      var now = parts(steps[i].url);
+      l = i === 0 ? now.n + '×' + now.n + (now.q.length ? ', ' + now.q.join(', ') : ', empty') : describe(parts(steps[i - 1].url), now);
+      labels.set(key, l);
+    }
+    return l;
   }
 
   // render draws Undo, Redo and the list of steps at the top of the side
@@ -153,12 +180,21 @@
     if (!box) {
       box = document.createElement('nav');
       box.id = 'history';
+      box.setAttribute('data-client', ''); // the page's own: a step's answer leaves it
       box.className = 'card history';
       box.setAttribute('aria-labelledby', 'history-h');
-      var panel = document.getElementById('panel');
-      side.insertBefore(box, panel ? panel.nextSibling : side.firstChild);
+    }
+    // The list comes first in the column, after the panel when one is open.
+    var panel = document.getElementById('panel');
+    var before = panel ? panel.nextSibling : side.firstChild;
+    if (box.parentNode !== side || (box !== before && box.previousElementSibling !== panel)) {
+      side.insertBefore(box, before);
     }
     var k = stepAt();
+    // Drawn again only when the list or the step shown changed.
+    var sig = k + ' ' + steps.map(function (st) { return st.pos + st.url; }).join(' ');
+    if (box.sig === sig) { return; }
+    box.sig = sig;
     box.textContent = '';
     var h = document.createElement('h2');
     h.id = 'history-h';
@@ -373,6 +409,7 @@
   // after it, mark for a moment the squares newly blocked and the queens
   // newly forced, and tell screen readers.
   var before = null;
+  var newsTimer = 0;
   function states() {
     var out = {};
     document.querySelectorAll(CELL).forEach(function (b) {
@@ -398,8 +435,9 @@
     });
     blocked.forEach(function (c) { cellButton(c).classList.add('news'); });
     forced.forEach(function (c) { cellButton(c).classList.add('news', 'news-forced'); });
+    clearTimeout(newsTimer);
     if (blocked.length || forced.length) {
-      setTimeout(function () {
+      newsTimer = setTimeout(function () {
         document.querySelectorAll(CELL + '.news').forEach(function (b) { b.classList.remove('news', 'news-forced'); });
       }, 2500);
     }

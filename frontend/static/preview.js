@@ -45,6 +45,7 @@
       if (!status) { return null; }
       out = document.createElement('p');
       out.id = 'preview';
+      out.setAttribute('data-client', ''); // the page's own: a step's answer leaves it
       out.className = 'preview';
       out.setAttribute('aria-live', 'polite');
       status.appendChild(out);
