@@ -38,6 +38,10 @@ type Breakdown struct {
 	// synchronously (a read of a geometry after a change), part of
 	// Style and Layout.
 	Forced time.Duration
+	// Painted counts the windows in which the main thread painted after
+	// the answer was handled (a Paint or Commit after the XHRLoad): the
+	// check that the page's figure reaches the frame showing the board.
+	Painted int
 }
 
 // Busy is the main thread's work in the windows.
@@ -45,21 +49,22 @@ func (b Breakdown) Busy() time.Duration {
 	return b.Script + b.Parse + b.Style + b.Layout + b.Paint + b.Other
 }
 
-// Per is the breakdown per click.
+// Per is the breakdown with its durations per click (the counts kept).
 func (b Breakdown) Per() Breakdown {
 	if b.Clicks == 0 {
 		return b
 	}
 	k := time.Duration(b.Clicks)
-	return Breakdown{Clicks: 1, Window: b.Window / k, Script: b.Script / k, Parse: b.Parse / k, Style: b.Style / k,
-		Layout: b.Layout / k, Paint: b.Paint / k, Other: b.Other / k, Idle: b.Idle / k, Forced: b.Forced / k}
+	return Breakdown{Clicks: b.Clicks, Window: b.Window / k, Script: b.Script / k, Parse: b.Parse / k, Style: b.Style / k,
+		Layout: b.Layout / k, Paint: b.Paint / k, Other: b.Other / k, Idle: b.Idle / k, Forced: b.Forced / k,
+		Painted: b.Painted}
 }
 
 // String says the breakdown in one line.
 func (b Breakdown) String() string {
 	r := func(d time.Duration) string { return d.Round(100 * time.Microsecond).String() }
-	return fmt.Sprintf("window %s = script %s + parse %s + style %s + layout %s + paint %s + other %s + idle %s (forced layout %s)",
-		r(b.Window), r(b.Script), r(b.Parse), r(b.Style), r(b.Layout), r(b.Paint), r(b.Other), r(b.Idle), r(b.Forced))
+	return fmt.Sprintf("window %s = script %s + parse %s + style %s + layout %s + paint %s + other %s + idle %s (forced layout %s; painted in %d of %d windows)",
+		r(b.Window), r(b.Script), r(b.Parse), r(b.Style), r(b.Layout), r(b.Paint), r(b.Other), r(b.Idle), r(b.Forced), b.Painted, b.Clicks)
 }
 
 // tracer collects a performance trace of the tab.
@@ -244,6 +249,9 @@ func breakdown(evs []event) (Breakdown, error) {
 			}
 		}
 		b.Forced += us(self.forced)
+		if paintedAfterLoad(spans, w.start, w.end) {
+			b.Painted++
+		}
 	}
 	b.Idle = max(0, b.Window-b.Busy())
 	return b, nil
@@ -297,6 +305,26 @@ func selfTimes(spans []span, from, to float64) selves {
 		stack = append(stack, f)
 	}
 	return out
+}
+
+// paintedAfterLoad reports whether, inside [from, to], a Paint or Commit
+// starts after the last XHRLoad ends: the answer's frame was drawn.
+func paintedAfterLoad(spans []span, from, to float64) bool {
+	loaded := -1.0
+	for _, s := range spans {
+		if s.name == "XHRLoad" && s.start >= from && s.end <= to {
+			loaded = max(loaded, s.end)
+		}
+	}
+	if loaded < 0 {
+		return false
+	}
+	for _, s := range spans {
+		if (s.name == "Paint" || s.name == "Commit") && s.start >= loaded && s.end <= to {
+			return true
+		}
+	}
+	return false
 }
 
 func cmpF(a, b float64) int {
