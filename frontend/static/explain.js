@@ -277,6 +277,25 @@
     if (b) { focusCell(b, false); }
   }
 
+  // afterKey runs f at once for a click of the pointer, and for a click
+  // the keyboard made (Enter on a link: detail 0) once the key is up:
+  // moving the focus while the key is down would hand the rest of its
+  // press to the element the focus lands on, and Enter on a square acts
+  // (a queen placed on a1 from the skip link, Why? asked again from
+  // Close).
+  function afterKey(ev, f) {
+    if (ev.detail !== 0) { f(); return; }
+    var done = false;
+    var run = function () {
+      if (done) { return; }
+      done = true;
+      document.removeEventListener('keyup', run, true);
+      f();
+    };
+    document.addEventListener('keyup', run, true);
+    setTimeout(run, 1000); // a key held down, or its release missed
+  }
+
   // dismiss closes the panel the way Back would.
   function dismiss() {
     if (panelPos === cur) {
@@ -326,7 +345,7 @@
     if (close && !ev.ctrlKey && !ev.metaKey && !ev.shiftKey) {
       ev.preventDefault();
       ev.stopImmediatePropagation();
-      dismiss();
+      afterKey(ev, dismiss);
       return;
     }
     // The skip link goes to the board's square in the tab order.
@@ -334,7 +353,7 @@
       var stop = document.querySelector(CELL + '[tabindex="0"]') || document.querySelector(CELL);
       if (stop) {
         ev.preventDefault();
-        stop.focus();
+        afterKey(ev, function () { stop.focus(); });
       }
       return;
     }

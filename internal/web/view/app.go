@@ -91,6 +91,8 @@ type Notice struct {
 	Kind                 string // "error" or "info"
 	Text, Command, After string
 	Status               int
+	// Alt links to a board that would serve what was asked.
+	Alt, AltLabel string
 }
 
 // NoticeOf turns a problem into a notice.
@@ -99,7 +101,7 @@ func NoticeOf(p *problem.Problem) *Notice {
 	if p.Status < 400 {
 		kind = "info"
 	}
-	n := &Notice{Kind: kind, Text: p.Message, Status: p.Status}
+	n := &Notice{Kind: kind, Text: p.Message, Status: p.Status, Alt: p.Alt, AltLabel: p.AltLabel}
 	if before, after, ok := strings.Cut(p.Message, p.Command); ok && p.Command != "" {
 		n.Text, n.Command, n.After = before, p.Command, after
 	}
@@ -361,7 +363,17 @@ func shrinkNote(st, next board.State, modes []string, prep string) string {
 	case len(next.Queens) == 0:
 		note += ", where none of your queens fit"
 	default:
-		note += fmt.Sprintf(", keeping %s; %d of your queens lie beyond it", configurator.ListCells(next.Queens), dropped)
+		var gone []configurator.Cell
+		for _, q := range st.Queens {
+			if !slices.Contains(next.Queens, q) {
+				gone = append(gone, q)
+			}
+		}
+		beyond := "the queen on " + configurator.ListCells(gone) + " lies beyond it"
+		if len(gone) > 1 {
+			beyond = "the queens on " + configurator.ListCells(gone) + " lie beyond it"
+		}
+		note += fmt.Sprintf(", keeping %s; %s", configurator.ListCells(next.Queens), beyond)
 	}
 	note += "."
 	switch prep { // a missing file: the switch itself says so

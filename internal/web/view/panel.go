@@ -26,12 +26,14 @@ type Panel struct {
 	Single  *Reason
 	More    string // said when the list is not all
 	Removes []Removal
-	Took    string
-	Actions []Link
-	Close   Link
-	Sides   []Side // one per backend, in Both mode
-	Agree   string // the agreement check of the sides
-	Differ  bool
+	// RemovesIntro says how the removals free the square.
+	RemovesIntro string
+	Took         string
+	Actions      []Link
+	Close        Link
+	Sides        []Side // one per backend, in Both mode
+	Agree        string // the agreement check of the sides
+	Differ       bool
 }
 
 // Reason is one minimal reason: its sentence, the queens it names (for
@@ -101,11 +103,19 @@ func panel(r *Step, v *App) *Panel {
 			switch len(broken) {
 			case 0:
 			case 1:
+				if len(ex.Reasons) == 1 {
+					rv.Breaks = "breaks the reason" // the one reason is not numbered
+					break
+				}
 				rv.Breaks = "breaks reason " + broken[0]
 			default:
 				rv.Breaks = "breaks reasons " + words.List(broken, "and")
 			}
 			pv.Removes = append(pv.Removes, rv)
+		}
+		pv.RemovesIntro = "Each removal breaks reasons listed below; the square is free once every reason has lost a queen."
+		if len(ex.Reasons) == 1 {
+			pv.RemovesIntro = "The square is free once the reason below has lost a queen."
 		}
 		gone := configurator.FormatCells(p.Room)
 		pv.Actions = []Link{
