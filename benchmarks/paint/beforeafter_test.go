@@ -3,6 +3,7 @@ package paint
 import (
 	"context"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +14,7 @@ import (
 // walk and run by run, alternating, so that both meet the same load; it
 // logs each run's quantiles, the server's share, the answer's size, the
 // load average and the trace's breakdown. BA_WALKS picks walks by the
-// first word of their names ("8×8 14×14"). Without BA_BEFORE it is skipped:
+// first word of their names ("8×8 14×14"), BA_RUNS the runs (3). Without BA_BEFORE it is skipped:
 //
 //	BA_BEFORE=http://127.0.0.1:18081 BA_AFTER=http://127.0.0.1:18082 \
 //	  go test -run TestBeforeAfter -v -timeout 60m ./benchmarks/paint
@@ -37,6 +38,9 @@ func TestBeforeAfter(t *testing.T) {
 		walks = keep
 	}
 	runs := 3
+	if r, err := strconv.Atoi(os.Getenv("BA_RUNS")); err == nil && r > 0 {
+		runs = r
+	}
 	for run := 0; run < runs; run++ {
 		for _, w := range walks {
 			for _, side := range []struct{ name, base string }{{"before", a}, {"after", b}} {

@@ -40,7 +40,7 @@
   // the focus already (a focus asks for a layout of the page).
   function focusCell(b, scroll) {
     document.querySelectorAll(CELL + '[tabindex="0"]').forEach(function (x) { if (x !== b) { x.tabIndex = -1; } });
-    b.tabIndex = 0;
+    if (b.tabIndex !== 0) { b.tabIndex = 0; }
     if (document.activeElement !== b) { b.focus({ preventScroll: !scroll }); }
   }
 
@@ -240,26 +240,34 @@
     }
   });
 
-  // Before htmx moves to a new entry its state loses the position: put it
-  // back. A step taken with the panel open replaces the panel's entry, so
-  // that Back from it goes to the board before, without a panel.
+  // htmx leaves the history to this page (historyEnabled is off in the
+  // page's htmx config, its events still fire): a step makes one call, a
+  // push or a replace with the position in its state, where htmx would
+  // make four (a save of the entry shown, a stamp of it, the push, a stamp
+  // of the new entry). A step taken with the panel open replaces the
+  // panel's entry, so that Back from it goes to the board before, without
+  // a panel.
   document.addEventListener('htmx:beforeHistoryUpdate', function (ev) {
     var h = ev.detail && ev.detail.history;
     if (!h) { return; }
     if (panelPos === cur && h.type === 'push') {
       h.type = 'replace';
-    } else {
-      stamp(cur);
+    }
+    var st = history.state || {};
+    if (h.type === 'push' && (!st.htmx || st.pos !== cur)) {
+      // The entry left behind is the board's from now on, as htmx would
+      // save it (Forward onto the entry of a closed panel, then a step).
+      history.replaceState({ htmx: true, pos: cur }, '');
     }
     panelPos = -1;
   });
-  document.addEventListener('htmx:pushedIntoHistory', function () {
+  document.addEventListener('htmx:pushedIntoHistory', function (ev) {
     cur += 1;
-    stamp(cur);
+    history.pushState({ htmx: true, pos: cur }, '', ev.detail.path);
     record();
   });
-  document.addEventListener('htmx:replacedInHistory', function () {
-    stamp(cur);
+  document.addEventListener('htmx:replacedInHistory', function (ev) {
+    history.replaceState({ htmx: true, pos: cur }, '', ev.detail.path);
     record();
   });
 

@@ -52,12 +52,15 @@
     }
   }
 
-  // update makes the live node show what the new one does.
+  // update makes the live node show what the new one does. A subtree
+  // that is the same already (the browser compares it natively) is left
+  // alone: most of the page does not change with a step.
   function update(live, next) {
     if (live.nodeType !== 1) {
       if (live.nodeValue !== next.nodeValue) { live.nodeValue = next.nodeValue; }
       return;
     }
+    if (live.isEqualNode(next)) { return; }
     attributes(live, next);
     // The live page parses <noscript> as text, the answer as elements:
     // there is nothing in it to show.
