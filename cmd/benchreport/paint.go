@@ -86,7 +86,7 @@ func (w PaintWalk) Bytes() int {
 	return all[len(all)/2]
 }
 
-// paintWalks are the boards of issue 20's targets: 8×8 and 14×14 on the
+// paintWalks are the boards of the click-to-paint targets: 8×8 and 14×14 on the
 // BDD (settled: the first analysis of the empty board, which opening the
 // page makes, computes the boards of one queen) and 30×30 on SAT.
 func paintWalks() []paint.Walk {
@@ -169,7 +169,7 @@ func loadAvg() string {
 	return ""
 }
 
-// Issue 20's bounds on the page's end-to-end figure of a click.
+// paintBounds are the bounds on the page's end-to-end figure of a click.
 var paintBounds = []struct {
 	walk     string
 	p75, p99 time.Duration // 0: no bound
@@ -179,9 +179,9 @@ var paintBounds = []struct {
 	{"30×30 SAT", 200 * time.Millisecond, 0},
 }
 
-// issue20 checks the run against issue 20's targets: click to painted
-// board, by the page's own figure.
-func issue20(res *Results) []target {
+// paintTargets checks the run against the click-to-paint targets: click
+// to painted board, by the page's own figure.
+func paintTargets(res *Results) []target {
 	var ts []target
 	for _, bd := range paintBounds {
 		for _, b := range []struct {
@@ -191,7 +191,7 @@ func issue20(res *Results) []target {
 			if b.limit == 0 {
 				continue
 			}
-			t := target{Issue: 20, Target: fmt.Sprintf("Click to painted board, %s: p%.0f ≤ %s", bd.walk, b.q*100, fmtDur(b.limit)),
+			t := target{Group: clickToPaint, Target: fmt.Sprintf("Click to painted board, %s: p%.0f ≤ %s", bd.walk, b.q*100, fmtDur(b.limit)),
 				Peer: "absolute bound", Status: notMeasured}
 			if w := paintWalk(res, bd.walk); w != nil && len(w.Runs) > 0 {
 				t.Measured = fmt.Sprintf("%s (median of %d runs; p50 %s; the server's share p50 %s)", fmtDur(w.P(b.q)), len(w.Runs), fmtDur(w.P(0.5)), fmtDur(w.ServerP50()))

@@ -65,7 +65,8 @@ func TestComparisonWords(t *testing.T) {
 	}
 }
 
-// TestSlipWords: the words of the smaller slips.
+// TestSlipWords: the wording of Make room with one reason and of a switch
+// that drops queens.
 func TestSlipWords(t *testing.T) {
 	cfg := testConfig()
 	cfg.BDD.MaxN = 12
