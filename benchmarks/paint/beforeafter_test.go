@@ -45,7 +45,7 @@ func TestBeforeAfter(t *testing.T) {
 		for _, w := range walks {
 			for _, side := range []struct{ name, base string }{{"before", a}, {"after", b}} {
 				load, _ := os.ReadFile("/proc/loadavg")
-				rs, err := Run(context.Background(), side.base, []Walk{w}, Options{Seed: uint64(run + 1), Rest: 250 * time.Millisecond})
+				rs, err := Run(context.Background(), side.base, []Walk{w}, Options{Seed: uint64(run + 1), Rest: 250 * time.Millisecond, Timeout: 2 * time.Minute})
 				if err != nil {
 					t.Fatal(err)
 				}

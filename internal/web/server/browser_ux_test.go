@@ -199,8 +199,8 @@ func TestBrowserHonest(t *testing.T) {
 
 	t.Run("a remembered answer is no speed", func(t *testing.T) {
 		b.t = t
-		b.open("/?n=8&q=a1,c2&backend=both")
-		b.open("/?n=8&q=a1,c2&backend=both")
+		b.open("/?n=8&q=a1,e2&backend=both")
+		b.open("/?n=8&q=a1,e2&backend=both")
 		if got := b.text("#work dd"); !strings.HasSuffix(got, "none visited (a remembered answer)") {
 			t.Fatalf("the BDD's work %q: want a remembered answer", got)
 		}
@@ -262,6 +262,7 @@ func TestBrowserHonest(t *testing.T) {
 func TestBrowserBoardSizes(t *testing.T) {
 	_, ts := newTestServer(t, testConfig())
 	b := newBrowser(t, ts.URL)
+	b.do("a 1280×900 window", chromedp.EmulateViewport(1280, 900))
 	var prev float64
 	for _, n := range []int{13, 14, 15, 16} {
 		b.open(fmt.Sprintf("/?n=%d&backend=sat", n))
@@ -270,8 +271,8 @@ func TestBrowserBoardSizes(t *testing.T) {
 		if prev > 0 && side > prev+0.5 {
 			t.Errorf("%d×%d: squares of %.1f px, larger than the size below's %.1f px", n, n, side, prev)
 		}
-		if n >= 14 && bottom > 900 {
-			t.Errorf("%d×%d: the board ends at %.0f px, below a 900 px window", n, n, bottom)
+		if h := eval[float64](b, `innerHeight`); n >= 14 && bottom > h {
+			t.Errorf("%d×%d: the board ends at %.0f px, below the %.0f px window", n, n, bottom, h)
 		}
 		prev = side
 	}

@@ -16,8 +16,8 @@ func TestComparisonWords(t *testing.T) {
 	work := regexp.MustCompile(`<dt>BDD</dt><dd>([^<]*)</dd>`)
 
 	// The same board twice: the second time the BDD remembers its answer.
-	get(t, ts, "/?n=8&q=a1,c2&backend=both")
-	_, body := get(t, ts, "/?n=8&q=a1,c2&backend=both")
+	get(t, ts, "/?n=8&q=a1,e2&backend=both")
+	_, body := get(t, ts, "/?n=8&q=a1,e2&backend=both")
 	if w := work.FindStringSubmatch(body); w == nil || !strings.HasSuffix(w[1], "none visited (a remembered answer)") {
 		t.Fatalf("the BDD's work on a board seen before: %q, want a remembered answer", w)
 	}
