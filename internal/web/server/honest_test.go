@@ -58,8 +58,13 @@ func TestComparisonWords(t *testing.T) {
 		t.Errorf("12×12 SAT alone: a summing up of a comparison that is not there")
 	}
 
-	// The BDD alone: no solver terms.
+	// The BDD alone: no solver terms. The scaling chart says where its
+	// figures come from and how far each backend goes here.
 	_, body = get(t, ts, "/?n=8&backend=bdd")
+	note := regexp.MustCompile(`BDD was measured at N = [0-9, and]+ \(the lines join those points\) and goes up to 10×10 here; SAT was measured at N = [0-9, and]+ \(the lines join those points\) and goes up to 16×16 here\.</p>`)
+	if !note.MatchString(body) {
+		t.Errorf("the scaling chart's note does not say where the figures were measured and how far each backend goes here")
+	}
 	if strings.Contains(body, `id="terms"`) {
 		t.Errorf("the BDD alone: the solver's terms explained")
 	}

@@ -143,6 +143,8 @@ type App struct {
 	Timing    Timing
 	Orders    *OrdersPanel // the order panel, where an ordered backend runs
 	Scaling   *Chart       // how each backend scales with N, from the benchmarks
+	// ScalingNote says what the chart does not show of this server.
+	ScalingNote string
 	// ModeNote says what switching to a mode whose limit is below the
 	// board does, before anyone clicks.
 	ModeNote string
@@ -456,6 +458,7 @@ func StepApp(site *Site, r *Step, trail []board.Step, prep Prep) *App {
 	v := NewApp(site, st, board.FormatTrail(steps), prep)
 	v.Timing = newTiming(names, r, steps)
 	v.Scaling = scalingChart()
+	v.ScalingNote = scalingNote(site.Lineup)
 	if len(trail) > 0 && trail[0].N > st.N && strings.HasPrefix(r.Name, "use ") {
 		kept := "without queens"
 		if len(st.Queens) > 0 {
