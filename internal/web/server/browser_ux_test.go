@@ -204,7 +204,7 @@ func TestBrowserHonest(t *testing.T) {
 		if got := b.text("#work dd"); !strings.HasSuffix(got, "none visited (a remembered answer)") {
 			t.Fatalf("the BDD's work %q: want a remembered answer", got)
 		}
-		if got := b.text("#ratios"); got != "SAT against BDD: no ratio, BDD answered from memory (a remembered answer, not computed)." {
+		if got := b.text("#ratios"); got != "SAT against BDD: no ratio (BDD's answer was remembered, not computed)." {
 			t.Errorf("the ratio beside a remembered answer: %q", got)
 		}
 		if got := b.text("#sum"); !strings.HasPrefix(got, "In sum: BDD paid ") {

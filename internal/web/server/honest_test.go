@@ -21,7 +21,7 @@ func TestComparisonWords(t *testing.T) {
 	if w := work.FindStringSubmatch(body); w == nil || !strings.HasSuffix(w[1], "none visited (a remembered answer)") {
 		t.Fatalf("the BDD's work on a board seen before: %q, want a remembered answer", w)
 	}
-	if r := ratios.FindStringSubmatch(body); r == nil || r[1] != "<li>SAT against BDD: no ratio, BDD answered from memory (a remembered answer, not computed).</li>" {
+	if r := ratios.FindStringSubmatch(body); r == nil || r[1] != "<li>SAT against BDD: no ratio (BDD&#39;s answer was remembered, not computed).</li>" {
 		t.Errorf("ratios beside a remembered answer: %q", r)
 	}
 	if strings.Contains(body, "faster than") {

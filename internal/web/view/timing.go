@@ -335,7 +335,7 @@ func domainRatios(r *Step) []string {
 			if !remembered(*p) {
 				who = b
 			}
-			out = append(out, fmt.Sprintf("%s against %s: no ratio, %s answered from memory (a remembered answer, not computed).", b, a, who))
+			out = append(out, fmt.Sprintf("%s against %s: no ratio (%s's answer was remembered, not computed).", b, a, who))
 			continue
 		}
 		if pd <= 0 || od <= 0 {
