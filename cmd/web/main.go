@@ -149,17 +149,23 @@ func (o options) engines(log *slog.Logger) []server.Engine {
 		},
 		{
 			Backend: sat.New(sat.Options{MaxN: o.SAT.MaxN, Queue: o.SAT.Queue, Serve: o.SAT.Serve,
-				CountCap: o.SAT.CountCap, Timeout: o.SAT.Deadline}),
+				CountCap: o.SAT.CountCap, ModelCountTime: modelCountTime, Timeout: o.SAT.Deadline}),
 			Deadline: o.SAT.Deadline,
 			Title:    "SAT solver: clauses written once, then gophersat asked about the squares its own propagation and search leave open; no diagram",
 		},
 		{
-			Backend:  plain.New(plain.Options{MaxN: min(o.SAT.MaxN, plain.DefaultMaxN), Queue: o.SAT.Queue, CountCap: o.SAT.CountCap}),
+			Backend: plain.New(plain.Options{MaxN: min(o.SAT.MaxN, plain.DefaultMaxN), Queue: o.SAT.Queue, CountCap: o.SAT.CountCap,
+				ModelCountTime: modelCountTime}),
 			Deadline: o.SAT.Deadline,
 			Title:    "Plain SAT: gophersat alone on the pairwise encoding, a solver call per undecided square (the baseline)",
 		},
 	}
 }
+
+// modelCountTime bounds the SAT backends' count of a feature model's
+// configurations after each answer's domains: a person waits for the
+// domains, and a count past it says "at least" what it reached.
+const modelCountTime = 100 * time.Millisecond
 
 // parseFlags reads the command line.
 func parseFlags(args []string, out io.Writer) (options, error) {
