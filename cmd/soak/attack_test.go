@@ -9,17 +9,17 @@ import (
 	"time"
 )
 
-// TestSmallQueriesPass14x14Diagrams checks fair admission against the real
-// server binary, built without the race detector: while eight clients ask
-// for 14×14 diagrams of one queen (each copies the diagram restricted to
-// the queen, millions of nodes, taking the work space of large queries,
-// and gets 413 as too large to draw), so that the work space is saturated
-// and queries wait for it, twenty 8×8 analyses from another address are
-// answered about as fast as without the attack, not after the diagrams.
-// The server compiles the 14×14 diagram first into a cache directory of
-// its own; its deadlines outlast a diagram's copy however loaded the
-// machine, so that the attack's requests are answered as too large to
-// draw, not as too slow.
+// TestSmallQueriesPass14x14Diagrams checks the lanes of the BDD's work
+// space against the real server binary, built without the race detector:
+// while eight clients ask for 14×14 diagrams of one queen (each copies the
+// diagram restricted to the queen, millions of nodes, taking the work
+// space of large queries, and gets 413 as too large to draw), so that the
+// work space is saturated and queries wait for it, twenty 8×8 analyses
+// from another address are answered about as fast as without the attack,
+// not after the diagrams. The server compiles the 14×14 diagram first into
+// a cache directory of its own; its deadlines outlast a diagram's copy
+// however loaded the machine, so that the attack's requests are answered
+// as too large to draw, not as too slow.
 func TestSmallQueriesPass14x14Diagrams(t *testing.T) {
 	needServer(t)
 	if testing.Short() {
