@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/nqueens/configurator/internal/launch"
-	"github.com/nqueens/configurator/internal/race"
 	"github.com/nqueens/configurator/internal/web/server"
 )
 
@@ -31,10 +30,10 @@ const shortSoakMaxRSS = 1 << 30
 // built without the race detector even when the tests run with it: the
 // server's concurrency is raced in-process by cmd/web's tests, and a race
 // build is eight times slower, too slow for the soak to reach its steady
-// state in the time make test gives it. Under the race detector it is not
-// built at all, and the tests that start it skip (needServer): they would
-// race only their own client side, which benchmarks/loadgen's tests race,
-// and make test runs them in its pass without the race detector.
+// state in the time make test gives it. With -short it is not built at
+// all, and the tests that start it skip (needServer): make test runs them
+// in its pass without -short and without the race detector, which would
+// race only their own client side (benchmarks/loadgen's tests race that).
 var webBinary string
 
 // needServer skips a test that starts the server binary when TestMain did
@@ -42,13 +41,13 @@ var webBinary string
 func needServer(t *testing.T) {
 	t.Helper()
 	if webBinary == "" {
-		t.Skip("starts the server binary: runs without the race detector")
+		t.Skip("starts the server binary: not with -short")
 	}
 }
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	if race.Enabled {
+	if testing.Short() {
 		os.Exit(m.Run())
 	}
 	dir, err := os.MkdirTemp("", "soak-test-")

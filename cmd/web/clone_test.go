@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/nqueens/configurator/internal/race"
 )
 
 // home and xdgCache are the environment's, which TestMain clears before
@@ -28,12 +27,11 @@ var home, xdgCache = os.Getenv("HOME"), os.Getenv("XDG_CACHE_HOME")
 // loopback port, and checks in chromium that the page's scripts load and
 // run: htmx answers a click without reloading the page, and the diagram,
 // drawn with Panzoom, zooms. It builds HEAD, not the working tree, without
-// the race detector, so under it the test skips: it would race only its
-// own client side, and make test runs it in its pass without the race
-// detector.
+// the race detector; with -short it skips: under the race detector make
+// test runs it with -short, as it would race only its own client side.
 func TestFreshClone(t *testing.T) {
-	if race.Enabled {
-		t.Skip("builds and drives a binary without the race detector: runs without it")
+	if testing.Short() {
+		t.Skip("builds a clone and drives chromium: not with -short")
 	}
 	chromium, err := exec.LookPath("chromium")
 	if err != nil {

@@ -16,7 +16,6 @@ import (
 	"github.com/nqueens/configurator/backends/sat/plain"
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/crosscheck"
-	"github.com/nqueens/configurator/internal/race"
 )
 
 var (
@@ -101,12 +100,12 @@ func TestCountsA000170(t *testing.T) {
 }
 
 // TestExhaustive checks every placement reachable by legal clicks on boards
-// up to 6×6 (4×4 under the race detector), in depth, with every backend.
+// up to 6×6 (4×4 with -short), in depth, with every backend.
 func TestExhaustive(t *testing.T) {
 	// Placements: every subset of every solution, counted as sets.
 	want := map[int]int{1: 2, 2: 1, 3: 1, 4: 31, 5: 286, 6: 253}
 	hi := 6
-	if race.Enabled {
+	if testing.Short() {
 		hi = 4
 	}
 	for n := 1; n <= hi; n++ {
@@ -134,8 +133,8 @@ func times(rep *crosscheck.Report) string {
 }
 
 // TestWalks takes seeded random walks on boards 7×7 to 10×10 (to 12×12
-// with -crosscheck.long, and longer; under the race detector, two walks on
-// 7×7 and 8×8).
+// with -crosscheck.long, and longer; with -short, two walks on 7×7 and
+// 8×8).
 //
 // The SAT backends count solutions one by one (a SAT call each), which on
 // sparse boards dominates the time: from N=10 on they run with a cap of
@@ -146,7 +145,7 @@ func TestWalks(t *testing.T) {
 	switch {
 	case *long:
 		hi, nwalks, steps = 12, 200, 60
-	case race.Enabled:
+	case testing.Short():
 		hi, nwalks = 8, 2
 	}
 	if *walks > 0 {
@@ -204,8 +203,8 @@ func faulty(t testing.TB, n int, drop string) *configurator.Model {
 // TestPlantedFault: a model missing one anti-diagonal is caught, and the
 // suite names the smallest placement that shows it.
 func TestPlantedFault(t *testing.T) {
-	if race.Enabled {
-		t.Skip("two exhaustive checks of 6×6, single-threaded: run in full without the race detector")
+	if testing.Short() {
+		t.Skip("two exhaustive checks of 6×6: not with -short")
 	}
 	tests := []struct {
 		n      int

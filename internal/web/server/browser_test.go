@@ -16,7 +16,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
-	"github.com/nqueens/configurator/internal/race"
 )
 
 // The browser tests drive Debian's chromium, headless, against the real
@@ -36,14 +35,14 @@ type browser struct {
 }
 
 // newBrowser starts chromium with a fresh profile, or skips the test, loudly,
-// when there is none. Under the race detector it skips the test: chromium's
-// requests race nothing the server's own concurrent tests do not, a race
-// build's slower answers only stretch the browser's waits, and make test
-// runs the browser tests in its pass without the race detector.
+// when there is none, or with -short: make test runs the browser tests in
+// its pass without the race detector, and its race pass with -short, as
+// chromium's requests race nothing the server's own concurrent tests do
+// not and a race build's slower answers only stretch the browser's waits.
 func newBrowser(t *testing.T, base string) *browser {
 	t.Helper()
-	if race.Enabled {
-		t.Skip("drives chromium: runs without the race detector")
+	if testing.Short() {
+		t.Skip("drives chromium: not with -short")
 	}
 	path, err := exec.LookPath("chromium")
 	if err != nil {
