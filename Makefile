@@ -15,7 +15,7 @@ ADDR        ?= 127.0.0.1:8080
 CACHE_DIR   ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/nqueens
 FUZZTIME    ?= 50000x
 
-.PHONY: run test deps npm vendor chromium check-fmt vet lint unit fuzz-short fuzz bench bench-full bench-large soak
+.PHONY: run test deps npm vendor chromium check-fmt vet lint unit unit-full unit-race fuzz-short fuzz bench bench-full bench-large soak
 
 run: deps
 	@echo "Serving the N-Queens configurator on http://$(ADDR)/"
@@ -75,8 +75,24 @@ $(STATICCHECK):
 lint: $(STATICCHECK)
 	$(STATICCHECK) ./...
 
-unit:
-	$(GO) test -race -timeout 12m ./...
+# Every test runs twice, each time where it finds what it is there to find.
+# unit-full runs every test at full size without the race detector: the
+# heavy correctness checks (the cross-check's exhaustive boards, walks and
+# planted faults, the oracle sweeps, the large compiles, the browser tests,
+# the soak) are sequential or drive a separate binary, and the race
+# detector would make them several times slower while checking nothing
+# they share. unit-race runs every test under the race detector with
+# -short: the tests that exercise concurrency (the server, the cache, the
+# work space, the solvers' admission) run in full, while the heavy
+# sequential ones shrink or skip, as each says where it checks
+# testing.Short. The timeouts only catch hangs.
+unit: unit-full unit-race
+
+unit-full:
+	$(GO) test -timeout 30m ./...
+
+unit-race:
+	$(GO) test -race -short -timeout 30m ./...
 
 # Each fuzz target runs briefly in `make test`, longer in `make fuzz`. The
 # budget is a count of executions, not a duration: Go's fuzzing coordinator

@@ -80,8 +80,9 @@ func TestCompileDirectCountsSolutionsAndNodes(t *testing.T) {
 }
 
 // TestCompileDirectLargeBoards checks the sizes and counts of the largest
-// boards a unit test can afford: 13×13 and 14×14 (not under the race
-// detector or -short, which it would slow past a unit test's time). Their
+// boards a unit test can afford: 13×13 and 14×14 (14×14 not under the
+// race detector, which would slow it past a unit test's time; neither
+// with -short). Their
 // node counts have no independent source: they are this
 // project's, pinned so that a change that alters them is seen.
 func TestCompileDirectLargeBoards(t *testing.T) {
@@ -93,8 +94,8 @@ func TestCompileDirectLargeBoards(t *testing.T) {
 		{13, 2044394, 73712},
 		{14, 9572418, 365596},
 	} {
-		if tc.n >= 14 && (raceEnabled || testing.Short()) {
-			t.Logf("%d-queens skipped under the race detector and -short", tc.n)
+		if tc.n >= 14 && raceEnabled || testing.Short() {
+			t.Logf("%d-queens skipped under the race detector (14×14) and with -short", tc.n)
 			continue
 		}
 		m, root := compileFresh(t, CompileDirect, configuratortest.Model(t, tc.n, configurator.RowMajor))
