@@ -254,16 +254,23 @@ next:
 // TestCompileDirectNodeBudget sweeps budgets from 1 KiB to 4 MiB: below
 // what 10-queens needs the compile fails with ErrNodeLimit, in the state
 // expansion or in the node construction, leaving the Manager as it was;
-// from some budget on it succeeds, and so does every larger budget.
+// from some budget on it succeeds, and so does every larger budget. No
+// budget makes it take much longer than the compile with room to spare
+// (ten times, or a second), however loaded the machine.
 func TestCompileDirectNodeBudget(t *testing.T) {
 	model := configuratortest.Model(t, 10, configurator.RowMajor)
+	start := time.Now()
+	if _, err := CompileDirect(context.Background(), robdd.New(model.Vars(), 64<<20), model); err != nil {
+		t.Fatal(err)
+	}
+	bound := max(time.Second, 10*time.Since(start))
 	succeeded := false
 	for budget := int64(1 << 10); budget <= 4<<20; budget = budget * 5 / 4 {
 		m := robdd.New(model.Vars(), budget)
 		start := time.Now()
 		root, err := CompileDirect(context.Background(), m, model)
-		if elapsed := time.Since(start); elapsed > time.Second {
-			t.Errorf("budget %d: %v to answer", budget, elapsed)
+		if elapsed := time.Since(start); elapsed > bound {
+			t.Errorf("budget %d: %v to answer, want at most %v", budget, elapsed, bound)
 		}
 		switch {
 		case err == nil:
