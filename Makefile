@@ -21,6 +21,13 @@ run: deps
 	@echo "Serving the N-Queens configurator on http://$(ADDR)/"
 	$(GO) run ./cmd/web -addr $(ADDR) -cache-dir $(CACHE_DIR)
 
+# make test's stages run one after another, the quick ones first so that a
+# formatting or vet error shows before the tests run; every stage is needed
+# on a fresh clone and none repeats another's work but the two test passes
+# (see unit). A machine shared with other work makes make test slower, not
+# red: the tests' bounds on time are relative to the same work alone in the
+# same run, or deadlines that only catch hangs, and the work they do is
+# counted, not timed.
 test: deps npm check-fmt vet lint chromium unit fuzz-short
 
 deps:
