@@ -151,6 +151,10 @@ func TestCompileUnderWaySaysLoadOrCompile(t *testing.T) {
 			cfg := testConfig().Config
 			cfg.QuickWait = time.Nanosecond
 			cfg.Guard.RequestDeadline = 300 * time.Millisecond
+			// Nobody waits for the compile once the requests have their
+			// 503: it must outlast the grace of an abandoned compile
+			// however long a loaded machine takes for it.
+			cfg.Spaces.Grace = 10 * time.Minute
 			s, ts, _ := serveWith(t, cfg, Engine{Backend: b, Deadline: 10 * time.Second, Title: "BDD"}, satEngine())
 			res, body := get(t, ts, "/?n=12&backend=bdd")
 			if res.StatusCode != 200 || !strings.Contains(body, `class="compiling card"`) || !strings.Contains(html.UnescapeString(body), tt.page) {
