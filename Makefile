@@ -13,7 +13,7 @@ ADDR        ?= 127.0.0.1:8080
 # make run keeps compiled BDD spaces here and loads them after a restart
 # instead of compiling again (docs/operations.md, "The cache directory"); off: none.
 CACHE_DIR   ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/nqueens
-FUZZTIME    ?= 50000x
+FUZZTIME    ?= 30000x
 
 .PHONY: run test deps npm vendor chromium check-fmt vet lint unit unit-full unit-race fuzz-short fuzz bench bench-full bench-large soak
 
@@ -101,11 +101,16 @@ unit-full:
 unit-race:
 	$(GO) test -race -short -timeout 30m ./...
 
-# Each fuzz target runs briefly in `make test`, longer in `make fuzz`. The
-# budget is a count of executions, not a duration: Go's fuzzing coordinator
-# can report a bare "context deadline exceeded" when a duration runs out while
-# a worker is mid-call on a loaded machine (golang/go#51484), failing CI with
-# no input to show for it. A count has no deadline to race.
+# Each fuzz target runs briefly in `make test`, longer in `make fuzz`. In
+# make test it is a sample of executions for every target, the rest of the
+# test budget going to the tests (the seed corpora already run in go test,
+# and the inputs Go keeps in its fuzz cache carry one run's findings to the
+# next on the same machine); make fuzz is the search, and FUZZTIME=...x buys
+# a larger sample. The budget is a count of executions, not a duration: Go's
+# fuzzing coordinator can report a bare "context deadline exceeded" when a
+# duration runs out while a worker is mid-call on a loaded machine
+# (golang/go#51484), failing CI with no input to show for it. A count has no
+# deadline to race.
 FUZZ_TARGETS = $(shell grep -rl --include='*_test.go' '^func Fuzz' . | grep -v node_modules | xargs -r dirname | sort -u)
 fuzz-short:
 	@for d in $(FUZZ_TARGETS); do \
