@@ -63,8 +63,9 @@ func main() {
 var errUsage = errors.New("usage")
 
 // run serves until ctx ends or the process receives SIGINT or SIGTERM.
-// ready, when not nil, is called with the address once the server listens.
-func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr string)) error {
+// ready, when not nil, is called with the addresses once the server listens
+// (debugAddr is "" without -debug-addr).
+func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr, debugAddr string)) error {
 	o, err := parseFlags(args, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -89,11 +90,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return server.Run(ctx, o.Server, log, o.engines(log), func(addr, _ string) {
-		if ready != nil {
-			ready(addr)
-		}
-	})
+	return server.Run(ctx, o.Server, log, o.engines(log), ready)
 }
 
 // memLimit decides the runtime's soft memory limit: the flag's value
