@@ -58,6 +58,8 @@ var api = []exchange{
 
 	{name: "explain, an attack and another reason", path: "/api/v1/explain", body: `{"n":8,"queens":[[0,0],[4,1]],"cell":[6,3]}`, status: 200},
 	{name: "explain, a proof by propagation", path: "/api/v1/explain", body: `{"n":6,"queens":[[0,1]],"cell":[5,3]}`, status: 200},
+	{name: "explain, a proof by cases", path: "/api/v1/explain", body: `{"n":8,"queens":[[0,0],[4,1]],"cell":[6,3],"backend":"sat"}`, status: 200},
+	{name: "explain, the solutions listed", path: "/api/v1/explain", body: `{"n":8,"queens":[[0,0]],"cell":[5,7]}`, status: 200},
 	{name: "explain, a forced square on SAT", path: "/api/v1/explain", body: `{"n":8,"queens":[[0,0],[1,6]],"cell":[7,2],"backend":"sat"}`, status: 200},
 	{name: "explain, no cell", path: "/api/v1/explain", body: `{"n":8,"queens":[[0,0]]}`, status: 400, refused: true},
 	{name: "explain, a cell not a pair", path: "/api/v1/explain", body: `{"n":8,"cell":[1,2,3]}`, status: 400, refused: true},

@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	go run ./cmd/benchreport [-full] [-out benchmarks] [-sections compile,disk,bdd,sat,server] [-boards 15,16]
+//	go run ./cmd/benchreport [-full] [-out benchmarks] [-sections compile,disk,bdd,sat,server,paint] [-boards 15,16]
 //	go run ./cmd/benchreport -sections models [-models ../shared/models] -out benchmarks/models
 //	go run ./cmd/benchreport -render benchmarks/RESULTS.json
 //

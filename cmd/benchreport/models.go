@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -58,18 +57,11 @@ func runModels(ctx context.Context, p plan, res *Results) error {
 	if len(files) == 0 {
 		return fmt.Errorf("no model files (.uvl, .dimacs, .cnf) in %s (-models)", p.ModelsDir)
 	}
-	bin := p.Web
-	if bin == "" {
-		dir, err := os.MkdirTemp("", "nqueens-bench-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-		log.Printf("building %s", launch.Package)
-		if bin, err = launch.Build(ctx, dir); err != nil {
-			return err
-		}
+	bin, done, err := webBinary(ctx, p)
+	if err != nil {
+		return err
 	}
+	defer done()
 	srv, err := launch.Start(ctx, bin, launch.Options{}, append(slices.Clone(modelServerFlags), "-cache-dir", p.CacheDir)...)
 	if err != nil {
 		return err
@@ -201,8 +193,12 @@ func modelsSection(b *strings.Builder, res *Results) {
 			if i == 0 {
 				name, feats, cons, load = r.File, fmtInt(r.Features), fmtInt(r.Constraints), r.Load
 			}
-			if x.Refused != "" {
-				p("| %s | %s | %s | %s | %s |  |  |  |  |  |  |  |  |  |  | %s |\n", name, feats, cons, x.Backend, "refused: "+strings.ReplaceAll(x.Refused, "|", "\\|"), load)
+			if x.Refused != "" || x.Empty == 0 && x.Steps.Count == 0 && x.Cut != "" {
+				why := "refused: " + strings.ReplaceAll(x.Refused, "|", "\\|")
+				if x.Refused == "" {
+					why = x.Cut
+				}
+				p("| %s | %s | %s | %s | %s |  |  |  |  |  |  |  |  |  |  | %s |\n", name, feats, cons, x.Backend, why, load)
 				continue
 			}
 			nodes := ""

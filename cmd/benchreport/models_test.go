@@ -30,7 +30,8 @@ func modelSample() *Results {
 				Backends: []benchmarks.ModelBackend{
 					{Backend: "sat", Steps: lat(20*ms, 300*ms, 40)},
 					{Backend: "bdd", Compile: 2 * time.Second, Nodes: 12345, Steps: lat(ms, 2*ms, 40), Configurations: "123456789"},
-				}},
+				},
+				Baseline: &benchmarks.ModelBackend{Backend: "sat-plain", Cut: "the empty configuration took more than the budget of 1m0s"}},
 		}}}
 }
 
@@ -64,6 +65,7 @@ func TestModelsMarkdown(t *testing.T) {
 		"| sat-plain |", "12 (12 of 40 steps within the budget of 1m0s)",
 		"| bdd | 2.00 s | 12,345 | 0 / 0 | 123456789 |",
 		"**b.dimacs: the backends disagree on the forced features at 1 decisions.**",
+		"|  |  |  | sat-plain | the empty configuration took more than the budget of 1m0s |",
 		"SAT's p99 per decision is at most 300 ms over 2 models (the slowest: b.dimacs, 300 features)",
 	} {
 		if !strings.Contains(md, want) {

@@ -62,6 +62,9 @@ func markdown(res *Results, figs []figure) string {
 	if len(res.Compile) > 0 || res.Server != nil {
 		memorySection(&b, res)
 	}
+	if res.Paint != nil {
+		paintSection(&b, res)
+	}
 	if len(figs) > 0 {
 		p("## Plots\n\n")
 		for _, f := range figs {

@@ -14,6 +14,7 @@ import (
 	"github.com/nqueens/configurator/backends/bdd/robdd"
 	"github.com/nqueens/configurator/backends/sat"
 	"github.com/nqueens/configurator/benchmarks"
+	"github.com/nqueens/configurator/benchmarks/paint"
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/bytesize"
 )
@@ -25,12 +26,13 @@ const (
 	secBDD     = "bdd"
 	secSAT     = "sat"
 	secServer  = "server"
+	secPaint   = "paint"
 )
 
 // allSections are the sections of the board suite, which a run measures
 // unless told otherwise; extraSections those it measures only when named.
 var (
-	allSections   = []string{secCompile, secDisk, secBDD, secSAT, secServer}
+	allSections   = []string{secCompile, secDisk, secBDD, secSAT, secServer, secPaint}
 	extraSections = []string{secModels}
 )
 
@@ -91,6 +93,11 @@ type plan struct {
 	ModelsDir              string
 	ModelWalks, ModelSteps int
 	ModelBaselineBudget    time.Duration
+
+	// Paint: each walk PaintRuns times in headless Chromium against the
+	// server (Web, or built), which keeps its spaces in CacheDir.
+	PaintWalks []paint.Walk
+	PaintRuns  int
 }
 
 // Budget bounds a baseline on one board: the steps of the walks, and the
@@ -162,6 +169,8 @@ func quickPlan() plan {
 		ModelWalks:          2,
 		ModelSteps:          20,
 		ModelBaselineBudget: time.Minute,
+		PaintWalks:          paintWalks(),
+		PaintRuns:           3,
 	}
 }
 
@@ -204,6 +213,7 @@ func fullPlan() plan {
 	p.TargetTime = 30 * time.Second
 	p.ModelWalks = 5
 	p.ModelBaselineBudget = 10 * time.Minute
+	p.PaintRuns = 5
 	return p
 }
 
@@ -237,6 +247,7 @@ type Results struct {
 	SATBudgets          map[int]Budget
 	Server              *ServerResults
 	Models              *ModelsResults `json:",omitempty"`
+	Paint               *PaintResults  `json:",omitempty"`
 	Notes               []string
 	// Larger is the compile section of the report of the larger boards
 	// (LargerDir, `make bench-large`) as a quick run found it, for the
@@ -292,6 +303,7 @@ func run(ctx context.Context, p plan) (*Results, error) {
 		{secSAT, runSATSteps},
 		{secServer, runServer},
 		{secModels, runModels},
+		{secPaint, runPaint},
 	}
 	for _, s := range steps {
 		if !slices.Contains(p.Sections, s.name) {

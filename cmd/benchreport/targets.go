@@ -42,10 +42,13 @@ const (
 	// modelGroup: the real feature models through the API (section
 	// models).
 	modelGroup
+	// clickToPaint: a click on the page to the new board painted, in
+	// headless Chromium against the real server (benchmarks/paint).
+	clickToPaint
 )
 
 // targetGroups lists the groups in the order the report shows them.
-var targetGroups = []targetGroup{largeBoards, stepBounds, modelGroup}
+var targetGroups = []targetGroup{largeBoards, stepBounds, clickToPaint, modelGroup}
 
 // title is the heading of the group's table.
 func (g targetGroup) title() string {
@@ -54,6 +57,8 @@ func (g targetGroup) title() string {
 		return "every board up to 16×16 interactive"
 	case modelGroup:
 		return "real feature models, interactive through the API"
+	case clickToPaint:
+		return "a click answered in the blink of an eye"
 	}
 	return "per step, the server at 8×8, the compiles"
 }
@@ -130,7 +135,7 @@ const (
 // targets checks the run against every target, in the order the report
 // lists them.
 func targets(res *Results) []target {
-	ts := slices.Concat(largeBoardTargets(res), stepBoundTargets(res), modelTargets(res))
+	ts := slices.Concat(largeBoardTargets(res), stepBoundTargets(res), paintTargets(res), modelTargets(res))
 	if res.Mode == "full" {
 		// The full plan measures every target: one it did not was left
 		// out of this run (-sections, -boards).

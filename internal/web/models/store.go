@@ -72,6 +72,10 @@ type Config struct {
 	MaxFeatures int
 	// Deadline bounds one compile, whoever waits for it; 0: none.
 	Deadline time.Duration
+	// Grace is how long a compile goes on once no request waits for it,
+	// so that a compile longer than a request's deadline finishes for the
+	// requests that come back; 0: it ends at once.
+	Grace time.Duration
 	// Slots is the number of compiles (and parses of uploads) that run at
 	// once.
 	Slots int
@@ -140,8 +144,11 @@ type flight struct {
 	done    chan struct{}
 	sp      *Space
 	err     error
+	since   time.Time
 	waiters int
 	cancel  context.CancelFunc
+	// abandon, while no request waits, ends the compile after the grace.
+	abandon *time.Timer
 }
 
 // New returns a store over backends with the bundled examples, and with
@@ -503,8 +510,9 @@ func (s *Store) drop(e *entry) {
 
 // Space returns the compiled space of model id on backend, compiling it
 // when no request has: concurrent callers wait for one compile, which
-// runs in one of the store's slots within Config.Deadline, and ends when
-// every caller waiting for it has given up (ctx). A backend that does not
+// runs in one of the store's slots within Config.Deadline, and ends
+// Config.Grace after every caller waiting for it has given up (ctx)
+// unless another comes. A backend that does not
 // configure feature models gives an error wrapping
 // configurator.ErrBoardsOnly; a model beyond the backend's limits one
 // wrapping configurator.ErrTooLarge, remembered for as long as the model
@@ -540,12 +548,15 @@ func (s *Store) Space(ctx context.Context, id, backend string) (*Space, error) {
 		if s.cfg.Deadline > 0 {
 			fctx, cancel = context.WithTimeout(s.ctx, s.cfg.Deadline)
 		}
-		f = &flight{done: make(chan struct{}), cancel: cancel}
+		f = &flight{done: make(chan struct{}), cancel: cancel, since: time.Now()}
 		s.flights[k] = f
 		s.work.Add(1)
 		go s.compile(fctx, k, f, b, e.model)
 	}
-	f.waiters++
+	if f.waiters++; f.abandon != nil {
+		f.abandon.Stop()
+		f.abandon = nil
+	}
 	s.mu.Unlock()
 
 	select {
@@ -560,13 +571,36 @@ func (s *Store) Space(ctx context.Context, id, backend string) (*Space, error) {
 		default:
 		}
 		if f.waiters--; f.waiters == 0 {
-			f.cancel()
-			if s.flights[k] == f {
-				delete(s.flights, k)
-			}
+			f.abandon = time.AfterFunc(s.cfg.Grace, func() { s.abandon(k, f) })
 		}
 		return nil, ctx.Err()
 	}
+}
+
+// abandon ends f's compile when no request has come for it since the
+// last one left.
+func (s *Store) abandon(k flightKey, f *flight) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f.waiters > 0 {
+		return
+	}
+	f.cancel()
+	if s.flights[k] == f {
+		delete(s.flights, k)
+	}
+}
+
+// Compiling reports whether the space of model id on backend is being
+// compiled, and since when.
+func (s *Store) Compiling(id, backend string) (since time.Time, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, ok := s.flights[flightKey{id, backend}]
+	if !ok {
+		return time.Time{}, false
+	}
+	return f.since, true
 }
 
 // compile is a flight's work: a slot, the compile, and what it gives

@@ -359,22 +359,37 @@ func TestSpaceErrors(t *testing.T) {
 	}
 }
 
-// A request that gives up leaves the compile; the last one to leave ends
-// it, and the next request starts afresh.
+// A request that gives up leaves the compile, which goes on for the grace
+// and is found by the next request within it; the grace over with no
+// request waiting, it ends, and the next request starts afresh.
 func TestSpaceAbandoned(t *testing.T) {
 	b := &gated{Backend: sat.New(sat.Options{}), gate: make(chan struct{}), ended: make(chan struct{})}
-	s := newStore(t, testConfig(""), b)
+	cfg := testConfig("")
+	cfg.Grace = 200 * time.Millisecond
+	s := newStore(t, cfg, b)
 	car, _ := examples.Lookup("car")
 	id := ID(car.Format, car.Source)
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	if _, err := s.Space(ctx, id, "sat"); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("a request that gives up: %v", err)
+	giveUp := func() {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer cancel()
+		if _, err := s.Space(ctx, id, "sat"); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("a request that gives up: %v", err)
+		}
+	}
+	giveUp()
+	since, ok := s.Compiling(id, "sat")
+	giveUp() // within the grace: the same compile
+	if again, ok2 := s.Compiling(id, "sat"); !ok || !ok2 || !again.Equal(since) {
+		t.Fatalf("compiling: %v %v, then %v %v; want the one compile", since, ok, again, ok2)
 	}
 	select {
 	case <-b.ended:
 	case <-time.After(10 * time.Second):
-		t.Fatal("the compile went on after its only request left")
+		t.Fatal("the compile went on past the grace after its last request left")
+	}
+	if _, ok := s.Compiling(id, "sat"); ok {
+		t.Error("still compiling after the grace")
 	}
 	close(b.gate)
 	sp, err := s.Space(context.Background(), id, "sat")

@@ -123,12 +123,15 @@ type explainResponse struct {
 }
 
 // reasonJSON is one reason of /explain in words: its kind, the sentence
-// the page shows, and the steps of its proof by propagation (absent when
-// the backend's search refuted it).
+// the page shows, and the proof the page gives: the steps of a proof by
+// propagation or by cases, or the solutions that hold the reason's queens
+// when there are few (both absent when only the backend's search refuted
+// it).
 type reasonJSON struct {
-	Kind  string   `json:"kind"`
-	Text  string   `json:"text"`
-	Proof []string `json:"proof,omitempty"`
+	Kind      string     `json:"kind"`
+	Text      string     `json:"text"`
+	Proof     []string   `json:"proof,omitempty"`
+	Solutions [][][2]int `json:"solutions,omitempty"`
 }
 
 // newExplainResponse writes an explanation for the API.
@@ -140,6 +143,12 @@ func newExplainResponse(ex *configurator.Explanation, took time.Duration) explai
 		d := reasonJSON{Kind: r.Reason.String(), Text: r.String()}
 		for _, st := range r.Proof {
 			d.Proof = append(d.Proof, st.String())
+		}
+		if r.Split != nil {
+			d.Proof = r.Split.Lines()
+		}
+		for _, sol := range r.Solutions {
+			d.Solutions = append(d.Solutions, pairs(sol))
 		}
 		resp.Details = append(resp.Details, d)
 	}

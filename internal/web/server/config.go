@@ -76,6 +76,7 @@ func DefaultConfig() Config {
 			// features), below what a request could answer in time.
 			MaxFeatures: 50000,
 			Deadline:    2 * time.Minute,
+			Grace:       30 * time.Second,
 			Slots:       2,
 		},
 		QuickWait:       300 * time.Millisecond,

@@ -252,7 +252,8 @@ func (s *Server) apiModels(c echo.Context) error {
 
 // modelSession is what a model request stands on: the model, the backend
 // and its space, the decisions checked, and the session under them, made
-// in the backend's turn (done ends the turn).
+// in the backend's turn under its deadline. ctx is the backend's, for the
+// work that follows; done releases it and the turn.
 type modelSession struct {
 	id, backend string
 	model       *feature.Model
@@ -260,56 +261,91 @@ type modelSession struct {
 	session     *configurator.FeatureSession
 	took        time.Duration // of the session's analysis
 	compiled    time.Duration // of the space's compile
+	ctx         context.Context
+	done        func()
+}
+
+// conflictError is the error of decisions that no configuration keeps,
+// answered with its body (modelError).
+type conflictError struct {
+	body conflictJSON
+	err  error
+}
+
+func (e *conflictError) Error() string { return e.body.Error }
+func (e *conflictError) Unwrap() error { return e.err }
+
+// modelError answers the errors of openModel: a conflict with its body,
+// any other as every error is.
+func modelError(c echo.Context, err error) error {
+	var ce *conflictError
+	if errors.As(err, &ce) {
+		return c.JSON(http.StatusUnprocessableEntity, ce.body)
+	}
+	return err
 }
 
 // openModel checks a model request, finds (or compiles) its space and
-// classifies the features under its decisions, under the backend's
-// deadline: a 422 conflictJSON is written for decisions no configuration
-// keeps (written reports it). The context it returns, the backend's, is
-// for the work that follows; done releases it and the backend's turn.
-func (s *Server) openModel(c echo.Context, req modelRequest) (mo *modelSession, ctx context.Context, done func(), written bool, err error) {
+// classifies the features under its decisions, in the backend's turn and
+// under its deadline. Decisions that no configuration keeps give a
+// *conflictError. The caller calls done when it has finished its work.
+func (s *Server) openModel(c echo.Context, req modelRequest) (*modelSession, error) {
 	if req.Model == nil || *req.Model == "" {
-		return nil, nil, nil, false, problem.New(http.StatusBadRequest, "Say which model: \"model\" is the ID that POST /api/v1/models gave (GET /api/v1/models lists them).")
+		return nil, problem.New(http.StatusBadRequest, "Say which model: \"model\" is the ID that POST /api/v1/models gave (GET /api/v1/models lists them).")
 	}
+	id := *req.Model
 	backend, err := s.modelBackend(req.Backend)
 	if err != nil {
-		return nil, nil, nil, false, err
+		return nil, err
 	}
-	ctx = c.Request().Context()
-	m, _, err := s.models.Model(ctx, *req.Model)
+	ctx := c.Request().Context()
+	m, _, err := s.models.Model(ctx, id)
 	if err != nil {
-		return nil, nil, nil, false, s.modelProblem(*req.Model, backend, err)
+		return nil, s.modelProblem(id, backend, err)
 	}
 	ds, err := configurator.ParseDecisions(m, req.Select, req.Deselect)
 	if err != nil {
-		return nil, nil, nil, false, problem.New(http.StatusBadRequest, "%s", words.Sentence(err.Error()))
+		return nil, problem.New(http.StatusBadRequest, "%s", words.Sentence(err.Error()))
 	}
-	sp, err := s.models.Space(ctx, *req.Model, backend)
+	sp, err := s.models.Space(ctx, id, backend)
 	if err != nil {
-		return nil, nil, nil, false, s.modelProblem(*req.Model, backend, err)
+		if since, ok := s.models.Compiling(id, backend); ok && ctx.Err() != nil {
+			return nil, problem.Retry(5, err, "The model is still being compiled with %s (for %s so far); try again in a few seconds.", backend, words.Since(since))
+		}
+		return nil, s.modelProblem(id, backend, err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.deadline(backend))
 	release := func() {}
 	if a, ok := sp.FeatureSpace.(configurator.Admitter); ok {
 		if release, err = a.Admit(ctx); err != nil {
 			cancel()
-			return nil, nil, nil, false, err
+			return nil, modelWorkProblem(ctx, backend, err)
 		}
 	}
-	done = func() { release(); cancel() }
+	mo := &modelSession{id: id, backend: backend, model: m, decisions: ds, compiled: sp.Took, ctx: ctx, done: func() { release(); cancel() }}
 	start := time.Now()
-	sess, err := configurator.NewFeatureSession(ctx, sp.FeatureSpace, ds)
-	mo = &modelSession{id: *req.Model, backend: backend, model: m, decisions: ds, session: sess, took: time.Since(start), compiled: sp.Took}
+	mo.session, err = configurator.NewFeatureSession(ctx, sp.FeatureSpace, ds)
+	mo.took = time.Since(start)
 	var conflict *configurator.Conflict
-	if errors.As(err, &conflict) {
-		done()
-		return nil, nil, nil, true, c.JSON(http.StatusUnprocessableEntity, newConflictJSON(m, conflict))
+	switch {
+	case errors.As(err, &conflict):
+		mo.done()
+		return nil, &conflictError{body: newConflictJSON(m, conflict), err: err}
+	case err != nil:
+		mo.done()
+		return nil, modelWorkProblem(ctx, backend, err)
 	}
-	if err != nil {
-		done()
-		return nil, nil, nil, false, err
+	return mo, nil
+}
+
+// modelWorkProblem words the error of a backend's work on a model: past
+// its deadline, a 503 that says so in a model's terms; problem.Describe
+// words the others.
+func modelWorkProblem(ctx context.Context, backend string, err error) error {
+	if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return problem.Retry(5, err, "The %s backend took longer than the time allowed for one request on this model; try again in a moment, or another backend.", backend)
 	}
-	return mo, ctx, done, false, nil
+	return err
 }
 
 func newConflictJSON(m *feature.Model, e *configurator.Conflict) conflictJSON {
@@ -356,8 +392,14 @@ func (s *Server) modelProblem(id, backend string, err error) error {
 		return &problem.Problem{Status: http.StatusBadRequest, Err: err,
 			Message: fmt.Sprintf("The %s backend configures N-Queens boards only, not feature models; leave \"backend\" out, or name one that does.", backend)}
 	case errors.Is(err, configurator.ErrTooLarge):
-		return &problem.Problem{Status: http.StatusRequestEntityTooLarge, Err: err,
-			Message: fmt.Sprintf("This model is beyond the %s backend's limits (%s); another backend may answer it.", backend, err)}
+		msg := fmt.Sprintf("This model is beyond the %s backend's limits (%s)", backend, err)
+		for _, n := range s.lineup.Names() {
+			if _, ok := s.engines[n].Backend.(configurator.ModelCompiler); ok && n != backend {
+				msg += fmt.Sprintf(". The %s backend answers it: send \"backend\": %q", n, n)
+				break
+			}
+		}
+		return &problem.Problem{Status: http.StatusRequestEntityTooLarge, Err: err, Message: msg + "."}
 	case errors.Is(err, context.DeadlineExceeded):
 		return problem.Retry(30, err, "Compiling this model with %s took longer than allowed; try again later, or another backend.", backend)
 	}
@@ -370,11 +412,11 @@ func (s *Server) apiAnalyzeModel(c echo.Context, body []byte) error {
 	if err := decodeJSON(body, &req); err != nil {
 		return err
 	}
-	mo, _, done, written, err := s.openModel(c, req)
-	if written || err != nil {
-		return err
+	mo, err := s.openModel(c, req)
+	if err != nil {
+		return modelError(c, err)
 	}
-	done()
+	mo.done()
 	m, d := mo.model, mo.session.Domains()
 	dec := newDecisionsJSON(m, mo.decisions)
 	resp := modelAnalyzeResponse{Model: mo.id, Backend: mo.backend, Select: dec.Select, Deselect: dec.Deselect,
@@ -405,11 +447,12 @@ func (s *Server) apiExplainModel(c echo.Context, body []byte) error {
 	if req.Feature == nil || *req.Feature == "" {
 		return problem.New(http.StatusBadRequest, "Say which feature to explain: \"feature\" is its name.")
 	}
-	mo, ctx, done, written, err := s.openModel(c, req.modelRequest)
-	if written || err != nil {
-		return err
+	mo, err := s.openModel(c, req.modelRequest)
+	if err != nil {
+		return modelError(c, err)
 	}
-	defer done()
+	defer mo.done()
+	ctx := mo.ctx
 	m := mo.model
 	f, ok := m.ID(*req.Feature)
 	if !ok {
@@ -422,7 +465,7 @@ func (s *Server) apiExplainModel(c echo.Context, body []byte) error {
 			words.Quote(*req.Feature), stateWords(mo.session.Domains().States[f]))
 	}
 	if err != nil {
-		return err
+		return modelWorkProblem(ctx, mo.backend, err)
 	}
 	resp := modelExplainResponse{Model: mo.id, Backend: mo.backend, Feature: m.Features[f].Name, State: ex.State.String(),
 		Reasons: []modelReasonJSON{}, More: ex.More, Core: ex.Core, Constraints: []string{}, ElapsedMS: ms(time.Since(start))}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -10,7 +11,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/nqueens/configurator/backends/sat"
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/feature"
 	"github.com/nqueens/configurator/configurator/feature/examples"
@@ -143,9 +146,8 @@ func TestModelUploadRefusals(t *testing.T) {
 	}
 }
 
-// analyzeModel posts an analysis of decisions on model id.
-func analyzeModel(t *testing.T, ts *httptest.Server, id string, m *feature.Model, ds []oracle.Decision, backend string) (int, string) {
-	t.Helper()
+// oracleBody writes a model request of the oracle's decisions on m.
+func oracleBody(id string, m *feature.Model, ds []oracle.Decision, extra string) string {
 	var sel, desel []string
 	for _, d := range ds {
 		if d.Select {
@@ -154,7 +156,13 @@ func analyzeModel(t *testing.T, ts *httptest.Server, id string, m *feature.Model
 			desel = append(desel, m.Features[d.Feature].Name)
 		}
 	}
-	res, out := post(t, ts, "/api/v1/analyze", modelBody(id, sel, desel, fmt.Sprintf(`,"backend":%q`, backend)))
+	return modelBody(id, sel, desel, extra)
+}
+
+// analyzeModel posts an analysis of decisions on model id.
+func analyzeModel(t *testing.T, ts *httptest.Server, id string, m *feature.Model, ds []oracle.Decision, backend string) (int, string) {
+	t.Helper()
+	res, out := post(t, ts, "/api/v1/analyze", oracleBody(id, m, ds, fmt.Sprintf(`,"backend":%q`, backend)))
 	return res.StatusCode, out
 }
 
@@ -354,16 +362,8 @@ func TestModelExplainAgainstOracle(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var sel, desel []string
-				for _, d := range ds {
-					if d.Select {
-						sel = append(sel, m.Features[d.Feature].Name)
-					} else {
-						desel = append(desel, m.Features[d.Feature].Name)
-					}
-				}
 				var e modelExplainResponse
-				body := modelBody(id, sel, desel, fmt.Sprintf(`,"feature":%q,"backend":%q`, ft.Name, backend))
+				body := oracleBody(id, m, ds, fmt.Sprintf(`,"feature":%q,"backend":%q`, ft.Name, backend))
 				if !postOK(t, ts, "/api/v1/explain", body, &e) {
 					continue
 				}
@@ -457,5 +457,62 @@ func TestModelKeptAcrossRestart(t *testing.T) {
 	if postOK(t, ts, "/api/v1/analyze", modelBody(id, []string{"Online"}, nil, ""), &a) &&
 		(!slices.Equal(a.ForcedOff, []string{"Store"}) || *a.Configurations != "1") {
 		t.Errorf("after a restart: %+v", a)
+	}
+}
+
+// limited is the SAT backend under another name, refusing the models of
+// more than max features as beyond its limits.
+type limited struct {
+	*sat.Backend
+	name string
+	max  int
+	gate chan struct{} // when not nil, a compile waits for it
+}
+
+func (b *limited) Name() string { return b.name }
+
+func (b *limited) CompileModel(ctx context.Context, m *feature.Model) (configurator.FeatureSpace, error) {
+	if b.gate != nil {
+		select {
+		case <-b.gate:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	if len(m.Features) > b.max {
+		return nil, fmt.Errorf("%d features, more than %d: %w", len(m.Features), b.max, configurator.ErrTooLarge)
+	}
+	return b.Backend.CompileModel(ctx, m)
+}
+
+// A model beyond a backend's limits is a 413 that names a backend that
+// answers it; a compile longer than the request's deadline is a 503 that
+// says so, and goes on for the next request.
+func TestModelBackendLimits(t *testing.T) {
+	cfg := testConfig()
+	small := &limited{Backend: sat.New(sat.Options{}), name: "sat-small", max: 25}
+	slow := &limited{Backend: sat.New(sat.Options{}), name: "sat-slow", max: 1000, gate: make(chan struct{})}
+	cfg.extra = []Engine{{Backend: small, Deadline: time.Minute}, {Backend: slow, Deadline: time.Minute}}
+	cfg.Guard.RequestDeadline = 3 * time.Second
+	_, ts := newTestServer(t, cfg)
+	car, _ := exampleID(t, "car")
+	home, _ := exampleID(t, "smarthome")
+
+	res, out := post(t, ts, "/api/v1/analyze", modelBody(car, nil, nil, `,"backend":"sat-small"`))
+	if want := `This model is beyond the sat-small backend's limits (compile Car with sat-small: 32 features, more than 25: too large for this backend). The sat backend answers it: send \"backend\": \"sat\".`; res.StatusCode != 413 || !strings.Contains(out, want) {
+		t.Errorf("beyond the limits: %d %s, want 413 with %s", res.StatusCode, out, want)
+	}
+	if res, out := post(t, ts, "/api/v1/analyze", modelBody(home, nil, nil, `,"backend":"sat-small"`)); res.StatusCode != 200 {
+		t.Errorf("within the limits: %d %s", res.StatusCode, out)
+	}
+
+	res, out = post(t, ts, "/api/v1/analyze", modelBody(home, nil, nil, `,"backend":"sat-slow"`))
+	if res.StatusCode != 503 || res.Header.Get("Retry-After") != "5" || !strings.Contains(out, "The model is still being compiled with sat-slow (for ") {
+		t.Errorf("a compile past the request's deadline: %d %s", res.StatusCode, out)
+	}
+	close(slow.gate)
+	var a modelAnalyzeResponse
+	if postOK(t, ts, "/api/v1/analyze", modelBody(home, nil, nil, `,"backend":"sat-slow"`), &a) && (a.Configurations == nil || *a.Configurations != "135") {
+		t.Errorf("the next request: %+v", a)
 	}
 }
