@@ -67,7 +67,7 @@ func (s *Server) modelPage(c echo.Context, v url.Values) error {
 	case err != nil && act.Decides():
 		// A decision the others exclude: the notice says why, over the
 		// configuration as it was.
-		notice, act, st = problem.Describe(modelError(err)), modelstate.Action{}, before
+		notice, act, st = problem.Describe(pageProblem(err)), modelstate.Action{}, before
 		r, err = s.modelStep(ctx, st, act, m)
 	case errors.As(err, &conflict) && len(conflict.Decisions) > 0:
 		names := make([]string, len(conflict.Decisions))
@@ -116,7 +116,7 @@ func (s *Server) modelRender(c echo.Context, st modelstate.State, act modelstate
 // modelFail answers a request of the model page that cannot show its
 // model: a notice for htmx, the page with the notice otherwise.
 func (s *Server) modelFail(c echo.Context, st modelstate.State, err error) error {
-	p := problem.Describe(modelError(err))
+	p := problem.Describe(pageProblem(err))
 	if p.Status >= 500 {
 		s.logFailure(c.Request(), p, err)
 	}
@@ -126,9 +126,9 @@ func (s *Server) modelFail(c echo.Context, st modelstate.State, err error) error
 	return s.render(c, p.Status, "model-page", view.NewModelPage(s.site, view.ModelNotice(st, p)))
 }
 
-// modelError words the errors of models and of their sessions as
+// pageProblem words the errors of models and of their sessions as
 // problems; others pass through to problem.Describe.
-func modelError(err error) error {
+func pageProblem(err error) error {
 	var fe *feature.Error
 	var conflict *configurator.Conflict
 	var excluded *configurator.Excluded
@@ -228,7 +228,7 @@ func (s *Server) modelStep(ctx context.Context, st modelstate.State, act modelst
 			if ctx.Err() != nil || !(errors.Is(err, configurator.ErrTooLarge) || errors.Is(err, configurator.ErrBoardsOnly)) {
 				return nil, err
 			}
-			refused = append(refused, view.ModelRun{Backend: name, Err: modelError(err)})
+			refused = append(refused, view.ModelRun{Backend: name, Err: pageProblem(err)})
 			continue
 		}
 		answering = append(answering, compiled{name, sp})
@@ -286,7 +286,7 @@ func (s *Server) modelStep(ctx context.Context, st modelstate.State, act modelst
 			if i == 0 {
 				return nil, err
 			}
-			run.Err = modelError(err)
+			run.Err = pageProblem(err)
 			r.Runs = append(r.Runs, run)
 			continue
 		}
