@@ -207,9 +207,8 @@ const rssAllowance = 1 << 30
 // collection, and what it holds live under load is the compiled spaces
 // (the heap at the baseline, base) and the work space of the BDD queries
 // running (at most -bdd-scratch, 1 GiB by default; SAT work is counted in
-// rssAllowance). Measured on the reference machine, the 5-minute soak of
-// `make soak` peaked at 2.9 GiB against a bound of about 3.6 GiB (docs/operations.md,
-// "Memory").
+// rssAllowance). docs/operations.md ("Memory") states the same bound for
+// operators.
 func memoryBound(base server.Stats, serverFlags []string) int64 {
 	scratch := bdd.DefaultScratch
 	for i, f := range serverFlags {

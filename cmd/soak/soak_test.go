@@ -21,8 +21,9 @@ var (
 )
 
 // shortSoakMaxRSS bounds the server's peak resident memory in the short
-// soak: about 200 MiB measured on the reference machine, with room for a
-// slower machine's timing.
+// soak: the spaces of its boards (to 12×12) and its clients' work hold a
+// small part of it, and the rest is room for a slower machine, whose
+// requests stay in flight longer.
 const shortSoakMaxRSS = 1 << 30
 
 // webBinary is the server binary the tests start, built by TestMain. It is
