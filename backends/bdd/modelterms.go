@@ -103,7 +103,6 @@ func exprVars(e *feature.Expr, vars []int32) []int32 {
 	return vars
 }
 
-
 // propagate fixes the features that the clauses among terms decide by
 // unit propagation, and simplifies the terms by them: a clause they
 // satisfy goes, a literal they falsify leaves its clause, and a fixed
