@@ -15,7 +15,7 @@ ADDR        ?= 127.0.0.1:8080
 CACHE_DIR   ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/nqueens
 FUZZTIME    ?= 50000x
 
-.PHONY: run test deps npm vendor chromium check-fmt vet lint unit fuzz-short fuzz bench bench-full bench-large soak
+.PHONY: run test deps npm vendor chromium check-fmt vet lint unit fuzz-short fuzz bench bench-full bench-large bench-models soak
 
 run: deps
 	@echo "Serving the N-Queens configurator on http://$(ADDR)/"
@@ -114,6 +114,12 @@ bench-full:
 # benchmarks/RESULTS.md.
 bench-large:
 	$(GO) run ./cmd/benchreport -full -sections compile,disk,bdd -boards 13,14,15,16 -out benchmarks/large
+
+# The real models (MODELS_DIR, else ../shared/models) compiled by the bdd
+# backend and, the CNF files, by BuDDy 2.4 with sifting in the same run,
+# into benchmarks/models; needs cc and Debian's libbdd-dev.
+bench-models:
+	$(GO) run ./cmd/benchreport -sections models -out benchmarks/models
 
 # The soak: the real server binary on a loopback port under the mixed
 # workload of benchmarks/loadgen (API and pages, both backends, every board

@@ -51,12 +51,19 @@ func main() {
 		}
 		return
 	}
+	if len(os.Args) > 1 && os.Args[1] == modelChildCommand {
+		if err := modelChildMain(os.Args[2:]); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	full := flag.Bool("full", false, "extended ranges (compile, disk and walks to N=16, SAT to N=100); takes hours")
 	out := flag.String("out", "benchmarks", "directory of RESULTS.md, RESULTS.json and the plots")
 	sections := flag.String("sections", strings.Join(allSections, ","), "sections to run, comma-separated")
 	web := flag.String("web", "", "cmd/web binary for the server benchmark; empty: build it")
 	render := flag.String("render", "", "render the report from this RESULTS.json instead of measuring")
 	seed := flag.Uint64("seed", 1, "seed of the random walks and the load")
+	models := flag.String("models", modelsDir(), "`directory` of the real models (uvl/, dimacs/) of the models section")
 	var boards []int
 	flag.Func("boards", "measure only these board sizes, comma-separated (e.g. 15,16 with -full: the largest rows alone)", func(s string) error {
 		for _, f := range strings.Split(s, ",") {
@@ -87,11 +94,17 @@ func main() {
 	p.Seed = *seed
 	p.Boards = boards
 	p.Web = *web
+	p.ModelsDir = *models
 	for _, s := range strings.Split(*sections, ",") {
-		if !slices.Contains(allSections, s) {
-			log.Fatalf("unknown section %q (want %s)", s, strings.Join(allSections, ", "))
+		if !slices.Contains(allSections, s) && s != secModels {
+			log.Fatalf("unknown section %q (want %s or %s)", s, strings.Join(allSections, ", "), secModels)
 		}
 		p.Sections = append(p.Sections, s)
+	}
+	if slices.Contains(p.Sections, secModels) {
+		// Each model may take its time twice, BuDDy's and the bdd
+		// backend's.
+		p.Deadline += 2 * time.Duration(len(modelFiles(p.ModelsDir))) * p.ModelTimeout
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), p.Deadline)
 	defer cancel()
@@ -110,6 +123,15 @@ func main() {
 		log.Fatal(err)
 	}
 	log.Printf("wrote %s in %v", filepath.Join(*out, "RESULTS.md"), res.Elapsed.Round(time.Second))
+}
+
+// modelsDir is where the real models are unless -models says otherwise:
+// $MODELS_DIR, else ../shared/models.
+func modelsDir() string {
+	if dir := os.Getenv("MODELS_DIR"); dir != "" {
+		return dir
+	}
+	return filepath.Join("..", "shared", "models")
 }
 
 func load(path string) (*Results, error) {

@@ -56,6 +56,9 @@ func markdown(res *Results, figs []figure) string {
 	if res.Server != nil {
 		serverSection(&b, res)
 	}
+	if len(res.Models) > 0 {
+		modelsSection(&b, res)
+	}
 	if len(res.Compile) > 0 || res.Server != nil {
 		memorySection(&b, res)
 	}

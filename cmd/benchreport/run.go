@@ -25,8 +25,12 @@ const (
 	secBDD     = "bdd"
 	secSAT     = "sat"
 	secServer  = "server"
+	secModels  = "models"
 )
 
+// allSections are the sections a run measures unless told otherwise;
+// models, the real models beside BuDDy, runs only when named (make
+// bench-models): its compiles that do not finish take minutes each.
 var allSections = []string{secCompile, secDisk, secBDD, secSAT, secServer}
 
 // plan is what a run measures and within which bounds.
@@ -79,6 +83,13 @@ type plan struct {
 	Clients                []int
 	ServerTime, TargetTime time.Duration
 	TargetClients          int
+
+	// Models: every model file of ModelsDir compiled by the bdd backend
+	// within ModelBudget bytes and, for a CNF file, by BuDDy, each within
+	// ModelTimeout.
+	ModelsDir    string
+	ModelTimeout time.Duration
+	ModelBudget  int64
 }
 
 // Budget bounds a baseline on one board: the steps of the walks, and the
@@ -146,6 +157,8 @@ func quickPlan() plan {
 		ServerTime:    3 * time.Second,
 		TargetTime:    10 * time.Second,
 		TargetClients: 32,
+		ModelTimeout:  120 * time.Second, // BuDDy's on these models in shared/README.md
+		ModelBudget:   2 << 30,
 	}
 }
 
@@ -218,7 +231,11 @@ type Results struct {
 	BDDBudget, BDDEmpty time.Duration
 	SATBudgets          map[int]Budget
 	Server              *ServerResults
-	Notes               []string
+	// Models are the real models compiled by the bdd backend and BuDDy.
+	Models       []ModelRow    `json:",omitempty"`
+	ModelTimeout time.Duration `json:",omitempty"`
+	ModelBudget  int64         `json:",omitempty"`
+	Notes        []string
 	// Larger is the compile section of the report of the larger boards
 	// (LargerDir, `make bench-large`) as a quick run found it, for the
 	// node counts it alone measures.
@@ -272,6 +289,7 @@ func run(ctx context.Context, p plan) (*Results, error) {
 		{secBDD, runBDDSteps},
 		{secSAT, runSATSteps},
 		{secServer, runServer},
+		{secModels, runModels},
 	}
 	for _, s := range steps {
 		if !slices.Contains(p.Sections, s.name) {

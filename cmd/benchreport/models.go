@@ -1,0 +1,206 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nqueens/configurator/benchmarks"
+)
+
+// modelChildCommand is the first argument that makes the program a child
+// process that compiles one real model with the bdd backend
+// (benchmarks.CompileModelFile) and writes the figures as JSON to its
+// standard output, so that the peak resident memory is the compile's own,
+// as BuDDy's is its process's.
+const modelChildCommand = "model-child"
+
+// modelChildMain is the child process: `report model-child -model FILE -budget B`.
+func modelChildMain(args []string) error {
+	fs := flag.NewFlagSet(modelChildCommand, flag.ContinueOnError)
+	path := fs.String("model", "", "model file (UVL or DIMACS)")
+	budget := fs.Int64("budget", 0, "bytes of the bdd backend's budget")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *path == "" {
+		return fmt.Errorf("%s: -model is required", modelChildCommand)
+	}
+	if *budget > 0 {
+		debug.SetMemoryLimit(*budget)
+	}
+	r, err := benchmarks.CompileModelFile(context.Background(), *path, *budget)
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(os.Stdout).Encode(r)
+}
+
+// ModelRow is one real model compiled by the bdd backend and, for a CNF
+// file, by BuDDy 2.4 with sifting, in the same run.
+type ModelRow struct {
+	Model string
+	BDD   benchmarks.ModelResult
+	BuDDy *benchmarks.ModelResult `json:",omitempty"`
+}
+
+// Agree reports whether both compiled the model to the same count (to
+// BuDDy's four places of its logarithm); false when either did not.
+func (r ModelRow) Agree() bool {
+	if r.BuDDy == nil || r.BDD.Failed != "" || r.BuDDy.Failed != "" {
+		return false
+	}
+	d := r.BDD.CountLog10 - r.BuDDy.CountLog10
+	return d < 1e-3 && d > -1e-3
+}
+
+// runModels compiles every model of p.ModelsDir with the bdd backend in a
+// child process and every CNF file with BuDDy, each within
+// p.ModelTimeout.
+func runModels(ctx context.Context, p plan, res *Results) error {
+	files := modelFiles(p.ModelsDir)
+	if len(files) == 0 {
+		return fmt.Errorf("no models in %s (set -models)", p.ModelsDir)
+	}
+	dir, err := os.MkdirTemp("", "nqueens-bench-buddy-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	exe, err := benchmarks.BuildBuDDy(ctx, dir)
+	if err != nil {
+		return err
+	}
+	res.ModelTimeout, res.ModelBudget = p.ModelTimeout, p.ModelBudget
+	lim := childLimits{Budget: p.ModelBudget, MaxRSS: uint64(p.ModelBudget) + 1<<30, Timeout: p.ModelTimeout}
+	for _, file := range files {
+		rel, _ := filepath.Rel(p.ModelsDir, file)
+		row := ModelRow{Model: rel}
+		what := "compile " + rel + " in a child process"
+		var peak uint64
+		var elapsed time.Duration
+		out, err := runChild(ctx, what, []string{modelChildCommand, "-model", file, "-budget", strconv.FormatInt(p.ModelBudget, 10)}, lim, &peak, &elapsed)
+		if err == nil {
+			err = json.Unmarshal(out, &row.BDD)
+		}
+		if err != nil {
+			row.BDD = benchmarks.ModelResult{Failed: err.Error(), Elapsed: elapsed}
+		}
+		row.BDD.PeakRSS = peak
+		if strings.HasPrefix(rel, "dimacs") {
+			b, err := benchmarks.BuDDyModel(ctx, exe, file, p.ModelTimeout)
+			if err != nil {
+				return err
+			}
+			row.BuDDy = &b
+		}
+		log.Printf("%s: bdd %s; BuDDy %s", rel, modelCell(&row.BDD), modelCell(row.BuDDy))
+		res.Models = append(res.Models, row)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// modelFiles are the model files of dir: its uvl/ then its dimacs/.
+func modelFiles(dir string) []string {
+	var files []string
+	for _, sub := range []string{"uvl", "dimacs"} {
+		fs, _ := filepath.Glob(filepath.Join(dir, sub, "*")) // only a bad pattern fails
+		files = append(files, fs...)
+	}
+	return files
+}
+
+// modelsSection is the table of the real models, the bdd backend beside
+// BuDDy.
+func modelsSection(b *strings.Builder, res *Results) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	p("## Real models: the bdd backend and BuDDy 2.4\n\n")
+	p("Each real model (`shared/models`) compiled to a BDD by the bdd backend (its default order and schedule,\n")
+	p("a child process of its own, budget %s) and each CNF file by BuDDy 2.4 with automatic sifting\n", bytesIEC(uint64(res.ModelBudget)))
+	p("(`benchmarks/peers/buddy/cnf_buddy.c`, built from Debian's libbdd-dev by the run: the clauses sorted by\n")
+	p("their lowest variable, in the file's order), each within %s. Times are the compile's, the file's reading\n", fmtDur(res.ModelTimeout))
+	p("apart; memory is the process's peak resident set. BuDDy reads CNF only: the UVL models are the bdd backend's alone.\n\n")
+	// The verdict of the target: every CNF file BuDDy compiles, the bdd
+	// backend compiles in no more time with the same count, and it
+	// compiles some that BuDDy does not.
+	var cnf, byBuDDy, byBDD, both, bddOnly int
+	held := true
+	for _, r := range res.Models {
+		if r.BuDDy == nil {
+			continue
+		}
+		cnf++
+		if r.BDD.Failed == "" {
+			byBDD++
+		}
+		switch {
+		case r.BuDDy.Failed == "":
+			byBuDDy++
+			if r.Agree() && r.BDD.Elapsed <= r.BuDDy.Elapsed {
+				both++
+			} else {
+				held = false
+			}
+		case r.BDD.Failed == "":
+			bddOnly++
+		}
+	}
+	verdict := map[bool]string{true: "**met**", false: "**not met**"}[held && bddOnly > 0]
+	p("Of %d CNF files BuDDy compiled %d and the bdd backend %d; %d of BuDDy's %d the bdd backend compiled in no more time with the\n", cnf, byBuDDy, byBDD, both, byBuDDy)
+	p("same count, and %d that BuDDy did not compile. The target (every model BuDDy compiles, compiled here in no more time with\n", bddOnly)
+	p("the same count, and at least one it does not): %s.\n\n", verdict)
+	p("| model | features | bdd nodes | bdd time | bdd peak | BuDDy nodes | BuDDy time | BuDDy peak | BuDDy time / bdd time | configurations | counts agree |\n")
+	p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	for _, r := range res.Models {
+		agree := "–"
+		if r.BuDDy != nil && r.BDD.Failed == "" && r.BuDDy.Failed == "" {
+			agree = map[bool]string{true: "yes", false: "**no**"}[r.Agree()]
+		}
+		count := "–"
+		if r.BDD.Failed == "" {
+			count = fmt.Sprintf("10^%.2f", r.BDD.CountLog10)
+		}
+		ratio := "–"
+		if r.BuDDy != nil && r.BDD.Failed == "" && r.BuDDy.Failed == "" {
+			ratio = fmtRatio(ratioOf(r.BuDDy.Elapsed, r.BDD.Elapsed))
+		}
+		p("| %s | %s | %s | %s | %s | %s | %s |\n", r.Model, fmtInt(r.BDD.Features), modelCells(&r.BDD), modelCells(r.BuDDy), ratio, count, agree)
+	}
+	p("\n")
+}
+
+// modelCells are the three cells of one compile: nodes, time and peak, or
+// why it did not finish.
+func modelCells(r *benchmarks.ModelResult) string {
+	switch {
+	case r == nil:
+		return "– | – | –"
+	case r.TooLarge:
+		return "beyond the budget | " + fmtDur(r.Elapsed) + " | " + bytesIEC(r.PeakRSS)
+	case r.Failed != "":
+		return "not compiled | " + fmtDur(r.Elapsed) + " | " + bytesIEC(r.PeakRSS)
+	}
+	return fmtInt(r.Nodes) + " | " + fmtDur(r.Elapsed) + " | " + bytesIEC(r.PeakRSS)
+}
+
+// modelCell is a compile in a few words, for the log.
+func modelCell(r *benchmarks.ModelResult) string {
+	switch {
+	case r == nil:
+		return "–"
+	case r.Failed != "":
+		return r.Failed
+	}
+	return fmt.Sprintf("%d nodes in %s, 10^%.2f", r.Nodes, fmtDur(r.Elapsed), r.CountLog10)
+}
