@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/nqueens/configurator/backends/bdd/robdd"
 	"github.com/nqueens/configurator/configurator"
@@ -258,13 +257,6 @@ const (
 	balanced
 	// asRead conjoins the terms in the model's order.
 	asRead
-	// bySpan conjoins the terms of least span first.
-	bySpan
-	// binaryFirst conjoins the clauses of one or two literals first, in
-	// the model's order, then the others bottom up.
-	binaryFirst
-	// binaryFirstTD is binaryFirst then top down.
-	binaryFirstTD
 )
 
 // compileConfig is how a model is compiled: the schedule, and when the
@@ -282,20 +274,15 @@ type compileConfig struct {
 	groups bool
 	// resort sorts the terms left again after each sifting.
 	resort bool
-	// backoff doubles the growth that the next sifting waits for after
-	// a sifting that gained little (less than a third of the nodes), and
-	// resets it after one that gained more.
-	backoff bool
-	// swapsPerVar bounds each sifting to that many swaps a variable; 0
-	// leaves it to sifting's MaxSwaps.
-	swapsPerVar int
-	// final sifts once more when the compile ends.
-	final bool
 }
 
 var defaultCompile = compileConfig{
 	schedule:  bottomUp,
 	reorderAt: 1 << 14,
+	// A sifting of thousands of variables over a large diagram is bounded
+	// as CUDD bounds its own (siftMaxSwap), so that a model past the
+	// budget fails in bounded time rather than sifting on.
+	sifting: robdd.Sifting{MaxSwaps: 2_000_000},
 }
 
 // gcAt is the store size, garbage included, below which the compile does
@@ -341,15 +328,12 @@ func compileModel(ctx context.Context, m *robdd.Manager, model *feature.Model, t
 		}
 		cfg.sifting.Groups = groups
 	}
-	if cfg.swapsPerVar > 0 {
-		cfg.sifting.MaxSwaps = cfg.swapsPerVar * m.Vars()
-	}
 	if cfg.reorderAt > 0 {
 		if err := m.SetSifting(cfg.sifting); err != nil {
 			return robdd.False, err
 		}
 	}
-	c := &modelCompiler{m: m, b: b, cfg: cfg, nextReorder: cfg.reorderAt, nextGC: gcAt, growth: 2}
+	c := &modelCompiler{m: m, b: b, cfg: cfg, nextReorder: cfg.reorderAt, nextGC: gcAt}
 	sortTerms(m, terms, cfg.schedule)
 	var root robdd.Node
 	var err error
@@ -365,14 +349,7 @@ func compileModel(ctx context.Context, m *robdd.Manager, model *feature.Model, t
 		m.Compact()
 		return robdd.False, err
 	}
-	root = m.Compact(root)[0]
-	if cfg.final && cfg.reorderAt > 0 && m.Size() > cfg.reorderAt {
-		h := m.Hold(root)
-		c.reorder(ctx)
-		root = h.Node()
-		h.Release()
-	}
-	return root, nil
+	return m.Compact(root)[0], nil
 }
 
 // sortTerms sorts terms for the schedule by the levels of their variables
@@ -400,22 +377,6 @@ func sortTerms(m *robdd.Manager, terms []term, s schedule) {
 		switch s {
 		case topDown:
 			return cmp.Or(cmp.Compare(ka.bottom, kb.bottom), cmp.Compare(ka.top, kb.top))
-		case bySpan:
-			return cmp.Or(cmp.Compare(ka.bottom-ka.top, kb.bottom-kb.top), cmp.Compare(kb.top, ka.top))
-		case binaryFirst, binaryFirstTD:
-			sa, sb := len(terms[a].vars) <= 2 && terms[a].kind == termClause, len(terms[b].vars) <= 2 && terms[b].kind == termClause
-			if sa != sb {
-				if sa {
-					return -1
-				}
-				return 1
-			}
-			if sa {
-				return 0
-			}
-			if s == binaryFirstTD {
-				return cmp.Or(cmp.Compare(ka.bottom, kb.bottom), cmp.Compare(ka.top, kb.top))
-			}
 		}
 		return cmp.Or(cmp.Compare(kb.top, ka.top), cmp.Compare(ka.bottom, kb.bottom))
 	})
@@ -434,11 +395,6 @@ type modelCompiler struct {
 	// nextReorder is the live size at which the next sifting runs, nextGC
 	// the store size at which garbage is next collected.
 	nextReorder, nextGC int
-	// growth is the factor of the live nodes a sifting left by which the
-	// diagram grows before the next.
-	growth int
-	// Reorderings counts the siftings run.
-	reorderings int
 }
 
 // chain conjoins the terms one by one into one diagram.
@@ -508,29 +464,13 @@ func (c *modelCompiler) settle(ctx context.Context) bool {
 	return sifted
 }
 
-// reorder sifts, keeping the held roots, and sets when the next sifting
-// is due.
+// reorder sifts, keeping the held roots, and sets the next sifting due
+// when the live nodes have doubled.
 func (c *modelCompiler) reorder(ctx context.Context) {
-	// A sifting stopped early leaves a valid order: the compile goes on.
-	before, t0 := c.m.Size(), time.Now()
-	if debugDump != nil && before > 20000 {
-		debugDump(c.m, robdd.Node(before-1))
-		debugDump = nil
-	}
+	// A sifting stopped early (ctx) leaves a valid order, and the compile
+	// notices ctx itself.
 	c.m.Reorder(ctx)
-	if debugCompile {
-		fmt.Printf("  reorder %d: %d -> %d nodes in %v\n", c.reorderings, before, c.m.Size(), time.Since(t0))
-	}
-	c.reorderings++
-	after := c.m.Size()
-	if c.cfg.backoff {
-		if 3*after > 2*before {
-			c.growth *= 2
-		} else {
-			c.growth = 2
-		}
-	}
-	c.nextReorder = max(c.cfg.reorderAt, c.growth*after)
+	c.nextReorder = max(c.cfg.reorderAt, 2*c.m.Size())
 }
 
 // fix returns acc ∧ the cube of the fixed features.
@@ -590,7 +530,3 @@ func (c *modelCompiler) tree(ctx context.Context, terms []term) (robdd.Node, err
 	defer roots[0].Release()
 	return roots[0].Node(), nil
 }
-
-var debugCompile = false
-
-var debugDump func(m *robdd.Manager, root robdd.Node)
