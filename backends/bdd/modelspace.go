@@ -12,6 +12,14 @@ import (
 	"github.com/nqueens/configurator/configurator/feature"
 )
 
+var (
+	_ configurator.ModelCompiler     = (*Backend)(nil)
+	_ configurator.FeatureSpace      = (*ModelSpace)(nil)
+	_ configurator.FeatureSampler    = (*ModelSpace)(nil)
+	_ configurator.FeatureMarginaler = (*ModelSpace)(nil)
+	_ configurator.Sizer             = (*ModelSpace)(nil)
+)
+
 // ModelSpace is a compiled feature model: the diagram of its
 // configurations, one variable per feature (variable f is feature f,
 // wherever the order puts it), in a Manager that nothing writes once
