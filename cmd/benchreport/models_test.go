@@ -26,7 +26,7 @@ func TestModelsSectionVerdict(t *testing.T) {
 		rows []ModelRow
 		want []string
 	}{
-		{"met", []ModelRow{uvl, both, bddOnly, neither}, []string{"**met**", "| dimacs/a.dimacs | 0 | 10 | 1.00 ms", "×40 | 10^2.50 | yes |", "not compiled"}},
+		{"met", []ModelRow{uvl, both, bddOnly, neither}, []string{"**met**", "| dimacs/a.dimacs | – | 10 | 1.00 ms", "×40 | 10^2.50 | yes |", "not compiled"}},
 		{"none BuDDy does not", []ModelRow{both, neither}, []string{"**not met**"}},
 		{"slower", []ModelRow{{Model: "dimacs/a.dimacs", BDD: done(10, 2.5, time.Second), BuDDy: ptr(done(12, 2.5, time.Millisecond))}, bddOnly}, []string{"**not met**", "×0.0"}},
 		{"another count", []ModelRow{{Model: "dimacs/a.dimacs", BDD: done(10, 2.5, time.Millisecond), BuDDy: ptr(done(12, 2.6, time.Second))}, bddOnly}, []string{"**not met**", "| **no** |"}},

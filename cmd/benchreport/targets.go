@@ -395,5 +395,8 @@ func headlines(res *Results) []string {
 			break
 		}
 	}
+	if len(res.Models) > 0 {
+		hs = append(hs, modelsHeadline(res.Models))
+	}
 	return hs
 }
