@@ -44,6 +44,17 @@ func (s Deduction) String() string {
 // stops without one (a search is needed) or when two queens of with attack
 // each other (no deductions are needed).
 func Refute(m *Model, with, without []Cell) []Deduction {
+	p := settle(m, with, without)
+	if p == nil || p.empty < 0 {
+		return nil
+	}
+	return p.proof(len(with))
+}
+
+// settle places the queens of with, keeps the squares of without empty
+// and propagates until a line has no square left or no line has one
+// square left. It returns nil when two queens of with attack each other.
+func settle(m *Model, with, without []Cell) *propagation {
 	p := newPropagation(m)
 	for _, q := range with {
 		if !m.Contains(q) || !p.place(q, nil) {
@@ -69,10 +80,7 @@ func Refute(m *Model, with, without []Cell) []Deduction {
 			}
 		}
 	}
-	if p.empty < 0 {
-		return nil
-	}
-	return p.proof(len(with))
+	return p
 }
 
 // Marks of propagation.by beyond the index of a queen placed.

@@ -36,8 +36,39 @@ type Cause struct {
 	// Proof is the chain of deductions by which the model's constraints alone
 	// refute the queens with (blocked) or without (forced) a queen on the
 	// cell; nil for an attack, and when propagation alone does not refute
-	// it (the backend's search did).
+	// it.
 	Proof []Deduction
+	// Split, when propagation alone does not refute it, is a proof by
+	// cases that fits on a screen; Solutions, when none fits, lists every
+	// solution that holds Queens (none has a queen on the cell, or each
+	// has, as the reason says) when there are at most MaxListed. When all
+	// three are empty, only the backend's search refuted it.
+	Split     *Split
+	Solutions [][]Cell
+}
+
+// prove attaches to cause, a reason for c, the proof a person can check:
+// by propagation, else by cases, else the list of the solutions holding
+// its queens.
+func (cause *Cause) prove(m *Model, c Cell) {
+	var with, without []Cell
+	switch cause.Reason {
+	case NoCompletion:
+		with = append(slices.Clone(cause.Queens), c)
+	case Forcing:
+		with, without = cause.Queens, []Cell{c}
+	default:
+		return
+	}
+	if cause.Proof = Refute(m, with, without); cause.Proof != nil {
+		return
+	}
+	if cause.Split = RefuteByCases(m, with, without); cause.Split != nil {
+		return
+	}
+	if sols, ok := Completions(m, cause.Queens, MaxListed); ok {
+		cause.Solutions = sols
+	}
 }
 
 // String says the reason in words, as the page shows it.
@@ -142,12 +173,7 @@ func (s *Session) Explain(ctx context.Context, c Cell) (*Explanation, error) {
 	found, e.More = rs.capped()
 	for _, set := range found {
 		cause := Cause{Reason: cr.kind(set), Queens: s.cells(set)}
-		switch cause.Reason {
-		case NoCompletion:
-			cause.Proof = Refute(m, append(slices.Clone(cause.Queens), c), nil)
-		case Forcing:
-			cause.Proof = Refute(m, cause.Queens, []Cell{c})
-		}
+		cause.prove(m, c)
 		e.Reasons = append(e.Reasons, cause)
 	}
 	e.Reason, e.Because = e.Reasons[0].Reason, e.Reasons[0].Queens
@@ -180,12 +206,7 @@ func (s *Session) Why(ctx context.Context, c Cell) (*Explanation, error) {
 	}
 	first := rs.found[0]
 	cause := Cause{Reason: cr.kind(first), Queens: s.cells(first)}
-	switch cause.Reason {
-	case NoCompletion:
-		cause.Proof = Refute(s.space.Model(), append(slices.Clone(cause.Queens), c), nil)
-	case Forcing:
-		cause.Proof = Refute(s.space.Model(), cause.Queens, []Cell{c})
-	}
+	cause.prove(s.space.Model(), c)
 	e.Reasons = []Cause{cause}
 	e.More = !rs.nowhere && len(first) < len(s.queens)
 	e.Reason, e.Because = cause.Reason, cause.Queens

@@ -2,219 +2,257 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"flag"
 	"fmt"
 	"log"
-	"os"
-	"path/filepath"
-	"runtime/debug"
-	"strconv"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/nqueens/configurator/benchmarks"
-	"github.com/nqueens/configurator/configurator/feature/modelfile"
+	"github.com/nqueens/configurator/internal/launch"
 )
 
-// modelChildCommand is the first argument that makes the program a child
-// process that compiles one real model with the bdd backend
-// (benchmarks.CompileModelFile) and writes the figures as JSON to its
-// standard output, so that the peak resident memory is the compile's own,
-// as BuDDy's is its process's.
-const modelChildCommand = "model-child"
+// The feature-model section (`make bench-models`): every real model of
+// the models directory measured through the JSON API of the real server,
+// on every backend that configures feature models, against sat-plain on
+// the same decisions (benchmarks.MeasureModel).
 
-// modelChildMain is the child process: `report model-child -model FILE -budget B`.
-func modelChildMain(args []string) error {
-	fs := flag.NewFlagSet(modelChildCommand, flag.ContinueOnError)
-	path := fs.String("model", "", "model file (UVL or DIMACS)")
-	budget := fs.Int64("budget", 0, "bytes of the bdd backend's budget")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if *path == "" {
-		return fmt.Errorf("%s: -model is required", modelChildCommand)
-	}
-	if *budget > 0 {
-		debug.SetMemoryLimit(*budget)
-	}
-	r, err := benchmarks.CompileModelFile(context.Background(), *path, *budget)
-	if err != nil {
-		return err
-	}
-	return json.NewEncoder(os.Stdout).Encode(r)
+// secModels is the section of the feature models; it runs only when named.
+const secModels = "models"
+
+// modelBackends are the backends the walks measure, the primary first;
+// modelBaseline is the baseline that replays their decisions.
+var (
+	modelBackends = []string{"sat", "bdd"}
+	modelBaseline = "sat-plain"
+)
+
+// modelServerFlags are the flags the section gives the server beyond its
+// address and cache directory: no per-client rate limit, and deadlines
+// long enough for the baseline's answers on the largest models (the
+// budget of the baseline bounds it instead). Every other setting is the
+// server's default.
+var modelServerFlags = []string{"-rate", "0", "-sat-deadline", "5m", "-deadline", "6m"}
+
+// modelStepP99 is the interactive bound: CLab's authors cite about 250 ms
+// as the response a person perceives as immediate.
+const modelStepP99 = 250 * time.Millisecond
+
+// ModelsResults is the feature-model section.
+type ModelsResults struct {
+	Flags          []string
+	Walks, Steps   int
+	BaselineBudget time.Duration
+	Models         []benchmarks.ModelResult
+	// LoadStart and LoadEnd are the load averages when the section began
+	// and ended.
+	LoadStart, LoadEnd string
 }
 
-// ModelRow is one real model compiled by the bdd backend and, for a CNF
-// file, by BuDDy 2.4 with sifting, in the same run.
-type ModelRow struct {
-	Model string
-	BDD   benchmarks.ModelResult
-	BuDDy *benchmarks.ModelResult `json:",omitempty"`
-}
-
-// Agree reports whether both compiled the model to the same count (to
-// BuDDy's four places of its logarithm); false when either did not.
-func (r ModelRow) Agree() bool {
-	if r.BuDDy == nil || r.BDD.Failed != "" || r.BuDDy.Failed != "" {
-		return false
-	}
-	d := r.BDD.CountLog10 - r.BuDDy.CountLog10
-	return d < 1e-3 && d > -1e-3
-}
-
-// runModels compiles every model of p.ModelsDir with the bdd backend in a
-// child process and every CNF file with BuDDy, each within
-// p.ModelTimeout.
 func runModels(ctx context.Context, p plan, res *Results) error {
-	files := modelFiles(p.ModelsDir)
+	files, err := benchmarks.ModelFiles(p.ModelsDir)
+	if err != nil {
+		return fmt.Errorf("the models in %s: %w", p.ModelsDir, err)
+	}
 	if len(files) == 0 {
-		return fmt.Errorf("no models in %s (set -models)", p.ModelsDir)
+		return fmt.Errorf("no model files (.uvl, .dimacs, .cnf) in %s (-models)", p.ModelsDir)
 	}
-	dir, err := os.MkdirTemp("", "nqueens-bench-buddy-")
+	bin, done, err := webBinary(ctx, p)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	exe, err := benchmarks.BuildBuDDy(ctx, dir)
+	defer done()
+	srv, err := launch.Start(ctx, bin, launch.Options{}, append(slices.Clone(modelServerFlags), "-cache-dir", p.CacheDir)...)
 	if err != nil {
 		return err
 	}
-	res.ModelTimeout, res.ModelBudget = p.ModelTimeout, p.ModelBudget
-	lim := childLimits{Budget: p.ModelBudget, MaxRSS: uint64(p.ModelBudget) + 1<<30, Timeout: p.ModelTimeout}
-	for _, file := range files {
-		rel, _ := filepath.Rel(p.ModelsDir, file)
-		row := ModelRow{Model: rel}
-		what := "compile " + rel + " in a child process"
-		var peak uint64
-		var elapsed time.Duration
-		out, err := runChild(ctx, what, []string{modelChildCommand, "-model", file, "-budget", strconv.FormatInt(p.ModelBudget, 10)}, lim, &peak, &elapsed)
-		if err == nil {
-			err = json.Unmarshal(out, &row.BDD)
-		}
+	defer srv.Stop(stopGrace)
+	mr := &ModelsResults{Flags: append(slices.Clone(modelServerFlags), "-cache-dir", "<the run's directory>"),
+		Walks: p.ModelWalks, Steps: p.ModelSteps, BaselineBudget: p.ModelBaselineBudget, LoadStart: benchmarks.LoadAvg()}
+	res.Models = mr
+	opt := benchmarks.ModelOptions{Backends: modelBackends, Baseline: modelBaseline, BaselineBudget: p.ModelBaselineBudget,
+		Walks: p.ModelWalks, Steps: p.ModelSteps, Seed: p.Seed, Timeout: 6 * time.Minute}
+	for _, f := range files {
+		r, err := benchmarks.MeasureModel(ctx, srv.URL(), f, opt)
 		if err != nil {
-			row.BDD = benchmarks.ModelResult{Failed: err.Error(), Elapsed: elapsed}
-		}
-		row.BDD.PeakRSS = peak
-		if m, err := modelfile.Load(file, ""); err == nil {
-			row.BDD.Features = len(m.Features) // of a compile that did not finish too
-		}
-		if strings.HasPrefix(rel, "dimacs") {
-			b, err := benchmarks.BuDDyModel(ctx, exe, file, p.ModelTimeout)
-			if err != nil {
+			if ctx.Err() != nil {
 				return err
 			}
-			row.BuDDy = &b
+			res.Notes = append(res.Notes, fmt.Sprintf("%s: %v", r.File, err))
+			log.Printf("model %s: %v\n%s", f, err, srv.Log().Tail)
+			continue
 		}
-		log.Printf("%s: bdd %s; BuDDy %s", rel, modelCell(&row.BDD), modelCell(row.BuDDy))
-		res.Models = append(res.Models, row)
-		if err := ctx.Err(); err != nil {
-			return err
+		mr.Models = append(mr.Models, r)
+		for _, b := range append(slices.Clone(r.Backends), deref(r.Baseline)...) {
+			if b.Refused != "" {
+				log.Printf("model %-40s %-9s refused: %s", r.File, b.Backend, b.Refused)
+				continue
+			}
+			log.Printf("model %-40s %-9s compile %v empty %v steps p50 %v p99 %v (%d) %s", r.File, b.Backend, b.Compile, b.Empty, b.Steps.P50, b.Steps.P99, b.Steps.Count, b.Cut)
 		}
+	}
+	mr.LoadEnd = benchmarks.LoadAvg()
+	return srv.Stop(stopGrace)
+}
+
+// deref is the baseline's figures as a list: none when there are none.
+func deref(b *benchmarks.ModelBackend) []benchmarks.ModelBackend {
+	if b == nil {
+		return nil
+	}
+	return []benchmarks.ModelBackend{*b}
+}
+
+// modelBackend returns a model's figures of backend, nil when the run did
+// not measure it.
+func modelBackend(r *benchmarks.ModelResult, backend string) *benchmarks.ModelBackend {
+	for i, b := range r.Backends {
+		if b.Backend == backend {
+			return &r.Backends[i]
+		}
+	}
+	if r.Baseline != nil && r.Baseline.Backend == backend {
+		return r.Baseline
 	}
 	return nil
 }
 
-// modelsHeadline tallies the models and gives the target's verdict: every
-// CNF file BuDDy compiles, the bdd backend compiles in no more time with
-// the same count, and it compiles one at least that BuDDy does not.
-func modelsHeadline(rows []ModelRow) string {
-	var models, byBDD, cnf, byBuDDy, both, bddOnly int
-	held := true
-	for _, r := range rows {
-		models++
-		if r.BDD.Failed == "" {
-			byBDD++
-		}
-		if r.BuDDy == nil {
-			continue
-		}
-		cnf++
-		switch {
-		case r.BuDDy.Failed == "":
-			byBuDDy++
-			if r.Agree() && r.BDD.Elapsed <= r.BuDDy.Elapsed {
-				both++
-			} else {
-				held = false
+// modelTargets checks the run against the feature models' targets: per
+// model, SAT's p99 per decision through the API within the interactive
+// bound, and the backends' agreement on the forced features.
+func modelTargets(res *Results) []target {
+	if res.Models == nil {
+		return []target{{Group: modelGroup, Target: fmt.Sprintf("SAT valid domains per decision, p99 ≤ %s through the API, on every real model", fmtDur(modelStepP99)),
+			Peer: "absolute bound", Status: notMeasured}}
+	}
+	var ts []target
+	for i := range res.Models.Models {
+		r := &res.Models.Models[i]
+		t := target{Group: modelGroup, Target: fmt.Sprintf("SAT per decision p99 ≤ %s through the API: %s (%s features)", fmtDur(modelStepP99), r.File, fmtInt(r.Features)),
+			Peer: "absolute bound", Status: notMeasured}
+		if s := modelBackend(r, "sat"); s != nil && s.Refused == "" && s.Steps.Count > 0 {
+			t.Measured = fmt.Sprintf("%s (p50 %s, %d decisions; the backend's own p99 %s: valid domains %s, count %s)", fmtDur(s.Steps.P99), fmtDur(s.Steps.P50), s.Steps.Count,
+				fmtDur(s.Server.P99), fmtDur(s.Domains.P99), fmtDur(s.Count.P99))
+			t.Status = verdict(s.Steps.P99 <= modelStepP99)
+			if b := r.Baseline; b != nil && b.Steps.Count > 0 {
+				t.Peer = fmt.Sprintf("absolute bound; %s on %d of the decisions: p99 %s, p50 %s (valid domains p99 %s)", b.Backend, b.Steps.Count, fmtDur(b.Steps.P99), fmtDur(b.Steps.P50), fmtDur(b.Domains.P99))
 			}
-		case r.BDD.Failed == "":
-			bddOnly++
+		}
+		ts = append(ts, t)
+	}
+	both := 0
+	disagree := 0
+	for _, r := range res.Models.Models {
+		answered := 0
+		for _, b := range r.Backends {
+			if b.Refused == "" {
+				answered++
+			}
+		}
+		if answered > 1 {
+			both++
+			disagree += r.Disagreements
 		}
 	}
-	verdict := map[bool]string{true: "**met**", false: "**not met**"}[held && bddOnly > 0]
-	return fmt.Sprintf("Real models: the bdd backend compiled %d of %d; of the %d CNF files BuDDy 2.4 with sifting compiled %d, "+
-		"the bdd backend %d of those in no more time with the same count, and %d BuDDy did not. "+
-		"The target (every model BuDDy compiles, here in no more time with the same count, and one at least it does not): %s.",
-		byBDD, models, cnf, byBuDDy, both, bddOnly, verdict)
-}
-
-// modelFiles are the model files of dir: its uvl/ then its dimacs/.
-func modelFiles(dir string) []string {
-	var files []string
-	for _, sub := range []string{"uvl", "dimacs"} {
-		fs, _ := filepath.Glob(filepath.Join(dir, sub, "*")) // only a bad pattern fails
-		files = append(files, fs...)
+	t := target{Group: modelGroup, Target: "The backends agree on the forced features at every decision of the walks, on every model they both answer",
+		Peer: "each other, this run", Status: notMeasured}
+	if both > 0 {
+		t.Measured = fmt.Sprintf("%d disagreements on %d models", disagree, both)
+		t.Status = verdict(disagree == 0)
+	} else {
+		t.Measured = "no model answered by two backends (" + strings.Join(modelBackends, ", ") + ")"
 	}
-	return files
+	return append(ts, t)
 }
 
-// modelsSection is the table of the real models, the bdd backend beside
-// BuDDy.
+// modelsSection renders the feature-model section.
 func modelsSection(b *strings.Builder, res *Results) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
-	p("## Real models: the bdd backend and BuDDy 2.4\n\n")
-	p("Each real model (`shared/models`) compiled to a BDD by the bdd backend (its default order and schedule,\n")
-	p("a child process of its own, budget %s) and each CNF file by BuDDy 2.4 with automatic sifting\n", bytesIEC(uint64(res.ModelBudget)))
-	p("(`benchmarks/peers/buddy/cnf_buddy.c`, built from Debian's libbdd-dev by the run: the clauses sorted by\n")
-	p("their lowest variable, in the file's order), each within %s. Times are the compile's, the file's reading\n", fmtDur(res.ModelTimeout))
-	p("apart; memory is the process's peak resident set. BuDDy reads CNF only: the UVL models are the bdd backend's alone.\n\n")
-	p("%s\n\n", modelsHeadline(res.Models))
-	p("| model | features | bdd nodes | bdd time | bdd peak | BuDDy nodes | BuDDy time | BuDDy peak | BuDDy time / bdd time | configurations | counts agree |\n")
-	p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
-	for _, r := range res.Models {
-		agree := "–"
-		if r.BuDDy != nil && r.BDD.Failed == "" && r.BuDDy.Failed == "" {
-			agree = map[bool]string{true: "yes", false: "**no**"}[r.Agree()]
+	m := res.Models
+	p("## Feature models through the API\n\n")
+	p("The real server (cmd/web, built and run as a child process on 127.0.0.1, flags `%s`) and the\n", strings.Join(m.Flags, " "))
+	p("real models of the models directory, each uploaded (`POST /api/v1/models`), then asked through\n")
+	p("`POST /api/v1/analyze`. *compile* is the compile of the model's space as the server reports it\n")
+	p("(`compile_ms`); *empty* the empty configuration's request once compiled. The walks: %d seeded walks\n", m.Walks)
+	p("of up to %d decisions each, from the empty configuration: each decision selects or deselects a free\n", m.Steps)
+	p("feature of SAT's last answer, and each step is one request with every decision so far (the API keeps\n")
+	p("no session), answered by each backend in turn; *per decision* is the request's time at the client\n")
+	p("(JSON and HTTP over loopback included), *own* the backend's (`elapsed_ms`), of which *domains* the valid\n")
+	p("domains and *count* the count of the configurations (`work`: SAT counts models of up to 200 features,\n")
+	p("up to its cap, a solver call per configuration). %s replays the same\n", modelBaseline)
+	p("decisions, the empty configuration first, within a budget of %s per model: the straightforward\n", fmtDur(m.BaselineBudget))
+	p("backbone, a solver call per feature and value for every question.\n\n")
+	p("Load average (1, 5, 15 min) at the start of the section: %s; at its end: %s; at the start of each\n", m.LoadStart, m.LoadEnd)
+	p("model in its row. The machine is shared: the ratios in a row are the figures to quote.\n\n")
+	p("| model | features | constraints | backend | compile | nodes | forced on/off | configurations | empty | per decision p50 | p99 | own p99 | domains p99 | count p99 | decisions | load |\n")
+	p("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, r := range m.Models {
+		rows := append(slices.Clone(r.Backends), deref(r.Baseline)...)
+		for i, x := range rows {
+			name, feats, cons, load := "", "", "", ""
+			if i == 0 {
+				name, feats, cons, load = r.File, fmtInt(r.Features), fmtInt(r.Constraints), r.Load
+			}
+			if x.Refused != "" || x.Empty == 0 && x.Steps.Count == 0 && x.Cut != "" {
+				why := "refused: " + strings.ReplaceAll(x.Refused, "|", "\\|")
+				if x.Refused == "" {
+					why = x.Cut
+				}
+				p("| %s | %s | %s | %s | %s |  |  |  |  |  |  |  |  |  |  | %s |\n", name, feats, cons, x.Backend, why, load)
+				continue
+			}
+			nodes := ""
+			if x.Nodes > 0 {
+				nodes = fmtInt(int(x.Nodes))
+			}
+			count := x.Configurations
+			if x.AtLeast {
+				count = "≥ " + count
+			}
+			steps := fmt.Sprint(x.Steps.Count)
+			if x.Cut != "" {
+				steps += " (" + x.Cut + ")"
+			}
+			p("| %s | %s | %s | %s | %s | %s | %d / %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", name, feats, cons, x.Backend, fmtDur(x.Compile), nodes,
+				x.ForcedOn, x.ForcedOff, count, fmtDur(x.Empty), fmtDur(x.Steps.P50), fmtDur(x.Steps.P99), fmtDur(x.Server.P99),
+				fmtDur(x.Domains.P99), fmtDur(x.Count.P99), steps, load)
 		}
-		count := "–"
-		if r.BDD.Failed == "" {
-			count = fmt.Sprintf("10^%.2f", r.BDD.CountLog10)
-		}
-		ratio := "–"
-		if r.BuDDy != nil && r.BDD.Failed == "" && r.BuDDy.Failed == "" {
-			ratio = fmtRatio(ratioOf(r.BuDDy.Elapsed, r.BDD.Elapsed))
-		}
-		features := "–" // unknown: a run's child that did not answer
-		if r.BDD.Features > 0 {
-			features = fmtInt(r.BDD.Features)
-		}
-		p("| %s | %s | %s | %s | %s | %s | %s |\n", r.Model, features, modelCells(&r.BDD), modelCells(r.BuDDy), ratio, count, agree)
 	}
 	p("\n")
+	for _, r := range m.Models {
+		if r.Disagreements > 0 {
+			p("**%s: the backends disagree on the forced features at %d decisions.**\n\n", r.File, r.Disagreements)
+		}
+	}
 }
 
-// modelCells are the three cells of one compile: nodes, time and peak, or
-// why it did not finish.
-func modelCells(r *benchmarks.ModelResult) string {
-	switch {
-	case r == nil:
-		return "– | – | –"
-	case r.TooLarge:
-		return "beyond the budget | " + fmtDur(r.Elapsed) + " | " + bytesIEC(r.PeakRSS)
-	case r.Failed != "":
-		return "not compiled | " + fmtDur(r.Elapsed) + " | " + bytesIEC(r.PeakRSS)
+// modelHeadline is the summary's line of the feature models: SAT's
+// slowest p99 per decision over the models, and the baseline's beside it.
+func modelHeadline(res *Results) (string, bool) {
+	if res.Models == nil || len(res.Models.Models) == 0 {
+		return "", false
 	}
-	return fmtInt(r.Nodes) + " | " + fmtDur(r.Elapsed) + " | " + bytesIEC(r.PeakRSS)
-}
-
-// modelCell is a compile in a few words, for the log.
-func modelCell(r *benchmarks.ModelResult) string {
-	switch {
-	case r == nil:
-		return "–"
-	case r.Failed != "":
-		return r.Failed
+	var worst *benchmarks.ModelResult
+	var worstP99 time.Duration
+	measured := 0
+	for i := range res.Models.Models {
+		r := &res.Models.Models[i]
+		if s := modelBackend(r, "sat"); s != nil && s.Steps.Count > 0 {
+			measured++
+			if s.Steps.P99 >= worstP99 {
+				worst, worstP99 = r, s.Steps.P99
+			}
+		}
 	}
-	return fmt.Sprintf("%d nodes in %s, 10^%.2f", r.Nodes, fmtDur(r.Elapsed), r.CountLog10)
+	if worst == nil {
+		return "", false
+	}
+	h := fmt.Sprintf("Feature models through the API: SAT's p99 per decision is at most %s over %d models (the slowest: %s, %s features)",
+		fmtDur(worstP99), measured, worst.File, fmtInt(worst.Features))
+	if b := worst.Baseline; b != nil && b.Steps.Count > 0 {
+		h += fmt.Sprintf("; %s on the same model: p99 %s over %d decisions", b.Backend, fmtDur(b.Steps.P99), b.Steps.Count)
+	} else if b != nil && b.Cut != "" {
+		h += fmt.Sprintf("; %s on the same model: %s", b.Backend, b.Cut)
+	}
+	return h + ".", true
 }

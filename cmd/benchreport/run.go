@@ -14,6 +14,7 @@ import (
 	"github.com/nqueens/configurator/backends/bdd/robdd"
 	"github.com/nqueens/configurator/backends/sat"
 	"github.com/nqueens/configurator/benchmarks"
+	"github.com/nqueens/configurator/benchmarks/paint"
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/bytesize"
 )
@@ -25,13 +26,16 @@ const (
 	secBDD     = "bdd"
 	secSAT     = "sat"
 	secServer  = "server"
-	secModels  = "models"
+	secPaint   = "paint"
+	secBuDDy   = "buddy"
 )
 
-// allSections are the sections a run measures unless told otherwise;
-// models, the real models beside BuDDy, runs only when named (make
-// bench-models): its compiles that do not finish take minutes each.
-var allSections = []string{secCompile, secDisk, secBDD, secSAT, secServer}
+// allSections are the sections of the board suite, which a run measures
+// unless told otherwise; extraSections those it measures only when named.
+var (
+	allSections   = []string{secCompile, secDisk, secBDD, secSAT, secServer, secPaint}
+	extraSections = []string{secModels, secBuDDy}
+)
 
 // plan is what a run measures and within which bounds.
 type plan struct {
@@ -84,12 +88,23 @@ type plan struct {
 	ServerTime, TargetTime time.Duration
 	TargetClients          int
 
-	// Models: every model file of ModelsDir compiled by the bdd backend
-	// within ModelBudget bytes and, for a CNF file, by BuDDy, each within
-	// ModelTimeout.
-	ModelsDir    string
-	ModelTimeout time.Duration
-	ModelBudget  int64
+	// Models: the real models of ModelsDir through the API, ModelWalks
+	// walks of ModelSteps decisions each, the baseline within
+	// ModelBaselineBudget per model.
+	ModelsDir              string
+	ModelWalks, ModelSteps int
+	ModelBaselineBudget    time.Duration
+
+	// Paint: each walk PaintRuns times in headless Chromium against the
+	// server (Web, or built), which keeps its spaces in CacheDir.
+	PaintWalks []paint.Walk
+	PaintRuns  int
+
+	// BuDDy: every model file of ModelsDir compiled by the bdd backend
+	// within BuDDyBudget bytes and, a CNF file, by BuDDy, each within
+	// BuDDyTimeout.
+	BuDDyTimeout time.Duration
+	BuDDyBudget  int64
 }
 
 // Budget bounds a baseline on one board: the steps of the walks, and the
@@ -157,8 +172,14 @@ func quickPlan() plan {
 		ServerTime:    3 * time.Second,
 		TargetTime:    10 * time.Second,
 		TargetClients: 32,
-		ModelTimeout:  120 * time.Second, // BuDDy's on these models in shared/README.md
-		ModelBudget:   2 << 30,
+
+		ModelWalks:          2,
+		ModelSteps:          20,
+		ModelBaselineBudget: time.Minute,
+		PaintWalks:          paintWalks(),
+		PaintRuns:           3,
+		BuDDyTimeout:        120 * time.Second, // BuDDy's on these models in shared/README.md
+		BuDDyBudget:         2 << 30,
 	}
 }
 
@@ -199,6 +220,9 @@ func fullPlan() plan {
 	}
 	p.ServerTime = 10 * time.Second
 	p.TargetTime = 30 * time.Second
+	p.ModelWalks = 5
+	p.ModelBaselineBudget = 10 * time.Minute
+	p.PaintRuns = 5
 	return p
 }
 
@@ -231,10 +255,12 @@ type Results struct {
 	BDDBudget, BDDEmpty time.Duration
 	SATBudgets          map[int]Budget
 	Server              *ServerResults
-	// Models are the real models compiled by the bdd backend and BuDDy.
-	Models       []ModelRow    `json:",omitempty"`
-	ModelTimeout time.Duration `json:",omitempty"`
-	ModelBudget  int64         `json:",omitempty"`
+	Models              *ModelsResults `json:",omitempty"`
+	Paint               *PaintResults  `json:",omitempty"`
+	// BuDDy are the real models compiled by the bdd backend and BuDDy.
+	BuDDy        []BuDDyRow    `json:",omitempty"`
+	BuDDyTimeout time.Duration `json:",omitempty"`
+	BuDDyBudget  int64         `json:",omitempty"`
 	Notes        []string
 	// Larger is the compile section of the report of the larger boards
 	// (LargerDir, `make bench-large`) as a quick run found it, for the
@@ -290,6 +316,8 @@ func run(ctx context.Context, p plan) (*Results, error) {
 		{secSAT, runSATSteps},
 		{secServer, runServer},
 		{secModels, runModels},
+		{secPaint, runPaint},
+		{secBuDDy, runBuDDy},
 	}
 	for _, s := range steps {
 		if !slices.Contains(p.Sections, s.name) {

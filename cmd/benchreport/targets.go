@@ -39,17 +39,39 @@ const (
 	// against restrict-per-cell), the server at 8×8 under load, and the
 	// compiles of 14×14 and 15×15.
 	stepBounds
+	// modelGroup: the real feature models through the API (section
+	// models).
+	modelGroup
+	// clickToPaint: a click on the page to the new board painted, in
+	// headless Chromium against the real server (benchmarks/paint).
+	clickToPaint
 )
 
 // targetGroups lists the groups in the order the report shows them.
-var targetGroups = []targetGroup{largeBoards, stepBounds}
+var targetGroups = []targetGroup{largeBoards, stepBounds, clickToPaint, modelGroup}
 
 // title is the heading of the group's table.
 func (g targetGroup) title() string {
-	if g == largeBoards {
+	switch g {
+	case largeBoards:
 		return "every board up to 16×16 interactive"
+	case modelGroup:
+		return "real feature models, interactive through the API"
+	case clickToPaint:
+		return "a click answered in the blink of an eye"
 	}
 	return "per step, the server at 8×8, the compiles"
+}
+
+// shown reports whether the report shows g's table: the boards' groups
+// unless the run measured the feature models alone, the models' group
+// when it measured them.
+func (g targetGroup) shown(res *Results) bool {
+	models := slices.Contains(res.Sections, secModels)
+	if g == modelGroup {
+		return models
+	}
+	return !models || len(res.Sections) > 1
 }
 
 func verdict(ok bool) string {
@@ -113,7 +135,7 @@ const (
 // targets checks the run against every target, in the order the report
 // lists them.
 func targets(res *Results) []target {
-	ts := append(largeBoardTargets(res), stepBoundTargets(res)...)
+	ts := slices.Concat(largeBoardTargets(res), stepBoundTargets(res), paintTargets(res), modelTargets(res))
 	if res.Mode == "full" {
 		// The full plan measures every target: one it did not was left
 		// out of this run (-sections, -boards).
@@ -387,6 +409,9 @@ func headlines(res *Results) []string {
 		hs = append(hs, fmt.Sprintf("Server, BDD N=8, 64 clients: %s analyze requests/s, p99 %s, %d errors; peak RSS of the server %s.",
 			fmtInt(int(r.PerSecond)), fmtDur(r.P99), r.Errors(), bytesIEC(res.Server.PeakRSS)))
 	}
+	if h, ok := modelHeadline(res); ok {
+		hs = append(hs, h)
+	}
 	for n := 20; n >= 8; n-- {
 		d, r := compileAt(res, benchmarks.Direct, n), compileAt(res, benchmarks.Rudd, n)
 		if d != nil && r != nil && d.BytesPerNode() > 0 {
@@ -395,8 +420,8 @@ func headlines(res *Results) []string {
 			break
 		}
 	}
-	if len(res.Models) > 0 {
-		hs = append(hs, modelsHeadline(res.Models))
+	if len(res.BuDDy) > 0 {
+		hs = append(hs, buddyHeadline(res.BuDDy))
 	}
 	return hs
 }

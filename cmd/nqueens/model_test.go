@@ -60,6 +60,8 @@ func TestCountModelJSON(t *testing.T) {
 		{[]string{"-model", kernel, "-backend", "sat-plain"}, "Kernel", "uvl", 8, "16"},
 		{[]string{"-model", cnf, "-backend", "sat"}, "three", "dimacs", 3, "6"},
 		{[]string{"-model", cnf, "-backend", "sat", "-format", "dimacs"}, "three", "dimacs", 3, "6"},
+		{[]string{"-model", "example:computer", "-backend", "sat"}, "Computer", "uvl", 20, "606"},
+		{[]string{"-model", "example:smarthome", "-backend", "sat-plain"}, "smarthome", "dimacs", 14, "135"},
 	} {
 		code, out, errOut := runArgs(append([]string{"count", "-json"}, tc.args...)...)
 		if code != 0 {
@@ -90,6 +92,10 @@ func TestCountModelJSON(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &r); code != 0 || err != nil || r["configurations"] != "16" || r["nodes"] == nil {
 			t.Errorf("bdd, -model-order %s: exit %d, %s%s", order, code, out, errOut)
 		}
+	}
+	// A bundled example that is not there is a usage error that lists them.
+	if code, _, errOut := runArgs("count", "-model", "example:plane", "-backend", "sat"); code != 2 || !strings.Contains(errOut, `no bundled example "plane" (there are car, computer, smarthome)`) {
+		t.Errorf("example:plane: exit %d: %s", code, errOut)
 	}
 }
 

@@ -107,6 +107,43 @@
   document.addEventListener('htmx:afterSettle', syncTitle);
   document.addEventListener('htmx:historyRestore', syncTitle);
 
+  // A step that takes longer than a moment says so on the board itself,
+  // with the time it has taken so far, until its answer is in.
+  var WORKING = 300; // ms before the board says it is working
+  var work = { timer: 0, tick: 0, start: 0 };
+  function stopWorking() {
+    clearTimeout(work.timer);
+    clearInterval(work.tick);
+    work.timer = work.tick = 0;
+    var note = document.getElementById('working');
+    if (note) { note.remove(); }
+    var frame = document.querySelector('#app .board-frame.working');
+    if (frame) { frame.classList.remove('working'); }
+  }
+  document.addEventListener('htmx:beforeRequest', function (ev) {
+    var elt = ev.detail && ev.detail.elt;
+    if (!elt || !elt.closest || !elt.closest('#app') || elt.closest('#orders')) { return; }
+    stopWorking();
+    work.start = performance.now();
+    work.timer = setTimeout(function () {
+      var frame = document.querySelector('#app .board-frame');
+      if (!frame) { return; }
+      frame.classList.add('working');
+      var note = document.createElement('p');
+      note.id = 'working';
+      note.className = 'working-note';
+      note.setAttribute('role', 'status');
+      note.setAttribute('data-client', ''); // the page's own: a step's answer leaves it
+      frame.appendChild(note);
+      var say = function () {
+        note.textContent = 'Working on your click: ' + ((performance.now() - work.start) / 1000).toFixed(1) + ' s';
+      };
+      say();
+      work.tick = setInterval(say, 100);
+    }, WORKING);
+  });
+  document.addEventListener('htmx:afterRequest', stopWorking);
+
   // A request that fails without an answer (the server is restarting, the
   // network is down) gets a notice too, and the board stays as it was.
   document.addEventListener('htmx:sendError', function () {

@@ -1,11 +1,14 @@
-// The end-to-end time of a step: from the click (htmx sending the request)
-// to the new board painted, measured here and shown beside the server's
-// own figures, split into the backends' time (the timing card's
-// data-backend-ns), the server's rendering and the rest of the request on
-// the server (its Server-Timing header: render, app), the transfer (from
-// the request sent to the answer received, less the server's time) and
-// the browser's work (from the answer received to the board painted:
-// parsing, htmx's swap and settle, layout and paint).
+// The end-to-end time of a step: from the click (the input event htmx
+// answers to) to the new board painted, measured here and shown beside
+// the server's own figures, split into the backends' time (the timing
+// card's data-backend-ns), the server's rendering and the rest of the
+// request on the server (its Server-Timing header: render, app), the
+// transfer (from the request sent to the answer received, less the
+// server's time) and the browser's work (from the answer received to the
+// board painted: parsing, htmx's swap, style, layout and paint). A click
+// whose board had to be compiled first says the wait and the step apart.
+// Each click is also a User Timing measure ("click to paint"), the window
+// the browser's performance trace shows it in.
 (function () {
   'use strict';
 
@@ -14,6 +17,8 @@
   var server = null; // the answer's Server-Timing, by name, in ms
   var size = 0;      // characters of the answer's HTML
   var last = null;   // the last measurement, written into every new card
+  var waiting = null;    // when the click whose board is being made was made
+  var waitedFrom = null; // the same, for the request that fetches that board
 
   function timing(xhr) {
     var out = {};
@@ -37,16 +42,34 @@
   function show() {
     var el = document.getElementById('e2e');
     if (!el || !last) { return; }
-    el.textContent = last.what + ': ' + ms(last.total) + ' end to end = ' +
-      ms(last.backend) + ' backends + ' + ms(last.render) + ' rendering + ' +
+    var split = ms(last.backend) + ' backends + ' + ms(last.render) + ' rendering + ' +
       ms(last.other) + ' rest of the server + ' + ms(last.transfer) + ' transfer + ' +
       ms(last.browser) + ' browser (swap and paint)' + (last.bytes ? ', ' + Math.round(last.bytes / 1024) + ' KB of HTML.' : '.');
-    el.setAttribute('data-total-ms', last.total.toFixed(3));
+    if (last.wait > 0) {
+      // A click that waited for a compile: the wait and the step apart.
+      el.textContent = last.what + ': ' + ms(last.wait + last.total) + ' end to end: ' + ms(last.wait) +
+        ' waiting for the board to be made, then ' + ms(last.total) + ' for the step = ' + split;
+    } else {
+      el.textContent = last.what + ': ' + ms(last.total) + ' end to end = ' + split;
+    }
+    el.setAttribute('data-total-ms', (last.wait + last.total).toFixed(3));
+    el.setAttribute('data-wait-ms', last.wait.toFixed(3));
+    el.setAttribute('data-server-ms', (last.backend + last.render + last.other).toFixed(3));
+    el.setAttribute('data-bytes', String(last.bytes || 0));
   }
 
+  // A click is timed from its input event (the submit or click htmx
+  // answers to, when it has one), so that the browser's handling of the
+  // click itself counts too.
   document.addEventListener('htmx:beforeRequest', function (ev) {
-    if (ev.target && ev.target.closest && ev.target.closest('#orders')) { return; }
+    var elt = ev.target;
+    if (elt && elt.closest && elt.closest('#orders')) { return; }
+    var trig = ev.detail && ev.detail.requestConfig && ev.detail.requestConfig.triggeringEvent;
     sent = performance.now();
+    if (trig && trig.timeStamp > 0 && trig.timeStamp <= sent) { sent = trig.timeStamp; }
+    // The request that fetches the board a compile was waited for: the
+    // click that started the wait is the one being timed.
+    waitedFrom = elt && elt.closest && elt.closest('.compiling') ? waiting : null;
     received = 0;
     server = null;
   });
@@ -68,36 +91,61 @@
     }
   });
 
-  // After the swap has settled, the next animation frame is the first
-  // paint that can show the new board; the frame after it has painted.
-  document.addEventListener('htmx:afterSettle', function () {
-    if (!sent || !received) { show(); return; }
-    var start = sent, back = received, st = server || {};
-    sent = 0;
+  // painted calls f once the frame that shows the page as it is now has
+  // been drawn: the next animation frame runs just before that frame's
+  // rendering, and a task posted from it runs just after.
+  function painted(f) {
     requestAnimationFrame(function () {
-      requestAnimationFrame(function () {
-        var end = performance.now();
-        var card = document.getElementById('timing');
-        var backend = card ? parseInt(card.getAttribute('data-backend-ns') || '0', 10) / 1e6 : 0;
-        var app = st.app || 0, render = st.render || 0;
-        last = {
-          what: 'Your last click',
-          total: end - start,
-          backend: backend,
-          render: render,
-          other: Math.max(0, app - backend - render),
-          transfer: Math.max(0, back - start - app),
-          browser: end - back,
-          bytes: size
-        };
-        show();
-      });
+      var ch = new MessageChannel();
+      ch.port1.onmessage = f;
+      ch.port2.postMessage(null);
+    });
+  }
+
+  document.addEventListener('htmx:afterSettle', function () {
+    if (document.querySelector('#app .compiling')) {
+      // Not a board yet: the figure waits for the board being made.
+      if (sent && waitedFrom === null) { waiting = sent; }
+      sent = 0;
+      return;
+    }
+    if (!sent || !received) { show(); return; }
+    var start = sent, back = received, st = server || {}, from = waitedFrom;
+    sent = 0;
+    waiting = null;
+    waitedFrom = null;
+    painted(function () {
+      var end = performance.now();
+      if (performance.measure) {
+        // The same window in the browser's performance trace.
+        performance.measure('click to paint', { start: start, end: end });
+      }
+      var card = document.getElementById('timing');
+      var backend = card ? parseInt(card.getAttribute('data-backend-ns') || '0', 10) / 1e6 : 0;
+      var app = st.app || 0, render = st.render || 0;
+      last = {
+        what: 'Your last click',
+        total: end - start,
+        backend: backend,
+        render: render,
+        other: Math.max(0, app - backend - render),
+        transfer: Math.max(0, back - start - app),
+        browser: end - back,
+        bytes: size,
+        wait: from === null ? 0 : start - from
+      };
+      show();
     });
   });
 
   // The page itself: from navigation start to the first board painted,
   // with the server's figures from the navigation's Server-Timing.
   document.addEventListener('DOMContentLoaded', function () {
+    if (document.querySelector('#app .compiling')) {
+      // The page opened on a board being made: its wait began with the page.
+      waiting = 0;
+      return;
+    }
     var nav = performance.getEntriesByType ? performance.getEntriesByType('navigation')[0] : null;
     if (!nav) { return; }
     requestAnimationFrame(function () {
@@ -116,7 +164,8 @@
           other: Math.max(0, app - backend - render),
           transfer: Math.max(0, nav.responseEnd - nav.requestStart - app),
           browser: performance.now() - nav.responseEnd,
-          bytes: nav.decodedBodySize || 0
+          bytes: nav.decodedBodySize || 0,
+          wait: 0
         };
         show();
       });

@@ -275,8 +275,9 @@
         group(whole.reduce(function (a, p) { return a + p.nodes; }, 0)) + ' nodes.';
       wrap.appendChild(key);
     }
-    data.profile.slice().reverse().forEach(function (p, i) {
-      var all = whole ? whole[whole.length - 1 - i] : null;
+    // Rank 1 on top, as in the rank view.
+    data.profile.forEach(function (p, i) {
+      var all = whole ? whole[i] : null;
       var row = document.createElement('div');
       row.className = 'dg-prow';
       var l = document.createElement('span');
@@ -392,10 +393,13 @@
     root.dataset.highlighted = lit;
     var parts = [group(g.nodes.length) + ' nodes, ' + group(g.edges.length) + ' edges'];
     if (hl.paths !== null) {
-      parts.push('highlighted: the ' + group(hl.paths) + ' of ' + group(data.solutions) + ' solutions that hold your queens');
+      parts.push(hl.paths === 1 ? 'highlighted: the one of ' + group(data.solutions) + ' solutions that holds your queens'
+        : 'highlighted: the ' + group(hl.paths) + ' of ' + group(data.solutions) + ' solutions that hold your queens');
       root.dataset.highlightedPaths = hl.paths;
     } else {
-      parts.push(group(data.solutions) + (queens.length || JSON.parse(root.dataset.queens || '[]').length ? ' solutions left, every path holds your queens' : ' solutions'));
+      var one = String(data.solutions) === '1';
+      parts.push(group(data.solutions) + (one ? ' solution' : ' solutions') +
+        (queens.length || JSON.parse(root.dataset.queens || '[]').length ? (one ? ' left, its path holds your queens' : ' left, every path holds your queens') : ''));
       delete root.dataset.highlightedPaths;
     }
     parts.push('laid out and drawn in ' + Math.round(performance.now() - t0) + ' ms (' + Math.round(took) + ' ms here)');
@@ -451,7 +455,7 @@
   function describeNode(i) {
     var g = current.g, nd = g.nodes[i];
     if (i === g.one) { return '1: every path down to here is one solution.'; }
-    var below = group(nd.paths) + (nd.paths === '1' ? ' solution' : ' solutions') + ' below this node';
+    var below = group(nd.paths) + (String(nd.paths) === '1' ? ' solution' : ' solutions') + ' below this node';
     if (g.view === 'ranks') {
       var files = nd.cells.map(function (c) { return fileName(c[1]); }).join(', ');
       return g.layers[nd.layer] + ': ' + below + '. The queen of this rank can go on ' + (files || 'no file') + '.';
@@ -462,7 +466,7 @@
 
   function describeEdge(i) {
     var g = current.g, e = g.edges[i], to = g.nodes[e.to];
-    var lead = group(to.paths) + (to.paths === '1' ? ' solution' : ' solutions') + ' continue from here';
+    var lead = String(to.paths) === '1' ? '1 solution continues from here' : group(to.paths) + ' solutions continue from here';
     if (e.label === 'lo') { return 'No queen on ' + g.nodes[e.from].label + ': ' + lead + '.'; }
     return 'A queen on ' + cellName(e.cell) + ': ' + lead + '.';
   }
@@ -565,7 +569,21 @@
     if (ev.target.id === 'dg-remaining') { prefs.remaining = ev.target.checked; show(root); }
   });
 
+  // The Diagram button opens the viewer under the board, below the fold
+  // of most windows: the page scrolls to it.
+  var opening = false;
+  document.addEventListener('htmx:beforeRequest', function (ev) {
+    var elt = ev.detail && ev.detail.elt;
+    opening = !!(elt && elt.id === 'diagram-toggle' && elt.getAttribute('aria-pressed') !== 'true');
+  });
+
   function start() {
+    var panel = document.getElementById('diagram');
+    if (opening && panel) {
+      opening = false;
+      var reduce = window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+      panel.scrollIntoView({ block: 'start', behavior: reduce ? 'auto' : 'smooth' });
+    }
     var root = document.getElementById('dg');
     if (!root) {
       drop();

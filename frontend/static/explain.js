@@ -36,10 +36,12 @@
     });
   }
 
+  // focusCell makes b the board's tab stop and focuses it, unless it has
+  // the focus already (a focus asks for a layout of the page).
   function focusCell(b, scroll) {
-    document.querySelectorAll(CELL).forEach(function (x) { x.tabIndex = -1; });
-    b.tabIndex = 0;
-    b.focus({ preventScroll: !scroll });
+    document.querySelectorAll(CELL + '[tabindex="0"]').forEach(function (x) { if (x !== b) { x.tabIndex = -1; } });
+    if (b.tabIndex !== 0) { b.tabIndex = 0; }
+    if (document.activeElement !== b) { b.focus({ preventScroll: !scroll }); }
   }
 
   // ---- Reasons ----
@@ -115,22 +117,30 @@
     if (delta !== 0) { history.go(delta); }
   }
 
-  // q reads the queens, the squares Complete filled in and the rest of an
-  // address for the step's label.
+  // parts reads the queens, the squares Complete filled in and the
+  // settings of an address, for the step's label.
   function parts(url) {
     var u = new URL(url, location.origin);
     var list = function (name) { var v = u.searchParams.get(name); return v ? v.split(',') : []; };
-    return { n: u.searchParams.get('n') || '8', q: list('q'), auto: list('auto'), backend: u.searchParams.get('backend') || '',
-      rest: ['order', 'heat', 'diagram'].map(function (k) { return u.searchParams.get(k) || ''; }).join('|') };
+    var get = function (name) { return u.searchParams.get(name) || ''; };
+    return { n: get('n') || '8', q: list('q'), auto: list('auto'), backend: get('backend'),
+      order: get('order'), heat: get('heat'), diagram: get('diagram') };
   }
 
-  // label says what step i did, from its address and the one before.
-  function label(i) {
-    var now = parts(steps[i].url);
-    if (i === 0) {
-      return now.n + '×' + now.n + (now.q.length ? ', ' + now.q.join(', ') : ', empty');
-    }
-    var was = parts(steps[i - 1].url);
+  // modeName is how the page names a mode: "BDD", "SAT-PLAIN", "Both".
+  function modeName(backend) {
+    return backend === 'both' ? 'Both' : (backend || 'bdd').toUpperCase();
+  }
+
+  // orderName is the order menu's name of an order value.
+  function orderName(value) {
+    var opt = document.querySelector('#order option[value="' + (value || 'row') + '"]');
+    return opt ? opt.textContent.replace(/ \(.*\)$/, '') : value || 'rank by rank';
+  }
+
+  // describe says what the step from the address was to the address now
+  // did: the queens placed and removed, else the setting it changed.
+  function describe(was, now) {
     if (now.n !== was.n) { return now.n + '×' + now.n; }
     var added = now.q.filter(function (c) { return was.q.indexOf(c) < 0; });
     var gone = was.q.filter(function (c) { return now.q.indexOf(c) < 0; });
@@ -140,8 +150,25 @@
     if (now.q.length === 0 && gone.length > 1) { return 'Reset'; }
     var out = gone.map(function (c) { return '−' + c; }).concat(added.map(function (c) { return '+' + c; }));
     if (out.length) { return out.join(' '); }
-    if (now.backend !== was.backend) { return now.backend.toUpperCase(); }
-    return 'view';
+    if (now.backend !== was.backend) { return modeName(now.backend); }
+    if (now.heat !== was.heat) { return now.heat ? 'heat map on' : 'heat map off'; }
+    if (now.diagram !== was.diagram) { return now.diagram ? 'diagram on' : 'diagram off'; }
+    if (now.order !== was.order) { return 'order: ' + orderName(now.order); }
+    return 'same board';
+  }
+
+  var labels = new Map(); // "address before\naddress" -> label
+
+  // label says what step i did, from its address and the one before.
+  function label(i) {
+    var key = (i > 0 ? steps[i - 1].url : '') + '\n' + steps[i].url;
+    var l = labels.get(key);
+    if (l === undefined) {
+      var now = parts(steps[i].url);
+      l = i === 0 ? now.n + '×' + now.n + (now.q.length ? ', ' + now.q.join(', ') : ', empty') : describe(parts(steps[i - 1].url), now);
+      labels.set(key, l);
+    }
+    return l;
   }
 
   // render draws Undo, Redo and the list of steps at the top of the side
@@ -153,12 +180,21 @@
     if (!box) {
       box = document.createElement('nav');
       box.id = 'history';
+      box.setAttribute('data-client', ''); // the page's own: a step's answer leaves it
       box.className = 'card history';
       box.setAttribute('aria-labelledby', 'history-h');
-      var panel = document.getElementById('panel');
-      side.insertBefore(box, panel ? panel.nextSibling : side.firstChild);
+    }
+    // The list comes first in the column, after the panel when one is open.
+    var panel = document.getElementById('panel');
+    var before = panel ? panel.nextSibling : side.firstChild;
+    if (box.parentNode !== side || (box !== before && box.previousElementSibling !== panel)) {
+      side.insertBefore(box, before);
     }
     var k = stepAt();
+    // Drawn again only when the list or the step shown changed.
+    var sig = k + ' ' + steps.map(function (st) { return st.pos + st.url; }).join(' ');
+    if (box.sig === sig) { return; }
+    box.sig = sig;
     box.textContent = '';
     var h = document.createElement('h2');
     h.id = 'history-h';
@@ -204,26 +240,34 @@
     }
   });
 
-  // Before htmx moves to a new entry its state loses the position: put it
-  // back. A step taken with the panel open replaces the panel's entry, so
-  // that Back from it goes to the board before, without a panel.
+  // htmx leaves the history to this page (historyEnabled is off in the
+  // page's htmx config, its events still fire): a step makes one call, a
+  // push or a replace with the position in its state, where htmx would
+  // make four (a save of the entry shown, a stamp of it, the push, a stamp
+  // of the new entry). A step taken with the panel open replaces the
+  // panel's entry, so that Back from it goes to the board before, without
+  // a panel.
   document.addEventListener('htmx:beforeHistoryUpdate', function (ev) {
     var h = ev.detail && ev.detail.history;
     if (!h) { return; }
     if (panelPos === cur && h.type === 'push') {
       h.type = 'replace';
-    } else {
-      stamp(cur);
+    }
+    var st = history.state || {};
+    if (h.type === 'push' && (!st.htmx || st.pos !== cur)) {
+      // The entry left behind is the board's from now on, as htmx would
+      // save it (Forward onto the entry of a closed panel, then a step).
+      history.replaceState({ htmx: true, pos: cur }, '');
     }
     panelPos = -1;
   });
-  document.addEventListener('htmx:pushedIntoHistory', function () {
+  document.addEventListener('htmx:pushedIntoHistory', function (ev) {
     cur += 1;
-    stamp(cur);
+    history.pushState({ htmx: true, pos: cur }, '', ev.detail.path);
     record();
   });
-  document.addEventListener('htmx:replacedInHistory', function () {
-    stamp(cur);
+  document.addEventListener('htmx:replacedInHistory', function (ev) {
+    history.replaceState({ htmx: true, pos: cur }, '', ev.detail.path);
     record();
   });
 
@@ -239,6 +283,25 @@
     ['because', 'gone', 'asked', 'reason-on'].forEach(function (cls) { mark('', cls); });
     var b = cellButton(cell);
     if (b) { focusCell(b, false); }
+  }
+
+  // afterKey runs f at once for a click of the pointer, and for a click
+  // the keyboard made (Enter on a link: detail 0) once the key is up:
+  // moving the focus while the key is down would hand the rest of its
+  // press to the element the focus lands on, and Enter on a square acts
+  // (a queen placed on a1 from the skip link, Why? asked again from
+  // Close).
+  function afterKey(ev, f) {
+    if (ev.detail !== 0) { f(); return; }
+    var done = false;
+    var run = function () {
+      if (done) { return; }
+      done = true;
+      document.removeEventListener('keyup', run, true);
+      f();
+    };
+    document.addEventListener('keyup', run, true);
+    setTimeout(run, 1000); // a key held down, or its release missed
   }
 
   // dismiss closes the panel the way Back would.
@@ -290,7 +353,7 @@
     if (close && !ev.ctrlKey && !ev.metaKey && !ev.shiftKey) {
       ev.preventDefault();
       ev.stopImmediatePropagation();
-      dismiss();
+      afterKey(ev, dismiss);
       return;
     }
     // The skip link goes to the board's square in the tab order.
@@ -298,7 +361,7 @@
       var stop = document.querySelector(CELL + '[tabindex="0"]') || document.querySelector(CELL);
       if (stop) {
         ev.preventDefault();
-        stop.focus();
+        afterKey(ev, function () { stop.focus(); });
       }
       return;
     }
@@ -373,6 +436,7 @@
   // after it, mark for a moment the squares newly blocked and the queens
   // newly forced, and tell screen readers.
   var before = null;
+  var newsTimer = 0;
   function states() {
     var out = {};
     document.querySelectorAll(CELL).forEach(function (b) {
@@ -398,8 +462,9 @@
     });
     blocked.forEach(function (c) { cellButton(c).classList.add('news'); });
     forced.forEach(function (c) { cellButton(c).classList.add('news', 'news-forced'); });
+    clearTimeout(newsTimer);
     if (blocked.length || forced.length) {
-      setTimeout(function () {
+      newsTimer = setTimeout(function () {
         document.querySelectorAll(CELL + '.news').forEach(function (b) { b.classList.remove('news', 'news-forced'); });
       }, 2500);
     }

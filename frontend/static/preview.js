@@ -45,6 +45,7 @@
       if (!status) { return null; }
       out = document.createElement('p');
       out.id = 'preview';
+      out.setAttribute('data-client', ''); // the page's own: a step's answer leaves it
       out.className = 'preview';
       out.setAttribute('aria-live', 'polite');
       status.appendChild(out);
@@ -53,12 +54,13 @@
   }
 
   function preview(btn) {
-    // A step may have replaced the board while the pointer rested: the
-    // fields read below would be the new board's, which may hold a queen
-    // on this very square (a request the API refuses).
-    if (!btn.isConnected) { return; }
+    // A step may have changed the board while the pointer rested: the
+    // square may hold a queen by now (the API refuses a queen twice).
+    if (!btn.isConnected || !btn.classList.contains('free')) { return; }
     var name = btn.getAttribute('data-cell');
-    var queens = field('q') ? field('q').split(',').map(square) : [];
+    var placed = field('q') ? field('q').split(',') : [];
+    if (placed.indexOf(name) >= 0) { return; } // a queen stands there already
+    var queens = placed.map(square);
     var backend = field('backend');
     var body = { n: parseInt(field('n'), 10), queens: queens.concat([square(name)]) };
     if (backend && backend !== 'both') { body.backend = backend; }

@@ -95,10 +95,13 @@ func (l *Lineup) MissingFile(backend string, n int, o configurator.Order, m Mode
 	} else {
 		msg += fmt.Sprintf(", which this server does not have: make it once with %s and restart the server", f.Command)
 	}
+	p = &problem.Problem{Status: http.StatusRequestEntityTooLarge, Command: f.Command}
 	if alt, hi, ok := l.Alternative(n, m); ok {
 		msg += fmt.Sprintf(", or switch to %s, which handles boards up to %d×%d", strings.ToUpper(alt), hi, hi)
+		p.Alt, p.AltLabel = l.altBoard(n, alt)
 	}
-	return &problem.Problem{Status: http.StatusRequestEntityTooLarge, Message: msg + ".", Command: f.Command}, true
+	p.Message = msg + "."
+	return p, true
 }
 
 // TooLarge is the 413 problem of a board beyond a mode's largest,
@@ -123,11 +126,22 @@ func (l *Lineup) TooLarge(n int, m Mode) *problem.Problem {
 		}
 	}
 	msg += ")."
+	p := &problem.Problem{Status: http.StatusRequestEntityTooLarge}
 	if alt, hi, ok := l.Alternative(n, m); ok {
 		name := strings.ToUpper(alt)
 		msg += fmt.Sprintf(" The %s backend handles boards up to %d×%d: switch to %s.", name, hi, hi, name)
+		p.Alt, p.AltLabel = l.altBoard(n, alt)
 	}
-	return &problem.Problem{Status: http.StatusRequestEntityTooLarge, Message: msg}
+	p.Message = msg
+	return p
+}
+
+// altBoard is the address of the empty n×n board on backend and the
+// words of its link.
+func (l *Lineup) altBoard(n int, backend string) (href, label string) {
+	st := l.Default()
+	st.N, st.Mode = n, Mode(backend)
+	return st.Href(), fmt.Sprintf("Open the %d×%d board on %s", n, n, strings.ToUpper(backend))
 }
 
 // Default is the board a visitor sees first, and the one a page falls

@@ -10,6 +10,7 @@
 package board
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -112,6 +113,7 @@ func Parse(v url.Values, l *Lineup) (State, error) {
 	st.Diagram = diagram
 	queens, err := parseQueens(v.Get("q"), st.N)
 	if err != nil {
+		st.Queens = queens // the longest start that parses
 		return st, err
 	}
 	st.Queens = queens
@@ -143,6 +145,9 @@ func (st *State) KeepAuto(before []configurator.Cell, completed bool) {
 func parseSize(s string, m Mode, l *Lineup) (int, error) {
 	hi := l.Max(m)
 	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if errors.Is(err, strconv.ErrRange) {
+		return 0, problem.New(http.StatusBadRequest, "Board size %s is out of range: pick a size from 1 to %d.", words.Quote(s), hi)
+	}
 	if err != nil {
 		return 0, problem.New(http.StatusBadRequest, "Board size %s is not a whole number: pick a size from 1 to %d.", words.Quote(s), hi)
 	}
@@ -168,6 +173,8 @@ func parseFlag(s, name string) (bool, error) {
 
 // parseQueens reads the queens of an n×n board in chess notation and checks
 // them: on the board, each at most once, and no more than a solution holds.
+// With an error it returns the queens read before the fault (the first n
+// when there are too many), so that a page can show them.
 func parseQueens(s string, n int) ([]configurator.Cell, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, nil
@@ -181,20 +188,20 @@ func parseQueens(s string, n int) ([]configurator.Cell, error) {
 		c, err := configurator.ParseCell(p)
 		if err != nil {
 			if strings.TrimSpace(p) == "" {
-				return nil, problem.New(http.StatusBadRequest, "The list of queens has an empty entry; name squares like a1 or c5, separated by commas.")
+				return queens, problem.New(http.StatusBadRequest, "The list of queens has an empty entry; name squares like a1 or c5, separated by commas.")
 			}
-			return nil, problem.New(http.StatusBadRequest, "%s is not a square: name squares by file letter and rank, like a1 or c5.", words.Quote(p))
+			return queens, problem.New(http.StatusBadRequest, "%s is not a square: name squares by file letter and rank, like a1 or c5.", words.Quote(p))
 		}
 		if c.Row >= n || c.Col >= n {
-			return nil, problem.New(http.StatusBadRequest, "%s is off the %d×%d board.", words.Quote(p), n, n)
+			return queens, problem.New(http.StatusBadRequest, "%s is off the %d×%d board.", words.Quote(p), n, n)
 		}
 		if slices.Contains(queens, c) {
-			return nil, problem.New(http.StatusBadRequest, "%v is listed twice among the queens.", c)
+			return queens, problem.New(http.StatusBadRequest, "%v is listed twice among the queens.", c)
 		}
 		queens = append(queens, c)
 	}
 	if len(queens) > n {
-		return nil, problem.New(http.StatusUnprocessableEntity, "A solution on a %d×%d board has %d queens; the address lists %d.", n, n, n, len(queens))
+		return queens[:n], problem.New(http.StatusUnprocessableEntity, "A solution on a %d×%d board has %d queens; the address lists %d.", n, n, n, len(queens))
 	}
 	return queens, nil
 }

@@ -25,7 +25,11 @@ type Problem struct {
 	// Command is a command line that Message gives a person to run, which
 	// the page shows as code; "" when there is none.
 	Command string
-	Err     error // the cause, for the log
+	// Alt is the address of a board that would serve what was asked (the
+	// same size on a backend that takes it), with AltLabel the words of its
+	// link; "" when there is none.
+	Alt, AltLabel string
+	Err           error // the cause, for the log
 }
 
 func (p *Problem) Error() string { return p.Message }

@@ -182,6 +182,10 @@ func TestBrowserDiagramLarge(t *testing.T) {
 	if got := eval[int](b, `document.querySelectorAll("#dg-profile .dg-prow").length`); got != 9 {
 		t.Errorf("9×9 profile: %d rows, want 9", got)
 	}
+	// Rank 1 on top, as in the rank view.
+	if got := eval[[]string](b, `Array.from(document.querySelectorAll("#dg-profile .dg-prow > span:first-child"), s => s.textContent)`); len(got) != 9 || got[0] != "rank 1" || got[8] != "rank 9" {
+		t.Errorf("9×9 profile rows %q, want rank 1 first and rank 9 last", got)
+	}
 	if s := b.text("#dg-profile p"); !strings.Contains(s, "9,557 nodes") {
 		t.Errorf("9×9 profile says %q", s)
 	}

@@ -9,26 +9,50 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/configuratortest"
 	"github.com/nqueens/configurator/configurator/oracle"
 )
 
 // TestAPIReasonsD7 is a square with two reasons: on /?n=8&q=a1,b5, d7 is
 // attacked by b5 and, apart from that, has no solution with a1; both must
-// go.
+// go. The second reason's proof goes by cases, as the page's does.
 func TestAPIReasonsD7(t *testing.T) {
 	_, ts := newTestServer(t, testConfig())
+	m := configuratortest.Model(t, 8, configurator.RowMajor)
+	split := configurator.RefuteByCases(m, configuratortest.Cells(t, "a1,d7"), nil)
+	if split == nil || len(split.Lines()) != 6 {
+		t.Fatalf("a1 and d7 on 8×8: no proof by cases of six lines: %v", split)
+	}
 	for _, backend := range []string{"bdd", "sat"} {
 		var got explainResponse
 		if !postOK(t, ts, "/api/v1/explain", `{"n":8,"queens":[[0,0],[4,1]],"cell":[6,3],"backend":"`+backend+`"}`, &got) {
 			continue
 		}
 		want := explainResponse{Cell: [2]int{6, 3}, State: "blocked", Kind: "attack", Because: [][2]int{{4, 1}}, Text: "attacked by b5",
-			Reasons: [][][2]int{{{4, 1}}, {{0, 0}}}, Details: []reasonJSON{{Kind: "attack", Text: "attacked by b5"}, {Kind: "no-completion", Text: "no solution holds queens on a1 and here"}},
+			Reasons: [][][2]int{{{4, 1}}, {{0, 0}}}, Details: []reasonJSON{{Kind: "attack", Text: "attacked by b5"}, {Kind: "no-completion", Text: "no solution holds queens on a1 and here", Proof: split.Lines()}},
 			MakeRoom: [][2]int{{0, 0}, {4, 1}}}
 		got.ElapsedMS = 0
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("%s d7 under a1,b5:\n got %+v\nwant %+v", backend, got, want)
+		}
+	}
+	// h6 under a1 alone: no proof by cases fits, and the 4 solutions that
+	// hold a1 are listed, none with a queen on h6.
+	var got explainResponse
+	if postOK(t, ts, "/api/v1/explain", `{"n":8,"queens":[[0,0]],"cell":[5,7]}`, &got) {
+		board := configuratortest.Board(t, 8)
+		var want [][][2]int
+		for _, i := range board.Extending([]oracle.Cell{{Row: 0, Col: 0}}) {
+			want = append(want, pairs(cellsOf(board.Solution(i))))
+		}
+		if len(got.Details) != 1 || got.Details[0].Proof != nil || fmt.Sprint(got.Details[0].Solutions) != fmt.Sprint(want) || len(want) != 4 {
+			t.Errorf("h6 under a1: details %+v, want the solutions %v", got.Details, want)
+		}
+		for _, sol := range got.Details[0].Solutions {
+			if slices.Contains(sol, [2]int{5, 7}) {
+				t.Errorf("h6 under a1: the solution listed %v has a queen on h6", sol)
+			}
 		}
 	}
 	// A forced square has no room to make: "make_room" is null.
@@ -203,17 +227,26 @@ func TestWhyProofs(t *testing.T) {
 		want []string
 	}{
 		{"/play?n=6&q=b1&backend=bdd&why=d6", []string{
-			`Suppose queens on b1 and a queen on d6.`,
+			`Suppose a queen on b1 and a queen on d6.`,
 			`<li>On rank 5, the queens on b1 and d6 leave only a5: a queen must go there.</li>`,
 			`<li>On rank 3, the queens on b1, d6, a5 and f2 leave no square: no queen can go there.</li>`}},
+		// The README's example: propagation stops short, and a case
+		// split over rank 5 proves reason 2.
 		{"/play?n=8&q=a1,b5&backend=both&why=d7", []string{
-			`No rank or file runs out of squares by propagation alone`,
-			`BDD: no path of the decision diagram takes queens on a1 and on d7`,
-			`SAT: the solver, given these queens as assumptions, proved the clauses unsatisfiable`,
-			`Its analysis of the board with only a1 took`,
+			`Suppose a queen on a1 and a queen on d7.`,
+			`No line runs out of squares by propagation alone, so the proof goes by cases:`,
+			`<li>The queen of rank 5 can only go on c5, g5 or h5 (the queens on a1 and d7 cover its other squares); each is refuted in turn.</li>`,
+			`<li>If c5 and g8: On file b, the queens on a1, d7, c5 and g8 leave no square: no queen can go there.</li>`,
 			`<caption>Each backend's answer</caption>`,
 			`2 reasons: [b5] [a1]`,
 			`The backends agree on every reason.`}},
+		// Neither propagation nor cases within a screen, and too many
+		// solutions to list: each backend's refutation.
+		{"/play?n=9&q=a1,c2&backend=both&why=g4", []string{
+			`Suppose a queen on a1 and a queen on g4. No rank or file runs out of squares by propagation alone, so a search settled it:`,
+			`BDD: no path of the decision diagram takes queens on a1 and on g4`,
+			`SAT: the solver, given these queens as assumptions, proved the clauses unsatisfiable`,
+			`Its analysis of the board with only a1 took`}},
 	}
 	for _, tt := range tests {
 		res, body := get(t, ts, tt.path, "HX-Request", "true")
@@ -227,4 +260,13 @@ func TestWhyProofs(t *testing.T) {
 			}
 		}
 	}
+}
+
+// cellsOf converts the oracle's cells.
+func cellsOf(cs []oracle.Cell) []configurator.Cell {
+	out := make([]configurator.Cell, len(cs))
+	for i, c := range cs {
+		out[i] = configurator.Cell(c)
+	}
+	return out
 }

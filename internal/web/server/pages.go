@@ -110,7 +110,7 @@ func (s *Server) fail(c echo.Context, st board.State, trail []board.Step, act bo
 	} else {
 		err = context.DeadlineExceeded
 	}
-	if err == nil && act.Kind == board.Show && p.Status == http.StatusUnprocessableEntity && len(st.Queens) > 0 {
+	if err == nil && act.Kind == board.Show && (p.Status == http.StatusUnprocessableEntity || p.Status == http.StatusBadRequest) && len(st.Queens) > 0 {
 		// The search for the longest feasible start takes its turn on
 		// the space as any query does; cut short, it keeps the longest
 		// start it has proved feasible.

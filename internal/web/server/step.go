@@ -389,7 +389,7 @@ func (s *Server) searchWork(ctx context.Context, o *outcome) {
 	defer cancel()
 	o.searched = make([]*configurator.Work, len(ex.Reasons))
 	for i, cause := range ex.Reasons {
-		if cause.Reason == configurator.Attack || len(cause.Queens) == 0 || len(cause.Proof) > 0 {
+		if cause.Reason == configurator.Attack || len(cause.Queens) == 0 || len(cause.Proof) > 0 || cause.Split != nil || cause.Solutions != nil {
 			continue
 		}
 		if a, err := o.entry.Space.Analyze(ctx, cause.Queens); err == nil {

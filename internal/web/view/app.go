@@ -92,6 +92,8 @@ type Notice struct {
 	Kind                 string // "error" or "info"
 	Text, Command, After string
 	Status               int
+	// Alt links to a board that would serve what was asked.
+	Alt, AltLabel string
 }
 
 // NoticeOf turns a problem into a notice.
@@ -100,7 +102,7 @@ func NoticeOf(p *problem.Problem) *Notice {
 	if p.Status < 400 {
 		kind = "info"
 	}
-	n := &Notice{Kind: kind, Text: p.Message, Status: p.Status}
+	n := &Notice{Kind: kind, Text: p.Message, Status: p.Status, Alt: p.Alt, AltLabel: p.AltLabel}
 	if before, after, ok := strings.Cut(p.Message, p.Command); ok && p.Command != "" {
 		n.Text, n.Command, n.After = before, p.Command, after
 	}
@@ -141,6 +143,8 @@ type App struct {
 	Timing    Timing
 	Orders    *OrdersPanel // the order panel, where an ordered backend runs
 	Scaling   *Chart       // how each backend scales with N, from the benchmarks
+	// ScalingNote says what the chart does not show of this server.
+	ScalingNote string
 	// ModeNote says what switching to a mode whose limit is below the
 	// board does, before anyone clicks.
 	ModeNote string
@@ -362,7 +366,17 @@ func shrinkNote(st, next board.State, modes []string, prep string) string {
 	case len(next.Queens) == 0:
 		note += ", where none of your queens fit"
 	default:
-		note += fmt.Sprintf(", keeping %s; %d of your queens lie beyond it", configurator.ListCells(next.Queens), dropped)
+		var gone []configurator.Cell
+		for _, q := range st.Queens {
+			if !slices.Contains(next.Queens, q) {
+				gone = append(gone, q)
+			}
+		}
+		beyond := "the queen on " + configurator.ListCells(gone) + " lies beyond it"
+		if len(gone) > 1 {
+			beyond = "the queens on " + configurator.ListCells(gone) + " lie beyond it"
+		}
+		note += fmt.Sprintf(", keeping %s; %s", configurator.ListCells(next.Queens), beyond)
 	}
 	note += "."
 	switch prep { // a missing file: the switch itself says so
@@ -444,6 +458,7 @@ func StepApp(site *Site, r *Step, trail []board.Step, prep Prep) *App {
 	v := NewApp(site, st, board.FormatTrail(steps), prep)
 	v.Timing = newTiming(names, r, steps)
 	v.Scaling = scalingChart()
+	v.ScalingNote = scalingNote(site.Lineup)
 	if len(trail) > 0 && trail[0].N > st.N && strings.HasPrefix(r.Name, "use ") {
 		kept := "without queens"
 		if len(st.Queens) > 0 {

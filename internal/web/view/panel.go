@@ -26,12 +26,14 @@ type Panel struct {
 	Single  *Reason
 	More    string // said when the list is not all
 	Removes []Removal
-	Took    string
-	Actions []Link
-	Close   Link
-	Sides   []Side // one per backend, in Both mode
-	Agree   string // the agreement check of the sides
-	Differ  bool
+	// RemovesIntro says how the removals free the square.
+	RemovesIntro string
+	Took         string
+	Actions      []Link
+	Close        Link
+	Sides        []Side // one per backend, in Both mode
+	Agree        string // the agreement check of the sides
+	Differ       bool
 }
 
 // Reason is one minimal reason: its sentence, the queens it names (for
@@ -101,11 +103,19 @@ func panel(r *Step, v *App) *Panel {
 			switch len(broken) {
 			case 0:
 			case 1:
+				if len(ex.Reasons) == 1 {
+					rv.Breaks = "breaks the reason" // the one reason is not numbered
+					break
+				}
 				rv.Breaks = "breaks reason " + broken[0]
 			default:
 				rv.Breaks = "breaks reasons " + words.List(broken, "and")
 			}
 			pv.Removes = append(pv.Removes, rv)
+		}
+		pv.RemovesIntro = "Each removal breaks reasons listed below; the square is free once every reason has lost a queen."
+		if len(ex.Reasons) == 1 {
+			pv.RemovesIntro = "The square is free once the reason below has lost a queen."
 		}
 		gone := configurator.FormatCells(p.Room)
 		pv.Actions = []Link{
@@ -167,15 +177,28 @@ func reasonViews(r *Step, ex *configurator.Explanation) []Reason {
 			out = append(out, rv)
 			continue
 		}
-		with := configurator.ListCells(cause.Queens)
-		suppose := fmt.Sprintf("Suppose queens on %s and a queen on %v.", with, c)
+		suppose := fmt.Sprintf("Suppose %s and a queen on %v.", queensOn(cause.Queens), c)
 		if cause.Reason == configurator.Forcing {
-			suppose = fmt.Sprintf("Suppose queens on %s and no queen on %v.", with, c)
+			suppose = fmt.Sprintf("Suppose %s and no queen on %v.", queensOn(cause.Queens), c)
 		}
-		if len(cause.Proof) > 0 {
-			rv.Intro = suppose + " Every rank needs a queen, and so does every file (as many queens as files, at most one in each):"
+		const lines = " Every rank needs a queen, and so does every file (as many queens as files, at most one in each)"
+		switch {
+		case len(cause.Proof) > 0:
+			rv.Intro = suppose + lines + ":"
 			for _, d := range cause.Proof {
 				rv.Proof = append(rv.Proof, d.String())
+			}
+			out = append(out, rv)
+			continue
+		case cause.Split != nil:
+			rv.Intro = suppose + lines + ". No line runs out of squares by propagation alone, so the proof goes by cases:"
+			rv.Proof = cause.Split.Lines()
+			out = append(out, rv)
+			continue
+		case cause.Solutions != nil:
+			rv.Intro = solutionsIntro(cause, c)
+			for _, sol := range cause.Solutions {
+				rv.Proof = append(rv.Proof, strings.Join(strings.Split(configurator.FormatCells(sol), ","), " "))
 			}
 			out = append(out, rv)
 			continue
@@ -187,6 +210,32 @@ func reasonViews(r *Step, ex *configurator.Explanation) []Reason {
 		out = append(out, rv)
 	}
 	return out
+}
+
+// queensOn names the queens on cells: "a queen on a1", "queens on a1
+// and b5".
+func queensOn(cells []configurator.Cell) string {
+	if len(cells) == 1 {
+		return "a queen on " + cells[0].String()
+	}
+	return "queens on " + configurator.ListCells(cells)
+}
+
+// solutionsIntro says what the list of the solutions holding a reason's
+// queens shows.
+func solutionsIntro(cause configurator.Cause, c configurator.Cell) string {
+	k := len(cause.Solutions)
+	has, one := "none has a queen on "+c.String(), "it has no queen on "+c.String()
+	if cause.Reason == configurator.Forcing {
+		has, one = "each has a queen on "+c.String(), "it has a queen on "+c.String()
+	}
+	switch k {
+	case 0:
+		return fmt.Sprintf("No solution holds %s at all.", queensOn(cause.Queens))
+	case 1:
+		return fmt.Sprintf("Only one solution holds %s, and %s; here it is, rank by rank:", queensOn(cause.Queens), one)
+	}
+	return fmt.Sprintf("Only %s solutions hold %s, and %s; here they are, rank by rank:", words.Number(int64(k)), queensOn(cause.Queens), has)
 }
 
 // refutedBy says how one backend refuted reason i, which propagation does

@@ -1,7 +1,9 @@
 package view
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -68,7 +70,14 @@ func Progress(items []Preparing) string {
 		// size up takes several times longer. A load reads its file at
 		// the disk's pace, which the size says.
 		if strings.HasPrefix(what, "compiling") && k.EarlierN > 0 {
-			what += fmt.Sprintf(" (the %d×%d took %s)", k.EarlierN, k.EarlierN, words.Duration(k.Earlier))
+			what += fmt.Sprintf(" (the %d×%d took %s", k.EarlierN, k.EarlierN, words.Duration(k.Earlier))
+			if k.Backend == "bdd" {
+				if lo, hi, ok := compileGrowth(k.EarlierN, k.N); ok {
+					what += fmt.Sprintf("; expect about %s in all: %.1f–%.1f× as long, from how the benchmark suite's compile times grow with N",
+						words.Duration(time.Duration(float64(k.Earlier)*(lo+hi)/2)), lo, hi)
+				}
+			}
+			what += ")"
 		}
 		parts = append(parts, what)
 	}
@@ -89,4 +98,48 @@ func CompilingApp(site *Site, st board.State, trail string, prep Prep, items []P
 		Refresh: st.PlayHref(v.Trail, "refresh", "1"),
 	}
 	return v
+}
+
+// compileGrowth is how many times longer a BDD compile of the n×n board
+// takes than one of the m×m, from the benchmark suite's compile times: the
+// product of the growth of each size up, the last growth measured standing
+// for the sizes beyond; lo and hi take the least and the most of the last
+// three growths measured for those sizes, so that the estimate is a range.
+func compileGrowth(m, n int) (lo, hi float64, ok bool) {
+	var r benchResults
+	if json.Unmarshal(benchmarksJSON, &r) != nil || m >= n {
+		return 0, 0, false
+	}
+	return growth(r, m, n)
+}
+
+func growth(r benchResults, m, n int) (lo, hi float64, ok bool) {
+	t := map[int]float64{}
+	top := 0
+	for _, c := range r.Compile {
+		if c.Method == "direct" && c.Time > 0 {
+			t[c.N] = float64(c.Time)
+			top = max(top, c.N)
+		}
+	}
+	var last []float64 // the growths of the largest sizes measured
+	for k := top - 2; k <= top; k++ {
+		if t[k-1] > 0 && t[k] > 0 {
+			last = append(last, t[k]/t[k-1])
+		}
+	}
+	if len(last) == 0 {
+		return 0, 0, false
+	}
+	lo, hi = 1, 1
+	for k := m + 1; k <= n; k++ {
+		if t[k-1] > 0 && t[k] > 0 {
+			lo *= t[k] / t[k-1]
+			hi *= t[k] / t[k-1]
+			continue
+		}
+		lo *= slices.Min(last)
+		hi *= slices.Max(last)
+	}
+	return lo, hi, true
 }

@@ -7,9 +7,11 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/nqueens/configurator/internal/web/board"
 	"github.com/nqueens/configurator/internal/web/words"
 )
 
@@ -149,4 +151,38 @@ func crossover(bdd map[int]float64, satN, sat []float64) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// scalingNote says what the scaling chart does not show of this server:
+// the sizes each backend of the suite was measured at, where the lines
+// only join those points, each backend's largest board here, and the
+// backends here that the suite does not measure at these sizes.
+func scalingNote(l *board.Lineup) string {
+	var r benchResults
+	if json.Unmarshal(benchmarksJSON, &r) != nil {
+		return ""
+	}
+	measured := map[string][]int{}
+	for _, s := range r.SATSteps {
+		measured[s.Backend] = append(measured[s.Backend], s.N)
+	}
+	for _, s := range r.BDDSteps {
+		measured[s.Backend] = append(measured[s.Backend], s.N)
+	}
+	var parts []string
+	for _, name := range l.Names() {
+		ns := measured[name]
+		up := strings.ToUpper(name)
+		if len(ns) == 0 {
+			parts = append(parts, fmt.Sprintf("%s (up to %d×%d here) is not measured by the suite at these sizes", up, l.MaxN(name), l.MaxN(name)))
+			continue
+		}
+		slices.Sort(ns)
+		sizes := make([]string, len(ns))
+		for i, n := range ns {
+			sizes[i] = strconv.Itoa(n)
+		}
+		parts = append(parts, fmt.Sprintf("%s was measured at N = %s (the lines join those points) and goes up to %d×%d here", up, words.List(sizes, "and"), l.MaxN(name), l.MaxN(name)))
+	}
+	return words.UpperFirst(strings.Join(parts, "; ")) + "."
 }

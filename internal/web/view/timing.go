@@ -25,8 +25,16 @@ type Timing struct {
 	Columns  []string // backend names, the primary first
 	// This is the current step, question by question.
 	This []Question
-	// Work is what each backend did for the step, in its own terms.
-	Work []WorkLine
+	// Work is what each backend did for the step, in its own terms, and
+	// Terms a line for each term of a solver's work, saying what it is.
+	Work  []WorkLine
+	Terms []Term
+	// NoCount says why a backend gives no count, where one does not.
+	NoCount string
+	// Sum sums the comparison up for the current board: what each backend
+	// paid once, what each pays a step, and after how many steps the one
+	// that paid more up front is ahead.
+	Sum string
 	// Ratios compare each backend with the primary on the domains: "SAT
 	// 48× slower than BDD".
 	Ratios []string
@@ -51,6 +59,21 @@ type Question struct {
 
 // WorkLine is a backend's work for the step.
 type WorkLine struct{ Backend, Text string }
+
+// Term is a term of a solver's work and what it means.
+type Term struct{ Name, Means string }
+
+// solverTerms say what the terms of a solver's work mean, in the order
+// workText uses them.
+var solverTerms = []Term{
+	{"solver call", "one question to gophersat: is there a solution with these queens (and this square)?"},
+	{"decision", "a guess: the solver puts a queen on a square, or none, to be undone if it leads nowhere."},
+	{"conflict", "a guess that broke a rule; the solver undoes it and learns why."},
+	{"learned", "clauses the solver adds from its conflicts, so as not to make the same mistake again."},
+	{"by propagation", "squares the rules settle alone, without a solver call."},
+	{"by witness", "free squares shown free by a solution already found, without a call of their own."},
+	{"by solver", "squares that needed a solver call of their own."},
+}
 
 // TrailStep is a step of the trail.
 type TrailStep struct {
@@ -80,6 +103,18 @@ func newTiming(names []string, r *Step, steps []board.Step) Timing {
 		t.Work = append(t.Work, w)
 	}
 	t.Ratios = domainRatios(r)
+	for _, o := range r.Runs {
+		if o.Session == nil {
+			continue
+		}
+		if !o.Space.Diagram && t.Terms == nil {
+			t.Terms = solverTerms
+		}
+		if a := o.Session.Analysis(); a.Solutions == nil && t.NoCount == "" {
+			t.NoCount = noCount(strings.ToUpper(o.Backend), o.Space.Diagram)
+		}
+	}
+	t.Sum = sum(r, steps, cols)
 	if r.State.Heat && r.Heat.Marginals != nil {
 		t.Extras = append(t.Extras, fmt.Sprintf("Heat map (%s): %s, computed after the step and not part of its times.",
 			strings.ToUpper(r.Primary().Backend), words.Duration(r.Heat.Took)))
@@ -206,9 +241,79 @@ func workText(diagram bool, w configurator.Work) string {
 	return text
 }
 
+// noCount says why a backend gives no count.
+func noCount(name string, diagram bool) string {
+	if diagram {
+		return name + " gives no count here: its count did not finish in time."
+	}
+	return name + " counts only small boards: a solver finds the solutions one at a time, a call each, and cannot know beforehand how many are left, so on a board this size it says which squares are free without counting; a diagram counts its paths in one pass."
+}
+
+// remembered reports whether a backend answered the step's domains from
+// memory (a diagram that visited no node): no computation to time.
+func remembered(o Run) bool {
+	if o.Session == nil || !o.Space.Diagram {
+		return false
+	}
+	w := o.Session.Analysis().Work
+	return w.Nodes > 0 && w.NodesVisited == 0
+}
+
+// sum sums the comparison of a diagram and a solver up: what the diagram
+// paid once and the solver too, each one's typical step on this board
+// (the median of the trail's computed steps), and after how many steps
+// the diagram is ahead. It is empty unless the step ran one of each and
+// the trail has a step of each to go by.
+func sum(r *Step, steps []board.Step, cols []int) string {
+	di, si := -1, -1
+	for i, o := range r.Runs {
+		switch {
+		case o.Space.Diagram && di < 0:
+			di = i
+		case !o.Space.Diagram && si < 0:
+			si = i
+		}
+	}
+	if di < 0 || si < 0 {
+		return ""
+	}
+	typical := func(i int) time.Duration {
+		var ts []time.Duration
+		for _, st := range steps {
+			if c := cols[i]; c >= 0 && c < len(st.Times) && st.Times[c] > 0 {
+				ts = append(ts, st.Times[c])
+			}
+		}
+		if len(ts) == 0 {
+			return 0
+		}
+		slices.Sort(ts)
+		return ts[len(ts)/2]
+	}
+	d, s := r.Runs[di], r.Runs[si]
+	dn, sn := strings.ToUpper(d.Backend), strings.ToUpper(s.Backend)
+	dStep, sStep := typical(di), typical(si)
+	if dStep <= 0 || sStep <= 0 {
+		return ""
+	}
+	out := fmt.Sprintf("In sum: %s paid %s once for this board (its diagram), %s %s (its clauses); a step takes %s about %s and %s about %s",
+		dn, words.Duration(d.Space.Took), sn, words.Duration(s.Space.Took), dn, words.Duration(dStep), sn, words.Duration(sStep))
+	up := d.Space.Took - s.Space.Took
+	switch {
+	case sStep <= dStep:
+		return out + fmt.Sprintf(", so %s stays ahead here.", sn)
+	case up <= 0:
+		return out + fmt.Sprintf(", so %s is ahead from the first step.", dn)
+	}
+	k := int64((up + (sStep - dStep) - 1) / (sStep - dStep))
+	return out + fmt.Sprintf(", so %s is ahead after %s.", dn, words.Plural(k, "step"))
+}
+
 // domainRatios compares every backend after the primary with it on the
 // domains, the same question for all: the faster one's name and by how
-// much. A backend that did not report its domains time gets no ratio.
+// much. A backend that did not report its domains time gets no ratio, nor
+// does one that answered from memory, or is compared with one that did: a
+// remembered answer is not a speed.
 func domainRatios(r *Step) []string {
 	if len(r.Runs) < 2 {
 		return nil
@@ -225,6 +330,14 @@ func domainRatios(r *Step) []string {
 	for _, o := range r.Runs[1:] {
 		od := domains(o)
 		a, b := strings.ToUpper(p.Backend), strings.ToUpper(o.Backend)
+		if remembered(*p) || remembered(o) {
+			who := a
+			if !remembered(*p) {
+				who = b
+			}
+			out = append(out, fmt.Sprintf("%s against %s: no ratio (%s's answer was remembered, not computed).", b, a, who))
+			continue
+		}
 		if pd <= 0 || od <= 0 {
 			out = append(out, fmt.Sprintf("%s against %s: not known yet (not timed apart)", b, a))
 			continue
