@@ -115,10 +115,14 @@ type baseline interface {
 }
 
 // The baselines must give the states the spaces give on every step of the
-// walks, and refuse a placement no solution holds, as Analyze does.
+// walks, and refuse a placement no solution holds, as Analyze does (to
+// 6×6 with -short).
 func TestBaselinesAgreeWithTheSpaces(t *testing.T) {
 	ctx := context.Background()
 	for _, n := range []int{4, 5, 6, 7, 8} {
+		if testing.Short() && n > 6 {
+			break
+		}
 		bs := compileSpace(t, bdd.New(bdd.Options{}), n).(*bdd.Space)
 		restrict, err := NewRestrictPerCell(bs)
 		if err != nil {

@@ -42,7 +42,7 @@ func (analyzer) AnalysisFirst() {}
 // Analyzer, as the BDD backend is) or by one search, on every blocked and
 // forced square of seeded walks on 7×7 to 11×11; an Analyzer is asked no
 // search, and no set is asked about twice in one Explain (at most 2^k sets
-// of k queens).
+// of k queens). With -short, 7×7 and 8×8 only.
 func TestReasonsByAnalysis(t *testing.T) {
 	if _, ok := configurator.Space(&bdd.Space{}).(configurator.Analyzer); !ok {
 		t.Fatal("a BDD space is no Analyzer")
@@ -54,6 +54,9 @@ func TestReasonsByAnalysis(t *testing.T) {
 	}{
 		{7, 3}, {8, 4}, {9, 5}, {10, 5}, {11, 6},
 	} {
+		if testing.Short() && tt.n > 8 {
+			break
+		}
 		sp := space(t, b, tt.n)
 		rng := rand.New(rand.NewPCG(uint64(tt.n), 17))
 		s, err := configurator.NewSession(ctx, sp, nil)

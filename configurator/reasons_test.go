@@ -185,11 +185,15 @@ func oracleCells(cs []configurator.Cell) []oracle.Cell {
 // board reachable by legal clicks up to 6×6 (every set of queens some
 // solution holds, placed rank by rank), with the BDD backend, and up to 5×5
 // with the SAT backend too (the cross-check checks each reason of every
-// backend up to 6×6 as well).
+// backend up to 6×6 as well); with -short, one size less.
 func TestReasonsExhaustive(t *testing.T) {
 	ctx := context.Background()
+	top := 6
+	if testing.Short() {
+		top = 5
+	}
 	for bi, b := range backends {
-		for n := 1; n <= 6-bi; n++ {
+		for n := 1; n <= top-bi; n++ {
 			board := configuratortest.Board(t, n)
 			sp := space(t, b, n)
 			seen := map[string]bool{}

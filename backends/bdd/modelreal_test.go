@@ -38,8 +38,8 @@ func TestRealModels(t *testing.T) {
 	dir := featuretest.ModelsDir(t)
 	for _, tc := range realModels {
 		t.Run(tc.file, func(t *testing.T) {
-			if (testing.Short() || raceEnabled) && tc.file == "dimacs/embtoolkit.dimacs" {
-				t.Skip("the largest compile, sequential: nothing for the race detector")
+			if testing.Short() && tc.file == "dimacs/embtoolkit.dimacs" {
+				t.Skip("the largest compile")
 			}
 			m, err := modelfile.Load(filepath.Join(dir, tc.file), "")
 			if err != nil {

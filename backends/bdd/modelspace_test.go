@@ -207,8 +207,8 @@ var compileConfigs = map[string]compileConfig{
 func TestModelSpaceAgreesWithBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 24))
 	trials := 60
-	if testing.Short() || raceEnabled {
-		trials = 12 // the walks are sequential: the race detector finds nothing more in more of them
+	if testing.Short() {
+		trials = 12
 	}
 	for trial := range trials {
 		m := randomModel(t, rng, trial, 10)

@@ -303,15 +303,36 @@ func sorted(cells []configurator.Cell) []configurator.Cell {
 // fill the large lane of the work space (sweeps of the whole 12×12 diagram
 // for its heat map and drawings of its restrictions, eight clients at
 // once, their bound sized so that they queue), analyses of 8×8 placements
-// are answered in under 50 ms, for a second. The p99 is the figure: on a
-// shared 2-core machine the operating system alone may hold a thread for
-// tens of milliseconds now and then, while a queue behind the large
-// queries would hold every small one for hundreds. A 12×12 diagram stands
-// in for 14×14: the lanes do not depend on the size, and a 14×14 compile
-// is too heavy for a unit test.
+// are answered about as fast as the same analyses alone, for a second. A
+// queue behind the large queries would hold every small one for a large
+// one's time; admitted at once, a small one waits at most for a core. The
+// bound is ten times the same analyses alone in this run, at p50 and p90,
+// so that the machine's load, which slows both, does not decide, and never
+// under 50 ms: on a shared 2-core machine the operating system alone may
+// hold a thread for tens of milliseconds. A 12×12 diagram stands in for
+// 14×14: the lanes do not depend on the size, and a 14×14 compile is too
+// heavy for a unit test.
 func TestSmallQueriesPassLargeOnes(t *testing.T) {
 	sp12 := compileSpace(t, 12, configurator.RowMajor, Direct)
 	sp8 := compileSpace(t, 8, configurator.RowMajor, Direct)
+	// analyses times 8×8 analyses, at least 100 and for a second.
+	analyses := func() []time.Duration {
+		rng := rand.New(rand.NewPCG(8, 8))
+		var times []time.Duration
+		begin := time.Now()
+		for k := 0; k < 100 || time.Since(begin) < time.Second; k++ {
+			queens := []configurator.Cell{{Row: 0, Col: rng.IntN(8)}, {Row: 3 + rng.IntN(5), Col: rng.IntN(8)}}
+			start := time.Now()
+			_, err := sp8.Analyze(context.Background(), queens)
+			if err != nil && !errors.Is(err, configurator.ErrNoSolution) {
+				t.Fatalf("8×8 %v: %v", queens, err)
+			}
+			times = append(times, time.Since(start))
+		}
+		slices.Sort(times)
+		return times
+	}
+	alone := analyses()
 	// One backend's bound over both, its large lane room for two whole
 	// 12×12 sweeps.
 	ws := newWorkspace(smallShare*2*sp12.m.WholeBytes(sp12.root)/(smallShare-1), 1)
@@ -336,27 +357,17 @@ func TestSmallQueriesPassLargeOnes(t *testing.T) {
 		})
 	}
 	configuratortest.WaitFor(t, "large queries waiting", func() bool { return ws.occupancy().Waiting >= 4 })
-	rng := rand.New(rand.NewPCG(8, 8))
-	var times []time.Duration
-	begin := time.Now()
-	for k := 0; k < 100 || time.Since(begin) < time.Second; k++ {
-		queens := []configurator.Cell{{Row: 0, Col: rng.IntN(8)}, {Row: 3 + rng.IntN(5), Col: rng.IntN(8)}}
-		start := time.Now()
-		_, err := sp8.Analyze(context.Background(), queens)
-		if err != nil && !errors.Is(err, configurator.ErrNoSolution) {
-			t.Fatalf("8×8 %v: %v", queens, err)
-		}
-		times = append(times, time.Since(start))
-	}
+	times := analyses()
 	l := ws.occupancy()
 	stop()
 	wg.Wait()
-	slices.Sort(times)
-	p50, p99, slowest := times[len(times)/2], times[len(times)*99/100], times[len(times)-1]
-	t.Logf("%d 8×8 analyses beside %d large queries (%d waiting at the end): p50 %v, p99 %v, slowest %v",
-		len(times), large.Load(), l.Waiting, p50, p99, slowest)
-	if p99 >= 50*time.Millisecond {
-		t.Errorf("8×8 analyses took %v at p99 beside the large queries, want < 50 ms", p99)
+	q := func(times []time.Duration, p int) time.Duration { return times[len(times)*p/100] }
+	t.Logf("%d 8×8 analyses beside %d large queries (%d waiting at the end): p50 %v, p90 %v, p99 %v, slowest %v; alone p50 %v, p90 %v",
+		len(times), large.Load(), l.Waiting, q(times, 50), q(times, 90), q(times, 99), times[len(times)-1], q(alone, 50), q(alone, 90))
+	for _, p := range []int{50, 90} {
+		if got, bound := q(times, p), max(10*q(alone, p), 50*time.Millisecond); got >= bound {
+			t.Errorf("8×8 analyses took %v at p%d beside the large queries, want < %v (ten times alone, at least 50 ms)", got, p, bound)
+		}
 	}
 	if large.Load() == 0 {
 		t.Error("no large query ran")

@@ -50,11 +50,15 @@ func TestGraphEmptyBoard(t *testing.T) {
 // under seeded random walks on 7×7 to 9×9: the rank view has one path
 // per remaining solution, its edges of rank r are exactly the files the
 // remaining solutions use in rank r, and the diagram view has Diagram's
-// node count and one path per remaining solution.
+// node count and one path per remaining solution. With -short, to 7×7.
 func TestGraphAgainstOracle(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(12, 1))
-	for n := 1; n <= 9; n++ {
+	top := 9
+	if testing.Short() {
+		top = 7
+	}
+	for n := 1; n <= top; n++ {
 		sp := compileSpace(t, n, configurator.RowMajor, Direct)
 		board := configuratortest.Board(t, n)
 		if board.Count() == 0 {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/feature"
@@ -121,6 +122,34 @@ func TestModelCount(t *testing.T) {
 			t.Errorf("%d features: counted %v, want not counted", tc.n, d.Configurations)
 		case tc.want >= 0 && (d.Configurations == nil || d.Configurations.Int64() != tc.want || d.AtLeast != tc.atLeast):
 			t.Errorf("%d features, cap %d: %v (at least %v), want %d (at least %v)", tc.n, tc.cap, d.Configurations, d.AtLeast, tc.want, tc.atLeast)
+		}
+	}
+}
+
+// A count past the backend's ModelCountTime says "at least" what it
+// reached (never less than the one configuration the domains found), and
+// one within it is exact.
+func TestModelCountTime(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		bound   time.Duration
+		want    int64
+		atLeast bool
+	}{
+		{0, 512, false},
+		{time.Hour, 512, false},
+		{time.Nanosecond, 1, true},
+	} {
+		sp, err := New(Options{ModelCountTime: tc.bound}).CompileModel(ctx, optionals(t, 9))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := sp.Domains(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Configurations == nil || d.Configurations.Int64() != tc.want || d.AtLeast != tc.atLeast {
+			t.Errorf("bound %v: %v (at least %v), want %d (at least %v)", tc.bound, d.Configurations, d.AtLeast, tc.want, tc.atLeast)
 		}
 	}
 }

@@ -66,6 +66,11 @@ type Options struct {
 	// configurations; 0 means DefaultModelCountCap. Above it
 	// Domains.Configurations is the cap and AtLeast is set.
 	ModelCountCap int
+	// ModelCountTime bounds the time that count may take after the
+	// domains are decided; 0 means no bound but ModelCountCap. Past it
+	// Domains.Configurations is what was counted and AtLeast is set: a
+	// server sets it so that the count never makes an answer slow.
+	ModelCountTime time.Duration
 	// Timeout bounds each query (Analyze, Satisfiable, Solve), the time its
 	// solver calls wait in the call queue included; 0 means DefaultTimeout.
 	// Admit waits as long as its ctx allows. A query past its deadline, or
@@ -110,13 +115,14 @@ func New(opts Options) *Backend {
 		slots:     make(map[string]*slot),
 	}
 	b.base = satbase.Backend{
-		What:          "the SAT backend",
-		MaxN:          satbase.Or(opts.MaxN, DefaultMaxN),
-		CountCap:      satbase.Or(opts.CountCap, DefaultCountCap),
-		ModelCountCap: satbase.Or(opts.ModelCountCap, DefaultModelCountCap),
-		PerCube:       64,
-		Begin:         b.begin,
-		Turn:          b.solverTurn,
+		What:           "the SAT backend",
+		MaxN:           satbase.Or(opts.MaxN, DefaultMaxN),
+		CountCap:       satbase.Or(opts.CountCap, DefaultCountCap),
+		ModelCountCap:  satbase.Or(opts.ModelCountCap, DefaultModelCountCap),
+		ModelCountTime: opts.ModelCountTime,
+		PerCube:        64,
+		Begin:          b.begin,
+		Turn:           b.solverTurn,
 	}
 	return b
 }

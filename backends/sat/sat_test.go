@@ -171,7 +171,7 @@ func TestAnalyzeKnown(t *testing.T) {
 // TestAnalyzeBruteForce compares Analyze with the brute-force oracle on
 // random placements, attacking ones included, on every board up to 7×7
 // (solver and counting path), 11×11 (solver, no count) and 12×12 (local
-// search first).
+// search first); with -short, to 7×7.
 func TestAnalyzeBruteForce(t *testing.T) {
 	tests := []struct {
 		n, placements, maxQueens int
@@ -182,6 +182,9 @@ func TestAnalyzeBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 3))
 	b := New(Options{})
 	for _, tt := range tests {
+		if testing.Short() && tt.n > 7 {
+			break
+		}
 		m := configuratortest.Model(t, tt.n, configurator.RowMajor)
 		o := queensOracle(m)
 		sp := configuratortest.Space(t, b, m)

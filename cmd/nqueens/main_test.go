@@ -360,6 +360,9 @@ func TestCrosscheck(t *testing.T) {
 // minimal reason is checked, so the fault shows in every explanation that
 // lists the queen on b1 as a reason for a2, not only where it comes first.
 func TestCrosscheckPlantedFault(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the cross-check's exhaustive 6×6: not with -short")
+	}
 	code, out, errOut := runArgs("crosscheck", "-n", "6", "-walks", "1", "-steps", "5", "-drop", "anti-diagonal b1-a2")
 	if code != 1 || errOut != "nqueens crosscheck: 128 disagreements with the oracle\n" {
 		t.Errorf("exit %d, stderr %q", code, errOut)

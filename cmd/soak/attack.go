@@ -383,7 +383,27 @@ func smallBehindDiagrams(ctx context.Context, a *attackRun) error {
 		return err
 	}
 	a.victim(ctx, "8×8 analyze under attack", placements8)
+	// The attack's own answers are part of its report: on a slow machine
+	// none may have come while the victim asked.
+	a.waitAnswered(ctx, "14×14 diagram")
 	return nil
+}
+
+// waitAnswered waits until a request of label has ended, answered or not,
+// or ctx ends.
+func (a *attackRun) waitAnswered(ctx context.Context, label string) {
+	for ctx.Err() == nil {
+		a.mu.Lock()
+		ended := a.figs[label] != nil
+		a.mu.Unlock()
+		if ended {
+			return
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
 // waitBusy waits until the backend's work space is full (some query

@@ -12,19 +12,23 @@ import (
 // TestSmallQueriesPass14x14Diagrams checks the lanes of the BDD's work
 // space against the real server binary, built without the race detector:
 // while eight clients ask for 14×14 diagrams of one queen (each copies the
-// diagram restricted to the queen, two to four million nodes, taking the
-// work space of large queries, and gets 413 as too large to draw), so that
-// the work space is saturated and queries wait for it, twenty 8×8 analyses
-// from another address are answered within 50 ms. The server compiles the
-// 14×14 diagram first into a cache directory of its own.
+// diagram restricted to the queen, millions of nodes, taking the work
+// space of large queries, and gets 413 as too large to draw), so that the
+// work space is saturated and queries wait for it, twenty 8×8 analyses
+// from another address are answered about as fast as without the attack,
+// not after the diagrams. The server compiles the 14×14 diagram first into
+// a cache directory of its own; its deadlines outlast a diagram's copy
+// however loaded the machine, so that the attack's requests are answered
+// as too large to draw, not as too slow.
 func TestSmallQueriesPass14x14Diagrams(t *testing.T) {
+	needServer(t)
 	if testing.Short() {
 		t.Skip("compiles a 14×14 diagram: not with -short")
 	}
 	var log strings.Builder
 	r, err := runAttack(context.Background(), attackConfig{
 		Server: webBinary, Attack: "diagram14", Attackers: 8, Probes: 20, Every: 50 * time.Millisecond,
-		Extra: []string{"-cache-dir", t.TempDir()}, Log: &limitedWriter{w: &log, n: 1 << 20}, Progress: testWriter{t},
+		Extra: []string{"-cache-dir", t.TempDir(), "-deadline", "10m", "-diagram-deadline", "10m"}, Log: &limitedWriter{w: &log, n: 1 << 20}, Progress: testWriter{t},
 	})
 	if err != nil {
 		t.Fatalf("%v\nserver log (start):\n%s", err, log.String())
@@ -45,14 +49,18 @@ func TestSmallQueriesPass14x14Diagrams(t *testing.T) {
 	if probes == nil || probes.status[http.StatusOK] != 20 {
 		t.Fatalf("8×8 analyses under attack: %+v, want 20 answered 200", probes)
 	}
-	// On this shared 2-core machine one probe in twenty now and then
-	// waits tens of milliseconds for a CPU whatever the server does (the
-	// same probes without the attack meet it too): the second slowest is
-	// held to 50 ms, the slowest to 250 ms.
+	// Queued behind the diagrams, the probes would wait for them, seconds
+	// each; admitted at once, they wait at most for a core. The bound is
+	// ten times what the same probes took without the attack in this run,
+	// so that the machine's load, which slows both, does not decide, and
+	// never under 50 ms, a wait for a core on a shared 2-core machine.
 	alone := r.Figures["8×8 analyze alone"]
-	if p95, worst := probes.quantile(0.95), probes.quantile(1); p95 >= 50*time.Millisecond || worst >= 250*time.Millisecond {
-		t.Errorf("twenty 8×8 analyses behind the 14×14 diagrams: p95 %v, slowest %v, want < 50 ms and < 250 ms (p50 %v; alone p95 %v, slowest %v)",
-			p95, worst, probes.quantile(0.5), alone.quantile(0.95), alone.quantile(1))
+	for _, q := range []float64{0.5, 0.9} {
+		got, bound := probes.quantile(q), max(10*alone.quantile(q), 50*time.Millisecond)
+		if got >= bound {
+			t.Errorf("twenty 8×8 analyses behind the 14×14 diagrams: p%.0f %v, want < %v (ten times the same probes without the attack, at least 50 ms)",
+				q*100, got, bound)
+		}
 	}
 }
 
@@ -60,6 +68,7 @@ func TestSmallQueriesPass14x14Diagrams(t *testing.T) {
 // (an older build) are left out, with their values; the others are kept
 // in order.
 func TestKnownFlags(t *testing.T) {
+	needServer(t)
 	got := knownFlags(context.Background(), webBinary, []string{"-cache-dir", "off", "-no-such-flag", "1", "-bdd-max-n", "14", "-cache", "1G"})
 	if want := []string{"-cache-dir", "off", "-bdd-max-n", "14", "-cache", "1G"}; !slices.Equal(got, want) {
 		t.Errorf("knownFlags: %q, want %q", got, want)

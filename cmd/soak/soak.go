@@ -26,6 +26,10 @@ import (
 type config struct {
 	Server   string        // the server binary
 	Duration time.Duration // of the measured run
+	// Requests, when set, makes the measured run last until that many
+	// requests are sent, Duration being then its longest: a run counted
+	// in requests does the same work however loaded the machine.
+	Requests int64
 	Warmup   time.Duration // of the run before the baseline is taken
 	// WarmupRequests, when set, makes the warm-up last until that many
 	// requests are answered, Warmup being then its longest: on a busy
@@ -83,6 +87,14 @@ func (c config) serverArgs() []string {
 		"-cache-dir", "off",
 	}
 	return append(args, c.Extra...)
+}
+
+// length says how long the measured run lasts.
+func (c config) length() string {
+	if c.Requests > 0 {
+		return fmt.Sprintf("%d requests (at most %v)", c.Requests, c.Duration)
+	}
+	return c.Duration.String()
 }
 
 func (c config) say(format string, args ...any) {
@@ -154,8 +166,8 @@ func soak(ctx context.Context, cfg config) (*report, error) {
 		}
 	}
 
-	cfg.say("running %d clients for %v", cfg.Clients, cfg.Duration)
-	load.Duration, load.Seed = cfg.Duration, cfg.Seed
+	cfg.say("running %d clients for %s", cfg.Clients, cfg.length())
+	load.Duration, load.Requests, load.Seed = cfg.Duration, cfg.Requests, cfg.Seed
 	peakDone := make(chan server.Stats)
 	runCtx, stopPeak := context.WithCancel(ctx)
 	go func() { peakDone <- watchPeak(runCtx, p) }()
@@ -412,8 +424,8 @@ func failures(r loadgen.Result) int64 {
 // summary writes the report for people.
 func (r *report) summary(w io.Writer) {
 	run := r.run
-	fmt.Fprintf(w, "Soak of %s: %d clients for %v after a warm-up of %d requests in %v (precompile %v), boards up to %d (BDD) and %d (SAT)\n",
-		r.cfg.Server, r.cfg.Clients, r.cfg.Duration, r.warmup.Requests, r.warmup.Elapsed.Round(time.Millisecond),
+	fmt.Fprintf(w, "Soak of %s: %d clients for %s after a warm-up of %d requests in %v (precompile %v), boards up to %d (BDD) and %d (SAT)\n",
+		r.cfg.Server, r.cfg.Clients, r.cfg.length(), r.warmup.Requests, r.warmup.Elapsed.Round(time.Millisecond),
 		r.precompile.Round(time.Millisecond), r.cfg.BDDMaxN, r.cfg.SATMaxN)
 	fmt.Fprintf(w, "requests served: %d in %v (%.1f/s); hangs %d; failures %d; unexpected statuses %d; 5xx %d\n",
 		run.Answered, run.Elapsed.Round(time.Millisecond), run.PerSecond, run.Hangs, failures(run), run.Unexpected, run.Errors5xx())

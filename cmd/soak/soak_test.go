@@ -16,7 +16,7 @@ import (
 )
 
 var (
-	soakDuration = flag.Duration("soak.duration", 15*time.Second, "length of the short soak's measured run")
+	soakRequests = flag.Int64("soak.requests", 1500, "requests of the short soak's measured run")
 	soakClients  = flag.Int("soak.clients", 16, "clients of the short soak")
 )
 
@@ -30,11 +30,26 @@ const shortSoakMaxRSS = 1 << 30
 // built without the race detector even when the tests run with it: the
 // server's concurrency is raced in-process by cmd/web's tests, and a race
 // build is eight times slower, too slow for the soak to reach its steady
-// state in the time make test gives it.
+// state in the time make test gives it. With -short it is not built at
+// all, and the tests that start it skip (needServer): make test runs them
+// in its pass without -short and without the race detector, which would
+// race only their own client side (benchmarks/loadgen's tests race that).
 var webBinary string
+
+// needServer skips a test that starts the server binary when TestMain did
+// not build it.
+func needServer(t *testing.T) {
+	t.Helper()
+	if webBinary == "" {
+		t.Skip("starts the server binary: not with -short")
+	}
+}
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+	if testing.Short() {
+		os.Exit(m.Run())
+	}
 	dir, err := os.MkdirTemp("", "soak-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -59,13 +74,20 @@ func TestMain(m *testing.M) {
 // or heap after a GC more than 10 % above their values before the run, a
 // peak resident memory above shortSoakMaxRSS, or an unclean exit after
 // SIGTERM.
+//
+// The warm-up and the run are counted in requests, and the server's
+// deadlines are minutes: on a loaded machine the soak does the same work,
+// more slowly, rather than less work or slow answers cut into 503s. The
+// durations and the request timeout only bound a hang.
 func TestShortSoak(t *testing.T) {
+	needServer(t)
 	var log strings.Builder
 	cfg := config{
-		Server: webBinary, Duration: *soakDuration, Warmup: 30 * time.Second, WarmupRequests: 1500, Clients: *soakClients,
-		BDDMaxN: 12, SATMaxN: 20, Seed: 1, Tolerance: 0.10, Settle: 20 * time.Second, Timeout: 35 * time.Second,
+		Server: webBinary, Duration: 5 * time.Minute, Requests: *soakRequests, Warmup: 5 * time.Minute, WarmupRequests: 1500,
+		Clients: *soakClients, BDDMaxN: 12, SATMaxN: 20, Seed: 1, Tolerance: 0.10, Settle: time.Minute, Timeout: 6 * time.Minute,
 		MaxRSS:    shortSoakMaxRSS,
 		ServerLog: &limitedWriter{w: &log, n: 1 << 20}, Progress: testWriter{t},
+		Extra: []string{"-deadline", "5m", "-bdd-deadline", "5m", "-sat-deadline", "5m"},
 	}
 	r, err := soak(context.Background(), cfg)
 	if err != nil {
@@ -93,6 +115,14 @@ func TestShortSoak(t *testing.T) {
 	}
 }
 
+// midCompile are the server's flags for the tests that stop it while it
+// compiles a 14×14 BDD: compiled, not loaded from the user's cache, and a
+// request deadline and shutdown grace that outlast that compile however
+// loaded the machine, so that a request waiting for it is answered by the
+// compile, not cut by a deadline (the compile takes seconds on a quiet
+// machine, past the default deadline on a busy one).
+var midCompile = []string{"-bdd-max-n", "14", "-cache-dir", "off", "-deadline", "10m", "-shutdown-grace", "10m"}
+
 // TestKillMidCompile kills the server with SIGKILL while it compiles a
 // 14×14 BDD (seconds; a 13×13 one now compiles in about half a second,
 // and without -cache-dir off it would be loaded from the user's cache,
@@ -102,7 +132,8 @@ func TestShortSoak(t *testing.T) {
 // answers at once, the large one is served once compiled, and SIGTERM then
 // stops the server cleanly.
 func TestKillMidCompile(t *testing.T) {
-	p, err := launch.Start(context.Background(), webBinary, launch.Options{}, "-bdd-max-n", "14", "-cache-dir", "off")
+	needServer(t)
+	p, err := launch.Start(context.Background(), webBinary, launch.Options{}, midCompile...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +158,7 @@ func TestKillMidCompile(t *testing.T) {
 	}
 
 	addr := strings.TrimPrefix(p.URL(), "http://")
-	p2, err := launch.Start(context.Background(), webBinary, launch.Options{Addr: addr}, "-bdd-max-n", "14", "-cache-dir", "off")
+	p2, err := launch.Start(context.Background(), webBinary, launch.Options{Addr: addr}, midCompile...)
 	if err != nil {
 		t.Fatalf("restarting on %s: %v", addr, err)
 	}
@@ -166,7 +197,8 @@ func TestKillMidCompile(t *testing.T) {
 // for a 14×14 compile: the request is answered in full, and the server
 // exits with status 0.
 func TestTermDrains(t *testing.T) {
-	p, err := launch.Start(context.Background(), webBinary, launch.Options{}, "-bdd-max-n", "14", "-cache-dir", "off")
+	needServer(t)
+	p, err := launch.Start(context.Background(), webBinary, launch.Options{}, midCompile...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +209,7 @@ func TestTermDrains(t *testing.T) {
 	if status != 200 || !strings.Contains(body, "Compiling the 14×14 BDD") {
 		t.Fatalf("the 14×14 board is not compiling: %d", status)
 	}
-	if err := p.Stop(60 * time.Second); err != nil {
+	if err := p.Stop(10 * time.Minute); err != nil {
 		t.Error(err)
 	}
 	a := <-answered

@@ -64,7 +64,7 @@ func TestRestartLoadsCompiledSpaces(t *testing.T) {
 	serve := func() (log string, rowLoaded bool) {
 		ctx, cancel := context.WithCancel(context.Background())
 		var logs configuratortest.Log
-		addr, exited := startServer(t, ctx, &logs, "-cache-dir", dir, "-bdd-max-n", "10")
+		addr, _, exited := startServer(t, ctx, &logs, "-cache-dir", dir, "-bdd-max-n", "10")
 		defer stopServer(t, cancel, exited)
 		res, err := http.Post("http://"+addr+"/api/v1/analyze", "application/json", strings.NewReader(`{"n":10,"queens":[[0,0]]}`))
 		if err != nil {

@@ -26,8 +26,13 @@ var home, xdgCache = os.Getenv("HOME"), os.Getenv("XDG_CACHE_HOME")
 // install` of a fresh clone do, serves a small board from the binary on a
 // loopback port, and checks in chromium that the page's scripts load and
 // run: htmx answers a click without reloading the page, and the diagram,
-// drawn with Panzoom, zooms. It builds HEAD, not the working tree.
+// drawn with Panzoom, zooms. It builds HEAD, not the working tree, without
+// the race detector; with -short it skips: under the race detector make
+// test runs it with -short, as it would race only its own client side.
 func TestFreshClone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a clone and drives chromium: not with -short")
+	}
 	chromium, err := exec.LookPath("chromium")
 	if err != nil {
 		t.Skip("\n\n*** SKIPPING THE FRESH-CLONE BROWSER TEST: chromium is not installed. ***\n" +

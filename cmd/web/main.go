@@ -63,8 +63,9 @@ func main() {
 var errUsage = errors.New("usage")
 
 // run serves until ctx ends or the process receives SIGINT or SIGTERM.
-// ready, when not nil, is called with the address once the server listens.
-func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr string)) error {
+// ready, when not nil, is called with the addresses once the server listens
+// (debugAddr is "" without -debug-addr).
+func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr, debugAddr string)) error {
 	o, err := parseFlags(args, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -89,11 +90,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return server.Run(ctx, o.Server, log, o.engines(log), func(addr, _ string) {
-		if ready != nil {
-			ready(addr)
-		}
-	})
+	return server.Run(ctx, o.Server, log, o.engines(log), ready)
 }
 
 // memLimit decides the runtime's soft memory limit: the flag's value
@@ -149,17 +146,23 @@ func (o options) engines(log *slog.Logger) []server.Engine {
 		},
 		{
 			Backend: sat.New(sat.Options{MaxN: o.SAT.MaxN, Queue: o.SAT.Queue, Serve: o.SAT.Serve,
-				CountCap: o.SAT.CountCap, Timeout: o.SAT.Deadline}),
+				CountCap: o.SAT.CountCap, ModelCountTime: modelCountTime, Timeout: o.SAT.Deadline}),
 			Deadline: o.SAT.Deadline,
 			Title:    "SAT solver: clauses written once, then gophersat asked about the squares its own propagation and search leave open; no diagram",
 		},
 		{
-			Backend:  plain.New(plain.Options{MaxN: min(o.SAT.MaxN, plain.DefaultMaxN), Queue: o.SAT.Queue, CountCap: o.SAT.CountCap}),
+			Backend: plain.New(plain.Options{MaxN: min(o.SAT.MaxN, plain.DefaultMaxN), Queue: o.SAT.Queue, CountCap: o.SAT.CountCap,
+				ModelCountTime: modelCountTime}),
 			Deadline: o.SAT.Deadline,
 			Title:    "Plain SAT: gophersat alone on the pairwise encoding, a solver call per undecided square (the baseline)",
 		},
 	}
 }
+
+// modelCountTime bounds the SAT backends' count of a feature model's
+// configurations after each answer's domains: a person waits for the
+// domains, and a count past it says "at least" what it reached.
+const modelCountTime = 100 * time.Millisecond
 
 // parseFlags reads the command line.
 func parseFlags(args []string, out io.Writer) (options, error) {

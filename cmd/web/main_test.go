@@ -7,12 +7,14 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/nqueens/configurator/configurator/bytesize"
+	"github.com/nqueens/configurator/configurator/configuratortest"
 )
 
 func TestParseFlags(t *testing.T) {
@@ -111,24 +113,26 @@ func TestFormatBytes(t *testing.T) {
 }
 
 // startServer runs the web server on a loopback port with args, writing
-// its log to logs, until ctx ends (or SIGTERM), and returns its address once
-// it listens and the channel of run's result. It fails the test if the
-// server does not start within 30 s.
-func startServer(t *testing.T, ctx context.Context, logs io.Writer, args ...string) (addr string, exited <-chan error) {
+// its log to logs, until ctx ends (or SIGTERM), and returns its addresses
+// once it listens (debugAddr is "" without -debug-addr) and the channel of
+// run's result. It fails the test if the server does not start within 30 s.
+func startServer(t *testing.T, ctx context.Context, logs io.Writer, args ...string) (addr, debugAddr string, exited <-chan error) {
 	t.Helper()
-	ready := make(chan string, 1)
+	type addrs struct{ addr, debug string }
+	ready := make(chan addrs, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), logs, func(addr string) { ready <- addr })
+		done <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), logs, func(addr, debugAddr string) { ready <- addrs{addr, debugAddr} })
 	}()
 	select {
-	case addr = <-ready:
+	case a := <-ready:
+		addr, debugAddr = a.addr, a.debug
 	case err := <-done:
 		t.Fatalf("the server did not start: %v", err)
 	case <-time.After(30 * time.Second):
 		t.Fatal("the server did not start in 30 s")
 	}
-	return addr, done
+	return addr, debugAddr, done
 }
 
 // stopServer cancels a server started by startServer and waits up to 30 s
@@ -143,11 +147,40 @@ func stopServer(t *testing.T, cancel context.CancelFunc, exited <-chan error) {
 	}
 }
 
+// metric is the value of the series named name (with its labels, as the
+// server's /metrics writes them) on the debug listener at debugAddr, 0
+// when there is none.
+func metric(t *testing.T, debugAddr, name string) float64 {
+	t.Helper()
+	res, err := http.Get("http://" + debugAddr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), name+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatalf("%s: %v", line, err)
+			}
+			return f
+		}
+	}
+	return 0
+}
+
 // TestGracefulShutdown starts the server as main does, sends the process
 // SIGTERM while a request waits for a compile, and checks that the request
-// is answered in full and the server exits cleanly.
+// is answered in full and the server exits cleanly. The request's deadline
+// and the shutdown's grace outlast the 12×12 compile however loaded the
+// machine, so that the compile, not a deadline, ends the wait.
 func TestGracefulShutdown(t *testing.T) {
-	addr, exited := startServer(t, context.Background(), io.Discard, "-debug-addr", "127.0.0.1:0", "-bdd-max-n", "12")
+	addr, debugAddr, exited := startServer(t, context.Background(), io.Discard,
+		"-debug-addr", "127.0.0.1:0", "-bdd-max-n", "12", "-deadline", "10m", "-shutdown-grace", "10m")
 	type answer struct {
 		status int
 		body   string
@@ -164,7 +197,11 @@ func TestGracefulShutdown(t *testing.T) {
 		b, err := io.ReadAll(res.Body)
 		answered <- answer{res.StatusCode, string(b), err}
 	}()
-	time.Sleep(100 * time.Millisecond) // the 12×12 compile takes longer than this
+	// The request has looked its space up (a miss: the 12×12 compiles) and
+	// waits for it: SIGTERM now.
+	configuratortest.WaitFor(t, "the request in flight", func() bool {
+		return metric(t, debugAddr, `nqueens_cache_lookups_total{result="miss"}`) >= 1
+	})
 	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +210,7 @@ func TestGracefulShutdown(t *testing.T) {
 		if a.err != nil || a.status != 200 || !strings.Contains(a.body, `"solutions":"14200"`) {
 			t.Errorf("the request in flight at SIGTERM got %d %v: %s", a.status, a.err, a.body)
 		}
-	case <-time.After(60 * time.Second):
+	case <-time.After(10 * time.Minute):
 		t.Fatal("the request in flight was never answered")
 	}
 	select {

@@ -23,7 +23,7 @@ func TestBoardsBeyondCompileMaxNFromFilesOnly(t *testing.T) {
 	// serve starts the server, analyzes a1 on each board, and stops it.
 	serve := func(boards ...int) (statuses []int, bodies []string) {
 		ctx, cancel := context.WithCancel(context.Background())
-		addr, exited := startServer(t, ctx, io.Discard, "-cache-dir", dir, "-bdd-max-n", "10", "-bdd-compile-max-n", "9")
+		addr, _, exited := startServer(t, ctx, io.Discard, "-cache-dir", dir, "-bdd-max-n", "10", "-bdd-compile-max-n", "9")
 		defer stopServer(t, cancel, exited)
 		for _, n := range boards {
 			res, err := http.Post("http://"+addr+"/api/v1/analyze", "application/json", strings.NewReader(fmt.Sprintf(`{"n":%d,"queens":[[0,0]]}`, n)))

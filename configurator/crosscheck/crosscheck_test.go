@@ -100,11 +100,15 @@ func TestCountsA000170(t *testing.T) {
 }
 
 // TestExhaustive checks every placement reachable by legal clicks on boards
-// up to 6×6, in depth, with every backend.
+// up to 6×6 (4×4 with -short), in depth, with every backend.
 func TestExhaustive(t *testing.T) {
 	// Placements: every subset of every solution, counted as sets.
 	want := map[int]int{1: 2, 2: 1, 3: 1, 4: 31, 5: 286, 6: 253}
-	for n := 1; n <= 6; n++ {
+	hi := 6
+	if testing.Short() {
+		hi = 4
+	}
+	for n := 1; n <= hi; n++ {
 		start := time.Now()
 		rep, err := crosscheck.Exhaustive(context.Background(), compile(t, n))
 		if err != nil {
@@ -129,7 +133,8 @@ func times(rep *crosscheck.Report) string {
 }
 
 // TestWalks takes seeded random walks on boards 7×7 to 10×10 (to 12×12
-// with -crosscheck.long, and longer).
+// with -crosscheck.long, and longer; with -short, two walks on 7×7 and
+// 8×8).
 //
 // The SAT backends count solutions one by one (a SAT call each), which on
 // sparse boards dominates the time: from N=10 on they run with a cap of
@@ -137,8 +142,11 @@ func times(rep *crosscheck.Report) string {
 // (Analysis.AtLeast), and their exact counts up to N=9.
 func TestWalks(t *testing.T) {
 	hi, nwalks, steps := 10, 10, 25
-	if *long {
+	switch {
+	case *long:
 		hi, nwalks, steps = 12, 200, 60
+	case testing.Short():
+		hi, nwalks = 8, 2
 	}
 	if *walks > 0 {
 		nwalks = *walks
@@ -195,6 +203,9 @@ func faulty(t testing.TB, n int, drop string) *configurator.Model {
 // TestPlantedFault: a model missing one anti-diagonal is caught, and the
 // suite names the smallest placement that shows it.
 func TestPlantedFault(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two exhaustive checks of 6×6: not with -short")
+	}
 	tests := []struct {
 		n      int
 		drop   string

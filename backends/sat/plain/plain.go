@@ -38,6 +38,8 @@
 package plain
 
 import (
+	"time"
+
 	"context"
 	"fmt"
 
@@ -81,6 +83,11 @@ type Options struct {
 	// configurations; 0 means DefaultModelCountCap. Above it
 	// Domains.Configurations is the cap and AtLeast is set.
 	ModelCountCap int
+	// ModelCountTime bounds the time that count may take after the
+	// domains are decided; 0 means no bound but ModelCountCap. Past it
+	// Domains.Configurations is what was counted and AtLeast is set: a
+	// server sets it so that the count never makes an answer slow.
+	ModelCountTime time.Duration
 }
 
 // Backend compiles models into pairwise CNFs for gophersat. It implements
@@ -96,10 +103,11 @@ type Backend struct {
 func New(opts Options) *Backend {
 	b := &Backend{running: make(chan struct{}, satbase.Or(opts.Queue, DefaultQueue))}
 	b.base = satbase.Backend{
-		What:          "the plain SAT backend",
-		MaxN:          satbase.Or(opts.MaxN, DefaultMaxN),
-		CountCap:      satbase.Or(opts.CountCap, DefaultCountCap),
-		ModelCountCap: satbase.Or(opts.ModelCountCap, DefaultModelCountCap),
+		What:           "the plain SAT backend",
+		MaxN:           satbase.Or(opts.MaxN, DefaultMaxN),
+		CountCap:       satbase.Or(opts.CountCap, DefaultCountCap),
+		ModelCountCap:  satbase.Or(opts.ModelCountCap, DefaultModelCountCap),
+		ModelCountTime: opts.ModelCountTime,
 		// The pairwise CNF has about 5n³/3 binary clauses.
 		PerCube: 600,
 		Begin:   b.begin,

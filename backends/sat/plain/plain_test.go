@@ -129,10 +129,13 @@ func TestReachable(t *testing.T) {
 
 // TestRandom: Analyze agrees with the oracle on random placements of 0 to
 // N distinct cells, most of which no solution holds, on 7×7, 8×8 and (with
-// no count) 11×11.
+// no count) 11×11 (not with -short).
 func TestRandom(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, n := range []int{7, 8, 11} {
+		if testing.Short() && n > 8 {
+			break
+		}
 		board := configuratortest.Board(t, n)
 		for _, c := range capped {
 			sp := compile(t, n, plain.Options{CountCap: c.cap})

@@ -35,9 +35,15 @@ type browser struct {
 }
 
 // newBrowser starts chromium with a fresh profile, or skips the test, loudly,
-// when there is none.
+// when there is none, or with -short: make test runs the browser tests in
+// its pass without the race detector, and its race pass with -short, as
+// chromium's requests race nothing the server's own concurrent tests do
+// not and a race build's slower answers only stretch the browser's waits.
 func newBrowser(t *testing.T, base string) *browser {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("drives chromium: not with -short")
+	}
 	path, err := exec.LookPath("chromium")
 	if err != nil {
 		t.Skip("\n\n*** SKIPPING THE BROWSER TESTS: chromium is not installed. ***\n" +

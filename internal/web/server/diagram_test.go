@@ -20,11 +20,15 @@ import (
 // solution) and seeded walks on 7×7 to 9×9: the rank view has one path
 // from root to one per remaining solution, the edges of each rank are
 // the files the remaining solutions use there, and the BDD view has the
-// engine's node count.
+// engine's node count. With -short, to 7×7.
 func TestAPIDiagram(t *testing.T) {
 	_, ts := newTestServer(t, testConfig())
 	rng := rand.New(rand.NewPCG(7, 12))
-	for n := 1; n <= 9; n++ {
+	top := 9
+	if testing.Short() {
+		top = 7
+	}
+	for n := 1; n <= top; n++ {
 		if n == 2 || n == 3 {
 			continue // no solution
 		}

@@ -36,10 +36,11 @@ const hostileDeadline = 3 * time.Second
 // under 500 ms and get no 503; and one second after the deadline the
 // process's CPU is idle: the solver was stopped, not left running.
 //
-// The second client's p90 is also measured just before the attack and
-// logged beside it, so that a loaded machine's figure can be read against
-// its own baseline; 500 ms leaves room for one. A solver that could not
-// be stopped would hold its core, and the victim, for the whole deadline.
+// The second client's p90 is also measured just before the attack: on a
+// machine so loaded that it is already a good part of 500 ms, the bound is
+// four times it instead, so that the machine's load, which slows both, does
+// not decide. A second client that waited for the attack would wait for
+// its whole deadline.
 func TestHostileSAT(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -102,14 +103,14 @@ func TestHostileSAT(t *testing.T) {
 			if attack.status == http.StatusOK {
 				t.Errorf("the attack was answered 200 within %v: not hostile enough to test anything", attack.took)
 			}
-			if attack.took > hostileDeadline+time.Second { // room for a loaded machine; uninterrupted, the attack would run far past it
+			if attack.took > hostileDeadline+5*time.Second { // room for a loaded machine; uninterrupted, the attack would run far past it
 				t.Errorf("the attacking request ended after %v, want by its deadline of %v", attack.took, hostileDeadline)
 			}
 			if statuses[http.StatusOK] != len(latencies) {
 				t.Errorf("the second client got %v, want %d × 200", statuses, len(latencies))
 			}
-			if p90 >= 500*time.Millisecond {
-				t.Errorf("the second client's p90 is %v (%v without the attack), want < 500 ms", p90, quietP90)
+			if bound := max(500*time.Millisecond, 4*quietP90); p90 >= bound {
+				t.Errorf("the second client's p90 is %v (%v without the attack), want < %v (500 ms, or four times its p90 without the attack)", p90, quietP90, bound)
 			}
 
 			// One second after the deadline the solver's CPU is idle.

@@ -121,16 +121,6 @@ func postJSON(t *testing.T, ctx context.Context, ts *httptest.Server, path, body
 	return res.StatusCode, string(b), err
 }
 
-// waitFor polls cond every few milliseconds for up to twenty seconds.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting: %s", what)
-		}
-	}
-}
-
 // TestCompileUnderWaySaysLoadOrCompile: while a space is being made, the
 // page's progress and the API's 503 say what is happening, a load from
 // its compiled file (with the file's size) when the backend says it holds
@@ -161,6 +151,10 @@ func TestCompileUnderWaySaysLoadOrCompile(t *testing.T) {
 			cfg := testConfig().Config
 			cfg.QuickWait = time.Nanosecond
 			cfg.Guard.RequestDeadline = 300 * time.Millisecond
+			// Nobody waits for the compile once the requests have their
+			// 503: it must outlast the grace of an abandoned compile
+			// however long a loaded machine takes for it.
+			cfg.Spaces.Grace = 10 * time.Minute
 			s, ts, _ := serveWith(t, cfg, Engine{Backend: b, Deadline: 10 * time.Second, Title: "BDD"}, satEngine())
 			res, body := get(t, ts, "/?n=12&backend=bdd")
 			if res.StatusCode != 200 || !strings.Contains(body, `class="compiling card"`) || !strings.Contains(html.UnescapeString(body), tt.page) {
@@ -179,7 +173,7 @@ func TestCompileUnderWaySaysLoadOrCompile(t *testing.T) {
 				}
 			}
 			close(b.compileGate)
-			waitFor(t, "the count of the empty board", func() bool { return b.counts.Load() == 1 })
+			configuratortest.WaitFor(t, "the count of the empty board", func() bool { return b.counts.Load() == 1 })
 			counting := "Counting all the solutions of the 12×12 BDD (rank by rank), a sweep of its whole diagram: "
 			if _, body := get(t, ts, "/?n=12&backend=bdd"); !strings.Contains(html.UnescapeString(body), counting) {
 				t.Errorf("page while counting: want %q in\n%s", counting, excerpt(body))
@@ -189,7 +183,7 @@ func TestCompileUnderWaySaysLoadOrCompile(t *testing.T) {
 				t.Errorf("API while counting: %d %s %v, want 503 with %q", status, api, err, want)
 			}
 			close(b.countGate)
-			waitFor(t, "the compile", func() bool { return s.spaces.Cached(spaces.Key{Backend: "bdd", N: 12}) })
+			configuratortest.WaitFor(t, "the compile", func() bool { return s.spaces.Cached(spaces.Key{Backend: "bdd", N: 12}) })
 			status, api, err = postJSON(t, context.Background(), ts, "/api/v1/analyze", `{"n":12,"backend":"bdd"}`)
 			if err != nil || status != 200 || !strings.Contains(api, `"solutions":"14200"`) {
 				t.Errorf("API once ready: %d %s %v, want the 14,200 solutions of 12×12", status, api, err)
@@ -213,13 +207,13 @@ func waiterLeavesTheCount(t *testing.T, cfg Config) (*Server, *httptest.Server, 
 		_, _, err := postJSON(t, ctx, ts, "/api/v1/analyze", `{"n":6}`)
 		gone <- err
 	}()
-	waitFor(t, "the count to begin", func() bool { return b.counts.Load() == 1 })
+	configuratortest.WaitFor(t, "the count to begin", func() bool { return b.counts.Load() == 1 })
 	cancel() // the only waiter goes
 	if err := <-gone; err == nil {
 		t.Fatal("the request that gave up was answered")
 	}
 	k := spaces.Key{Backend: "bdd", N: 6}
-	waitFor(t, "the space to be cached without its waiters", func() bool { return s.spaces.Cached(k) })
+	configuratortest.WaitFor(t, "the space to be cached without its waiters", func() bool { return s.spaces.Cached(k) })
 	return s, ts, log, b, k
 }
 

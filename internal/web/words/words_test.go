@@ -52,3 +52,11 @@ func TestFaster(t *testing.T) {
 		}
 	}
 }
+
+func TestSeconds(t *testing.T) {
+	for n, want := range map[int]string{1: "a second", 2: "2 seconds", 600: "600 seconds"} {
+		if got := Seconds(n); got != want {
+			t.Errorf("Seconds(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -140,8 +140,9 @@ func (sp *FeatureSpace) Bytes() int64 {
 // Counting policy: on models of up to CountMaxFeatures features, once the
 // features are decided, the configurations are listed with blocking
 // clauses over the open features (the others are the same in all of
-// them), up to the backend's ModelCountCap, and checked against the
-// features decided: "at least" the cap beyond it. Larger models are not
+// them), up to the backend's ModelCountCap and within its ModelCountTime,
+// and checked against the features decided: "at least" what was counted
+// beyond either. Larger models are not
 // counted. Work times the two apart (Domains, Count) and sums the
 // solver's work.
 func (sp *FeatureSpace) Domains(ctx context.Context, decisions []configurator.Decision) (*configurator.Domains, error) {
@@ -300,7 +301,8 @@ func (q *FeatureQuery) domains(ctx context.Context, decisions []configurator.Dec
 }
 
 // count lists the configurations that keep the decisions, each verified,
-// up to the backend's ModelCountCap, with a solver of its own (thrown away
+// up to the backend's ModelCountCap and within its ModelCountTime (the
+// count is the answer's extra, never what makes it slow), with a solver of its own (thrown away
 // after: a blocking clause appended under assumptions holds only under
 // them), and sets d's count. Each blocking clause names the open features
 // only: every configuration counted agrees with d on the others, which
@@ -309,6 +311,10 @@ func (q *FeatureQuery) domains(ctx context.Context, decisions []configurator.Dec
 // error wrapping ErrSolver.
 func (q *FeatureQuery) count(ctx context.Context, decisions []configurator.Decision, d *configurator.Domains) error {
 	limit := q.sv.b.ModelCountCap
+	var until time.Time
+	if t := q.sv.b.ModelCountTime; t > 0 {
+		until = time.Now().Add(t)
+	}
 	open := d.In(configurator.Open)
 	lits := Lits(decisions)
 	var s *solver.Solver
@@ -338,7 +344,7 @@ func (q *FeatureQuery) count(ctx context.Context, decisions []configurator.Decis
 			return err
 		}
 		complete := !found
-		if found && n == limit {
+		if found && (n == limit || n > 0 && !until.IsZero() && time.Now().After(until)) {
 			d.Configurations, d.AtLeast = big.NewInt(int64(n)), true
 			return nil
 		}

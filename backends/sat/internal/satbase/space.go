@@ -41,6 +41,10 @@ type Backend struct {
 	// ModelCountCap caps the count of a feature model's configurations:
 	// see FeatureSpace.Domains.
 	ModelCountCap int
+	// ModelCountTime bounds the time a feature model's count may take
+	// once the domains are decided; 0 means no bound but the cap. Past it
+	// the configurations counted so far are reported as "at least".
+	ModelCountTime time.Duration
 	// PerCube is what a space of an n×n board is charged per n³, in
 	// bytes, beyond 4 KiB (see Cost).
 	PerCube int64
