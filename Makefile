@@ -15,7 +15,7 @@ ADDR        ?= 127.0.0.1:8080
 CACHE_DIR   ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/nqueens
 FUZZTIME    ?= 30000x
 
-.PHONY: run test deps npm vendor chromium check-fmt vet lint unit unit-full unit-race fuzz-short fuzz bench bench-full bench-large bench-models soak
+.PHONY: run test deps npm vendor chromium check-fmt vet lint unit unit-full unit-race fuzz-short fuzz bench bench-full bench-large bench-models bench-buddy soak
 
 run: deps
 	@echo "Serving the N-Queens configurator on http://$(ADDR)/"
@@ -150,6 +150,12 @@ bench-large:
 # with the interactive bound of 250 ms per decision as the target.
 bench-models:
 	$(GO) run ./cmd/benchreport -sections models -out benchmarks/models
+
+# The real models compiled to BDDs by the bdd backend and, the CNF files,
+# by BuDDy 2.4 with sifting in the same run, into benchmarks/buddy; needs
+# cc and Debian's libbdd-dev.
+bench-buddy:
+	$(GO) run ./cmd/benchreport -sections buddy -out benchmarks/buddy
 
 # The soak: the real server binary on a loopback port under the mixed
 # workload of benchmarks/loadgen (API and pages, both backends, every board

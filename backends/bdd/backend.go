@@ -60,6 +60,9 @@ type Options struct {
 	Budget int64
 	// Method is how the diagram is built; the zero value is Direct.
 	Method Method
+	// ModelOrder is the heuristic of the variable order a feature model's
+	// compile starts from (CompileModel); the zero value is OrderAuto.
+	ModelOrder ModelOrder
 	// MaxN, when positive, is the largest board accepted whatever the
 	// budget allows; 0 leaves the budget alone to bound it.
 	MaxN int

@@ -17,4 +17,12 @@
 // Solve, Sample, Marginals, Diagram, Graph) over the part of the diagram
 // a placement allows, and keeps the answers of the boards of few queens,
 // the largest parts, computed once per space and saved beside its file.
+//
+// The Backend compiles feature models too (CompileModel): the diagram of
+// a model's configurations, one variable per feature, built from its tree,
+// groups, constraints or clauses directly, from a variable order that a
+// heuristic gives (Options.ModelOrder; package varorder) and that sifting
+// improves as the diagram grows. A ModelSpace answers valid domains,
+// counts, sampling and marginals under decisions by the same sweeps, and
+// is kept in Options.Dir with its order.
 package bdd

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/nqueens/configurator/backends/bdd/robdd"
@@ -35,24 +34,18 @@ import (
 // Besides configurator.Space it is a configurator.Analyzer, Sampler,
 // Marginaler, Diagrammer and Sizer.
 type Space struct {
-	model  *configurator.Model
-	m      *robdd.Manager
-	root   robdd.Node
-	nodes  int
+	model *configurator.Model
+	// diagram is the compiled diagram; its queries hold work space from
+	// the Backend's bound for what they use (see sweep, search and
+	// beginDrawing).
+	diagram
 	budget int64 // the Manager's, which bounds a drawing's copy too
-	// work bounds the work space of the queries; each holds what it uses
-	// of it (see sweep, search and beginDrawing).
-	work *workspace
 	// attacked[attackStart[v]:attackStart[v+1]] are the levels of the
 	// cells a queen on variable v attacks (model.Attacks).
 	attackStart []int32
 	attacked    []int32
 	// source is the file Compile loaded the diagram from; "" if compiled.
 	source string
-	// seen[k] is the largest part gathered so far for an assignment of k
-	// variables true (the last entry: of more), where sweep's first grant
-	// starts, so that placements like those met before gather once.
-	seen [8]atomic.Int64
 	// profile is RankProfile, computed once: the diagram never changes,
 	// and a page that shows the space's size asks for it every time.
 	profile func() []int
@@ -65,7 +58,7 @@ type Space struct {
 // answers live in store; source is the file the diagram was loaded from,
 // "" if compiled. It reads back the answers store keeps for model.
 func newSpace(model *configurator.Model, m *robdd.Manager, root robdd.Node, nodes int, budget int64, work *workspace, store store, source string) *Space {
-	s := &Space{model: model, m: m, root: root, nodes: nodes, budget: budget, work: work, source: source}
+	s := &Space{model: model, diagram: diagram{m: m, root: root, nodes: nodes, work: work}, budget: budget, source: source}
 	s.attacks(model)
 	s.profile = sync.OnceValue(func() []int { return s.rankProfile(m, root) })
 	s.memo = newMemo(s, model, nodes, store)
@@ -221,82 +214,6 @@ func noSolution(queens []configurator.Cell) error {
 	return fmt.Errorf("queens %s: %w", configurator.FormatCells(queens), configurator.ErrNoSolution)
 }
 
-// firstGrant is the part, in nodes, a query first asks work space for:
-// enough for most placements of a few queens on any board.
-const firstGrant = 4096
-
-// grantGrowth is the factor by which a query's grant grows when its part
-// does not fit: a part gathered again costs at most 1/15 more in all.
-const grantGrowth = 16
-
-// sweep runs do over the part of the diagram that a allows (see
-// robdd.Part), holding the work space it uses from the Backend's bound: a
-// grant for the largest part met so far for as many queens (at least
-// firstGrant nodes, at most what the small lane admits), then sixteen
-// times more while the part does not fit (the bytes given back before
-// asking again, so that no query holds work space while it waits), and the
-// whole diagram's past PartLimit. An assignment of nothing sweeps the whole
-// diagram at once.
-func (s *Space) sweep(ctx context.Context, a robdd.Assignment, do func(p *robdd.Part)) error {
-	if slices.ContainsFunc(a, func(x int8) bool { return x != robdd.Unassigned }) {
-		if ok, err := s.sweepPart(ctx, a, do); ok || err != nil {
-			return err
-		}
-	}
-	release, err := s.work.acquire(ctx, s.m.WholeBytes(s.root))
-	if err != nil {
-		return err
-	}
-	defer release()
-	p := s.m.Whole(s.root, a)
-	defer p.Release()
-	do(p)
-	return nil
-}
-
-// sweepPart is sweep but for the whole diagram: it reports false, having
-// called nothing, when the part that a allows is larger than PartLimit.
-func (s *Space) sweepPart(ctx context.Context, a robdd.Assignment, do func(p *robdd.Part)) (bool, error) {
-	limit := s.m.PartLimit(s.root)
-	queens := 0
-	for _, x := range a {
-		if x == 1 {
-			queens++
-		}
-	}
-	seen := &s.seen[min(queens, len(s.seen)-1)]
-	// The hint stays within what the small lane admits (see
-	// workspace), so that one large part met once does not send every
-	// later query of as many queens to the large lane.
-	small := int((s.work.bound/smallQuery - s.m.PartBytes(s.root, 0)) / s.partBytesPerNode())
-	first := min(max(firstGrant, min(int(seen.Load()), small)), limit)
-	for grant := first; ; grant = min(grantGrowth*grant, limit) {
-		release, err := s.work.acquire(ctx, s.m.PartBytes(s.root, grant))
-		if err != nil {
-			return false, err
-		}
-		p, ok := s.m.Part(s.root, a, grant)
-		if ok {
-			if v := int64(p.Visited()); v > seen.Load() {
-				seen.Store(v) // a race may keep the smaller: a hint
-			}
-			do(p)
-			p.Release()
-			release()
-			return true, nil
-		}
-		release()
-		if grant == limit {
-			return false, nil
-		}
-	}
-}
-
-// partBytesPerNode is what a gathered part takes a node beyond the marks.
-func (s *Space) partBytesPerNode() int64 {
-	return max(s.m.PartBytes(s.root, 1)-s.m.PartBytes(s.root, 0), 1)
-}
-
 // Analyze classifies every cell by the valid domains of its variable under
 // the placement (CVD), and counts the solutions that hold the placement:
 // one sweep up the placement's part of the diagram counts, one sweep down
@@ -445,25 +362,6 @@ func (s *Space) Solve(ctx context.Context, queens []configurator.Cell) ([]config
 		return nil, noSolution(queens)
 	}
 	return s.cells(x), nil
-}
-
-// search finds the first solution that agrees with a, depth first
-// (robdd.Manager.AnySatWithin), holding the work space it uses from the
-// Backend's bound as sweep does: room to visit firstGrant nodes, then
-// sixteen times more while the search does not end within it (given back
-// before asking again), up to the whole diagram's.
-func (s *Space) search(ctx context.Context, a robdd.Assignment) (x []bool, found bool, err error) {
-	for grant := min(firstGrant, s.nodes); ; grant = min(grantGrowth*grant, s.nodes) {
-		release, err := s.work.acquire(ctx, s.m.AnySatBytes(grant))
-		if err != nil {
-			return nil, false, err
-		}
-		x, found, done := s.m.AnySatWithin(s.root, a, max(grant, 1))
-		release()
-		if done || grant >= s.nodes {
-			return x, found, nil
-		}
-	}
 }
 
 // Sample returns a solution that holds queens, drawn uniformly at random

@@ -204,7 +204,7 @@ func TestDamagedSpaceFilesAreRefusedAndRecompiled(t *testing.T) {
 		{"byte flipped in the checksum", flip(len(file) - 2), robdd.ErrChecksum, "load diagram: diagram file checksum mismatch"},
 		{"wrong magic", append([]byte("NQSPACE2"), file[8:]...), errSpaceFormat, "magic"},
 		{"another version", set(8, spaceVersion+1), errSpaceVersion, "version 2, want 1"},
-		{"another diagram version", set(diagram+8, robdd.FileVersion+1), robdd.ErrVersion, "diagram file of another version"},
+		{"another diagram version", set(diagram+8, robdd.FileVersionOrdered+1), robdd.ErrVersion, "diagram file of another version"},
 		{"another size", other(n-1, configurator.RowMajor), errWrongModel, "a 7×7 board in order row, want 8×8 in order row"},
 		{"another order", other(n, configurator.Diagonal), errWrongModel, "a 8×8 board in order diag, want 8×8 in order row"},
 		{"another model", spaceBytes(t, compileSpace(t, n, configurator.RowMajor, Direct)), nil, ""},

@@ -83,18 +83,38 @@ type childResult struct {
 // resident memory and the time the child reached.
 func compileInChild(ctx context.Context, n int, dir string, lim childLimits) (childResult, error) {
 	var res childResult
-	self, err := os.Executable()
+	what := fmt.Sprintf("compile %d-queens in a child process", n)
+	stdout, err := runChild(ctx, what, []string{childCommand, "-n", strconv.Itoa(n), "-dir", dir, "-budget", strconv.FormatInt(lim.Budget, 10)}, lim, &res.PeakRSS, &res.Elapsed)
 	if err != nil {
 		return res, err
 	}
+	if err := json.Unmarshal(stdout, &res.Disk); err != nil {
+		return res, fmt.Errorf("%s: its answer: %w", what, err)
+	}
+	if res.Disk.N != n {
+		return res, errors.New("compile in a child process: the answer is of another board")
+	}
+	return res, nil
+}
+
+// runChild runs this program again with args within the limits and
+// returns what it wrote to its standard output, setting *peak to its peak
+// resident memory and *elapsed to how long it ran, whatever the outcome.
+// An error, which begins with what, says plainly why the child failed:
+// killed at its memory cap, out of time, or its own error.
+func runChild(ctx context.Context, what string, args []string, lim childLimits, peak *uint64, elapsed *time.Duration) ([]byte, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithTimeout(ctx, lim.Timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, self, childCommand, "-n", strconv.Itoa(n), "-dir", dir, "-budget", strconv.FormatInt(lim.Budget, 10))
+	cmd := exec.CommandContext(ctx, self, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		return res, err
+		return nil, err
 	}
 	// The guard reads the child's resident set five times a second and
 	// kills it past the cap.
@@ -119,26 +139,20 @@ func compileInChild(ctx context.Context, n int, dir string, lim childLimits) (ch
 	}()
 	err = cmd.Wait()
 	close(done)
-	res.Elapsed = time.Since(start)
+	*elapsed = time.Since(start)
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		res.PeakRSS = uint64(ru.Maxrss) << 10 // kilobytes on Linux
+		*peak = uint64(ru.Maxrss) << 10 // kilobytes on Linux
 	}
 	switch {
 	case killedAt.Load() > 0:
-		return res, fmt.Errorf("compile %d-queens in a child process: killed after %s at %s resident, past its cap of %s (budget %s)",
-			n, fmtDur(res.Elapsed), bytesIEC(killedAt.Load()), bytesIEC(lim.MaxRSS), bytesIEC(uint64(lim.Budget)))
+		return nil, fmt.Errorf("%s: killed after %s at %s resident, past its cap of %s (budget %s)",
+			what, fmtDur(*elapsed), bytesIEC(killedAt.Load()), bytesIEC(lim.MaxRSS), bytesIEC(uint64(lim.Budget)))
 	case ctx.Err() != nil && err != nil:
-		return res, fmt.Errorf("compile %d-queens in a child process: stopped after %s (limit %s): %w", n, fmtDur(res.Elapsed), fmtDur(lim.Timeout), ctx.Err())
+		return nil, fmt.Errorf("%s: stopped after %s (limit %s): %w", what, fmtDur(*elapsed), fmtDur(lim.Timeout), ctx.Err())
 	case err != nil:
-		return res, fmt.Errorf("compile %d-queens in a child process (budget %s): %w: %s", n, bytesIEC(uint64(lim.Budget)), err, lastLine(stderr.String()))
+		return nil, fmt.Errorf("%s (budget %s): %w: %s", what, bytesIEC(uint64(lim.Budget)), err, lastLine(stderr.String()))
 	}
-	if err := json.Unmarshal(stdout.Bytes(), &res.Disk); err != nil {
-		return res, fmt.Errorf("compile %d-queens in a child process: its answer: %w", n, err)
-	}
-	if res.Disk.N != n {
-		return res, errors.New("compile in a child process: the answer is of another board")
-	}
-	return res, nil
+	return stdout.Bytes(), nil
 }
 
 // lastLine is the last non-empty line of a program's output: its error.

@@ -40,6 +40,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/nqueens/configurator/benchmarks"
 	"io/fs"
 	"log"
 	"os"
@@ -55,6 +56,12 @@ func main() {
 	log.SetPrefix("benchreport: ")
 	if len(os.Args) > 1 && os.Args[1] == childCommand {
 		if err := childMain(os.Args[2:]); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	if len(os.Args) > 1 && os.Args[1] == modelChildCommand {
+		if err := modelChildMain(os.Args[2:]); err != nil {
 			log.Fatal(err)
 		}
 		return
@@ -102,6 +109,12 @@ func main() {
 			log.Fatalf("unknown section %q (want %s)", s, strings.Join(append(slices.Clone(allSections), extraSections...), ", "))
 		}
 		p.Sections = append(p.Sections, s)
+	}
+	if slices.Contains(p.Sections, secBuDDy) {
+		// Each model may take its time twice, BuDDy's and the bdd
+		// backend's.
+		files, _ := benchmarks.ModelFiles(p.ModelsDir) // runBuDDy reports a bad directory
+		p.Deadline += 2 * time.Duration(len(files)) * p.BuDDyTimeout
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), p.Deadline)
 	defer cancel()

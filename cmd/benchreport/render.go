@@ -59,6 +59,9 @@ func markdown(res *Results, figs []figure) string {
 	if res.Models != nil {
 		modelsSection(&b, res)
 	}
+	if len(res.BuDDy) > 0 {
+		buddySection(&b, res)
+	}
 	if len(res.Compile) > 0 || res.Server != nil {
 		memorySection(&b, res)
 	}

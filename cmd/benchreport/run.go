@@ -27,13 +27,14 @@ const (
 	secSAT     = "sat"
 	secServer  = "server"
 	secPaint   = "paint"
+	secBuDDy   = "buddy"
 )
 
 // allSections are the sections of the board suite, which a run measures
 // unless told otherwise; extraSections those it measures only when named.
 var (
 	allSections   = []string{secCompile, secDisk, secBDD, secSAT, secServer, secPaint}
-	extraSections = []string{secModels}
+	extraSections = []string{secModels, secBuDDy}
 )
 
 // plan is what a run measures and within which bounds.
@@ -98,6 +99,12 @@ type plan struct {
 	// server (Web, or built), which keeps its spaces in CacheDir.
 	PaintWalks []paint.Walk
 	PaintRuns  int
+
+	// BuDDy: every model file of ModelsDir compiled by the bdd backend
+	// within BuDDyBudget bytes and, a CNF file, by BuDDy, each within
+	// BuDDyTimeout.
+	BuDDyTimeout time.Duration
+	BuDDyBudget  int64
 }
 
 // Budget bounds a baseline on one board: the steps of the walks, and the
@@ -171,6 +178,8 @@ func quickPlan() plan {
 		ModelBaselineBudget: time.Minute,
 		PaintWalks:          paintWalks(),
 		PaintRuns:           3,
+		BuDDyTimeout:        120 * time.Second, // BuDDy's on these models in shared/README.md
+		BuDDyBudget:         2 << 30,
 	}
 }
 
@@ -248,7 +257,11 @@ type Results struct {
 	Server              *ServerResults
 	Models              *ModelsResults `json:",omitempty"`
 	Paint               *PaintResults  `json:",omitempty"`
-	Notes               []string
+	// BuDDy are the real models compiled by the bdd backend and BuDDy.
+	BuDDy        []BuDDyRow    `json:",omitempty"`
+	BuDDyTimeout time.Duration `json:",omitempty"`
+	BuDDyBudget  int64         `json:",omitempty"`
+	Notes        []string
 	// Larger is the compile section of the report of the larger boards
 	// (LargerDir, `make bench-large`) as a quick run found it, for the
 	// node counts it alone measures.
@@ -304,6 +317,7 @@ func run(ctx context.Context, p plan) (*Results, error) {
 		{secServer, runServer},
 		{secModels, runModels},
 		{secPaint, runPaint},
+		{secBuDDy, runBuDDy},
 	}
 	for _, s := range steps {
 		if !slices.Contains(p.Sections, s.name) {

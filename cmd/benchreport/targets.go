@@ -420,5 +420,8 @@ func headlines(res *Results) []string {
 			break
 		}
 	}
+	if len(res.BuDDy) > 0 {
+		hs = append(hs, buddyHeadline(res.BuDDy))
+	}
 	return hs
 }

@@ -23,6 +23,9 @@ type backendFlags struct {
 	method string
 	budget bytesize.Size
 	cap    int
+	// modelOrder is the heuristic of a feature model's variable order
+	// in the bdd backend (bdd.ParseModelOrder).
+	modelOrder string
 	// cacheDir is where the bdd backend keeps compiled spaces: a
 	// directory, or "" or "off" for none.
 	cacheDir string
@@ -38,6 +41,7 @@ func (b *backendFlags) register(fs *flagSet, full bool, stderr io.Writer) {
 	fs.IntVar(&b.n, "n", 8, "board size `N` (the board is N×N)")
 	fs.StringVar(&b.name, "backend", "bdd", "backend: bdd (decision diagram), sat (gophersat) or sat-plain (gophersat alone, the baseline)")
 	fs.StringVar(&b.cacheDir, "cache-dir", bdd.DefaultDir(), "bdd: `directory` of compiled spaces, loaded instead of compiling and written after a compile (\"off\" or empty: none)")
+	fs.StringVar(&b.modelOrder, "model-order", "auto", "bdd, -model: the variable order the feature model's diagram starts from: auto, model (the feature tree's pre-order, a CNF file's own) or force (FORCE)")
 	b.order, b.method = "row", "direct"
 	if full {
 		fs.StringVar(&b.order, "order", "row", "variable order of the model: row, col, diag or middle")
@@ -70,11 +74,17 @@ func (b *backendFlags) backend() (configurator.Backend, error) {
 		if b.budget < 0 {
 			return nil, usagef("-budget %d: must not be negative", b.budget)
 		}
+		mo := bdd.OrderAuto
+		if b.modelOrder != "" {
+			if mo, err = bdd.ParseModelOrder(b.modelOrder); err != nil {
+				return nil, usagef("-model-order %q: want auto, model or force", b.modelOrder)
+			}
+		}
 		dir := b.cacheDir
 		if dir == "off" {
 			dir = ""
 		}
-		return bdd.New(bdd.Options{Budget: int64(b.budget), Method: m, Dir: dir, Log: b.log}), nil
+		return bdd.New(bdd.Options{Budget: int64(b.budget), Method: m, ModelOrder: mo, Dir: dir, Log: b.log}), nil
 	case "sat":
 		if b.cap < 0 {
 			return nil, usagef("-cap %d: must not be negative", b.cap)

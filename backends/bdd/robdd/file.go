@@ -10,26 +10,38 @@ import (
 	"math/bits"
 )
 
-// The diagram file, version 1, all integers little-endian:
+// The diagram file, all integers little-endian:
 //
 //	offset 0   magic        8 bytes "ROBDD\r\n\x1a" (a text-mode copy mangles it)
-//	       8   version      uint32, FileVersion
+//	       8   version      uint32: FileVersion, or FileVersionOrdered
 //	      12   vars         uint32, the Manager's variables
 //	      16   nodes        uint64, the decision nodes that follow
 //	      24   roots        uint32, the roots that follow
 //	      28   header CRC   uint32, CRC-32C of bytes 0..27
-//	      32   roots        uint32 each: node ids
+//	      32   order        FileVersionOrdered only: uint32 each, the
+//	                        variable at each level, the top first
+//	           roots        uint32 each: node ids
 //	           nodes        level, low, high: uint32 each, 12 bytes a node,
 //	                        for ids 2, 3, ... (0 and 1 are the terminals)
 //	           CRC          uint32, CRC-32C of every byte before it
 //
 // The nodes are those the roots reach, renumbered densely in their order in
-// the Manager, so children precede their parents, as in a Manager. A file
-// is 36 + 4·roots + 12·nodes bytes.
+// the Manager, so children precede their parents, as in a Manager; a node's
+// level is its position in the order. A file is 36 + 4·roots + 12·nodes
+// bytes, and 4·vars more with an order.
+//
+// A Manager in the identity order (every Manager that was never
+// reordered) is written in FileVersion, whose files hold no order, so that
+// their bytes do not depend on whether the other version exists; a
+// reordered one in FileVersionOrdered. Load reads both.
 
-// FileVersion is the version of the diagram file that Save writes and
-// Load reads; a file of another version is refused with ErrVersion.
-const FileVersion = 1
+// FileVersion is the version of a diagram file in the identity order, and
+// FileVersionOrdered that of a file that carries its order. A file of any
+// other version is refused with ErrVersion.
+const (
+	FileVersion        = 1
+	FileVersionOrdered = 2
+)
 
 const (
 	fileMagic  = "ROBDD\r\n\x1a"
@@ -55,17 +67,14 @@ var (
 )
 
 // Save writes the diagrams of roots to w as a diagram file: the nodes they
-// reach, in 12 bytes each, and the roots, so that Load rebuilds an equal
-// Manager (same variables, the roots' nodes and nothing else) and Save of
-// that Manager writes the same bytes. It only reads the Manager, visiting
-// every node below the largest root. The file has no room for an order: a
-// Manager whose order is not the identity (after a reordering) is refused.
+// reach, in 12 bytes each, the roots, and the variable order when it is
+// not the identity, so that Load rebuilds an equal Manager (same
+// variables and order, the roots' nodes and nothing else) and Save of that
+// Manager writes the same bytes. It only reads the Manager, visiting every
+// node below the largest root.
 func (m *Manager) Save(w io.Writer, roots ...Node) error {
 	if len(roots) > maxRoots {
 		return fmt.Errorf("save %d roots: at most %d", len(roots), maxRoots)
-	}
-	if m.varAt != nil {
-		return errors.New("save: the variables are reordered, and a diagram file keeps the identity order only")
 	}
 	top := Node(1)
 	for _, r := range roots {
@@ -109,13 +118,21 @@ func (m *Manager) Save(w io.Writer, roots ...Node) error {
 	fw := &fileWriter{w: bufio.NewWriterSize(w, 1<<16)}
 	head := make([]byte, headerSize)
 	copy(head, fileMagic)
-	binary.LittleEndian.PutUint32(head[8:], FileVersion)
+	version := uint32(FileVersion)
+	if m.varAt != nil {
+		version = FileVersionOrdered
+	}
+	binary.LittleEndian.PutUint32(head[8:], version)
 	binary.LittleEndian.PutUint32(head[12:], uint32(m.vars))
 	binary.LittleEndian.PutUint64(head[16:], uint64(total))
 	binary.LittleEndian.PutUint32(head[24:], uint32(len(roots)))
 	binary.LittleEndian.PutUint32(head[28:], crc32.Checksum(head[:28], castagnoli))
 	fw.write(head)
 	buf := make([]byte, 0, 1<<16)
+	for _, v := range m.varAt {
+		buf = binary.LittleEndian.AppendUint32(buf, v)
+		buf = fw.flushFull(buf, 4)
+	}
 	for _, r := range roots {
 		buf = binary.LittleEndian.AppendUint32(buf, newID(uint32(r)))
 		buf = fw.flushFull(buf, 4)
@@ -169,11 +186,12 @@ func (f *fileWriter) flushFull(buf []byte, size int) []byte {
 }
 
 // Load reads a diagram file that Save wrote and rebuilds its Manager, whose
-// nodes take at most budget bytes as in New, and the roots, in the order
-// saved. It trusts nothing in the file: a file of another version is
-// refused with ErrVersion, damaged bytes with ErrChecksum, and anything
-// else malformed (a bad magic, a node out of order, unreduced or twice, a
-// root that is no node, a file cut short) with ErrFormat; a diagram beyond
+// nodes take at most budget bytes as in New, in the variable order saved,
+// and the roots, in the order saved. It trusts nothing in the file: a file
+// of another version is refused with ErrVersion, damaged bytes with
+// ErrChecksum, and anything else malformed (a bad magic, an order that is
+// no permutation, a node out of order, unreduced or twice, a root that is
+// no node, a file cut short) with ErrFormat; a diagram beyond
 // the budget fails with ErrNodeLimit. It reads nothing past the file's
 // last byte when r is a *bufio.Reader of at least 64 KiB.
 //
@@ -190,8 +208,9 @@ func Load(r io.Reader, budget int64) (*Manager, []Node, error) {
 	if string(head[:8]) != fileMagic {
 		return nil, nil, fmt.Errorf("load diagram: magic %q: %w", head[:8], ErrFormat)
 	}
-	if v := binary.LittleEndian.Uint32(head[8:]); v != FileVersion {
-		return nil, nil, fmt.Errorf("load diagram: version %d, want %d: %w: %w", v, FileVersion, ErrVersion, ErrFormat)
+	version := binary.LittleEndian.Uint32(head[8:])
+	if version != FileVersion && version != FileVersionOrdered {
+		return nil, nil, fmt.Errorf("load diagram: version %d, want %d or %d: %w: %w", version, FileVersion, FileVersionOrdered, ErrVersion, ErrFormat)
 	}
 	if got, want := crc32.Checksum(head[:28], castagnoli), binary.LittleEndian.Uint32(head[28:]); got != want {
 		return nil, nil, fmt.Errorf("load diagram: header: %w: %w", ErrChecksum, ErrFormat)
@@ -227,6 +246,28 @@ func Load(r io.Reader, budget int64) (*Manager, []Node, error) {
 		}
 		crc = crc32.Update(crc, castagnoli, p)
 		return p, nil
+	}
+	if version == FileVersionOrdered {
+		// Read as it comes, so that a forged count of variables cannot
+		// make Load allocate more than the file holds.
+		var order []uint32
+		for len(order) < int(vars) {
+			k := min(int(vars)-len(order), len(buf)/4)
+			p, err := read(4 * k)
+			if err != nil {
+				return nil, nil, loadErr("order", err)
+			}
+			for j := range k {
+				order = append(order, binary.LittleEndian.Uint32(p[4*j:]))
+			}
+		}
+		if err := m.checkOrder32(order); err != nil {
+			return nil, nil, fmt.Errorf("load diagram: %w: %w", err, ErrFormat)
+		}
+		m.setOrder(order)
+		if m.varAt == nil {
+			return nil, nil, fmt.Errorf("load diagram: the identity order in a file of version %d: %w", FileVersionOrdered, ErrFormat)
+		}
 	}
 	total := int(count) + 2
 	roots := make([]Node, nroots)

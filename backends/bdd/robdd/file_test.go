@@ -72,6 +72,85 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	}
 }
 
+// TestSaveLoadOrdered: a reordered Manager's file carries its order and
+// loads into a Manager of that order with the same functions, which saves
+// to the same bytes; a Manager back in the identity order writes a file of
+// FileVersion again.
+func TestSaveLoadOrdered(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 5))
+	for trial := range 60 {
+		m, _, f := randomBuilt(t, rng, trial)
+		order := rng.Perm(m.Vars())
+		roots, err := m.SetOrder(t.Context(), order, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f = roots[0]
+		file := saved(t, m, f)
+		version := binary.LittleEndian.Uint32(file[8:])
+		if want := map[bool]uint32{true: FileVersion, false: FileVersionOrdered}[slices.Equal(order, m.identity())]; version != want {
+			t.Fatalf("trial %d: order %v saved in version %d, want %d", trial, order, version, want)
+		}
+		got, gotRoots, err := Load(bytes.NewReader(file), 0)
+		if err != nil {
+			t.Fatalf("trial %d: Load: %v", trial, err)
+		}
+		if !slices.Equal(got.Order(), order) || !slices.Equal(tableOf(got, gotRoots[0]), tableOf(m, f)) {
+			t.Fatalf("trial %d: loaded order %v (want %v), or another function", trial, got.Order(), order)
+		}
+		if want := 36 + 4 + 12*m.NodeCount(f) + 4*m.Vars()*int(version-1); len(file) != want {
+			t.Errorf("trial %d: file of %d bytes, want %d", trial, len(file), want)
+		}
+		if again := saved(t, got, gotRoots...); !bytes.Equal(again, file) {
+			t.Fatalf("trial %d: save, load, save: the files differ", trial)
+		}
+		back, err := m.SetOrder(t.Context(), m.identity(), f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if file := saved(t, m, back...); binary.LittleEndian.Uint32(file[8:]) != FileVersion {
+			t.Fatalf("trial %d: the identity order saved in version %d", trial, binary.LittleEndian.Uint32(file[8:]))
+		}
+	}
+}
+
+// TestLoadRefusesBadOrders: the order of a file must be a permutation of
+// its variables.
+func TestLoadRefusesBadOrders(t *testing.T) {
+	m := New(4, 0)
+	x, err := m.Var(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots, err := m.SetOrder(t.Context(), []int{3, 1, 0, 2}, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := saved(t, m, roots...)
+	order := func(vars ...uint32) []byte {
+		b := slices.Clone(file)
+		for i, v := range vars {
+			binary.LittleEndian.PutUint32(b[headerSize+4*i:], v)
+		}
+		return reseal(b)
+	}
+	for _, c := range []struct {
+		name string
+		file []byte
+		says string
+	}{
+		{"a variable twice", order(3, 1, 1, 2), "variable 1 twice"},
+		{"a variable out of range", order(3, 1, 0, 4), "variable 4 of 4"},
+		{"the identity", order(0, 1, 2, 3), "the identity order"},
+		{"cut short", file[:headerSize+6], "order cut short"},
+	} {
+		_, _, err := Load(bytes.NewReader(c.file), 0)
+		if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("%s: Load: %v; want ErrFormat saying %q", c.name, err, c.says)
+		}
+	}
+}
+
 // reseal recomputes both checksums of a diagram file, so that a forged
 // file reaches the checks behind them.
 func reseal(file []byte) []byte {
@@ -203,8 +282,11 @@ func TestLoadRefusesDamagedFiles(t *testing.T) {
 		{"checksum cut", file[:len(file)-1], []error{ErrFormat, io.ErrUnexpectedEOF}, "checksum cut short"},
 		{"wrong magic", append([]byte("GIF89a\x00\x00"), file[8:]...), []error{ErrFormat}, "magic"},
 		{"text", []byte(strings.Repeat("not a diagram\n", 10)), []error{ErrFormat}, "magic"},
-		{"version 2", header(8, 2), []error{ErrVersion, ErrFormat}, "version 2, want 1"},
-		{"version 0", header(8, 0), []error{ErrVersion, ErrFormat}, "version 0, want 1"},
+		{"version 3", header(8, 3), []error{ErrVersion, ErrFormat}, "version 3, want 1 or 2"},
+		{"version 0", header(8, 0), []error{ErrVersion, ErrFormat}, "version 0, want 1 or 2"},
+		// A file of the identity order read as one that carries an order:
+		// its roots and nodes are taken for the order.
+		{"version 2 without an order", header(8, 2), []error{ErrFormat}, "order"},
 		{"header checksum", func() []byte { b := slices.Clone(file); b[28] ^= 1; return b }(), []error{ErrChecksum, ErrFormat}, "header: diagram file checksum"},
 		{"trailer checksum", func() []byte { b := slices.Clone(file); b[len(b)-1] ^= 0x80; return b }(), []error{ErrChecksum, ErrFormat}, "checksum mismatch"},
 		{"more nodes than the file", header(16, uint32(nodes+1)), []error{ErrFormat, io.ErrUnexpectedEOF}, "nodes cut short"},
@@ -280,9 +362,14 @@ func TestLoadReadsNoFurther(t *testing.T) {
 // FuzzLoad: no input makes Load panic or hang, and whatever it accepts
 // saves and loads again to the same bytes.
 func FuzzLoad(f *testing.F) {
-	small, _, _ := smallFile(f)
+	small, m, root := smallFile(f)
+	roots, err := m.SetOrder(f.Context(), []int{7, 0, 6, 1, 5, 2, 4, 3}, root)
+	if err != nil {
+		f.Fatal(err)
+	}
+	ordered := saved(f, m, roots...)
 	residue, _ := residueFile(f)
-	for _, seed := range [][]byte{small, residue, small[:40], residue[:len(residue)-1], nil} {
+	for _, seed := range [][]byte{small, ordered, residue, small[:40], ordered[:50], residue[:len(residue)-1], nil} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, file []byte) {

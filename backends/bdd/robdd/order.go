@@ -101,18 +101,27 @@ func (m *Manager) setOrder(varAt []uint32) {
 // checkOrder returns an error unless order is a permutation of m's
 // variables.
 func (m *Manager) checkOrder(order []int) error {
+	return checkPermutation(m, order)
+}
+
+// checkOrder32 is checkOrder of an order as a Manager keeps it.
+func (m *Manager) checkOrder32(order []uint32) error {
+	return checkPermutation(m, order)
+}
+
+func checkPermutation[T int | uint32](m *Manager, order []T) error {
 	if len(order) != m.vars {
 		return fmt.Errorf("an order of %d variables for a manager of %d", len(order), m.vars)
 	}
 	seen := make([]bool, m.vars)
-	for _, v := range order {
-		if err := m.checkVar(v); err != nil {
-			return fmt.Errorf("order: %w", err)
+	for _, x := range order {
+		if x < 0 || int(x) >= m.vars {
+			return fmt.Errorf("order: variable %d of %d", x, m.vars)
 		}
-		if seen[v] {
-			return fmt.Errorf("order: variable %d twice", v)
+		if seen[x] {
+			return fmt.Errorf("order: variable %d twice", x)
 		}
-		seen[v] = true
+		seen[x] = true
 	}
 	return nil
 }

@@ -101,10 +101,20 @@ func (m *Manager) Reorder(ctx context.Context, roots ...Node) ([]Node, error) {
 
 // SetOrder moves the variables to the given order, order[l] the variable
 // at level l, by swaps of adjacent levels, and returns the roots' new ids:
-// as Reorder does, with the same contract, but to a given order.
+// as Reorder does, with the same contract, but to a given order. A
+// Manager that holds no decision node takes the order at once.
 func (m *Manager) SetOrder(ctx context.Context, order []int, roots ...Node) ([]Node, error) {
 	if err := m.checkOrder(order); err != nil {
 		return nil, err
+	}
+	if len(m.nodes) == 2 {
+		// No node to move: the order is set at once, whatever it is.
+		varAt := make([]uint32, len(order))
+		for l, v := range order {
+			varAt[l] = uint32(v)
+		}
+		m.setOrder(varAt)
+		return slices.Clone(roots), nil
 	}
 	r, kept := m.newReorderer(roots)
 	err := r.moveTo(ctx, order)

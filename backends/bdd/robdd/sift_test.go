@@ -317,8 +317,11 @@ func TestVariablesAfterReordering(t *testing.T) {
 		strings.Index(b.String(), `"x2"`) > strings.Index(b.String(), `"x0"`) {
 		t.Errorf("WriteDOT names by variable, the top level first:\n%s", b.String())
 	}
-	if err := m.Save(&bytes.Buffer{}, f); err == nil {
-		t.Error("Save of a reordered Manager: no error")
+	var file bytes.Buffer
+	if err := m.Save(&file, f); err != nil {
+		t.Errorf("Save of a reordered Manager: %v", err)
+	} else if got, roots, err := Load(&file, 0); err != nil || !slices.Equal(got.Order(), m.Order()) || !slices.Equal(tableOf(got, roots[0]), tableOf(m, f)) {
+		t.Errorf("Load of a reordered Manager's file: order %v, err %v", got.Order(), err)
 	}
 	bad := [][]int{{0, 1}, {0, 1, 1}, {0, 1, 3}, {-1, 0, 1}}
 	for _, order := range bad {

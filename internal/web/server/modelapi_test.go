@@ -499,7 +499,7 @@ func TestModelBackendLimits(t *testing.T) {
 	home, _ := exampleID(t, "smarthome")
 
 	res, out := post(t, ts, "/api/v1/analyze", modelBody(car, nil, nil, `,"backend":"sat-small"`))
-	if want := `This model is beyond the sat-small backend's limits (compile Car with sat-small: 32 features, more than 25: too large for this backend). The sat backend answers it: send \"backend\": \"sat\".`; res.StatusCode != 413 || !strings.Contains(out, want) {
+	if want := `This model is beyond the sat-small backend's limits (compile Car with sat-small: 32 features, more than 25: too large for this backend). The bdd backend answers it: send \"backend\": \"bdd\".`; res.StatusCode != 413 || !strings.Contains(out, want) {
 		t.Errorf("beyond the limits: %d %s, want 413 with %s", res.StatusCode, out, want)
 	}
 	if res, out := post(t, ts, "/api/v1/analyze", modelBody(home, nil, nil, `,"backend":"sat-small"`)); res.StatusCode != 200 {

@@ -1,0 +1,532 @@
+package bdd
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/nqueens/configurator/backends/bdd/robdd"
+	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/bytesize"
+	"github.com/nqueens/configurator/configurator/feature"
+)
+
+// CompileModel compiles a feature model into the diagram of its
+// configurations, one variable per feature, and returns it as a
+// *ModelSpace: loaded from Options.Dir when a sound file of it (the same
+// model, the same Options.ModelOrder) is there, compiled and saved there
+// otherwise. The compile starts from the order Options.ModelOrder gives
+// and sifts it as the diagram grows (see compileModel). A model whose
+// diagram passes the budget fails with an error wrapping
+// configurator.ErrTooLarge and robdd.ErrNodeLimit that says so.
+func (b *Backend) CompileModel(ctx context.Context, model *feature.Model) (configurator.FeatureSpace, error) {
+	o := b.opts.ModelOrder.resolve()
+	store := b.opts.store()
+	m, root, loaded := store.loadModel(model, o, b.opts.Budget)
+	if !loaded {
+		var err error
+		m, root, err = compileModelFrom(ctx, model, o, b.opts.Budget, defaultCompile)
+		if errors.Is(err, robdd.ErrNodeLimit) {
+			return nil, fmt.Errorf("bdd: the BDD of this model passes %s in this order (%v): the SAT backend answers it: %w: %w",
+				bytesize.Format(b.opts.Budget), o, configurator.ErrTooLarge, err)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("bdd: %w", err)
+		}
+		store.saveModel(model, o, m, root)
+	}
+	source := ""
+	if loaded {
+		source = store.modelPath(model, o)
+	}
+	return &ModelSpace{model: model, diagram: diagram{m: m, root: root, nodes: m.Size() - 2, work: b.work}, order: o, source: source}, nil
+}
+
+// termBuilder builds the diagrams of a model's terms in a Manager, at the
+// levels its variables have when each is built.
+type termBuilder struct {
+	m     *robdd.Manager
+	model *feature.Model
+	// fixed are the features unit propagation fixed (see propagate), nil
+	// when it fixed none.
+	fixed robdd.Assignment
+	// levels is scratch of group.
+	levels []int
+}
+
+// build returns the diagram of t, restricted by the fixed features.
+func (b *termBuilder) build(ctx context.Context, t *term) (robdd.Node, error) {
+	var x robdd.Node
+	var err error
+	switch t.kind {
+	case termClause:
+		return b.clause(t.lits) // propagate left it no fixed feature
+	case termGroup:
+		x, err = b.group(ctx, &b.model.Groups[t.index])
+	default:
+		x, err = b.expr(ctx, b.model.Constraints[t.index].Expr)
+	}
+	if err != nil || b.fixed == nil {
+		return x, err
+	}
+	return b.m.Restrict(ctx, x, b.fixed)
+}
+
+// cube returns the conjunction of the fixed features' values.
+func (b *termBuilder) cube() (robdd.Node, error) {
+	levels := b.levels[:0]
+	for f, x := range b.fixed {
+		if x >= 0 {
+			levels = append(levels, b.m.LevelOf(f))
+		}
+	}
+	b.levels = levels
+	slices.Sort(levels)
+	r := robdd.True
+	for i := len(levels) - 1; i >= 0; i-- {
+		l := levels[i]
+		var err error
+		if b.fixed[b.m.VarAt(l)] == 1 {
+			r, err = b.m.MakeNode(l, robdd.False, r)
+		} else {
+			r, err = b.m.MakeNode(l, r, robdd.False)
+		}
+		if err != nil {
+			return robdd.False, err
+		}
+	}
+	return r, nil
+}
+
+// clause builds the disjunction of lits as a chain of nodes, the deepest
+// literal first: no operation, so no cache and no garbage.
+func (b *termBuilder) clause(lits []feature.Lit) (robdd.Node, error) {
+	type lit struct {
+		level int
+		pos   bool
+	}
+	ls := make([]lit, 0, len(lits))
+	for _, l := range lits {
+		ls = append(ls, lit{b.m.LevelOf(l.Var() - 1), l > 0})
+	}
+	slices.SortFunc(ls, func(x, y lit) int {
+		if c := cmp.Compare(y.level, x.level); c != 0 {
+			return c
+		}
+		return cmp.Compare(btoi(x.pos), btoi(y.pos))
+	})
+	r := robdd.False
+	for i, l := range ls {
+		if i > 0 && ls[i-1].level == l.level {
+			if ls[i-1].pos != l.pos {
+				return robdd.True, nil // x ∨ ¬x
+			}
+			continue
+		}
+		var err error
+		if l.pos {
+			r, err = b.m.MakeNode(l.level, r, robdd.True)
+		} else {
+			r, err = b.m.MakeNode(l.level, robdd.True, r)
+		}
+		if err != nil {
+			return robdd.False, err
+		}
+	}
+	return r, nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// group builds "a selected parent has between lo and hi of its children":
+// the diagram of the count of the children, a node for each child and
+// each count so far that can still end within the bounds, then the
+// implication from the parent.
+func (b *termBuilder) group(ctx context.Context, g *feature.Group) (robdd.Node, error) {
+	lo, hi := g.Bounds()
+	levels := b.levels[:0]
+	for _, c := range g.Children {
+		levels = append(levels, b.m.LevelOf(c))
+	}
+	b.levels = levels
+	slices.Sort(levels)
+	n := len(levels)
+	// next[k] is the diagram of the children below for a count k so far
+	// (k = 0..hi+1, hi+1 standing for "past hi").
+	next := make([]robdd.Node, hi+2)
+	cur := make([]robdd.Node, hi+2)
+	for k := range next {
+		next[k] = robdd.False
+		if k >= lo && k <= hi {
+			next[k] = robdd.True
+		}
+	}
+	for i := n - 1; i >= 0; i-- {
+		for k := 0; k <= min(i, hi+1); k++ {
+			if k == hi+1 {
+				cur[k] = robdd.False
+				continue
+			}
+			// Past what the remaining children can reach: never enough.
+			if k+n-i < lo {
+				cur[k] = robdd.False
+				continue
+			}
+			var err error
+			if cur[k], err = b.m.MakeNode(levels[i], next[k], next[min(k+1, hi+1)]); err != nil {
+				return robdd.False, err
+			}
+		}
+		next, cur = cur, next
+	}
+	card := next[0]
+	np, err := b.m.NVar(g.Parent)
+	if err != nil {
+		return robdd.False, err
+	}
+	return b.m.Or(ctx, np, card)
+}
+
+// expr builds a constraint's expression by the operations.
+func (b *termBuilder) expr(ctx context.Context, e *feature.Expr) (robdd.Node, error) {
+	switch e.Op {
+	case feature.OpFalse:
+		return robdd.False, nil
+	case feature.OpTrue:
+		return robdd.True, nil
+	case feature.OpVar:
+		return b.m.Var(e.Var)
+	case feature.OpNot:
+		x, err := b.expr(ctx, e.Args[0])
+		if err != nil {
+			return robdd.False, err
+		}
+		return b.m.Not(ctx, x)
+	}
+	r, err := b.expr(ctx, e.Args[0])
+	if err != nil {
+		return robdd.False, err
+	}
+	for _, a := range e.Args[1:] {
+		x, err := b.expr(ctx, a)
+		if err != nil {
+			return robdd.False, err
+		}
+		switch e.Op {
+		case feature.OpAnd:
+			r, err = b.m.And(ctx, r, x)
+		case feature.OpOr:
+			r, err = b.m.Or(ctx, r, x)
+		case feature.OpImplies:
+			r, err = b.m.Imp(ctx, r, x)
+		case feature.OpIff:
+			r, err = b.m.Xor(ctx, r, x)
+			if err == nil {
+				r, err = b.m.Not(ctx, r)
+			}
+		default:
+			err = fmt.Errorf("operator %d", e.Op)
+		}
+		if err != nil {
+			return robdd.False, err
+		}
+	}
+	return r, nil
+}
+
+// schedule is the order in which the compile conjoins the terms.
+type schedule uint8
+
+const (
+	// bottomUp conjoins the terms whose topmost variable lies deepest
+	// first, so that the conjunction so far is over the lower levels
+	// only and grows upwards.
+	bottomUp schedule = iota
+	// topDown conjoins the terms whose deepest variable lies highest
+	// first.
+	topDown
+	// balanced sorts as bottomUp and conjoins neighbours pairwise, a
+	// balanced tree of conjunctions.
+	balanced
+	// asRead conjoins the terms in the model's order.
+	asRead
+)
+
+// compileConfig is how a model is compiled: the schedule, and when the
+// compile collects garbage and sifts. The Backend's is defaultCompile;
+// tests and benchmarks try others.
+type compileConfig struct {
+	schedule schedule
+	// reorderAt is the live nodes at which the first sifting runs, and
+	// every later one at twice what the last left; 0 never sifts.
+	reorderAt int
+	// sifting bounds each sifting (Groups are set by the compile).
+	sifting robdd.Sifting
+	// groups sifts the children of each group of a feature model as one
+	// block.
+	groups bool
+	// resort sorts the terms left again after each sifting.
+	resort bool
+}
+
+var defaultCompile = compileConfig{
+	schedule:  bottomUp,
+	reorderAt: 1 << 14,
+	// A sifting of thousands of variables over a large diagram is bounded
+	// as CUDD bounds its own (siftMaxSwap), so that a model past the
+	// budget fails in bounded time rather than sifting on.
+	sifting: robdd.Sifting{MaxSwaps: 2_000_000},
+}
+
+// gcAt is the store size, garbage included, below which the compile does
+// not collect garbage.
+const gcAt = 1 << 16
+
+// compileModelFrom compiles model into a Manager of the given budget,
+// from the order o gives, as cfg says, and returns the Manager and the
+// root of the diagram, which the Manager holds alone.
+func compileModelFrom(ctx context.Context, model *feature.Model, o ModelOrder, budget int64, cfg compileConfig) (*robdd.Manager, robdd.Node, error) {
+	m := robdd.New(len(model.Features), budget)
+	terms, fixed, ok := propagate(len(model.Features), modelTerms(model))
+	if !ok {
+		return m, robdd.False, nil
+	}
+	order, err := startOrder(model, terms, o)
+	if err != nil {
+		return nil, robdd.False, err
+	}
+	if _, err := m.SetOrder(ctx, order); err != nil {
+		return nil, robdd.False, fmt.Errorf("bdd: %w", err)
+	}
+	root, err := compileModel(ctx, m, model, terms, fixed, cfg)
+	return m, root, err
+}
+
+// compileModel compiles model into m, whose variables are the model's
+// features and whose order is the one to start from, and returns the root
+// of the diagram of its configurations; m then holds that diagram alone.
+// A term that takes m past its budget is retried once after a sifting;
+// then the compile fails with an error wrapping robdd.ErrNodeLimit.
+func compileModel(ctx context.Context, m *robdd.Manager, model *feature.Model, terms []term, fixed []int8, cfg compileConfig) (robdd.Node, error) {
+	b := &termBuilder{m: m, model: model}
+	if slices.ContainsFunc(fixed, func(x int8) bool { return x >= 0 }) {
+		b.fixed = robdd.Assignment(fixed)
+	}
+	if cfg.groups && len(model.Groups) > 0 {
+		var groups [][]int
+		for gi := range model.Groups {
+			if g := model.Groups[gi].Children; len(g) > 1 {
+				groups = append(groups, g)
+			}
+		}
+		cfg.sifting.Groups = groups
+	}
+	if cfg.reorderAt > 0 {
+		if err := m.SetSifting(cfg.sifting); err != nil {
+			return robdd.False, err
+		}
+	}
+	c := &modelCompiler{m: m, b: b, cfg: cfg, nextReorder: cfg.reorderAt, nextGC: gcAt}
+	sortTerms(m, terms, cfg.schedule)
+	var root robdd.Node
+	var err error
+	if cfg.schedule == balanced {
+		root, err = c.tree(ctx, terms)
+	} else {
+		root, err = c.chain(ctx, terms)
+	}
+	if err == nil && b.fixed != nil {
+		root, err = c.fix(ctx, root)
+	}
+	if err != nil {
+		m.Compact()
+		return robdd.False, err
+	}
+	return m.Compact(root)[0], nil
+}
+
+// sortTerms sorts terms for the schedule by the levels of their variables
+// in m.
+func sortTerms(m *robdd.Manager, terms []term, s schedule) {
+	if s == asRead {
+		return
+	}
+	type key struct{ top, bottom int }
+	keys := make([]key, len(terms))
+	for i := range terms {
+		k := key{m.Vars(), -1}
+		for _, v := range terms[i].vars {
+			l := m.LevelOf(int(v))
+			k.top, k.bottom = min(k.top, l), max(k.bottom, l)
+		}
+		keys[i] = k
+	}
+	idx := make([]int, len(terms))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		ka, kb := keys[a], keys[b]
+		switch s {
+		case topDown:
+			return cmp.Or(cmp.Compare(ka.bottom, kb.bottom), cmp.Compare(ka.top, kb.top))
+		}
+		return cmp.Or(cmp.Compare(kb.top, ka.top), cmp.Compare(ka.bottom, kb.bottom))
+	})
+	sorted := make([]term, len(terms))
+	for i, j := range idx {
+		sorted[i] = terms[j]
+	}
+	copy(terms, sorted)
+}
+
+// modelCompiler is one compile in progress.
+type modelCompiler struct {
+	m   *robdd.Manager
+	b   *termBuilder
+	cfg compileConfig
+	// nextReorder is the live size at which the next sifting runs, nextGC
+	// the store size at which garbage is next collected.
+	nextReorder, nextGC int
+}
+
+// chain conjoins the terms one by one into one diagram.
+func (c *modelCompiler) chain(ctx context.Context, terms []term) (robdd.Node, error) {
+	acc := c.m.Hold(robdd.True)
+	defer acc.Release()
+	for i := range terms {
+		if err := ctx.Err(); err != nil {
+			return robdd.False, err
+		}
+		r, err := c.conjoin(ctx, acc.Node(), &terms[i])
+		if err != nil {
+			return robdd.False, err
+		}
+		acc.Set(r)
+		if r == robdd.False {
+			break
+		}
+		if c.settle(ctx) && c.cfg.resort {
+			sortTerms(c.m, terms[i+1:], c.cfg.schedule)
+		}
+	}
+	return acc.Node(), nil
+}
+
+// conjoin returns acc ∧ t. When the budget runs out it collects garbage,
+// sifts and tries once more.
+func (c *modelCompiler) conjoin(ctx context.Context, acc robdd.Node, t *term) (robdd.Node, error) {
+	r, err := c.and(ctx, acc, t)
+	if err == nil || !errors.Is(err, robdd.ErrNodeLimit) {
+		return r, err
+	}
+	h := c.m.Hold(acc)
+	defer h.Release()
+	c.m.Compact()
+	if c.cfg.reorderAt > 0 {
+		c.reorder(ctx)
+	}
+	return c.and(ctx, h.Node(), t)
+}
+
+func (c *modelCompiler) and(ctx context.Context, acc robdd.Node, t *term) (robdd.Node, error) {
+	x, err := c.b.build(ctx, t)
+	if err != nil {
+		return robdd.False, err
+	}
+	return c.m.And(ctx, acc, x)
+}
+
+// settle collects garbage when the store has grown past nextGC or
+// nextReorder, and sifts when the live nodes have grown past nextReorder,
+// keeping the held roots. It reports whether it sifted.
+func (c *modelCompiler) settle(ctx context.Context) bool {
+	sift := c.cfg.reorderAt > 0
+	if c.m.Size() < c.nextGC && (!sift || c.m.Size() < c.nextReorder) {
+		return false
+	}
+	c.m.Compact()
+	live := c.m.Size()
+	sifted := false
+	if sift && live >= c.nextReorder {
+		c.reorder(ctx)
+		live = c.m.Size()
+		sifted = true
+	}
+	c.nextGC = max(gcAt, 2*live)
+	return sifted
+}
+
+// reorder sifts, keeping the held roots, and sets the next sifting due
+// when the live nodes have doubled.
+func (c *modelCompiler) reorder(ctx context.Context) {
+	// A sifting stopped early (ctx) leaves a valid order, and the compile
+	// notices ctx itself.
+	c.m.Reorder(ctx)
+	c.nextReorder = max(c.cfg.reorderAt, 2*c.m.Size())
+}
+
+// fix returns acc ∧ the cube of the fixed features.
+func (c *modelCompiler) fix(ctx context.Context, acc robdd.Node) (robdd.Node, error) {
+	cube, err := c.b.cube()
+	if err != nil {
+		return robdd.False, err
+	}
+	return c.m.And(ctx, acc, cube)
+}
+
+// tree conjoins terms as a balanced tree: neighbours pairwise, then the
+// pairs pairwise, and so on.
+func (c *modelCompiler) tree(ctx context.Context, terms []term) (robdd.Node, error) {
+	roots := make([]robdd.Root, 0, len(terms))
+	// release lets go of every root of roots but those of done.
+	release := func(roots []robdd.Root) {
+		for _, r := range roots {
+			r.Release()
+		}
+	}
+	for i := range terms {
+		x, err := c.b.build(ctx, &terms[i])
+		if err != nil {
+			release(roots)
+			return robdd.False, err
+		}
+		roots = append(roots, c.m.Hold(x))
+		c.settle(ctx)
+	}
+	for len(roots) > 1 {
+		// Pair i+1 goes into pair i, which moves to k.
+		k := 0
+		for i := 0; i < len(roots); i += 2 {
+			if i+1 < len(roots) {
+				r, err := c.m.And(ctx, roots[i].Node(), roots[i+1].Node())
+				if err == nil {
+					err = ctx.Err()
+				}
+				if err != nil {
+					release(roots[:k])
+					release(roots[i:])
+					return robdd.False, err
+				}
+				roots[i].Set(r)
+				roots[i+1].Release()
+			}
+			roots[k] = roots[i]
+			k++
+			c.settle(ctx)
+		}
+		roots = roots[:k]
+	}
+	if len(roots) == 0 {
+		return robdd.True, nil
+	}
+	defer roots[0].Release()
+	return roots[0].Node(), nil
+}

@@ -1,0 +1,83 @@
+package bdd
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/nqueens/configurator/backends/bdd/varorder"
+	"github.com/nqueens/configurator/configurator/feature"
+)
+
+// ModelOrder is the heuristic that gives a feature model's diagram the
+// variable order its compile starts from; the compile sifts the order
+// further as the diagram grows (see compileModel).
+type ModelOrder uint8
+
+const (
+	// OrderAuto is the heuristic that compiles the real models fastest:
+	// OrderForce.
+	OrderAuto ModelOrder = iota
+	// OrderModel keeps the features in the model's own order: the
+	// feature tree's pre-order for a UVL model (each feature after its
+	// parent, each subtree in one piece), the file's variable order for a
+	// DIMACS one.
+	OrderModel
+	// OrderForce moves the features that occur together in the model's
+	// terms (a clause, a group with its parent, a constraint) close to one
+	// another by FORCE (package varorder), from the model's order.
+	OrderForce
+)
+
+var modelOrderNames = [...]string{OrderAuto: "auto", OrderModel: "model", OrderForce: "force"}
+
+// String is the heuristic's name as ParseModelOrder accepts it.
+func (o ModelOrder) String() string {
+	if int(o) < len(modelOrderNames) {
+		return modelOrderNames[o]
+	}
+	return fmt.Sprintf("ModelOrder(%d)", uint8(o))
+}
+
+// ErrModelOrder reports a name ParseModelOrder does not know.
+var ErrModelOrder = errors.New("unknown variable order (want auto, model or force)")
+
+// ParseModelOrder parses a heuristic's name: auto, model or force.
+func ParseModelOrder(s string) (ModelOrder, error) {
+	for o, name := range modelOrderNames {
+		if s == name {
+			return ModelOrder(o), nil
+		}
+	}
+	return 0, fmt.Errorf("variable order %q: %w", s, ErrModelOrder)
+}
+
+// resolve returns the heuristic OrderAuto stands for.
+func (o ModelOrder) resolve() ModelOrder {
+	if o == OrderAuto {
+		return OrderForce
+	}
+	return o
+}
+
+// startOrder returns the order, by the heuristic o, that compiling a
+// model of these terms starts from: order[l] the feature at level l.
+func startOrder(m *feature.Model, terms []term, o ModelOrder) ([]int, error) {
+	order := varorder.Identity(len(m.Features))
+	switch o.resolve() {
+	case OrderModel:
+		return order, nil
+	case OrderForce:
+		return varorder.Force(hypergraph(m, terms), order), nil
+	}
+	return nil, fmt.Errorf("bdd: %v: %w", o, ErrModelOrder)
+}
+
+// hypergraph is the structure of a model's terms: one edge for each term,
+// its variables.
+func hypergraph(m *feature.Model, terms []term) *varorder.Hypergraph {
+	h := &varorder.Hypergraph{N: len(m.Features), Edges: make([][]int32, len(terms))}
+	for i := range terms {
+		h.Edges[i] = terms[i].vars
+	}
+	return h
+}

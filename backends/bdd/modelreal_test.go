@@ -1,0 +1,73 @@
+package bdd
+
+import (
+	"math/big"
+	"path/filepath"
+	"testing"
+
+	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/feature/featuretest"
+	"github.com/nqueens/configurator/configurator/feature/modelfile"
+)
+
+// realModels are the real models (../shared/models) that CompileModel
+// compiles in its default order within seconds, with the backbone of the
+// UVL ones (shared/README.md: forced on / forced off, found by an
+// independent translation and CryptoMiniSat) and, for the CNF files, the
+// count BuDDy finds (-1 when BuDDy compiles none).
+var realModels = []struct {
+	file    string
+	on, off int
+	count   string
+}{
+	{"uvl/berkeleydb.uvl", 1, 0, ""},
+	{"uvl/axtls.uvl", 24, 11, ""},
+	{"uvl/uclibc.uvl", 44, 31, ""},
+	{"uvl/busybox-2007-05-20.uvl", 6, 0, ""},
+	{"uvl/dopler-asej1.uvl", 1, 0, ""},
+	{"dimacs/printer.dimacs", -1, -1, ""},
+	{"dimacs/berkeleydb.dimacs", -1, -1, "32"},
+	{"dimacs/embtoolkit.dimacs", -1, -1, ""},
+}
+
+// TestRealModels compiles the real models and checks the valid domains of
+// the empty configuration against their known backbones, the count of
+// the domains against the diagram's and BuDDy's where known, and the first
+// configuration by feature.Model.Valid.
+func TestRealModels(t *testing.T) {
+	dir := featuretest.ModelsDir(t)
+	for _, tc := range realModels {
+		t.Run(tc.file, func(t *testing.T) {
+			if testing.Short() && tc.file == "dimacs/embtoolkit.dimacs" {
+				t.Skip("the largest compile")
+			}
+			m, err := modelfile.Load(filepath.Join(dir, tc.file), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			sp, err := New(Options{}).CompileModel(t.Context(), m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := sp.Domains(t.Context(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			on, off := len(d.In(configurator.ForcedOn)), len(d.In(configurator.ForcedOff))
+			if tc.on >= 0 && (on != tc.on || off != tc.off) {
+				t.Errorf("forced on %d, off %d; want %d, %d", on, off, tc.on, tc.off)
+			}
+			ms := sp.(*ModelSpace)
+			if got := ms.Manager().SatCount(ms.Root()); got.Cmp(d.Configurations) != 0 {
+				t.Errorf("Domains counts %v, the diagram %v", d.Configurations, got)
+			}
+			if want, ok := new(big.Int).SetString(tc.count, 10); ok && d.Configurations.Cmp(want) != 0 {
+				t.Errorf("%v configurations, want %v", d.Configurations, want)
+			}
+			c, err := sp.Configuration(t.Context(), nil)
+			if err != nil || !m.Valid(c) {
+				t.Errorf("Configuration: %v, valid %v", err, err == nil && m.Valid(c))
+			}
+		})
+	}
+}
