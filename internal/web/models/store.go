@@ -616,6 +616,13 @@ func (s *Store) compile(ctx context.Context, k flightKey, f *flight, b configura
 			f.sp = &Space{FeatureSpace: fs, Backend: k.backend, Took: took}
 			s.log.Info("compiled a model", "model", k.id, "backend", k.backend, "features", len(m.Features), "took", took)
 		} else {
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) && s.ctx.Err() == nil {
+				// The store's own deadline, not a caller's: the model is
+				// beyond this backend, as one past its node budget is, and
+				// is remembered so, or every visitor would start the same
+				// hopeless compile again.
+				err = fmt.Errorf("%w: its compile on %s did not finish in %v (%w)", configurator.ErrTooLarge, k.backend, s.cfg.Deadline, err)
+			}
 			f.err = err
 			s.log.Warn("compiling a model", "model", k.id, "backend", k.backend, "err", err)
 		}

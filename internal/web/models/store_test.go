@@ -397,3 +397,26 @@ func TestSpaceAbandoned(t *testing.T) {
 		t.Fatalf("the next request: %v", err)
 	}
 }
+
+// A compile past the store's deadline is the model beyond that backend:
+// the request is told so (ErrTooLarge), and the next request is told at
+// once, with no second compile.
+func TestSpaceDeadline(t *testing.T) {
+	b := &gated{Backend: sat.New(sat.Options{}), gate: make(chan struct{}), ended: make(chan struct{})}
+	cfg := testConfig("")
+	cfg.Deadline = 100 * time.Millisecond
+	s := newStore(t, cfg, b)
+	car, _ := examples.Lookup("car")
+	id := ID(car.Format, car.Source)
+	// A second compile would end like the first and close b.ended again:
+	// a panic.
+	for i := range 2 {
+		_, err := s.Space(context.Background(), id, "sat")
+		if !errors.Is(err, configurator.ErrTooLarge) || !strings.Contains(err.Error(), "did not finish in 100ms") {
+			t.Fatalf("request %d: %v, want ErrTooLarge naming the deadline", i+1, err)
+		}
+	}
+	if _, ok := s.Compiling(id, "sat"); ok {
+		t.Error("compiling again after the deadline")
+	}
+}
