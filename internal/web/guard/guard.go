@@ -2,11 +2,13 @@
 // client and a handler that bounds what a request may cost. In the order a
 // request meets them: the connection cap of the public listener (an idle
 // keep-alive connection gives up its slot to a new one; beyond, a 503 and
-// close), the header and request timeouts of the http.Server, the
-// hardening headers and the bound on a query string, the per-client
-// quotas (rate, burst and requests in flight, keyed by the connection's
-// address; Quota), the body limit and the drain of an oversized body, and
-// the request's deadline.
+// close), the header and request timeouts of the http.Server (431 for a
+// header too large, 414 for a request line), the hardening headers and
+// the bound on a query string, the per-client quotas (rate, burst and
+// requests in flight, keyed by the client's address; Quota), the body
+// limit and the drain of an oversized body, and the request's deadline.
+// Every connection the server ends closes with a linger, so that a client
+// still sending reads its refusal instead of a reset.
 //
 // The guard knows nothing of boards, backends or pages: its refusals are
 // problems (package problem) that the server's error handler answers as
@@ -52,10 +54,12 @@ type Config struct {
 // HTTPServer returns the http.Server of the public listener ln and the
 // listener it is to serve, capped at cfg.MaxConns connections: a header
 // must arrive within 10 s (slowloris) and hold at most cfg.MaxHeaderBytes
-// (431 beyond), a request within 30 s, and an idle keep-alive connection
-// is closed after cfg.IdleTimeout.
+// (431 beyond; 414 when the request line alone is longer), a request
+// within 30 s, and an idle keep-alive connection is closed after
+// cfg.IdleTimeout. A connection the server ends is closed with a linger,
+// so that its client reads the answer (a 413, a 431) instead of a reset.
 func HTTPServer(cfg Config, h http.Handler, ln net.Listener, log *slog.Logger) (*http.Server, net.Listener) {
-	capped := limitConns(ln, cfg.MaxConns, log)
+	l := listen(ln, cfg.MaxConns, log)
 	return &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -63,8 +67,8 @@ func HTTPServer(cfg Config, h http.Handler, ln net.Listener, log *slog.Logger) (
 		IdleTimeout:       cfg.IdleTimeout,
 		MaxHeaderBytes:    cfg.MaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-		ConnState:         connState(capped),
-	}, capped
+		ConnState:         l.connState,
+	}, l
 }
 
 // Guard is the guard's middleware for one server: its quotas' table of
@@ -94,7 +98,7 @@ const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 
 
 // Harden is the middleware of the hardening headers (no sniffing, no
 // framing, no referrer, the content security policy, isolation from other
-// origins) and of the bound on the query string: a longer one is a 413.
+// origins) and of the bound on the query string: a longer one is a 414.
 func (g *Guard) Harden(next echo.HandlerFunc) echo.HandlerFunc {
 	return g.secure(func(c echo.Context) error {
 		h := c.Response().Header()
@@ -102,7 +106,7 @@ func (g *Guard) Harden(next echo.HandlerFunc) echo.HandlerFunc {
 		h.Set("Cross-Origin-Resource-Policy", "same-origin")
 		h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
 		if len(c.Request().URL.RawQuery) > g.cfg.QueryLimit {
-			return problem.New(http.StatusRequestEntityTooLarge, "This address is too long (%s of parameters; the limit is %s). Start again from a fresh board.",
+			return problem.New(http.StatusRequestURITooLong, "This address is too long (%s of parameters; the limit is %s). Start again from a fresh board.",
 				bytesize.Format(int64(len(c.Request().URL.RawQuery))), bytesize.Format(int64(g.cfg.QueryLimit)))
 		}
 		return next(c)
