@@ -46,6 +46,7 @@ import (
 	"github.com/nqueens/configurator/backends/sat"
 	"github.com/nqueens/configurator/backends/sat/plain"
 	"github.com/nqueens/configurator/configurator/bytesize"
+	"github.com/nqueens/configurator/internal/web/guard"
 	"github.com/nqueens/configurator/internal/web/server"
 )
 
@@ -194,6 +195,7 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	size(&c.Guard.BodyLimit, "body-limit", "largest request body, in bytes")
 	fs.Float64Var(&c.Guard.Client.Rate, "rate", c.Guard.Client.Rate, "requests a second of one client address, on every route that does work (pages, diagrams, progress, API); 0: no limit")
 	fs.IntVar(&c.Guard.Client.Burst, "burst", c.Guard.Client.Burst, "requests a client address may send in a burst beyond -rate")
+	proxies := fs.String("trusted-proxies", "", "address ranges (10.0.0.0/8,fd00::/8) or addresses, comma-separated, of the reverse proxies whose X-Forwarded-For header names the client; none: the client is the connection's address")
 	fs.IntVar(&c.Guard.Client.Concurrent, "concurrent", c.Guard.Client.Concurrent, "requests of one client address in flight at once; more get 429 (0: no cap)")
 	fs.Float64Var(&c.Guard.Loopback.Rate, "loopback-rate", c.Guard.Loopback.Rate, "-rate for loopback addresses (127.0.0.1, ::1); 0: no limit")
 	fs.IntVar(&c.Guard.Loopback.Burst, "loopback-burst", c.Guard.Loopback.Burst, "-burst for loopback addresses")
@@ -214,6 +216,12 @@ func parseFlags(args []string, out io.Writer) (options, error) {
 	}
 	if o.BDD.Dir == "off" {
 		o.BDD.Dir = ""
+	}
+	var err error
+	if c.Guard.TrustedProxies, err = guard.ParseProxies(*proxies); err != nil {
+		err = fmt.Errorf("-trusted-proxies: %w", err)
+		fmt.Fprintln(out, "web:", err)
+		return o, err
 	}
 	if err := o.check(fs); err != nil {
 		// The flag package reports its own errors; these are ours.

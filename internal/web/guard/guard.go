@@ -16,10 +16,12 @@
 package guard
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -47,8 +49,39 @@ type Config struct {
 	// The requests of one client address on every route that does work:
 	// Client for every address but loopback ones, which have Loopback
 	// (the person who runs the server, scripting it; behind a reverse
-	// proxy on the same machine every client is loopback).
+	// proxy on the same machine that is not trusted, every client is
+	// loopback).
 	Client, Loopback Quota
+
+	// TrustedProxies are the address ranges of the reverse proxies whose
+	// X-Forwarded-For header is believed: the client of a request that
+	// comes from one of them is the address nearest the server in that
+	// header that is not itself in a trusted range. Without any, the
+	// client is the connection's address, whatever the headers say.
+	TrustedProxies []netip.Prefix
+}
+
+// ParseProxies parses the address ranges of trusted proxies: a
+// comma-separated list of CIDR ranges (10.0.0.0/8, fd00::/8) or single
+// addresses; "" is none.
+func ParseProxies(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(f); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(f)
+		if err != nil {
+			return nil, fmt.Errorf("%q is neither an address range (10.0.0.0/8) nor an address", f)
+		}
+		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+	}
+	return out, nil
 }
 
 // HTTPServer returns the http.Server of the public listener ln and the
@@ -91,6 +124,21 @@ func New(cfg Config) *Guard {
 		})}
 }
 
+// IPExtractor returns the Echo IP extractor of the client's address (see
+// Config.TrustedProxies): the connection's, or, from a trusted proxy, the
+// one its X-Forwarded-For header names. Loopback, link-local and private
+// addresses are trusted only when a range names them.
+func (g *Guard) IPExtractor() echo.IPExtractor {
+	if len(g.cfg.TrustedProxies) == 0 {
+		return echo.ExtractIPDirect()
+	}
+	opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
+	for _, p := range g.cfg.TrustedProxies {
+		opts = append(opts, echo.TrustIPRange(&net.IPNet{IP: p.Addr().AsSlice(), Mask: net.CIDRMask(p.Bits(), p.Addr().BitLen())}))
+	}
+	return echo.ExtractIPFromXFFHeader(opts...)
+}
+
 // contentSecurityPolicy allows only this server's own scripts, styles and
 // images: no inline script, style or handler anywhere in the page.
 const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
@@ -127,8 +175,9 @@ func Start(c echo.Context) time.Time {
 
 // Quotas is the middleware of the per-client quotas: every route but the
 // free ones (route patterns, as Echo names them) goes through it, keyed by
-// the connection's address (never a header the client sends). It also
-// notes when the request began (Start).
+// the client's address (Echo's RealIP, as IPExtractor finds it: never a
+// header but a trusted proxy's). It also notes when the request began
+// (Start).
 func (g *Guard) Quotas(free ...string) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {

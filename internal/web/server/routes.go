@@ -29,9 +29,9 @@ func (s *Server) Handler() http.Handler { return s.routes() }
 func (s *Server) routes() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	// The client's address is the connection's, never a header it sends:
-	// rate limits and logs must not be spoofable.
-	e.IPExtractor = echo.ExtractIPDirect()
+	// The client's address is the connection's, never a header it sends
+	// but a trusted proxy's: rate limits and logs must not be spoofable.
+	e.IPExtractor = s.guard.IPExtractor()
 	e.HTTPErrorHandler = s.handleError
 	e.Use(withClient)
 
