@@ -171,7 +171,7 @@ func (m *memo) maxAnswersBytes() int64 {
 // readBounded reads the file at path whole if it holds at most limit
 // bytes.
 func readBounded(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}

@@ -97,13 +97,17 @@ type Backend struct {
 	work *workspace // shared by the queries of all its spaces
 }
 
-// New returns a Backend with the given options.
+// New returns a Backend with the given options. It removes from
+// Options.Dir the temporary files that writes cut short left there.
 func New(opts Options) *Backend {
 	if opts.Budget <= 0 {
 		opts.Budget = DefaultBudget
 	}
 	if opts.Scratch <= 0 {
 		opts.Scratch = DefaultScratch
+	}
+	if opts.Dir != "" {
+		opts.store().clean()
 	}
 	// Large queries leave a core to the small ones.
 	return &Backend{opts: opts, work: newWorkspace(opts.Scratch, runtime.GOMAXPROCS(0)-1)}
@@ -179,7 +183,7 @@ func (b *Backend) Compile(ctx context.Context, model *configurator.Model) (confi
 			b.opts.Budget, model.N(), need, configurator.ErrTooLarge, robdd.ErrNodeLimit)
 	}
 	store := b.opts.store()
-	m, root, loaded := store.load(model, b.opts.Budget)
+	m, root, loaded := store.load(ctx, model, b.opts.Budget)
 	if !loaded && b.fileOnly(model.N()) {
 		where := "no directory of compiled spaces is set"
 		if b.opts.Dir != "" {
