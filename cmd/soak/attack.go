@@ -98,6 +98,7 @@ type attackConfig struct {
 	Duration  time.Duration // of the attack
 	Probes    int           // the victim's requests; 0: as many as Duration allows
 	Every     time.Duration // between the victim's requests
+	Memory    string        // the server's -memory; "": what the machine gives
 	Extra     []string      // more server flags, after the attack's own
 	Log       io.Writer     // a copy of the server's log; nil: none
 	Progress  io.Writer
@@ -156,7 +157,11 @@ func runAttack(ctx context.Context, cfg attackConfig) (*attackReport, error) {
 	if cfg.Every <= 0 {
 		cfg.Every = 100 * time.Millisecond
 	}
-	args := append(knownFlags(ctx, cfg.Server, slices.Concat(commonArgs, at.args)), cfg.Extra...)
+	common := commonArgs
+	if cfg.Memory != "" {
+		common = append([]string{"-memory", cfg.Memory}, common...)
+	}
+	args := append(knownFlags(ctx, cfg.Server, slices.Concat(common, at.args)), cfg.Extra...)
 	p, err := launch.Start(ctx, cfg.Server, launch.Options{Debug: true, Log: cfg.Log}, args...)
 	if err != nil {
 		return nil, err

@@ -25,7 +25,7 @@ func TestTrustedProxies(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
-			args := append([]string{"-cache-dir", "off", "-rate", "0.001", "-burst", "1"}, tt.args...)
+			args := append([]string{"-cache-dir", "off", "-memory", "2G", "-rate", "0.001", "-burst", "1"}, tt.args...)
 			addr, exited := startServer(t, ctx, io.Discard, args...)
 			defer stopServer(t, cancel, exited)
 			var got []int

@@ -143,7 +143,7 @@ type flight struct {
 // space on disk (the backend saves it to its directory: every later start
 // loads it), which goes on in the background, one such compile at a time.
 // A request whose context says NoWork (a HEAD) never starts nor joins a
-// compile.
+// heavy compile.
 //
 // Heavy compiles (large BDDs, which take seconds and up to their node
 // budget in memory; configurator.Cost says which) run at most Config.Slots
@@ -228,7 +228,7 @@ func (c *Cache) Get(ctx context.Context, k Key) (*Space, error) {
 		c.mu.Unlock()
 		return nil, errors.New("server is shutting down")
 	}
-	if noWorkIn(ctx) {
+	if noWorkIn(ctx) && c.heavy(k) {
 		c.mu.Unlock()
 		return nil, ErrNoWork
 	}

@@ -92,9 +92,9 @@ func (c *Cache) saves(k Key) bool {
 // noWork is the context key of NoWork.
 type noWork struct{}
 
-// NoWork returns a context under which Get starts no compile, nor waits
-// for one under way: it returns the space when the cache holds it, and
-// ErrNoWork otherwise. A HEAD request asks with it.
+// NoWork returns a context under which Get starts no heavy compile (nor
+// load), nor waits for one under way: it returns the space when the cache
+// holds it, and ErrNoWork otherwise. A HEAD request asks with it.
 func NoWork(ctx context.Context) context.Context { return context.WithValue(ctx, noWork{}, true) }
 
 func noWorkIn(ctx context.Context) bool { return ctx.Value(noWork{}) != nil }

@@ -121,11 +121,12 @@ func TestCacheDropsWorkForNobody(t *testing.T) {
 }
 
 // TestCacheNoWork checks that a request under NoWork (a HEAD) gets a
-// cached space but never starts, nor joins, a compile.
+// cached space but never starts, nor joins, a heavy compile.
 func TestCacheNoWork(t *testing.T) {
 	g := newGatedCompiler(t, 10, 2<<30)
 	close(g.gate)
 	c := newCache(g, 1<<30, 2, time.Minute)
+	c.heavy = func(Key) bool { return true }
 	defer c.Close()
 	k := Key{Backend: "bdd", N: 6}
 	if _, err := c.Get(NoWork(context.Background()), k); !errors.Is(err, ErrNoWork) {
