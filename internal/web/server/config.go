@@ -69,7 +69,7 @@ func DefaultConfig() Config {
 			Bytes:    1 << 30,
 			Deadline: 10 * time.Minute,
 			Slots:    2,
-			Grace:    30 * time.Second,
+			Grace:    10 * time.Second,
 			Recycle:  50,
 		},
 		QuickWait:       300 * time.Millisecond,

@@ -425,12 +425,21 @@ func (c *Cache) admit(ctx context.Context, k Key, f *flight, need int64) (*Space
 	return c.compile(ctx, k)
 }
 
+// errNobody is the error of a compile whose turn came when nobody waited
+// for it any more: it is dropped, never started.
+var errNobody = errors.New("compile dropped: nobody waits for it")
+
 // reserve waits until need bytes fit within the cache's bound beside the
 // spaces in use and the compiles running, evicting spaces not in use to
-// make room, and reserves them for f, which then runs.
+// make room, and reserves them for f, which then runs; unless nobody waits
+// for f any more, when it fails with errNobody.
 func (c *Cache) reserve(ctx context.Context, f *flight, need int64) error {
 	for {
 		c.mu.Lock()
+		if f.waiters == 0 {
+			c.mu.Unlock()
+			return errNobody
+		}
 		if c.makeRoom(need) {
 			c.reserved += need
 			f.running = true
