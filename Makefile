@@ -96,11 +96,11 @@ fuzz:
 	$(MAKE) fuzz-short FUZZTIME=1000000x
 
 # The benchmark suite writes benchmarks/RESULTS.md, RESULTS.json and the
-# SVG plots, opening with issue 13's and issue 5's targets: `make bench` is
-# the quick suite (boards to 14x14; 4-6 minutes), `make bench-full` the
-# extended ranges (compile, disk and walks to 16x16, the 15- and 16-queens
-# compiles in a child process capped at 7 and 13 GiB; SAT to N=100; hours,
-# and 16 GiB of free memory for the 16x16 rows).
+# SVG plots, opening with its targets: `make bench` is the quick suite
+# (boards to 14x14; a few minutes), `make bench-full` the extended ranges
+# (compile, disk and walks to 16x16, the 15- and 16-queens compiles in a
+# child process capped at 7 and 13 GiB resident, each started only with
+# 2 GiB to spare beyond its cap; SAT to N=100; hours).
 bench:
 	$(GO) run ./cmd/benchreport -out benchmarks
 
@@ -109,8 +109,9 @@ bench-full:
 
 # The larger boards alone, into benchmarks/large: the compiles, loads and
 # walks of 13x13 to 16x16 (the walks of 15x15 and 16x16 before and after
-# the space's kept answers). Some 30 minutes and 13 GiB free; `make bench`
-# shows the node counts of its boards beyond 14x14 in benchmarks/RESULTS.md.
+# the space's kept answers), with the memory bench-full's 16x16 rows need;
+# `make bench` shows the node counts of its boards beyond 14x14 in
+# benchmarks/RESULTS.md.
 bench-large:
 	$(GO) run ./cmd/benchreport -full -sections compile,disk,bdd -boards 13,14,15,16 -out benchmarks/large
 

@@ -3,6 +3,14 @@
 // logic of the interactive configurator (place, remove, explain, make room,
 // complete), and the comparison of two backends' answers (Compare).
 //
+// Feature models (package feature: UVL feature models, DIMACS CNF files)
+// are configured the same way: a ModelCompiler compiles one into a
+// FeatureSpace, and a FeatureSession decides, undoes, explains (every
+// minimal reason, with the parts of the model that carry it, in the
+// model's words), makes room and completes on it. Both sessions find their
+// reasons with one search (reasonSearch), and the board is one kind of
+// feature model too (Model.FeatureModel).
+//
 // The rules of N-Queens are written once, in Model, as data: every backend
 // compiles the same list of constraints, so a bug in the rules shows in all
 // backends at once and the independent oracle of the cross-check catches it.

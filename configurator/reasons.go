@@ -2,25 +2,12 @@ package configurator
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"iter"
 	"slices"
 	"strings"
 	"time"
 )
-
-// MaxReasons is the most minimal reasons Explain lists for one cell. A cell
-// under many queens can have very many (they grow with the subsets of the
-// queens); past this many Explain stops and says that more may exist.
-const MaxReasons = 8
-
-// reasonBudget bounds the search for every reason beyond the first, so
-// that a large board under many queens answers in time with the reasons
-// found so far. The search also never takes more than half the time left
-// to its context, leaving the rest for making room.
-const reasonBudget = 2 * time.Second
 
 // Reason says why a cell is blocked or forced.
 type Reason uint8
@@ -138,11 +125,12 @@ func (s *Session) Explain(ctx context.Context, c Cell) (*Explanation, error) {
 	if e.State != Blocked && e.State != Forced {
 		return nil, fmt.Errorf("explain %v (%v): %w", c, e.State, ErrNotExplained)
 	}
-	rs := &reasonSearch{space: s.space, queens: s.queens, cell: c, blocked: e.State == Blocked}
+	cr := s.cellReasons(c, e.State == Blocked)
+	rs := cr.search(false)
 	if err := rs.run(ctx); err != nil {
 		return nil, fmt.Errorf("explain %v: %w", c, err)
 	}
-	if rs.blocked && !rs.nowhere {
+	if cr.blocked && !rs.nowhere {
 		room, err := rs.room(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("explain %v: make room: %w", c, err)
@@ -150,9 +138,10 @@ func (s *Session) Explain(ctx context.Context, c Cell) (*Explanation, error) {
 		e.Room = s.cells(room)
 	}
 	m := s.space.Model()
-	e.More = rs.more || len(rs.found) > MaxReasons
-	for _, set := range rs.found[:min(len(rs.found), MaxReasons)] {
-		cause := Cause{Reason: rs.kind(set), Queens: s.cells(set)}
+	var found [][]int
+	found, e.More = rs.capped()
+	for _, set := range found {
+		cause := Cause{Reason: cr.kind(set), Queens: s.cells(set)}
 		switch cause.Reason {
 		case NoCompletion:
 			cause.Proof = Refute(m, append(slices.Clone(cause.Queens), c), nil)
@@ -184,12 +173,13 @@ func (s *Session) Why(ctx context.Context, c Cell) (*Explanation, error) {
 	if e.State != Blocked && e.State != Forced {
 		return nil, fmt.Errorf("why %v (%v): %w", c, e.State, ErrNotExplained)
 	}
-	rs := &reasonSearch{space: s.space, queens: s.queens, cell: c, blocked: e.State == Blocked, firstOnly: true}
+	cr := s.cellReasons(c, e.State == Blocked)
+	rs := cr.search(true)
 	if err := rs.run(ctx); err != nil {
 		return nil, fmt.Errorf("why %v: %w", c, err)
 	}
 	first := rs.found[0]
-	cause := Cause{Reason: rs.kind(first), Queens: s.cells(first)}
+	cause := Cause{Reason: cr.kind(first), Queens: s.cells(first)}
 	switch cause.Reason {
 	case NoCompletion:
 		cause.Proof = Refute(s.space.Model(), append(slices.Clone(cause.Queens), c), nil)
@@ -235,23 +225,31 @@ func (s *Session) cells(idx []int) []Cell {
 	return out
 }
 
-// reasonSearch finds the minimal reasons of one cell. Sets of queens are
-// increasing lists of indices into queens.
-type reasonSearch struct {
+// cellReasons is what the reason search asks of a board: whether a set of
+// the user's queens rules one cell.
+type cellReasons struct {
 	space   Space
 	queens  []Cell
 	cell    Cell
 	blocked bool // else forced
+}
 
-	found   [][]int         // minimal reasons, attacks first
-	held    [][]int         // sets some solution holds (with the cell when blocked): nothing inside rules
-	asked   map[string]bool // the sets asked about (setKey), and whether they rule
-	attacks int             // found[:attacks] are attacks
-	nowhere bool            // the empty set rules: the only reason
-	more    bool            // the search ran out of time before trying every set
-	// firstOnly stops run at the first reason: the attacks, or the one
-	// shrink finds.
-	firstOnly bool
+func (s *Session) cellReasons(c Cell, blocked bool) *cellReasons {
+	return &cellReasons{space: s.space, queens: s.queens, cell: c, blocked: blocked}
+}
+
+// search returns the reason search of the cell: the queens that attack a
+// blocked cell are known reasons.
+func (cr *cellReasons) search(firstOnly bool) *reasonSearch {
+	rs := &reasonSearch{n: len(cr.queens), rules: cr.rules, firstOnly: firstOnly}
+	if cr.blocked {
+		for j, q := range cr.queens {
+			if cr.space.Model().Attacks(q, cr.cell) {
+				rs.known = append(rs.known, j)
+			}
+		}
+	}
+	return rs
 }
 
 // Analyzer is a Space whose Analyze of a placement costs no more than one
@@ -270,369 +268,84 @@ type Analyzer interface {
 
 // rules reports whether the queens in set rule the cell: no solution holds
 // them with a queen on it (blocked), or every solution holding them has
-// one (forced). Each set is asked once. When the cell is not ruled, the
-// queens of a solution that leaves it unruled prune every set they
-// contain (see held).
-func (rs *reasonSearch) rules(ctx context.Context, set []int) (bool, error) {
-	key := setKey(set)
-	if ok, seen := rs.asked[key]; seen {
-		return ok, nil
+// one (forced). When the cell is not ruled, the queens of a solution that
+// leaves it unruled are held: they prune every set they contain.
+func (cr *cellReasons) rules(ctx context.Context, set []int) (bool, []int, error) {
+	if _, first := cr.space.(Analyzer); first {
+		return cr.rulesByAnalysis(ctx, set)
 	}
-	var ok bool
-	var err error
-	if _, first := rs.space.(Analyzer); first {
-		ok, err = rs.rulesByAnalysis(ctx, set)
-	} else {
-		ok, err = rs.rulesByQuestion(ctx, set)
-	}
-	if err != nil {
-		return false, err
-	}
-	if rs.asked == nil {
-		rs.asked = make(map[string]bool)
-	}
-	rs.asked[key] = ok
-	return ok, nil
+	return cr.rulesByQuestion(ctx, set)
 }
 
 // rulesByQuestion is rules by one question: a solution with a queen on
 // the cell (blocked), whose queens then prune every set they contain, or
 // the satisfiability of the set without one (forced).
-func (rs *reasonSearch) rulesByQuestion(ctx context.Context, set []int) (bool, error) {
-	queens := rs.pick(set)
-	if !rs.blocked {
-		ok, err := rs.space.Satisfiable(ctx, queens, []Cell{rs.cell})
-		if err == nil && ok {
-			rs.held = append(rs.held, slices.Clone(set))
+func (cr *cellReasons) rulesByQuestion(ctx context.Context, set []int) (bool, []int, error) {
+	queens := cr.pick(set)
+	if !cr.blocked {
+		ok, err := cr.space.Satisfiable(ctx, queens, []Cell{cr.cell})
+		if err != nil || !ok {
+			return !ok, nil, err
 		}
-		return !ok, err
+		return false, slices.Clone(set), nil
 	}
-	sol, err := rs.space.Solve(ctx, append(queens, rs.cell))
+	sol, err := cr.space.Solve(ctx, append(queens, cr.cell))
 	if errors.Is(err, ErrNoSolution) {
-		return true, nil
+		return true, nil, nil
 	}
 	if err != nil {
-		return false, err
+		return false, nil, err
 	}
-	var in []int
-	for j, q := range rs.queens {
+	in := []int{}
+	for j, q := range cr.queens {
 		if slices.Contains(sol, q) {
 			in = append(in, j)
 		}
 	}
-	rs.held = append(rs.held, in)
-	return false, nil
+	return false, in, nil
 }
 
 // rulesByAnalysis is rules by an analysis of the set: the cell's state
 // under it. When the cell is not ruled, the set with every user queen the
 // analysis forces has the same solutions, so it does not rule either: it
 // prunes every set it contains.
-func (rs *reasonSearch) rulesByAnalysis(ctx context.Context, set []int) (bool, error) {
-	a, err := rs.space.Analyze(ctx, rs.pick(set))
+func (cr *cellReasons) rulesByAnalysis(ctx context.Context, set []int) (bool, []int, error) {
+	a, err := cr.space.Analyze(ctx, cr.pick(set))
 	if err != nil {
-		return false, err
+		return false, nil, err
 	}
 	want := Forced
-	if rs.blocked {
+	if cr.blocked {
 		want = Blocked
 	}
-	if a.At(rs.cell) == want {
-		return true, nil
+	if a.At(cr.cell) == want {
+		return true, nil, nil
 	}
-	var in []int
-	for j, q := range rs.queens {
+	in := []int{}
+	for j, q := range cr.queens {
 		if st := a.At(q); st == Queen || st == Forced {
 			in = append(in, j)
 		}
 	}
-	rs.held = append(rs.held, in)
-	return false, nil
+	return false, in, nil
 }
 
 // pick returns the queens at the indices of set, with room for one more.
-func (rs *reasonSearch) pick(set []int) []Cell {
+func (cr *cellReasons) pick(set []int) []Cell {
 	queens := make([]Cell, len(set), len(set)+1)
 	for i, j := range set {
-		queens[i] = rs.queens[j]
+		queens[i] = cr.queens[j]
 	}
 	return queens
 }
 
-// setKey is the key of a set of indices in reasonSearch.asked.
-func setKey(set []int) string {
-	var b []byte
-	for _, j := range set {
-		b = binary.AppendUvarint(b, uint64(j))
-	}
-	return string(b)
-}
-
-// run finds the reasons: the empty set, the attacks, one reason by
-// deletion when there is no attack, then the rest by size within the
-// budget.
-func (rs *reasonSearch) run(ctx context.Context) error {
-	if len(rs.queens) == 0 {
-		// The cell is ruled with no queen at all: the empty set is
-		// the reason, and no question needs asking.
-		rs.nowhere, rs.found = true, [][]int{{}}
-		return nil
-	}
-	if ok, err := rs.rules(ctx, nil); err != nil || ok {
-		rs.nowhere = ok
-		if ok {
-			rs.found = [][]int{{}}
-		}
-		return err
-	}
-	var rest []int
-	for j, q := range rs.queens {
-		if rs.blocked && rs.space.Model().Attacks(q, rs.cell) {
-			rs.found = append(rs.found, []int{j})
-			continue
-		}
-		rest = append(rest, j)
-	}
-	rs.attacks = len(rs.found)
-	if rs.firstOnly && len(rs.found) > 0 {
-		return nil
-	}
-	if len(rs.found) == 0 {
-		all := make([]int, len(rs.queens))
-		for j := range all {
-			all[j] = j
-		}
-		r, err := rs.shrink(ctx, all)
-		if err != nil {
-			return err
-		}
-		rs.found = append(rs.found, r)
-	}
-	if rs.firstOnly {
-		return nil
-	}
-	budget := reasonBudget
-	if d, ok := ctx.Deadline(); ok {
-		budget = min(budget, time.Until(d)/2)
-	}
-	sctx, cancel := context.WithTimeout(ctx, budget)
-	defer cancel()
-	err := rs.bySize(sctx, rest)
-	switch {
-	case err == nil:
-	case ctx.Err() == nil && sctx.Err() != nil:
-		rs.more = true
-	default:
-		return err
-	}
-	rs.sort()
-	return nil
-}
-
-// shrink returns a minimal reason inside set, which rules the cell: each
-// queen in turn, last placed first, is dropped while the rest still rule.
-func (rs *reasonSearch) shrink(ctx context.Context, set []int) ([]int, error) {
-	set = slices.Clone(set)
-	for i := len(set) - 1; i >= 0; i-- {
-		rest := slices.Delete(slices.Clone(set), i, i+1)
-		ok, err := rs.rules(ctx, rest)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			set = rest
-		}
-	}
-	return set, nil
-}
-
-// bySize tries the sets of rest by increasing size, stopping once more
-// than MaxReasons are known: the one past the cap proves that more exist.
-func (rs *reasonSearch) bySize(ctx context.Context, rest []int) error {
-	for set := range subsetsBySize(rest, 1) {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if len(rs.found) > MaxReasons {
-			return nil
-		}
-		if rs.pruned(set) {
-			continue
-		}
-		ok, err := rs.rules(ctx, set)
-		if err != nil {
-			return err
-		}
-		if ok {
-			rs.found = append(rs.found, slices.Clone(set))
-		}
-	}
-	return nil
-}
-
-// pruned reports whether set need not be tried: it holds a reason found
-// (so it is not minimal) or lies inside a solution's queens (so it rules
-// nothing).
-func (rs *reasonSearch) pruned(set []int) bool {
-	for _, r := range rs.found {
-		if subset(r, set) {
-			return true
-		}
-	}
-	for _, h := range rs.held {
-		if subset(set, h) {
-			return true
-		}
-	}
-	return false
-}
-
-// sort puts the attacks first, then the others by size, then by placement.
-func (rs *reasonSearch) sort() {
-	slices.SortStableFunc(rs.found[rs.attacks:], func(a, b []int) int {
-		if len(a) != len(b) {
-			return len(a) - len(b)
-		}
-		return slices.Compare(a, b)
-	})
-}
-
 // kind is the Reason of a set found.
-func (rs *reasonSearch) kind(set []int) Reason {
+func (cr *cellReasons) kind(set []int) Reason {
 	switch {
-	case !rs.blocked:
+	case !cr.blocked:
 		return Forcing
-	case len(set) == 1 && rs.space.Model().Attacks(rs.queens[set[0]], rs.cell):
+	case len(set) == 1 && cr.space.Model().Attacks(cr.queens[set[0]], cr.cell):
 		return Attack
 	}
 	return NoCompletion
-}
-
-// room returns a fewest set of queens that frees the blocked cell. A
-// fewest set meeting every reason found is a lower bound on the answer
-// (every set that frees the cell meets every reason); when removing it
-// frees the cell it is the answer, and otherwise the queens it leaves
-// still rule the cell and hold a reason not yet found, which is added
-// before trying again.
-func (rs *reasonSearch) room(ctx context.Context) ([]int, error) {
-	all := slices.Clone(rs.found)
-	for {
-		hit, err := hittingSet(ctx, all)
-		if err != nil {
-			return nil, err
-		}
-		var kept []int
-		for j := range rs.queens {
-			if !slices.Contains(hit, j) {
-				kept = append(kept, j)
-			}
-		}
-		ok, err := rs.rules(ctx, kept)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return hit, nil
-		}
-		r, err := rs.shrink(ctx, kept)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, r)
-		if !slices.ContainsFunc(rs.found, func(f []int) bool { return slices.Equal(f, r) }) {
-			rs.found = append(rs.found, r)
-			rs.more = rs.more || len(rs.found) > MaxReasons
-			rs.sort()
-		}
-	}
-}
-
-// hittingSet returns a fewest set of indices that meets every set of sets
-// (none is empty), the first such set in increasing lexicographic order
-// of its size: the queens placed earliest go first.
-func hittingSet(ctx context.Context, sets [][]int) ([]int, error) {
-	var universe []int
-	for _, s := range sets {
-		for _, j := range s {
-			if !slices.Contains(universe, j) {
-				universe = append(universe, j)
-			}
-		}
-	}
-	slices.Sort(universe)
-	for set := range subsetsBySize(universe, 0) {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if hitsAll(set, sets) {
-			return slices.Clone(set), nil
-		}
-	}
-	return nil, errors.New("no set meets every reason") // an empty reason has no hitting set
-}
-
-// hitsAll reports whether set shares an element with every one of sets.
-func hitsAll(set []int, sets [][]int) bool {
-	for _, s := range sets {
-		if !slices.ContainsFunc(s, func(j int) bool { return slices.Contains(set, j) }) {
-			return false
-		}
-	}
-	return true
-}
-
-// subset reports whether the increasing list a lies inside the increasing
-// list b.
-func subset(a, b []int) bool {
-	i := 0
-	for _, x := range b {
-		if i < len(a) && a[i] == x {
-			i++
-		}
-	}
-	return i == len(a)
-}
-
-// subsetsBySize yields the subsets of from with at least least elements,
-// by increasing size and, within a size, in lexicographic order of their
-// positions in from. The slice yielded is reused: clone it to keep it.
-func subsetsBySize(from []int, least int) iter.Seq[[]int] {
-	return func(yield func([]int) bool) {
-		for k := least; k <= len(from); k++ {
-			idx := make([]int, k)
-			for i := range idx {
-				idx[i] = i
-			}
-			set := make([]int, k)
-			for {
-				for i, j := range idx {
-					set[i] = from[j]
-				}
-				if !yield(set) {
-					return
-				}
-				if !nextCombination(idx, len(from)) {
-					break
-				}
-			}
-		}
-	}
-}
-
-// nextCombination advances idx, a strictly increasing k-subset of 0..n-1,
-// to the next one in lexicographic order, reporting false after the last.
-func nextCombination(idx []int, n int) bool {
-	k := len(idx)
-	i := k - 1
-	for i >= 0 && idx[i] == n-k+i {
-		i--
-	}
-	if i < 0 {
-		return false
-	}
-	idx[i]++
-	for j := i + 1; j < k; j++ {
-		idx[j] = idx[j-1] + 1
-	}
-	return true
 }

@@ -46,9 +46,9 @@ const (
 // within itself: small queries (at most bound/8 bytes, the analysis of a
 // placement of queens on any board up to 14×14) take bytes from a lane of
 // bound/4 of their own, and large ones (sweeps of the whole diagram,
-// drawings) from the rest, at most one per core but one at once (see
-// New), so that a small query neither waits for bytes behind a large one
-// nor finds every core busy with large ones. Waiting honours the query's
+// drawings) from the rest, at most as many at once as the cores less one
+// (at least one; see New), so that a small query neither waits for bytes
+// behind a large one nor finds every core busy with large ones. Waiting honours the query's
 // context: a query that cannot get its bytes before its context ends
 // fails with an error wrapping configurator.ErrBusy and the context's
 // error.
@@ -132,7 +132,7 @@ func (w *workspace) take(ctx context.Context, lane, cores *semaphore.Weighted, n
 	}, nil
 }
 
-// load is the work the workspace holds.
+// occupancy is the work the workspace holds.
 func (w *workspace) occupancy() configurator.Occupancy {
 	return configurator.Occupancy{Waiting: w.waiting.Load(), Running: w.running.Load(), Bytes: w.held.Load()}
 }

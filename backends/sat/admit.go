@@ -141,7 +141,7 @@ func (b *Backend) waitTurn(ctx context.Context, acquire func() error) error {
 // turn behind the calls asking afresh, and runs f again, until f ends by
 // itself or ctx does. So a question that takes seconds shares a core with
 // every other client's in slices, instead of holding it to its end.
-func (b *Backend) callSliced(ctx context.Context, q *satbase.Query, f func(ctx context.Context) error) error {
+func (b *Backend) callSliced(ctx context.Context, q *satbase.Calls, f func(ctx context.Context) error) error {
 	for resumed := false; ; resumed = true {
 		callCtx, release, err := b.solverTurnSliced(ctx, resumed)
 		if err != nil {

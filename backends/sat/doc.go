@@ -47,9 +47,23 @@
 // The solver is third_party/gophersat, gophersat v1.4.0 patched (see its
 // PATCHES.md): a Solve is interrupted when its query's context ends, so a
 // call past its deadline stops at once and frees its core and its memory,
-// and separate solvers run in parallel. Its Assume drops the unit clauses
-// of the base problem, so the backends' problems have none and the cells of
-// one-cell lines travel as assumptions.
+// separate solvers run in parallel, contradictory assumptions are refuted,
+// and a caller may prefer phases. Its Assume drops the unit clauses of the
+// base problem, so the backends' problems have none and the cells of
+// one-cell lines (a model's unit clauses) travel as assumptions.
+//
+// # Feature models
+//
+// Both backends are configurator.ModelCompilers: CompileModel translates a
+// feature model (UVL, DIMACS CNF) into CNF, and its space answers under
+// the person's decisions with the same gates as a board's. This package
+// decides the valid domains by the backbone method that rules out many
+// candidates with each configuration found (see featureEngine: propagation,
+// the backbone of the empty configuration kept, configurations preferring
+// to flip every candidate left, flips and repairs checked against the
+// clauses, the solver last), so that a model of thousands of features needs
+// a few solver calls per decision; package plain asks the solver once per
+// feature and value, the baseline.
 //
 // # Admission
 //

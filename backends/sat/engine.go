@@ -104,7 +104,7 @@ func (e *engine) witness(ctx context.Context, q *satbase.Query, rng *rand.Rand, 
 		}
 	}
 	var w []int32
-	err := e.b.callSliced(ctx, q, func(ctx context.Context) (err error) {
+	err := e.b.callSliced(ctx, q.Calls, func(ctx context.Context) (err error) {
 		w, err = q.Ask(ctx, with, without)
 		return err
 	})

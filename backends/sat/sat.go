@@ -33,6 +33,9 @@ const (
 	ServePerTurn = 2
 	// DefaultCountCap is the default cap of the blocking-clause count.
 	DefaultCountCap = satbase.DefaultCountCap
+	// DefaultModelCountCap is the default cap of the count of a feature
+	// model's configurations.
+	DefaultModelCountCap = satbase.DefaultModelCountCap
 	// DefaultTimeout bounds one query, its waits for the solver included.
 	DefaultTimeout = 30 * time.Second
 )
@@ -59,6 +62,10 @@ type Options struct {
 	// set. Only boards up to 10×10 are counted: each solution costs a solver
 	// call.
 	CountCap int
+	// ModelCountCap caps the blocking-clause count of a feature model's
+	// configurations; 0 means DefaultModelCountCap. Above it
+	// Domains.Configurations is the cap and AtLeast is set.
+	ModelCountCap int
 	// Timeout bounds each query (Analyze, Satisfiable, Solve), the time its
 	// solver calls wait in the call queue included; 0 means DefaultTimeout.
 	// Admit waits as long as its ctx allows. A query past its deadline, or
@@ -103,12 +110,13 @@ func New(opts Options) *Backend {
 		slots:     make(map[string]*slot),
 	}
 	b.base = satbase.Backend{
-		What:     "the SAT backend",
-		MaxN:     satbase.Or(opts.MaxN, DefaultMaxN),
-		CountCap: satbase.Or(opts.CountCap, DefaultCountCap),
-		PerCube:  64,
-		Begin:    b.begin,
-		Turn:     b.solverTurn,
+		What:          "the SAT backend",
+		MaxN:          satbase.Or(opts.MaxN, DefaultMaxN),
+		CountCap:      satbase.Or(opts.CountCap, DefaultCountCap),
+		ModelCountCap: satbase.Or(opts.ModelCountCap, DefaultModelCountCap),
+		PerCube:       64,
+		Begin:         b.begin,
+		Turn:          b.solverTurn,
 	}
 	return b
 }

@@ -44,7 +44,8 @@ func childMain(args []string) error {
 	// cmd/nqueens/count.go): the compile's garbage, gigabytes of layers of
 	// states at 16×16, collected at 25 % growth rather than 100 %, and the
 	// heap kept to the budget, so that its peak is the compile's and not
-	// the collector's (16×16: killed at the 13 GiB cap without it).
+	// the collector's, which at the default growth would nearly double it
+	// and pass the child's resident cap.
 	debug.SetGCPercent(25)
 	if *budget > 0 {
 		debug.SetMemoryLimit(*budget)

@@ -13,9 +13,10 @@
 // their own, with a memory cap), SAT up to N=100, and larger budgets for
 // the baselines. Every comparison is measured in the same run, side by
 // side, because absolute times on a shared machine drift; the ratios are
-// what the report stands on. The report opens with the targets of issues
-// 13 and 5, each with the figure, what it is compared with and its
-// verdict.
+// what the report stands on. The report opens with its targets (every
+// board up to 16×16 interactive; the per-step bounds, the server at 8×8
+// and the compiles), each with the figure, what it is compared with and
+// its verdict.
 //
 // The compiled spaces of a run live in a temporary cache directory of its
 // own, removed at the end: nothing depends on the user's cache.

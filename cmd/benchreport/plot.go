@@ -102,8 +102,8 @@ func writePlots(dir string, res *Results) ([]figure, error) {
 		heaps = append(heaps, rss, buddyRSS)
 	}
 	if largest(res.Compile) >= 15 {
-		times = append(times, hline("issue 13: 16-queens in 120 s", compile16Time.Seconds(), times))
-		heaps = append(heaps, hline("issue 13: 16-queens in 12 GiB", mib(compile16RSS), heaps))
+		times = append(times, hline("target: 16-queens in 120 s", compile16Time.Seconds(), times))
+		heaps = append(heaps, hline("target: 16-queens in 12 GiB", mib(compile16RSS), heaps))
 	}
 	if err := add("compile_time.svg", "Compile time of the N-Queens BDD (row-major)", "N", "seconds", times); err != nil {
 		return nil, err
@@ -125,9 +125,9 @@ func writePlots(dir string, res *Results) ([]figure, error) {
 		return nil, err
 	}
 	steps := stepSeries(res.BDDSteps, millis)
-	steps = append(steps, hline("issue 13: p99 ≤ 20 ms at N=14", millis(step14P99), steps))
+	steps = append(steps, hline("target: p99 ≤ 20 ms at N=14", millis(step14P99), steps))
 	if stepAt(res.BDDSteps, 15) != nil || stepAt(res.BDDSteps, 16) != nil {
-		steps = append(steps, hline("issue 13: p99 < 250 ms at N=15, 16", millis(largeStepP99), steps))
+		steps = append(steps, hline("target: p99 < 250 ms at N=15, 16", millis(largeStepP99), steps))
 	}
 	if err := add("bdd_step.svg", "BDD: time per step of the random walks", "N", "milliseconds", steps); err != nil {
 		return nil, err
@@ -173,7 +173,8 @@ func stepSeries(rs []benchmarks.StepResult, unit func(time.Duration) float64) []
 
 // serverSeries makes the lines of the server plot: the BDD's analyses
 // per second (expected answers) against N at each number of clients, and
-// issue 13's targets at 32 clients: 0.5× N=8's at N=12, 0.2× at N=14.
+// the large boards' targets at 32 clients: 0.5× N=8's at N=12, 0.2× at
+// N=14.
 func serverSeries(res *Results) []series {
 	if res.Server == nil {
 		return nil
@@ -194,7 +195,7 @@ func serverSeries(res *Results) []series {
 	}
 	if s8 := serverRun(res, "bdd", 8, throughputClients); s8 != nil && s8.ExpectedPerSecond() > 0 {
 		v := s8.ExpectedPerSecond()
-		ss = append(ss, series{name: "issue 13: ≥ 0.5× N=8 at 12, 0.2× at 14", target: true,
+		ss = append(ss, series{name: "target: ≥ 0.5× N=8 at 12, 0.2× at 14", target: true,
 			xy: plotter.XYs{{X: 8, Y: v}, {X: 12, Y: 0.5 * v}, {X: 14, Y: 0.2 * v}}})
 	}
 	return ss

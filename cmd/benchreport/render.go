@@ -75,14 +75,14 @@ func markdown(res *Results, figs []figure) string {
 	return b.String()
 }
 
-// targetTables lists the targets of issue 13, then those of issue 5,
-// each with its figure, what it is compared with and its verdict.
+// targetTables lists the targets, a table per group, each with its
+// figure, what it is compared with and its verdict.
 func targetTables(b *strings.Builder, res *Results) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	ts := targets(res)
-	for _, issue := range []int{13, 5} {
-		p("\n### Targets of issue %d\n\n", issue)
-		if issue == 13 {
+	for i, g := range targetGroups {
+		p("\n### Targets: %s\n\n", g.title())
+		if i == 0 {
 			p("Each figure is a ratio to a peer measured in this run or a percentile of this run; *compared with*\n")
 			p("names the peer (an absolute bound has none: the figure beside it is context, not the verdict's).\n")
 			if res.Mode != "full" {
@@ -92,7 +92,7 @@ func targetTables(b *strings.Builder, res *Results) {
 		}
 		p("| Target | Measured | Compared with | Verdict |\n|---|---|---|---|\n")
 		for _, t := range ts {
-			if t.Issue == issue {
+			if t.Group == g {
 				p("| %s | %s | %s | %s |\n", t.Target, t.Measured, t.Peer, t.Status)
 			}
 		}
@@ -225,7 +225,7 @@ func largeSteps(res *Results) string {
 }
 
 // diskSection compares loading a compiled space from disk with compiling
-// it (issue 13, item 2).
+// it.
 func diskSection(b *strings.Builder, res *Results) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	p("## 2. Compiled spaces on disk: load against compile\n\n")
@@ -621,7 +621,7 @@ func serverSection(b *strings.Builder, res *Results) {
 	p("answer is read. Requests are `POST /api/v1/analyze` with random placements of queens that attack no\n")
 	p("other (some have no solution: 422, expected). Each row ran for %s", fmtDur(runLength(s, false)))
 	if s.TargetClients > 0 {
-		p(" (the rows of %d clients, which issue 13's\n", s.TargetClients)
+		p(" (the rows of %d clients, which the large boards'\n", s.TargetClients)
 		p("throughput targets compare, for %s)", fmtDur(runLength(s, true)))
 	}
 	p(" after a warm-up that compiled or loaded the board, not\n")

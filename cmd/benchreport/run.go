@@ -72,8 +72,8 @@ type plan struct {
 	SATBudget      func(n int) Budget
 
 	// Server: each workload at each number of clients for ServerTime,
-	// and for TargetTime at TargetClients, the runs that issue 13's
-	// throughput targets compare.
+	// and for TargetTime at TargetClients, the runs that the large
+	// boards' throughput targets compare.
 	Web                    string
 	Workloads              []workload
 	Clients                []int
@@ -124,7 +124,7 @@ func quickPlan() plan {
 		BDDBaselineMax: 12,
 		BDDWalk:        benchmarks.WalkOptions{Walks: 4, Steps: 50},
 		BDDBudget:      8 * time.Second,
-		BDDEmpty:       30 * time.Second, // restrict-per-cell takes 10-20 s on the empty 12×12 board
+		BDDEmpty:       30 * time.Second, // restrict-per-cell on the empty 12×12 board takes seconds
 		SATSizes:       []int{8, 20, 50},
 		SATWalk: func(n int) benchmarks.WalkOptions {
 			if n >= 50 {
@@ -150,9 +150,9 @@ func quickPlan() plan {
 }
 
 // childPlan bounds the compile of the n×n board in a child process: 16×16
-// gets issue 13's 12 GiB as its budget and is killed at 13 GiB resident
-// (the machine has no swap and is shared), smaller boards proportionally
-// less; each has 20 minutes.
+// gets the 12 GiB of its target as its budget and is killed at 13 GiB
+// resident (the machine has no swap and is shared), smaller boards
+// proportionally less; each has 20 minutes.
 func childPlan(n int) childLimits {
 	budget := int64(12 << 30)
 	if n <= 15 {

@@ -29,7 +29,7 @@ type ServerResults struct {
 	Flags []string
 	Runs  []ServerRun
 	// TargetClients is the number of clients of the longer runs that
-	// issue 13's throughput targets compare.
+	// the large boards' throughput targets compare.
 	TargetClients int `json:",omitempty"`
 	// PeakRSS is the server process's peak resident memory (VmHWM) at
 	// the end of all runs.

@@ -17,12 +17,39 @@ const (
 	notRun      = "not measured in this run"
 )
 
-// target is one of the issues' targets and how this run fared: the
+// target is one of the suite's targets and how this run fared: the
 // figure measured, what it is compared with (a peer measured in the same
 // run, or an absolute bound) and the verdict.
 type target struct {
-	Issue                          int
+	Group                          targetGroup
 	Target, Measured, Peer, Status string
+}
+
+// targetGroup is a set of targets that the report shows in a table of its
+// own, in the order of the constants.
+type targetGroup int
+
+const (
+	// largeBoards: every board up to 16×16 interactive: the server's
+	// throughput on large boards against 8×8, per-step p99 on 14×14 to
+	// 16×16, the 16-queens compile, and loading a compiled space against
+	// compiling it.
+	largeBoards targetGroup = iota
+	// stepBounds: per-step p99 bounds of both backends (the BDD's also
+	// against restrict-per-cell), the server at 8×8 under load, and the
+	// compiles of 14×14 and 15×15.
+	stepBounds
+)
+
+// targetGroups lists the groups in the order the report shows them.
+var targetGroups = []targetGroup{largeBoards, stepBounds}
+
+// title is the heading of the group's table.
+func (g targetGroup) title() string {
+	if g == largeBoards {
+		return "every board up to 16×16 interactive"
+	}
+	return "per step, the server at 8×8, the compiles"
 }
 
 func verdict(ok bool) string {
@@ -74,7 +101,7 @@ func failureAt(res *Results, method string, n int) *Failure {
 	return nil
 }
 
-// Issue 13's bounds.
+// The bounds of the large boards' targets.
 const (
 	throughputClients = 32                     // the server's load for the ratios
 	step14P99         = 20 * time.Millisecond  // per step p99 at N=14, at most
@@ -83,10 +110,10 @@ const (
 	compile16RSS      = 12 << 30               // and its peak resident memory
 )
 
-// targets checks the run against the targets of issue 13 and then those
-// of issue 5, in the order the report lists them.
+// targets checks the run against every target, in the order the report
+// lists them.
 func targets(res *Results) []target {
-	ts := append(issue13(res), issue5(res)...)
+	ts := append(largeBoardTargets(res), stepBoundTargets(res)...)
 	if res.Mode == "full" {
 		// The full plan measures every target: one it did not was left
 		// out of this run (-sections, -boards).
@@ -99,15 +126,13 @@ func targets(res *Results) []target {
 	return ts
 }
 
-// issue13 checks the run against the targets of issue 13: the server's
-// throughput on large boards against 8×8, per-step p99 on 14×14 to 16×16,
-// the 16-queens compile, and loading a compiled space against compiling
-// it.
-func issue13(res *Results) []target {
+// largeBoardTargets checks the run against the targets of the large
+// boards (largeBoards).
+func largeBoardTargets(res *Results) []target {
 	ts := []target{throughputRatio(res, 12, 0.5), throughputRatio(res, 14, 0.2),
-		stepP99(13, "BDD", res.BDDSteps, 14, step14P99, true),
-		stepP99(13, "BDD", res.BDDSteps, 15, largeStepP99, false),
-		stepP99(13, "BDD", res.BDDSteps, 16, largeStepP99, false),
+		stepP99(largeBoards, "BDD", res.BDDSteps, 14, step14P99, true),
+		stepP99(largeBoards, "BDD", res.BDDSteps, 15, largeStepP99, false),
+		stepP99(largeBoards, "BDD", res.BDDSteps, 16, largeStepP99, false),
 	}
 	ts = append(ts, compile16(res)...)
 	// Loading against compiling, on 14×14 and on the largest board loaded.
@@ -118,7 +143,7 @@ func issue13(res *Results) []target {
 		}
 	}
 	for _, n := range ns {
-		t := target{Issue: 13, Target: fmt.Sprintf("Load the compiled %d×%d space from disk instead of compiling it: faster", n, n),
+		t := target{Group: largeBoards, Target: fmt.Sprintf("Load the compiled %d×%d space from disk instead of compiling it: faster", n, n),
 			Peer: "the compile of the same board into the cache, this run", Status: notMeasured}
 		if d := diskAt(res, n); d != nil && d.Load > 0 {
 			t.Measured = fmt.Sprintf("load %s against compile %s (%s; file %s)", fmtDur(d.Load), fmtDur(d.Compile), fmtRatio(d.LoadRatio()), bytesIEC(uint64(d.FileBytes)))
@@ -129,11 +154,11 @@ func issue13(res *Results) []target {
 	return ts
 }
 
-// throughputRatio is issue 13's target of the server's analyses per
+// throughputRatio is the target of the server's analyses per
 // second at 32 clients on n×n against 8×8, both measured in the run:
 // at least the given multiple, without errors.
 func throughputRatio(res *Results, n int, least float64) target {
-	t := target{Issue: 13, Target: fmt.Sprintf("Server, BDD, %d clients: analyses/s at N=%d ≥ %.1f× N=8's", throughputClients, n, least),
+	t := target{Group: largeBoards, Target: fmt.Sprintf("Server, BDD, %d clients: analyses/s at N=%d ≥ %.1f× N=8's", throughputClients, n, least),
 		Peer: fmt.Sprintf("the server at N=8, %d clients, this run", throughputClients), Status: notMeasured}
 	small, large := serverRun(res, "bdd", 8, throughputClients), serverRun(res, "bdd", n, throughputClients)
 	if small == nil || large == nil || small.ExpectedPerSecond() <= 0 {
@@ -151,12 +176,12 @@ func throughputRatio(res *Results, n int, least float64) target {
 // on the n×n board against limit (below it, or at most it when inclusive),
 // with the restrict-per-cell baseline's p99 on the same steps beside it
 // where the run measured it.
-func stepP99(issue int, name string, rs []benchmarks.StepResult, n int, limit time.Duration, inclusive bool) target {
+func stepP99(g targetGroup, name string, rs []benchmarks.StepResult, n int, limit time.Duration, inclusive bool) target {
 	op := "<"
 	if inclusive {
 		op = "≤"
 	}
-	t := target{Issue: issue, Target: fmt.Sprintf("%s per step p99 %s %s at N=%d", name, op, fmtDur(limit), n), Peer: "absolute bound", Status: notMeasured}
+	t := target{Group: g, Target: fmt.Sprintf("%s per step p99 %s %s at N=%d", name, op, fmtDur(limit), n), Peer: "absolute bound", Status: notMeasured}
 	r := stepAt(rs, n)
 	if r == nil {
 		return t
@@ -175,12 +200,12 @@ func stepP99(issue int, name string, rs []benchmarks.StepResult, n int, limit ti
 	return t
 }
 
-// compile16 is issue 13's targets of the 16-queens compile, time and
+// compile16 is the targets of the 16-queens compile, time and
 // peak resident memory, measured in a child process of its own (full
 // mode), with N=15 of the same run beside them.
 func compile16(res *Results) []target {
-	tt := target{Issue: 13, Target: fmt.Sprintf("Compile 16-queens (direct path) in ≤ %.0f s", compile16Time.Seconds()), Peer: "absolute bound", Status: notMeasured}
-	tm := target{Issue: 13, Target: fmt.Sprintf("Compile 16-queens with ≤ %s peak resident memory", bytesIEC(compile16RSS)), Peer: "absolute bound", Status: notMeasured}
+	tt := target{Group: largeBoards, Target: fmt.Sprintf("Compile 16-queens (direct path) in ≤ %.0f s", compile16Time.Seconds()), Peer: "absolute bound", Status: notMeasured}
+	tm := target{Group: largeBoards, Target: fmt.Sprintf("Compile 16-queens with ≤ %s peak resident memory", bytesIEC(compile16RSS)), Peer: "absolute bound", Status: notMeasured}
 	if d15 := compileAt(res, benchmarks.Direct, 15); d15 != nil {
 		tt.Peer = "absolute bound; N=15 in this run: " + fmtDur(d15.Time)
 		if d15.PeakRSS > 0 {
@@ -208,8 +233,9 @@ func compile16(res *Results) []target {
 	return []target{tt, tm}
 }
 
-// issue5 checks the run against the targets of issue 5.
-func issue5(res *Results) []target {
+// stepBoundTargets checks the run against the targets of the step bounds
+// (stepBounds).
+func stepBoundTargets(res *Results) []target {
 	var ts []target
 	for _, s := range []struct {
 		name  string
@@ -221,11 +247,11 @@ func issue5(res *Results) []target {
 		{"BDD", res.BDDSteps, 12, 20 * time.Millisecond},
 		{"BDD", res.BDDSteps, 14, 250 * time.Millisecond},
 	} {
-		ts = append(ts, stepP99(5, s.name, s.rs, s.n, s.limit, false))
+		ts = append(ts, stepP99(stepBounds, s.name, s.rs, s.n, s.limit, false))
 	}
 	const peer = "restrict-per-cell on the same steps, this run"
 	for _, stat := range []string{"p99", "p50"} {
-		t := target{Issue: 5, Target: fmt.Sprintf("BDD ≥ 50× faster than restrict-per-cell at N=10 (%s of Analyze on the same steps)", stat), Peer: peer, Status: notMeasured}
+		t := target{Group: stepBounds, Target: fmt.Sprintf("BDD ≥ 50× faster than restrict-per-cell at N=10 (%s of Analyze on the same steps)", stat), Peer: peer, Status: notMeasured}
 		if b := baselineOf(stepAt(res.BDDSteps, 10), "restrict-per-cell"); b != nil && b.Sampled > 0 {
 			r := b.RatioP99()
 			if stat == "p50" {
@@ -240,7 +266,7 @@ func issue5(res *Results) []target {
 	// The same at the median for the valid domains alone, the work the
 	// baseline does (Analyze also counts the solutions), where the
 	// baseline ran on every step.
-	t0 := target{Issue: 5, Target: "BDD ≥ 50× faster than restrict-per-cell at N=10 (p50, the valid domains alone)", Peer: peer, Status: notMeasured}
+	t0 := target{Group: stepBounds, Target: "BDD ≥ 50× faster than restrict-per-cell at N=10 (p50, the valid domains alone)", Peer: peer, Status: notMeasured}
 	if r := stepAt(res.BDDSteps, 10); r != nil {
 		b := baselineOf(r, "restrict-per-cell")
 		for _, pt := range r.Parts {
@@ -256,22 +282,22 @@ func issue5(res *Results) []target {
 		n     int
 		limit time.Duration
 	}{{8, 5 * time.Millisecond}, {20, 50 * time.Millisecond}, {50, 300 * time.Millisecond}, {100, 2 * time.Second}} {
-		ts = append(ts, stepP99(5, "SAT", res.SATSteps, s.n, s.limit, false))
+		ts = append(ts, stepP99(stepBounds, "SAT", res.SATSteps, s.n, s.limit, false))
 	}
 
-	t := target{Issue: 5, Target: "Server, BDD N=8, 64 clients: ≥ 5,000 analyze req/s, p99 < 50 ms, zero errors", Peer: "absolute bound", Status: notMeasured}
+	t := target{Group: stepBounds, Target: "Server, BDD N=8, 64 clients: ≥ 5,000 analyze req/s, p99 < 50 ms, zero errors", Peer: "absolute bound", Status: notMeasured}
 	if r := serverRun(res, "bdd", 8, 64); r != nil {
 		t.Measured = fmt.Sprintf("%s req/s, p99 %s, %d errors", fmtInt(int(r.PerSecond)), fmtDur(r.P99), r.Errors())
 		t.Status = verdict(r.PerSecond >= 5000 && r.P99 < 50*time.Millisecond && r.Errors() == 0)
 	}
 	ts = append(ts, t)
-	t = target{Issue: 5, Target: "Compile, direct path, N=14 < 30 s", Peer: "absolute bound", Status: notMeasured}
+	t = target{Group: stepBounds, Target: "Compile, direct path, N=14 < 30 s", Peer: "absolute bound", Status: notMeasured}
 	if d := compileAt(res, benchmarks.Direct, 14); d != nil {
 		t.Measured = fmt.Sprintf("%s, peak heap %s", fmtDur(d.Time), bytesIEC(d.PeakHeap))
 		t.Status = verdict(d.Time < 30*time.Second)
 	}
 	ts = append(ts, t)
-	t = target{Issue: 5, Target: "Compile, direct path, N=15 completed within 20 GiB", Peer: "absolute bound", Status: notMeasured}
+	t = target{Group: stepBounds, Target: "Compile, direct path, N=15 completed within 20 GiB", Peer: "absolute bound", Status: notMeasured}
 	if d := compileAt(res, benchmarks.Direct, 15); d != nil {
 		peak := max(d.PeakRSS, d.PeakHeap)
 		t.Measured = fmt.Sprintf("%s, peak heap %s, peak RSS %s", fmtDur(d.Time), bytesIEC(d.PeakHeap), bytesIEC(d.PeakRSS))

@@ -60,13 +60,21 @@ func openSession(ctx context.Context, b *backendFlags, queensFlag string) (*conf
 }
 
 func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("analyze", "draw the board under a placement", stdout)
+	fs := newFlags("analyze", "draw the board under a placement, or classify the features of a -model under decisions", stdout)
 	var b backendFlags
 	b.register(fs, false, stderr)
 	queensFlag := fs.String("queens", "", "the user's `queens` in chess notation, comma-separated: a1,c5")
+	var mf modelFlags
+	mf.register(fs, true)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if model, err := mf.active(fs); err != nil || model {
+		if err != nil {
+			return err
+		}
+		return analyzeModel(ctx, &b, &mf, *asJSON, stdout)
 	}
 	s, compile, err := openSession(ctx, &b, *queensFlag)
 	if err != nil {
@@ -163,14 +171,28 @@ type explainResult struct {
 }
 
 func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("explain", "say why a cell is blocked or forced", stdout)
+	fs := newFlags("explain", "say why a cell is blocked or forced, or a feature of a -model forced", stdout)
 	var b backendFlags
 	b.register(fs, false, stderr)
 	queensFlag := fs.String("queens", "", "the user's `queens` in chess notation, comma-separated: a1,c5")
 	cellFlag := fs.String("cell", "", "the `cell` to explain, in chess notation: b3")
+	var mf modelFlags
+	mf.register(fs, true)
+	featureFlag := fs.String("feature", "", "-model: the `feature` to explain, by name")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	model, err := mf.active(fs)
+	switch {
+	case err != nil:
+		return err
+	case model && *featureFlag == "":
+		return usagef("-feature is required with -model (see nqueens explain -h)")
+	case model:
+		return explainModel(ctx, &b, &mf, *featureFlag, *asJSON, stdout)
+	case *featureFlag != "":
+		return usagef("-feature needs -model (see nqueens explain -h)")
 	}
 	if *cellFlag == "" {
 		return usagef("-cell is required (see nqueens explain -h)")

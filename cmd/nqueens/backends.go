@@ -43,7 +43,7 @@ func (b *backendFlags) register(fs *flagSet, full bool, stderr io.Writer) {
 		fs.StringVar(&b.order, "order", "row", "variable order of the model: row, col, diag or middle")
 		fs.StringVar(&b.method, "method", "direct", "bdd compilation: direct (top-down) or apply (conjoin the constraints)")
 		fs.Var(&b.budget, "budget", "bdd memory budget in `BYTES` (suffixes K, M, G: powers of 1024; 0 = the backend's default)")
-		fs.IntVar(&b.cap, "cap", 0, "sat, sat-plain: stop counting at `K` solutions and report \"at least K\" (0 = the backend's default)")
+		fs.IntVar(&b.cap, "cap", 0, "sat, sat-plain: stop counting at `K` solutions (configurations of a -model) and report \"at least K\" (0 = the backend's default)")
 	}
 }
 
@@ -79,12 +79,12 @@ func (b *backendFlags) backend() (configurator.Backend, error) {
 		if b.cap < 0 {
 			return nil, usagef("-cap %d: must not be negative", b.cap)
 		}
-		return sat.New(sat.Options{CountCap: b.cap}), nil
+		return sat.New(sat.Options{CountCap: b.cap, ModelCountCap: b.cap}), nil
 	case "sat-plain":
 		if b.cap < 0 {
 			return nil, usagef("-cap %d: must not be negative", b.cap)
 		}
-		return plain.New(plain.Options{CountCap: b.cap}), nil
+		return plain.New(plain.Options{CountCap: b.cap, ModelCountCap: b.cap}), nil
 	}
 	return nil, usagef("-backend %q: want bdd or sat or sat-plain", b.name)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -14,17 +15,30 @@ import (
 )
 
 func runCrosscheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("crosscheck", "cross-check the backends against a brute-force oracle", stdout)
+	fs := newFlags("crosscheck", "cross-check the backends against a brute-force oracle, on boards or on a -model", stdout)
 	sizes := fs.String("n", "4-10", "board sizes: `N` or a range like 4-10")
 	walks := fs.Int("walks", 100, "random walks per board size")
 	steps := fs.Int("steps", 20, "steps per walk")
 	seed := fs.Uint64("seed", 1, "seed of the random walks")
-	names := fs.String("backends", "bdd,sat", "comma-separated backends to check")
+	names := fs.String("backends", "bdd,sat", "comma-separated backends to check (with -model: every one that configures feature models)")
 	exhaustive := fs.Int("exhaustive", 6, "also check every reachable placement in depth for boards up to `N`")
 	satCap := fs.Int("cap", 0, "sat: stop counting at `K` solutions; its counts are then checked as lower bounds (0 = the backend's default)")
 	drop := fs.String("drop", "", "plant a fault: compile a model without the `line` of this name (\"anti-diagonal b1-a2\") and watch the check catch it")
+	var mf modelFlags
+	mf.register(fs, false)
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if model, err := mf.active(fs); err != nil || model {
+		if err != nil {
+			return err
+		}
+		explicit := false
+		fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "backends" })
+		if !explicit {
+			*names = ""
+		}
+		return crosscheckModel(ctx, &mf, *names, *satCap, crosscheck.WalkOptions{Walks: *walks, Steps: *steps, Seed: *seed}, stdout)
 	}
 	lo, hi, err := parseRange(*sizes)
 	if err != nil {
@@ -169,4 +183,88 @@ func parseRange(s string) (lo, hi int, err error) {
 		return 0, 0, usagef("-n %q: sizes from 1 to %d (the oracle's limit), low to high", s, oracle.MaxN)
 	}
 	return lo, hi, nil
+}
+
+// crosscheckModel is nqueens crosscheck -model: the backends named (every
+// one that configures feature models when names is "") walk the model,
+// checked against the oracle on a model of up to oracle.MaxFeatures
+// features, and against the first backend on a larger one.
+func crosscheckModel(ctx context.Context, mf *modelFlags, names string, cap int, opt crosscheck.WalkOptions, stdout io.Writer) error {
+	if opt.Walks < 0 || opt.Steps < 0 {
+		return usagef("-walks and -steps must not be negative")
+	}
+	m, err := mf.load()
+	if err != nil {
+		return err
+	}
+	if names == "" {
+		names = "bdd,sat,sat-plain"
+	}
+	var subjects []crosscheck.FeatureSubject
+	var skipped []string
+	for _, name := range strings.Split(names, ",") {
+		b := backendFlags{name: strings.TrimSpace(name), method: "direct", cap: cap}
+		be, err := b.backend()
+		if err != nil {
+			return err
+		}
+		if _, ok := be.(configurator.ModelCompiler); !ok {
+			skipped = append(skipped, be.Name())
+			continue
+		}
+		sp, _, err := configurator.CompileFeatureModel(ctx, be, m)
+		if err != nil {
+			return err
+		}
+		subjects = append(subjects, crosscheck.FeatureSubject{Name: be.Name(), Space: sp})
+	}
+	if len(subjects) == 0 {
+		return fmt.Errorf("%s: %w", strings.Join(skipped, ", "), configurator.ErrBoardsOnly)
+	}
+	byOracle := len(m.Features) <= oracle.MaxFeatures
+	if !byOracle && len(subjects) < 2 {
+		return usagef("-model: %d features, beyond the oracle's %d: at least two backends are needed to check each other", len(m.Features), oracle.MaxFeatures)
+	}
+	var rep *crosscheck.ModelReport
+	if byOracle {
+		rep, err = crosscheck.WalkModel(ctx, m, subjects, opt)
+	} else {
+		rep, err = crosscheck.CompareModel(ctx, m, subjects, opt)
+	}
+	if err != nil {
+		return err
+	}
+	reference := "against the oracle"
+	if !byOracle {
+		reference = "against " + subjects[0].Name
+	}
+	var out strings.Builder
+	fmt.Fprintf(&out, "%-20s %8s %6s %7s %13s", "model", "features", "walks", "steps", "disagreements")
+	for _, s := range subjects {
+		fmt.Fprintf(&out, " %10s", s.Name)
+	}
+	if byOracle {
+		fmt.Fprintf(&out, " %10s", "oracle")
+	}
+	fmt.Fprintf(&out, "\n%-20s %8d %6d %7d %13d", m.Name, len(m.Features), rep.Walks, rep.Steps, rep.Count)
+	for _, d := range rep.Time {
+		fmt.Fprintf(&out, " %10s", human(d))
+	}
+	if byOracle {
+		fmt.Fprintf(&out, " %10s", human(rep.OracleTime))
+	}
+	fmt.Fprintf(&out, "\n\ntimes per backend: every answer checked, with the session logic; checked %s\n", reference)
+	if len(skipped) > 0 {
+		fmt.Fprintf(&out, "not checked: %s (N-Queens boards only)\n", strings.Join(skipped, ", "))
+	}
+	if _, err := io.WriteString(stdout, out.String()); err != nil {
+		return err
+	}
+	d, ok := rep.Smallest()
+	if !ok {
+		_, err := fmt.Fprintf(stdout, "no disagreements\n")
+		return err
+	}
+	fmt.Fprintf(stdout, "smallest reproducing decisions: [%s]\n  %v\n", configurator.FormatDecisions(m, d.Decisions), d)
+	return fmt.Errorf("%d disagreements", rep.Count)
 }

@@ -1,4 +1,5 @@
-// Command nqueens counts, analyzes and explains N-Queens placements with the
+// Command nqueens counts, analyzes and explains N-Queens placements, and
+// configurations of feature models (UVL, DIMACS CNF), with the
 // configurator's backends, and cross-checks the backends against a
 // brute-force oracle.
 //
@@ -8,6 +9,16 @@
 //	nqueens analyze    -n N -queens a1,c5 [-backend bdd|sat] [-cache-dir DIR|off] [-json]
 //	nqueens explain    -n N -queens a1,c5 -cell b3 [-backend bdd|sat] [-cache-dir DIR|off] [-json]
 //	nqueens crosscheck -n 4-10 [-walks W] [-steps K] [-seed S] [-backends bdd,sat] [-exhaustive N] [-cap K] [-drop LINE]
+//
+//	nqueens count      -model FILE [-format uvl|dimacs] [-backend bdd|sat|sat-plain] [-cap K] [-json]
+//	nqueens analyze    -model FILE [-select a,b] [-deselect c] [-backend ...] [-json]
+//	nqueens explain    -model FILE [-select a,b] [-deselect c] -feature X [-backend ...] [-json]
+//	nqueens crosscheck -model FILE [-walks W] [-steps K] [-seed S] [-backends sat,sat-plain]
+//
+// A -model file is a feature model in UVL or a CNF in DIMACS, its format
+// told from its name (.uvl; .dimacs, .cnf) or else its content; -format
+// overrides. Decisions name features, comma-separated, a name holding a
+// comma in double quotes.
 //
 // Cells are in chess notation: the file letter is the column (a is column
 // 0; after z come aa, ab, ... as spreadsheet columns) and the rank number is
@@ -52,9 +63,9 @@ type command struct {
 }
 
 var commands = []command{
-	{"count", "count the solutions of an N×N board and report the size and cost of the compiled model", runCount},
-	{"analyze", "draw the board under a placement: forced queens, blocked cells, the solutions left", runAnalyze},
-	{"explain", "say why a cell is blocked or forced under a placement, and what to remove to free it", runExplain},
+	{"count", "count the solutions of an N×N board (the configurations of a -model) and report the size and cost of the compiled model", runCount},
+	{"analyze", "draw the board under a placement (classify a -model's features under decisions): forced, blocked, the solutions left", runAnalyze},
+	{"explain", "say why a cell is blocked or forced (a -model's feature forced), and what to remove to free it", runExplain},
 	{"crosscheck", "cross-check the backends against a brute-force oracle and print a summary", runCrosscheck},
 }
 
@@ -66,6 +77,13 @@ Usage:
   nqueens explain    -n N -queens a1,c5 -cell b3 [-backend bdd|sat] [-cache-dir DIR|off] [-json]
   nqueens crosscheck -n 4-10 [-walks W] [-steps K] [-seed S] [-backends bdd,sat] [-exhaustive N] [-cap K] [-drop LINE]
 
+  nqueens count      -model FILE [-format uvl|dimacs] [-backend bdd|sat|sat-plain] [-cap K] [-json]
+  nqueens analyze    -model FILE [-select a,b] [-deselect c] [-backend ...] [-json]
+  nqueens explain    -model FILE [-select a,b] [-deselect c] -feature X [-backend ...] [-json]
+  nqueens crosscheck -model FILE [-walks W] [-steps K] [-seed S] [-backends sat,sat-plain]
+
+A -model is a feature model in UVL or a CNF file in DIMACS (the format told
+from the name or the content; -format overrides); decisions name features.
 Cells are in chess notation: file letter = column (a = column 0; past z: aa,
 ab, ...), rank = row + 1; boards are drawn with rank 1 at the bottom. JSON
 gives cells as 0-based [row, col]. The bdd backend keeps compiled diagrams
@@ -130,7 +148,8 @@ func isUsage(err error) bool {
 	for _, target := range []error{
 		configurator.ErrSize, configurator.ErrOrder, configurator.ErrNotation,
 		configurator.ErrOffBoard, configurator.ErrDuplicate,
-		configurator.ErrTooLarge,
+		configurator.ErrTooLarge, configurator.ErrBoardsOnly,
+		configurator.ErrUnknownFeature, configurator.ErrDecidedTwice,
 	} {
 		if errors.Is(err, target) {
 			return true

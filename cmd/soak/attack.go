@@ -26,11 +26,10 @@ import (
 	"github.com/nqueens/configurator/internal/launch"
 )
 
-// An attack is one of the loads of issue 14's red-team pass, run against
-// the real server binary: attackers from loopback addresses of their own
-// (127.10.x.y) do what the issue found expensive, while a victim from
-// another address asks what a person would and measures how long it
-// waits. Each prints the victim's latencies, every answer's status, and
+// An attack is a hostile load run against the real server binary:
+// attackers from loopback addresses of their own (127.10.x.y on) do what
+// costs the server most, while a victim from another address asks what a
+// person would and measures how long it waits. Each prints the victim's latencies, every answer's status, and
 // the server's peak resident memory (VmHWM).
 type attack struct {
 	name, about string
@@ -46,8 +45,8 @@ type attack struct {
 // that an attack compiles what it measures.
 var commonArgs = []string{"-cache-dir", "off"}
 
-// attacks lists the attacks of `soak -attack NAME`, in the order of
-// issue 14's list.
+// attacks lists the attacks of `soak -attack NAME`: the backends' work
+// first, then the connections, then memory.
 var attacks = []attack{
 	{name: "diagram14", attackers: 8, args: []string{"-bdd-max-n", "14"},
 		about: "8×8 analyses (the victim) while attackers ask 14×14 diagrams of one queen (/diagram.svg?n=14&q=a1: the restricted diagram copied, then refused as too large to draw)",
@@ -56,7 +55,7 @@ var attacks = []attack{
 		about: "a 12×12 compile (the victim) while attackers compile 14×14 in other variable orders",
 		run:   compileBehindCompiles},
 	{name: "cycle", attackers: 1, args: []string{"-bdd-max-n", "14"},
-		about: "the twelve 12-14 size/order pairs cycled, one request at a time, through the 1 GiB cache; the victim is every request",
+		about: "the twelve 12-14 size/order pairs cycled, one request at a time, through the cache (-- -cache 1G makes it smaller than they are); the victim is every request",
 		run:   cyclePairs},
 	{name: "headers", attackers: 3000, args: []string{},
 		about: "connections that each send 1 MiB of a header line never finished; the victim asks /?n=8 meanwhile",
@@ -87,10 +86,11 @@ var attacks = []attack{
 		run:   manyAddresses},
 }
 
-// The hostile SAT placements of issue 14 (internal/web/server's
-// hostile_sat_test.go runs them too): a hill-climbed 32×32 placement of
-// 13 queens (as in a page's address), and 36 queens on 72×72 leaving 19
-// free ranks 18 usable files.
+// The hostile SAT placements (internal/web/server's hostile_sat_test.go
+// runs them too), questions gophersat cannot settle within a request's
+// deadline: a hill-climbed 32×32 placement of 13 queens (as in a page's
+// address), and 36 queens on 72×72 that leave 19 free ranks 18 usable
+// files.
 const (
 	hostile32 = "b31,r16,d32,h23,af3,ad14,m15,ac25,ab29,e24,y1,ae30,a26"
 	hostile72 = `{"backend":"sat","n":72,"queens":[[17,4],[20,12],[54,56],[8,25],[69,69],[56,55],[9,7],[42,63],[44,58],[13,14],[7,22],[16,9],[15,26],[51,64],[12,3],[62,70],[58,62],[6,2],[64,54],[14,23],[19,24],[60,48],[18,13],[45,61],[65,71],[50,57],[52,49],[3,15],[48,68],[57,46],[2,5],[59,45],[22,16],[47,65],[43,53],[0,19]]}`
@@ -191,8 +191,8 @@ func runAttack(ctx context.Context, cfg attackConfig) (*attackReport, error) {
 
 // knownFlags returns the flags of args (pairs of a flag and its value)
 // that the server binary knows, by its -h: an attack can run against a
-// build older than one of its flags (issue 14's "before", which had no
-// -cache-dir and so no disk cache).
+// build that lacks one of its flags (one without -cache-dir, which keeps
+// no disk cache), to compare two builds under the same load.
 func knownFlags(ctx context.Context, binary string, args []string) []string {
 	help, _ := exec.CommandContext(ctx, binary, "-h").CombinedOutput()
 	var out []string
@@ -374,8 +374,9 @@ func queensBody(backend string, n int, order string, queens [][2]int) string {
 	return b.String()
 }
 
-// smallBehindDiagrams: issue 14 measured an 8×8 click at 1 ms alone and
-// p50 1.65 s behind eight 14×14 diagram requests.
+// smallBehindDiagrams times 8×8 analyses alone, then behind 14×14
+// diagram requests that fill the BDD's work space: the work space's lane
+// of small queries keeps them from waiting behind the large ones.
 func smallBehindDiagrams(ctx context.Context, a *attackRun) error {
 	if err := a.prepare(ctx, queensBody("bdd", 14, "", nil), queensBody("bdd", 8, "", nil)); err != nil {
 		return err
@@ -445,8 +446,10 @@ func (a *attackRun) metrics(ctx context.Context) (map[string]float64, error) {
 	return out, sc.Err()
 }
 
-// compileBehindCompiles: issue 14 measured a 12×12 compile (0.33 s alone)
-// waiting 51 s behind 14×14 compiles.
+// compileBehindCompiles times a 12×12 compile behind 14×14 compiles in
+// other variable orders, then another 12×12 compile alone: the compile
+// lanes, one per board size, keep the smaller compile from waiting behind
+// the larger ones.
 func compileBehindCompiles(ctx context.Context, a *attackRun) error {
 	orders := configurator.Orders()
 	var wg sync.WaitGroup
@@ -470,9 +473,11 @@ func compileBehindCompiles(ctx context.Context, a *attackRun) error {
 	return nil
 }
 
-// cyclePairs: issue 14 found the twelve 12-14 size/order pairs (1.42 GB)
-// recompiling 14×14 without end through the 1 GiB cache (49-59 s each)
-// and real 14×14 users getting 503.
+// cyclePairs asks for the twelve size/order pairs of 12×12 to 14×14, one
+// request at a time, round and round, through the server's cache: a cache
+// smaller than the twelve spaces (-cache after --: the default holds them
+// all) must neither recompile 14×14 without end nor refuse its users, and
+// the cache's metrics say what it did.
 func cyclePairs(ctx context.Context, a *attackRun) error {
 	c := client(1, 5*time.Minute)
 	defer c.CloseIdleConnections()
@@ -490,8 +495,9 @@ func cyclePairs(ctx context.Context, a *attackRun) error {
 	return nil
 }
 
-// unfinishedHeaders: issue 14 measured 3,000 connections each sending
-// 1 MiB of a header line never finished at 3.1 GB of the server.
+// unfinishedHeaders opens connections that each send 1 MiB of a header
+// line never finished: the header limit, the header timeout and the
+// connection cap bound what they cost the server.
 func unfinishedHeaders(ctx context.Context, a *attackRun) error {
 	var accepted, refused, sent atomic.Int64
 	var wg sync.WaitGroup
@@ -534,8 +540,9 @@ func unfinishedHeaders(ctx context.Context, a *attackRun) error {
 	return nil
 }
 
-// idleConnections: issue 14 found ~20,000 idle keep-alive connections
-// exhausting the server's file limit, every new client timing out.
+// idleConnections leaves keep-alive connections idle after a request
+// each, as many as the attackers: the connection cap hands the slot of
+// the one idle longest to a new client, which is served at once.
 func idleConnections(ctx context.Context, a *attackRun) error {
 	addr := strings.TrimPrefix(a.p.URL(), "http://")
 	var kept, refused atomic.Int64
@@ -581,10 +588,11 @@ func idleConnections(ctx context.Context, a *attackRun) error {
 	return nil
 }
 
-// hostileSAT: issue 14 measured other users' SAT requests at 10-15 ms
-// alone, and p50 0.43 s / 1.73 s / 9.4 s with 1 / 4 / 8 clients repeating
-// the 32×32 placement, with 503s; the 72×72 pigeonhole stopped the SAT
-// backend for over 6 minutes.
+// hostileSAT times a victim's SAT analyses on 20×20 alone, then while
+// the attackers repeat a placement gophersat cannot settle in time: the
+// fair admission and the sliced solver turns keep the victim served, and
+// the deadline stops the attackers' calls, which the server's CPU in the
+// second after them shows.
 func hostileSAT(ctx context.Context, a *attackRun, n int, attackBody string) error {
 	if err := a.prepare(ctx, queensBody("sat", n, "", nil), queensBody("sat", 20, "", nil)); err != nil {
 		return err
@@ -646,8 +654,9 @@ func cpuTime(pid int) (time.Duration, error) {
 	return time.Duration(u+s) * 10 * time.Millisecond, nil
 }
 
-// memory14: issue 14 measured 5.07-5.59 GB of resident memory with 8
-// clients on the 14×14 page in Both with the heat map and the diagram.
+// memory14 sends the attackers to the 14×14 page in Both with the heat
+// map and the diagram, and to its drawing: the figure is the server's
+// peak resident memory.
 func memory14(ctx context.Context, a *attackRun) error {
 	if err := a.prepare(ctx, queensBody("bdd", 14, "", nil), queensBody("sat", 14, "", nil)); err != nil {
 		return err
@@ -668,10 +677,13 @@ func memory14(ctx context.Context, a *attackRun) error {
 	return nil
 }
 
-// heavyRoutes: issue 23 measured 8×8 analyses at p99 62-126 ms (5 ms
-// alone) while eight clients with six connections each sent 15×15 work to
-// the heaviest routes, and the server's memory rising to 7.12 GB, still
-// rising after they left.
+// heavyRoutes times 8×8 analyses alone, then while the attackers drive
+// the heaviest routes at 14×14 and 15×15 (orders compiled, diagrams of one
+// queen drawn and refused, progress streams left after two seconds): the
+// one memory bound, the compile lanes and the work space's lane of small
+// queries keep the victim served. It notes the server's memory when the
+// attackers stop and 20 s later, with its CPU then: work nobody waits for
+// is dropped, not left running.
 func heavyRoutes(ctx context.Context, a *attackRun) error {
 	if err := a.prepare(ctx, queensBody("bdd", 8, "", nil)); err != nil {
 		return err
@@ -728,9 +740,10 @@ func heavyRoutes(ctx context.Context, a *attackRun) error {
 	return nil
 }
 
-// manyAddresses: issue 23 filled the server's table of clients with one
-// request from each of 66,000 addresses, and every new address was
-// refused 503 for 3 minutes.
+// manyAddresses sends one cheap request from each of the attackers'
+// addresses (66,000 by default, more than the table of clients holds),
+// then an 8×8 analysis from each of 100 new addresses: the table forgets
+// the clients seen least recently to make room, so the new ones are served.
 func manyAddresses(ctx context.Context, a *attackRun) error {
 	sem := make(chan struct{}, 64)
 	var wg sync.WaitGroup

@@ -9,15 +9,14 @@ import (
 	"time"
 )
 
-// TestSmallQueriesPass14x14Diagrams is issue 14's fairness done-when
-// against the real server binary, built without the race detector: while
-// eight clients ask for 14×14 diagrams of one queen (each copies the
+// TestSmallQueriesPass14x14Diagrams checks the lanes of the BDD's work
+// space against the real server binary, built without the race detector:
+// while eight clients ask for 14×14 diagrams of one queen (each copies the
 // diagram restricted to the queen, two to four million nodes, taking the
-// work space of large queries, and gets 413 as too large to draw), so that the work space is saturated and
-// queries wait for it, twenty 8×8 analyses from another address are
-// answered within 50 ms (issue 14 measured p50 1.65 s before fair
-// admission). The server compiles the 14×14 diagram first (10-20 s) into
-// a cache directory of its own.
+// work space of large queries, and gets 413 as too large to draw), so that
+// the work space is saturated and queries wait for it, twenty 8×8 analyses
+// from another address are answered within 50 ms. The server compiles the
+// 14×14 diagram first into a cache directory of its own.
 func TestSmallQueriesPass14x14Diagrams(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles a 14×14 diagram: not with -short")

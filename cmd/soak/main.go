@@ -20,9 +20,9 @@
 // memory is by default the server's own (-max-rss auto): five sixths of the
 // memory it is told it may use (-memory), as docs/operations.md states.
 //
-// With -attack it runs instead one of the attacks of issue 14's red-team
-// pass against the server (soak -attack list names them): attacking
-// clients from loopback addresses of their own, a victim from another
+// With -attack it runs instead one of the hostile loads the server is
+// built to withstand (soak -attack list names them): attacking clients
+// from loopback addresses of their own, a victim from another
 // address measuring its latencies, and the server's peak memory. It prints
 // the figures; it judges nothing (the tests of cmd/soak and internal/web/server
 // do, on shorter runs).
@@ -112,7 +112,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (passed b
 	fs.Var((*rssBound)(&cfg.MaxRSS), "max-rss", "bound of the server's peak resident memory (VmHWM) over the soak, in bytes (suffixes K, M, G); auto: the bound the server is sized to (five sixths of its -memory: its /debug/stats memory_bound); off: none")
 	logPath := fs.String("server-log", "", "file to copy the server's log to")
 	jsonPath := fs.String("json", "", "file to write the figures to, as JSON")
-	attackName := fs.String("attack", "", "run this attack of issue 14 instead of the soak (list: name them all)")
+	attackName := fs.String("attack", "", "run this attack instead of the soak (list: name them all)")
 	attackers := fs.Int("attackers", 0, "attacking clients of -attack; 0: the attack's default")
 	probes := fs.Int("probes", 0, "the victim's requests in -attack; 0: as many as -duration allows")
 	every := fs.Duration("every", 100*time.Millisecond, "pause between the victim's requests in -attack")

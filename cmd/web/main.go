@@ -231,8 +231,7 @@ func parseFlags(args []string, out io.Writer, memory func() (sysmem.Limit, error
 	fs.Float64Var(&c.Guard.Loopback.Rate, "loopback-rate", c.Guard.Loopback.Rate, "-rate for loopback addresses (127.0.0.1, ::1); 0: no limit")
 	fs.IntVar(&c.Guard.Loopback.Burst, "loopback-burst", c.Guard.Loopback.Burst, "-burst for loopback addresses")
 	fs.IntVar(&c.Guard.Loopback.Concurrent, "loopback-concurrent", c.Guard.Loopback.Concurrent, "-concurrent for loopback addresses (0: no cap)")
-	// The older names of -rate and -burst, from when only the API was
-	// limited; scripts still pass them.
+	// Other names of -rate and -burst, which scripts pass.
 	fs.Float64Var(&c.Guard.Client.Rate, "api-rate", c.Guard.Client.Rate, "older name of -rate")
 	fs.IntVar(&c.Guard.Client.Burst, "api-burst", c.Guard.Client.Burst, "older name of -burst")
 	fs.IntVar(&c.DiagramNodes, "diagram-nodes", c.DiagramNodes, "largest decision diagram drawn, in nodes")

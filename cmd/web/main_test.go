@@ -133,9 +133,6 @@ func TestFormatBytes(t *testing.T) {
 	}
 }
 
-// TestGracefulShutdown starts the server as main does, sends the process
-// SIGTERM while a request waits for a compile, and checks that the request
-// is answered in full and the server exits cleanly.
 // startServer runs the web server on a loopback port with args, writing
 // its log to logs, until ctx ends (or SIGTERM), and returns its address once
 // it listens and the channel of run's result. It fails the test if the
@@ -169,6 +166,9 @@ func stopServer(t *testing.T, cancel context.CancelFunc, exited <-chan error) {
 	}
 }
 
+// TestGracefulShutdown starts the server as main does, sends the process
+// SIGTERM while a request waits for a compile, and checks that the request
+// is answered in full and the server exits cleanly.
 func TestGracefulShutdown(t *testing.T) {
 	addr, exited := startServer(t, context.Background(), io.Discard, "-debug-addr", "127.0.0.1:0", "-bdd-max-n", "12")
 	type answer struct {

@@ -1,5 +1,6 @@
-// Package oracle answers N-Queens questions by brute force, as the reference
-// the cross-check compares the backends against.
+// Package oracle answers N-Queens questions, and questions about small
+// feature models (Features), by brute force, as the reference the
+// cross-check compares the backends against.
 //
 // It is deliberately independent of package configurator: it has its own
 // cell type and its own rule for when two queens attack (same row, same
@@ -10,6 +11,10 @@
 // A Board enumerates every solution once, by plain backtracking, and answers
 // each question by filtering that list. It aims at being obviously correct,
 // not fast: the list holds 724 solutions at N=10 and 73,712 at N=13.
+// Features does the same for a feature model: it judges every assignment of
+// its features with the model's own meaning (a function the caller passes,
+// feature.Model.Valid in the cross-check), never with the clauses a backend
+// compiles.
 package oracle
 
 import (

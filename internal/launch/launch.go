@@ -6,7 +6,8 @@
 // A child process rather than a server in the caller's process: its
 // memory, goroutines and log are its own, so that a soak's readings and a
 // benchmark's resident set are the server's and not the load generator's,
-// and a test can kill it mid-work.
+// and a test can kill it mid-work. InProcess serves it in the caller's
+// process instead, for a test that needs no binary.
 package launch
 
 import (

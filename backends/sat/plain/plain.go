@@ -25,6 +25,10 @@
 // solution gophersat returns (a fault in the solver shows as an error, not
 // as an answer), the count with blocking clauses, and the Work figures.
 //
+// On a feature model (CompileModel) it is the straightforward backbone:
+// one solver call for the decisions, then one per feature not decided and
+// per value, each on the CNF alone.
+//
 // Its gate is simpler than package sat's: at most Options.Queue queries
 // (Analyze, Satisfiable, Solve) are in progress at once, the next fails at
 // once with ErrBusy, and every solver call of a query takes one of the
@@ -53,6 +57,9 @@ const (
 	DefaultQueue = 32
 	// DefaultCountCap is the default cap of the blocking-clause count.
 	DefaultCountCap = satbase.DefaultCountCap
+	// DefaultModelCountCap is the default cap of the count of a feature
+	// model's configurations.
+	DefaultModelCountCap = satbase.DefaultModelCountCap
 )
 
 // Options bound the work of a Backend. The zero value asks for the
@@ -70,6 +77,10 @@ type Options struct {
 	// DefaultCountCap. Above it Analysis.Solutions is the cap and AtLeast
 	// is set.
 	CountCap int
+	// ModelCountCap caps the blocking-clause count of a feature model's
+	// configurations; 0 means DefaultModelCountCap. Above it
+	// Domains.Configurations is the cap and AtLeast is set.
+	ModelCountCap int
 }
 
 // Backend compiles models into pairwise CNFs for gophersat. It implements
@@ -85,9 +96,10 @@ type Backend struct {
 func New(opts Options) *Backend {
 	b := &Backend{running: make(chan struct{}, satbase.Or(opts.Queue, DefaultQueue))}
 	b.base = satbase.Backend{
-		What:     "the plain SAT backend",
-		MaxN:     satbase.Or(opts.MaxN, DefaultMaxN),
-		CountCap: satbase.Or(opts.CountCap, DefaultCountCap),
+		What:          "the plain SAT backend",
+		MaxN:          satbase.Or(opts.MaxN, DefaultMaxN),
+		CountCap:      satbase.Or(opts.CountCap, DefaultCountCap),
+		ModelCountCap: satbase.Or(opts.ModelCountCap, DefaultModelCountCap),
 		// The pairwise CNF has about 5n³/3 binary clauses.
 		PerCube: 600,
 		Begin:   b.begin,

@@ -129,8 +129,8 @@ func (e *engine) Decide(ctx context.Context, q *satbase.Query, queens []int32) (
 		}
 	}
 	for v := range int32(e.nv) {
-		if !possible[v] || absent[v] || slices.Contains(queens, v) || slices.Contains(e.lines.Units, v) {
-			continue // a unit is in every solution; assumed away, gophersat would miss the contradiction
+		if !possible[v] || absent[v] || slices.Contains(queens, v) {
+			continue
 		}
 		w, err := e.Find(ctx, q, queens, []int32{v})
 		if err != nil {

@@ -27,7 +27,7 @@ import (
 type Mode string
 
 // All runs every registered backend, the primary first, and compares
-// each with it. The page calls it Both, after the two it was made for.
+// each with it. The page calls it Both.
 const All Mode = "both"
 
 // Label is the mode's name on the page.

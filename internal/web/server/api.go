@@ -22,7 +22,8 @@ import (
 	"github.com/nqueens/configurator/internal/web/words"
 )
 
-// The JSON API: POST /api/v1/analyze, /explain and /complete. Squares are
+// The JSON API: POST /api/v1/analyze, /explain and /complete here,
+// /diagram in diagram.go and /orders in orders.go. Squares are
 // [row, col] pairs counted from 0, row 0 being rank 1 and col 0 file a.
 // Every error is {"error": "..."} with 400 for malformed input, 413 for a
 // body or board too large, 415 for a body not sent as application/json,

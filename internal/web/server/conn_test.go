@@ -125,9 +125,9 @@ func TestConnectionCap(t *testing.T) {
 }
 
 // TestConnectionCapReclaimsIdle fills the public listener with keep-alive
-// connections idle after a request each (issue 14's ~20,000 idle
-// connections shut every new client out): a new client is served at
-// once, in the slot of the connection idle longest, which the server
+// connections idle after a request each (without the cap, enough of
+// them exhaust the process's file descriptors and shut every new client
+// out): a new client is served at once, in the slot of the connection idle longest, which the server
 // closes; the others stay open.
 func TestConnectionCapReclaimsIdle(t *testing.T) {
 	const max = 4

@@ -13,8 +13,9 @@ import (
 	"github.com/nqueens/configurator/configurator/oracle"
 )
 
-// TestAPIReasonsD7 is the case: on /?n=8&q=a1,b5, d7 is attacked by
-// b5 and, apart from that, has no solution with a1; both must go.
+// TestAPIReasonsD7 is a square with two reasons: on /?n=8&q=a1,b5, d7 is
+// attacked by b5 and, apart from that, has no solution with a1; both must
+// go.
 func TestAPIReasonsD7(t *testing.T) {
 	_, ts := newTestServer(t, testConfig())
 	for _, backend := range []string{"bdd", "sat"} {

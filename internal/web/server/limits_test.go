@@ -93,8 +93,8 @@ func TestClientRateLimit(t *testing.T) {
 }
 
 // TestLoopbackUnlimitedByDefault checks the defaults: a person scripting
-// their own server on loopback is never refused (the seeded oracle walk of
-// issue 14 met 429 from its 41st request), while a public address is.
+// their own server on loopback (a seeded walk of hundreds of requests,
+// say) is never refused, while a public address is.
 func TestLoopbackUnlimitedByDefault(t *testing.T) {
 	def := DefaultConfig()
 	cfg := testConfig()
@@ -219,10 +219,10 @@ func firstStatic(t *testing.T, s *Server) string {
 // within its backend's deadline: a page that ran out of time does not run
 // the analysis again for its fallback board, and the search for the
 // longest start of an infeasible placement that some solution holds takes
-// its turn and ends with the request's deadline. The queens are issue 14's
-// hostile 32×32 placement (a question the solver cannot settle in time;
-// as a page it took 19 s, twice the deadline), and the same with a queen
-// that attacks one of them, which the API refuses in milliseconds.
+// its turn and ends with the request's deadline. The queens are the
+// hostile 32×32 placement (a question the solver cannot settle in time,
+// which a page must not ask twice), and the same with a queen that
+// attacks one of them, which the API refuses at once.
 func TestFailedPageBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 32×32 SAT board")

@@ -12,8 +12,9 @@
 // free of logic; their words come from package words.
 //
 // The board page's views are in app.go (the controls and the grid),
-// panel.go (Why? and Make room), timing.go, orders.go and progress.go; the
-// charts in chart.go and scaling.go. A page of another kind adds its own
+// panel.go (Why? and Make room), timing.go, orders.go and progress.go,
+// built from what step.go says a step hands over; the charts in chart.go
+// and scaling.go; the templates are parsed in templates.go. A page of another kind adds its own
 // files beside these, built from the same parts (Page, Link, Notice,
 // Setting, Chart).
 package view

@@ -18,7 +18,7 @@ import (
 // it; go generate copies it here), so the page shows measured figures and
 // never made-up ones.
 
-//go:generate cp ../../benchmarks/RESULTS.json benchmarks.json
+//go:generate cp ../../../benchmarks/RESULTS.json benchmarks.json
 
 //go:embed benchmarks.json
 var benchmarksJSON []byte

@@ -654,13 +654,19 @@ func (s *Solver) SolveContext(ctx context.Context) Status {
 
 // Assume adds unit literals to the solver.
 // This is useful when calling the solver several times, e.g to keep it "hot" while removing clauses.
+//
+// Patched: a literal and its negation among lits make the status Unsat at
+// once (v1.4.0 bound the variable to the last of them and answered Sat).
 func (s *Solver) Assume(lits []Lit) Status {
 	s.cleanupBindings(0)
 	s.trail = s.trail[:0]
 	s.assumptions = make([]bool, s.nbVars)
 
 	for _, lit := range lits {
-
+		if v := lit.Var(); s.assumptions[v] && s.litStatus(lit) == Unsat { // Patched: see above
+			s.status = Unsat
+			return s.status
+		}
 		s.addLearnedUnit(lit)
 		s.assumptions[lit.Var()] = true
 		s.trail = append(s.trail, lit)
@@ -1139,4 +1145,21 @@ func (s *Solver) LearnedBytes() int64 {
 		b += perClause + 4*int64(len(c.lits))
 	}
 	return b
+}
+
+// Prefer makes the next decisions of the search on the variables of lits
+// try those literals first. The solver's phase saving keeps each
+// preference until the search binds the variable and backtracks over it;
+// Assume replaces them by the values of the last model found, so Prefer is
+// called after Assume, before Solve. A caller looking for a model unlike
+// the last one (one that flips many of its values at once) prefers the
+// opposite values.
+//
+// Patched: not in gophersat v1.4.0 (see PATCHES.md).
+func (s *Solver) Prefer(lits []Lit) {
+	for _, l := range lits {
+		if v := int(l.Var()); v < len(s.polarity) {
+			s.polarity[v] = l.IsPositive()
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -240,5 +241,72 @@ func TestLearnedBytes(t *testing.T) {
 	kept := s.Stats.NbLearned - s.Stats.NbDeleted
 	if got := s.LearnedBytes(); kept <= 0 || got < int64(kept)*(80+8) {
 		t.Errorf("after refuting: %d bytes for %d learned clauses kept, want at least 88 each", got, kept)
+	}
+}
+
+// TestContradictoryAssumptions: assumptions holding a literal and its
+// negation are refuted at once, whether the variable is in a clause or in
+// none, in either order, and the solver answers its next question (v1.4.0
+// bound the variable to the last of the two and answered Sat).
+func TestContradictoryAssumptions(t *testing.T) {
+	s := solver.New(solver.ParseSliceNb([][]int{{1, 2}, {-1, 3}}, 4))
+	lit := func(l int32) solver.Lit { return solver.IntToLit(l) }
+	for _, lits := range [][]solver.Lit{
+		{lit(1), lit(-1)},
+		{lit(-1), lit(1)},
+		{lit(4), lit(2), lit(-4)},
+		{lit(2), lit(3), lit(-2)},
+	} {
+		if got := s.Assume(lits); got != solver.Unsat {
+			t.Errorf("Assume(%v) = %v, want Unsat", lits, got)
+		}
+		if got := s.Solve(); got != solver.Unsat {
+			t.Errorf("Solve under %v = %v, want Unsat", lits, got)
+		}
+		if got := s.Assume([]solver.Lit{lit(1), lit(1)}); got == solver.Unsat || s.Solve() != solver.Sat || !s.Model()[0] || !s.Model()[2] {
+			t.Fatalf("after %v: a literal assumed twice is not a contradiction: got %v, model %v", lits, got, s.Model())
+		}
+	}
+}
+
+// TestPrefer: the model found follows the phases preferred, on a formula
+// that leaves every variable free, and a preference never makes a
+// satisfiable question unsatisfiable nor an unsatisfiable one satisfiable.
+func TestPrefer(t *testing.T) {
+	const n = 20
+	var cnf [][]int
+	for v := 1; v < n; v += 2 {
+		cnf = append(cnf, []int{v, v + 1, -v}) // always true: every variable free
+	}
+	s := solver.New(solver.ParseSliceNb(cnf, n))
+	rng := rand.New(rand.NewPCG(3, 3))
+	for range 20 {
+		var prefer []solver.Lit
+		want := make([]bool, n)
+		for v := range n {
+			want[v] = rng.IntN(2) == 0
+			l := int32(v + 1)
+			if !want[v] {
+				l = -l
+			}
+			prefer = append(prefer, solver.IntToLit(l))
+		}
+		s.Assume(nil)
+		s.Prefer(prefer)
+		if s.Solve() != solver.Sat || !slices.Equal(s.Model(), want) {
+			t.Fatalf("preferring %v: model %v", want, s.Model())
+		}
+	}
+	q := solver.New(pigeonhole(5, 4))
+	q.Prefer([]solver.Lit{solver.IntToLit(1), solver.IntToLit(-2)})
+	if q.Solve() != solver.Unsat {
+		t.Error("5 pigeons in 4 holes, with preferences: not Unsat")
+	}
+	cnf8 := queensCNF(8)
+	r := solver.New(solver.ParseSlice(cnf8))
+	r.Assume([]solver.Lit{solver.IntToLit(1)})
+	r.Prefer([]solver.Lit{solver.IntToLit(2), solver.IntToLit(10)}) // attacked by the queen on 1
+	if r.Solve() != solver.Sat {
+		t.Error("8-queens with a queen on a1, with preferences against it: not Sat")
 	}
 }

@@ -21,9 +21,20 @@
 // A backend brings an Engine: its encoding for gophersat and its way of
 // deciding the cells, finding one solution and listing them all.
 //
+// Feature models (package feature) have a skeleton of their own beside
+// it: Backend.CompileModel makes a FeatureSpace of a model's CNF (its
+// units assumed, never clauses), which answers configurator.FeatureSpace
+// and configurator.FeatureCorer (minimal sets of the model's parts that
+// refute decisions, by QuickXplain over a selector per part), counts the
+// configurations of small models, verifies every configuration gophersat
+// returns with feature.Model.Valid, and asks a FeatureEngine, the
+// backend's own, for the valid domains. A FeatureQuery is a query on it,
+// with the same gates, turns and pool as a board's (Calls).
+//
 // Like the skeleton, the package states only what the model says: no
 // propagation, no search, no symmetry and no implied fact, which stay
-// package sat's own. Cell variable v is gophersat variable v+1.
+// package sat's own. Cell variable v is gophersat variable v+1; a feature
+// model's CNF variable v is gophersat's v.
 package satbase
 
 import (
@@ -33,6 +44,7 @@ import (
 	"sync"
 
 	"github.com/crillab/gophersat/solver"
+	"github.com/nqueens/configurator/backends/sat/solverlock"
 	"github.com/nqueens/configurator/configurator"
 )
 
@@ -102,12 +114,14 @@ type tally struct {
 }
 
 // under asks s for a solution under the assumptions lits (which replace
-// the previous ones), as one call: see solve.
-func (t *tally) under(ctx context.Context, s *solver.Solver, lits []solver.Lit) (bool, error) {
+// the previous ones), as one call: see solve. The search tries the
+// literals of prefer first (solver.Prefer).
+func (t *tally) under(ctx context.Context, s *solver.Solver, lits, prefer []solver.Lit) (bool, error) {
 	if s.Assume(lits) == solver.Unsat {
 		t.calls++
 		return false, nil
 	}
+	s.Prefer(prefer)
 	return t.solve(ctx, s)
 }
 
@@ -137,6 +151,14 @@ func (t *tally) solve(ctx context.Context, s *solver.Solver) (bool, error) {
 // fill copies t into the solver fields of w.
 func (t tally) fill(w *configurator.Work) {
 	w.SolverCalls, w.Conflicts, w.Decisions, w.Learned = t.calls, t.conflicts, t.decisions, t.learned
+}
+
+// solvers returns the solvers of a space whose Cost is cost, built by
+// build. The solvers a space keeps are the memory its cache entry does not
+// see: at most one per solver turn, each with learned clauses of at most a
+// quarter of the space's cost.
+func (b *Backend) solvers(cost int64, build func() *solver.Solver) *solvers {
+	return &solvers{b: b, pool: pool{max: solverlock.Turns(), learnedCap: cost / 4}, build: build}
 }
 
 // pool keeps the idle solvers of one compiled space between its queries,

@@ -113,7 +113,7 @@ func TestLiterals(t *testing.T) {
 // solver, whose state it may have broken, is thrown away; a quiet call
 // keeps it.
 func TestRun(t *testing.T) {
-	q := &Query{s: solver.New(pigeonhole(2, 1))}
+	q := &Calls{s: solver.New(pigeonhole(2, 1))}
 	if err := q.Run(func() {}); err != nil || q.s == nil {
 		t.Errorf("Run of a quiet call: %v, solver %p", err, q.s)
 	}

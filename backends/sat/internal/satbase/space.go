@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/crillab/gophersat/solver"
-	"github.com/nqueens/configurator/backends/sat/solverlock"
 	"github.com/nqueens/configurator/configurator"
 )
 
@@ -39,6 +38,9 @@ type Backend struct {
 	MaxN int
 	// CountCap caps the count of solutions: see Space.Analyze.
 	CountCap int
+	// ModelCountCap caps the count of a feature model's configurations:
+	// see FeatureSpace.Domains.
+	ModelCountCap int
 	// PerCube is what a space of an n×n board is charged per n³, in
 	// bytes, beyond 4 KiB (see Cost).
 	PerCube int64
@@ -75,12 +77,9 @@ func (b *Backend) Compile(ctx context.Context, m *configurator.Model, newEngine 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	sp := &Space{b: b, m: m, lines: Flatten(m)}
+	sp := &Space{m: m, lines: Flatten(m)}
 	sp.engine = newEngine(m, &sp.lines)
-	// The solvers a space keeps are the memory its cache entry does not
-	// see: at most one per solver turn, each with learned clauses of at
-	// most a quarter of the space's Cost.
-	sp.solvers = pool{max: solverlock.Turns(), learnedCap: b.Cost(m.N()).Bytes / 4}
+	sp.solvers = b.solvers(b.Cost(m.N()).Bytes, func() *solver.Solver { return solver.New(sp.engine.Problem()) })
 	if wrap == nil {
 		return sp, nil
 	}
@@ -113,11 +112,10 @@ type Engine interface {
 // Engine that answers its questions. It implements configurator.Space and
 // is safe for concurrent use.
 type Space struct {
-	b       *Backend
 	m       *configurator.Model
 	lines   Lines
 	engine  Engine
-	solvers pool
+	solvers *solvers
 }
 
 // Model is the model the space was compiled from.
@@ -159,11 +157,6 @@ func (sp *Space) Satisfiable(ctx context.Context, with, without []configurator.C
 			return false, fmt.Errorf("satisfiable: cell %v on a %d×%d board: %w", c, n, n, configurator.ErrOffBoard)
 		}
 	}
-	// No solution has a queen on a cell and none there; gophersat misses
-	// such contradictory assumptions on a cell of no clause.
-	if slices.ContainsFunc(with, func(c configurator.Cell) bool { return slices.Contains(without, c) }) {
-		return false, ctx.Err()
-	}
 	var w []int32
 	err := sp.do(ctx, func(ctx context.Context, q *Query) (err error) {
 		w, err = q.find(ctx, sp.vars(with), sp.vars(without))
@@ -197,22 +190,12 @@ func (sp *Space) Solve(ctx context.Context, queens []configurator.Cell) ([]confi
 	return sp.cells(w), nil
 }
 
-// do runs f as one query: it starts it (Backend.Begin), runs f
-// under the context Begin gives with a Query of its own, and gives the
-// Query's solver back to the pool.
+// do runs f as one query (solvers.query) with a Query of its own.
 func (sp *Space) do(ctx context.Context, f func(ctx context.Context, q *Query) error) error {
-	ctx, end, err := sp.b.Begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer end()
-	q := &Query{sp: sp}
-	defer func() { sp.solvers.keep(q.s) }()
-	return f(ctx, q)
+	return sp.solvers.query(ctx, func(ctx context.Context, c *Calls) error {
+		return f(ctx, &Query{Calls: c, sp: sp})
+	})
 }
-
-// newSolver returns a solver of the Engine's problem, under no assumption.
-func (sp *Space) newSolver() *solver.Solver { return solver.New(sp.engine.Problem()) }
 
 // vars returns the variables of cells, which must be on the board.
 func (sp *Space) vars(cells []configurator.Cell) []int32 {
@@ -232,13 +215,11 @@ func (sp *Space) cells(vars []int32) []configurator.Cell {
 	return cells
 }
 
-// Query is the work of one query on a space: the space's solver it holds,
-// from its first question to gophersat until the query ends, and the work
-// of its solver calls. It is not safe for concurrent use.
+// Query is the work of one query on a board's space: its solver calls
+// (Calls) and the space it asks about. It is not safe for concurrent use.
 type Query struct {
+	*Calls
 	sp      *Space
-	s       *solver.Solver
-	work    tally
 	scratch []int32 // one entry per line, for Lines.isSolution
 }
 
@@ -257,7 +238,7 @@ func (q *Query) analyze(ctx context.Context, queens []int32) (*configurator.Anal
 	a.Work.Domains = time.Since(start)
 	if sp.m.N() <= CountMaxN {
 		start := time.Now()
-		sols, complete, err := sp.engine.Enumerate(ctx, q, queens, sp.b.CountCap)
+		sols, complete, err := sp.engine.Enumerate(ctx, q, queens, sp.solvers.b.CountCap)
 		if err != nil {
 			return nil, err
 		}
@@ -280,37 +261,6 @@ func (q *Query) find(ctx context.Context, with, without []int32) ([]int32, error
 	return q.sp.engine.Find(ctx, q, with, without)
 }
 
-// Call waits for a solver turn (Backend.Turn) and runs f, which calls
-// gophersat (through Ask, or a solver of its own), holding it: see Run.
-// A caller whose ctx has ended gets its error and f does not run.
-func (q *Query) Call(ctx context.Context, f func() error) error {
-	release, err := q.sp.b.Turn(ctx)
-	if err != nil {
-		return err
-	}
-	defer release()
-	var ferr error
-	if err := q.Run(func() { ferr = f() }); err != nil {
-		return err
-	}
-	return ferr
-}
-
-// Run runs f, which calls gophersat within a solver turn the caller
-// holds, and returns a panic in it as an error wrapping ErrSolver; the
-// query's solver, whose state the panic may have broken, is then thrown
-// away.
-func (q *Query) Run(f func()) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			q.s = nil
-			err = fmt.Errorf("%w: gophersat panicked: %v", ErrSolver, p)
-		}
-	}()
-	f()
-	return nil
-}
-
 // Ask asks the query's solver, within a solver turn the caller holds, for
 // a solution with a queen on every variable of with and none on any of
 // without, and returns its queens, verified, or nil when there is none (a
@@ -320,14 +270,12 @@ func (q *Query) Run(f func()) (err error) {
 // assumptions they depend on, so they hold whatever is assumed next. A
 // question that ctx ends is interrupted and returns ctx's error.
 func (q *Query) Ask(ctx context.Context, with, without []int32) ([]int32, error) {
-	if q.s == nil {
-		q.s = q.sp.solvers.take(q.sp.newSolver)
-	}
-	found, err := q.work.under(ctx, q.s, assumptions(q.sp.lines.Units, with, without))
+	s := q.solver()
+	found, err := q.work.under(ctx, s, assumptions(q.sp.lines.Units, with, without), nil)
 	if !found || err != nil {
 		return nil, err
 	}
-	w := queens(q.s.Model(), q.sp.m.Vars())
+	w := queens(s.Model(), q.sp.m.Vars())
 	if !q.Holds(w, with, without) {
 		return nil, fmt.Errorf("%w: %s", ErrSolver, q.Format(w))
 	}
@@ -349,8 +297,8 @@ func (q *Query) Enumerate(ctx context.Context, with []int32, sols [][]int32, lim
 		found := false
 		err := q.Call(ctx, func() (err error) {
 			if s == nil {
-				s = q.sp.newSolver()
-				found, err = q.work.under(ctx, s, assumptions(q.sp.lines.Units, with, nil))
+				s = q.sv.build()
+				found, err = q.work.under(ctx, s, assumptions(q.sp.lines.Units, with, nil), nil)
 			} else {
 				s.AppendClause(blocking(w, nv, q.sp.lines.Partition))
 				found, err = q.work.solve(ctx, s)

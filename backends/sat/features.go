@@ -1,0 +1,450 @@
+package sat
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/nqueens/configurator/backends/sat/internal/satbase"
+	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/feature"
+)
+
+// The facets of a feature model's space.
+var (
+	_ configurator.ModelCompiler = (*Backend)(nil)
+	_ configurator.Admitter      = (*featureSpace)(nil)
+	_ configurator.FeatureCorer  = (*featureSpace)(nil)
+	_ configurator.Sizer         = (*featureSpace)(nil)
+)
+
+// featureSpace is a compiled feature model: the skeleton's space (see
+// featureEngine for how it decides), admitted through its Backend.
+type featureSpace struct {
+	*satbase.FeatureSpace
+	b *Backend
+}
+
+// Admit waits for a request's slot on the space's Backend: see the
+// package doc's Admission.
+func (sp *featureSpace) Admit(ctx context.Context) (done func(), err error) {
+	return sp.b.admit(ctx)
+}
+
+// CompileModel translates m into CNF (feature.Model.CNF) for gophersat and
+// indexes it for propagation. It is cheap and calls no solver; the solver
+// is built on first use. It implements configurator.ModelCompiler.
+func (b *Backend) CompileModel(ctx context.Context, m *feature.Model) (configurator.FeatureSpace, error) {
+	return b.base.CompileModel(ctx, m, b.newFeatureEngine, func(sp *satbase.FeatureSpace) configurator.FeatureSpace {
+		return &featureSpace{FeatureSpace: sp, b: b}
+	})
+}
+
+// featureEngine decides a feature model's valid domains by the backbone
+// method that uses every configuration found to rule out many candidates
+// at once (Janota, Lynce and Marques-Silva, "Algorithms for computing
+// backbones of propositional formulae", 2015), after cheaper means:
+//
+//   - Unit propagation of the decisions over the CNF (and of the
+//     features the model alone forces, learned once per space: the
+//     backbone of the empty configuration): what it sets is forced.
+//   - One configuration from the solver; each feature it leaves unset is
+//     a candidate for the value it has there. The configurations found by
+//     earlier questions (the last keepSeen of them) that keep the
+//     decisions rule candidates out too.
+//   - A candidate whose value can be flipped in a configuration found
+//     without breaking any clause (every clause holding it holds another
+//     true literal) takes both values: it is open, with no solver call.
+//   - A candidate whose other value propagation refutes (a failed
+//     literal) is forced.
+//   - The solver is asked for a configuration with the candidate's other
+//     value: none, and the feature is forced (and propagated, which may
+//     force other candidates); one, and every candidate whose value
+//     differs there, or can be flipped there, is open.
+//
+// So most features are decided without a solver call, and the calls are
+// about one per forced feature left to the solver and one per
+// configuration that opens a batch of candidates. The configurations come
+// from gophersat, each verified against the model (feature.Model.Valid);
+// a flip is checked against every clause of the flipped variable, so the
+// flipped assignment is a model of the CNF as the one it comes from.
+type featureEngine struct {
+	b  *Backend
+	sp *satbase.FeatureSpace
+	// props holds idle propagators of the CNF, its units propagated.
+	props sync.Pool
+	// root is the backbone of the empty configuration, per feature 1
+	// (forced on), -1 (forced off) or 0, once a question has found it.
+	root atomic.Pointer[[]int8]
+	// seen keeps the last configurations the solver found, whole
+	// assignments of the CNF's variables: a later question whose
+	// decisions one of them keeps takes it as a witness too.
+	seenMu sync.Mutex
+	seen   [keepSeen][]bool
+	nseen  int
+}
+
+// keepSeen is how many configurations a space keeps (featureEngine.seen).
+const keepSeen = 32
+
+// remember keeps model among the configurations seen.
+func (e *featureEngine) remember(model []bool) {
+	e.seenMu.Lock()
+	e.seen[e.nseen%keepSeen] = model
+	e.nseen++
+	e.seenMu.Unlock()
+}
+
+// keeping returns the configurations seen that keep the decisions.
+func (e *featureEngine) keeping(decisions []configurator.Decision) [][]bool {
+	e.seenMu.Lock()
+	defer e.seenMu.Unlock()
+	var out [][]bool
+	for _, m := range e.seen[:min(e.nseen, keepSeen)] {
+		if !slices.ContainsFunc(decisions, func(d configurator.Decision) bool { return m[d.Feature] != d.Select }) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func (b *Backend) newFeatureEngine(sp *satbase.FeatureSpace) satbase.FeatureEngine {
+	e := &featureEngine{b: b, sp: sp}
+	e.props.New = func() any { return feature.NewPropagator(sp.CNF) }
+	return e
+}
+
+// Decide classifies every feature under the decisions (see featureEngine).
+func (e *featureEngine) Decide(ctx context.Context, q *satbase.FeatureQuery, decisions []configurator.Decision) (*configurator.Domains, error) {
+	root := e.root.Load()
+	if root == nil && len(decisions) > 0 {
+		d, err := e.decide(ctx, q, nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		r := backbone(d.States)
+		root = &r
+		e.root.Store(root)
+	}
+	var known []int8
+	if root != nil {
+		known = *root
+	}
+	d, err := e.decide(ctx, q, decisions, known)
+	if err != nil {
+		return nil, err
+	}
+	if root == nil {
+		r := backbone(d.States)
+		e.root.Store(&r)
+	}
+	return d, nil
+}
+
+// backbone returns the forced values of states: 1 for a feature forced
+// on, -1 for one forced off, 0 otherwise.
+func backbone(states []configurator.FeatureState) []int8 {
+	out := make([]int8, len(states))
+	for f, st := range states {
+		switch st {
+		case configurator.ForcedOn:
+			out[f] = 1
+		case configurator.ForcedOff:
+			out[f] = -1
+		}
+	}
+	return out
+}
+
+// decide is Decide given the forced values known (nil: none).
+func (e *featureEngine) decide(ctx context.Context, q *satbase.FeatureQuery, decisions []configurator.Decision, known []int8) (*configurator.Domains, error) {
+	nf := len(e.sp.FeatureModel().Features)
+	p := e.props.Get().(*feature.Propagator)
+	defer e.props.Put(p)
+	if !p.Assume() { // the units: their conflict stays for every question
+		return nil, configurator.ErrNoSolution
+	}
+	base := p.Mark()
+	defer p.Undo(base)
+
+	lits := satbase.Lits(decisions)
+	for f, v := range known {
+		if v != 0 {
+			lits = append(lits, feature.FeatureLit(f, v > 0))
+		}
+	}
+	if !p.Assume(lits...) {
+		return nil, configurator.ErrNoSolution
+	}
+	// value[f] is f's value in every configuration (1, -1) once known;
+	// cand[f] its value in the configurations found, while it may be
+	// forced; open[f] is set once both values are found.
+	value := make([]int8, nf)
+	by := make([]uint8, nf)
+	for f := range nf {
+		if v := p.Value(feature.FeatureLit(f, true)); v != 0 {
+			value[f], by[f] = v, byPropagation
+		}
+	}
+	// The assumptions of the questions: the decisions and every feature
+	// forced so far.
+	assume := slices.Clip(lits[:len(decisions)])
+	for f, v := range value {
+		if v != 0 {
+			assume = append(assume, feature.FeatureLit(f, v > 0))
+		}
+	}
+	model, err := e.ask(ctx, q, assume, nil)
+	if err != nil {
+		return nil, err
+	}
+	if model == nil {
+		return nil, configurator.ErrNoSolution
+	}
+	cand := make([]bool, nf)
+	open := make([]bool, nf)
+	var candidates []int
+	for f := range nf {
+		if value[f] == 0 {
+			cand[f] = model[f]
+			candidates = append(candidates, f)
+		}
+	}
+	// filter opens every candidate whose value in model is not its
+	// candidate value, or can be flipped there.
+	filter := func(model []bool, means uint8) {
+		for _, f := range candidates {
+			switch {
+			case open[f] || value[f] != 0:
+			case model[f] != cand[f]:
+				open[f], by[f] = true, means
+			case flippable(e.sp.CNF, p, model, f+1):
+				open[f], by[f] = true, byWitness
+			}
+		}
+	}
+	filter(model, bySolver)
+	for _, m := range e.keeping(decisions) {
+		for _, f := range candidates {
+			if !open[f] && value[f] == 0 && m[f] != cand[f] {
+				open[f], by[f] = true, byWitness
+			}
+		}
+	}
+	// Configurations that prefer every candidate still closed to take
+	// its other value, for as long as each opens a tenth of them.
+	for {
+		prefer := e.unlike(candidates, cand, value, open)
+		if len(prefer) == 0 {
+			break
+		}
+		next, err := e.ask(ctx, q, assume, prefer)
+		if err != nil {
+			return nil, err
+		}
+		if next == nil {
+			return nil, fmt.Errorf("%w: no configuration keeps what one found keeps", satbase.ErrSolver)
+		}
+		model = next
+		filter(model, bySolver)
+		if len(e.unlike(candidates, cand, value, open)) > len(prefer)*9/10 {
+			break
+		}
+	}
+	// Each candidate left: its other value propagated, then repaired
+	// into the last configuration found, then asked of the solver.
+	for _, f := range candidates {
+		if open[f] || value[f] != 0 {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		other := feature.FeatureLit(f, !cand[f])
+		mark := p.Mark()
+		failed := !p.Assume(other)
+		var repaired []bool
+		if !failed {
+			repaired = repair(e.sp.CNF, p, mark, model)
+		}
+		p.Undo(mark)
+		if repaired != nil {
+			filter(repaired, byWitness)
+			continue
+		}
+		if !failed {
+			next, err := e.ask(ctx, q, append(assume, other), e.unlike(candidates, cand, value, open))
+			if err != nil {
+				return nil, err
+			}
+			if next != nil {
+				model = next
+				filter(model, bySolver)
+				continue
+			}
+		}
+		// f is forced: propagated, it may force other candidates.
+		means := uint8(bySolver)
+		if failed {
+			means = byPropagation
+		}
+		value[f], by[f] = -1, means
+		if cand[f] {
+			value[f] = 1
+		}
+		forced := -other
+		assume = append(assume, forced)
+		if !p.Assume(forced) {
+			return nil, fmt.Errorf("%w: propagation refutes a value a configuration found has", satbase.ErrSolver)
+		}
+		for _, g := range candidates {
+			if v := p.Value(feature.FeatureLit(g, true)); value[g] == 0 && !open[g] && v != 0 {
+				value[g], by[g] = v, byPropagation
+			}
+		}
+	}
+
+	d := &configurator.Domains{States: make([]configurator.FeatureState, nf)}
+	for f := range nf {
+		switch {
+		case value[f] > 0:
+			d.States[f] = configurator.ForcedOn
+		case value[f] < 0:
+			d.States[f] = configurator.ForcedOff
+		}
+	}
+	for _, dc := range decisions {
+		d.States[dc.Feature] = configurator.Deselected
+		if dc.Select {
+			d.States[dc.Feature] = configurator.Selected
+		}
+		by[dc.Feature] = undecided
+	}
+	for _, means := range by {
+		switch means {
+		case byPropagation:
+			d.Work.ByPropagation++
+		case byWitness: // a configuration found, with one feature flipped
+			d.Work.ByWitness++
+		case bySolver:
+			d.Work.BySolver++
+		}
+	}
+	return d, nil
+}
+
+// unlike returns the literals that give every candidate still closed its
+// other value: a configuration found preferring them flips as many of
+// them as it can.
+func (e *featureEngine) unlike(candidates []int, cand []bool, value []int8, open []bool) []feature.Lit {
+	var out []feature.Lit
+	for _, f := range candidates {
+		if !open[f] && value[f] == 0 {
+			out = append(out, feature.FeatureLit(f, !cand[f]))
+		}
+	}
+	return out
+}
+
+// ask asks the query's solver for a configuration with every literal of
+// lits, trying those of prefer first, in sliced turns (see callSliced):
+// the configuration, verified, or nil when there is none.
+func (e *featureEngine) ask(ctx context.Context, q *satbase.FeatureQuery, lits, prefer []feature.Lit) ([]bool, error) {
+	var model []bool
+	err := e.b.callSliced(ctx, q.Calls, func(ctx context.Context) (err error) {
+		model, err = q.Ask(ctx, lits, prefer)
+		return err
+	})
+	if model != nil {
+		e.remember(model)
+	}
+	return model, err
+}
+
+// repairTries bounds the literals repair chooses for one candidate.
+const repairTries = 16
+
+// repair looks for a configuration close to model that keeps what p has
+// set since mark (the consequences of one more literal under the
+// assumptions model keeps): model with those literals, then, while a
+// clause is broken, one of its literals that p leaves open made true and
+// propagated, at most repairTries times. It returns the assignment when it
+// breaks no clause of c, or nil. Only the clauses of the variables that
+// differ from model can break, and only those are checked (p lists the
+// clauses of each literal). p may have set more when it returns.
+func repair(c *feature.CNF, p *feature.Propagator, mark int, model []bool) []bool {
+	out := slices.Clone(model)
+	var changed []feature.Lit
+	for tries := 0; ; tries++ {
+		for _, l := range p.Since(mark) {
+			if v := l.Var(); out[v-1] != (l > 0) {
+				out[v-1] = l > 0
+				changed = append(changed, l)
+			}
+		}
+		broken := -1
+	search:
+		for _, l := range changed {
+			if out[l.Var()-1] != (l > 0) {
+				continue // changed back since
+			}
+			for _, i := range p.Occurrences(-l) {
+				if !satisfied(c.Clause(int(i)), out) {
+					broken = int(i)
+					break search
+				}
+			}
+		}
+		if broken < 0 {
+			return out
+		}
+		if tries == repairTries {
+			return nil
+		}
+		fix := feature.Lit(0)
+		for _, l := range c.Clause(broken) {
+			if p.Value(l) == 0 {
+				fix = l
+				break
+			}
+		}
+		if fix == 0 || !p.Assume(fix) {
+			return nil
+		}
+	}
+}
+
+// satisfied reports whether some literal of clause is true in model.
+func satisfied(clause []feature.Lit, model []bool) bool {
+	for _, l := range clause {
+		if model[l.Var()-1] == (l > 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// flippable reports whether variable v can take the other value in model
+// (model[v-1] is v's value) with every clause still satisfied: each clause
+// holding v's present literal holds another true literal.
+func flippable(c *feature.CNF, p *feature.Propagator, model []bool, v int) bool {
+	l := feature.Lit(v)
+	if !model[v-1] {
+		l = -l
+	}
+	for _, i := range p.Occurrences(l) {
+		sat := false
+		for _, k := range c.Clause(int(i)) {
+			if k.Var() != v && model[k.Var()-1] == (k > 0) {
+				sat = true
+				break
+			}
+		}
+		if !sat {
+			return false
+		}
+	}
+	return true
+}

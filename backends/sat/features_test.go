@@ -1,0 +1,261 @@
+package sat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/feature"
+	"github.com/nqueens/configurator/configurator/feature/featuretest"
+	"github.com/nqueens/configurator/configurator/feature/uvl"
+)
+
+// loadUVL reads a real UVL model.
+func loadUVL(t testing.TB, dir, file string) *feature.Model {
+	t.Helper()
+	m, err := uvl.Load(os.DirFS(dir), file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// The valid domains of the empty configuration of every real UVL model are
+// the backbones an independent translation and CryptoMiniSat found
+// (shared/README.md: forced on / forced off), and the backbone method
+// finds them with tens of solver calls, not one or two per feature.
+func TestRealModelBackbones(t *testing.T) {
+	dir := featuretest.ModelsDir(t)
+	for _, tc := range []struct {
+		file    string
+		on, off int
+	}{
+		{"uvl/berkeleydb.uvl", 1, 0},
+		{"uvl/axtls.uvl", 24, 11},
+		{"uvl/uclibc.uvl", 44, 31},
+		{"uvl/busybox-2007-05-20.uvl", 6, 0},
+		{"uvl/ecos-xsengine.uvl", 6, 42},
+		{"uvl/financialservices-2017-05-22.uvl", 29, 0},
+		{"uvl/automotive01.uvl", 94, 185},
+		{"uvl/dopler-asej1.uvl", 1, 0},
+	} {
+		m := loadUVL(t, dir, tc.file)
+		sp, err := New(Options{ModelCountCap: 1}).CompileModel(context.Background(), m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := sp.Domains(context.Background(), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.file, err)
+		}
+		on, off := len(d.In(configurator.ForcedOn)), len(d.In(configurator.ForcedOff))
+		if on != tc.on || off != tc.off {
+			t.Errorf("%s: %d forced on, %d forced off; want %d and %d", tc.file, on, off, tc.on, tc.off)
+		}
+		calls := d.Work.SolverCalls
+		if len(m.Features) <= featureCountMax {
+			calls -= 2 // the count, capped at one: a call for it and one past it
+		}
+		if calls > 50 {
+			t.Errorf("%s: %d solver calls for %d features, want tens at most", tc.file, calls, len(m.Features))
+		}
+		if sum := d.Work.ByPropagation + d.Work.ByWitness + d.Work.BySolver; sum != len(m.Features) {
+			t.Errorf("%s: Work accounts for %d features of %d", tc.file, sum, len(m.Features))
+		}
+		t.Logf("%-40s %5d features: %3d on, %3d off, %3d solver calls", tc.file, len(m.Features), on, off, d.Work.SolverCalls)
+	}
+}
+
+// featureCountMax is the largest model the skeleton counts.
+const featureCountMax = 200
+
+// optionals is a root with n optional children: 2^n configurations of
+// n+1 features.
+func optionals(t testing.TB, n int) *feature.Model {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("features\n\tRoot\n\t\toptional\n")
+	for i := range n {
+		fmt.Fprintf(&b, "\t\t\tF%d\n", i)
+	}
+	m, err := uvl.Parse([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// The count of configurations is exact up to the cap, "at least" the cap
+// beyond it, and absent on models too large to count.
+func TestModelCount(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		n, cap  int
+		want    int64 // -1: not counted
+		atLeast bool
+	}{
+		{10, 2000, 512, false},
+		{10, 512, 512, false},
+		{10, 511, 511, true},
+		{featureCountMax, 10, 10, true},
+		{featureCountMax, 0, 1000, true},
+		{featureCountMax + 1, 10, -1, false},
+	} {
+		sp, err := New(Options{ModelCountCap: tc.cap}).CompileModel(ctx, optionals(t, tc.n-1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := sp.Domains(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case tc.want < 0 && d.Configurations != nil:
+			t.Errorf("%d features: counted %v, want not counted", tc.n, d.Configurations)
+		case tc.want >= 0 && (d.Configurations == nil || d.Configurations.Int64() != tc.want || d.AtLeast != tc.atLeast):
+			t.Errorf("%d features, cap %d: %v (at least %v), want %d (at least %v)", tc.n, tc.cap, d.Configurations, d.AtLeast, tc.want, tc.atLeast)
+		}
+	}
+}
+
+// A question honours its context: one ended before it starts, or whose
+// deadline passes, returns the context's error, and the space answers the
+// next question.
+func TestModelContext(t *testing.T) {
+	m := optionals(t, 30)
+	sp, err := New(Options{}).CompileModel(context.Background(), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := sp.Domains(ended, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("Domains with an ended context: %v", err)
+	}
+	if _, err := New(Options{}).CompileModel(ended, m); !errors.Is(err, context.Canceled) {
+		t.Errorf("CompileModel with an ended context: %v", err)
+	}
+	if _, err := sp.Configuration(ended, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("Configuration with an ended context: %v", err)
+	}
+	if d, err := sp.Domains(context.Background(), nil); err != nil || len(d.In(configurator.Open)) != 30 {
+		t.Errorf("the next question: %v", err)
+	}
+}
+
+// Many questions at once on one space (run with -race) get the answers
+// they get one at a time.
+func TestModelConcurrent(t *testing.T) {
+	m, err := uvl.Parse([]byte(kernelModel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := New(Options{}).CompileModel(context.Background(), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var lists [][]configurator.Decision
+	var wants []string
+	for range 40 {
+		var ds []configurator.Decision
+		for f := range m.Features {
+			if rng.IntN(4) == 0 {
+				ds = append(ds, configurator.Decision{Feature: f, Select: rng.IntN(2) == 0})
+			}
+		}
+		d, err := sp.Domains(context.Background(), ds)
+		want := fmt.Sprint(err)
+		if err == nil {
+			want = fmt.Sprint(d.States, d.Configurations)
+		}
+		lists, wants = append(lists, ds), append(wants, want)
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for k := range lists {
+				i := (k + g*7) % len(lists)
+				d, err := sp.Domains(context.Background(), lists[i])
+				got := fmt.Sprint(err)
+				if err == nil {
+					got = fmt.Sprint(d.States, d.Configurations)
+				}
+				if got != wants[i] && !(err != nil && errors.Is(err, configurator.ErrNoSolution) && strings.Contains(wants[i], "no solution")) {
+					t.Errorf("goroutine %d, decisions %v: %s, want %s", g, lists[i], got, wants[i])
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// kernelModel is a small model for the tests of this file.
+const kernelModel = `features
+	Kernel
+		mandatory
+			Arch
+				alternative
+					Linux
+					Bare
+		optional
+			MMU
+			NOMMU
+			Debug
+			Trace
+				or
+					Ftrace
+					Kprobes
+constraints
+	Linux => MMU
+	MMU => !NOMMU
+	Kprobes => Debug
+`
+
+// A feature model's space is admitted like a board's: it is an Admitter
+// whose Admit takes a request's slot, and it finds the parts of the model
+// that refute decisions (configurator.FeatureCorer).
+func TestModelFacets(t *testing.T) {
+	m, err := uvl.Parse([]byte(kernelModel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := New(Options{Serve: 1})
+	sp, err := b.CompileModel(context.Background(), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, ok := sp.(configurator.Admitter)
+	if !ok {
+		t.Fatal("the space is no Admitter")
+	}
+	done, err := a.Admit(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := b.Occupancy().Running; got != 1 {
+		t.Errorf("admitted: %d running, want 1", got)
+	}
+	done()
+	c, ok := sp.(configurator.FeatureCorer)
+	if !ok {
+		t.Fatal("the space finds no cores")
+	}
+	linux, _ := m.ID("Linux")
+	nommu, _ := m.ID("NOMMU")
+	core, err := c.Core(context.Background(), []configurator.Decision{{Feature: linux, Select: true}, {Feature: nommu, Select: true}})
+	want := []feature.Origin{{Kind: feature.OriginConstraint, Index: 0}, {Kind: feature.OriginConstraint, Index: 1}}
+	if err != nil || !slices.Equal(core, want) {
+		t.Errorf("Core(+Linux, +NOMMU) = %v, %v; want the two constraints", core, err)
+	}
+	if _, err := c.Core(context.Background(), []configurator.Decision{{Feature: linux, Select: true}}); err == nil {
+		t.Error("a core of consistent decisions")
+	}
+}

@@ -1,0 +1,49 @@
+package configurator
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/nqueens/configurator/configurator/feature"
+)
+
+// FeatureModel returns the board as a feature model, N-Queens being one
+// kind of model among others: a feature per square, named as the board
+// names it ("a1"), numbered as the model numbers its variables (Var), no
+// tree, and a constraint per line of the board, in the model's order, in
+// its words ("rank 1: exactly one of a1, b1, c1, d1"). A queen on a square
+// is the decision that selects its feature, so the feature model's
+// configurations are the board's solutions.
+func (m *Model) FeatureModel() (*feature.Model, error) {
+	parts := feature.Model{Name: fmt.Sprintf("%d-queens", m.n), Root: -1}
+	for v := range m.Vars() {
+		parts.Features = append(parts.Features, feature.Feature{Name: m.Cell(v).String(), Parent: -1, Group: -1})
+	}
+	for i, c := range m.constraints {
+		vars := make([]*feature.Expr, len(c.Cells))
+		names := make([]string, len(c.Cells))
+		for j, cell := range c.Cells {
+			vars[j], names[j] = feature.Var(m.Var(cell)), cell.String()
+		}
+		var pairs []*feature.Expr
+		for j, a := range vars {
+			for _, b := range vars[j+1:] {
+				pairs = append(pairs, feature.Not(feature.And(a, b)))
+			}
+		}
+		how, e := "at most one of", feature.And(pairs...)
+		if c.Kind == ExactlyOne {
+			how, e = "exactly one of", feature.And(append([]*feature.Expr{feature.Or(vars...)}, pairs...)...)
+		}
+		parts.Constraints = append(parts.Constraints, feature.Constraint{
+			Expr: e,
+			Text: fmt.Sprintf("%s: %s %s", c.Name, how, strings.Join(names, ", ")),
+			Pos:  feature.Pos{Line: i + 1, Column: 1},
+		})
+	}
+	fm, err := feature.New(parts)
+	if err != nil {
+		return nil, fmt.Errorf("%d-queens as a feature model: %w", m.n, err)
+	}
+	return fm, nil
+}

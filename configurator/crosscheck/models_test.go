@@ -1,0 +1,312 @@
+package crosscheck_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nqueens/configurator/backends/bdd"
+	"github.com/nqueens/configurator/backends/sat"
+	"github.com/nqueens/configurator/backends/sat/plain"
+	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/crosscheck"
+	"github.com/nqueens/configurator/configurator/feature"
+	"github.com/nqueens/configurator/configurator/feature/dimacs"
+	"github.com/nqueens/configurator/configurator/feature/featuretest"
+	"github.com/nqueens/configurator/configurator/feature/uvl"
+)
+
+// modelBackends are the backends whose feature model spaces are checked:
+// every one that is a configurator.ModelCompiler.
+func modelBackends() []configurator.Backend {
+	var out []configurator.Backend
+	for _, b := range []configurator.Backend{bdd.New(bdd.Options{}), sat.New(sat.Options{}), plain.New(plain.Options{})} {
+		if _, ok := b.(configurator.ModelCompiler); ok {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// compileFeatures compiles m with every backend of bs.
+func compileFeatures(t testing.TB, m *feature.Model, bs []configurator.Backend) []crosscheck.FeatureSubject {
+	t.Helper()
+	var subjects []crosscheck.FeatureSubject
+	for _, b := range bs {
+		sp, _, err := configurator.CompileFeatureModel(context.Background(), b, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		subjects = append(subjects, crosscheck.FeatureSubject{Name: b.Name(), Space: sp})
+	}
+	return subjects
+}
+
+// randomModel draws model i of a seeded series: random UVL models (every
+// kind of group, cardinalities, constraints) and random CNF files, in
+// turn, of 1 to maxFeatures features, read by the project's readers.
+func randomModel(t testing.TB, seed uint64, i, maxFeatures int) *feature.Model {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, uint64(i)))
+	n := 1 + rng.IntN(maxFeatures)
+	var m *feature.Model
+	var err error
+	var text string
+	if i%2 == 0 {
+		text = featuretest.RandomModel(rng, n).UVL(rng)
+		m, err = uvl.Parse([]byte(text))
+	} else {
+		text, _ = featuretest.RandomCNF(rng, n, rng.IntN(2*n+1))
+		m, err = dimacs.Parse([]byte(text))
+	}
+	if err != nil {
+		t.Fatalf("random model %d: %v\n%s", i, err, text)
+	}
+	return m
+}
+
+// assertModelAgree fails the test with the disagreements of rep.
+func assertModelAgree(t *testing.T, rep *crosscheck.ModelReport) {
+	t.Helper()
+	if rep.Count == 0 {
+		return
+	}
+	d, _ := rep.Smallest()
+	t.Errorf("%d disagreements; smallest: %v", rep.Count, d)
+	for _, d := range rep.Disagreements[:min(len(rep.Disagreements), 10)] {
+		t.Log(d)
+	}
+}
+
+// TestRandomModels: on seeded random UVL models and CNF files every
+// backend that configures feature models answers every question of a walk
+// as the oracle does, which judges every assignment with
+// feature.Model.Valid: the domains and counts after every decision, every
+// reason of a forced feature minimal and the list complete, the parts of
+// the model that carry each, make room a fewest undoing, conflicts
+// minimal, configurations valid.
+func TestRandomModels(t *testing.T) {
+	models, maxFeatures, steps := 40, 12, 15
+	if *long {
+		models, maxFeatures, steps = 200, 16, 25
+	}
+	if testing.Short() {
+		models = 10
+	}
+	bs := modelBackends()
+	decided := 0
+	for i := range models {
+		m := randomModel(t, *seed, i, maxFeatures)
+		rep, err := crosscheck.WalkModel(context.Background(), m, compileFeatures(t, m, bs), crosscheck.WalkOptions{Walks: 2, Steps: steps, Seed: *seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		decided += rep.Steps
+		if rep.Count > 0 {
+			t.Logf("random model %d:\n%s", i, describe(m))
+		}
+		assertModelAgree(t, rep)
+	}
+	if decided < models {
+		t.Errorf("%d steps over %d models: the walks hardly move", decided, models)
+	}
+}
+
+// searchModels are models whose forced features and conflicts no unit
+// propagation shows: the explanations name the parts a search finds
+// (configurator.FeatureCorer), which must be minimal.
+var searchModels = []string{
+	// x is forced on by four clauses over a and b, and only a case
+	// split on a and b shows it; c and d are free, e excluded by x.
+	"p cnf 5 5\n1 2 3 0\n1 -2 3 0\n1 2 -3 0\n1 -2 -3 0\n-1 -5 0\n",
+	// No configuration: the four clauses over a and b, and c free.
+	"p cnf 3 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n",
+}
+
+func TestSearchModels(t *testing.T) {
+	bs := modelBackends()
+	for i, text := range searchModels {
+		m, err := dimacs.Parse([]byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := crosscheck.WalkModel(context.Background(), m, compileFeatures(t, m, bs), crosscheck.WalkOptions{Walks: 4, Steps: 12, Seed: *seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Count > 0 {
+			t.Logf("model %d", i)
+		}
+		assertModelAgree(t, rep)
+	}
+}
+
+// TestLargestRandomModels: random models of the oracle's largest size, 20
+// features, a few.
+func TestLargestRandomModels(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the oracle enumerates a million assignments per model")
+	}
+	bs := modelBackends()
+	for i := range 2 {
+		rng := rand.New(rand.NewPCG(*seed, 1000+uint64(i)))
+		var m *feature.Model
+		var err error
+		if i == 0 {
+			m, err = uvl.Parse([]byte(featuretest.RandomModel(rng, 20).UVL(rng)))
+		} else {
+			text, _ := featuretest.RandomCNF(rng, 20, 24)
+			m, err = dimacs.Parse([]byte(text))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := crosscheck.WalkModel(context.Background(), m, compileFeatures(t, m, bs), crosscheck.WalkOptions{Walks: 1, Steps: 12, Seed: *seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertModelAgree(t, rep)
+	}
+}
+
+// describe writes a model's parts, for the log of a failure.
+func describe(m *feature.Model) string {
+	var b strings.Builder
+	c := m.CNF()
+	seen := map[feature.Origin]bool{}
+	for i := range c.Len() {
+		if o := c.Origin(i); !seen[o] {
+			seen[o] = true
+			fmt.Fprintf(&b, "  %s\n", m.Describe(o))
+		}
+	}
+	return b.String()
+}
+
+// liar is a feature space that answers wrong: it shows the last open
+// feature forced off.
+type liar struct{ configurator.FeatureSpace }
+
+func (l liar) Domains(ctx context.Context, ds []configurator.Decision) (*configurator.Domains, error) {
+	d, err := l.FeatureSpace.Domains(ctx, ds)
+	if err != nil {
+		return nil, err
+	}
+	lied := *d
+	lied.States = append([]configurator.FeatureState(nil), d.States...)
+	if open := d.In(configurator.Open); len(open) > 0 {
+		lied.States[open[len(open)-1]] = configurator.ForcedOff
+	}
+	return &lied, nil
+}
+
+// plantedModel is a small car: an engine of one kind, options, and a
+// constraint across the tree.
+const plantedModel = `features
+	Car
+		mandatory
+			Engine
+				alternative
+					Petrol
+					Electric
+		optional
+			Navigation
+			Sunroof
+constraints
+	Sunroof => Petrol
+`
+
+// TestPlantedModelFault: a test of the tester. A space that shows one
+// open feature forced off is caught by the walk, and the honest space
+// beside it is not blamed.
+func TestPlantedModelFault(t *testing.T) {
+	m, err := uvl.Parse([]byte(plantedModel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := sat.New(sat.Options{}).CompileModel(context.Background(), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	subjects := []crosscheck.FeatureSubject{{Name: "sat", Space: sp}, {Name: "liar", Space: liar{sp}}}
+	rep, err := crosscheck.WalkModel(context.Background(), m, subjects, crosscheck.WalkOptions{Walks: 2, Steps: 10, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Count == 0 {
+		t.Fatalf("the planted fault went unnoticed in %d steps", rep.Steps)
+	}
+	for _, d := range rep.Disagreements {
+		if d.Subject != "liar" {
+			t.Errorf("an honest space blamed: %v", d)
+		}
+	}
+	t.Logf("%d disagreements, such as %v", rep.Count, rep.Disagreements[0])
+}
+
+// TestRealModelsAgree: on the real models, every two backends that
+// configure feature models agree on the forced features along seeded walks
+// of 20 decisions (the first backend is the reference). The baseline, one
+// solver call per feature and polarity, walks the smaller models only.
+func TestRealModelsAgree(t *testing.T) {
+	dir := featuretest.ModelsDir(t)
+	bs := modelBackends()
+	walks := 2
+	if testing.Short() {
+		walks = 1
+	}
+	for _, file := range realModels {
+		t.Run(file, func(t *testing.T) {
+			m := load(t, dir, file)
+			var use []configurator.Backend
+			for _, b := range bs {
+				if b.Name() != "sat-plain" || len(m.Features) <= 600 {
+					use = append(use, b)
+				}
+			}
+			if len(use) < 2 {
+				t.Skipf("%d backend configures this model here; nothing to compare", len(use))
+			}
+			rep, err := crosscheck.CompareModel(context.Background(), m, compileFeatures(t, m, use), crosscheck.WalkOptions{Walks: walks, Steps: 20, Seed: *seed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Steps == 0 {
+				t.Error("no decision taken")
+			}
+			assertModelAgree(t, rep)
+		})
+	}
+}
+
+// realModels are the files of ../shared/models.
+var realModels = []string{
+	"uvl/berkeleydb.uvl", "uvl/axtls.uvl", "uvl/uclibc.uvl", "uvl/busybox-2007-05-20.uvl",
+	"uvl/ecos-xsengine.uvl", "uvl/financialservices-2017-05-22.uvl", "uvl/automotive01.uvl",
+	"uvl/dopler-asej1.uvl", "dimacs/berkeleydb.dimacs", "dimacs/printer.dimacs",
+	"dimacs/embtoolkit.dimacs", "dimacs/busybox-1.18.0.dimacs", "dimacs/uclibc-0.9.33.2.dimacs",
+	"dimacs/financialservices-2018-05-09.dimacs", "dimacs/automotive01.dimacs",
+}
+
+// load reads a real model.
+func load(t testing.TB, dir, file string) *feature.Model {
+	t.Helper()
+	var m *feature.Model
+	var err error
+	if strings.HasSuffix(file, ".uvl") {
+		m, err = uvl.Load(os.DirFS(dir), file)
+	} else {
+		var src []byte
+		if src, err = os.ReadFile(filepath.Join(dir, file)); err == nil {
+			m, err = dimacs.Parse(src)
+		}
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	return m
+}

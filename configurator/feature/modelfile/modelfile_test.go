@@ -1,0 +1,68 @@
+package modelfile
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/nqueens/configurator/configurator/feature"
+	"github.com/nqueens/configurator/configurator/feature/featuretest"
+)
+
+func TestDetect(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      feature.Format
+	}{
+		{"m.uvl", "p cnf 1 0\n", feature.UVL}, // the name decides
+		{"m.CNF", "features\n\tA\n", feature.DIMACS},
+		{"m.dimacs", "", feature.DIMACS},
+		{"", "c a comment\nc 1 A\n\np cnf 1 1\n1 0\n", feature.DIMACS},
+		{"", "p\tcnf 1 1\n", feature.DIMACS},
+		{"upload", "namespace Car\nfeatures\n\tCar\n", feature.UVL},
+		{"", "features\n\tc\n", feature.UVL},
+		{"", "cars\n", feature.UVL},
+		{"", "", feature.UVL},
+	} {
+		if got := Detect(tc.name, []byte(tc.src)); got != tc.want {
+			t.Errorf("Detect(%q, %q) = %q, want %q", tc.name, tc.src, got, tc.want)
+		}
+	}
+}
+
+func TestParseFormat(t *testing.T) {
+	for s, want := range map[string]feature.Format{"": "", "uvl": feature.UVL, "DIMACS": feature.DIMACS, "cnf": feature.DIMACS} {
+		if got, err := ParseFormat(s); err != nil || got != want {
+			t.Errorf("ParseFormat(%q) = %q, %v; want %q", s, got, err, want)
+		}
+	}
+	if _, err := ParseFormat("xml"); err == nil {
+		t.Error("ParseFormat(xml) accepted")
+	}
+}
+
+// Load reads both formats, a CNF file named after its file; a wrong
+// format is the reader's complaint with a position.
+func TestLoad(t *testing.T) {
+	dir := featuretest.ModelsDir(t)
+	m, err := Load(filepath.Join(dir, "dimacs", "berkeleydb.dimacs"), "")
+	if err != nil || m.Name != "berkeleydb" || m.Format != feature.DIMACS || len(m.Features) != 117 {
+		t.Fatalf("berkeleydb.dimacs: %v, %v", m, err)
+	}
+	m, err = Load(filepath.Join(dir, "uvl", "axtls.uvl"), "")
+	if err != nil || m.Format != feature.UVL || len(m.Features) != 96 {
+		t.Fatalf("axtls.uvl: %v", err)
+	}
+	_, err = Load(filepath.Join(dir, "uvl", "axtls.uvl"), feature.DIMACS)
+	var fe *feature.Error
+	if !errors.As(err, &fe) || fe.Line < 1 {
+		t.Errorf("axtls.uvl read as DIMACS: %v, want a reader's error with its line", err)
+	}
+	if _, err := Load(filepath.Join(t.TempDir(), "none.uvl"), ""); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a missing file: %v", err)
+	}
+	if _, err := Parse("x", []byte("features\n\tA\n"), "xml"); err == nil {
+		t.Error("an unknown format parsed")
+	}
+}

@@ -1,0 +1,202 @@
+package configurator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/nqueens/configurator/configurator/feature"
+)
+
+// FeatureCorer is a FeatureSpace that finds which parts of its model
+// refute a set of decisions, where propagation alone does not show it.
+type FeatureCorer interface {
+	// Core returns a minimal set of the model's parts (the origins of the
+	// clauses of feature.Model.CNF) that no configuration satisfies
+	// together with the decisions: without any one of them, some
+	// assignment satisfies the others and keeps the decisions. Decisions
+	// that a configuration keeps give an error.
+	Core(ctx context.Context, decisions []Decision) ([]feature.Origin, error)
+}
+
+// FeatureReason is one minimal reason why a feature is forced: a set of
+// the person's decisions under which no configuration gives the feature
+// its other value, and no part of which does.
+type FeatureReason struct {
+	// Decisions are the reason's decisions, in the order they were made;
+	// none when the model alone forces the feature.
+	Decisions []Decision
+	// Proof is the chain of deductions by which the model's clauses
+	// refute the decisions with the feature's other value; nil when
+	// propagation alone does not refute them (a search does).
+	Proof []Implication
+	// Constraints are the parts of the model that carry the reason: those
+	// the proof uses, or else a minimal set that the space found (a
+	// FeatureCorer) within its time (proofBudget); nil when neither is
+	// known.
+	Constraints []feature.Origin
+}
+
+// FeatureExplanation says why a feature is forced, in terms of the
+// person's decisions and the model's own words.
+type FeatureExplanation struct {
+	Feature int
+	State   FeatureState // ForcedOn or ForcedOff
+	// Core reports that the model alone forces the feature (a core
+	// feature when ForcedOn, a dead one when ForcedOff): its one reason
+	// has no decision, and no undoing frees it.
+	Core bool
+	// Reasons lists the subset-minimal sets of decisions that force the
+	// feature, by size, then by the order the decisions were made; each
+	// forces it alone. More reports that the list is not all: more than
+	// MaxReasons exist, or the search ran out of time.
+	Reasons []FeatureReason
+	More    bool
+	// Room is a fewest set of decisions whose undoing frees the feature
+	// (meets every reason, found or not), in the order they were made; nil
+	// for a Core feature.
+	Room    []Decision
+	Elapsed time.Duration
+}
+
+// Explain says why feature f is forced: every minimal set of decisions
+// that forces it, up to MaxReasons, each with the parts of the model that
+// carry it, and the fewest decisions to undo to free it. A feature that
+// is not forced gives ErrNotForced.
+//
+// The reasons come from the search the board's Explain uses: one by
+// deletion, then the others by increasing size, each set asked once (is
+// there a configuration keeping it with f's other value?), every set
+// inside the decisions a configuration found keeps skipped, within a
+// budget.
+func (s *FeatureSession) Explain(ctx context.Context, f int) (*FeatureExplanation, error) {
+	return s.explain(ctx, f, false)
+}
+
+// MakeRoom returns the fewest decisions whose undoing frees the forced
+// feature f (a minimum correction set), in the order they were made: see
+// Explain. The session is not changed: pass their features to Undo. A
+// feature the model alone forces gives an error wrapping ErrNoSolution.
+func (s *FeatureSession) MakeRoom(ctx context.Context, f int) ([]Decision, error) {
+	e, err := s.Explain(ctx, f)
+	if err != nil {
+		return nil, fmt.Errorf("make room: %w", err)
+	}
+	if e.Core {
+		return nil, fmt.Errorf("make room for %q: the model alone forces it: %w", s.Model().Features[f].Name, ErrNoSolution)
+	}
+	return e.Room, nil
+}
+
+// explain is Explain; firstOnly stops at the first reason (found by
+// deletion) and makes no room, for the message of a refused decision.
+func (s *FeatureSession) explain(ctx context.Context, f int, firstOnly bool) (*FeatureExplanation, error) {
+	m := s.Model()
+	if f < 0 || f >= len(m.Features) {
+		return nil, fmt.Errorf("explain feature %d of a model of %d: %w", f, len(m.Features), ErrUnknownFeature)
+	}
+	start := time.Now()
+	e := &FeatureExplanation{Feature: f, State: s.domains.States[f]}
+	if e.State != ForcedOn && e.State != ForcedOff {
+		return nil, fmt.Errorf("explain %q (%v): %w", m.Features[f].Name, e.State, ErrNotForced)
+	}
+	// other is the value no remaining configuration gives f.
+	other := Decision{Feature: f, Select: e.State == ForcedOff}
+	ds := s.decisions
+	rs := &reasonSearch{n: len(ds), firstOnly: firstOnly,
+		rules: func(ctx context.Context, set []int) (bool, []int, error) {
+			config, err := s.space.Configuration(ctx, append(pickDecisions(ds, set), other))
+			if errors.Is(err, ErrNoSolution) {
+				return true, nil, nil
+			}
+			if err != nil {
+				return false, nil, err
+			}
+			held := []int{}
+			for j, d := range ds {
+				if config[d.Feature] == d.Select {
+					held = append(held, j)
+				}
+			}
+			return false, held, nil
+		}}
+	if err := rs.run(ctx); err != nil {
+		return nil, fmt.Errorf("explain %q: %w", m.Features[f].Name, err)
+	}
+	e.Core = rs.nowhere
+	if !firstOnly && !rs.nowhere {
+		room, err := rs.room(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("explain %q: make room: %w", m.Features[f].Name, err)
+		}
+		e.Room = pickDecisions(ds, room)
+	}
+	found, more := rs.capped()
+	e.More = more
+	if firstOnly {
+		found = found[:1]
+		e.More = !rs.nowhere && len(found[0]) < len(ds)
+	}
+	pctx, cancel := proofContext(ctx)
+	defer cancel()
+	for _, set := range found {
+		r := FeatureReason{Decisions: pickDecisions(ds, set)}
+		var err error
+		r.Proof, r.Constraints, err = s.prove(ctx, pctx, append(slices.Clone(r.Decisions), other))
+		if err != nil {
+			return nil, fmt.Errorf("explain %q: %w", m.Features[f].Name, err)
+		}
+		e.Reasons = append(e.Reasons, r)
+	}
+	e.Elapsed = time.Since(start)
+	return e, nil
+}
+
+// proofBudget bounds the search for the parts of the model that carry
+// the reasons propagation does not prove (FeatureCorer.Core), for one
+// explanation: on a model of thousands of parts it may take many solver
+// calls. It never takes more than half the time left to its context.
+const proofBudget = time.Second
+
+// proofContext returns the context of the searches for parts of one
+// explanation: ctx within proofBudget.
+func proofContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	budget := proofBudget
+	if d, ok := ctx.Deadline(); ok {
+		budget = min(budget, time.Until(d)/2)
+	}
+	return context.WithTimeout(ctx, budget)
+}
+
+// prove finds what refutes decisions that no configuration keeps: a proof
+// by propagation over the model's clauses and the parts of the model it
+// uses, or, where propagation does not refute them, the minimal set of
+// parts a FeatureCorer finds within pctx (a context of ctx); none when it
+// finds none in that time. It fails only when ctx ends.
+func (s *FeatureSession) prove(ctx, pctx context.Context, decisions []Decision) ([]Implication, []feature.Origin, error) {
+	if s.prop == nil {
+		s.cnf = s.Model().CNF()
+		s.prop = feature.NewPropagator(s.cnf)
+	}
+	lits := make([]feature.Lit, len(decisions))
+	for i, d := range decisions {
+		lits[i] = d.Lit()
+	}
+	if proof := refute(s.cnf, s.prop, lits); proof != nil {
+		return proof, origins(proof), nil
+	}
+	c, ok := s.space.(FeatureCorer)
+	if !ok {
+		return nil, nil, nil
+	}
+	core, err := c.Core(pctx, decisions)
+	if err != nil && ctx.Err() != nil {
+		return nil, nil, err
+	}
+	if err != nil {
+		return nil, nil, nil
+	}
+	return nil, core, nil
+}
