@@ -183,7 +183,8 @@ type Cache struct {
 	// compile's waiters (see countEmpty); Close waits for them too.
 	detached sync.WaitGroup
 	// counting holds, for each key whose compile is counting its empty
-	// board's solutions, when the count began (time.Time).
+	// board's solutions or its kept answers, when the count began
+	// (time.Time).
 	counting sync.Map
 
 	mu       sync.Mutex

@@ -126,7 +126,8 @@ func (c *Cache) Heavy(k Key) bool {
 func (c *Cache) Slots() int { return max(c.cfg.Slots, 1) }
 
 // Counting reports whether k's fresh space is counting its empty board's
-// solutions, and since when.
+// solutions, or those of the boards it keeps answers for (see settle), and
+// since when.
 func (c *Cache) Counting(k Key) (since time.Time, ok bool) {
 	v, ok := c.counting.Load(k)
 	if !ok {
@@ -182,12 +183,44 @@ func (c *Cache) build(ctx context.Context, k Key) (*Space, error) {
 		c.log.Warn("counting the empty board's solutions", "backend", k.Backend, "n", k.N, "err", err)
 	}
 	res.setTotal(a, err)
+	if !left {
+		c.settle(ctx, res)
+	}
 	verb := "compiled"
 	if res.Loaded() {
 		verb = "loaded from its compiled file"
 	}
 	c.log.Info(verb, "backend", k.Backend, "n", k.N, "order", k.Order.String(), "took", took, "bytes", res.Bytes)
 	return res, nil
+}
+
+// precomputer is a space that computes the answers it keeps (a BDD's
+// analyses and heat maps of the boards of one and two queens, which the
+// first clicks ask for) and saves them beside its compiled file.
+type precomputer interface{ Precompute(context.Context) error }
+
+// settle has a space fresh from a heavy compile compute the answers it
+// keeps before the cache offers it, so that its first clicks are answered
+// from them instead of sweeping the largest parts of its diagram, and the
+// file saved beside its compiled one lets a restart load them too. It
+// runs as part of the compile (Counting says so meanwhile), within its
+// deadline; a space loaded from its file is offered at once (it reads the
+// answers saved with it, and computes those missing in the background).
+// When ctx ends first the space is offered with what was computed.
+func (c *Cache) settle(ctx context.Context, res *Space) {
+	p, ok := res.Space.(precomputer)
+	if !ok || res.Loaded() || !c.heavy(res.Key) {
+		return
+	}
+	k := res.Key
+	start := time.Now()
+	c.counting.Store(k, start)
+	defer c.counting.Delete(k)
+	if err := p.Precompute(ctx); err != nil && !errors.Is(err, configurator.ErrNoSolution) {
+		c.log.Info("kept answers left to compute on demand", "backend", k.Backend, "n", k.N, "order", k.Order.String(), "after", time.Since(start), "err", err)
+		return
+	}
+	c.log.Info("kept answers computed before the space is offered", "backend", k.Backend, "n", k.N, "order", k.Order.String(), "took", time.Since(start))
 }
 
 // countEmpty analyses the empty board of a fresh space, for the count of

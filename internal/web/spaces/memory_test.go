@@ -3,10 +3,15 @@ package spaces
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/nqueens/configurator/backends/bdd"
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/configuratortest"
 )
@@ -139,5 +144,63 @@ func TestCacheNoWork(t *testing.T) {
 	}
 	if e, err := c.Get(NoWork(context.Background()), k); err != nil || e == nil {
 		t.Errorf("a cached space under NoWork: %v, %v", e, err)
+	}
+}
+
+// TestCacheSettlesFreshSpaces checks that a space fresh from a heavy
+// compile has its kept answers computed, and saved beside its compiled
+// file, before the cache offers it: Get returns after the answers file is
+// written. A light compile does not wait for them, and a space loaded
+// from its file is offered at once.
+func TestCacheSettlesFreshSpaces(t *testing.T) {
+	tests := []struct {
+		name        string
+		heavy       bool
+		saved       bool // the compiled file is there before the Get
+		wantSettled bool
+	}{
+		{"a heavy compile", true, false, true},
+		{"a light compile", false, false, false},
+		{"a heavy space loaded from its file", true, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			newOne := func() (*Cache, *strings.Builder) {
+				var log strings.Builder
+				b := bdd.New(bdd.Options{Budget: 1 << 30, Dir: dir})
+				c := New([]configurator.Backend{b}, config, slog.New(slog.NewTextHandler(&log, nil)), nil)
+				c.heavy = func(Key) bool { return tt.heavy }
+				return c, &log
+			}
+			k := Key{Backend: "bdd", N: 8}
+			if tt.saved {
+				c, _ := newOne()
+				if _, err := c.Get(context.Background(), k); err != nil {
+					t.Fatal(err)
+				}
+				c.Close()
+			}
+			answers, _ := filepath.Glob(filepath.Join(dir, "*.answers"))
+			for _, f := range answers {
+				if err := os.Remove(f); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c, log := newOne()
+			defer c.Close()
+			e, err := c.Get(context.Background(), k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			answers, _ = filepath.Glob(filepath.Join(dir, "*.answers"))
+			settled := strings.Contains(log.String(), "kept answers computed before the space is offered")
+			if settled != tt.wantSettled || (len(answers) == 1) != tt.wantSettled || e.Loaded() != tt.saved {
+				t.Errorf("settled %v, answers files %q, loaded %v; want settled %v, loaded %v\n%s", settled, answers, e.Loaded(), tt.wantSettled, tt.saved, log)
+			}
+			if _, counting := c.Counting(k); counting {
+				t.Errorf("still counting after the space was offered")
+			}
+		})
 	}
 }
