@@ -109,11 +109,13 @@ func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		mem.Stop()
 		return fmt.Errorf("count %d-queens: %w", b.n, err)
 	}
-	answers, err := b.keepAnswers(ctx, sp)
-	peak := mem.Stop()
-	if err != nil {
-		return fmt.Errorf("count %d-queens: the answers kept beside the compiled file: %w", b.n, err)
+	// The answers cut short (an interrupt) leave the count to print:
+	// what was computed of them is saved, and the command fails after.
+	answers, answersErr := b.keepAnswers(ctx, sp)
+	if answersErr != nil {
+		answersErr = fmt.Errorf("count %d-queens: the answers kept beside the compiled file, cut short (what was computed is saved; run the command again to finish): %w", b.n, answersErr)
 	}
+	peak := mem.Stop()
 	r := countResult{
 		N: b.n, Backend: b.name, Order: sp.Model().Order().String(),
 		AtLeast:   a.AtLeast,
@@ -135,8 +137,10 @@ func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		r.LoadedFrom = src.Source()
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		return enc.Encode(r)
+		if err := json.NewEncoder(stdout).Encode(r); err != nil {
+			return err
+		}
+		return answersErr
 	}
 	if r.AtLeast {
 		solutions = "at least " + solutions
@@ -157,7 +161,10 @@ func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		[2]string{"compile", compileLine(compile, r.LoadedFrom)},
 		[2]string{"count", human(count)},
 	)
-	if answers > 0 {
+	switch {
+	case answersErr != nil:
+		lines = append(lines, [2]string{"answers", human(answers) + ", cut short"})
+	case answers > 0:
 		lines = append(lines, [2]string{"answers", human(answers) + " (the kept answers, saved beside the compiled file)"})
 	}
 	lines = append(lines,
@@ -168,7 +175,7 @@ func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 	}
-	return nil
+	return answersErr
 }
 
 // compileLine says how long the compile took, or the load when the space
@@ -185,8 +192,8 @@ func compileLine(d time.Duration, loadedFrom string) string {
 // boards of one queen, and on the large diagrams those of two queens), on
 // every core, so that a server that loads the file starts with them
 // instead of computing them for minutes while it serves. It returns how
-// long that took: nothing to do (0) without a cache directory or when the
-// file already held them.
+// long that took (0 without a cache directory, next to nothing when the
+// file already held them), also when ctx ended first.
 func (b *backendFlags) keepAnswers(ctx context.Context, sp configurator.Space) (time.Duration, error) {
 	p, ok := sp.(precomputer)
 	if !ok || b.name != "bdd" || b.cacheDir == "" || b.cacheDir == "off" {
@@ -194,7 +201,7 @@ func (b *backendFlags) keepAnswers(ctx context.Context, sp configurator.Space) (
 	}
 	start := time.Now()
 	if err := p.Precompute(ctx); err != nil && !errors.Is(err, configurator.ErrNoSolution) {
-		return 0, err
+		return time.Since(start), err
 	}
 	return time.Since(start), nil
 }
