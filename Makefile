@@ -15,7 +15,7 @@ ADDR        ?= 127.0.0.1:8080
 CACHE_DIR   ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/nqueens
 FUZZTIME    ?= 50000x
 
-.PHONY: run test deps npm vendor chromium check-fmt vet lint unit fuzz-short fuzz bench bench-full bench-large soak
+.PHONY: run test deps npm vendor chromium check-fmt vet lint unit fuzz-short fuzz bench bench-full bench-large bench-models soak
 
 run: deps
 	@echo "Serving the N-Queens configurator on http://$(ADDR)/"
@@ -114,6 +114,14 @@ bench-full:
 # benchmarks/RESULTS.md.
 bench-large:
 	$(GO) run ./cmd/benchreport -full -sections compile,disk,bdd -boards 13,14,15,16 -out benchmarks/large
+
+# The real feature models of ../shared/models (MODELS_DIR overrides it)
+# through the server's JSON API, into benchmarks/models: per model the
+# compile on each backend, the empty configuration and seeded walks of 20
+# decisions, against sat-plain on the same decisions (a minute per model),
+# with the interactive bound of 250 ms per decision as the target.
+bench-models:
+	$(GO) run ./cmd/benchreport -sections models -out benchmarks/models
 
 # The soak: the real server binary on a loopback port under the mixed
 # workload of benchmarks/loadgen (API and pages, both backends, every board

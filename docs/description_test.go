@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"net/url"
 	"os"
 	"slices"
 	"strconv"
@@ -132,8 +133,9 @@ func (d *description) at(ptr string) (any, string, error) {
 }
 
 // operation returns the pointer of the operation that serves method on
-// path.
+// path (its query, if any, aside).
 func (d *description) operation(method, path string) (string, error) {
+	path, _, _ = strings.Cut(path, "?")
 	paths, _ := d.doc["paths"].(map[string]any)
 	var templ string
 	for p := range paths {
@@ -171,10 +173,14 @@ func matchTemplate(templ, path string) bool {
 	return true
 }
 
-// checkRequest checks a request body against the operation's requestBody.
+// checkRequest checks a request's query parameters against the
+// operation's, and its body against the operation's requestBody.
 func (d *description) checkRequest(method, path, contentType string, body []byte) error {
 	op, err := d.operation(method, path)
 	if err != nil {
+		return err
+	}
+	if err := d.checkQuery(op, path); err != nil {
 		return err
 	}
 	rb, ptr, err := d.at(op + "/requestBody")
@@ -188,6 +194,37 @@ func (d *description) checkRequest(method, path, contentType string, body []byte
 		return fmt.Errorf("%s %s: the request body is required", method, path)
 	}
 	return d.checkBody(ptr, contentType, body)
+}
+
+// checkQuery checks each query parameter of path against the schema of
+// the operation's parameter of that name, as a string.
+func (d *description) checkQuery(op, path string) error {
+	_, query, _ := strings.Cut(path, "?")
+	values, err := url.ParseQuery(query)
+	if err != nil {
+		return fmt.Errorf("%s: query %q: %v", path, query, err)
+	}
+	params, _, _ := d.at(op + "/parameters")
+	list, _ := params.([]any)
+	for name, vs := range values {
+		i := slices.IndexFunc(list, func(p any) bool {
+			m, _ := p.(map[string]any)
+			return m["name"] == name && m["in"] == "query"
+		})
+		if i < 0 {
+			return fmt.Errorf("%s: the description has no query parameter %s", path, name)
+		}
+		sch, err := d.schema(op + "/parameters/" + strconv.Itoa(i) + "/schema")
+		if err != nil {
+			return err
+		}
+		for _, v := range vs {
+			if err := sch.Validate(v); err != nil {
+				return fmt.Errorf("%s: query parameter %s: %v", path, name, err)
+			}
+		}
+	}
+	return nil
 }
 
 // checkResponse checks an answer: its status is one the operation
@@ -258,9 +295,13 @@ func (d *description) checkBody(ptr, contentType string, body []byte) error {
 	if err != nil {
 		return err
 	}
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
-	if err != nil {
-		return fmt.Errorf("%s: the body is not JSON: %v", ptr, err)
+	// A body of another media type than JSON (a file uploaded) is checked
+	// as a string.
+	var v any = string(body)
+	if mt == jsonType {
+		if v, err = jsonschema.UnmarshalJSON(bytes.NewReader(body)); err != nil {
+			return fmt.Errorf("%s: the body is not JSON: %v", ptr, err)
+		}
 	}
 	if err := sch.Validate(v); err != nil {
 		var ve *jsonschema.ValidationError

@@ -93,8 +93,33 @@ var api = []exchange{
 	{name: "orders, a backend without orders", path: "/api/v1/orders", body: `{"n":8,"backend":"sat"}`, status: 422},
 	{name: "orders, GET", method: "GET", path: "/api/v1/orders", status: 405},
 
+	{name: "upload, a CNF file", path: "/api/v1/models?name=pair.cnf", contentType: octets, body: "c 1 A\nc 2 B\np cnf 2 1\n1 2 0\n", status: 201},
+	{name: "upload, the same file again", path: "/api/v1/models?format=dimacs", contentType: octets, body: "c 1 A\nc 2 B\np cnf 2 1\n1 2 0\n", status: 200},
+	{name: "upload, a truncated file", path: "/api/v1/models", contentType: octets, body: "p cnf 3 2\n1 2 0\n-1", status: 400},
+	{name: "upload, a typed feature", path: "/api/v1/models", contentType: octets, body: "features\n\tRoot\n\t\toptional\n\t\t\tInteger Speed\n", status: 422},
+	{name: "upload, a file over the limit", path: "/api/v1/models", contentType: octets, body: strings.Repeat("c\n", 8<<20+1), status: 413},
+	{name: "upload, an unknown format", path: "/api/v1/models?format=xml", contentType: octets, body: "features\n\tA\n", status: 400, refused: true},
+	{name: "upload, sent as a form", path: "/api/v1/models", contentType: "application/x-www-form-urlencoded", body: "features=A", status: 415, refused: true},
+	{name: "models", method: "GET", path: "/api/v1/models", status: 200},
+	{name: "models, DELETE", method: "DELETE", path: "/api/v1/models", status: 405},
+
+	{name: "analyze a model", path: "/api/v1/analyze", body: `{"model":"` + exampleID("car") + `","select":["Electric"],"deselect":["Sunroof"]}`, status: 200},
+	{name: "analyze a model on SAT", path: "/api/v1/analyze", body: `{"model":"` + exampleID("computer") + `","backend":"sat"}`, status: 200},
+	{name: "analyze an unknown model", path: "/api/v1/analyze", body: `{"model":"000000000000000000000000"}`, status: 404},
+	{name: "analyze a model, an unknown feature", path: "/api/v1/analyze", body: `{"model":"` + exampleID("car") + `","select":["Wings"]}`, status: 400},
+	{name: "analyze a model, a board's field", path: "/api/v1/analyze", body: `{"model":"` + exampleID("car") + `","n":8}`, status: 400, refused: true},
+	{name: "analyze a model, decisions no configuration keeps", path: "/api/v1/analyze", body: `{"model":"` + exampleID("car") + `","select":["Electric","Tow bar"]}`, status: 422},
+	{name: "explain a feature", path: "/api/v1/explain", body: `{"model":"` + exampleID("car") + `","select":["Electric"],"feature":"Automatic"}`, status: 200},
+	{name: "explain a core feature", path: "/api/v1/explain", body: `{"model":"` + exampleID("car") + `","feature":"Body"}`, status: 200},
+	{name: "explain a model, no feature", path: "/api/v1/explain", body: `{"model":"` + exampleID("car") + `"}`, status: 400, refused: true},
+	{name: "explain a free feature", path: "/api/v1/explain", body: `{"model":"` + exampleID("car") + `","feature":"Sunroof"}`, status: 422},
+	{name: "explain a feature of an unknown model", path: "/api/v1/explain", body: `{"model":"000000000000000000000000","feature":"A"}`, status: 404},
+
 	{name: "an endpoint that does not exist", path: "/api/v1/nothing", status: 404},
 }
+
+// octets is the media type of an upload.
+const octets = "application/octet-stream"
 
 // oversized is a body over the server's 64 KiB limit.
 func oversized() string {
@@ -127,12 +152,20 @@ var setups = []struct {
 	{"usual", serverSetup{}, api},
 	{"a deadline of a nanosecond", serverSetup{deadline: time.Nanosecond},
 		slices.Concat(everyEndpoint("past its deadline", 503)[:4],
+			[]exchange{
+				{name: "analyze a model past its deadline", path: "/api/v1/analyze", body: `{"model":"` + exampleID("car") + `"}`, status: 503},
+				{name: "explain a feature past its deadline", path: "/api/v1/explain", body: `{"model":"` + exampleID("car") + `","feature":"Body"}`, status: 503},
+			},
 			// The orders compile within the request's deadline, which no
 			// backend's deadline shortens.
 			[]exchange{{name: "orders, past their deadline", path: "/api/v1/orders", body: `{"n":8}`, status: 200}})},
 	{"a loopback client limited to one request", serverSetup{rate: 1e-6},
 		slices.Concat([]exchange{{name: "analyze, the one request", path: "/api/v1/analyze", body: `{"n":4}`, status: 200}},
-			everyEndpoint("past the client's rate", 429))},
+			everyEndpoint("past the client's rate", 429),
+			[]exchange{
+				{name: "models past the client's rate", method: "GET", path: "/api/v1/models", status: 429},
+				{name: "upload past the client's rate", path: "/api/v1/models", contentType: octets, body: "features\n\tA\n", status: 429},
+			})},
 	{"SAT backends alone", serverSetup{satOnly: true},
 		[]exchange{{name: "orders, no backend with orders", path: "/api/v1/orders", body: `{"n":8}`, status: 404}}},
 }
@@ -141,6 +174,8 @@ var setups = []struct {
 // no exchange here meets, and why. Every other described status must be
 // met, so that a description that grows a route or a status grows a test.
 var notExercised = map[string]string{
+	"post /api/v1/models 503": "an upload waits for its turn to be read only while the server reads " +
+		"as many others as it has slots for, past the request's deadline",
 	"post /api/v1/orders 503": "the orders answer each order's failure inside a 200; " +
 		"a 503 comes only from the per-client table when it is full (65,536 addresses)",
 }

@@ -10,7 +10,9 @@ import (
 	"github.com/nqueens/configurator/backends/bdd"
 	"github.com/nqueens/configurator/backends/sat"
 	"github.com/nqueens/configurator/backends/sat/plain"
+	"github.com/nqueens/configurator/configurator/feature/examples"
 	"github.com/nqueens/configurator/internal/web/guard"
+	"github.com/nqueens/configurator/internal/web/models"
 	"github.com/nqueens/configurator/internal/web/server"
 )
 
@@ -67,4 +69,13 @@ func startServer(t *testing.T, setup serverSetup) string {
 		s.Close()
 	})
 	return ts.URL
+}
+
+// exampleID is the ID the server gives the bundled example of that name.
+func exampleID(name string) string {
+	ex, ok := examples.Lookup(name)
+	if !ok {
+		panic("no example " + name)
+	}
+	return models.ID(ex.Format, ex.Source)
 }

@@ -5,6 +5,7 @@
 // Usage:
 //
 //	go run ./cmd/benchreport [-full] [-out benchmarks] [-sections compile,disk,bdd,sat,server] [-boards 15,16]
+//	go run ./cmd/benchreport -sections models [-models ../shared/models] -out benchmarks/models
 //	go run ./cmd/benchreport -render benchmarks/RESULTS.json
 //
 // The quick suite (the default, `make bench`) takes a few minutes; -full
@@ -24,6 +25,13 @@
 // The server benchmark builds cmd/web (or runs the binary given by -web),
 // starts it on a free loopback port with its per-client API rate limit
 // turned off, and drives it with benchmarks/loadgen.
+//
+// The section of feature models (`make bench-models`, run only when named)
+// measures the real models of -models through the same server's JSON API:
+// the compile, the empty configuration and seeded walks of decisions on
+// every backend that configures models, against sat-plain on the same
+// decisions (benchmarks.MeasureModel), with the interactive bound of
+// 250 ms per decision as its target.
 package main
 
 import (
@@ -57,6 +65,7 @@ func main() {
 	web := flag.String("web", "", "cmd/web binary for the server benchmark; empty: build it")
 	render := flag.String("render", "", "render the report from this RESULTS.json instead of measuring")
 	seed := flag.Uint64("seed", 1, "seed of the random walks and the load")
+	modelsDir := flag.String("models", defaultModelsDir(), "`directory` of the real models (.uvl, .dimacs, .cnf) of the section models")
 	var boards []int
 	flag.Func("boards", "measure only these board sizes, comma-separated (e.g. 15,16 with -full: the largest rows alone)", func(s string) error {
 		for _, f := range strings.Split(s, ",") {
@@ -87,9 +96,10 @@ func main() {
 	p.Seed = *seed
 	p.Boards = boards
 	p.Web = *web
+	p.ModelsDir = *modelsDir
 	for _, s := range strings.Split(*sections, ",") {
-		if !slices.Contains(allSections, s) {
-			log.Fatalf("unknown section %q (want %s)", s, strings.Join(allSections, ", "))
+		if !slices.Contains(allSections, s) && !slices.Contains(extraSections, s) {
+			log.Fatalf("unknown section %q (want %s)", s, strings.Join(append(slices.Clone(allSections), extraSections...), ", "))
 		}
 		p.Sections = append(p.Sections, s)
 	}
@@ -110,6 +120,15 @@ func main() {
 		log.Fatal(err)
 	}
 	log.Printf("wrote %s in %v", filepath.Join(*out, "RESULTS.md"), res.Elapsed.Round(time.Second))
+}
+
+// defaultModelsDir is $MODELS_DIR, or else ../shared/models: the real
+// models beside the repository.
+func defaultModelsDir() string {
+	if dir := os.Getenv("MODELS_DIR"); dir != "" {
+		return dir
+	}
+	return filepath.Join("..", "shared", "models")
 }
 
 func load(path string) (*Results, error) {

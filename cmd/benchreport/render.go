@@ -56,6 +56,9 @@ func markdown(res *Results, figs []figure) string {
 	if res.Server != nil {
 		serverSection(&b, res)
 	}
+	if res.Models != nil {
+		modelsSection(&b, res)
+	}
 	if len(res.Compile) > 0 || res.Server != nil {
 		memorySection(&b, res)
 	}
@@ -80,12 +83,17 @@ func markdown(res *Results, figs []figure) string {
 func targetTables(b *strings.Builder, res *Results) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	ts := targets(res)
-	for i, g := range targetGroups {
+	first := true
+	for _, g := range targetGroups {
+		if !g.shown(res) {
+			continue
+		}
 		p("\n### Targets: %s\n\n", g.title())
-		if i == 0 {
+		if first {
+			first = false
 			p("Each figure is a ratio to a peer measured in this run or a percentile of this run; *compared with*\n")
 			p("names the peer (an absolute bound has none: the figure beside it is context, not the verdict's).\n")
-			if res.Mode != "full" {
+			if res.Mode != "full" && g != modelGroup {
 				p("A target this mode does not measure says so: the 15×15 and 16×16 rows need `make bench-large` (those boards alone, into benchmarks/large) or `make bench-full`.\n")
 			}
 			p("\n")
@@ -382,6 +390,8 @@ func command(res *Results) string {
 		target = "make bench"
 	case "go run ./cmd/benchreport -full":
 		target = "make bench-full"
+	case "go run ./cmd/benchreport -sections models":
+		target = "make bench-models"
 	}
 	if target == "" {
 		return "`" + args + "`"

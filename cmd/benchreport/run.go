@@ -27,7 +27,12 @@ const (
 	secServer  = "server"
 )
 
-var allSections = []string{secCompile, secDisk, secBDD, secSAT, secServer}
+// allSections are the sections of the board suite, which a run measures
+// unless told otherwise; extraSections those it measures only when named.
+var (
+	allSections   = []string{secCompile, secDisk, secBDD, secSAT, secServer}
+	extraSections = []string{secModels}
+)
 
 // plan is what a run measures and within which bounds.
 type plan struct {
@@ -79,6 +84,13 @@ type plan struct {
 	Clients                []int
 	ServerTime, TargetTime time.Duration
 	TargetClients          int
+
+	// Models: the real models of ModelsDir through the API, ModelWalks
+	// walks of ModelSteps decisions each, the baseline within
+	// ModelBaselineBudget per model.
+	ModelsDir              string
+	ModelWalks, ModelSteps int
+	ModelBaselineBudget    time.Duration
 }
 
 // Budget bounds a baseline on one board: the steps of the walks, and the
@@ -146,6 +158,10 @@ func quickPlan() plan {
 		ServerTime:    3 * time.Second,
 		TargetTime:    10 * time.Second,
 		TargetClients: 32,
+
+		ModelWalks:          2,
+		ModelSteps:          20,
+		ModelBaselineBudget: time.Minute,
 	}
 }
 
@@ -186,6 +202,8 @@ func fullPlan() plan {
 	}
 	p.ServerTime = 10 * time.Second
 	p.TargetTime = 30 * time.Second
+	p.ModelWalks = 5
+	p.ModelBaselineBudget = 10 * time.Minute
 	return p
 }
 
@@ -218,6 +236,7 @@ type Results struct {
 	BDDBudget, BDDEmpty time.Duration
 	SATBudgets          map[int]Budget
 	Server              *ServerResults
+	Models              *ModelsResults `json:",omitempty"`
 	Notes               []string
 	// Larger is the compile section of the report of the larger boards
 	// (LargerDir, `make bench-large`) as a quick run found it, for the
@@ -272,6 +291,7 @@ func run(ctx context.Context, p plan) (*Results, error) {
 		{secBDD, runBDDSteps},
 		{secSAT, runSATSteps},
 		{secServer, runServer},
+		{secModels, runModels},
 	}
 	for _, s := range steps {
 		if !slices.Contains(p.Sections, s.name) {

@@ -62,19 +62,30 @@ func (r ServerRun) ExpectedPerSecond() float64 {
 	return float64(r.Answered-r.Unexpected) / r.Elapsed.Seconds()
 }
 
-func runServer(ctx context.Context, p plan, res *Results) error {
-	bin := p.Web
-	if bin == "" {
-		dir, err := os.MkdirTemp("", "nqueens-bench-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-		log.Printf("building %s", launch.Package)
-		if bin, err = launch.Build(ctx, dir); err != nil {
-			return err
-		}
+// webBinary returns the cmd/web binary the plan names (-web), or builds
+// one into a temporary directory that done removes.
+func webBinary(ctx context.Context, p plan) (bin string, done func(), err error) {
+	if p.Web != "" {
+		return p.Web, func() {}, nil
 	}
+	dir, err := os.MkdirTemp("", "nqueens-bench-")
+	if err != nil {
+		return "", nil, err
+	}
+	log.Printf("building %s", launch.Package)
+	if bin, err = launch.Build(ctx, dir); err != nil {
+		os.RemoveAll(dir)
+		return "", nil, err
+	}
+	return bin, func() { os.RemoveAll(dir) }, nil
+}
+
+func runServer(ctx context.Context, p plan, res *Results) error {
+	bin, done, err := webBinary(ctx, p)
+	if err != nil {
+		return err
+	}
+	defer done()
 	srv, err := launch.Start(ctx, bin, launch.Options{}, append(slices.Clone(serverFlags), "-cache-dir", p.CacheDir)...)
 	if err != nil {
 		return err

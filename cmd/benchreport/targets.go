@@ -39,17 +39,34 @@ const (
 	// against restrict-per-cell), the server at 8×8 under load, and the
 	// compiles of 14×14 and 15×15.
 	stepBounds
+	// modelGroup: the real feature models through the API (section
+	// models).
+	modelGroup
 )
 
 // targetGroups lists the groups in the order the report shows them.
-var targetGroups = []targetGroup{largeBoards, stepBounds}
+var targetGroups = []targetGroup{largeBoards, stepBounds, modelGroup}
 
 // title is the heading of the group's table.
 func (g targetGroup) title() string {
-	if g == largeBoards {
+	switch g {
+	case largeBoards:
 		return "every board up to 16×16 interactive"
+	case modelGroup:
+		return "real feature models, interactive through the API"
 	}
 	return "per step, the server at 8×8, the compiles"
+}
+
+// shown reports whether the report shows g's table: the boards' groups
+// unless the run measured the feature models alone, the models' group
+// when it measured them.
+func (g targetGroup) shown(res *Results) bool {
+	models := slices.Contains(res.Sections, secModels)
+	if g == modelGroup {
+		return models
+	}
+	return !models || len(res.Sections) > 1
 }
 
 func verdict(ok bool) string {
@@ -113,7 +130,7 @@ const (
 // targets checks the run against every target, in the order the report
 // lists them.
 func targets(res *Results) []target {
-	ts := append(largeBoardTargets(res), stepBoundTargets(res)...)
+	ts := slices.Concat(largeBoardTargets(res), stepBoundTargets(res), modelTargets(res))
 	if res.Mode == "full" {
 		// The full plan measures every target: one it did not was left
 		// out of this run (-sections, -boards).
@@ -386,6 +403,9 @@ func headlines(res *Results) []string {
 	if r := serverRun(res, "bdd", 8, 64); r != nil {
 		hs = append(hs, fmt.Sprintf("Server, BDD N=8, 64 clients: %s analyze requests/s, p99 %s, %d errors; peak RSS of the server %s.",
 			fmtInt(int(r.PerSecond)), fmtDur(r.P99), r.Errors(), bytesIEC(res.Server.PeakRSS)))
+	}
+	if h, ok := modelHeadline(res); ok {
+		hs = append(hs, h)
 	}
 	for n := 20; n >= 8; n-- {
 		d, r := compileAt(res, benchmarks.Direct, n), compileAt(res, benchmarks.Rudd, n)

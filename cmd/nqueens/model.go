@@ -18,6 +18,7 @@ import (
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/bytesize"
 	"github.com/nqueens/configurator/configurator/feature"
+	"github.com/nqueens/configurator/configurator/feature/examples"
 	"github.com/nqueens/configurator/configurator/feature/modelfile"
 )
 
@@ -31,7 +32,7 @@ type modelFlags struct {
 // register adds -model and -format to fs; decisions adds -select and
 // -deselect.
 func (mf *modelFlags) register(fs *flagSet, decisions bool) {
-	fs.StringVar(&mf.file, "model", "", "configure the feature model in `FILE` (UVL or DIMACS CNF) instead of an N×N board")
+	fs.StringVar(&mf.file, "model", "", "configure the feature model in `FILE` (UVL or DIMACS CNF) instead of an N×N board; example:NAME is a bundled example (car, computer, smarthome)")
 	fs.StringVar(&mf.format, "format", "", "-model: the file's format, uvl or dimacs (default: told from its name, else its content)")
 	if decisions {
 		fs.Var(&mf.sel, "select", "-model: the `features` to select, comma-separated (a name with a comma in double quotes); may be repeated")
@@ -60,11 +61,25 @@ func (mf *modelFlags) active(fs *flagSet) (bool, error) {
 	return true, nil
 }
 
-// load reads the model the flags name.
+// examplePrefix names a bundled example in -model: example:car.
+const examplePrefix = "example:"
+
+// load reads the model the flags name: a file, or a bundled example.
 func (mf *modelFlags) load() (*feature.Model, error) {
 	f, err := modelfile.ParseFormat(mf.format)
 	if err != nil {
 		return nil, usagef("-format: %v", err)
+	}
+	if name, ok := strings.CutPrefix(mf.file, examplePrefix); ok {
+		ex, ok := examples.Lookup(name)
+		if !ok {
+			var names []string
+			for _, e := range examples.All() {
+				names = append(names, e.Name)
+			}
+			return nil, usagef("-model: no bundled example %q (there are %s)", name, strings.Join(names, ", "))
+		}
+		return ex.Model()
 	}
 	m, err := modelfile.Load(mf.file, f)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -60,6 +60,8 @@ func TestCountModelJSON(t *testing.T) {
 		{[]string{"-model", kernel, "-backend", "sat-plain"}, "Kernel", "uvl", 8, "16"},
 		{[]string{"-model", cnf, "-backend", "sat"}, "three", "dimacs", 3, "6"},
 		{[]string{"-model", cnf, "-backend", "sat", "-format", "dimacs"}, "three", "dimacs", 3, "6"},
+		{[]string{"-model", "example:computer", "-backend", "sat"}, "Computer", "uvl", 20, "606"},
+		{[]string{"-model", "example:smarthome", "-backend", "sat-plain"}, "smarthome", "dimacs", 14, "135"},
 	} {
 		code, out, errOut := runArgs(append([]string{"count", "-json"}, tc.args...)...)
 		if code != 0 {
@@ -81,6 +83,10 @@ func TestCountModelJSON(t *testing.T) {
 		if r["model"] != tc.model || r["format"] != tc.format || r["features"] != float64(tc.features) || r["configurations"] != tc.count {
 			t.Errorf("%q: %s", tc.args, out)
 		}
+	}
+	// A bundled example that is not there is a usage error that lists them.
+	if code, _, errOut := runArgs("count", "-model", "example:plane", "-backend", "sat"); code != 2 || !strings.Contains(errOut, `no bundled example "plane" (there are car, computer, smarthome)`) {
+		t.Errorf("example:plane: exit %d: %s", code, errOut)
 	}
 	// A backend that configures boards only: the reason in "error", and
 	// a status other than 0.

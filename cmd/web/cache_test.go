@@ -41,6 +41,13 @@ func TestCacheDirFlag(t *testing.T) {
 		if o.BDD.Dir != c.want {
 			t.Errorf("%q: the BDD backend keeps its spaces in %q, want %q", c.args, o.BDD.Dir, c.want)
 		}
+		models := ""
+		if c.want != "" {
+			models = filepath.Join(c.want, "models")
+		}
+		if o.Server.Models.Dir != models {
+			t.Errorf("%q: the uploaded models are kept in %q, want %q", c.args, o.Server.Models.Dir, models)
+		}
 	}
 	// Without a cache directory in the environment there is none.
 	t.Setenv("XDG_CACHE_HOME", "")

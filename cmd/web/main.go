@@ -38,6 +38,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -95,9 +96,9 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr s
 	}
 	log.Info("memory limit", "GOMEMLIMIT", shown, "from", source)
 	if o.BDD.Dir != "" {
-		log.Info("compiled BDD spaces kept on disk", "dir", o.BDD.Dir)
+		log.Info("compiled BDD spaces and uploaded models kept on disk", "dir", o.BDD.Dir)
 	} else {
-		log.Info("compiled BDD spaces kept in memory only (-cache-dir off or no cache directory)")
+		log.Info("compiled BDD spaces and uploaded models kept in memory only (-cache-dir off or no cache directory)")
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -211,7 +212,7 @@ func parseFlags(args []string, out io.Writer, memory func() (sysmem.Limit, error
 	size(&o.BDD.Budget, "bdd-budget", "node budget of one BDD compile or load, in bytes, 32 a node (suffixes K, M, G: powers of 1024): 1.6G holds 15×15, 8.7G 16×16 (sized: -cache)")
 	size(&o.BDD.Scratch, "bdd-scratch", "work space of the BDD queries running at once, in bytes (what each visits: tens of bytes a node of its part; 17 bytes a node of the whole diagram for an empty board's first analysis, which runs alone if larger); more wait (sized: an eighth of -mem-limit, 64M to 1G)")
 	fs.DurationVar(&o.BDD.Deadline, "bdd-deadline", o.BDD.Deadline, "deadline of one request's work on the BDD backend")
-	fs.StringVar(&o.BDD.Dir, "cache-dir", bdd.DefaultDir(), "`directory` where compiled BDD spaces are kept, so that a restart loads them instead of compiling again; \"off\" or empty: none")
+	fs.StringVar(&o.BDD.Dir, "cache-dir", bdd.DefaultDir(), "`directory` where compiled BDD spaces are kept, so that a restart loads them instead of compiling again, and the uploaded feature models (in its folder models); \"off\" or empty: none")
 	fs.DurationVar(&c.Spaces.Deadline, "compile-deadline", c.Spaces.Deadline, "deadline of one compile (a BDD of a large board takes a while, once)")
 	fs.IntVar(&o.SAT.MaxN, "sat-max-n", o.SAT.MaxN, "largest board of the SAT backend")
 	fs.IntVar(&o.SAT.Queue, "sat-queue", o.SAT.Queue, "requests of one client address that may wait for the SAT solver; more get 503")
@@ -246,6 +247,9 @@ func parseFlags(args []string, out io.Writer, memory func() (sysmem.Limit, error
 	}
 	if o.BDD.Dir == "off" {
 		o.BDD.Dir = ""
+	}
+	if o.BDD.Dir != "" {
+		c.Models.Dir = filepath.Join(o.BDD.Dir, "models")
 	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })

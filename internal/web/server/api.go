@@ -88,10 +88,12 @@ type workJSON struct {
 	BySolver      *int    `json:"by_solver,omitempty"`
 }
 
-// newWorkJSON writes a space's work for the API.
-func newWorkJSON(sp configurator.Space, w configurator.Work) workJSON {
+// newWorkJSON writes the work of a space (a board's or a feature
+// model's) for the API: a diagram's figures for a space with a diagram, a
+// solver's otherwise.
+func newWorkJSON(sp any, w configurator.Work) workJSON {
 	j := workJSON{DomainsMS: ms(w.Domains), CountMS: ms(w.Count)}
-	if _, ok := sp.(configurator.Diagrammer); ok {
+	if _, ok := sp.(configurator.Diagrammer); ok || w.Nodes > 0 {
 		j.Nodes, j.NodesVisited = &w.Nodes, &w.NodesVisited
 		return j
 	}
@@ -157,8 +159,18 @@ type completeResponse struct {
 }
 
 func (s *Server) apiAnalyze(c echo.Context) error {
+	body, err := readJSON(c)
+	if err != nil {
+		return err
+	}
+	if hasField(body, "model") {
+		return s.apiAnalyzeModel(c, body)
+	}
 	var req boardRequest
-	st, backend, err := s.readBoard(c, &req)
+	if err := decodeJSON(body, &req); err != nil {
+		return err
+	}
+	st, backend, err := s.apiState(req)
 	if err != nil {
 		return err
 	}
@@ -187,8 +199,18 @@ func (s *Server) apiAnalyze(c echo.Context) error {
 }
 
 func (s *Server) apiExplain(c echo.Context) error {
+	body, err := readJSON(c)
+	if err != nil {
+		return err
+	}
+	if hasField(body, "model") {
+		return s.apiExplainModel(c, body)
+	}
 	var req explainRequest
-	st, backend, err := s.readBoard(c, &req)
+	if err := decodeJSON(body, &req); err != nil {
+		return err
+	}
+	st, backend, err := s.apiState(req.board())
 	if err != nil {
 		return err
 	}
@@ -321,18 +343,65 @@ func (s *Server) apiSpace(c echo.Context, backend string, st board.State) (*spac
 // right types. Its errors are 400s (413 past the body limit, 415 for
 // another content type) that say what is wrong and where.
 func decode(c echo.Context, v any) error {
-	if err := jsonContentType(c.Request().Header.Get(echo.HeaderContentType)); err != nil {
+	body, err := readJSON(c)
+	if err != nil {
 		return err
+	}
+	return decodeJSON(body, v)
+}
+
+// readJSON reads a request body sent as application/json, for decodeJSON.
+func readJSON(c echo.Context) ([]byte, error) {
+	if err := jsonContentType(c.Request().Header.Get(echo.HeaderContentType)); err != nil {
+		return nil, err
 	}
 	body, err := io.ReadAll(c.Request().Body)
 	if err != nil {
 		var he *echo.HTTPError
 		if errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge {
-			return problem.New(http.StatusRequestEntityTooLarge, "The request body is too large.")
+			return nil, problem.New(http.StatusRequestEntityTooLarge, "The request body is too large.")
 		}
-		return problem.New(http.StatusBadRequest, "The request body could not be read.")
+		return nil, problem.New(http.StatusBadRequest, "The request body could not be read.")
 	}
-	return decodeJSON(body, v)
+	return body, nil
+}
+
+// hasField reports whether body is a JSON object with a field spelled
+// name at its top level.
+func hasField(body []byte, name string) bool {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return false
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		if tok == name {
+			return true
+		}
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return false
+		}
+	}
+	return false
+}
+
+// fieldLister is a request type that names its fields for the message of
+// an unknown one; the board's requests name theirs in boardFields.
+type fieldLister interface{ fields() string }
+
+// boardFields names the fields of the board's requests.
+const boardFields = "n, queens, backend, order (and cell for explain, view for diagram)"
+
+// fieldsOf names the fields of the request type of v.
+func fieldsOf(v any) string {
+	if l, ok := v.(fieldLister); ok {
+		return l.fields()
+	}
+	return boardFields
 }
 
 // decodeJSON is decode's parser, separate for the fuzz test.
@@ -366,8 +435,8 @@ func decodeJSON(body []byte, v any) error {
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return problem.New(http.StatusBadRequest, "The request body ends in the middle of its JSON.")
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return problem.New(http.StatusBadRequest, "Unknown field %s; the fields are n, queens, backend, order (and cell for explain, view for diagram).",
-			strings.TrimPrefix(err.Error(), "json: unknown field "))
+		return problem.New(http.StatusBadRequest, "Unknown field %s; the fields are %s.",
+			strings.TrimPrefix(err.Error(), "json: unknown field "), fieldsOf(v))
 	}
 	return problem.New(http.StatusBadRequest, "The request body is not the JSON expected: %s.", strings.TrimPrefix(err.Error(), "json: "))
 }
@@ -411,7 +480,7 @@ func checkFields(body []byte, v any) error {
 		name, _ := tok.(string)
 		switch {
 		case !slices.Contains(names, name):
-			return problem.New(http.StatusBadRequest, "Unknown field %s; the fields are n, queens, backend, order (and cell for explain, view for diagram).", words.Field(name))
+			return problem.New(http.StatusBadRequest, "Unknown field %s; the fields are %s.", words.Field(name), fieldsOf(v))
 		case seen[name]:
 			return problem.New(http.StatusBadRequest, "Duplicate field %s: each field may appear once.", words.Field(name))
 		}
@@ -452,6 +521,8 @@ func expected(field string) string {
 		return "a list of [row, col] pairs of whole numbers"
 	case strings.HasPrefix(field, "cell"):
 		return "a pair [row, col] of whole numbers"
+	case strings.HasPrefix(field, "select"), strings.HasPrefix(field, "deselect"):
+		return "a list of feature names"
 	}
 	return "a string"
 }

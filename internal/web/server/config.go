@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/nqueens/configurator/internal/web/guard"
+	"github.com/nqueens/configurator/internal/web/models"
 	"github.com/nqueens/configurator/internal/web/spaces"
 )
 
@@ -20,6 +21,7 @@ type Config struct {
 
 	Guard  guard.Config  // connections, per-client quotas, bodies, deadlines
 	Spaces spaces.Config // the cache of compiled spaces and its compiles
+	Models models.Config // the feature models: uploads, their directory, their compiles
 
 	QuickWait       time.Duration // how long a page waits for a compile before showing progress
 	DiagramNodes    int           // largest diagram drawn
@@ -71,6 +73,16 @@ func DefaultConfig() Config {
 			Slots:    2,
 			Grace:    10 * time.Second,
 			Recycle:  50,
+		},
+		Models: models.Config{
+			Bytes:     256 << 20,
+			DiskBytes: 256 << 20,
+			// Above the largest real models (tens of thousands of
+			// features), below what a request could answer in time.
+			MaxFeatures: 50000,
+			Deadline:    2 * time.Minute,
+			Grace:       30 * time.Second,
+			Slots:       2,
 		},
 		QuickWait:       300 * time.Millisecond,
 		DiagramNodes:    300,

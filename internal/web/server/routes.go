@@ -69,7 +69,7 @@ func (s *Server) routes() *echo.Echo {
 	e.Use(s.guard.Quotas("/static/*", "/healthz"))
 	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{Skipper: streaming, MinLength: 1024}))
 	e.Use(s.guard.Drain)
-	e.Use(s.guard.BodyLimit())
+	e.Use(s.bodyLimit(s.guard.BodyLimit()))
 	e.Use(s.guard.Deadline(streaming))
 
 	// Every GET route answers HEAD too, with the same status and headers:
@@ -94,16 +94,39 @@ func (s *Server) routes() *echo.Echo {
 	api.POST("/complete", s.apiComplete)
 	api.POST("/diagram", s.apiDiagram)
 	api.POST("/orders", s.apiOrders)
+	api.POST("/models", s.apiAddModel)
+	api.GET("/models", s.apiModels)
+	api.HEAD("/models", s.apiModels)
 	api.Any("/*", func(c echo.Context) error {
 		switch c.Request().URL.Path {
 		case "/api/v1/analyze", "/api/v1/explain", "/api/v1/complete", "/api/v1/diagram", "/api/v1/orders":
 			c.Response().Header().Set("Allow", http.MethodPost)
 			return problem.New(http.StatusMethodNotAllowed, "This address does not accept that method: send POST with a JSON body.")
+		case uploadPath:
+			c.Response().Header().Set("Allow", "GET, HEAD, POST")
+			return problem.New(http.StatusMethodNotAllowed, "This address does not accept that method: GET lists the models, POST uploads one.")
 		}
-		return problem.New(http.StatusNotFound, "There is no API endpoint %s %s; use POST /api/v1/analyze, /api/v1/explain, /api/v1/complete, /api/v1/diagram or /api/v1/orders.",
+		return problem.New(http.StatusNotFound, "There is no API endpoint %s %s; use POST /api/v1/analyze, /api/v1/explain, /api/v1/complete, /api/v1/diagram or /api/v1/orders, or GET or POST /api/v1/models.",
 			c.Request().Method, words.Quote(c.Request().URL.Path))
 	})
 	return e
+}
+
+// uploadPath is the route of uploads, whose bodies are model files up to
+// models.MaxSize, not the guard's JSON bodies: its handler bounds them.
+const uploadPath = "/api/v1/models"
+
+// bodyLimit is the guard's body limit for every request but an upload.
+func (s *Server) bodyLimit(limit echo.MiddlewareFunc) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		limited := limit(next)
+		return func(c echo.Context) error {
+			if c.Request().Method == http.MethodPost && c.Path() == uploadPath {
+				return next(c)
+			}
+			return limited(c)
+		}
+	}
 }
 
 // fatalApp is the app of a page with no board: the controls of a fresh

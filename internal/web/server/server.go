@@ -42,6 +42,7 @@ import (
 	"github.com/nqueens/configurator/internal/web/board"
 	"github.com/nqueens/configurator/internal/web/draw"
 	"github.com/nqueens/configurator/internal/web/guard"
+	"github.com/nqueens/configurator/internal/web/models"
 	"github.com/nqueens/configurator/internal/web/spaces"
 	"github.com/nqueens/configurator/internal/web/view"
 )
@@ -66,6 +67,7 @@ type Server struct {
 	engines  map[string]Engine // by name
 	lineup   *board.Lineup     // the backends in the order registered: the first is the primary
 	spaces   *spaces.Cache
+	models   *models.Store // the feature models and their compiled spaces
 	site     *view.Site
 	tmpl     *view.Templates
 	static   fs.FS
@@ -116,6 +118,10 @@ func New(cfg Config, log *slog.Logger, engines ...Engine) (*Server, error) {
 	}
 	s.metrics = newMetrics(s)
 	s.spaces = spaces.New(backends, cfg.Spaces, log, s.compiled)
+	if s.models, err = models.New(cfg.Models, backends, log); err != nil {
+		s.spaces.Close()
+		return nil, fmt.Errorf("web server: %w", err)
+	}
 	if s.static, err = fs.Sub(frontend.Files, "static"); err != nil {
 		return nil, err
 	}
@@ -193,6 +199,7 @@ func (s *Server) beginShutdown() { s.quitOnce.Do(func() { close(s.quit) }) }
 func (s *Server) Close() {
 	s.beginShutdown()
 	s.spaces.Close()
+	s.models.Close()
 	s.draw.Close()
 }
 

@@ -1,0 +1,662 @@
+// Package models is the web server's store of feature models: the bundled
+// examples and the models people upload (UVL or DIMACS CNF), each under an
+// ID that is a hash of its content, so that the same file always gets the
+// same ID and an address that names one is good for as long as the model
+// is kept. Uploads are kept in the server's cache directory and read again
+// by ID after a restart; a file there that does not hash to its name, or
+// does not parse, is refused and removed, never trusted.
+//
+// Per model and backend the store holds the compiled feature space: one
+// compile however many requests ask for it at once (they wait for it; the
+// compile ends when the last of them gives up), at most Config.Slots
+// compiles at a time, each within Config.Deadline. What the store holds in
+// memory (parsed models and their spaces) is bounded by Config.Bytes: the
+// models used least recently give way, and are read again from the
+// directory when asked for. Like the rest of the server, the store keeps
+// no person's decisions: they come with every request.
+//
+// The package knows nothing of HTTP; its errors are values (ErrNotFound,
+// ErrTooMany, *feature.Error, configurator.ErrBoardsOnly, ...) that the
+// server words.
+package models
+
+import (
+	"container/list"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/feature"
+	"github.com/nqueens/configurator/configurator/feature/examples"
+	"github.com/nqueens/configurator/configurator/feature/modelfile"
+)
+
+// MaxSize is the largest model file the store takes, in bytes.
+const MaxSize = 16 << 20
+
+// Errors of the store, for errors.Is.
+var (
+	// ErrNotFound: no model has that ID (never uploaded, forgotten, or
+	// its file damaged).
+	ErrNotFound = errors.New("no such model")
+	// ErrTooMany: a model with more features than Config.MaxFeatures.
+	ErrTooMany = errors.New("too many features")
+	// ErrTooBig: a model file of more than MaxSize bytes.
+	ErrTooBig = errors.New("model file too large")
+	// ErrNoBackend: a backend the store was not given.
+	ErrNoBackend = errors.New("no such backend")
+)
+
+// Config is what bounds the store.
+type Config struct {
+	// Dir is the directory that keeps uploaded models across restarts;
+	// "" keeps them in memory only (forgotten when they give way).
+	Dir string
+	// Bytes bounds the parsed models and compiled spaces held in memory
+	// (an estimate for models, the space's own figure when it reports
+	// one); the bundled examples are always held.
+	Bytes int64
+	// DiskBytes bounds the files kept in Dir; the least recently used go
+	// first. 0: no bound.
+	DiskBytes int64
+	// MaxFeatures is the most features a model may have; 0: no bound.
+	MaxFeatures int
+	// Deadline bounds one compile, whoever waits for it; 0: none.
+	Deadline time.Duration
+	// Grace is how long a compile goes on once no request waits for it,
+	// so that a compile longer than a request's deadline finishes for the
+	// requests that come back; 0: it ends at once.
+	Grace time.Duration
+	// Slots is the number of compiles (and parses of uploads) that run at
+	// once.
+	Slots int
+}
+
+// Info describes a model in the store.
+type Info struct {
+	// ID names the model: a hash of its format and its content.
+	ID string
+	// Name is the model's namespace (UVL), or else the name of the file
+	// it was uploaded as, without its extension, or else its root
+	// feature's name; "model" and the ID's start when none is known.
+	Name   string
+	Format feature.Format
+	// Features and Constraints count the model's features and its
+	// cross-tree constraints (a CNF file's clauses).
+	Features    int
+	Constraints int
+	// Size is the length of the model's file in bytes.
+	Size int
+	// Example marks a bundled example (package examples).
+	Example bool
+}
+
+// Space is a compiled feature space and how long its compile took.
+type Space struct {
+	configurator.FeatureSpace
+	Backend string
+	Took    time.Duration
+}
+
+// Store is the server's store of models. Its methods are safe for
+// concurrent use.
+type Store struct {
+	cfg      Config
+	log      *slog.Logger
+	backends map[string]configurator.Backend
+	disk     *disk // nil without Config.Dir
+	slots    chan struct{}
+	ctx      context.Context // ends with Close
+	stop     context.CancelFunc
+	work     sync.WaitGroup // compiles and the directory's scan
+
+	mu      sync.Mutex
+	entries map[string]*entry
+	lru     *list.List // of *entry holding a model, most recent first
+	held    int64      // the weight of the entries in lru
+	flights map[flightKey]*flight
+}
+
+// entry is one model the store knows: its info always; its parsed model
+// and compiled spaces while it is held in memory (in the LRU list).
+type entry struct {
+	info   Info
+	model  *feature.Model // nil while not held
+	spaces map[string]*Space
+	failed map[string]error // compiles beyond a backend's limits
+	elem   *list.Element
+	weight int64
+}
+
+type flightKey struct{ id, backend string }
+
+// flight is a compile under way and the requests that wait for it.
+type flight struct {
+	done    chan struct{}
+	sp      *Space
+	err     error
+	since   time.Time
+	waiters int
+	cancel  context.CancelFunc
+	// abandon, while no request waits, ends the compile after the grace.
+	abandon *time.Timer
+}
+
+// New returns a store over backends with the bundled examples, and with
+// the models kept in cfg.Dir (created when missing), which it checks in
+// the background: List shows each once it has been read and found sound.
+// Close ends what the store runs.
+func New(cfg Config, backends []configurator.Backend, log *slog.Logger) (*Store, error) {
+	ctx, stop := context.WithCancel(context.Background())
+	s := &Store{
+		cfg:      cfg,
+		log:      log,
+		backends: make(map[string]configurator.Backend, len(backends)),
+		slots:    make(chan struct{}, max(cfg.Slots, 1)),
+		ctx:      ctx,
+		stop:     stop,
+		entries:  make(map[string]*entry),
+		lru:      list.New(),
+		flights:  make(map[flightKey]*flight),
+	}
+	for _, b := range backends {
+		s.backends[b.Name()] = b
+	}
+	for _, ex := range examples.All() {
+		m, err := ex.Model()
+		if err != nil {
+			stop()
+			return nil, fmt.Errorf("models: %w", err)
+		}
+		info := describe(ID(ex.Format, ex.Source), ex.Name, m, len(ex.Source))
+		info.Example = true
+		s.entries[info.ID] = &entry{info: info, model: m}
+	}
+	if cfg.Dir != "" {
+		d, err := openDisk(cfg.Dir, cfg.DiskBytes)
+		if err != nil {
+			stop()
+			return nil, fmt.Errorf("models: %w", err)
+		}
+		s.disk = d
+		s.work.Add(1)
+		go s.scan()
+	}
+	return s, nil
+}
+
+// Close cancels the compiles under way and the directory's scan, and
+// waits for them.
+func (s *Store) Close() {
+	s.stop()
+	s.work.Wait()
+}
+
+// ID is the ID of a model file of format f: the first 96 bits of the
+// SHA-256 of the format's name and the content, in hex.
+func ID(f feature.Format, src []byte) string {
+	h := sha256.New()
+	h.Write([]byte(f))
+	h.Write([]byte{0})
+	h.Write(src)
+	return hex.EncodeToString(h.Sum(nil)[:12])
+}
+
+// validID reports whether id has the form of an ID.
+func validID(id string) bool {
+	if len(id) != 24 {
+		return false
+	}
+	for _, c := range id {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// describe is the info of model m read from a file of size bytes, named
+// by file (a file's name without its extension, "" when unknown). A
+// model's name is its namespace when it has one, else the file's name,
+// else its root feature's name: people know a model by its file better
+// than by a root feature called "root".
+func describe(id, file string, m *feature.Model, size int) Info {
+	name := m.Name
+	namespace := m.Name != "" && (m.Root < 0 || m.Name != m.Features[m.Root].Name)
+	if file != "" && !namespace {
+		name = file
+	}
+	return Info{ID: id, Name: name, Format: m.Format, Features: len(m.Features),
+		Constraints: len(m.Constraints) + len(m.Clauses), Size: size}
+}
+
+// Add stores the model in src, read in format f (told from name and the
+// content when f is ""); name is the file's name, which names a model
+// that has no namespace (see Info.Name). It reports whether the model is new: the
+// same file again gets the same ID and the model already stored. A file
+// that does not parse gives the reader's *feature.Error (line:column,
+// what was expected, the line quoted); a file past MaxSize ErrTooBig, a
+// model past Config.MaxFeatures ErrTooMany. Add honours ctx while it waits
+// for a turn to parse.
+func (s *Store) Add(ctx context.Context, name string, src []byte, f feature.Format) (Info, bool, error) {
+	if len(src) > MaxSize {
+		return Info{}, false, fmt.Errorf("%w: %d bytes, the limit is %d", ErrTooBig, len(src), MaxSize)
+	}
+	if f == "" {
+		f = modelfile.Detect(name, src)
+	}
+	id := ID(f, src)
+	info, known := s.inMemory(id)
+	if known {
+		if s.disk != nil && !info.Example {
+			s.disk.touch(id, info.Format)
+		}
+		return info, false, nil
+	}
+	m, err := s.parse(ctx, name, src, f)
+	if err != nil {
+		return Info{}, false, err
+	}
+	base := strings.TrimSuffix(path.Base(name), path.Ext(name))
+	if base == "." || base == "/" {
+		base = ""
+	}
+	info = describe(id, base, m, len(src))
+	if info.Name == "" {
+		info.Name = "model " + id[:8]
+	}
+	if s.disk != nil {
+		if err := s.disk.save(id, f, src, base); err != nil {
+			s.log.Warn("keeping a model in the cache directory", "model", id, "err", err)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.entries[id]
+	switch {
+	case e != nil && e.model != nil:
+		return e.info, false, nil // stored meanwhile by another upload
+	case e != nil: // known from the directory, let go since
+		s.hold(e, m)
+		return e.info, false, nil
+	}
+	e = &entry{info: info}
+	s.entries[id] = e
+	s.hold(e, m)
+	return e.info, true, nil
+}
+
+// inMemory returns the info of a model the store holds in memory by id.
+func (s *Store) inMemory(id string) (Info, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.entries[id]
+	if !ok || e.model == nil {
+		return Info{}, false
+	}
+	return e.info, true
+}
+
+// parse reads src in format f in one of the store's slots, and checks the
+// model against the store's bounds.
+func (s *Store) parse(ctx context.Context, name string, src []byte, f feature.Format) (*feature.Model, error) {
+	select {
+	case s.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	m, err := modelfile.Parse(name, src, f)
+	<-s.slots
+	if err != nil {
+		return nil, err
+	}
+	if s.cfg.MaxFeatures > 0 && len(m.Features) > s.cfg.MaxFeatures {
+		return nil, fmt.Errorf("%w: the model has %d features; this server configures models of up to %d", ErrTooMany, len(m.Features), s.cfg.MaxFeatures)
+	}
+	return m, nil
+}
+
+// List returns the info of every model the store knows: the bundled
+// examples first, then the others by name.
+func (s *Store) List() []Info {
+	s.mu.Lock()
+	out := make([]Info, 0, len(s.entries))
+	for _, e := range s.entries {
+		out = append(out, e.info)
+	}
+	s.mu.Unlock()
+	slices.SortFunc(out, func(a, b Info) int {
+		switch {
+		case a.Example != b.Example:
+			if a.Example {
+				return -1
+			}
+			return 1
+		case a.Name != b.Name:
+			return strings.Compare(a.Name, b.Name)
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out
+}
+
+// Model returns the model of id and its info, read again from the cache
+// directory when it is not held in memory. An ID the store does not know,
+// or whose file is damaged, gives ErrNotFound.
+func (s *Store) Model(ctx context.Context, id string) (*feature.Model, Info, error) {
+	e, err := s.entry(ctx, id)
+	if err != nil {
+		return nil, Info{}, err
+	}
+	return e.model, e.info, nil
+}
+
+// entry returns id's entry with its model held, reading it from the
+// directory when needed. The entry it returns may give way to others at
+// any time after; its model and info stay valid.
+func (s *Store) entry(ctx context.Context, id string) (*entry, error) {
+	if !validID(id) {
+		return nil, fmt.Errorf("model %q: %w", id, ErrNotFound)
+	}
+	s.mu.Lock()
+	if e, ok := s.entries[id]; ok && e.model != nil {
+		if e.elem != nil {
+			s.lru.MoveToFront(e.elem)
+		}
+		snap := *e
+		s.mu.Unlock()
+		return &snap, nil
+	}
+	s.mu.Unlock()
+	if s.disk == nil {
+		return nil, fmt.Errorf("model %s: %w", id, ErrNotFound)
+	}
+	info, m, err := s.load(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.entries[id]
+	if !ok {
+		e = &entry{info: info}
+		s.entries[id] = e
+	}
+	if e.model == nil {
+		s.hold(e, m)
+	}
+	snap := *e
+	return &snap, nil
+}
+
+// load reads the model of id from the directory. A file that does not
+// hash to id or does not parse is removed, and gives ErrNotFound.
+func (s *Store) load(ctx context.Context, id string) (Info, *feature.Model, error) {
+	f, src, err := s.disk.read(id)
+	if err != nil {
+		s.forget(id, f)
+		return Info{}, nil, fmt.Errorf("model %s: %w", id, ErrNotFound)
+	}
+	if ID(f, src) != id {
+		s.log.Warn("refusing a damaged model file: its content does not hash to its name", "model", id)
+		s.forget(id, f)
+		return Info{}, nil, fmt.Errorf("model %s: its file is damaged: %w", id, ErrNotFound)
+	}
+	m, err := s.parse(ctx, "", src, f)
+	if err != nil {
+		if ctx.Err() != nil {
+			return Info{}, nil, err
+		}
+		s.log.Warn("refusing a model file that does not read", "model", id, "err", err)
+		s.forget(id, f)
+		return Info{}, nil, fmt.Errorf("model %s: its file is damaged: %w", id, ErrNotFound)
+	}
+	s.disk.touch(id, f)
+	info := describe(id, s.disk.name(id), m, len(src))
+	if info.Name == "" {
+		info.Name = "model " + id[:8]
+	}
+	return info, m, nil
+}
+
+// forget removes id's file (when f names its format) and its entry,
+// unless the entry holds its model.
+func (s *Store) forget(id string, f feature.Format) {
+	if f != "" {
+		s.disk.remove(id, f)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e, ok := s.entries[id]; ok && e.model == nil {
+		delete(s.entries, id)
+	}
+}
+
+// scan reads every model of the directory once, in the background, so
+// that List shows them; each is held while there is room.
+func (s *Store) scan() {
+	defer s.work.Done()
+	for _, id := range s.disk.ids() {
+		if s.ctx.Err() != nil {
+			return
+		}
+		info, m, err := s.load(s.ctx, id)
+		if err != nil {
+			continue
+		}
+		s.mu.Lock()
+		if _, ok := s.entries[id]; !ok {
+			e := &entry{info: info}
+			s.entries[id] = e
+			if s.held+weight(info) <= s.cfg.Bytes {
+				s.hold(e, m)
+			}
+		}
+		s.mu.Unlock()
+	}
+}
+
+// weight estimates the memory of a parsed model: a few times its text.
+func weight(info Info) int64 { return 4 * int64(info.Size) }
+
+// hold keeps m as e's model in memory and lets the least recently used
+// models give way while the store holds more than its bound. Bundled
+// examples are never let go and not counted. s.mu is held.
+func (s *Store) hold(e *entry, m *feature.Model) {
+	e.model = m
+	if e.info.Example {
+		return
+	}
+	e.weight = weight(e.info)
+	e.elem = s.lru.PushFront(e)
+	s.held += e.weight
+	s.shed(e)
+}
+
+// shed lets the least recently used models but keep give way while the
+// store holds more than its bound. s.mu is held.
+func (s *Store) shed(keep *entry) {
+	for s.held > s.cfg.Bytes {
+		el := s.lru.Back()
+		if el == nil || el.Value.(*entry) == keep {
+			return
+		}
+		e := el.Value.(*entry)
+		s.drop(e)
+		if s.disk == nil {
+			delete(s.entries, e.info.ID) // forgotten: nothing to read it from
+		}
+	}
+}
+
+// drop lets e's model and spaces go. s.mu is held.
+func (s *Store) drop(e *entry) {
+	if e.elem == nil {
+		return
+	}
+	s.lru.Remove(e.elem)
+	s.held -= e.weight
+	e.elem, e.model, e.spaces, e.failed, e.weight = nil, nil, nil, nil, 0
+}
+
+// Space returns the compiled space of model id on backend, compiling it
+// when no request has: concurrent callers wait for one compile, which
+// runs in one of the store's slots within Config.Deadline, and ends
+// Config.Grace after every caller waiting for it has given up (ctx)
+// unless another comes. A backend that does not
+// configure feature models gives an error wrapping
+// configurator.ErrBoardsOnly; a model beyond the backend's limits one
+// wrapping configurator.ErrTooLarge, remembered for as long as the model
+// is held.
+func (s *Store) Space(ctx context.Context, id, backend string) (*Space, error) {
+	b, ok := s.backends[backend]
+	if !ok {
+		return nil, fmt.Errorf("backend %q: %w", backend, ErrNoBackend)
+	}
+	if _, ok := b.(configurator.ModelCompiler); !ok {
+		return nil, fmt.Errorf("%s: %w", backend, configurator.ErrBoardsOnly)
+	}
+	e, err := s.entry(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	k := flightKey{id, backend}
+	s.mu.Lock()
+	cur := s.entries[id]
+	if cur != nil && cur.spaces[backend] != nil {
+		sp := cur.spaces[backend]
+		s.mu.Unlock()
+		return sp, nil
+	}
+	if cur != nil && cur.failed[backend] != nil {
+		err := cur.failed[backend]
+		s.mu.Unlock()
+		return nil, err
+	}
+	f := s.flights[k]
+	if f == nil {
+		fctx, cancel := context.WithCancel(s.ctx)
+		if s.cfg.Deadline > 0 {
+			fctx, cancel = context.WithTimeout(s.ctx, s.cfg.Deadline)
+		}
+		f = &flight{done: make(chan struct{}), cancel: cancel, since: time.Now()}
+		s.flights[k] = f
+		s.work.Add(1)
+		go s.compile(fctx, k, f, b, e.model)
+	}
+	if f.waiters++; f.abandon != nil {
+		f.abandon.Stop()
+		f.abandon = nil
+	}
+	s.mu.Unlock()
+
+	select {
+	case <-f.done:
+		return f.sp, f.err
+	case <-ctx.Done():
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		select {
+		case <-f.done:
+			return f.sp, f.err
+		default:
+		}
+		if f.waiters--; f.waiters == 0 {
+			f.abandon = time.AfterFunc(s.cfg.Grace, func() { s.abandon(k, f) })
+		}
+		return nil, ctx.Err()
+	}
+}
+
+// abandon ends f's compile when no request has come for it since the
+// last one left.
+func (s *Store) abandon(k flightKey, f *flight) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f.waiters > 0 {
+		return
+	}
+	f.cancel()
+	if s.flights[k] == f {
+		delete(s.flights, k)
+	}
+}
+
+// Compiling reports whether the space of model id on backend is being
+// compiled, and since when.
+func (s *Store) Compiling(id, backend string) (since time.Time, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, ok := s.flights[flightKey{id, backend}]
+	if !ok {
+		return time.Time{}, false
+	}
+	return f.since, true
+}
+
+// compile is a flight's work: a slot, the compile, and what it gives
+// kept with the model while it is held.
+func (s *Store) compile(ctx context.Context, k flightKey, f *flight, b configurator.Backend, m *feature.Model) {
+	defer s.work.Done()
+	defer f.cancel()
+	select {
+	case s.slots <- struct{}{}:
+		fs, took, err := configurator.CompileFeatureModel(ctx, b, m)
+		<-s.slots
+		if err == nil {
+			f.sp = &Space{FeatureSpace: fs, Backend: k.backend, Took: took}
+			s.log.Info("compiled a model", "model", k.id, "backend", k.backend, "features", len(m.Features), "took", took)
+		} else {
+			f.err = err
+			s.log.Warn("compiling a model", "model", k.id, "backend", k.backend, "err", err)
+		}
+	case <-ctx.Done():
+		f.err = ctx.Err()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.flights[k] == f {
+		delete(s.flights, k)
+	}
+	e := s.entries[k.id]
+	switch {
+	case e == nil || e.model != m:
+		// Let go meanwhile: the space goes with the model.
+	case f.err == nil:
+		if e.spaces == nil {
+			e.spaces = make(map[string]*Space)
+		}
+		e.spaces[k.backend] = f.sp
+		if e.elem != nil {
+			w := spaceWeight(f.sp, e.info)
+			e.weight += w
+			s.held += w
+			s.shed(e)
+		}
+	case errors.Is(f.err, configurator.ErrTooLarge):
+		if e.failed == nil {
+			e.failed = make(map[string]error)
+		}
+		e.failed[k.backend] = f.err
+	}
+	close(f.done)
+}
+
+// spaceWeight is the memory a space holds: its own figure when it
+// reports one (configurator.Sizer), else an estimate from its model's
+// size.
+func spaceWeight(sp *Space, info Info) int64 {
+	if sz, ok := sp.FeatureSpace.(configurator.Sizer); ok {
+		return sz.Bytes()
+	}
+	return 8 * int64(info.Size)
+}

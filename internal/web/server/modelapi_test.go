@@ -1,0 +1,518 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nqueens/configurator/backends/sat"
+	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/feature"
+	"github.com/nqueens/configurator/configurator/feature/examples"
+	"github.com/nqueens/configurator/configurator/oracle"
+	"github.com/nqueens/configurator/internal/web/models"
+)
+
+// upload posts a model's file to /api/v1/models with the content type
+// given ("" sends none) and the query.
+func upload(t testing.TB, ts *httptest.Server, query, contentType string, src []byte) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, ts.URL+"/api/v1/models"+query, bytes.NewReader(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	return do(t, req)
+}
+
+// uploadModel uploads src and returns the model's ID.
+func uploadModel(t testing.TB, ts *httptest.Server, name string, src []byte) string {
+	t.Helper()
+	res, out := upload(t, ts, "?name="+name, "application/octet-stream", src)
+	if res.StatusCode != http.StatusCreated && res.StatusCode != http.StatusOK {
+		t.Fatalf("upload %s: %d %s", name, res.StatusCode, out)
+	}
+	var m modelJSON
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatal(err)
+	}
+	return m.Model
+}
+
+// exampleID is the ID of a bundled example.
+func exampleID(t testing.TB, name string) (string, *feature.Model) {
+	t.Helper()
+	ex, ok := examples.Lookup(name)
+	if !ok {
+		t.Fatalf("no example %s", name)
+	}
+	m, err := ex.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return models.ID(ex.Format, ex.Source), m
+}
+
+// modelBody writes a model request.
+func modelBody(id string, sel, desel []string, extra string) string {
+	j := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+	return fmt.Sprintf(`{"model":%q,"select":%s,"deselect":%s%s}`, id, j(sel), j(desel), extra)
+}
+
+func TestModelUpload(t *testing.T) {
+	_, ts := newTestServer(t, testConfig())
+	ex, _ := examples.Lookup("car")
+	res, out := upload(t, ts, "", "application/octet-stream", ex.Source)
+	want := fmt.Sprintf(`{"model":%q,"name":"car","format":"uvl","features":32,"constraints":8}`, models.ID(ex.Format, ex.Source))
+	if res.StatusCode != http.StatusOK || strings.TrimSpace(out) != want {
+		t.Errorf("a bundled example uploaded: %d %s, want 200 %s", res.StatusCode, out, want)
+	}
+	cnf := []byte("c 1 Fast\nc 2 Cheap\nc 3 Good\np cnf 3 1\n-1 -2 -3 0\n")
+	res, out = upload(t, ts, "?name=triangle.cnf", "application/octet-stream", cnf)
+	want = fmt.Sprintf(`{"model":%q,"name":"triangle","format":"dimacs","features":3,"constraints":1}`, models.ID(feature.DIMACS, cnf))
+	if res.StatusCode != http.StatusCreated || strings.TrimSpace(out) != want {
+		t.Errorf("a new CNF file: %d %s, want 201 %s", res.StatusCode, out, want)
+	}
+	res, out = upload(t, ts, "?format=dimacs", "application/x-dimacs", cnf)
+	if res.StatusCode != http.StatusOK || strings.TrimSpace(out) != want {
+		t.Errorf("the same file again: %d %s, want 200 %s", res.StatusCode, out, want)
+	}
+
+	res, out = get(t, ts, "/api/v1/models")
+	var list modelsResponse
+	if res.StatusCode != http.StatusOK || json.Unmarshal([]byte(out), &list) != nil {
+		t.Fatalf("GET /api/v1/models: %d %s", res.StatusCode, out)
+	}
+	var names []string
+	for _, m := range list.Models {
+		names = append(names, fmt.Sprintf("%s:%v", m.Name, *m.Example))
+	}
+	if got := strings.Join(names, " "); got != "car:true computer:true smarthome:true triangle:false" {
+		t.Errorf("GET /api/v1/models lists %s", got)
+	}
+	if list.MaxBytes != models.MaxSize || list.MaxFeatures != testConfig().Models.MaxFeatures {
+		t.Errorf("GET /api/v1/models: bounds %d, %d", list.MaxBytes, list.MaxFeatures)
+	}
+}
+
+// Each bad file gets a 4xx that says what is wrong (where, for a file that
+// does not read), and the server goes on serving.
+func TestModelUploadRefusals(t *testing.T) {
+	_, ts := newTestServer(t, testConfig())
+	var group strings.Builder
+	group.WriteString("features\n\tRoot\n\t\toptional\n")
+	for i := range 100000 {
+		fmt.Fprintf(&group, "\t\t\tF%d\n", i)
+	}
+	for _, tc := range []struct {
+		name, query, contentType string
+		src                      []byte
+		status                   int
+		want                     string
+	}{
+		{"truncated", "", "application/octet-stream", []byte("p cnf 3 2\n1 2 0\n-1"), 400, `"error":"The model does not read: 3:3: expected`},
+		{"binary", "", "application/octet-stream", []byte("\x00\x01\x02\xff\xfe\x00"), 400, `"line":1,"column":1`},
+		{"typed feature", "", "application/octet-stream", []byte("features\n\tRoot\n\t\toptional\n\t\t\tInteger Speed\n"), 422, `"error":"The model does not read: 4:4: `},
+		{"arithmetic", "", "application/octet-stream", []byte("features\n\tRoot\n\t\toptional\n\t\t\tA\nconstraints\n\tA + 1 > 2\n"), 422, `"line":6`},
+		{"a cycle of imports", "", "application/octet-stream", []byte("namespace Loop\nimports\n\tLoop as L\nfeatures\n\tRoot\n"), 400, `found an import of L`},
+		{"100,000 features in one group", "", "application/octet-stream", []byte(group.String()), 413, `the model has 100001 features; this server configures models of up to 50000`},
+		{"16 MiB and more", "", "application/octet-stream", make([]byte, models.MaxSize+1), 413, `The model's file has 16 MiB; the limit is 16 MiB.`},
+		{"empty", "", "application/octet-stream", nil, 400, `The request body is empty`},
+		{"a form", "", "application/x-www-form-urlencoded", []byte("features\n\tA\n"), 415, `Content-Type: application/octet-stream`},
+		{"text/plain", "", "text/plain", []byte("features\n\tA\n"), 415, `Content-Type: application/octet-stream`},
+		{"no content type", "", "", []byte("features\n\tA\n"), 415, `says no Content-Type`},
+		{"unknown format", "?format=xml", "application/octet-stream", []byte("features\n\tA\n"), 400, `?format=“xml” is not a format`},
+	} {
+		res, out := upload(t, ts, tc.query, tc.contentType, tc.src)
+		if res.StatusCode != tc.status || !strings.Contains(out, tc.want) {
+			t.Errorf("%s: %d %s, want %d with %s", tc.name, res.StatusCode, truncate(out, 300), tc.status, tc.want)
+		}
+	}
+	// Still serving: an upload and a question on it.
+	id := uploadModel(t, ts, "ok.uvl", []byte("features\n\tRoot\n\t\toptional\n\t\t\tA\n"))
+	var a modelAnalyzeResponse
+	if postOK(t, ts, "/api/v1/analyze", modelBody(id, nil, nil, ""), &a) && (a.Configurations == nil || *a.Configurations != "2") {
+		t.Errorf("after the refusals: %+v", a)
+	}
+}
+
+// oracleBody writes a model request of the oracle's decisions on m.
+func oracleBody(id string, m *feature.Model, ds []oracle.Decision, extra string) string {
+	var sel, desel []string
+	for _, d := range ds {
+		if d.Select {
+			sel = append(sel, m.Features[d.Feature].Name)
+		} else {
+			desel = append(desel, m.Features[d.Feature].Name)
+		}
+	}
+	return modelBody(id, sel, desel, extra)
+}
+
+// analyzeModel posts an analysis of decisions on model id.
+func analyzeModel(t *testing.T, ts *httptest.Server, id string, m *feature.Model, ds []oracle.Decision, backend string) (int, string) {
+	t.Helper()
+	res, out := post(t, ts, "/api/v1/analyze", oracleBody(id, m, ds, fmt.Sprintf(`,"backend":%q`, backend)))
+	return res.StatusCode, out
+}
+
+// modelBackends lists the backends of the test server that configure
+// feature models.
+func modelBackends(s *Server) []string {
+	var out []string
+	for _, name := range s.lineup.Names() {
+		if _, ok := s.engines[name].Backend.(configurator.ModelCompiler); ok {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// On a bundled example small enough for the oracle, along seeded random
+// decisions, every backend's analysis is the oracle's: each feature once,
+// in its state; the count; and for decisions no configuration keeps, a
+// 422 with a minimal conflicting subset.
+func TestModelAnalyzeAgainstOracle(t *testing.T) {
+	s, ts := newTestServer(t, testConfig())
+	for _, name := range []string{"computer", "smarthome"} {
+		id, m := exampleID(t, name)
+		o, err := oracle.NewFeatures(len(m.Features), m.Valid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(21, uint64(len(name))))
+		for _, backend := range modelBackends(s) {
+			conflicts := 0
+			for trial := range 40 {
+				var ds []oracle.Decision
+				for _, f := range rng.Perm(len(m.Features))[:rng.IntN(5)] {
+					ds = append(ds, oracle.Decision{Feature: f, Select: rng.IntN(2) == 0})
+				}
+				status, out := analyzeModel(t, ts, id, m, ds, backend)
+				what := fmt.Sprintf("%s on %s, trial %d (%v)", backend, name, trial, ds)
+				if !o.Consistent(ds) {
+					conflicts++
+					checkConflict(t, what, m, o, ds, status, out)
+					continue
+				}
+				if status != http.StatusOK {
+					t.Fatalf("%s: %d %s", what, status, out)
+				}
+				var a modelAnalyzeResponse
+				if err := json.Unmarshal([]byte(out), &a); err != nil {
+					t.Fatal(err)
+				}
+				checkAnalysis(t, what, m, o, ds, &a)
+			}
+			if conflicts == 0 {
+				t.Errorf("%s on %s: no trial had conflicting decisions", backend, name)
+			}
+		}
+	}
+}
+
+// checkAnalysis compares an analysis with the oracle's.
+func checkAnalysis(t *testing.T, what string, m *feature.Model, o *oracle.Features, ds []oracle.Decision, a *modelAnalyzeResponse) {
+	t.Helper()
+	want := o.Analyze(ds)
+	state := map[string]string{}
+	for _, l := range []struct {
+		names []string
+		state string
+	}{{a.Select, "select"}, {a.Deselect, "deselect"}, {a.ForcedOn, "forced_on"}, {a.ForcedOff, "forced_off"}, {a.Free, "free"}} {
+		for _, n := range l.names {
+			if prev, ok := state[n]; ok {
+				t.Errorf("%s: %q is both %s and %s", what, n, prev, l.state)
+			}
+			state[n] = l.state
+		}
+	}
+	if len(state) != len(m.Features) {
+		t.Errorf("%s: %d features named, the model has %d", what, len(state), len(m.Features))
+	}
+	for f, ft := range m.Features {
+		exp := "free"
+		switch {
+		case slices.Contains(ds, oracle.Decision{Feature: f, Select: true}):
+			exp = "select"
+		case slices.Contains(ds, oracle.Decision{Feature: f, Select: false}):
+			exp = "deselect"
+		case !want.Off[f]:
+			exp = "forced_on"
+		case !want.On[f]:
+			exp = "forced_off"
+		}
+		if state[ft.Name] != exp {
+			t.Errorf("%s: %q is %s, the oracle says %s", what, ft.Name, state[ft.Name], exp)
+		}
+	}
+	if a.Configurations == nil || *a.Configurations != fmt.Sprint(want.Configurations) || a.AtLeast {
+		t.Errorf("%s: configurations %v (at least %v), the oracle counts %d", what, a.Configurations, a.AtLeast, want.Configurations)
+	}
+}
+
+// checkConflict checks the 422 of decisions no configuration keeps: a
+// subset of them that no configuration keeps, from which dropping any
+// one leaves decisions that one does.
+func checkConflict(t *testing.T, what string, m *feature.Model, o *oracle.Features, ds []oracle.Decision, status int, out string) {
+	t.Helper()
+	var c conflictJSON
+	if status != http.StatusUnprocessableEntity || json.Unmarshal([]byte(out), &c) != nil || c.Error == "" {
+		t.Errorf("%s: %d %s, want a 422 conflict", what, status, out)
+		return
+	}
+	var sub []oracle.Decision
+	for _, l := range []struct {
+		names []string
+		sel   bool
+	}{{c.Conflict.Select, true}, {c.Conflict.Deselect, false}} {
+		for _, n := range l.names {
+			f, ok := m.ID(n)
+			d := oracle.Decision{Feature: f, Select: l.sel}
+			if !ok || !slices.Contains(ds, d) {
+				t.Errorf("%s: the conflict names %q, not a decision", what, n)
+				return
+			}
+			sub = append(sub, d)
+		}
+	}
+	if o.Consistent(sub) {
+		t.Errorf("%s: the conflict %v is kept by a configuration", what, c.Conflict)
+	}
+	for i := range sub {
+		if !o.Consistent(slices.Delete(slices.Clone(sub), i, i+1)) {
+			t.Errorf("%s: the conflict %v is not minimal", what, c.Conflict)
+		}
+	}
+}
+
+// Why? on a forced feature: every minimal reason (the oracle's), the
+// fewest decisions to undo, and the model's words.
+func TestModelExplain(t *testing.T) {
+	s, ts := newTestServer(t, testConfig())
+	id, _ := exampleID(t, "car")
+	for _, backend := range modelBackends(s) {
+		be := fmt.Sprintf(`,"backend":%q`, backend)
+		var e modelExplainResponse
+		body := modelBody(id, []string{"Adaptive cruise", "Electric"}, nil, `,"feature":"Automatic"`+be)
+		if !postOK(t, ts, "/api/v1/explain", body, &e) {
+			continue
+		}
+		reasons, _ := json.Marshal(e.Reasons)
+		if e.Feature != "Automatic" || e.State != "forced_on" || e.Core || e.More ||
+			string(reasons) != `[{"select":["Adaptive cruise"],"deselect":[],"constraints":["constraint at 49:2: \"Adaptive cruise\" =\u003e \"Cruise control\" \u0026 Automatic"],`+
+				`"proof":["constraint at 49:2: \"Adaptive cruise\" =\u003e \"Cruise control\" \u0026 Automatic: violated"]},`+
+				`{"select":["Electric"],"deselect":[],"constraints":["constraint at 47:2: Electric =\u003e Automatic"],"proof":["constraint at 47:2: Electric =\u003e Automatic: violated"]}]` {
+			t.Errorf("%s: Why is Automatic forced on: %+v, reasons %s", backend, e, reasons)
+		}
+		if e.MakeRoom == nil || !slices.Equal(e.MakeRoom.Select, []string{"Adaptive cruise", "Electric"}) || len(e.MakeRoom.Deselect) != 0 {
+			t.Errorf("%s: make room for Automatic: %+v, want both decisions undone", backend, e.MakeRoom)
+		}
+		if len(e.Constraints) != 2 {
+			t.Errorf("%s: constraints %q, want the two of the reasons", backend, e.Constraints)
+		}
+
+		body = modelBody(id, nil, nil, `,"feature":"Body"`+be)
+		if postOK(t, ts, "/api/v1/explain", body, &e) && (!e.Core || e.MakeRoom != nil || len(e.Reasons) != 1 || len(e.Reasons[0].Select)+len(e.Reasons[0].Deselect) != 0) {
+			t.Errorf("%s: Why is Body (mandatory) forced: %+v", backend, e)
+		}
+		if !strings.Contains(strings.Join(e.Constraints, "; "), `"Car" needs "Body" (mandatory)`) {
+			t.Errorf("%s: Body is forced by %q", backend, e.Constraints)
+		}
+	}
+}
+
+// On the computer example, every reason and the room are the oracle's.
+func TestModelExplainAgainstOracle(t *testing.T) {
+	s, ts := newTestServer(t, testConfig())
+	id, m := exampleID(t, "computer")
+	o, err := oracle.NewFeatures(len(m.Features), m.Valid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(22, 1))
+	checked := 0
+	for _, backend := range modelBackends(s) {
+		for range 30 {
+			var ds []oracle.Decision
+			for _, f := range rng.Perm(len(m.Features))[:1+rng.IntN(4)] {
+				ds = append(ds, oracle.Decision{Feature: f, Select: rng.IntN(2) == 0})
+			}
+			if !o.Consistent(ds) {
+				continue
+			}
+			a := o.Analyze(ds)
+			for f, ft := range m.Features {
+				decided := slices.ContainsFunc(ds, func(d oracle.Decision) bool { return d.Feature == f })
+				if decided || a.On[f] && a.Off[f] {
+					continue
+				}
+				other := !a.On[f] // the value no configuration gives f
+				want, err := o.MinimalReasons(ds, f, other)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var e modelExplainResponse
+				body := oracleBody(id, m, ds, fmt.Sprintf(`,"feature":%q,"backend":%q`, ft.Name, backend))
+				if !postOK(t, ts, "/api/v1/explain", body, &e) {
+					continue
+				}
+				checked++
+				var got [][]int
+				for _, r := range e.Reasons {
+					var set []int
+					for j, d := range ds {
+						name := m.Features[d.Feature].Name
+						if d.Select && slices.Contains(r.Select, name) || !d.Select && slices.Contains(r.Deselect, name) {
+							set = append(set, j)
+						}
+					}
+					got = append(got, set)
+				}
+				key := func(sets [][]int) string {
+					var ss []string
+					for _, s := range sets {
+						ss = append(ss, fmt.Sprint(s))
+					}
+					slices.Sort(ss)
+					return strings.Join(ss, " ")
+				}
+				if key(got) != key(want) {
+					t.Errorf("%s: %v, Why %q: reasons %v, the oracle's %v", backend, ds, ft.Name, got, want)
+				}
+				k, ok := o.MinUndo(ds, f, other)
+				switch {
+				case !ok && (!e.Core || e.MakeRoom != nil):
+					t.Errorf("%s: %v, %q is forced by the model alone; core %v, room %v", backend, ds, ft.Name, e.Core, e.MakeRoom)
+				case ok && (e.MakeRoom == nil || len(e.MakeRoom.Select)+len(e.MakeRoom.Deselect) != k):
+					t.Errorf("%s: %v, room for %q: %v, the oracle's has %d", backend, ds, ft.Name, e.MakeRoom, k)
+				}
+			}
+		}
+	}
+	if checked < 20 {
+		t.Errorf("only %d explanations checked", checked)
+	}
+}
+
+// The model requests' refusals.
+func TestModelAPIErrors(t *testing.T) {
+	_, ts := newTestServer(t, testConfig())
+	id, _ := exampleID(t, "car")
+	for _, tc := range []struct {
+		name, path, body string
+		status           int
+		want             string
+	}{
+		{"unknown model", "/api/v1/analyze", modelBody(strings.Repeat("0", 24), nil, nil, ""), 404, `There is no model “000000000000000000000000” on this server`},
+		{"not an ID", "/api/v1/analyze", modelBody("../../etc/passwd", nil, nil, ""), 404, `There is no model`},
+		{"no model", "/api/v1/analyze", `{"model":""}`, 400, `Say which model`},
+		{"null model", "/api/v1/analyze", `{"model":null}`, 400, `Say which model`},
+		{"unknown feature", "/api/v1/analyze", modelBody(id, []string{"Jet engine"}, nil, ""), 400, `Feature \"Jet engine\": no such feature`},
+		{"decided twice", "/api/v1/analyze", modelBody(id, []string{"Diesel"}, []string{"Diesel"}, ""), 400, `Feature \"Diesel\": feature decided twice`},
+		{"unknown field", "/api/v1/analyze", `{"model":"x","queens":[]}`, 400, `Unknown field \"queens\"; the fields are model, select, deselect, backend (and feature for explain).`},
+		{"feature is unknown to analyze", "/api/v1/analyze", modelBody(id, nil, nil, `,"feature":"Body"`), 400, `Unknown field \"feature\"`},
+		{"select not a list", "/api/v1/analyze", `{"model":"x","select":"Body"}`, 400, `\"select\" must be a list of feature names, not string.`},
+		{"unknown backend", "/api/v1/analyze", modelBody(id, nil, nil, `,"backend":"cplex"`), 400, `“cplex” is not a backend`},
+		{"no configuration", "/api/v1/analyze", modelBody(id, []string{"Electric", "Tow bar"}, nil, ""), 422,
+			`{"error":"No configuration keeps +Electric, +Tow bar: constraint at 52:2: \"Tow bar\" =\u003e !Electric \u0026 !\"Alloy 19\".",` +
+				`"conflict":{"select":["Electric","Tow bar"],"deselect":[]},"constraints":["constraint at 52:2: \"Tow bar\" =\u003e !Electric \u0026 !\"Alloy 19\""]}`},
+		{"explain without a feature", "/api/v1/explain", modelBody(id, nil, nil, ""), 400, `Say which feature to explain`},
+		{"explain an unknown feature", "/api/v1/explain", modelBody(id, nil, nil, `,"feature":"Wings"`), 400, `“Wings” is no feature of the model.`},
+		{"explain a free feature", "/api/v1/explain", modelBody(id, nil, nil, `,"feature":"Sunroof"`), 422, `“Sunroof” is free (some configuration selects it and some does not); only a forced feature has a reason to explain.`},
+		{"explain a decision", "/api/v1/explain", modelBody(id, []string{"Sunroof"}, nil, `,"feature":"Sunroof"`), 422, `“Sunroof” is selected by you; only a forced feature`},
+	} {
+		res, out := post(t, ts, tc.path, tc.body)
+		if res.StatusCode != tc.status || !strings.Contains(out, tc.want) {
+			t.Errorf("%s: %d %s, want %d with %s", tc.name, res.StatusCode, out, tc.status, tc.want)
+		}
+	}
+	req, _ := http.NewRequest(http.MethodDelete, ts.URL+"/api/v1/models", nil)
+	if res, out := do(t, req); res.StatusCode != http.StatusMethodNotAllowed || res.Header.Get("Allow") != "GET, HEAD, POST" {
+		t.Errorf("DELETE /api/v1/models: %d %s", res.StatusCode, out)
+	}
+}
+
+// An upload survives a restart of the server on the same directory.
+func TestModelKeptAcrossRestart(t *testing.T) {
+	cfg := testConfig()
+	cfg.Models.Dir = t.TempDir()
+	src := []byte("features\n\tShop\n\t\talternative\n\t\t\tOnline\n\t\t\tStore\n")
+	_, ts := newTestServer(t, cfg)
+	id := uploadModel(t, ts, "shop.uvl", src)
+	ts.Close()
+
+	_, ts = newTestServer(t, cfg)
+	var a modelAnalyzeResponse
+	if postOK(t, ts, "/api/v1/analyze", modelBody(id, []string{"Online"}, nil, ""), &a) &&
+		(!slices.Equal(a.ForcedOff, []string{"Store"}) || *a.Configurations != "1") {
+		t.Errorf("after a restart: %+v", a)
+	}
+}
+
+// limited is the SAT backend under another name, refusing the models of
+// more than max features as beyond its limits.
+type limited struct {
+	*sat.Backend
+	name string
+	max  int
+	gate chan struct{} // when not nil, a compile waits for it
+}
+
+func (b *limited) Name() string { return b.name }
+
+func (b *limited) CompileModel(ctx context.Context, m *feature.Model) (configurator.FeatureSpace, error) {
+	if b.gate != nil {
+		select {
+		case <-b.gate:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	if len(m.Features) > b.max {
+		return nil, fmt.Errorf("%d features, more than %d: %w", len(m.Features), b.max, configurator.ErrTooLarge)
+	}
+	return b.Backend.CompileModel(ctx, m)
+}
+
+// A model beyond a backend's limits is a 413 that names a backend that
+// answers it; a compile longer than the request's deadline is a 503 that
+// says so, and goes on for the next request.
+func TestModelBackendLimits(t *testing.T) {
+	cfg := testConfig()
+	small := &limited{Backend: sat.New(sat.Options{}), name: "sat-small", max: 25}
+	slow := &limited{Backend: sat.New(sat.Options{}), name: "sat-slow", max: 1000, gate: make(chan struct{})}
+	cfg.extra = []Engine{{Backend: small, Deadline: time.Minute}, {Backend: slow, Deadline: time.Minute}}
+	cfg.Guard.RequestDeadline = 3 * time.Second
+	_, ts := newTestServer(t, cfg)
+	car, _ := exampleID(t, "car")
+	home, _ := exampleID(t, "smarthome")
+
+	res, out := post(t, ts, "/api/v1/analyze", modelBody(car, nil, nil, `,"backend":"sat-small"`))
+	if want := `This model is beyond the sat-small backend's limits (compile Car with sat-small: 32 features, more than 25: too large for this backend). The sat backend answers it: send \"backend\": \"sat\".`; res.StatusCode != 413 || !strings.Contains(out, want) {
+		t.Errorf("beyond the limits: %d %s, want 413 with %s", res.StatusCode, out, want)
+	}
+	if res, out := post(t, ts, "/api/v1/analyze", modelBody(home, nil, nil, `,"backend":"sat-small"`)); res.StatusCode != 200 {
+		t.Errorf("within the limits: %d %s", res.StatusCode, out)
+	}
+
+	res, out = post(t, ts, "/api/v1/analyze", modelBody(home, nil, nil, `,"backend":"sat-slow"`))
+	if res.StatusCode != 503 || res.Header.Get("Retry-After") != "5" || !strings.Contains(out, "The model is still being compiled with sat-slow (for ") {
+		t.Errorf("a compile past the request's deadline: %d %s", res.StatusCode, out)
+	}
+	close(slow.gate)
+	var a modelAnalyzeResponse
+	if postOK(t, ts, "/api/v1/analyze", modelBody(home, nil, nil, `,"backend":"sat-slow"`), &a) && (a.Configurations == nil || *a.Configurations != "135") {
+		t.Errorf("the next request: %+v", a)
+	}
+}
