@@ -125,6 +125,7 @@ func (m *memo) read() {
 			m.pairCount.Add(1)
 		}
 	}
+	m.saved.Store(int64(len(answers)))
 	m.store.log.Info("kept answers loaded from disk", "n", m.model.N(), "order", m.model.Order(),
 		"answers", len(answers), "bytes", len(data), "file", path, "took", time.Since(start).Round(10*time.Microsecond))
 }
@@ -152,6 +153,7 @@ func (m *memo) write() {
 		m.store.log.Warn("kept answers not saved", "n", m.model.N(), "order", m.model.Order(), "file", path, "err", err)
 		return
 	}
+	m.saved.Store(int64(len(answers)))
 	m.store.log.Info("kept answers saved to disk", "n", m.model.N(), "order", m.model.Order(),
 		"answers", len(answers), "bytes", len(data), "file", path, "took", time.Since(start).Round(10*time.Microsecond))
 }
@@ -171,7 +173,7 @@ func (m *memo) maxAnswersBytes() int64 {
 // readBounded reads the file at path whole if it holds at most limit
 // bytes.
 func readBounded(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}

@@ -100,13 +100,17 @@ type Backend struct {
 	work *workspace // shared by the queries of all its spaces
 }
 
-// New returns a Backend with the given options.
+// New returns a Backend with the given options. It removes from
+// Options.Dir the temporary files that writes cut short left there.
 func New(opts Options) *Backend {
 	if opts.Budget <= 0 {
 		opts.Budget = DefaultBudget
 	}
 	if opts.Scratch <= 0 {
 		opts.Scratch = DefaultScratch
+	}
+	if opts.Dir != "" {
+		opts.store().clean()
 	}
 	// Large queries leave a core to the small ones.
 	return &Backend{opts: opts, work: newWorkspace(opts.Scratch, runtime.GOMAXPROCS(0)-1)}
@@ -162,12 +166,37 @@ func (b *Backend) Limits() configurator.Limits {
 	return l
 }
 
-// Cost estimates an n×n compile from the known diagram sizes: the budget
-// its nodes need, the memory the compiled space holds, and heavy from
-// 12×12 on, where the diagram reaches millions of nodes and each board
-// costs several times the one before; the smaller boards compile at once.
-func (b *Backend) Cost(n int, _ configurator.Order) configurator.Cost {
-	return configurator.Cost{Bytes: int64(min(compileBytes(max(n, 1)), 1<<62)), Heavy: n >= 12}
+// Cost estimates an n×n compile in order o from the known diagram sizes:
+// the budget its nodes need, which bounds the memory the compile (or the
+// load of its file) holds at its peak and, being twice the space's, the
+// memory the compiled space holds; and heavy from 12×12 on, where the
+// diagram reaches millions of nodes and each board costs several times
+// the one before; the smaller boards compile at once. The column order's
+// diagram is the row order's, transposed; the other orders' are larger
+// (by a third at 13×13, growing with the board), and estimated at twice
+// the row order's. Compile holds every compile to its estimate (see
+// compileBudget).
+func (b *Backend) Cost(n int, o configurator.Order) configurator.Cost {
+	bytes := compileBytes(max(n, 1))
+	if o != configurator.RowMajor && o != configurator.ColMajor {
+		bytes *= otherOrders
+	}
+	return configurator.Cost{Bytes: int64(min(bytes, 1<<62)), Heavy: n >= 12}
+}
+
+// otherOrders is the factor of Cost for the orders other than row and
+// column.
+const otherOrders = 2
+
+// minBudget is the least node budget of a compile: the Manager's smallest
+// tables, which the smallest boards need beyond their nodes.
+const minBudget = 1 << 20
+
+// compileBudget is the node budget of the compile (or the load) of model:
+// its Cost, so that a compile never holds more than it is estimated to,
+// within Options.Budget.
+func (b *Backend) compileBudget(model *configurator.Model) int64 {
+	return min(b.opts.Budget, max(b.Cost(model.N(), model.Order()).Bytes, minBudget))
 }
 
 // Compile builds the diagram of model in a Manager of its own and returns it
@@ -182,7 +211,8 @@ func (b *Backend) Compile(ctx context.Context, model *configurator.Model) (confi
 			b.opts.Budget, model.N(), need, configurator.ErrTooLarge, robdd.ErrNodeLimit)
 	}
 	store := b.opts.store()
-	m, root, loaded := store.load(model, b.opts.Budget)
+	budget := b.compileBudget(model)
+	m, root, loaded := store.load(ctx, model, budget)
 	if !loaded && b.fileOnly(model.N()) {
 		where := "no directory of compiled spaces is set"
 		if b.opts.Dir != "" {
@@ -192,7 +222,7 @@ func (b *Backend) Compile(ctx context.Context, model *configurator.Model) (confi
 			model.N(), model.Order(), b.opts.CompileMaxN, b.opts.CompileMaxN, where, configurator.ErrTooLarge)
 	}
 	if !loaded {
-		m = robdd.New(model.Vars(), b.opts.Budget)
+		m = robdd.New(model.Vars(), budget)
 		var err error
 		switch b.opts.Method {
 		case Direct:
@@ -203,7 +233,7 @@ func (b *Backend) Compile(ctx context.Context, model *configurator.Model) (confi
 			return nil, fmt.Errorf("bdd: %v: %w", b.opts.Method, ErrMethod)
 		}
 		if errors.Is(err, robdd.ErrNodeLimit) {
-			return nil, fmt.Errorf("bdd, budget %d bytes: %w: %w", b.opts.Budget, configurator.ErrTooLarge, err)
+			return nil, fmt.Errorf("bdd, budget %d bytes: %w: %w", budget, configurator.ErrTooLarge, err)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("bdd: %w", err)
@@ -223,6 +253,6 @@ func (b *Backend) Compile(ctx context.Context, model *configurator.Model) (confi
 	if loaded {
 		source = store.path(model)
 	}
-	sp := newSpace(model, m, root, nodes, b.opts.Budget, b.work, store, source)
+	sp := newSpace(model, m, root, nodes, budget, b.work, store, source)
 	return sp, nil
 }

@@ -77,6 +77,9 @@ type memo struct {
 	// error.
 	ones, pairs, heat sync.Map
 	pairCount         atomic.Int64
+	// saved is how many of those answers the memo's file holds: those
+	// read from it, or written to it last.
+	saved atomic.Int64
 	// computing holds a chan struct{} per entry of ones or pairs being
 	// computed, closed when it is done (see memoized).
 	computing sync.Map
@@ -316,15 +319,10 @@ func (m *memo) close() { m.stop() }
 // memo keeps that it does not hold yet: the analyses of the empty board
 // and of the boards of one queen and, unless the memo is eager, the heat
 // maps of those boards and the analyses of the boards of two queens, up
-// to symmetry. It saves what it computed to the memo's file, even when
-// ctx ends first.
+// to symmetry. It saves to the memo's file every answer the file lacks,
+// those computed before it too, even when ctx ends first.
 func (m *memo) precompute(ctx context.Context, workers int) error {
-	before := m.count()
-	defer func() {
-		if m.count() > before {
-			m.write()
-		}
-	}()
+	defer m.save()
 	if err := m.keepOnes(ctx); err != nil {
 		return err
 	}
@@ -334,11 +332,16 @@ func (m *memo) precompute(ctx context.Context, workers int) error {
 	if err := m.keepHeat(ctx); err != nil {
 		return err
 	}
-	if m.count() > before {
-		m.write() // the boards of one queen and the heat maps, should the pairs not finish
-		before = m.count()
-	}
+	m.save() // the boards of one queen and the heat maps, should the pairs not finish
 	return m.keepPairs(ctx, workers)
+}
+
+// save writes the memo's file when the memo holds answers the file does
+// not.
+func (m *memo) save() {
+	if m.count() > m.saved.Load() {
+		m.write()
+	}
 }
 
 // count is the number of analyses and heat maps kept.

@@ -42,14 +42,18 @@ func (s *Space) Graph(ctx context.Context, queens []configurator.Cell, view conf
 	if view != configurator.RankView && view != configurator.ReducedView {
 		return nil, fmt.Errorf("graph: %v: %w", view, configurator.ErrGraphView)
 	}
-	a, release, err := s.beginDrawing(ctx, queens)
+	a, budget, release, err := s.beginDrawing(ctx, queens)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
 	m, root := s.m, s.root
 	if len(queens) > 0 {
-		if m, root, err = s.m.Extract(ctx, s.root, a, s.budget); err != nil {
+		m, root, err = s.m.Extract(ctx, s.root, a, budget)
+		if errors.Is(err, robdd.ErrNodeLimit) {
+			return nil, tooLargeToCopy(queens, budget, err)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("graph of %s: %w", configurator.FormatCells(queens), err)
 		}
 	}

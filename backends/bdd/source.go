@@ -26,7 +26,7 @@ func (b *Backend) File(model *configurator.Model) configurator.SpaceFile {
 		return f
 	}
 	p := b.opts.store().path(model)
-	if fi, err := os.Stat(p); err == nil {
+	if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
 		f.Path, f.Bytes = p, fi.Size()
 	}
 	f.Command = fileCommand(model, b.opts.Dir)

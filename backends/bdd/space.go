@@ -176,12 +176,14 @@ func (s *Space) assign(queens, without []configurator.Cell) (robdd.Assignment, b
 // whole diagram's, when the part is past PartLimit. With none or one
 // queen it asks for the whole diagram's at once: the part of one queen is
 // a large share of the diagram, often past PartLimit, and Diagram keeps
-// the counts of one queen. Unless it fails, the caller calls release when
-// done.
-func (s *Space) beginDrawing(ctx context.Context, queens []configurator.Cell) (a robdd.Assignment, release func(), err error) {
+// the counts of one queen. It returns the node budget of the copy: the
+// nodes the work space granted holds (a copy that needs more fails with
+// robdd.ErrNodeLimit rather than pass it). Unless it fails, the caller
+// calls release when done.
+func (s *Space) beginDrawing(ctx context.Context, queens []configurator.Cell) (a robdd.Assignment, budget int64, release func(), err error) {
 	a, _, err = s.assign(queens, nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, 0, nil, err
 	}
 	s.fixLines(a, queens)
 	work := s.drawBytes()
@@ -189,7 +191,7 @@ func (s *Space) beginDrawing(ctx context.Context, queens []configurator.Cell) (a
 		visited := 0
 		ok, err := s.sweepPart(ctx, a, func(p *robdd.Part) { visited = p.Visited() })
 		if err != nil {
-			return nil, nil, err
+			return nil, 0, nil, err
 		}
 		if ok {
 			work = min(work, drawBytesPerNode*int64(visited+2))
@@ -197,9 +199,17 @@ func (s *Space) beginDrawing(ctx context.Context, queens []configurator.Cell) (a
 	}
 	release, err = s.work.acquire(ctx, work)
 	if err != nil {
-		return nil, nil, err
+		return nil, 0, nil, err
 	}
-	return a, release, nil
+	budget = min(s.budget, s.work.granted(work)/drawBytesPerNode*robdd.BytesPerNode)
+	return a, max(budget, minBudget), release, nil
+}
+
+// tooLargeToCopy is the error of a restriction whose copy needs more
+// nodes than the work space of a drawing grants.
+func tooLargeToCopy(queens []configurator.Cell, budget int64, err error) error {
+	return fmt.Errorf("the diagram under %s has more than %d nodes, more than this server copies at once: %w: %w",
+		configurator.FormatCells(queens), budget/robdd.BytesPerNode, configurator.ErrTooLarge, err)
 }
 
 // drawBytes is the work space of drawing the whole diagram, terminals
@@ -541,12 +551,15 @@ func (s *Space) Diagram(ctx context.Context, queens []configurator.Cell, maxNode
 			return "", nodes, nil
 		}
 	}
-	a, release, err := s.beginDrawing(ctx, queens)
+	a, budget, release, err := s.beginDrawing(ctx, queens)
 	if err != nil {
 		return "", 0, err
 	}
 	defer release()
-	sub, root, err := s.m.Extract(ctx, s.root, a, s.budget)
+	sub, root, err := s.m.Extract(ctx, s.root, a, budget)
+	if errors.Is(err, robdd.ErrNodeLimit) {
+		return "", 0, tooLargeToCopy(queens, budget, err)
+	}
 	if err != nil {
 		return "", 0, fmt.Errorf("diagram of %s: %w", configurator.FormatCells(queens), err)
 	}

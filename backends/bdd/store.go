@@ -2,6 +2,7 @@ package bdd
 
 import (
 	"bufio"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"math/big"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,8 +69,9 @@ func DefaultDir() string {
 // store is a directory of compiled spaces (Options.Dir), one file per
 // model. A file is written whole to a temporary name and renamed, so a
 // reader sees a complete file or none; one it cannot trust is refused,
-// logged and removed. Disk trouble never fails a compile: the store logs it
-// and the space is compiled (or kept) in memory.
+// logged and removed; only regular files are opened. Disk trouble never
+// fails a compile: the store logs it and the space is compiled (or kept)
+// in memory.
 type store struct {
 	dir string
 	log *slog.Logger
@@ -144,14 +147,16 @@ func checkModelKey(key []byte, model *configurator.Model) error {
 
 // load returns model's diagram from the store, in a Manager of the given
 // budget, if the store holds a file of it that passes every check. A file
-// that does not is logged and removed.
-func (s store) load(model *configurator.Model, budget int64) (*robdd.Manager, robdd.Node, bool) {
+// that does not is logged and removed; one that is not a regular file (a
+// FIFO, a device) is logged and left alone, never waited for. The read
+// ends when ctx does.
+func (s store) load(ctx context.Context, model *configurator.Model, budget int64) (*robdd.Manager, robdd.Node, bool) {
 	if s.dir == "" {
 		return nil, 0, false
 	}
 	path := s.path(model)
 	start := time.Now()
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, 0, false
 	}
@@ -160,7 +165,7 @@ func (s store) load(model *configurator.Model, budget int64) (*robdd.Manager, ro
 		return nil, 0, false
 	}
 	defer f.Close()
-	m, root, err := readSpace(f, model, budget)
+	m, root, err := readSpace(ctxReader{ctx, f}, model, budget)
 	if err != nil {
 		if !refused(err) {
 			// A file beyond this backend's budget, which another may use,
@@ -181,6 +186,42 @@ func (s store) load(model *configurator.Model, budget int64) (*robdd.Manager, ro
 	s.log.Info("compiled space loaded from disk", "n", model.N(), "order", model.Order(),
 		"nodes", m.Size()-2, "bytes", size, "file", path, "took", time.Since(start).Round(10*time.Microsecond))
 	return m, root, true
+}
+
+// errNotRegular reports a file of the store that is not a regular file.
+var errNotRegular = errors.New("not a regular file")
+
+// openRegular opens path for reading if it is a regular file: a FIFO or a
+// device at its place is opened without waiting for it (openNonblock) and
+// refused with errNotRegular.
+func openRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%s: %w", fi.Mode().Type(), errNotRegular)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// ctxReader is a reader that fails with its context's error once the
+// context ends: a load nobody waits for any more stops at its next read.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (r ctxReader) Read(p []byte) (int, error) {
+	if err := r.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return r.r.Read(p)
 }
 
 // refused reports whether the error of readSpace or decodeAnswers says
@@ -246,7 +287,65 @@ func readSpace(r io.Reader, model *configurator.Model, budget int64) (*robdd.Man
 	if got := m.SatCount(root); got.Cmp(solutions) != 0 {
 		return nil, 0, fmt.Errorf("the diagram counts %v solutions, the header %v: %w", got, solutions, errSpaceFormat)
 	}
+	if err := spotCheck(m, root, model, spotChecks); err != nil {
+		return nil, 0, err
+	}
 	return m, root, nil
+}
+
+// spotChecks is how many of a loaded diagram's solutions spotCheck tries.
+const spotChecks = 64
+
+// spotCheck follows k random paths of the diagram root of m to True (at
+// each node a child that is not False, at each level a path skips a
+// random value) and checks that each is a solution of model: every
+// constraint holds. The checksums find a damaged file; this finds most
+// diagrams that are sound but not model's (a file made by hand, a root
+// whose children were swapped), at the cost of k paths: a diagram that
+// holds wrong solutions in a fraction p of its branches escapes it with a
+// probability of about (1-p)^k. It cannot find solutions missing from the
+// diagram.
+func spotCheck(m *robdd.Manager, root robdd.Node, model *configurator.Model, k int) error {
+	if root == robdd.False {
+		return nil
+	}
+	x := make([]bool, m.Vars()) // by level
+	for range k {
+		n, level := root, 0
+		for level < m.Vars() {
+			to := m.Vars()
+			if n > robdd.True {
+				to = m.Level(n)
+			}
+			for ; level < to; level++ {
+				x[level] = rand.IntN(2) == 1
+			}
+			if n <= robdd.True {
+				break
+			}
+			lo, hi := m.Low(n), m.High(n)
+			x[level] = hi != robdd.False && (lo == robdd.False || rand.IntN(2) == 1)
+			if n = lo; x[level] {
+				n = hi
+			}
+			level++
+		}
+		if n != robdd.True {
+			return fmt.Errorf("a path of the diagram ends in False: %w", errSpaceFormat)
+		}
+		for _, c := range model.Constraints() {
+			queens := 0
+			for _, cell := range c.Cells {
+				if x[model.Level(model.Var(cell))] {
+					queens++
+				}
+			}
+			if queens > 1 || c.Kind == configurator.ExactlyOne && queens != 1 {
+				return fmt.Errorf("a solution of the diagram breaks %q (%d queens): not a diagram of this model: %w", c.Name, queens, errSpaceFormat)
+			}
+		}
+	}
+	return nil
 }
 
 // shortErr wraps a read error: a file cut short is malformed.
@@ -274,13 +373,14 @@ func (s store) save(model *configurator.Model, m *robdd.Manager, root robdd.Node
 		"nodes", nodes, "bytes", size, "file", path, "took", time.Since(start).Round(10*time.Microsecond))
 }
 
-// write writes a file through fill to a temporary name beside path and
-// renames it into place, returning its size.
+// write writes a file through fill to a temporary name beside path,
+// locked while it is written (see tryLock), and renames it into place,
+// returning its size.
 func (s store) write(path string, fill func(io.Writer) error) (int64, error) {
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {
 		return 0, err
 	}
-	s.removeStale(path)
+	s.clean()
 	f, err := os.CreateTemp(s.dir, filepath.Base(path)+tempSuffix+"*")
 	if err != nil {
 		return 0, err
@@ -292,6 +392,7 @@ func (s store) write(path string, fill func(io.Writer) error) (int64, error) {
 			os.Remove(f.Name())
 		}
 	}()
+	tryLock(f)
 	if err := fill(f); err != nil {
 		return 0, err
 	}
@@ -303,43 +404,48 @@ func (s store) write(path string, fill func(io.Writer) error) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := f.Close(); err != nil {
-		return 0, err
-	}
 	if err := os.Rename(f.Name(), path); err != nil {
 		return 0, err
 	}
 	done = true
+	if err := f.Close(); err != nil {
+		return 0, err
+	}
 	return fi.Size(), nil
 }
 
 // A file is written as its name, tempSuffix and a random number, then
-// renamed. One older than staleAfter, far longer than any write takes, was
-// left by a process that stopped mid-write.
-const (
-	tempSuffix = ".tmp-"
-	staleAfter = 30 * time.Minute
-)
+// renamed. Its writer holds a lock on it meanwhile (tryLock); one that
+// nobody holds, untouched for staleAfter, was left by a process that
+// stopped mid-write.
+const tempSuffix = ".tmp-"
 
-// removeStale removes the stale temporary files of path.
-func (s store) removeStale(path string) {
+// clean removes the stale temporary files of the store's directory: those
+// of writes a crash or a kill cut short, which nothing else would ever
+// remove once the file they were to become exists. Backends clean their
+// directory when they are made and before they write.
+func (s store) clean() {
 	entries, err := os.ReadDir(s.dir)
 	if err != nil {
 		return
 	}
-	prefix := filepath.Base(path) + tempSuffix
 	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), prefix) {
+		if !strings.Contains(e.Name(), tempSuffix) || !e.Type().IsRegular() {
 			continue
 		}
+		p := filepath.Join(s.dir, e.Name())
 		fi, err := e.Info()
 		if err != nil || time.Since(fi.ModTime()) < staleAfter {
 			continue
 		}
-		f := filepath.Join(s.dir, e.Name())
-		if err := os.Remove(f); err == nil {
-			s.log.Info("stale temporary file removed", "file", f, "bytes", fi.Size())
+		f, err := openRegular(p)
+		if err != nil {
+			continue
 		}
+		if tryLock(f) && os.Remove(p) == nil {
+			s.log.Info("stale temporary file removed", "file", p, "bytes", fi.Size())
+		}
+		f.Close()
 	}
 }
 

@@ -182,6 +182,21 @@ func TestDamagedSpaceFilesAreRefusedAndRecompiled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The diagram with its root's children swapped, checksums and counts
+	// made to match: sound in form, wrong in meaning (a queen on a1 then
+	// goes with the boards of another queen on rank 1).
+	swapped := func() []byte {
+		sp := compileSpace(t, n, configurator.RowMajor, Direct)
+		root, err := sp.m.MakeNode(sp.m.Level(sp.root), sp.m.High(sp.root), sp.m.Low(sp.root))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := writeSpace(&b, model, sp.m, root, sp.nodes); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
 	cases := []struct {
 		name string
 		file []byte
@@ -211,6 +226,7 @@ func TestDamagedSpaceFilesAreRefusedAndRecompiled(t *testing.T) {
 		{"bytes after it", append(slices.Clone(file), 0), errSpaceFormat, "bytes after the diagram"},
 		{"another node count", set(52, uint32(good.Nodes()+1)), errSpaceFormat, "2451 nodes under root 2452, the header says 2452"},
 		{"another solution count", func() []byte { b := slices.Clone(file); b[spaceFixed] = 93; return resealed(b) }(), errSpaceFormat, "the diagram counts 92 solutions, the header 93"},
+		{"the root's children swapped", swapped(), errSpaceFormat, "not a diagram of this model"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -274,7 +290,7 @@ func TestDiskTroubleNeverFailsACompile(t *testing.T) {
 		{"directory is a file", notADir, "compiled space not saved"},
 		{"directory below a file", filepath.Join(notADir, "spaces"), "compiled space not saved"},
 		{"read-only directory", readOnly, "compiled space not saved"},
-		{"directory where the file should be", unreadable, "compiled space not loaded; compiling"},
+		{"directory where the file should be", unreadable, "compiled space not readable; compiling"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if c.name == "read-only directory" && os.Geteuid() == 0 {
@@ -425,21 +441,26 @@ func TestWriteSpaceReportsAFullDisk(t *testing.T) {
 	}
 }
 
+// TestStaleTemporaryFilesGo checks that a backend made on a directory
+// (as at a server's start) removes the temporary files of writes cut
+// short, every board's, and leaves alone those being written and those not
+// the store's.
 func TestStaleTemporaryFilesGo(t *testing.T) {
 	dir := t.TempDir()
-	model := configuratortest.Model(t, 6, configurator.RowMajor)
-	path := Options{Dir: dir}.store().path(model)
-	other := Options{Dir: dir}.store().path(configuratortest.Model(t, 7, configurator.RowMajor))
+	path := Options{Dir: dir}.store().path(configuratortest.Model(t, 6, configurator.RowMajor))
+	other := Options{Dir: dir}.store().path(configuratortest.Model(t, 14, configurator.RowMajor))
 	long := time.Now().Add(-time.Hour)
 	files := []struct {
-		name string
-		mod  time.Time
-		stay bool
+		name    string
+		mod     time.Time
+		writing bool // held by its writer
+		stay    bool
 	}{
-		{path + tempSuffix + "123", long, false},      // a crash's, long ago
-		{path + tempSuffix + "456", time.Now(), true}, // another process's, being written
-		{other + tempSuffix + "789", long, true},      // another board's: its own save removes it
-		{filepath.Join(dir, "notes.txt"), long, true}, // not the store's
+		{path + tempSuffix + "123", long, false, false},      // a crash's, long ago
+		{other + tempSuffix + "789", long, false, false},     // another board's
+		{path + tempSuffix + "456", long, true, true},        // another process's, being written
+		{path + tempSuffix + "999", time.Now(), false, true}, // just made, its writer about to lock it
+		{filepath.Join(dir, "notes.txt"), long, false, true}, // not the store's
 	}
 	for _, f := range files {
 		if err := os.WriteFile(f.name, []byte("partial"), 0o644); err != nil {
@@ -448,15 +469,25 @@ func TestStaleTemporaryFilesGo(t *testing.T) {
 		if err := os.Chtimes(f.name, f.mod, f.mod); err != nil {
 			t.Fatal(err)
 		}
+		if f.writing {
+			w, err := os.Open(f.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			if !tryLock(w) {
+				t.Fatal("no lock on a file nobody holds")
+			}
+		}
 	}
-	_, log := compileIn(t, dir, model)
+	_, log := storeBackend(dir)
 	for _, f := range files {
 		_, err := os.Stat(f.name)
 		if stays := err == nil; stays != f.stay {
 			t.Errorf("%s: stays %v, want %v", filepath.Base(f.name), stays, f.stay)
 		}
 	}
-	if !strings.Contains(log, "stale temporary file removed") {
-		t.Errorf("the log says %q; want the stale file's removal", log)
+	if got := strings.Count(log.String(), "stale temporary file removed"); got != 2 {
+		t.Errorf("the log says %q; want the two stale files' removal", log)
 	}
 }

@@ -73,6 +73,16 @@ func newWorkspace(bound int64, cores int) *workspace {
 	}
 }
 
+// granted is the bytes acquire takes for a query asking n: n, or its
+// whole lane when n is more.
+func (w *workspace) granted(n int64) int64 {
+	n = max(n, 1)
+	if n > w.bound/smallQuery {
+		return min(n, max(w.bound-w.smallBound, 1))
+	}
+	return min(n, w.smallBound)
+}
+
 // acquire waits for n bytes and returns the function that gives them
 // back. A query needing more than its whole lane runs alone in it.
 func (w *workspace) acquire(ctx context.Context, n int64) (release func(), err error) {
@@ -80,11 +90,11 @@ func (w *workspace) acquire(ctx context.Context, n int64) (release func(), err e
 	if err := ctx.Err(); err != nil {
 		return nil, err // out of time before asking: not a matter of load
 	}
-	lane, cores, most := w.small, (*semaphore.Weighted)(nil), w.smallBound
+	lane, cores := w.small, (*semaphore.Weighted)(nil)
 	if n > w.bound/smallQuery {
-		lane, cores, most = w.large, w.cores, max(w.bound-w.smallBound, 1)
+		lane, cores = w.large, w.cores
 	}
-	n = min(n, most)
+	n = w.granted(n)
 	w.waiting.Add(1)
 	done, err := w.take(ctx, lane, cores, n)
 	w.waiting.Add(-1)

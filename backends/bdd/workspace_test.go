@@ -3,6 +3,7 @@ package bdd
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -315,5 +316,38 @@ func TestDrawingAsksByItsPart(t *testing.T) {
 	}
 	if _, _, err := sp.Diagram(soon(), nil, 5000); !errors.Is(err, configurator.ErrBusy) {
 		t.Errorf("the whole diagram's drawing with the large lane taken: %v, want ErrBusy", err)
+	}
+}
+
+// TestDrawingWithinItsWorkSpace checks that the copy behind a drawing
+// never holds more than the work space granted to it: on a 12×12 board a
+// queen's restriction (about a fifth of the diagram) fits a work space of
+// the default size, and is refused as too large, rather than copied past
+// its grant, in one of 64 KiB.
+func TestDrawingWithinItsWorkSpace(t *testing.T) {
+	ctx := context.Background()
+	model := configuratortest.Model(t, 12, configurator.RowMajor)
+	queen := []configurator.Cell{{Row: 0, Col: 5}}
+	for _, tt := range []struct {
+		scratch int64
+		fits    bool
+	}{
+		{DefaultScratch, true},
+		{64 << 10, false},
+	} {
+		sp := configuratortest.Space(t, New(Options{Scratch: tt.scratch}), model).(*Space)
+		_, nodes, err := sp.Diagram(ctx, queen, 300)
+		_, gerr := sp.Graph(ctx, queen, configurator.ReducedView, 300)
+		if tt.fits {
+			if err != nil || nodes < 300 || gerr != nil {
+				t.Errorf("work space of %d bytes: Diagram %d nodes, %v; Graph %v; want the count and no error", tt.scratch, nodes, err, gerr)
+			}
+			continue
+		}
+		for _, err := range []error{err, gerr} {
+			if !errors.Is(err, configurator.ErrTooLarge) || !strings.Contains(fmt.Sprint(err), "more than this server copies at once") {
+				t.Errorf("work space of %d bytes: %v, want the copy refused as too large", tt.scratch, err)
+			}
+		}
 	}
 }

@@ -122,3 +122,43 @@ func TestCacheDirDefaultAndOff(t *testing.T) {
 		t.Errorf("analyze with the cache: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// TestCountKeepsTheAnswers checks that count leaves beside the compiled
+// space the answers the space keeps, complete: a second count loads both
+// files and has nothing to add, so the answers file stays as it was;
+// without a cache directory nothing is written.
+func TestCountKeepsTheAnswers(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"-n", "8", "-cache-dir", dir}
+	first, _ := countJSON(t, args...)
+	answers, err := filepath.Glob(filepath.Join(dir, "*.answers"))
+	if err != nil || len(answers) != 1 || first.AnswersMS <= 0 {
+		t.Fatalf("after a compile: answers files %q (%v), answers_ms %v; want one file and its time", answers, err, first.AnswersMS)
+	}
+	before, err := os.ReadFile(answers[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	infoBefore, _ := os.Stat(answers[0])
+	second, _ := countJSON(t, args...)
+	after, err := os.ReadFile(answers[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	infoAfter, _ := os.Stat(answers[0])
+	if second.LoadedFrom == "" || string(after) != string(before) || !infoAfter.ModTime().Equal(infoBefore.ModTime()) {
+		t.Errorf("the second count (loaded from %q) wrote the answers again: the first count left them incomplete", second.LoadedFrom)
+	}
+	_, out, _ := runArgs("count", "-n", "8", "-cache-dir", dir)
+	if !strings.Contains(out, "\nanswers ") {
+		t.Errorf("the text output lacks the line of the kept answers:\n%s", out)
+	}
+	off := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", off)
+	if r, _ := countJSON(t, "-n", "8", "-cache-dir", "off"); r.AnswersMS != 0 {
+		t.Errorf("-cache-dir off: answers_ms %v; want 0", r.AnswersMS)
+	}
+	if files, _ := filepath.Glob(filepath.Join(off, "*", "*.answers")); len(files) != 0 {
+		t.Errorf("-cache-dir off wrote %q", files)
+	}
+}

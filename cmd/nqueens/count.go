@@ -27,6 +27,11 @@ type countResult struct {
 	Nodes     *int    `json:"nodes,omitempty"`
 	CompileMS float64 `json:"compile_ms"`
 	CountMS   float64 `json:"count_ms"`
+	// AnswersMS is the time the bdd backend took to compute the answers
+	// a space keeps beside its file in -cache-dir (see keepAnswers): 0
+	// without a cache directory, next to nothing when the file already
+	// held them.
+	AnswersMS float64 `json:"answers_ms,omitempty"`
 	PeakBytes uint64  `json:"peak_bytes"`
 	// LoadedFrom is the file the bdd backend loaded the compiled space
 	// from instead of compiling it (see -cache-dir); compile_ms is then
@@ -44,6 +49,10 @@ const minMemoryLimit = 256 << 20
 
 // noder is a space that knows its node count (the bdd backend's).
 type noder interface{ Nodes() int }
+
+// precomputer is a space that computes the answers it keeps beside its
+// compiled file (the bdd backend's).
+type precomputer interface{ Precompute(context.Context) error }
 
 // sourcer is a space that may have been loaded from a file instead of
 // compiled (the bdd backend's).
@@ -91,19 +100,26 @@ func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	start := time.Now()
 	a, err := sp.Analyze(ctx, nil)
 	count := time.Since(start)
-	peak := mem.Stop()
 	if errors.Is(err, configurator.ErrNoSolution) {
 		// A board without solutions (N = 2, 3): even the empty placement
 		// is refused.
 		a, err = &configurator.Analysis{N: b.n, Solutions: new(big.Int)}, nil
 	}
 	if err != nil {
+		mem.Stop()
 		return fmt.Errorf("count %d-queens: %w", b.n, err)
 	}
+	// The answers cut short (an interrupt) leave the count to print:
+	// what was computed of them is saved, and the command fails after.
+	answers, answersErr := b.keepAnswers(ctx, sp)
+	if answersErr != nil {
+		answersErr = fmt.Errorf("count %d-queens: the answers kept beside the compiled file, cut short (what was computed is saved; run the command again to finish): %w", b.n, answersErr)
+	}
+	peak := mem.Stop()
 	r := countResult{
 		N: b.n, Backend: b.name, Order: sp.Model().Order().String(),
 		AtLeast:   a.AtLeast,
-		CompileMS: millis(compile), CountMS: millis(count), PeakBytes: peak,
+		CompileMS: millis(compile), CountMS: millis(count), AnswersMS: millis(answers), PeakBytes: peak,
 	}
 	solutions := "not counted by this backend (sat counts boards up to 10×10)"
 	if a.Solutions != nil {
@@ -121,8 +137,10 @@ func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		r.LoadedFrom = src.Source()
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		return enc.Encode(r)
+		if err := json.NewEncoder(stdout).Encode(r); err != nil {
+			return err
+		}
+		return answersErr
 	}
 	if r.AtLeast {
 		solutions = "at least " + solutions
@@ -142,6 +160,14 @@ func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	lines = append(lines,
 		[2]string{"compile", compileLine(compile, r.LoadedFrom)},
 		[2]string{"count", human(count)},
+	)
+	switch {
+	case answersErr != nil:
+		lines = append(lines, [2]string{"answers", human(answers) + ", cut short"})
+	case answers > 0:
+		lines = append(lines, [2]string{"answers", human(answers) + " (the kept answers, saved beside the compiled file)"})
+	}
+	lines = append(lines,
 		[2]string{"peak memory", bytesize.Format(int64(peak)) + " (Go runtime, whole process)"},
 	)
 	for _, l := range lines {
@@ -149,7 +175,7 @@ func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 	}
-	return nil
+	return answersErr
 }
 
 // compileLine says how long the compile took, or the load when the space
@@ -159,4 +185,23 @@ func compileLine(d time.Duration, loadedFrom string) string {
 		return human(d)
 	}
 	return human(d) + " (loaded from " + loadedFrom + ")"
+}
+
+// keepAnswers has a bdd space kept in a cache directory compute the
+// answers it keeps beside its file (the analyses and heat maps of the
+// boards of one queen, and on the large diagrams those of two queens), on
+// every core, so that a server that loads the file starts with them
+// instead of computing them for minutes while it serves. It returns how
+// long that took (0 without a cache directory, next to nothing when the
+// file already held them), also when ctx ended first.
+func (b *backendFlags) keepAnswers(ctx context.Context, sp configurator.Space) (time.Duration, error) {
+	p, ok := sp.(precomputer)
+	if !ok || b.name != "bdd" || b.cacheDir == "" || b.cacheDir == "off" {
+		return 0, nil
+	}
+	start := time.Now()
+	if err := p.Precompute(ctx); err != nil && !errors.Is(err, configurator.ErrNoSolution) {
+		return time.Since(start), err
+	}
+	return time.Since(start), nil
 }

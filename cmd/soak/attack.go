@@ -27,7 +27,7 @@ import (
 )
 
 // An attack is a hostile load run against the real server binary:
-// attackers from loopback addresses of their own (127.10.x.y) do what
+// attackers from loopback addresses of their own (127.10.x.y on) do what
 // costs the server most, while a victim from another address asks what a
 // person would and measures how long it waits. Each prints the victim's latencies, every answer's status, and
 // the server's peak resident memory (VmHWM).
@@ -78,6 +78,12 @@ var attacks = []attack{
 	{name: "memory14", attackers: 8, args: []string{"-bdd-max-n", "14"},
 		about: "attackers on the 14×14 page in Both with the heat map and the diagram panel, and its /diagram.svg; the figure is the peak memory",
 		run:   memory14},
+	{name: "heavy", attackers: 8, args: []string{},
+		about: "8×8 analyses (the victim) while attackers drive the heaviest routes at 14×14 and 15×15: every order compiled (/api/v1/orders, /orders?compile=1), diagrams of one queen (/api/v1/diagram, /diagram.svg), the progress stream of an order's compile (/events/compile); the figures are the victim's latencies and the peak memory",
+		run:   heavyRoutes},
+	{name: "addresses", attackers: 66000, args: []string{"-loopback-rate", "20", "-loopback-burst", "40"},
+		about: "one cheap request from each of 66,000 loopback addresses (127.x.y.z), then from new addresses: are they served?",
+		run:   manyAddresses},
 }
 
 // The hostile SAT placements (internal/web/server's hostile_sat_test.go
@@ -98,6 +104,7 @@ type attackConfig struct {
 	Duration  time.Duration // of the attack
 	Probes    int           // the victim's requests; 0: as many as Duration allows
 	Every     time.Duration // between the victim's requests
+	Memory    string        // the server's -memory; "": what the machine gives
 	Extra     []string      // more server flags, after the attack's own
 	Log       io.Writer     // a copy of the server's log; nil: none
 	Progress  io.Writer
@@ -156,7 +163,11 @@ func runAttack(ctx context.Context, cfg attackConfig) (*attackReport, error) {
 	if cfg.Every <= 0 {
 		cfg.Every = 100 * time.Millisecond
 	}
-	args := append(knownFlags(ctx, cfg.Server, slices.Concat(commonArgs, at.args)), cfg.Extra...)
+	common := commonArgs
+	if cfg.Memory != "" {
+		common = append([]string{"-memory", cfg.Memory}, common...)
+	}
+	args := append(knownFlags(ctx, cfg.Server, slices.Concat(common, at.args)), cfg.Extra...)
 	p, err := launch.Start(ctx, cfg.Server, launch.Options{Debug: true, Log: cfg.Log}, args...)
 	if err != nil {
 		return nil, err
@@ -231,7 +242,7 @@ func client(i int, timeout time.Duration) *http.Client {
 	return &http.Client{Timeout: timeout, Transport: &http.Transport{DialContext: d.DialContext, MaxIdleConnsPerHost: 4}}
 }
 
-func loopback(i int) net.IP { return net.IPv4(127, 10, byte(i/250), byte(i%250+1)) }
+func loopback(i int) net.IP { return net.IPv4(127, byte(10+i/62500), byte(i/250%250), byte(i%250+1)) }
 
 // do sends one request and records its answer under label; it returns
 // the status (0 when there was no answer) and the body.
@@ -683,6 +694,94 @@ func memory14(ctx context.Context, a *attackRun) error {
 	case <-time.After(a.cfg.Duration):
 	}
 	stop()
+	return nil
+}
+
+// heavyRoutes times 8×8 analyses alone, then while the attackers drive
+// the heaviest routes at 14×14 and 15×15 (orders compiled, diagrams of one
+// queen drawn and refused, progress streams left after two seconds): the
+// one memory bound, the compile lanes and the work space's lane of small
+// queries keep the victim served. It notes the server's memory when the
+// attackers stop and 20 s later, with its CPU then: work nobody waits for
+// is dropped, not left running.
+func heavyRoutes(ctx context.Context, a *attackRun) error {
+	if err := a.prepare(ctx, queensBody("bdd", 8, "", nil)); err != nil {
+		return err
+	}
+	a.victim(ctx, "8×8 analyze alone", placements8)
+	stop := a.attackers(ctx, a.cfg.Attackers, func(ctx context.Context, c *http.Client, i int) {
+		for k := 0; ctx.Err() == nil && k < 5; k++ {
+			n := 14 + (i+k)%2
+			q := configurator.Cell{Col: (i + k) % n}
+			switch k {
+			case 0:
+				a.do(ctx, c, "orders", http.MethodPost, "/api/v1/orders", fmt.Sprintf(`{"n":%d,"backend":"bdd"}`, n))
+			case 1:
+				a.do(ctx, c, "API diagram of a queen", http.MethodPost, "/api/v1/diagram", queensBody("bdd", n, "", [][2]int{{0, q.Col}}))
+			case 2:
+				a.do(ctx, c, "order panel, compile", http.MethodGet, fmt.Sprintf("/orders?n=%d&compile=1", n), "")
+			case 3:
+				// Watch an order's compile for two seconds, then leave.
+				sctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+				a.do(sctx, c, "progress stream", http.MethodGet, fmt.Sprintf("/events/compile?n=%d&backend=bdd&order=%s", n, configurator.Orders()[i%4]), "")
+				cancel()
+			case 4:
+				a.do(ctx, c, "diagram.svg of a queen", http.MethodGet, fmt.Sprintf("/diagram.svg?n=%d&backend=bdd&q=%s", n, q), "")
+			}
+		}
+	})
+	time.Sleep(2 * time.Second)
+	a.victim(ctx, "8×8 analyze under attack", placements8)
+	stop()
+	rss := func() string {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", a.p.Pid()))
+		if err != nil {
+			return err.Error()
+		}
+		for line := range strings.Lines(string(b)) {
+			if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+				return strings.TrimSpace(v)
+			}
+		}
+		return "?"
+	}
+	a.note("resident memory when the attackers stopped: %s", rss())
+	time.Sleep(20 * time.Second)
+	before, err := cpuTime(a.p.Pid())
+	if err != nil {
+		return err
+	}
+	time.Sleep(5 * time.Second)
+	after, err := cpuTime(a.p.Pid())
+	if err != nil {
+		return err
+	}
+	a.note("20 s after the attackers stopped: resident memory %s, CPU %v in 5 s", rss(), (after - before).Round(10*time.Millisecond))
+	return nil
+}
+
+// manyAddresses sends one cheap request from each of the attackers'
+// addresses (66,000 by default, more than the table of clients holds),
+// then an 8×8 analysis from each of 100 new addresses: the table forgets
+// the clients seen least recently to make room, so the new ones are served.
+func manyAddresses(ctx context.Context, a *attackRun) error {
+	sem := make(chan struct{}, 64)
+	var wg sync.WaitGroup
+	for i := 1; i <= a.cfg.Attackers && ctx.Err() == nil; i++ {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			c := client(i, 10*time.Second)
+			a.do(ctx, c, "fill: one request from each address", http.MethodGet, "/api/v1/nothing", "")
+			c.CloseIdleConnections()
+		})
+	}
+	wg.Wait()
+	for i := range 100 {
+		c := client(a.cfg.Attackers+1+i, 10*time.Second)
+		a.do(ctx, c, "new addresses after the fill", http.MethodPost, "/api/v1/analyze", queensBody("bdd", 8, "", nil))
+		c.CloseIdleConnections()
+	}
 	return nil
 }
 

@@ -6,7 +6,7 @@
 //
 // Usage:
 //
-//	soak -server bin/web [-duration 5m] [-clients 64] [-bdd-max-n 14] [-sat-max-n 32] [-warmup 30s] [-- server flags]
+//	soak -server bin/web [-duration 5m] [-clients 64] [-bdd-max-n 15] [-sat-max-n 32] [-memory 6G] [-warmup 30s] [-- server flags]
 //	soak -attack NAME -server bin/web [-duration 30s] [-attackers K] [-probes P] [-every 100ms] [-- server flags]
 //
 // It passes when no answer has a 5xx status, every request is answered
@@ -16,7 +16,9 @@
 // (VmHWM, read from /proc) stays within -max-rss, and it exits cleanly. It
 // prints a summary (requests served, answers by status, latency
 // percentiles, heap and goroutines before, at the peak and after) and
-// exits with status 1 when the soak fails.
+// exits with status 1 when the soak fails. The bound of the peak resident
+// memory is by default the server's own (-max-rss auto): five sixths of the
+// memory it is told it may use (-memory), as docs/operations.md states.
 //
 // With -attack it runs instead one of the hostile loads the server is
 // built to withstand (soak -attack list names them): attacking clients
@@ -100,13 +102,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (passed b
 	fs.DurationVar(&cfg.Warmup, "warmup", 30*time.Second, "length of the run before the baseline (its longest, with -warmup-requests)")
 	fs.Int64Var(&cfg.WarmupRequests, "warmup-requests", 0, "requests the warm-up sends before the baseline; 0: as many as -warmup allows")
 	fs.IntVar(&cfg.Clients, "clients", 64, "concurrent clients")
-	fs.IntVar(&cfg.BDDMaxN, "bdd-max-n", 14, "largest board asked of the BDD backend (also the server's limit)")
+	fs.IntVar(&cfg.BDDMaxN, "bdd-max-n", 15, "largest board asked of the BDD backend (also the server's limit)")
 	fs.IntVar(&cfg.SATMaxN, "sat-max-n", 32, "largest board asked of the SAT backend (also the server's limit)")
+	fs.StringVar(&cfg.Memory, "memory", "6G", "memory the server sizes itself to (its -memory), and so the bound of its peak resident memory (-max-rss auto); empty: what the machine gives")
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the workload")
 	fs.Float64Var(&cfg.Tolerance, "tolerance", cfg.Tolerance, "how far above the baseline goroutines and heap may end (0.10: 10 %)")
 	fs.DurationVar(&cfg.Timeout, "timeout", 35*time.Second, "timeout of one request (the server's deadline is 30 s)")
 	cfg.MaxRSS = autoRSS
-	fs.Var((*rssBound)(&cfg.MaxRSS), "max-rss", "bound of the server's peak resident memory (VmHWM) over the soak, in bytes (suffixes K, M, G); auto: twice its heap at the baseline and its BDD work space (-bdd-scratch), plus 1 GiB; off: none")
+	fs.Var((*rssBound)(&cfg.MaxRSS), "max-rss", "bound of the server's peak resident memory (VmHWM) over the soak, in bytes (suffixes K, M, G); auto: the bound the server is sized to (five sixths of its -memory: its /debug/stats memory_bound); off: none")
 	logPath := fs.String("server-log", "", "file to copy the server's log to")
 	jsonPath := fs.String("json", "", "file to write the figures to, as JSON")
 	attackName := fs.String("attack", "", "run this attack instead of the soak (list: name them all)")
@@ -126,7 +129,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (passed b
 	}
 	if *attackName != "" {
 		acfg := attackConfig{Server: cfg.Server, Attack: *attackName, Attackers: *attackers, Duration: cfg.Duration,
-			Probes: *probes, Every: *every, Extra: cfg.Extra, Progress: stderr}
+			Probes: *probes, Every: *every, Memory: cfg.Memory, Extra: cfg.Extra, Progress: stderr}
 		if *logPath != "" {
 			f, err := os.Create(*logPath)
 			if err != nil {

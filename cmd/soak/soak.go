@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nqueens/configurator/backends/bdd"
 	"github.com/nqueens/configurator/benchmarks/loadgen"
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/bytesize"
@@ -39,6 +38,7 @@ type config struct {
 	Clients        int
 	BDDMaxN        int
 	SATMaxN        int
+	Memory         string // the server's -memory, to which it sizes itself and its bound; "": what the machine gives
 	Seed           uint64
 	Tolerance      float64       // of goroutines and heap against the baseline: 0.10
 	Settle         time.Duration // how long the server gets to return to its baseline after the run
@@ -70,10 +70,11 @@ func (r *report) passed() bool { return len(r.failures) == 0 }
 
 // serverArgs are the server's flags for a soak beyond its addresses (the
 // launcher picks free loopback ports and starts the debug listener): the
-// soak's limits, a SAT queue twice as long as the number of clients, and
-// no disk cache (-cache-dir off), so that the soak compiles what it
-// measures, whatever another server left in the user's cache, and its
-// memory does not depend on it; a -cache-dir among the extra flags wins.
+// soak's limits and the memory the server sizes itself to, a SAT queue
+// twice as long as the number of clients, and no disk cache (-cache-dir
+// off), so that the soak compiles what it measures, whatever another
+// server left in the user's cache, and its memory does not depend on it; a
+// -cache-dir among the extra flags wins.
 // The clients share one loopback address, which the server's default
 // per-client limits leave free (-loopback-rate, -loopback-concurrent).
 // The queue's refusals (503 busy) are tested on their own; here they would only say that more work
@@ -85,6 +86,9 @@ func (c config) serverArgs() []string {
 		"-bdd-max-n", strconv.Itoa(c.BDDMaxN), "-sat-max-n", strconv.Itoa(c.SATMaxN),
 		"-sat-queue", strconv.Itoa(2 * max(c.Clients, 1)),
 		"-cache-dir", "off",
+	}
+	if c.Memory != "" {
+		args = append(args, "-memory", c.Memory)
 	}
 	return append(args, c.Extra...)
 }
@@ -156,9 +160,12 @@ func soak(ctx context.Context, cfg config) (*report, error) {
 	cfg.say("baseline: %s", describe(r.before))
 	r.maxRSS = cfg.MaxRSS
 	if r.maxRSS == autoRSS {
-		r.maxRSS = memoryBound(r.before, cfg.Extra)
-		cfg.say("bound of the peak resident memory: %s (twice the heap at the baseline and the BDD work space, plus %s)",
-			bytesize.Format(r.maxRSS), bytesize.Format(rssAllowance))
+		r.maxRSS = memoryBound(r.before)
+		if r.maxRSS > 0 {
+			cfg.say("bound of the peak resident memory: %s (the server's own, sized to its memory)", bytesize.Format(r.maxRSS))
+		} else {
+			cfg.say("the server states no bound of its peak resident memory: none checked")
+		}
 	}
 	if cfg.Profiles != "" {
 		if err := p.HeapProfile(ctx, filepath.Join(cfg.Profiles, "heap-before.pb.gz")); err != nil {
@@ -203,43 +210,15 @@ func soak(ctx context.Context, cfg config) (*report, error) {
 	return r, nil
 }
 
-// autoRSS asks for memoryBound's bound of the server's peak memory.
+// autoRSS asks for the bound the server reports (memoryBound).
 const autoRSS = -1
 
-// rssAllowance is the memory of the server beyond its Go heap's live data
-// in memoryBound: the requests in flight (page rendering and gzip buffers
-// of up to a hundred at once), the SAT solvers' learned clauses (bounded
-// by each space's cost), goroutine stacks, the runtime's own structures,
-// and heap the runtime has freed but not yet returned to the system.
-const rssAllowance = 1 << 30
-
 // memoryBound is the bound of the server's peak resident memory under the
-// soak: the garbage collector (GOGC=100, the server's -mem-limit far
-// above) lets the heap grow to twice what it held live at its last
-// collection, and what it holds live under load is the compiled spaces
-// (the heap at the baseline, base) and the work space of the BDD queries
-// running (at most -bdd-scratch, 1 GiB by default; SAT work is counted in
-// rssAllowance). docs/operations.md ("Memory") states the same bound for
-// operators.
-func memoryBound(base server.Stats, serverFlags []string) int64 {
-	scratch := bdd.DefaultScratch
-	for i, f := range serverFlags {
-		v, ok := strings.CutPrefix(strings.TrimLeft(f, "-"), "bdd-scratch")
-		switch {
-		case ok && v == "" && i+1 < len(serverFlags):
-			v = serverFlags[i+1]
-		case ok && strings.HasPrefix(v, "="):
-			v = v[1:]
-		default:
-			continue
-		}
-		if n, err := bytesize.Parse(v); err == nil && n > 0 {
-			scratch = n
-		}
-	}
-	live := max(int64(base.HeapAlloc), base.CacheBytes) + scratch
-	return 2*live + rssAllowance
-}
+// soak: the bound the server is sized to stay within, as it reports it
+// (Stats.MemoryBound: five sixths of the memory it may use, package
+// sizing), the figure docs/operations.md states; 0 (none) for a server
+// that reports none.
+func memoryBound(base server.Stats) int64 { return base.MemoryBound }
 
 // ready puts the server in the same state before each measurement: the
 // SAT spaces, whose solvers grow with use until the server recycles them,

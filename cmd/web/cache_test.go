@@ -34,7 +34,7 @@ func TestCacheDirFlag(t *testing.T) {
 		{[]string{"-cache-dir", "off"}, ""},
 		{[]string{"-cache-dir", ""}, ""},
 	} {
-		o, err := parseFlags(c.args, io.Discard)
+		o, err := parseFlags(c.args, io.Discard, machine(24<<30))
 		if err != nil {
 			t.Fatalf("%q: %v", c.args, err)
 		}
@@ -51,7 +51,7 @@ func TestCacheDirFlag(t *testing.T) {
 	}
 	// Without a cache directory in the environment there is none.
 	t.Setenv("XDG_CACHE_HOME", "")
-	if o, err := parseFlags(nil, io.Discard); err != nil || o.BDD.Dir != "" {
+	if o, err := parseFlags(nil, io.Discard, machine(24<<30)); err != nil || o.BDD.Dir != "" {
 		t.Errorf("without $XDG_CACHE_HOME and $HOME: -cache-dir %q, %v; want none", o.BDD.Dir, err)
 	}
 }

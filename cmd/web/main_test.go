@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/nqueens/configurator/configurator/bytesize"
 	"github.com/nqueens/configurator/configurator/configuratortest"
+	"github.com/nqueens/configurator/internal/sysmem"
 )
 
 func TestParseFlags(t *testing.T) {
@@ -24,8 +26,18 @@ func TestParseFlags(t *testing.T) {
 		err   bool
 	}{
 		{args: nil, check: func(c options) bool {
-			return c.Server.Addr == "127.0.0.1:8080" && c.BDD.MaxN == 16 && c.BDD.CompileMaxN == 15 && c.BDD.Budget == 9<<30 && c.Server.Spaces.Bytes == 10<<30
+			// Sized to the 24 GiB of the test's machine.
+			return c.Server.Addr == "127.0.0.1:8080" && c.BDD.MaxN == 16 && c.BDD.CompileMaxN == 15 && c.BDD.Budget == 13<<30 && c.Server.Spaces.Bytes == 13<<30 &&
+				c.Server.Spaces.Slots == min(2, runtime.GOMAXPROCS(0)) && c.Server.MemoryBound == 20<<30 && c.memory.Source == "the test's machine"
 		}},
+		{args: []string{"-memory", "3G"}, check: func(c options) bool {
+			return c.BDD.MaxN == 16 && c.BDD.CompileMaxN == 14 && c.MemLimit == 2<<30 && c.BDD.Scratch == 256<<20 &&
+				c.Server.Spaces.Bytes == 1536<<20 && c.BDD.Budget == 1536<<20 && c.Server.MemoryBound == 2560<<20 && c.memory.Source == "-memory"
+		}},
+		{args: []string{"-memory", "3G", "-bdd-max-n", "10", "-cache", "2G", "-mem-limit", "0"}, check: func(c options) bool {
+			return c.BDD.MaxN == 10 && c.BDD.CompileMaxN == 10 && c.Server.Spaces.Bytes == 2<<30 && c.BDD.Budget == 2<<30 && c.MemLimit == 0
+		}},
+		{args: []string{"-memory", "-1"}, err: true},
 		{args: []string{"-bdd-max-n", "15", "-bdd-compile-max-n", "12"}, check: func(c options) bool {
 			return c.BDD.MaxN == 15 && c.BDD.CompileMaxN == 12
 		}},
@@ -49,6 +61,7 @@ func TestParseFlags(t *testing.T) {
 		{args: nil, check: func(c options) bool {
 			return c.BDD.Scratch == 1<<30 && c.Server.Spaces.Recycle == 50 && c.Server.DebugAddr == "" && c.SAT.Serve == 0
 		}},
+		{args: []string{"-compile-slots", "0"}, err: true},
 		{args: nil, check: func(c options) bool {
 			return c.Server.Guard.MaxConns == 1024 && c.Server.Guard.IdleTimeout == 15*time.Second && c.Server.Guard.MaxHeaderBytes == 16<<10 && c.MemLimit == 16<<30
 		}},
@@ -69,7 +82,7 @@ func TestParseFlags(t *testing.T) {
 		{args: []string{"extra"}, err: true},
 	}
 	for _, tt := range tests {
-		c, err := parseFlags(tt.args, io.Discard)
+		c, err := parseFlags(tt.args, io.Discard, machine(24<<30))
 		if (err != nil) != tt.err {
 			t.Errorf("%q: error %v, want error %v", tt.args, err, tt.err)
 			continue
@@ -78,9 +91,19 @@ func TestParseFlags(t *testing.T) {
 			t.Errorf("%q: config %+v", tt.args, c)
 		}
 	}
-	if _, err := parseFlags([]string{"-h"}, io.Discard); !errors.Is(err, flag.ErrHelp) {
+	if _, err := parseFlags([]string{"-h"}, io.Discard, machine(24<<30)); !errors.Is(err, flag.ErrHelp) {
 		t.Errorf("-h: %v", err)
 	}
+	// A machine that does not say: sized to the default, and noted.
+	o, err := parseFlags(nil, io.Discard, func() (sysmem.Limit, error) { return sysmem.Limit{}, errors.New("no /proc") })
+	if err != nil || o.memory.Bytes != defaultMemory || o.memoryErr == nil || o.BDD.CompileMaxN != 15 {
+		t.Errorf("a machine that does not say its memory: %+v, %v", o.memory, err)
+	}
+}
+
+// machine is the memory of a test's machine.
+func machine(bytes int64) func() (sysmem.Limit, error) {
+	return func() (sysmem.Limit, error) { return sysmem.Limit{Bytes: bytes, Source: "the test's machine"}, nil }
 }
 
 func TestMemLimit(t *testing.T) {

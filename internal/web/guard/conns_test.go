@@ -5,17 +5,20 @@ import (
 	"testing"
 )
 
-// TestCappedConnCloseOnce closes a connection twice: its slot is freed
-// once, so the cap never grows.
-func TestCappedConnCloseOnce(t *testing.T) {
+// TestConnCloseOnce closes a connection twice, and once more as the cap
+// reclaims it: its slot is freed once, so the cap never grows.
+func TestConnCloseOnce(t *testing.T) {
 	a, b := net.Pipe()
 	defer b.Close()
-	freed := 0
-	c := &cappedConn{Conn: a, release: func() { freed++ }}
-	for range 3 {
+	freed := make(chan struct{}, 4)
+	c := &conn{Conn: a, release: func() { freed <- struct{}{} }}
+	b.Close() // the linger ends at once
+	for range 2 {
 		c.Close()
 	}
-	if freed != 1 {
-		t.Errorf("three Closes freed %d slots, want 1", freed)
+	c.closeNow()
+	<-freed
+	if len(freed) != 0 {
+		t.Errorf("three closes freed %d slots, want 1", 1+len(freed))
 	}
 }

@@ -2,11 +2,13 @@
 // client and a handler that bounds what a request may cost. In the order a
 // request meets them: the connection cap of the public listener (an idle
 // keep-alive connection gives up its slot to a new one; beyond, a 503 and
-// close), the header and request timeouts of the http.Server, the
-// hardening headers and the bound on a query string, the per-client
-// quotas (rate, burst and requests in flight, keyed by the connection's
-// address; Quota), the body limit and the drain of an oversized body, and
-// the request's deadline.
+// close), the header and request timeouts of the http.Server (431 for a
+// header too large, 414 for a request line), the hardening headers and
+// the bound on a query string, the per-client quotas (rate, burst and
+// requests in flight, keyed by the client's address; Quota), the body
+// limit and the drain of an oversized body, and the request's deadline.
+// Every connection the server ends closes with a linger, so that a client
+// still sending reads its refusal instead of a reset.
 //
 // The guard knows nothing of boards, backends or pages: its refusals are
 // problems (package problem) that the server's error handler answers as
@@ -14,10 +16,12 @@
 package guard
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -45,17 +49,50 @@ type Config struct {
 	// The requests of one client address on every route that does work:
 	// Client for every address but loopback ones, which have Loopback
 	// (the person who runs the server, scripting it; behind a reverse
-	// proxy on the same machine every client is loopback).
+	// proxy on the same machine that is not trusted, every client is
+	// loopback).
 	Client, Loopback Quota
+
+	// TrustedProxies are the address ranges of the reverse proxies whose
+	// X-Forwarded-For header is believed: the client of a request that
+	// comes from one of them is the address nearest the server in that
+	// header that is not itself in a trusted range. Without any, the
+	// client is the connection's address, whatever the headers say.
+	TrustedProxies []netip.Prefix
+}
+
+// ParseProxies parses the address ranges of trusted proxies: a
+// comma-separated list of CIDR ranges (10.0.0.0/8, fd00::/8) or single
+// addresses; "" is none.
+func ParseProxies(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(f); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(f)
+		if err != nil {
+			return nil, fmt.Errorf("%q is neither an address range (10.0.0.0/8) nor an address", f)
+		}
+		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+	}
+	return out, nil
 }
 
 // HTTPServer returns the http.Server of the public listener ln and the
 // listener it is to serve, capped at cfg.MaxConns connections: a header
 // must arrive within 10 s (slowloris) and hold at most cfg.MaxHeaderBytes
-// (431 beyond), a request within 30 s, and an idle keep-alive connection
-// is closed after cfg.IdleTimeout.
+// (431 beyond; 414 when the request line alone is longer), a request
+// within 30 s, and an idle keep-alive connection is closed after
+// cfg.IdleTimeout. A connection the server ends is closed with a linger,
+// so that its client reads the answer (a 413, a 431) instead of a reset.
 func HTTPServer(cfg Config, h http.Handler, ln net.Listener, log *slog.Logger) (*http.Server, net.Listener) {
-	capped := limitConns(ln, cfg.MaxConns, log)
+	l := listen(ln, cfg.MaxConns, log)
 	return &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -63,8 +100,8 @@ func HTTPServer(cfg Config, h http.Handler, ln net.Listener, log *slog.Logger) (
 		IdleTimeout:       cfg.IdleTimeout,
 		MaxHeaderBytes:    cfg.MaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-		ConnState:         connState(capped),
-	}, capped
+		ConnState:         l.connState,
+	}, l
 }
 
 // Guard is the guard's middleware for one server: its quotas' table of
@@ -87,6 +124,21 @@ func New(cfg Config) *Guard {
 		})}
 }
 
+// IPExtractor returns the Echo IP extractor of the client's address (see
+// Config.TrustedProxies): the connection's, or, from a trusted proxy, the
+// one its X-Forwarded-For header names. Loopback, link-local and private
+// addresses are trusted only when a range names them.
+func (g *Guard) IPExtractor() echo.IPExtractor {
+	if len(g.cfg.TrustedProxies) == 0 {
+		return echo.ExtractIPDirect()
+	}
+	opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
+	for _, p := range g.cfg.TrustedProxies {
+		opts = append(opts, echo.TrustIPRange(&net.IPNet{IP: p.Addr().AsSlice(), Mask: net.CIDRMask(p.Bits(), p.Addr().BitLen())}))
+	}
+	return echo.ExtractIPFromXFFHeader(opts...)
+}
+
 // contentSecurityPolicy allows only this server's own scripts, styles and
 // images: no inline script, style or handler anywhere in the page.
 const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
@@ -94,7 +146,7 @@ const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 
 
 // Harden is the middleware of the hardening headers (no sniffing, no
 // framing, no referrer, the content security policy, isolation from other
-// origins) and of the bound on the query string: a longer one is a 413.
+// origins) and of the bound on the query string: a longer one is a 414.
 func (g *Guard) Harden(next echo.HandlerFunc) echo.HandlerFunc {
 	return g.secure(func(c echo.Context) error {
 		h := c.Response().Header()
@@ -102,7 +154,7 @@ func (g *Guard) Harden(next echo.HandlerFunc) echo.HandlerFunc {
 		h.Set("Cross-Origin-Resource-Policy", "same-origin")
 		h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
 		if len(c.Request().URL.RawQuery) > g.cfg.QueryLimit {
-			return problem.New(http.StatusRequestEntityTooLarge, "This address is too long (%s of parameters; the limit is %s). Start again from a fresh board.",
+			return problem.New(http.StatusRequestURITooLong, "This address is too long (%s of parameters; the limit is %s). Start again from a fresh board.",
 				bytesize.Format(int64(len(c.Request().URL.RawQuery))), bytesize.Format(int64(g.cfg.QueryLimit)))
 		}
 		return next(c)
@@ -123,8 +175,9 @@ func Start(c echo.Context) time.Time {
 
 // Quotas is the middleware of the per-client quotas: every route but the
 // free ones (route patterns, as Echo names them) goes through it, keyed by
-// the connection's address (never a header the client sends). It also
-// notes when the request began (Start).
+// the client's address (Echo's RealIP, as IPExtractor finds it: never a
+// header but a trusted proxy's). It also notes when the request began
+// (Start).
 func (g *Guard) Quotas(free ...string) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {

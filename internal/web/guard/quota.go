@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"container/list"
 	"fmt"
 	"math"
 	"net"
@@ -40,59 +41,78 @@ func (q Quota) Check(name string) error {
 	return nil
 }
 
-// Clients idle this long are forgotten (their bucket is full again by
-// then at any rate worth setting), and the table is swept at most this
-// often.
+// The table of clients holds at most maxClientKeys of them; a new client
+// in a full table takes the place of the one seen least recently (with
+// nothing in flight), whose bucket is full again when it comes back. A
+// client idle for clientExpiry is forgotten (its bucket is full again by
+// then at any rate worth setting).
 const (
 	clientExpiry  = 3 * time.Minute
-	clientSweep   = time.Minute
-	maxClientKeys = 1 << 16 // beyond, a sweep runs at once; a client that still finds no room is refused
+	maxClientKeys = 1 << 16
 )
 
-// clients keeps, per client address, a token bucket and the number of
-// requests in flight. A loopback address has its own quota: on loopback
-// is the person who runs the server, scripting it.
+// clients keeps, per client key (see key), a token bucket and the number
+// of requests in flight, the most recently seen first. A loopback address
+// has its own quota: on loopback is the person who runs the server,
+// scripting it.
 type clients struct {
 	public, loopback Quota
+	max              int // keys held at most
 
 	mu      sync.Mutex
-	clients map[string]*client
-	swept   time.Time
+	clients map[string]*list.Element // of *client
+	lru     list.List                // of *client, the most recently seen at the front
 }
 
-// client is one address's state.
+// client is one key's state.
 type client struct {
+	key      string
 	bucket   *rate.Limiter // nil without a rate limit
 	inFlight int
 	seen     time.Time
 }
 
 func newClients(public, loopback Quota) *clients {
-	return &clients{public: public, loopback: loopback, clients: make(map[string]*client)}
+	return &clients{public: public, loopback: loopback, max: maxClientKeys, clients: make(map[string]*list.Element)}
 }
 
-// clientKey is the key of the quota of a client address: the address
-// itself for IPv4, its /64 network for IPv6 (one host commonly holds a
-// whole /64, and would otherwise have 2^64 fresh buckets).
-func clientKey(addr string) (key string, loopback bool) {
-	ip := net.ParseIP(addr)
-	if ip == nil {
-		return addr, false
+// key is the key of the quota of a client address: the address itself for
+// IPv4, its network for IPv6, one host commonly holding a whole /64 (which
+// would otherwise have 2^64 fresh buckets). The network is the /64 while
+// the table is at most half full; past that, a /56, and past three
+// quarters a /48 (a site's usual allocation), so that the addresses of one
+// network cannot fill the table; a network already counted by a shorter
+// prefix stays counted by it. The caller holds l.mu.
+func (l *clients) key(ip net.IP) string {
+	if ip.To4() != nil || ip.IsLoopback() {
+		return ip.String()
 	}
-	if ip.IsLoopback() {
-		return ip.String(), true
+	for _, bits := range [...]int{48, 56} {
+		if k := prefixKey(ip, bits); l.clients[k] != nil {
+			return k
+		}
 	}
-	if ip.To4() == nil {
-		return ip.Mask(net.CIDRMask(64, 128)).String() + "/64", false
+	bits := 64
+	switch n := len(l.clients); {
+	case n >= l.max*3/4:
+		bits = 48
+	case n >= l.max/2:
+		bits = 56
 	}
-	return ip.String(), false
+	return prefixKey(ip, bits)
+}
+
+func prefixKey(ip net.IP, bits int) string {
+	return fmt.Sprintf("%s/%d", ip.Mask(net.CIDRMask(bits, 128)), bits)
 }
 
 // admit counts a request of addr in and returns the function that counts
 // it out, or the problem that refuses it: a 429 with the seconds to wait
-// for a client over its quota, a 503 when the table of clients is full.
+// for a client over its quota, a 503 in the rare case of a table full of
+// clients with requests in flight.
 func (l *clients) admit(addr string, now time.Time) (done func(), refused *problem.Problem) {
-	key, loop := clientKey(addr)
+	ip := net.ParseIP(addr)
+	loop := ip != nil && ip.IsLoopback()
 	q := l.public
 	if loop {
 		q = l.loopback
@@ -102,20 +122,24 @@ func (l *clients) admit(addr string, now time.Time) (done func(), refused *probl
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	cl := l.clients[key]
-	if cl == nil {
-		if len(l.clients) >= maxClientKeys || now.Sub(l.swept) >= clientSweep {
-			l.sweep(now)
-		}
-		if len(l.clients) >= maxClientKeys {
+	key := addr
+	if ip != nil {
+		key = l.key(ip)
+	}
+	var cl *client
+	if e := l.clients[key]; e != nil {
+		cl = e.Value.(*client)
+		l.lru.MoveToFront(e)
+	} else {
+		if !l.room(now) {
 			return nil, &problem.Problem{Status: http.StatusServiceUnavailable, RetryAfter: 1,
 				Message: "This server is answering too many addresses at once. Please try again in a moment."}
 		}
-		cl = &client{}
+		cl = &client{key: key}
 		if q.Rate > 0 {
 			cl.bucket = rate.NewLimiter(rate.Limit(q.Rate), q.Burst)
 		}
-		l.clients[key] = cl
+		l.clients[key] = l.lru.PushFront(cl)
 	}
 	cl.seen = now
 	if q.Concurrent > 0 && cl.inFlight >= q.Concurrent {
@@ -142,13 +166,27 @@ func (l *clients) admit(addr string, now time.Time) (done func(), refused *probl
 	}, nil
 }
 
-// sweep forgets the clients idle for clientExpiry with nothing in flight.
-// The caller holds l.mu.
-func (l *clients) sweep(now time.Time) {
-	for k, cl := range l.clients {
-		if cl.inFlight == 0 && now.Sub(cl.seen) >= clientExpiry {
-			delete(l.clients, k)
+// room makes room in the table for a new client and reports whether there
+// is some: it forgets the clients idle for clientExpiry, then, in a full
+// table, the one seen least recently with nothing in flight. The caller
+// holds l.mu.
+func (l *clients) room(now time.Time) bool {
+	for e := l.lru.Back(); e != nil; {
+		prev := e.Prev()
+		cl := e.Value.(*client)
+		if len(l.clients) < l.max && now.Sub(cl.seen) < clientExpiry {
+			break // the others were seen more recently still
 		}
+		if cl.inFlight == 0 {
+			l.forget(e)
+		}
+		e = prev
 	}
-	l.swept = now
+	return len(l.clients) < l.max
+}
+
+// forget drops a client from the table. The caller holds l.mu.
+func (l *clients) forget(e *list.Element) {
+	delete(l.clients, e.Value.(*client).key)
+	l.lru.Remove(e)
 }

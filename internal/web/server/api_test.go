@@ -106,7 +106,7 @@ func TestAPIErrors(t *testing.T) {
 		{"a field name with a bidi override", "/api/v1/analyze", "{\"n\":8,\"\u202eevil\":1}", 400, `Unknown field "\u202eevil"`},
 		{"markup as a field name", "/api/v1/analyze", `{"n":8,"<script>":1}`, 400, `Unknown field "<script>"; the fields are n, queens, backend, order`},
 		{"invalid UTF-8 in the order", "/api/v1/analyze", "{\"n\":8,\"order\":\"\xff\xfe<b>\"}", 400, "“\uFFFD\uFFFD\u003cb\u003e” is not a variable order"},
-		{"a 100 KB query string", "/api/v1/analyze?x=" + strings.Repeat("a", 100<<10), `{"n":8}`, 413,
+		{"a 100 KB query string", "/api/v1/analyze?x=" + strings.Repeat("a", 100<<10), `{"n":8}`, 414,
 			`This address is too long (100 KiB of parameters; the limit is 8 KiB). Start again from a fresh board.`},
 
 		{"explain without a cell", "/api/v1/explain", `{"n":8,"queens":[[0,0]]}`, 400, `Say which square to explain: "cell": [row, col].`},

@@ -27,6 +27,11 @@ type Config struct {
 	DiagramNodes    int           // largest diagram drawn
 	DiagramDeadline time.Duration // time to draw one diagram
 	ShutdownGrace   time.Duration // time in-flight requests get to finish on shutdown
+
+	// MemoryBound is the peak resident memory the server's settings are
+	// sized to stay within (package sizing), which /debug/stats reports;
+	// 0 when unknown.
+	MemoryBound int64
 }
 
 // DefaultConfig is the configuration without flags: limits that keep every
@@ -66,7 +71,7 @@ func DefaultConfig() Config {
 			Bytes:    1 << 30,
 			Deadline: 10 * time.Minute,
 			Slots:    2,
-			Grace:    30 * time.Second,
+			Grace:    10 * time.Second,
 			Recycle:  50,
 		},
 		Models: models.Config{

@@ -37,6 +37,9 @@ type Stats struct {
 	CacheBytes  int64                             `json:"cache_bytes"`  // held by the cache of compiled spaces
 	CacheSpaces int                               `json:"cache_spaces"` // spaces in it
 	Backends    map[string]configurator.Occupancy `json:"backends"`
+	// MemoryBound is the peak resident memory the server is sized to
+	// stay within (Config.MemoryBound), 0 when unknown.
+	MemoryBound int64 `json:"memory_bound,omitempty"`
 }
 
 // readStats measures the process; with gc it first collects twice, so
@@ -52,8 +55,9 @@ func (s *Server) readStats(gc bool) Stats {
 	st := Stats{
 		Goroutines: runtime.NumGoroutine(),
 		HeapAlloc:  ms.HeapAlloc, HeapInuse: ms.HeapInuse, HeapObjects: ms.HeapObjects, HeapSys: ms.HeapSys,
-		NumGC:    ms.NumGC,
-		Backends: make(map[string]configurator.Occupancy),
+		NumGC:       ms.NumGC,
+		Backends:    make(map[string]configurator.Occupancy),
+		MemoryBound: s.cfg.MemoryBound,
 	}
 	st.CacheBytes, st.CacheSpaces = s.spaces.Used()
 	for name, e := range s.engines {

@@ -66,7 +66,7 @@ func TestHead(t *testing.T) {
 		{"the health check", "/healthz", 200},
 		{"the progress stream", "/events/compile?n=6&backend=bdd", 200},
 		{"an address that names nothing", "/nothing", 404},
-		{"an address too long", "/?n=8&q=" + strings.Repeat("a1,", 4000), 413},
+		{"an address too long", "/?n=8&q=" + strings.Repeat("a1,", 4000), 414},
 		{"the API", "/api/v1/analyze", 405},
 	}
 	ignore := map[string]bool{"Date": true, "Content-Length": true, "Server-Timing": true} // the last two are measured afresh

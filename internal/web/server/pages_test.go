@@ -121,7 +121,7 @@ func TestPages(t *testing.T) {
 		{name: "a bad square in an action", path: "/play?n=8&place=z0", htmx: true, status: 400, want: []string{`“z0” is not a square`}},
 		{name: "an empty square in an action", path: "/play?n=8&q=a1&place=", htmx: true, status: 400,
 			want: []string{`The parameter &#34;place&#34; names one square, like c5.`}, header: map[string]string{"HX-Retarget": "#notice"}},
-		{name: "a 100 KB address through htmx keeps the board", path: "/play?n=8&q=a1&place=" + strings.Repeat("b", 100<<10), htmx: true, status: 413,
+		{name: "a 100 KB address through htmx keeps the board", path: "/play?n=8&q=a1&place=" + strings.Repeat("b", 100<<10), htmx: true, status: 414,
 			want: []string{`This address is too long`}, notWant: []string{`id="app"`}, header: map[string]string{"HX-Retarget": "#notice"}},
 		{name: "placing on a blocked square without JavaScript keeps the board", path: "/play?n=8&q=a1&place=b2", status: 422,
 			want: []string{`b2 is blocked: attacked by a1.`, `id="cell-a1" class="cell dark queen"`, `id="count">4 solutions<`}},
@@ -155,7 +155,7 @@ func TestPages(t *testing.T) {
 		{name: "invalid UTF-8 in the size", path: "/?n=8%c3%28", status: 400, want: []string{"Board size “8\uFFFD(” is not a whole number"}},
 		{name: "a bad size for the diagram", path: "/diagram.svg?n=eight", status: 400, want: []string{`Board size “eight” is not a whole number`}},
 		{name: "a bad size for the progress stream", path: "/events/compile?n=0", status: 400, want: []string{`Board size 0 is out of range`}},
-		{name: "a 100 KB address", path: long, status: 413, want: []string{`This address is too long (99.6 KiB of parameters; the limit is 8 KiB).`}},
+		{name: "a 100 KB address", path: long, status: 414, want: []string{`This address is too long (99.6 KiB of parameters; the limit is 8 KiB).`}},
 		{name: "a page that does not exist", path: "/nope", status: 404, want: []string{`There is nothing at this address.`, `id="count">92 solutions<`}},
 
 		// Hostile input comes back escaped, never as markup.

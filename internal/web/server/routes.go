@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/internal/web/problem"
+	"github.com/nqueens/configurator/internal/web/spaces"
 	"github.com/nqueens/configurator/internal/web/view"
 	"github.com/nqueens/configurator/internal/web/words"
 )
@@ -29,11 +30,11 @@ func (s *Server) Handler() http.Handler { return s.routes() }
 func (s *Server) routes() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	// The client's address is the connection's, never a header it sends:
-	// rate limits and logs must not be spoofable.
-	e.IPExtractor = echo.ExtractIPDirect()
+	// The client's address is the connection's, never a header it sends
+	// but a trusted proxy's: rate limits and logs must not be spoofable.
+	e.IPExtractor = s.guard.IPExtractor()
 	e.HTTPErrorHandler = s.handleError
-	e.Use(withClient)
+	e.Use(withClient, headStartsNoWork)
 
 	streaming := func(c echo.Context) bool { return c.Path() == "/events/compile" }
 	e.Use(s.measureRequests)
@@ -236,6 +237,18 @@ func (s *Server) serveStatic(c echo.Context) error {
 	}
 	http.ServeContent(c.Response(), req, name, time.Time{}, rs)
 	return nil
+}
+
+// headStartsNoWork marks the context of a HEAD request so that it starts
+// no compile or load that takes long (spaces.NoWork): it answers from the
+// spaces compiled, as a page that shows progress when they are not.
+func headStartsNoWork(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if r := c.Request(); r.Method == http.MethodHead {
+			c.SetRequest(r.WithContext(spaces.NoWork(r.Context())))
+		}
+		return next(c)
+	}
 }
 
 // withClient names the client in every request's context by its address

@@ -63,7 +63,8 @@ func (s *Server) spacesFor(ctx context.Context, st board.State, wait time.Durati
 		switch {
 		case err == nil:
 			out = append(out, e)
-		case wait > 0 && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) && wctx.Err() != nil:
+		case wait > 0 && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) && wctx.Err() != nil,
+			wait > 0 && errors.Is(err, spaces.ErrNoWork):
 			pending = append(pending, k)
 		default:
 			return nil, s.compileProblem(ctx, k, err)
@@ -79,7 +80,12 @@ func (s *Server) spacesFor(ctx context.Context, st board.State, wait time.Durati
 func (s *Server) compileProblem(ctx context.Context, k spaces.Key, err error) error {
 	name := strings.ToUpper(k.Backend)
 	var crowded *spaces.Crowded
+	var tooBig *spaces.TooBig
 	switch {
+	case errors.As(err, &tooBig):
+		return tooBigProblem(tooBig)
+	case errors.Is(err, spaces.ErrNoWork):
+		return problem.Retry(5, err, "The %d×%d %s is not compiled yet, and a HEAD request starts no compile: ask with GET.", k.N, k.N, name)
 	case errors.Is(err, configurator.ErrTooLarge):
 		if p, ok := s.lineup.MissingFile(k.Backend, k.N, k.Order, board.Mode(k.Backend)); ok {
 			p.Err = err
@@ -127,6 +133,25 @@ func (s *Server) compileProblem(ctx context.Context, k spaces.Key, err error) er
 		return crowdedProblem(crowded)
 	}
 	return problem.Describe(err)
+}
+
+// tooBigProblem is the 413 of a space whose compile needs more memory
+// than the server has for compiled spaces, naming the largest board that
+// fits.
+func tooBigProblem(e *spaces.TooBig) *problem.Problem {
+	k := e.Key
+	msg := fmt.Sprintf("The %d×%d board needs about %s to compile with %s", k.N, k.N, bytesize.Format(e.Need), strings.ToUpper(k.Backend))
+	if k.Order != configurator.RowMajor {
+		msg += fmt.Sprintf(" in the order %s", words.Curly(words.Order(k.Order)))
+	}
+	msg += fmt.Sprintf(", more than this server's memory for compiled spaces (%s)", bytesize.Format(e.Bound))
+	if e.Largest > 0 {
+		msg += fmt.Sprintf(": boards up to %d×%d fit", e.Largest, e.Largest)
+	}
+	if k.Order != configurator.RowMajor {
+		msg += "; rank by rank needs the fewest nodes"
+	}
+	return &problem.Problem{Status: http.StatusRequestEntityTooLarge, Message: msg + ".", Err: e}
 }
 
 // crowdedProblem is the 503 of a space that fits only by evicting spaces

@@ -1,13 +1,17 @@
 // Package spaces holds the web server's compiled spaces: one cache,
 // bounded in bytes, of the spaces every backend compiled or loaded from
-// its saved file, keyed by backend, board size and variable order. It
-// compiles each key once however many requests ask at the same time,
-// runs heavy compiles in lanes of a few slots per board size, lets an
-// abandoned compile survive a grace period for a page that shows its
-// progress, counts a fresh space's empty board once, detached from the
+// its saved file, keyed by backend, board size and variable order. The
+// same bound holds the compiles and loads under way, each charged what its
+// backend says it costs from its start to its end, so that the memory of
+// compiled spaces and of their making together never passes it. The
+// cache compiles each key once however many requests ask at the same
+// time, runs heavy compiles in lanes of a few slots per board size, drops
+// a compile nobody waits for any more (after a grace period for a page
+// that shows its progress; one the server keeps on disk goes on, one at a
+// time), counts a fresh space's empty board once, detached from the
 // requests that wait, and retires the spaces that grow as they are used.
-// It knows nothing of HTTP: its errors are the configurator's and
-// Crowded, which callers put in words.
+// It knows nothing of HTTP: its errors are the configurator's, Crowded,
+// TooBig and ErrNoWork, which callers put in words.
 package spaces
 
 import (
@@ -113,7 +117,7 @@ type compileFunc func(ctx context.Context, k Key) (*Space, error)
 
 // flight is a compile in progress. Every request that wants its key waits
 // on done; when the last of them has given up and none has come back for
-// the grace period, the compile is cancelled.
+// the grace period, the compile is dropped (see abandon).
 type flight struct {
 	done    chan struct{}
 	started time.Time
@@ -122,6 +126,11 @@ type flight struct {
 	waiters int
 	cancel  context.CancelFunc
 	idle    *time.Timer
+	// running: the compile has its slot and its memory, and runs; until
+	// then it waits for them. kept: the compile is one the server keeps
+	// (see keeps), which goes on in the background when abandoned while
+	// it runs.
+	running, kept bool
 }
 
 // Cache holds compiled spaces, bounded in bytes and evicted least
@@ -129,15 +138,24 @@ type flight struct {
 // ask for it at the same time (single flight). A request that waits for a
 // compile stops waiting when its context ends; the compile goes on for the
 // others, and for Config.Grace after the last waiter left, so that a page
-// showing progress can reconnect.
+// showing progress can reconnect. Then a compile that has not started is
+// dropped, and one that runs is cancelled, unless the server keeps its
+// space on disk (the backend saves it to its directory: every later start
+// loads it), which goes on in the background, one such compile at a time.
+// A request whose context says NoWork (a HEAD) never starts nor joins a
+// heavy compile.
 //
 // Heavy compiles (large BDDs, which take seconds and up to their node
 // budget in memory; configurator.Cost says which) run at most Config.Slots
 // at a time per board size, each size in a lane of its own: a 12×12
 // compile never waits behind 14×14 ones, which take many times longer.
-// Since a board takes a small fraction of the next size's memory, the
-// smaller lanes add little to the memory of the largest compiles. Light
-// compiles (small boards, the SAT backend's clauses) are never held back.
+// Light compiles (small boards, the SAT backend's clauses) are never held
+// back by the lanes. Every compile, heavy or light, then reserves its cost
+// in bytes (configurator.Cost) within the cache's bound, beside the spaces
+// held and the other compiles, evicting spaces not in use to make room,
+// and waits while there is none; one whose cost exceeds the whole bound
+// fails at once with TooBig. Its reservation becomes its space's bytes
+// when it ends.
 //
 // The cache never thrashes: a space that fits only by evicting spaces in
 // use (asked for within inUse, a minute) is handed to the requests that
@@ -155,6 +173,8 @@ type Cache struct {
 	observe  Observer
 	compile  compileFunc // c.build; tests wrap it
 	heavy    func(Key) bool
+	cost     func(Key) int64 // bytes a compile reserves (configurator.Cost); tests replace it
+	keeps    func(Key) bool  // whether an abandoned compile goes on (see keeps)
 	inUse    time.Duration   // see defaultInUse
 	ctx      context.Context // parent of every compile and count; cancelled by Close
 	stop     context.CancelFunc
@@ -163,15 +183,23 @@ type Cache struct {
 	// compile's waiters (see countEmpty); Close waits for them too.
 	detached sync.WaitGroup
 	// counting holds, for each key whose compile is counting its empty
-	// board's solutions, when the count began (time.Time).
+	// board's solutions or its kept answers, when the count began
+	// (time.Time).
 	counting sync.Map
 
-	mu      sync.Mutex
-	lru     *list.List // of *Space, most recently used at the front
-	index   map[Key]*list.Element
-	used    int64
-	flights map[Key]*flight
-	failed  map[Key]error
+	mu       sync.Mutex
+	lru      *list.List // of *Space, most recently used at the front
+	index    map[Key]*list.Element
+	used     int64 // bytes of the spaces held
+	reserved int64 // bytes reserved by the compiles running
+	// freed is closed, and replaced, whenever bytes are freed: compiles
+	// waiting for room look again.
+	freed chan struct{}
+	// background is the abandoned compile that goes on (see keeps), if
+	// any.
+	background *flight
+	flights    map[Key]*flight
+	failed     map[Key]error
 	// lanes[n] is held by each heavy compile of an n×n board.
 	lanes map[int]chan struct{}
 	// sizes are the bytes of the spaces that did not fit (see add).
@@ -200,6 +228,10 @@ func (c *Cache) Get(ctx context.Context, k Key) (*Space, error) {
 	if err := c.ctx.Err(); err != nil {
 		c.mu.Unlock()
 		return nil, errors.New("server is shutting down")
+	}
+	if noWorkIn(ctx) && c.heavy(k) {
+		c.mu.Unlock()
+		return nil, ErrNoWork
 	}
 	f := c.join(k)
 	c.mu.Unlock()
@@ -262,12 +294,26 @@ func (c *Cache) Used() (bytes int64, spaces int) {
 	return c.used, c.lru.Len()
 }
 
+// closeWait bounds how long Close waits for the compiles it cancelled:
+// work stuck in the kernel (a read from a hung mount) cannot be cancelled,
+// and must not keep the process from exiting.
+const closeWait = 10 * time.Second
+
 // Close cancels the compiles in progress and the detached counts, and
-// waits for them to return.
+// waits for them to return, at most closeWait.
 func (c *Cache) Close() {
 	c.stop()
-	c.wg.Wait()
-	c.detached.Wait()
+	done := make(chan struct{})
+	go func() {
+		c.wg.Wait()
+		c.detached.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(closeWait):
+		c.log.Warn("compiles still under way at shutdown did not stop; leaving them", "after", closeWait)
+	}
 }
 
 // join registers a waiter on k's flight, starting the flight when there is
@@ -276,7 +322,7 @@ func (c *Cache) join(k Key) *flight {
 	f, ok := c.flights[k]
 	if !ok {
 		ctx, cancel := context.WithCancel(c.ctx)
-		f = &flight{done: make(chan struct{}), started: time.Now(), cancel: cancel}
+		f = &flight{done: make(chan struct{}), started: time.Now(), cancel: cancel, kept: c.keeps(k)}
 		c.flights[k] = f
 		c.wg.Add(1)
 		go c.run(ctx, k, f)
@@ -290,7 +336,7 @@ func (c *Cache) join(k Key) *flight {
 }
 
 // leave unregisters a waiter; the last one to leave an unfinished flight
-// starts its grace period.
+// starts its grace period, at the end of which abandon drops it.
 func (c *Cache) leave(k Key, f *flight) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -303,37 +349,45 @@ func (c *Cache) leave(k Key, f *flight) {
 		return
 	default:
 	}
-	f.idle = time.AfterFunc(c.cfg.Grace, func() {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		if f.waiters > 0 || c.flights[k] != f {
-			return
-		}
-		delete(c.flights, k)
-		f.cancel()
-	})
+	f.idle = time.AfterFunc(c.cfg.Grace, func() { c.abandon(k, f) })
 }
 
-// run compiles k for flight f, once a compile slot is free.
+// abandon drops flight f of key k, which nobody has waited for since the
+// grace period began: cancelled, unless it runs and is kept and no other
+// abandoned compile goes on (see keeps), in which case it goes on in the
+// background.
+func (c *Cache) abandon(k Key, f *flight) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if f.waiters > 0 || c.flights[k] != f {
+		return
+	}
+	if f.running && f.kept && c.background == nil {
+		c.background = f
+		c.log.Info("compile goes on in the background, nobody waiting", "backend", k.Backend, "n", k.N, "order", k.Order.String())
+		return
+	}
+	delete(c.flights, k)
+	f.cancel()
+	c.log.Info("compile dropped, nobody waiting", "backend", k.Backend, "n", k.N, "order", k.Order.String(), "running", f.running)
+}
+
+// run compiles k for flight f, once a compile slot and the memory are
+// free.
 func (c *Cache) run(ctx context.Context, k Key, f *flight) {
 	defer c.wg.Done()
 	defer f.cancel()
-	var res *Space
-	var err error
-	if c.heavy(k) {
-		lane := c.lane(k.N)
-		select {
-		case lane <- struct{}{}:
-			res, err = c.compile(ctx, k)
-			<-lane
-		case <-ctx.Done():
-			err = ctx.Err()
-		}
-	} else {
-		res, err = c.compile(ctx, k)
-	}
+	need := c.cost(k)
+	res, err := c.admit(ctx, k, f, need)
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if f.running {
+		c.reserved -= need
+		c.free()
+	}
+	if c.background == f {
+		c.background = nil
+	}
 	if c.flights[k] == f {
 		delete(c.flights, k)
 	}
@@ -342,12 +396,130 @@ func (c *Cache) run(ctx context.Context, k Key, f *flight) {
 	}
 	f.res, f.err = res, err
 	close(f.done)
+	var tooBig *TooBig
 	switch {
 	case err == nil:
 		c.add(res)
-	case errors.Is(err, configurator.ErrTooLarge):
+	case errors.Is(err, configurator.ErrTooLarge) && !errors.As(err, &tooBig):
 		c.failed[k] = err
 	}
+}
+
+// admit waits for k's slot in its lane, when heavy, then for need bytes of
+// the cache's bound, and compiles k.
+func (c *Cache) admit(ctx context.Context, k Key, f *flight, need int64) (*Space, error) {
+	if need > c.cfg.Bytes {
+		return nil, c.tooBig(k, need)
+	}
+	if c.heavy(k) {
+		lane := c.lane(k.N)
+		select {
+		case lane <- struct{}{}:
+			defer func() { <-lane }()
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	if err := c.reserve(ctx, f, need); err != nil {
+		return nil, err
+	}
+	return c.compile(ctx, k)
+}
+
+// errNobody is the error of a compile whose turn came when nobody waited
+// for it any more: it is dropped, never started.
+var errNobody = errors.New("compile dropped: nobody waits for it")
+
+// reserve waits until need bytes fit within the cache's bound beside the
+// spaces in use and the compiles running, evicting spaces not in use to
+// make room, and reserves them for f, which then runs; unless nobody waits
+// for f any more, when it fails with errNobody.
+func (c *Cache) reserve(ctx context.Context, f *flight, need int64) error {
+	for {
+		c.mu.Lock()
+		if f.waiters == 0 {
+			c.mu.Unlock()
+			return errNobody
+		}
+		if c.makeRoom(need) {
+			c.reserved += need
+			f.running = true
+			c.mu.Unlock()
+			return nil
+		}
+		freed := c.freed
+		c.mu.Unlock()
+		select {
+		case <-freed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// makeRoom reports whether need bytes fit within the cache's bound beside
+// the spaces in use and the compiles running, evicting the least recently
+// used spaces not in use until they fit; when they cannot fit, it evicts
+// nothing. c.mu must be held.
+func (c *Cache) makeRoom(need int64) bool {
+	if need > c.room()-c.reserved {
+		return false
+	}
+	since := time.Now().Add(-c.inUse).UnixNano()
+	for e := c.lru.Back(); c.used+c.reserved+need > c.cfg.Bytes && e != nil; {
+		prev := e.Prev()
+		if old := e.Value.(*Space); old.used.Load() < since {
+			c.evict(e)
+		}
+		e = prev
+	}
+	return true
+}
+
+// free tells the compiles waiting for room to look again. c.mu must be
+// held.
+func (c *Cache) free() {
+	close(c.freed)
+	c.freed = make(chan struct{})
+}
+
+// evict drops the space of element e from the cache. c.mu must be held.
+func (c *Cache) evict(e *list.Element) {
+	old := e.Value.(*Space)
+	c.lru.Remove(e)
+	delete(c.index, old.Key)
+	c.used -= old.Bytes
+	old.close()
+	c.free()
+}
+
+// TooBig is the error of a space whose compile costs more than the whole
+// bound of the cache: it wraps configurator.ErrTooLarge. Largest is the
+// largest board of the same backend and order whose compile fits, 0 if
+// none does.
+type TooBig struct {
+	Key         Key
+	Need, Bound int64
+	Largest     int
+}
+
+func (e *TooBig) Error() string {
+	return fmt.Sprintf("%s %d×%d %v: compiling it takes about %s, more than the %s of the cache of compiled spaces: %v",
+		e.Key.Backend, e.Key.N, e.Key.N, e.Key.Order, bytesize.Format(e.Need), bytesize.Format(e.Bound), configurator.ErrTooLarge)
+}
+
+func (e *TooBig) Unwrap() error { return configurator.ErrTooLarge }
+
+// tooBig is the TooBig error of k, which needs need bytes.
+func (c *Cache) tooBig(k Key, need int64) *TooBig {
+	e := &TooBig{Key: k, Need: need, Bound: c.cfg.Bytes}
+	for n := k.N - 1; n >= 1; n-- {
+		if c.cost(Key{Backend: k.Backend, N: n, Order: k.Order}) <= c.cfg.Bytes {
+			e.Largest = n
+			break
+		}
+	}
+	return e
 }
 
 // lane returns the lane of the heavy compiles of n×n boards.
@@ -383,7 +555,7 @@ func (c *Cache) refuse(k Key) error {
 	if !ok {
 		return nil
 	}
-	if room := c.room(); need > room {
+	if room := c.room() - c.reserved; need > room {
 		return c.crowded(k, need, room)
 	}
 	return nil
@@ -421,10 +593,7 @@ func (c *Cache) Retire(e *Space) {
 	if !ok || el.Value.(*Space) != e {
 		return
 	}
-	c.lru.Remove(el)
-	delete(c.index, e.Key)
-	c.used -= e.Bytes
-	e.close()
+	c.evict(el)
 }
 
 // RetireUnsized drops every space that does not report its memory (see
@@ -436,10 +605,7 @@ func (c *Cache) RetireUnsized() int {
 	for el := c.lru.Front(); el != nil; {
 		next := el.Next()
 		if e := el.Value.(*Space); !e.Sized {
-			c.lru.Remove(el)
-			delete(c.index, e.Key)
-			c.used -= e.Bytes
-			e.close()
+			c.evict(el)
 			n++
 		}
 		el = next
@@ -450,19 +616,17 @@ func (c *Cache) RetireUnsized() int {
 // add puts a space into the cache and evicts the least recently used ones
 // beyond the byte bound. A space larger than the whole bound is handed to
 // its waiters but not kept; so is one that fits only by evicting spaces in
-// use, whose size is remembered (see refuse). c.mu must be held.
+// use (its compile reserved less than it holds), whose size is remembered
+// (see refuse). c.mu must be held.
 func (c *Cache) add(res *Space) {
 	res.used.Store(time.Now().UnixNano())
 	if res.Bytes > c.cfg.Bytes {
 		return
 	}
 	if old, ok := c.index[res.Key]; ok {
-		c.used -= old.Value.(*Space).Bytes
-		old.Value.(*Space).close()
-		c.lru.Remove(old)
-		delete(c.index, res.Key)
+		c.evict(old)
 	}
-	if res.Bytes > c.room() {
+	if res.Bytes > c.room()-c.reserved {
 		c.sizes[res.Key] = res.Bytes
 		return
 	}
@@ -470,13 +634,10 @@ func (c *Cache) add(res *Space) {
 	c.index[res.Key] = c.lru.PushFront(res)
 	c.used += res.Bytes
 	since := time.Now().Add(-c.inUse).UnixNano()
-	for e := c.lru.Back(); c.used > c.cfg.Bytes && e != nil; {
+	for e := c.lru.Back(); c.used+c.reserved > c.cfg.Bytes && e != nil; {
 		prev := e.Prev()
 		if old := e.Value.(*Space); old.used.Load() < since {
-			c.lru.Remove(e)
-			delete(c.index, old.Key)
-			c.used -= old.Bytes
-			old.close()
+			c.evict(e)
 		}
 		e = prev
 	}

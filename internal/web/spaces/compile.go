@@ -14,10 +14,16 @@ import (
 
 // Config is what bounds the cache and its compiles.
 type Config struct {
-	Bytes    int64         // bound of the cache, in bytes
+	// Bytes bounds the memory of the spaces held and of the compiles
+	// and loads under way, each charged its backend's estimate
+	// (configurator.Cost) while it runs.
+	Bytes    int64
 	Deadline time.Duration // of one compile, whoever waits for it
 	Slots    int           // heavy compiles running at once per board size
-	Grace    time.Duration // how long an abandoned compile survives
+	// Grace is how long a compile nobody waits for goes on, for a page
+	// that shows its progress to reconnect; then it is dropped, unless
+	// it is kept (see Cache).
+	Grace time.Duration
 	// Recycle is the number of requests after which a space that does
 	// not report its size is compiled afresh; 0: never.
 	Recycle int
@@ -46,13 +52,56 @@ func New(backends []configurator.Backend, cfg Config, log *slog.Logger, observe 
 		failed:   make(map[Key]error),
 		lanes:    make(map[int]chan struct{}),
 		sizes:    make(map[Key]int64),
+		freed:    make(chan struct{}),
 	}
 	for _, b := range backends {
 		c.backends[b.Name()] = b
 	}
-	c.compile, c.heavy = c.build, c.Heavy
+	c.compile, c.heavy, c.cost, c.keeps = c.build, c.Heavy, c.Cost, c.saves
 	return c
 }
+
+// Cost is the bytes a compile of k reserves while it runs: its backend's
+// estimate (configurator.Cost).
+func (c *Cache) Cost(k Key) int64 {
+	b, ok := c.backends[k.Backend]
+	if !ok {
+		return 0
+	}
+	return b.Cost(k.N, k.Order).Bytes
+}
+
+// saves reports whether the compile of k is one the server keeps: a heavy
+// compile whose backend saves its space to a directory (a
+// configurator.Filer with a command that writes the file), where it is
+// not yet, so that every later start loads it. Such a compile, abandoned
+// while it runs, goes on in the background; a load is not one.
+func (c *Cache) saves(k Key) bool {
+	fl, ok := c.backends[k.Backend].(configurator.Filer)
+	if !ok || !c.heavy(k) {
+		return false
+	}
+	m, err := configurator.New(k.N, k.Order)
+	if err != nil {
+		return false
+	}
+	f := fl.File(m)
+	return f.Command != "" && f.Path == "" && !f.Required
+}
+
+// noWork is the context key of NoWork.
+type noWork struct{}
+
+// NoWork returns a context under which Get starts no heavy compile (nor
+// load), nor waits for one under way: it returns the space when the cache
+// holds it, and ErrNoWork otherwise. A HEAD request asks with it.
+func NoWork(ctx context.Context) context.Context { return context.WithValue(ctx, noWork{}, true) }
+
+func noWorkIn(ctx context.Context) bool { return ctx.Value(noWork{}) != nil }
+
+// ErrNoWork is what Get returns under NoWork for a space the cache does not
+// hold.
+var ErrNoWork = errors.New("the space is not compiled, and this request starts no work")
 
 // Key is the key of backend's space of the n×n board in order o: a
 // backend whose spaces do not depend on the order compiles one space for
@@ -77,7 +126,8 @@ func (c *Cache) Heavy(k Key) bool {
 func (c *Cache) Slots() int { return max(c.cfg.Slots, 1) }
 
 // Counting reports whether k's fresh space is counting its empty board's
-// solutions, and since when.
+// solutions, or those of the boards it keeps answers for (see settle), and
+// since when.
 func (c *Cache) Counting(k Key) (since time.Time, ok bool) {
 	v, ok := c.counting.Load(k)
 	if !ok {
@@ -133,12 +183,44 @@ func (c *Cache) build(ctx context.Context, k Key) (*Space, error) {
 		c.log.Warn("counting the empty board's solutions", "backend", k.Backend, "n", k.N, "err", err)
 	}
 	res.setTotal(a, err)
+	if !left {
+		c.settle(ctx, res)
+	}
 	verb := "compiled"
 	if res.Loaded() {
 		verb = "loaded from its compiled file"
 	}
 	c.log.Info(verb, "backend", k.Backend, "n", k.N, "order", k.Order.String(), "took", took, "bytes", res.Bytes)
 	return res, nil
+}
+
+// precomputer is a space that computes the answers it keeps (a BDD's
+// analyses and heat maps of the boards of one and two queens, which the
+// first clicks ask for) and saves them beside its compiled file.
+type precomputer interface{ Precompute(context.Context) error }
+
+// settle has a space fresh from a heavy compile compute the answers it
+// keeps before the cache offers it, so that its first clicks are answered
+// from them instead of sweeping the largest parts of its diagram, and the
+// file saved beside its compiled one lets a restart load them too. It
+// runs as part of the compile (Counting says so meanwhile), within its
+// deadline; a space loaded from its file is offered at once (it reads the
+// answers saved with it, and computes those missing in the background).
+// When ctx ends first the space is offered with what was computed.
+func (c *Cache) settle(ctx context.Context, res *Space) {
+	p, ok := res.Space.(precomputer)
+	if !ok || res.Loaded() || !c.heavy(res.Key) {
+		return
+	}
+	k := res.Key
+	start := time.Now()
+	c.counting.Store(k, start)
+	defer c.counting.Delete(k)
+	if err := p.Precompute(ctx); err != nil && !errors.Is(err, configurator.ErrNoSolution) {
+		c.log.Info("kept answers left to compute on demand", "backend", k.Backend, "n", k.N, "order", k.Order.String(), "after", time.Since(start), "err", err)
+		return
+	}
+	c.log.Info("kept answers computed before the space is offered", "backend", k.Backend, "n", k.N, "order", k.Order.String(), "took", time.Since(start))
 }
 
 // countEmpty analyses the empty board of a fresh space, for the count of
