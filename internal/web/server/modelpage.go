@@ -145,6 +145,8 @@ func pageProblem(err error) error {
 		return &problem.Problem{Status: http.StatusUnprocessableEntity, Message: err.Error(), Err: err}
 	case errors.Is(err, configurator.ErrTooLarge):
 		return &problem.Problem{Status: http.StatusRequestEntityTooLarge, Message: words.Sentence(err.Error()), Err: err}
+	case errors.As(err, new(*stillCompiling)):
+		return problem.Retry(5, err, "%s", words.Sentence(err.Error()))
 	case errors.Is(err, context.DeadlineExceeded):
 		return problem.Retry(5, err, "That took longer than the time allowed for one request on this model.")
 	case errors.Is(err, configurator.ErrBoardsOnly):
@@ -223,9 +225,9 @@ func (s *Server) modelStep(ctx context.Context, st modelstate.State, act modelst
 	var answering []compiled
 	var refused []view.ModelRun
 	for _, name := range s.lineup.Backends(mode) {
-		sp, err := s.models.Space(ctx, st.Model, name)
+		sp, err := s.modelSpace(ctx, st.Model, name)
 		if err != nil {
-			if ctx.Err() != nil || !(errors.Is(err, configurator.ErrTooLarge) || errors.Is(err, configurator.ErrBoardsOnly)) {
+			if ctx.Err() != nil || !(errors.Is(err, configurator.ErrTooLarge) || errors.Is(err, configurator.ErrBoardsOnly) || errors.As(err, new(*stillCompiling))) {
 				return nil, err
 			}
 			refused = append(refused, view.ModelRun{Backend: name, Err: pageProblem(err)})
@@ -240,7 +242,7 @@ func (s *Server) modelStep(ctx context.Context, st modelstate.State, act modelst
 			if slices.Contains(s.lineup.Backends(mode), name) {
 				continue
 			}
-			sp, err := s.models.Space(ctx, st.Model, name)
+			sp, err := s.modelSpace(ctx, st.Model, name)
 			if err == nil {
 				answering = append(answering, compiled{name, sp})
 				r.Fallback = fallbackNote(string(mode), name, refused[0].Err)
@@ -387,9 +389,43 @@ func (s *Server) modelsPage(c echo.Context) error {
 	return s.render(c, http.StatusOK, "models-page", view.NewModelsPage(s.site, links, models.MaxSize, nil))
 }
 
+// stillCompiling is a backend whose compile of the model outlasts the
+// page's quick wait, and since when it runs.
+type stillCompiling struct {
+	since time.Time
+	err   error // the quick wait's end
+}
+
+func (e *stillCompiling) Error() string {
+	return "still compiling the model (for " + words.Since(e.since) + " so far)"
+}
+
+func (e *stillCompiling) Unwrap() error { return e.err }
+
+// modelSpace is a backend's space of the model, waited for at most the
+// page's quick wait: a longer compile goes on (for as long as the store
+// lets a compile nobody waits for run, and each step asks again) while
+// the backends that are ready answer, and the page says so. A person
+// never waits on one backend's compile for a page.
+func (s *Server) modelSpace(ctx context.Context, id, backend string) (*models.Space, error) {
+	qctx, cancel := context.WithTimeout(ctx, s.cfg.QuickWait)
+	defer cancel()
+	sp, err := s.models.Space(qctx, id, backend)
+	if err != nil && ctx.Err() == nil && qctx.Err() != nil {
+		if since, ok := s.models.Compiling(id, backend); ok {
+			return nil, &stillCompiling{since: since, err: err}
+		}
+	}
+	return sp, err
+}
+
 // fallbackNote says why backend did not answer and which one did.
 func fallbackNote(backend, instead string, err error) string {
 	b, i := strings.ToUpper(backend), strings.ToUpper(instead)
+	if sc := (*stillCompiling)(nil); errors.As(err, &sc) {
+		return fmt.Sprintf("%s is still compiling this model (for %s so far): %s answers meanwhile, and the page asks %s again at your next step.",
+			b, words.Since(sc.since), i, b)
+	}
 	if errors.Is(err, configurator.ErrBoardsOnly) {
 		return fmt.Sprintf("%s configures N-Queens boards only, not feature models: %s answers this model instead.", b, i)
 	}

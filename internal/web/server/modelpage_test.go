@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/feature/examples"
@@ -186,5 +187,31 @@ func TestModelPageWhenTheBDDCannotAnswer(t *testing.T) {
 	_, html = get(t, ts, "/?model="+info.ID+"&backend=both&select=Q_7_3_1")
 	if !strings.Contains(html, "BDD could not answer") || pageStates(t, html)["Q_7_3_1"] != "select" {
 		t.Errorf("Both does not name the BDD's failure beside the others' answer")
+	}
+}
+
+// A backend whose compile of the model outlasts the page's quick wait
+// does not hold the page: the backends that are ready answer, and the page
+// says which one is still compiling and for how long.
+func TestModelPageWhileTheBDDCompiles(t *testing.T) {
+	s, ts := newTestServer(t, modelSetup())
+	info, _, err := s.models.Add(context.Background(), "big.uvl", []byte(bigModel(100)), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.models.Space(context.Background(), info.ID, "sat"); err != nil {
+		t.Fatal(err)
+	}
+	s.cfg.QuickWait = time.Nanosecond // no compile of the BDD is that quick
+	res, html := get(t, ts, "/?model="+info.ID+"&backend=bdd&select=Q_7_3_1")
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", res.StatusCode)
+	}
+	note := regexp.MustCompile(`<p class="mode-note" id="mode-note">([^<]*)</p>`).FindStringSubmatch(html)
+	if note == nil || !strings.HasPrefix(note[1], "BDD is still compiling this model (for ") || !strings.Contains(note[1], "SAT answers meanwhile") {
+		t.Errorf("the page does not say that SAT answers while the BDD compiles: %q", note)
+	}
+	if st := pageStates(t, html); st["Q_7_3_1"] != "select" || st["P_7_3"] != "forced_on" {
+		t.Errorf("Q_7_3_1 %s, its parent %s", st["Q_7_3_1"], st["P_7_3"])
 	}
 }
