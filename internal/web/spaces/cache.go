@@ -327,7 +327,9 @@ func (c *Cache) join(k Key) *flight {
 		c.wg.Add(1)
 		go c.run(ctx, k, f)
 	}
-	f.waiters++
+	if f.waiters++; f.waiters == 1 && !f.running {
+		c.free() // a flight that waited for someone may start now
+	}
 	if f.idle != nil {
 		f.idle.Stop()
 		f.idle = nil
@@ -426,22 +428,16 @@ func (c *Cache) admit(ctx context.Context, k Key, f *flight, need int64) (*Space
 	return c.compile(ctx, k)
 }
 
-// errNobody is the error of a compile whose turn came when nobody waited
-// for it any more: it is dropped, never started.
-var errNobody = errors.New("compile dropped: nobody waits for it")
-
 // reserve waits until need bytes fit within the cache's bound beside the
 // spaces in use and the compiles running, evicting spaces not in use to
-// make room, and reserves them for f, which then runs; unless nobody waits
-// for f any more, when it fails with errNobody.
+// make room, and reserves them for f, which then runs. A flight nobody
+// waits for does not start even when its turn comes: it waits for a
+// request to come back within the grace period (a page showing progress
+// reconnects), or for abandon to cancel it, never having run.
 func (c *Cache) reserve(ctx context.Context, f *flight, need int64) error {
 	for {
 		c.mu.Lock()
-		if f.waiters == 0 {
-			c.mu.Unlock()
-			return errNobody
-		}
-		if c.makeRoom(need) {
+		if f.waiters > 0 && c.makeRoom(need) {
 			c.reserved += need
 			f.running = true
 			c.mu.Unlock()
