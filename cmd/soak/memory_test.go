@@ -19,6 +19,7 @@ import (
 // and served, 15×15 is refused with a 413 that says what fits, and its
 // peak resident memory stays under its bound, and under 3 GiB.
 func TestSizedToThreeGiB(t *testing.T) {
+	needServer(t)
 	var log configuratortest.Log
 	ctx := context.Background()
 	p, err := launch.Start(ctx, webBinary, launch.Options{Debug: true, Log: &log}, "-memory", "3G", "-cache-dir", "off")
