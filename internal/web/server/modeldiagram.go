@@ -7,8 +7,10 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/internal/web/board"
 	"github.com/nqueens/configurator/internal/web/modelstate"
 	"github.com/nqueens/configurator/internal/web/problem"
+	"github.com/nqueens/configurator/internal/web/words"
 )
 
 // The model page's diagram (GET /model-diagram?model=ID&select=..&deselect=..):
@@ -16,8 +18,9 @@ import (
 // decisions, in the shape of /api/v1/diagram's answer so that the board's
 // viewer draws it (frontend/static/diagram.js), when it has at most the
 // server's drawing limit of nodes (Config.DiagramNodes); its size and
-// profile per level otherwise. The first backend of the lineup whose
-// spaces lay out a feature graph (configurator.FeatureGrapher) answers.
+// profile per level otherwise. The first backend of the page's mode whose
+// spaces lay out a feature graph (configurator.FeatureGrapher) answers; a
+// mode with none says why there is no diagram.
 
 // maxProfileRows is the most rows of a profile answered: a diagram of more
 // levels has runs of consecutive levels summed into one row, so that a
@@ -38,8 +41,16 @@ func (s *Server) modelDiagram(c echo.Context) error {
 	if err != nil {
 		return pageProblem(err)
 	}
+	mode := board.Mode(s.lineup.Primary())
+	if st.Backend != "" {
+		md, ok := s.lineup.ParseMode(st.Backend)
+		if !ok {
+			return problem.New(http.StatusBadRequest, "%s is not a backend: choose %s.", words.Quote(st.Backend), s.lineup.Choices(true, false))
+		}
+		mode = md
+	}
 	var why error
-	for _, name := range s.lineup.Names() {
+	for _, name := range s.lineup.Backends(mode) {
 		sp, err := s.modelSpace(ctx, st.Model, name)
 		if err != nil {
 			if why == nil {
@@ -80,7 +91,7 @@ func (s *Server) modelDiagram(c echo.Context) error {
 	if why != nil {
 		return pageProblem(why)
 	}
-	return problem.New(http.StatusNotFound, "No backend of this server keeps a decision diagram of a feature model.")
+	return problem.New(http.StatusNotFound, "The %s backend keeps no decision diagram: choose a BDD to see one.", mode)
 }
 
 // levelProfile labels a profile's counts by the features of the levels,
