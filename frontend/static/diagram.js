@@ -205,8 +205,11 @@
     return { on: on, paths: paths[g.root] };
   }
 
-  // draw builds the SVG of a graph of an n×n board.
+  // draw builds the SVG of a graph of an n×n board, or of a feature model
+  // (n 0): its layers are named by features, shortened to the margin (the
+  // full name in a title), and its nodes by their layer alone.
   function draw(g, lay, hl, n) {
+    var model = !n;
     var svg = el('svg', { width: lay.width + 140, height: lay.height + 60, viewBox: '-100 -30 ' + (lay.width + 140) + ' ' + (lay.height + 60),
       class: 'dg-svg dg-' + g.view + (hl.paths !== null ? ' dg-has-hl' : ''), role: 'img',
       'aria-label': (g.view === 'ranks' ? 'Rank view' : 'Decision diagram') + ': ' + g.nodes.length + ' nodes, ' + g.edges.length + ' edges' });
@@ -214,7 +217,12 @@
     var labels = el('g', { class: 'dg-layers' });
     g.layers.forEach(function (name, l) {
       var t = el('text', { x: -90, y: l * lay.dy + 4, class: 'dg-layer' });
-      t.textContent = name;
+      t.textContent = model && name.length > 13 ? name.slice(0, 12) + '…' : name;
+      if (model) {
+        var title = el('title', {});
+        title.textContent = name;
+        t.appendChild(title);
+      }
       labels.appendChild(t);
       if (l < last && g.view === 'ranks') {
         labels.appendChild(el('line', { x1: -20, x2: lay.width + 20, y1: l * lay.dy, y2: l * lay.dy, class: 'dg-rule' }));
@@ -257,7 +265,7 @@
       } else {
         gn.appendChild(el('circle', { r: g.view === 'bdd' ? 12 : 8 }));
       }
-      if (i === g.one || g.view === 'bdd') {
+      if (i === g.one || (g.view === 'bdd' && !model)) {
         var t = el('text', { y: 3.5, class: 'dg-nlabel' });
         t.textContent = i === g.one ? '1' : (nd.chain > 1 ? nd.cells.length + '' : nd.label);
         gn.appendChild(t);
