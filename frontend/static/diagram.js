@@ -429,7 +429,7 @@
       root.dataset.highlightedPaths = hl.paths;
     } else {
       var one = String(data.solutions) === '1';
-      parts.push(group(data.solutions) + (one ? ' solution' : ' solutions') +
+      parts.push(group(data.solutions) + (data.n ? (one ? ' solution' : ' solutions') : (one ? ' configuration left' : ' configurations left')) +
         (queens.length || JSON.parse(root.dataset.queens || '[]').length ? (one ? ' left, its path holds your queens' : ' left, every path holds your queens') : ''));
       delete root.dataset.highlightedPaths;
     }
