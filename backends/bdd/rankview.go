@@ -70,7 +70,7 @@ func (s *Space) Graph(ctx context.Context, queens []configurator.Cell, view conf
 	if view == configurator.RankView {
 		s.rankGraph(g, m, root, a, queens, maxNodes)
 	} else {
-		reducedGraph(g, m, root, maxNodes, s.levelName)
+		reducedGraph(g, m, root, maxNodes, s.nameLevel)
 	}
 	switch {
 	case !g.Truncated:
@@ -191,8 +191,8 @@ func (s *Space) placeRank(m *robdd.Manager, u robdd.Node, r, f int) robdd.Node {
 // and of its nodes, and the square of the board it tests, if any (isCell).
 type levelName func(level int) (label string, c configurator.Cell, isCell bool)
 
-// levelName names a level by the square of the board it tests.
-func (s *Space) levelName(level int) (string, configurator.Cell, bool) {
+// nameLevel names a level by the square of the board it tests.
+func (s *Space) nameLevel(level int) (string, configurator.Cell, bool) {
 	c := s.model.Cell(s.model.VarAt(level))
 	return c.String(), c, true
 }
