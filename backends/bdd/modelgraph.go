@@ -15,21 +15,22 @@ var _ configurator.FeatureGrapher = (*ModelSpace)(nil)
 // decisions as a layered graph (configurator.FeatureGrapher), each level
 // named by its feature, unless it has more than maxNodes nodes (terminal
 // included): then the graph is truncated to its size and profile. The
-// restriction is copied into a Manager of its own, as a board's Graph
-// copies it, so the shared diagram is only read; the call holds the work
-// space of that copy while it runs.
+// restriction under decisions is copied into a Manager of its own, as a
+// board's Graph copies it, so the shared diagram is only read; the call
+// holds the work space of that copy while it runs. Without decisions it
+// reads the whole diagram in place.
 func (s *ModelSpace) FeatureGraph(ctx context.Context, decisions []configurator.Decision, maxNodes int) (*configurator.Graph, error) {
 	a, err := s.assign(decisions)
 	if err != nil {
 		return nil, err
 	}
-	budget, release, err := s.beginDrawingPart(ctx, a, len(decisions) > 0, s.m.Budget())
-	if err != nil {
-		return nil, err
-	}
-	defer release()
 	m, root, profile := s.m, s.root, s.m.LevelSizes
 	if len(decisions) > 0 {
+		budget, release, err := s.beginDrawingPart(ctx, a, true, s.m.Budget())
+		if err != nil {
+			return nil, err
+		}
+		defer release()
 		m, root, err = s.m.Extract(ctx, s.root, a, budget)
 		if errors.Is(err, robdd.ErrNodeLimit) {
 			return nil, fmt.Errorf("the diagram under %d decisions has more than %d nodes, more than this server copies at once: %w: %w",
