@@ -280,7 +280,8 @@
   // the restricted diagram's, over the whole diagram's when they differ.
   function profile(box, data) {
     var model = !data.n;
-    var whole = (data.queens.length || model) && data.whole_profile ? data.whole_profile : null;
+    var whole = data.whole_profile && (data.queens.length || model && data.whole_profile.some(function (p, i) { return p.nodes !== data.profile[i].nodes; })) ?
+      data.whole_profile : null;
     var max = Math.max.apply(null, (whole || data.profile).map(function (p) { return p.nodes; }).concat([1]));
     var wrap = document.createElement('div');
     wrap.className = 'dg-profile';
