@@ -15,7 +15,7 @@ import (
 // none.
 func TestBrowserModelDiagram(t *testing.T) {
 	_, ts := newTestServer(t, modelSetup())
-	id, m := exampleID(t, "computer")
+	m, id, o := example(t, "computer")
 	b := newBrowser(t, ts.URL)
 
 	b.open("/?model=" + id + "&backend=bdd&select=ARM")
@@ -24,7 +24,7 @@ func TestBrowserModelDiagram(t *testing.T) {
 	}
 	b.do("open the diagram", clickSel("#diagram-h"))
 	b.drawn("the diagram under ARM", -1)
-	want := configurations(t, m, []string{"ARM"}, nil)
+	want := o.Analyze(oracleDecisions(t, m, []string{"ARM"}, nil)).Configurations
 	if s := b.text("#dg-status"); !strings.Contains(s, fmt.Sprintf("%d configurations left", want)) {
 		t.Errorf("status %q, want %d configurations left", s, want)
 	}
@@ -70,7 +70,7 @@ func TestBrowserModelDiagram(t *testing.T) {
 	b.clickRow("Graphics", "pick")
 	b.wait("the panel open after the step", `document.getElementById("diagram").open`)
 	b.drawn("the diagram under ARM and Graphics", -1)
-	want = configurations(t, m, []string{"ARM", "Graphics"}, nil)
+	want = o.Analyze(oracleDecisions(t, m, []string{"ARM", "Graphics"}, nil)).Configurations
 	b.wait("the new count", fmt.Sprintf(`document.getElementById("dg-status").textContent.indexOf("%d configurations left") >= 0`, want))
 
 	// SAT keeps no diagram: the panel says so.

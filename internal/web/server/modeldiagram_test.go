@@ -3,59 +3,20 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"math/big"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/nqueens/configurator/configurator/feature"
 )
 
-// configurations counts the configurations of m that select sel and
-// deselect desel, by feature.Model.Valid over every assignment.
-func configurations(t *testing.T, m *feature.Model, sel, desel []string) int64 {
-	t.Helper()
-	if len(m.Features) > 22 {
-		t.Fatalf("%d features: too many to count by brute force", len(m.Features))
-	}
-	fixed := map[int]bool{}
-	for _, list := range []struct {
-		names []string
-		value bool
-	}{{sel, true}, {desel, false}} {
-		for _, name := range list.names {
-			f, ok := m.ID(name)
-			if !ok {
-				t.Fatalf("no feature %q", name)
-			}
-			fixed[f] = list.value
-		}
-	}
-	var n int64
-	config := make([]bool, len(m.Features))
-	for bits := range uint64(1) << len(config) {
-		for f := range config {
-			config[f] = bits>>f&1 == 1
-		}
-		keeps := true
-		for f, v := range fixed {
-			keeps = keeps && config[f] == v
-		}
-		if keeps && m.Valid(config) {
-			n++
-		}
-	}
-	return n
-}
-
 // The model page offers the decision diagram of the configurations left:
-// with the BDD, its address answers the reduced diagram, whose paths count
-// the configurations (brute force), with its profile per level summing to
-// its nodes over the whole diagram's; a mode without a BDD, and a model
-// beyond the BDD's budget, answer why there is none.
+// with the BDD, its address answers the reduced diagram, whose paths
+// count the configurations (the oracle's brute force), with its profile
+// per level summing to its nodes over the whole diagram's; a mode without
+// a BDD, and a model beyond the BDD's budget, answer why there is none.
 func TestModelDiagram(t *testing.T) {
 	s, ts := newTestServer(t, modelSetup())
-	id, m := exampleID(t, "computer")
+	m, id, o := example(t, "computer")
 	_, html := get(t, ts, "/?model="+id+"&select=ARM")
 	if !strings.Contains(html, `id="dg" data-src="/model-diagram?model=`+id+`&amp;select=ARM"`) {
 		t.Fatalf("the page offers no diagram of its configurations")
@@ -75,12 +36,12 @@ func TestModelDiagram(t *testing.T) {
 		if err := json.Unmarshal([]byte(body), &g); err != nil {
 			t.Fatal(err)
 		}
-		want := configurations(t, m, tc.sel, tc.desel)
+		want := o.Analyze(oracleDecisions(t, m, tc.sel, tc.desel)).Configurations
 		if g.Truncated || g.View != "bdd" || g.Backend != "bdd" || g.Order == "" || len(g.Nodes) != g.DiagramNodes+1 || g.MaxNodes != s.cfg.DiagramNodes {
 			t.Errorf("%s: view %q of %s in %q order, truncated %v, %d nodes drawn of %d (limit %d)",
 				q, g.View, g.Backend, g.Order, g.Truncated, len(g.Nodes), g.DiagramNodes, g.MaxNodes)
 		}
-		if g.Solutions != big.NewInt(want).String() {
+		if g.Solutions != strconv.Itoa(want) {
 			t.Errorf("%s: the diagram holds %s configurations, brute force %d", q, g.Solutions, want)
 		}
 		sum := func(p []profileEntry) (n int) {
