@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -27,19 +28,35 @@ import (
 // model of thousands of features charts in a few screens.
 const maxProfileRows = 64
 
+// modelDiagram answers the diagram, or its failure as the API answers one
+// (JSON with the reason in "error"), which the viewer shows.
 func (s *Server) modelDiagram(c echo.Context) error {
+	if err := s.featureDiagram(c); err != nil {
+		p := problem.Describe(pageProblem(err))
+		if p.Status >= 500 {
+			s.logFailure(c.Request(), p, err)
+		}
+		if p.RetryAfter > 0 {
+			c.Response().Header().Set("Retry-After", strconv.Itoa(p.RetryAfter))
+		}
+		return c.JSON(p.Status, apiError{Error: p.Message})
+	}
+	return nil
+}
+
+func (s *Server) featureDiagram(c echo.Context) error {
 	ctx := c.Request().Context()
 	st, err := modelstate.Parse(c.QueryParams())
 	if err != nil {
-		return pageProblem(err)
+		return err
 	}
 	m, _, err := s.models.Model(ctx, st.Model)
 	if err != nil {
-		return pageProblem(err)
+		return err
 	}
 	ds, err := configurator.ParseDecisions(m, st.Select, st.Deselect)
 	if err != nil {
-		return pageProblem(err)
+		return err
 	}
 	mode := board.Mode(s.lineup.Primary())
 	if st.Backend != "" {
@@ -67,14 +84,14 @@ func (s *Server) modelDiagram(c echo.Context) error {
 		if a, ok := sp.FeatureSpace.(configurator.Admitter); ok {
 			done, err := a.Admit(dctx)
 			if err != nil {
-				return pageProblem(err)
+				return err
 			}
 			defer done()
 		}
 		start := time.Now()
 		g, err := fg.FeatureGraph(dctx, ds, s.cfg.DiagramNodes)
 		if err != nil {
-			return pageProblem(err)
+			return err
 		}
 		order, heuristic := fg.DiagramOrder()
 		labels := make([]string, len(order))
@@ -89,7 +106,7 @@ func (s *Server) modelDiagram(c echo.Context) error {
 		return c.JSON(http.StatusOK, resp)
 	}
 	if why != nil {
-		return pageProblem(why)
+		return why
 	}
 	return problem.New(http.StatusNotFound, "The %s backend keeps no decision diagram: choose a BDD to see one.", mode)
 }
