@@ -311,6 +311,7 @@
       row.className = 'dg-prow';
       var l = document.createElement('span');
       l.textContent = p.label;
+      l.title = p.label; // a feature's name may be cut
       var bar = document.createElement('span');
       bar.className = 'dg-bar';
       bar.style.width = (100 * p.nodes / max).toFixed(1) + '%';
