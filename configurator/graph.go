@@ -27,6 +27,26 @@ type RankProfiler interface {
 	RankProfile() []int
 }
 
+// FeatureGrapher is a FeatureSpace made of a decision diagram that lays
+// out the configurations left under decisions as its reduced diagram, and
+// names the variable order it uses: what the model page draws and charts.
+type FeatureGrapher interface {
+	// FeatureGraph returns the reduced diagram of the configurations that
+	// keep decisions, in ReducedView: one layer per level that holds a
+	// node, labelled by its feature's name, a node labelled by the
+	// feature it tests, "hi" edges for selecting it and "lo" edges for
+	// deselecting it. Above maxNodes nodes (the terminal included) it is
+	// truncated to its size. Profile has one entry per level of the
+	// diagram, top first (see DiagramOrder): the decision nodes of the
+	// restricted diagram that test its feature; Whole is the same of the
+	// whole diagram, always set. The decisions must leave a configuration
+	// (ErrNoSolution otherwise).
+	FeatureGraph(ctx context.Context, decisions []Decision, maxNodes int) (*Graph, error)
+	// DiagramOrder returns the features from the diagram's top level
+	// down, and the name of the heuristic that order started from.
+	DiagramOrder() (features []int, heuristic string)
+}
+
 // Sourcer is a Space that may have been read from its saved file instead
 // of compiled (see Filer): Source names the file, "" when the space was
 // compiled. Its compile time is then the time of the load.
@@ -89,10 +109,11 @@ type Graph struct {
 	// placement, terminals excluded: Diagrammer's count.
 	DiagramNodes int
 	// Profile is, for every rank of the board, the decision nodes of that
-	// restricted diagram labelled by a square of that rank.
+	// restricted diagram labelled by a square of that rank (for every
+	// level of a FeatureGrapher's diagram, by its feature).
 	Profile []int
-	// Whole, set when Truncated, is the same profile of the whole
-	// diagram, the placement aside (RankProfiler's).
+	// Whole, set when Truncated (always by a FeatureGrapher), is the same
+	// profile of the whole diagram, the placement aside (RankProfiler's).
 	Whole []int
 	// Solutions is the number of remaining solutions, the paths from Root
 	// to One (nil when truncated).

@@ -29,7 +29,7 @@ var (
 // is immutable and safe for concurrent use.
 //
 // Besides configurator.FeatureSpace it is a configurator.FeatureSampler,
-// FeatureMarginaler and Sizer.
+// FeatureMarginaler, FeatureGrapher and Sizer.
 type ModelSpace struct {
 	model *feature.Model
 	diagram

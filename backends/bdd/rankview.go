@@ -70,11 +70,11 @@ func (s *Space) Graph(ctx context.Context, queens []configurator.Cell, view conf
 	if view == configurator.RankView {
 		s.rankGraph(g, m, root, a, queens, maxNodes)
 	} else {
-		s.reducedGraph(g, m, root, maxNodes)
+		reducedGraph(g, m, root, maxNodes, s.nameLevel)
 	}
 	switch {
 	case !g.Truncated:
-		fillPaths(g)
+		fillPaths(g, nil)
 	case len(queens) == 0:
 		g.Whole = g.Profile
 	default:
@@ -187,13 +187,24 @@ func (s *Space) placeRank(m *robdd.Manager, u robdd.Node, r, f int) robdd.Node {
 	return u
 }
 
+// levelName names a level of a diagram in a graph: the label of its layer
+// and of its nodes, and the square of the board it tests, if any (isCell).
+type levelName func(level int) (label string, c configurator.Cell, isCell bool)
+
+// nameLevel names a level by the square of the board it tests.
+func (s *Space) nameLevel(level int) (string, configurator.Cell, bool) {
+	c := s.model.Cell(s.model.VarAt(level))
+	return c.String(), c, true
+}
+
 // reducedGraph fills in the reduced diagram root of m as a graph, one
-// layer per level that holds a node, unless it has more than maxNodes
-// nodes, the 1 terminal included.
-func (s *Space) reducedGraph(g *configurator.Graph, m *robdd.Manager, root robdd.Node, maxNodes int) {
+// layer per level that holds a node, each named by name, unless it has
+// more than maxNodes nodes, the 1 terminal included. It returns the level
+// of each layer but the terminal's.
+func reducedGraph(g *configurator.Graph, m *robdd.Manager, root robdd.Node, maxNodes int, name levelName) (levels []int) {
 	if g.DiagramNodes+1 > maxNodes {
 		truncateGraph(g)
-		return
+		return nil
 	}
 	index := map[robdd.Node]int{}
 	var order []robdd.Node
@@ -215,7 +226,6 @@ func (s *Space) reducedGraph(g *configurator.Graph, m *robdd.Manager, root robdd
 		}
 	}
 	// One layer per level that holds a node, and the terminal last.
-	var levels []int
 	for _, u := range order {
 		if !m.IsTerminal(u) {
 			levels = append(levels, m.Level(u))
@@ -226,7 +236,8 @@ func (s *Space) reducedGraph(g *configurator.Graph, m *robdd.Manager, root robdd
 	layer := make(map[int]int, len(levels))
 	for i, l := range levels {
 		layer[l] = i
-		g.Layers = append(g.Layers, s.model.Cell(s.model.VarAt(l)).String())
+		label, _, _ := name(l)
+		g.Layers = append(g.Layers, label)
 	}
 	g.Layers = append(g.Layers, "1")
 	g.Nodes = make([]configurator.GraphNode, len(order))
@@ -236,16 +247,20 @@ func (s *Space) reducedGraph(g *configurator.Graph, m *robdd.Manager, root robdd
 			g.One = i
 			continue
 		}
-		c := s.model.Cell(s.model.VarAt(m.Level(u)))
-		g.Nodes[i] = configurator.GraphNode{Layer: layer[m.Level(u)], Label: c.String(), Cells: []configurator.Cell{c}}
+		label, c, isCell := name(m.Level(u))
+		g.Nodes[i] = configurator.GraphNode{Layer: layer[m.Level(u)], Label: label}
+		if isCell {
+			g.Nodes[i].Cells = []configurator.Cell{c}
+		}
 		if lo := m.Low(u); lo != robdd.False {
 			g.Edges = append(g.Edges, configurator.GraphEdge{From: i, To: index[lo], Label: "lo"})
 		}
 		if hi := m.High(u); hi != robdd.False {
-			g.Edges = append(g.Edges, configurator.GraphEdge{From: i, To: index[hi], Label: "hi", Cell: c, HasCell: true})
+			g.Edges = append(g.Edges, configurator.GraphEdge{From: i, To: index[hi], Label: "hi", Cell: c, HasCell: isCell})
 		}
 	}
 	g.Root = 0
+	return levels
 }
 
 // truncateGraph leaves the graph's size only.
@@ -257,8 +272,14 @@ func truncateGraph(g *configurator.Graph) {
 
 // fillPaths sets every node's Paths, from the bottom up, and Solutions.
 // Every edge leads to a later layer, so the nodes by descending layer are
-// in order.
-func fillPaths(g *configurator.Graph) {
+// in order. skipped, if not nil, is the number of free variables an edge
+// between the nodes from and to passes over (from -1: those above the
+// root), each of which doubles the solutions down that edge; nil counts
+// the paths themselves.
+func fillPaths(g *configurator.Graph, skipped func(from, to int) uint) {
+	if skipped == nil {
+		skipped = func(int, int) uint { return 0 }
+	}
 	byLayer := make([]int, len(g.Nodes))
 	for i := range byLayer {
 		byLayer[i] = i
@@ -268,17 +289,18 @@ func fillPaths(g *configurator.Graph) {
 	for _, e := range g.Edges {
 		out[e.From] = append(out[e.From], e.To)
 	}
+	var below big.Int
 	for _, i := range byLayer {
 		p := new(big.Int)
 		if i == g.One {
 			p.SetInt64(1)
 		}
 		for _, j := range out[i] {
-			p.Add(p, g.Nodes[j].Paths)
+			p.Add(p, below.Lsh(g.Nodes[j].Paths, skipped(i, j)))
 		}
 		g.Nodes[i].Paths = p
 	}
-	g.Solutions = new(big.Int).Set(g.Nodes[g.Root].Paths)
+	g.Solutions = new(big.Int).Lsh(g.Nodes[g.Root].Paths, skipped(-1, g.Root))
 	for i := range g.Nodes {
 		if g.Nodes[i].Label == "" {
 			g.Nodes[i].Label = g.Nodes[i].Paths.String()

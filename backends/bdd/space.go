@@ -186,23 +186,36 @@ func (s *Space) beginDrawing(ctx context.Context, queens []configurator.Cell) (a
 		return nil, 0, nil, err
 	}
 	s.fixLines(a, queens)
-	work := s.drawBytes()
-	if len(queens) > 1 {
+	budget, release, err = s.beginDrawingPart(ctx, a, len(queens) > 1, s.budget)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	return a, budget, release, nil
+}
+
+// beginDrawingPart holds the work space of a drawing of the diagram
+// restricted by a: the whole diagram's, or, when part is set and the part
+// that a allows fits PartLimit, that part's. It returns the node budget,
+// in bytes, of the restriction's copy (at most limit) and the release of
+// the work space.
+func (d *diagram) beginDrawingPart(ctx context.Context, a robdd.Assignment, part bool, limit int64) (budget int64, release func(), err error) {
+	work := d.drawBytes()
+	if part {
 		visited := 0
-		ok, err := s.sweepPart(ctx, a, func(p *robdd.Part) { visited = p.Visited() })
+		ok, err := d.sweepPart(ctx, a, func(p *robdd.Part) { visited = p.Visited() })
 		if err != nil {
-			return nil, 0, nil, err
+			return 0, nil, err
 		}
 		if ok {
 			work = min(work, drawBytesPerNode*int64(visited+2))
 		}
 	}
-	release, err = s.work.acquire(ctx, work)
+	release, err = d.work.acquire(ctx, work)
 	if err != nil {
-		return nil, 0, nil, err
+		return 0, nil, err
 	}
-	budget = min(s.budget, s.work.granted(work)/drawBytesPerNode*robdd.BytesPerNode)
-	return a, max(budget, minBudget), release, nil
+	budget = min(limit, d.work.granted(work)/drawBytesPerNode*robdd.BytesPerNode)
+	return max(budget, minBudget), release, nil
 }
 
 // tooLargeToCopy is the error of a restriction whose copy needs more
@@ -214,7 +227,7 @@ func tooLargeToCopy(queens []configurator.Cell, budget int64, err error) error {
 
 // drawBytes is the work space of drawing the whole diagram, terminals
 // included (they have ids too).
-func (s *Space) drawBytes() int64 { return drawBytesPerNode * int64(s.nodes+2) }
+func (d *diagram) drawBytes() int64 { return drawBytesPerNode * int64(d.nodes+2) }
 
 // level is the level of cell c's variable.
 func (s *Space) level(c configurator.Cell) int { return s.model.Level(s.model.Var(c)) }

@@ -12,7 +12,7 @@
 
   var SVGNS = 'http://www.w3.org/2000/svg';
   // What the user chose survives the swaps of #app.
-  var prefs = { view: 'ranks', remaining: false, collapse: true };
+  var prefs = { view: 'ranks', remaining: false, collapse: true, modelOpen: false };
   var cache = new Map(); // request body -> answer
   var current = null;    // the drawn viewer's state
   var pending = null;    // AbortController of the request in flight
@@ -32,7 +32,23 @@
 
   // fetchGraph asks the server for a view of the diagram, from the cache
   // when it was asked before.
+  // A root with data-src is a feature model's diagram (the model page):
+  // its address answers the same shape, levels named by feature.
   function fetchGraph(root, queens, view) {
+    if (root.dataset.src) {
+      var src = root.dataset.src;
+      if (cache.has(src)) { return Promise.resolve(cache.get(src)); }
+      if (pending) { pending.abort(); }
+      pending = new AbortController();
+      return fetch(src, { signal: pending.signal }).then(function (res) {
+        return res.json().then(function (data) {
+          if (!res.ok) { throw new Error(data.error || ('The server answered ' + res.status + '.')); }
+          if (cache.size > 24) { cache.delete(cache.keys().next().value); }
+          cache.set(src, data);
+          return data;
+        });
+      });
+    }
     var body = JSON.stringify({ n: +root.dataset.n, queens: queens, backend: 'bdd', view: view, order: root.dataset.order });
     if (cache.has(body)) { return Promise.resolve(cache.get(body)); }
     if (pending) { pending.abort(); }
@@ -189,8 +205,11 @@
     return { on: on, paths: paths[g.root] };
   }
 
-  // draw builds the SVG of a graph of an n×n board.
+  // draw builds the SVG of a graph of an n×n board, or of a feature model
+  // (n 0): its layers are named by features, shortened to the margin (the
+  // full name in a title), and its nodes by their layer alone.
   function draw(g, lay, hl, n) {
+    var model = !n;
     var svg = el('svg', { width: lay.width + 140, height: lay.height + 60, viewBox: '-100 -30 ' + (lay.width + 140) + ' ' + (lay.height + 60),
       class: 'dg-svg dg-' + g.view + (hl.paths !== null ? ' dg-has-hl' : ''), role: 'img',
       'aria-label': (g.view === 'ranks' ? 'Rank view' : 'Decision diagram') + ': ' + g.nodes.length + ' nodes, ' + g.edges.length + ' edges' });
@@ -198,7 +217,12 @@
     var labels = el('g', { class: 'dg-layers' });
     g.layers.forEach(function (name, l) {
       var t = el('text', { x: -90, y: l * lay.dy + 4, class: 'dg-layer' });
-      t.textContent = name;
+      t.textContent = model && name.length > 13 ? name.slice(0, 12) + '…' : name;
+      if (model) {
+        var title = el('title', {});
+        title.textContent = name;
+        t.appendChild(title);
+      }
       labels.appendChild(t);
       if (l < last && g.view === 'ranks') {
         labels.appendChild(el('line', { x1: -20, x2: lay.width + 20, y1: l * lay.dy, y2: l * lay.dy, class: 'dg-rule' }));
@@ -241,7 +265,7 @@
       } else {
         gn.appendChild(el('circle', { r: g.view === 'bdd' ? 12 : 8 }));
       }
-      if (i === g.one || g.view === 'bdd') {
+      if (i === g.one || (g.view === 'bdd' && !model)) {
         var t = el('text', { y: 3.5, class: 'dg-nlabel' });
         t.textContent = i === g.one ? '1' : (nd.chain > 1 ? nd.cells.length + '' : nd.label);
         gn.appendChild(t);
@@ -255,7 +279,9 @@
   // profile shows the nodes per rank when the diagram is past drawing:
   // the restricted diagram's, over the whole diagram's when they differ.
   function profile(box, data) {
-    var whole = data.queens.length && data.whole_profile ? data.whole_profile : null;
+    var model = !data.n;
+    var whole = data.whole_profile && (data.queens.length || model && data.whole_profile.some(function (p, i) { return p.nodes !== data.profile[i].nodes; })) ?
+      data.whole_profile : null;
     var max = Math.max.apply(null, (whole || data.profile).map(function (p) { return p.nodes; }).concat([1]));
     var wrap = document.createElement('div');
     wrap.className = 'dg-profile';
@@ -263,7 +289,10 @@
     var h = document.createElement('p');
     var diagram = 'The diagram' + (data.queens.length ? ' of the solutions that hold your queens' : '') +
       ' has ' + group(data.diagram_nodes) + ' nodes';
-    h.textContent = (data.view === 'ranks' ?
+    h.textContent = model ? 'The diagram of the configurations left has ' + group(data.diagram_nodes) + ' nodes' +
+      (data.truncated ? ', more than the ' + group(data.max_nodes) + ' this server draws' : '') +
+      ' (' + data.backend + ', variable order from the ' + data.order + ' heuristic, sifted further). Its nodes per level, top first:' :
+      (data.view === 'ranks' ?
       'The rank view has more than the ' + group(data.max_nodes) + ' nodes this viewer draws. ' + diagram + '.' :
       diagram + ', more than the ' + group(data.max_nodes) + ' this viewer draws.') +
       ' Its nodes per rank, the shape of the space:';
@@ -271,7 +300,7 @@
     if (whole) {
       var key = document.createElement('p');
       key.className = 'dg-pkey';
-      key.textContent = 'Dark: with your queens. Light: the whole diagram, ' +
+      key.textContent = (model ? 'Dark: under your decisions. Light' : 'Dark: with your queens. Light') + ': the whole diagram, ' +
         group(whole.reduce(function (a, p) { return a + p.nodes; }, 0)) + ' nodes.';
       wrap.appendChild(key);
     }
@@ -282,6 +311,7 @@
       row.className = 'dg-prow';
       var l = document.createElement('span');
       l.textContent = p.label;
+      l.title = p.label; // a feature's name may be cut
       var bar = document.createElement('span');
       bar.className = 'dg-bar';
       bar.style.width = (100 * p.nodes / max).toFixed(1) + '%';
@@ -347,13 +377,16 @@
     root.querySelector('#dg-fit').disabled = data.truncated;
     root.querySelector('#dg-zoom-in').disabled = data.truncated;
     root.querySelector('#dg-zoom-out').disabled = data.truncated;
+    var levels = root.querySelector('#dg-levels');
+    if (levels) { levels.textContent = ''; }
     if (data.truncated) {
       profile(frame, data);
       status(root, '');
       return;
     }
+    if (levels) { profile(levels, data); }
     var t1 = performance.now();
-    var g = data.view === 'bdd' && prefs.collapse ? collapseChains(data) : data;
+    var g = data.view === 'bdd' && prefs.collapse && data.n ? collapseChains(data) : data;
     var lay = layout(g, frame.clientHeight / Math.max(frame.clientWidth, 1));
     var hl = highlight(g, queens);
     var t2 = performance.now();
@@ -375,7 +408,7 @@
     void stage.getBoundingClientRect(); // the layout of the page, timed too
     var pz = window.Panzoom(stage, { maxScale: 6, minScale: 0.02, step: 0.25, canvas: true, cursor: 'grab' });
     frame.addEventListener('wheel', pz.zoomWithWheel, { passive: false });
-    current = { g: g, data: data, lay: lay, hl: hl, pz: pz, frame: frame, stage: stage, svg: svg, tip: tip, root: root, cells: index(g) };
+    current = { g: g, n: data.n, data: data, lay: lay, hl: hl, pz: pz, frame: frame, stage: stage, svg: svg, tip: tip, root: root, cells: index(g) };
     stage.addEventListener('panzoomchange', function (ev) { scaleClass(ev.detail.scale); });
     fit();
     var took = performance.now() - t1;
@@ -398,7 +431,7 @@
       root.dataset.highlightedPaths = hl.paths;
     } else {
       var one = String(data.solutions) === '1';
-      parts.push(group(data.solutions) + (one ? ' solution' : ' solutions') +
+      parts.push(group(data.solutions) + (data.n ? (one ? ' solution' : ' solutions') : (one ? ' configuration left' : ' configurations left')) +
         (queens.length || JSON.parse(root.dataset.queens || '[]').length ? (one ? ' left, its path holds your queens' : ' left, every path holds your queens') : ''));
       delete root.dataset.highlightedPaths;
     }
@@ -455,6 +488,7 @@
   function describeNode(i) {
     var g = current.g, nd = g.nodes[i];
     if (i === g.one) { return '1: every path down to here is one solution.'; }
+    if (!current.n) { return nd.label + ': ' + group(nd.paths) + ' configurations below this node, counting the features it skips either way.'; }
     var below = group(nd.paths) + (String(nd.paths) === '1' ? ' solution' : ' solutions') + ' below this node';
     if (g.view === 'ranks') {
       var files = nd.cells.map(function (c) { return fileName(c[1]); }).join(', ');
@@ -467,6 +501,7 @@
   function describeEdge(i) {
     var g = current.g, e = g.edges[i], to = g.nodes[e.to];
     var lead = String(to.paths) === '1' ? '1 solution continues from here' : group(to.paths) + ' solutions continue from here';
+    if (!current.n) { return (e.label === 'hi' ? 'Select ' : 'Deselect ') + g.nodes[e.from].label + '.'; }
     if (e.label === 'lo') { return 'No queen on ' + g.nodes[e.from].label + ': ' + lead + '.'; }
     return 'A queen on ' + cellName(e.cell) + ': ' + lead + '.';
   }
@@ -590,6 +625,17 @@
       return;
     }
     if (root.dataset.started) { return; }
+    // A model's diagram is asked for when its panel is open, and the
+    // panel stays open across the steps once opened.
+    var details = root.closest('details');
+    if (details) {
+      details.open = details.open || prefs.modelOpen;
+      if (!details.open) {
+        details.addEventListener('toggle', function () { prefs.modelOpen = details.open; start(); }, { once: true });
+        return;
+      }
+      details.addEventListener('toggle', function () { prefs.modelOpen = details.open; });
+    }
     root.dataset.started = '1';
     show(root);
   }

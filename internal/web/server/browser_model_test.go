@@ -56,20 +56,7 @@ func rowStates(b *browser) map[string]string {
 // oracle's answer under the decisions named by sel and desel.
 func wantOracle(b *browser, m *feature.Model, o *oracle.Features, sel, desel []string, when string) {
 	b.t.Helper()
-	var ds []oracle.Decision
-	for _, list := range []struct {
-		names []string
-		v     bool
-	}{{sel, true}, {desel, false}} {
-		for _, n := range list.names {
-			f, ok := m.ID(n)
-			if !ok {
-				b.t.Fatalf("%s: no feature %q", when, n)
-			}
-			ds = append(ds, oracle.Decision{Feature: f, Select: list.v})
-		}
-	}
-	a := o.Analyze(ds)
+	a := o.Analyze(oracleDecisions(b.t, m, sel, desel))
 	got := rowStates(b)
 	if len(got) != len(m.Features) {
 		b.t.Errorf("%s: the page shows %d features, the model has %d", when, len(got), len(m.Features))
@@ -109,6 +96,26 @@ func (b *browser) query() url.Values {
 		b.t.Fatal(err)
 	}
 	return u.Query()
+}
+
+// oracleDecisions are the decisions that select sel and deselect desel,
+// for the oracle.
+func oracleDecisions(t testing.TB, m *feature.Model, sel, desel []string) []oracle.Decision {
+	t.Helper()
+	var ds []oracle.Decision
+	for _, list := range []struct {
+		names []string
+		v     bool
+	}{{sel, true}, {desel, false}} {
+		for _, n := range list.names {
+			f, ok := m.ID(n)
+			if !ok {
+				t.Fatalf("no feature %q", n)
+			}
+			ds = append(ds, oracle.Decision{Feature: f, Select: list.v})
+		}
+	}
+	return ds
 }
 
 // example returns a bundled example's model, ID and oracle.

@@ -150,6 +150,17 @@ func graphResponse(g *configurator.Graph, st board.State, backend, order string,
 	resp := diagramResponse{View: g.View.String(), N: st.N, Backend: backend, Order: order, Queens: pairs(st.Queens),
 		Layers: g.Layers, Nodes: make([]graphNode, len(g.Nodes)), Edges: make([]graphEdge, len(g.Edges)),
 		Truncated: g.Truncated, MaxNodes: maxGraphNodes, DiagramNodes: g.DiagramNodes, ElapsedMS: ms(took)}
+	fillGraph(&resp, g)
+	resp.Profile = profileOf(g.Profile)
+	if g.Whole != nil {
+		resp.WholeProfile = profileOf(g.Whole)
+	}
+	return resp
+}
+
+// fillGraph fills in the layers, nodes and edges of a graph's answer, and
+// its root, terminal and solutions when it is not truncated.
+func fillGraph(resp *diagramResponse, g *configurator.Graph) {
 	if resp.Layers == nil {
 		resp.Layers = []string{}
 	}
@@ -166,11 +177,6 @@ func graphResponse(g *configurator.Graph, st board.State, backend, order string,
 		resp.Root, resp.One = &g.Root, &g.One
 		resp.Solutions = g.Solutions.String()
 	}
-	resp.Profile = profileOf(g.Profile)
-	if g.Whole != nil {
-		resp.WholeProfile = profileOf(g.Whole)
-	}
-	return resp
 }
 
 // profileOf labels a profile's counts by rank.

@@ -84,6 +84,7 @@ func (s *Server) routes() *echo.Echo {
 	get("/models", s.modelsPage)
 	get("/events/compile", s.progress)
 	get("/diagram.svg", s.diagramSVG)
+	get("/model-diagram", s.modelDiagram)
 	get("/orders", s.ordersFragment)
 	get("/static/*", s.serveStatic)
 	e.RouteNotFound("/*", s.notFound)

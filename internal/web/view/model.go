@@ -73,16 +73,20 @@ type ModelPage struct {
 
 // ModelApp is the part of the model page every step replaces.
 type ModelApp struct {
-	Title    string
-	Href     string // the state's address
-	Model    ModelHead
-	Notice   *Notice
-	Fatal    bool
-	Hidden   []Field // the state, for the page's form
-	Trail    string
-	Modes    []Link
-	ModeNote string
-	Reset    Link
+	Title string
+	Href  string // the state's address
+	// DiagramSrc is the address of the decision diagram of the
+	// configurations left (GET /model-diagram), "" on a page with no
+	// configuration to show.
+	DiagramSrc string
+	Model      ModelHead
+	Notice     *Notice
+	Fatal      bool
+	Hidden     []Field // the state, for the page's form
+	Trail      string
+	Modes      []Link
+	ModeNote   string
+	Reset      Link
 
 	Count     string
 	Exact     string // a count too long for the headline, in full
@@ -246,6 +250,7 @@ func NewModelApp(site *Site, r *ModelStep) *ModelApp {
 		Trail: board.FormatTrail(r.Trail),
 	}
 	v.Title = v.title()
+	v.DiagramSrc = "/model-diagram?" + modelstate.State{Model: st.Model, Backend: st.Backend, Select: st.Select, Deselect: st.Deselect}.Query()
 	v.Hidden = modelFields(st)
 	v.Reset = Link{Label: "Reset", Href: st.With(func(s *modelstate.State) { s.Select, s.Deselect, s.Why = nil, nil, "" }).Href(),
 		Title: "Take back every decision"}

@@ -1,0 +1,87 @@
+package bdd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/nqueens/configurator/backends/bdd/robdd"
+	"github.com/nqueens/configurator/configurator"
+)
+
+var _ configurator.FeatureGrapher = (*ModelSpace)(nil)
+
+// FeatureGraph returns the reduced diagram of the configurations that keep
+// decisions as a layered graph (configurator.FeatureGrapher), each level
+// named by its feature, unless it has more than maxNodes nodes (terminal
+// included): then the graph is truncated to its size and profile. The
+// restriction under decisions is copied into a Manager of its own, as a
+// board's Graph copies it, so the shared diagram is only read; the call
+// holds the work space of that copy while it runs. Without decisions it
+// reads the whole diagram in place.
+func (s *ModelSpace) FeatureGraph(ctx context.Context, decisions []configurator.Decision, maxNodes int) (*configurator.Graph, error) {
+	a, err := s.assign(decisions)
+	if err != nil {
+		return nil, err
+	}
+	m, root, profile := s.m, s.root, s.m.LevelSizes
+	if len(decisions) > 0 {
+		budget, release, err := s.beginDrawingPart(ctx, a, true, s.m.Budget())
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+		m, root, err = s.m.Extract(ctx, s.root, a, budget)
+		if errors.Is(err, robdd.ErrNodeLimit) {
+			return nil, fmt.Errorf("the diagram under %d decisions has more than %d nodes, more than this server copies at once: %w: %w",
+				len(decisions), budget/robdd.BytesPerNode, configurator.ErrTooLarge, err)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("graph under %d decisions: %w", len(decisions), err)
+		}
+		profile = func() []int { return m.LevelProfile(root) }
+	}
+	if root == robdd.False {
+		return nil, noConfiguration(decisions)
+	}
+	g := &configurator.Graph{View: configurator.ReducedView, Root: -1, One: -1, Profile: profile(), Whole: s.m.LevelSizes()}
+	for _, k := range g.Profile {
+		g.DiagramNodes += k
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	levels := reducedGraph(g, m, root, maxNodes, func(level int) (string, configurator.Cell, bool) {
+		return s.model.Features[m.VarAt(level)].Name, configurator.Cell{}, false
+	})
+	if g.Truncated {
+		return g, nil
+	}
+	// A feature left free that a path skips is either way in its
+	// configurations: free[l] counts the free features above level l.
+	free := make([]uint, len(a)+1)
+	for l := range len(a) {
+		free[l+1] = free[l]
+		if a[m.VarAt(l)] == robdd.Unassigned {
+			free[l+1]++
+		}
+	}
+	levelOf := func(i int) int {
+		switch {
+		case i < 0:
+			return -1
+		case i == g.One:
+			return len(a)
+		}
+		return levels[g.Nodes[i].Layer]
+	}
+	fillPaths(g, func(from, to int) uint { return free[levelOf(to)] - free[levelOf(from)+1] })
+	return g, nil
+}
+
+// DiagramOrder returns the features from the diagram's top level down and
+// the name of the heuristic the compile started from (it sifted the order
+// further).
+func (s *ModelSpace) DiagramOrder() (features []int, heuristic string) {
+	return s.m.Order(), s.order.resolve().String()
+}

@@ -1,0 +1,132 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/internal/web/board"
+	"github.com/nqueens/configurator/internal/web/modelstate"
+	"github.com/nqueens/configurator/internal/web/problem"
+	"github.com/nqueens/configurator/internal/web/words"
+)
+
+// The model page's diagram (GET /model-diagram?model=ID&select=..&deselect=..):
+// the reduced decision diagram of the configurations left under the
+// decisions, in the shape of /api/v1/diagram's answer so that the board's
+// viewer draws it (frontend/static/diagram.js), when it has at most the
+// server's drawing limit of nodes (Config.DiagramNodes); its size and
+// profile per level otherwise. The first backend of the page's mode whose
+// spaces lay out a feature graph (configurator.FeatureGrapher) answers; a
+// mode with none says why there is no diagram.
+
+// maxProfileRows is the most rows of a profile answered: a diagram of more
+// levels has runs of consecutive levels summed into one row, so that a
+// model of thousands of features charts in a few screens.
+const maxProfileRows = 64
+
+// modelDiagram answers the diagram, or its failure as the API answers one
+// (JSON with the reason in "error"), which the viewer shows.
+func (s *Server) modelDiagram(c echo.Context) error {
+	if err := s.featureDiagram(c); err != nil {
+		p := problem.Describe(pageProblem(err))
+		if p.Status >= 500 {
+			s.logFailure(c.Request(), p, err)
+		}
+		if p.RetryAfter > 0 {
+			c.Response().Header().Set("Retry-After", strconv.Itoa(p.RetryAfter))
+		}
+		return c.JSON(p.Status, apiError{Error: p.Message})
+	}
+	return nil
+}
+
+func (s *Server) featureDiagram(c echo.Context) error {
+	ctx := c.Request().Context()
+	st, err := modelstate.Parse(c.QueryParams())
+	if err != nil {
+		return err
+	}
+	m, _, err := s.models.Model(ctx, st.Model)
+	if err != nil {
+		return err
+	}
+	ds, err := configurator.ParseDecisions(m, st.Select, st.Deselect)
+	if err != nil {
+		return err
+	}
+	mode := board.Mode(s.lineup.Primary())
+	if st.Backend != "" {
+		md, ok := s.lineup.ParseMode(st.Backend)
+		if !ok {
+			return problem.New(http.StatusBadRequest, "%s is not a backend: choose %s.", words.Quote(st.Backend), s.lineup.Choices(true, false))
+		}
+		mode = md
+	}
+	var why error
+	for _, name := range s.lineup.Backends(mode) {
+		sp, err := s.modelSpace(ctx, st.Model, name)
+		if err != nil {
+			if why == nil {
+				why = err
+			}
+			continue
+		}
+		fg, ok := sp.FeatureSpace.(configurator.FeatureGrapher)
+		if !ok {
+			continue
+		}
+		dctx, cancel := context.WithTimeout(ctx, s.cfg.DiagramDeadline)
+		defer cancel()
+		if a, ok := sp.FeatureSpace.(configurator.Admitter); ok {
+			done, err := a.Admit(dctx)
+			if err != nil {
+				return err
+			}
+			defer done()
+		}
+		start := time.Now()
+		g, err := fg.FeatureGraph(dctx, ds, s.cfg.DiagramNodes)
+		if err != nil {
+			return err
+		}
+		order, heuristic := fg.DiagramOrder()
+		labels := make([]string, len(order))
+		for l, f := range order {
+			labels[l] = m.Features[f].Name
+		}
+		resp := diagramResponse{View: g.View.String(), Backend: name, Order: heuristic, Queens: [][2]int{},
+			Layers: g.Layers, Nodes: make([]graphNode, len(g.Nodes)), Edges: make([]graphEdge, len(g.Edges)),
+			Truncated: g.Truncated, MaxNodes: s.cfg.DiagramNodes, DiagramNodes: g.DiagramNodes,
+			Profile: levelProfile(labels, g.Profile), WholeProfile: levelProfile(labels, g.Whole), ElapsedMS: ms(time.Since(start))}
+		fillGraph(&resp, g)
+		return c.JSON(http.StatusOK, resp)
+	}
+	if why != nil {
+		return why
+	}
+	return problem.New(http.StatusNotFound, "The %s backend keeps no decision diagram: choose a BDD to see one.", mode)
+}
+
+// levelProfile labels a profile's counts by the features of the levels,
+// top first, summing runs of consecutive levels into at most
+// maxProfileRows rows, each labelled by its first and last feature.
+func levelProfile(labels []string, counts []int) []profileEntry {
+	per := (len(counts) + maxProfileRows - 1) / maxProfileRows
+	var out []profileEntry
+	for lo := 0; lo < len(counts); lo += per {
+		hi := min(lo+per, len(counts))
+		e := profileEntry{Label: labels[lo]}
+		if hi-lo > 1 {
+			e.Label += " … " + labels[hi-1]
+		}
+		for _, k := range counts[lo:hi] {
+			e.Nodes += k
+		}
+		out = append(out, e)
+	}
+	return out
+}

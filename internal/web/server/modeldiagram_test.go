@@ -1,0 +1,86 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The model page offers the decision diagram of the configurations left:
+// with the BDD, its address answers the reduced diagram, whose paths
+// count the configurations (the oracle's brute force), with its profile
+// per level summing to its nodes over the whole diagram's; a mode without
+// a BDD, and a model beyond the BDD's budget, answer why there is none.
+func TestModelDiagram(t *testing.T) {
+	s, ts := newTestServer(t, modelSetup())
+	m, id, o := example(t, "computer")
+	_, html := get(t, ts, "/?model="+id+"&select=ARM")
+	if !strings.Contains(html, `id="dg" data-src="/model-diagram?model=`+id+`&amp;select=ARM"`) {
+		t.Fatalf("the page offers no diagram of its configurations")
+	}
+	for _, tc := range []struct{ sel, desel []string }{
+		{nil, nil},
+		{[]string{"ARM"}, nil},
+		{[]string{"Thunderbolt", "Graphics"}, []string{"Wireless LAN"}},
+	} {
+		q := "/model-diagram?model=" + id + "&backend=bdd&select=" + strings.Join(tc.sel, ",") + "&deselect=" + strings.Join(tc.desel, ",")
+		q = strings.ReplaceAll(q, " ", "+")
+		res, body := get(t, ts, q)
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %d %s", q, res.StatusCode, body)
+		}
+		var g diagramResponse
+		if err := json.Unmarshal([]byte(body), &g); err != nil {
+			t.Fatal(err)
+		}
+		want := o.Analyze(oracleDecisions(t, m, tc.sel, tc.desel)).Configurations
+		if g.Truncated || g.View != "bdd" || g.Backend != "bdd" || g.Order == "" || len(g.Nodes) != g.DiagramNodes+1 || g.MaxNodes != s.cfg.DiagramNodes {
+			t.Errorf("%s: view %q of %s in %q order, truncated %v, %d nodes drawn of %d (limit %d)",
+				q, g.View, g.Backend, g.Order, g.Truncated, len(g.Nodes), g.DiagramNodes, g.MaxNodes)
+		}
+		if g.Solutions != strconv.Itoa(want) {
+			t.Errorf("%s: the diagram holds %s configurations, brute force %d", q, g.Solutions, want)
+		}
+		sum := func(p []profileEntry) (n int) {
+			for _, e := range p {
+				n += e.Nodes
+			}
+			return n
+		}
+		if sum(g.Profile) != g.DiagramNodes || sum(g.WholeProfile) < g.DiagramNodes || len(g.Profile) != len(g.WholeProfile) || len(g.Profile) == 0 {
+			t.Errorf("%s: profile of %d rows sums to %d, whole of %d rows to %d, diagram of %d", q, len(g.Profile), sum(g.Profile), len(g.WholeProfile), sum(g.WholeProfile), g.DiagramNodes)
+		}
+		for _, name := range g.Layers[:len(g.Layers)-1] {
+			if _, ok := m.ID(name); !ok {
+				t.Errorf("%s: layer %q is no feature", q, name)
+			}
+		}
+	}
+	// Failures answer as the API's do, for the viewer to show.
+	reason := func(body string) string {
+		var e apiError
+		if err := json.Unmarshal([]byte(body), &e); err != nil {
+			t.Errorf("not an API error: %v: %s", err, body)
+		}
+		return e.Error
+	}
+	res, body := get(t, ts, "/model-diagram?model="+id+"&backend=sat")
+	if res.StatusCode != http.StatusNotFound || !strings.Contains(reason(body), "keeps no decision diagram") {
+		t.Errorf("SAT: %d %s", res.StatusCode, body)
+	}
+
+	cfg := modelSetup()
+	cfg.BDD.Budget = 256 << 10 // far below what the model's diagram needs
+	s, ts = newTestServer(t, cfg)
+	info, _, err := s.models.Add(context.Background(), "big.uvl", []byte(bigModel(100)), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, body = get(t, ts, "/model-diagram?model="+info.ID+"&backend=bdd")
+	if res.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(reason(body), "budget") {
+		t.Errorf("a model beyond the BDD's budget: %d %s", res.StatusCode, body)
+	}
+}
