@@ -621,7 +621,7 @@ func (s *Store) compile(ctx context.Context, k flightKey, f *flight, b configura
 				// beyond this backend, as one past its node budget is, and
 				// is remembered so, or every visitor would start the same
 				// hopeless compile again.
-				err = fmt.Errorf("%w: its compile on %s did not finish in %v (%w)", configurator.ErrTooLarge, k.backend, s.cfg.Deadline, err)
+				err = fmt.Errorf("%w: its compile did not finish in %v", configurator.ErrTooLarge, s.cfg.Deadline)
 			}
 			f.err = err
 			s.log.Warn("compiling a model", "model", k.id, "backend", k.backend, "err", err)
