@@ -46,7 +46,7 @@ func TestClientLimitExpiry(t *testing.T) {
 	}
 }
 
-// TestClientTableFill is the fill of issue 23: one request from each of
+// TestClientTableFill is a fill of the client table: one request from each of
 // 66,000 addresses, more than the table holds. Every new address is
 // served (the clients seen least recently make room), the table stays
 // within its bound, and a client that keeps asking meanwhile keeps its
