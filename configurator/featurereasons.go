@@ -61,6 +61,20 @@ type FeatureExplanation struct {
 	Elapsed time.Duration
 }
 
+// Constraints returns the parts of the model that carry the reasons, each
+// once, in the order the reasons name them.
+func (e *FeatureExplanation) Constraints() []feature.Origin {
+	var out []feature.Origin
+	for _, r := range e.Reasons {
+		for _, o := range r.Constraints {
+			if !slices.Contains(out, o) {
+				out = append(out, o)
+			}
+		}
+	}
+	return out
+}
+
 // Explain says why feature f is forced: every minimal set of decisions
 // that forces it, up to MaxReasons, each with the parts of the model that
 // carry it, and the fewest decisions to undo to free it. A feature that

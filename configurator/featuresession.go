@@ -59,6 +59,21 @@ func ModelName(m *feature.Model) string {
 	return "the model"
 }
 
+// DecisionNames is ParseDecisions' inverse: the names of the features ds
+// selects and of those it deselects, each in the order of ds (empty, not
+// nil, when there are none).
+func DecisionNames(m *feature.Model, ds []Decision) (sel, desel []string) {
+	sel, desel = []string{}, []string{}
+	for _, d := range ds {
+		if d.Select {
+			sel = append(sel, m.Features[d.Feature].Name)
+		} else {
+			desel = append(desel, m.Features[d.Feature].Name)
+		}
+	}
+	return sel, desel
+}
+
 // ParseDecisions returns the decisions that select the features named in
 // sel and deselect those in desel, in that order. A name that is no
 // feature gives an error wrapping ErrUnknownFeature that names it, and a

@@ -10,7 +10,6 @@ import (
 	"io"
 	"io/fs"
 	"math/big"
-	"slices"
 	"strings"
 	"time"
 
@@ -251,20 +250,6 @@ func featureNames(m *feature.Model, fs []int) []string {
 	return out
 }
 
-// decisionNames splits decisions into the names selected and those
-// deselected.
-func decisionNames(m *feature.Model, ds []configurator.Decision) (sel, desel []string) {
-	sel, desel = []string{}, []string{}
-	for _, d := range ds {
-		if d.Select {
-			sel = append(sel, m.Features[d.Feature].Name)
-		} else {
-			desel = append(desel, m.Features[d.Feature].Name)
-		}
-	}
-	return sel, desel
-}
-
 // modelAnalyzeResult is the JSON of nqueens analyze -model: every feature
 // once across select, deselect, forced_on, forced_off and free.
 type modelAnalyzeResult struct {
@@ -310,7 +295,7 @@ func analyzeModel(ctx context.Context, b *backendFlags, mf *modelFlags, asJSON b
 		AtLeast:   d.AtLeast,
 		CompileMS: millis(compile), ElapsedMS: millis(d.Elapsed),
 	}
-	r.Select, r.Deselect = decisionNames(m, s.Decisions())
+	r.Select, r.Deselect = configurator.DecisionNames(m, s.Decisions())
 	configurations := "not counted by this backend (sat counts models of up to 200 features)"
 	if d.Configurations != nil {
 		configurations = d.Configurations.String()
@@ -397,23 +382,21 @@ func explainModel(ctx context.Context, b *backendFlags, mf *modelFlags, name str
 	}
 	if !e.Core {
 		r.MakeRoom = &modelDecisions{}
-		r.MakeRoom.Select, r.MakeRoom.Deselect = decisionNames(m, e.Room)
+		r.MakeRoom.Select, r.MakeRoom.Deselect = configurator.DecisionNames(m, e.Room)
 	}
-	var carried []feature.Origin
 	for _, reason := range e.Reasons {
 		mr := modelReason{Proof: []string{}, Constraints: []string{}}
-		mr.Select, mr.Deselect = decisionNames(m, reason.Decisions)
+		mr.Select, mr.Deselect = configurator.DecisionNames(m, reason.Decisions)
 		for _, p := range reason.Proof {
 			mr.Proof = append(mr.Proof, p.Text(m))
 		}
 		for _, o := range reason.Constraints {
 			mr.Constraints = append(mr.Constraints, m.Describe(o))
-			if !slices.Contains(carried, o) {
-				carried = append(carried, o)
-				r.Constraints = append(r.Constraints, m.Describe(o))
-			}
 		}
 		r.Reasons = append(r.Reasons, mr)
+	}
+	for _, o := range e.Constraints() {
+		r.Constraints = append(r.Constraints, m.Describe(o))
 	}
 	if asJSON {
 		return json.NewEncoder(stdout).Encode(r)

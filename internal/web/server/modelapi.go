@@ -89,14 +89,8 @@ type decisionsJSON struct {
 }
 
 func newDecisionsJSON(m *feature.Model, ds []configurator.Decision) decisionsJSON {
-	out := decisionsJSON{Select: []string{}, Deselect: []string{}}
-	for _, d := range ds {
-		if d.Select {
-			out.Select = append(out.Select, m.Features[d.Feature].Name)
-		} else {
-			out.Deselect = append(out.Deselect, m.Features[d.Feature].Name)
-		}
-	}
+	var out decisionsJSON
+	out.Select, out.Deselect = configurator.DecisionNames(m, ds)
 	return out
 }
 
@@ -469,20 +463,14 @@ func (s *Server) apiExplainModel(c echo.Context, body []byte) error {
 	}
 	resp := modelExplainResponse{Model: mo.id, Backend: mo.backend, Feature: m.Features[f].Name, State: ex.State.String(),
 		Reasons: []modelReasonJSON{}, More: ex.More, Core: ex.Core, Constraints: []string{}, ElapsedMS: ms(time.Since(start))}
-	seen := map[feature.Origin]bool{}
 	for _, r := range ex.Reasons {
 		rj := modelReasonJSON{decisionsJSON: newDecisionsJSON(m, r.Decisions), Constraints: describeAll(m, r.Constraints)}
 		for _, p := range r.Proof {
 			rj.Proof = append(rj.Proof, p.Text(m))
 		}
 		resp.Reasons = append(resp.Reasons, rj)
-		for _, o := range r.Constraints {
-			if !seen[o] {
-				seen[o] = true
-				resp.Constraints = append(resp.Constraints, m.Describe(o))
-			}
-		}
 	}
+	resp.Constraints = append(resp.Constraints, describeAll(m, ex.Constraints())...)
 	if !ex.Core {
 		room := newDecisionsJSON(m, ex.Room)
 		resp.MakeRoom = &room
