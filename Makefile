@@ -13,7 +13,7 @@ ADDR        ?= 127.0.0.1:8080
 # make run keeps compiled BDD spaces here and loads them after a restart
 # instead of compiling again (docs/operations.md, "The cache directory"); off: none.
 CACHE_DIR   ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/nqueens
-FUZZTIME    ?= 30000x
+FUZZTIME    ?= 10000x
 
 .PHONY: run test deps npm vendor chromium check-fmt vet lint unit unit-full unit-race fuzz-short fuzz bench bench-full bench-large bench-models bench-buddy soak
 
@@ -21,14 +21,24 @@ run: deps
 	@echo "Serving the N-Queens configurator on http://$(ADDR)/"
 	$(GO) run ./cmd/web -addr $(ADDR) -cache-dir $(CACHE_DIR)
 
-# make test's stages run one after another, the quick ones first so that a
-# formatting or vet error shows before the tests run; every stage is needed
-# on a fresh clone and none repeats another's work but the two test passes
-# (see unit). A machine shared with other work makes make test slower, not
-# red: the tests' bounds on time are relative to the same work alone in the
-# same run, or deadlines that only catch hangs, and the work they do is
-# counted, not timed.
-test: deps npm check-fmt vet lint chromium unit fuzz-short
+# make test sets up (modules, npm, chromium) and checks the formatting
+# first, one after another; then the checks proper run as parallel jobs of
+# a second make: vet, staticcheck, the two test passes (see unit) and the
+# short fuzzing. Alone, each leaves a core idle for much of its time (one
+# long test package at the end of a pass, a linker, the fuzzing
+# coordinator between targets); side by side they keep both cores of a
+# small machine busy. TESTJOBS is how many run at once; each job's output
+# is printed whole when it ends (-Otarget), so a failure reads as it would
+# alone, and a failing job stops make from starting the ones not yet
+# begun. Every stage is needed on a fresh clone and none repeats another's
+# work but the two test passes. A machine shared with other work makes
+# make test slower, not red: the tests' bounds on time are relative to the
+# same work alone in the same run, or deadlines that only catch hangs, and
+# the work they do is counted, not timed.
+TESTJOBS ?= 3
+test: deps npm check-fmt chromium
+	@echo "make test: vet, lint, unit-full, unit-race and fuzz-short, $(TESTJOBS) at a time; each prints its output when it ends"
+	@$(MAKE) --no-print-directory -j$(TESTJOBS) -Otarget vet unit-full unit-race lint fuzz-short
 
 deps:
 	$(GO) mod download

@@ -131,8 +131,13 @@ func TestRefuteByCases(t *testing.T) {
 // by cases is only found where the oracle finds no solution, every case is
 // a square its line has left, the cases are all of them, and each ends in
 // a line with no square or in cases again; and where propagation stops
-// short on 8×8, most placements with no solution get one.
+// short on 8×8, most placements with no solution get one. With -short it
+// stops at 7×7.
 func TestRefuteByCasesSound(t *testing.T) {
+	top := 8
+	if testing.Short() {
+		top = 7
+	}
 	var check func(t *testing.T, m *configurator.Model, s *configurator.Split, depth int)
 	check = func(t *testing.T, m *configurator.Model, s *configurator.Split, depth int) {
 		t.Helper()
@@ -148,7 +153,7 @@ func TestRefuteByCasesSound(t *testing.T) {
 			}
 		}
 	}
-	for n := 4; n <= 8; n++ {
+	for n := 4; n <= top; n++ {
 		m := configuratortest.Model(t, n, configurator.RowMajor)
 		board := configuratortest.Board(t, n)
 		byCases, stuck := 0, 0
@@ -191,9 +196,13 @@ func TestRefuteByCasesSound(t *testing.T) {
 
 // TestCompletions: the solutions listed are exactly the oracle's, for every
 // placement of one or two queens up to 8×8 that at most MaxListed solutions
-// hold; more are never listed.
+// hold; more are never listed. With -short it stops at 7×7.
 func TestCompletions(t *testing.T) {
-	for n := 4; n <= 8; n++ {
+	top := 8
+	if testing.Short() {
+		top = 7
+	}
+	for n := 4; n <= top; n++ {
 		m := configuratortest.Model(t, n, configurator.RowMajor)
 		board := configuratortest.Board(t, n)
 		listed := 0

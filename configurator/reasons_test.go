@@ -218,11 +218,16 @@ func TestReasonsExhaustive(t *testing.T) {
 }
 
 // TestReasonsWalks explains every blocked and forced square along seeded
-// random walks of clicks on 7×7 to 10×10, with the BDD backend: each click
-// places a queen on a free square, in a random order.
+// random walks of clicks on 7×7 to 10×10 (with -short, to 8×8), with the
+// BDD backend: each click places a queen on a free square, in a random
+// order.
 func TestReasonsWalks(t *testing.T) {
 	b := bdd.New(bdd.Options{})
-	for n := 7; n <= 10; n++ {
+	top := 10
+	if testing.Short() {
+		top = 8
+	}
+	for n := 7; n <= top; n++ {
 		board := configuratortest.Board(t, n)
 		sp := space(t, b, n)
 		walk(t, sp, rand.New(rand.NewPCG(uint64(n), 11)), 3, func(s *configurator.Session) {
@@ -392,9 +397,13 @@ func TestCompareReasons(t *testing.T) {
 // first one when it is an attack), with its words and proof, More when
 // other queens may form others, and no room; on every blocked and forced
 // square of every placement of queens of a solution, 1×1 to 6×6 on the
-// BDD, and of seeded walks on 8×8.
+// BDD, and of three seeded walks on 8×8; with -short, to 5×5 and one walk.
 func TestWhy(t *testing.T) {
 	ctx := context.Background()
+	top, walks := 6, 3
+	if testing.Short() {
+		top, walks = 5, 1
+	}
 	check := func(s *configurator.Session) {
 		t.Helper()
 		for _, st := range []configurator.State{configurator.Blocked, configurator.Forced} {
@@ -429,7 +438,7 @@ func TestWhy(t *testing.T) {
 		}
 	}
 	b := backends[0]
-	for n := 1; n <= 6; n++ {
+	for n := 1; n <= top; n++ {
 		board := configuratortest.Board(t, n)
 		sp := space(t, b, n)
 		for i := range board.Count() {
@@ -445,7 +454,7 @@ func TestWhy(t *testing.T) {
 		}
 	}
 	sp := space(t, b, 8)
-	walk(t, sp, rand.New(rand.NewPCG(8, 14)), 3, check)
+	walk(t, sp, rand.New(rand.NewPCG(8, 14)), walks, check)
 	if _, err := session(t, sp, "a1").Why(ctx, configuratortest.Cell(t, "c5")); !errors.Is(err, configurator.ErrNotExplained) {
 		t.Errorf("Why on a free square: %v, want ErrNotExplained", err)
 	}
