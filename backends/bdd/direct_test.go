@@ -58,9 +58,15 @@ func compileBoth(t testing.TB, model *configurator.Model) (*robdd.Manager, robdd
 	return m, direct
 }
 
+// TestCompileDirectCountsSolutionsAndNodes compiles N-Queens for every N
+// of queensSolutions (with -short, to 10×10) and checks its count, its
+// node count where BuDDy's is known, and that nothing made is garbage.
 func TestCompileDirectCountsSolutionsAndNodes(t *testing.T) {
 	for i, want := range queensSolutions {
 		n := i + 1
+		if testing.Short() && n > 10 {
+			break
+		}
 		t.Run(fmt.Sprint("n=", n), func(t *testing.T) {
 			m, root := compileFresh(t, CompileDirect, configuratortest.Model(t, n, configurator.RowMajor))
 			if got := m.SatCount(root); got.Cmp(big.NewInt(want)) != 0 {
@@ -110,13 +116,17 @@ func TestCompileDirectLargeBoards(t *testing.T) {
 
 // TestCompileDirectEqualsApply checks canonicity across the two paths: in
 // one Manager both compilers must return the very same Node, whatever the
-// variable order.
+// variable order: up to 10×10 in row order and 8×8 in the others (with
+// -short, two sizes less).
 func TestCompileDirectEqualsApply(t *testing.T) {
 	maxN := map[configurator.Order]int{configurator.RowMajor: 10}
 	for _, o := range configurator.Orders() {
 		last := maxN[o]
 		if last == 0 {
 			last = 8
+		}
+		if testing.Short() {
+			last -= 2
 		}
 		for n := 1; n <= last; n++ {
 			t.Run(fmt.Sprintf("order=%v/n=%d", o, n), func(t *testing.T) {

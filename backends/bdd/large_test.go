@@ -125,10 +125,14 @@ func TestPrecomputeInTheBackground(t *testing.T) {
 // twice: the first answers fill the memo of such boards (each through the
 // image analyzeImage picks), the second come from it, mapped from the
 // image it keeps; both must be the sweep's own answer on the board as
-// placed.
+// placed. With -short, 7×7 alone.
 func TestPairsFromTheMemo(t *testing.T) {
 	ctx := context.Background()
-	for _, n := range []int{7, 8} {
+	sizes := []int{7, 8}
+	if testing.Short() {
+		sizes = sizes[:1]
+	}
+	for _, n := range sizes {
 		sp := compileSpace(t, n, configurator.RowMajor, Direct)
 		cells := sp.model.Vars()
 		for round := range 2 {

@@ -36,10 +36,14 @@ func randomAssignment(rng *rand.Rand, m *robdd.Manager, p float64) robdd.Assignm
 // order, under random partial assignments (sparse and dense, satisfiable
 // or not): the same valid domains, counts and marginals, a sample that
 // satisfies the assignment, and never more nodes visited than the
-// diagram has.
+// diagram has. With -short, up to 8×8.
 func TestPartsAnswerAsTheWhole(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 1))
-	for n := 1; n <= 10; n++ {
+	top := 10
+	if testing.Short() {
+		top = 8
+	}
+	for n := 1; n <= top; n++ {
 		for _, o := range configurator.Orders() {
 			sp := compileSpace(t, n, o, Direct)
 			m, root := sp.m, sp.root
