@@ -70,11 +70,16 @@ func TestAPIReasonsD7(t *testing.T) {
 // make_room frees the square with the fewest queens. Each board is asked
 // about three of its blocked or forced squares, drawn by a seeded
 // generator (configurator's TestReasonsExhaustive asks about every square
-// of the same boards through the session, without HTTP).
+// of the same boards through the session, without HTTP). With -short, to
+// 5×5 and walks on 7×7 and 8×8.
 func TestAPIReasons(t *testing.T) {
 	_, ts := newTestServer(t, testConfig())
 	pick := rand.New(rand.NewPCG(6, 3))
-	for n := 1; n <= 6; n++ {
+	top, walkTop := 6, 10
+	if testing.Short() {
+		top, walkTop = 5, 8
+	}
+	for n := 1; n <= top; n++ {
 		o := configuratortest.Board(t, n)
 		seen := map[string]bool{}
 		for i := range o.Count() {
@@ -94,7 +99,7 @@ func TestAPIReasons(t *testing.T) {
 		}
 	}
 	rng := rand.New(rand.NewPCG(7, 10))
-	for n := 7; n <= 10; n++ {
+	for n := 7; n <= walkTop; n++ {
 		o := configuratortest.Board(t, n)
 		var q []oracle.Cell
 		for {

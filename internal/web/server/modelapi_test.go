@@ -181,9 +181,13 @@ func modelBackends(s *Server) []string {
 // On a bundled example small enough for the oracle, along seeded random
 // decisions, every backend's analysis is the oracle's: each feature once,
 // in its state; the count; and for decisions no configuration keeps, a
-// 422 with a minimal conflicting subset.
+// 422 with a minimal conflicting subset. With -short, fewer trials.
 func TestModelAnalyzeAgainstOracle(t *testing.T) {
 	s, ts := newTestServer(t, testConfig())
+	trials := 40
+	if testing.Short() {
+		trials = 15
+	}
 	for _, name := range []string{"computer", "smarthome"} {
 		id, m := exampleID(t, name)
 		o, err := oracle.NewFeatures(len(m.Features), m.Valid)
@@ -193,7 +197,7 @@ func TestModelAnalyzeAgainstOracle(t *testing.T) {
 		rng := rand.New(rand.NewPCG(21, uint64(len(name))))
 		for _, backend := range modelBackends(s) {
 			conflicts := 0
-			for trial := range 40 {
+			for trial := range trials {
 				var ds []oracle.Decision
 				for _, f := range rng.Perm(len(m.Features))[:rng.IntN(5)] {
 					ds = append(ds, oracle.Decision{Feature: f, Select: rng.IntN(2) == 0})
@@ -332,9 +336,14 @@ func TestModelExplain(t *testing.T) {
 	}
 }
 
-// On the computer example, every reason and the room are the oracle's.
+// On the computer example, every reason and the room are the oracle's,
+// along 30 random sets of decisions per backend (with -short, 10).
 func TestModelExplainAgainstOracle(t *testing.T) {
 	s, ts := newTestServer(t, testConfig())
+	trials := 30
+	if testing.Short() {
+		trials = 10
+	}
 	id, m := exampleID(t, "computer")
 	o, err := oracle.NewFeatures(len(m.Features), m.Valid)
 	if err != nil {
@@ -343,7 +352,7 @@ func TestModelExplainAgainstOracle(t *testing.T) {
 	rng := rand.New(rand.NewPCG(22, 1))
 	checked := 0
 	for _, backend := range modelBackends(s) {
-		for range 30 {
+		for range trials {
 			var ds []oracle.Decision
 			for _, f := range rng.Perm(len(m.Features))[:1+rng.IntN(4)] {
 				ds = append(ds, oracle.Decision{Feature: f, Select: rng.IntN(2) == 0})
