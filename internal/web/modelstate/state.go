@@ -48,7 +48,9 @@ type State struct {
 	Find string
 	Show Show
 	// Open lists the subtrees opened beyond those the page opens by
-	// itself; a name with a leading "-" is a subtree closed.
+	// itself; a name with a leading "-" is a subtree closed, one with a
+	// leading "*" a subtree opened with every child of its groups listed
+	// (see ParseOpen).
 	Open []string
 	// From is the first row shown of a list longer than a page.
 	From int
@@ -210,6 +212,26 @@ func (st State) Without(names ...string) State {
 	})
 }
 
+// Opened is one entry of State.Open, read.
+type Opened struct {
+	Feature string
+	// Closed marks a subtree closed, All one whose groups list every
+	// child, not only the first ones.
+	Closed, All bool
+}
+
+// ParseOpen reads an entry of State.Open or of a toggle: "A" opens A's
+// subtree, "-A" closes it and "*A" opens it with every child listed.
+func ParseOpen(s string) Opened {
+	switch {
+	case strings.HasPrefix(s, "-"):
+		return Opened{Feature: s[1:], Closed: true}
+	case strings.HasPrefix(s, "*"):
+		return Opened{Feature: s[1:], All: true}
+	}
+	return Opened{Feature: s}
+}
+
 // Kind is what a step does.
 type Kind uint8
 
@@ -224,7 +246,8 @@ const (
 	Undo
 	// Room undoes the fewest decisions that free a forced feature.
 	Room
-	// Toggle opens a subtree of the tree, or closes it.
+	// Toggle opens a subtree of the tree, or closes it, or lists every
+	// child of its groups (ParseOpen).
 	Toggle
 	// Ask opens Why? for a forced feature.
 	Ask

@@ -153,6 +153,9 @@ type FeatureRow struct {
 type GroupRow struct {
 	Kind, Label string
 	Rows        []*FeatureRow
+	// More says how many of the group's children are not listed, ""
+	// when every child is.
+	More string
 }
 
 // WhyPanel says why a feature is forced.
@@ -201,8 +204,14 @@ const (
 	// treeRows is how many features the tree shows before the person
 	// opens more: it opens level after level while they fit.
 	treeRows = 250
+	// groupRows is how many children of a group an open subtree lists
+	// before the person asks for all of them; the children on the way
+	// to a decision or to Why? are listed besides. A wide group of a
+	// large model (a root of hundreds of branches) shows a screenful, and
+	// each answer stays small enough to send and paint at once.
+	groupRows = 25
 	// maxRows is the most rows a page ever lists, whatever is open.
-	maxRows = 1500
+	maxRows = 500
 	// pageRows is a page of a flat list.
 	pageRows = 200
 )
@@ -611,6 +620,8 @@ type lister struct {
 	openAt  int   // features shallower than this are open by default
 	opened  map[int]bool
 	closed  map[int]bool
+	all     map[int]bool // subtrees whose groups list every child
+	onPath  map[int]bool // a decided feature, the one asked about, and their ancestors
 	find    string
 	matches func(f int) bool
 }
@@ -709,20 +720,25 @@ func (l *lister) treeRows() ([]*FeatureRow, string) {
 		}
 		l.openAt = d
 	}
-	l.opened, l.closed = map[int]bool{}, map[int]bool{}
+	l.opened, l.closed, l.all, l.onPath = map[int]bool{}, map[int]bool{}, map[int]bool{}, map[int]bool{}
 	for _, name := range l.st.Open {
-		closed := strings.HasPrefix(name, "-")
-		if f, ok := m.ID(strings.TrimPrefix(name, "-")); ok {
-			if closed {
-				l.closed[f] = true
-			} else {
-				l.opened[f] = true
-			}
+		how, f, ok := modelstate.ParseOpen(name), -1, false
+		if f, ok = m.ID(how.Feature); !ok {
+			continue
+		}
+		switch {
+		case how.Closed:
+			l.closed[f] = true
+		case how.All:
+			l.opened[f], l.all[f] = true, true
+		default:
+			l.opened[f] = true
 		}
 	}
 	show := func(f int) {
+		l.onPath[f] = true
 		for p := m.Features[f].Parent; p >= 0; p = m.Features[p].Parent {
-			l.opened[p] = true
+			l.opened[p], l.onPath[p] = true, true
 		}
 	}
 	for f, s := range l.d.States {
@@ -775,11 +791,20 @@ func (l *lister) subtree(f int) *FeatureRow {
 		case feature.GroupCardinality:
 			gr.Label = fmt.Sprintf("[%d..%d]: between %d and %d", lo, hi, lo, hi)
 		}
-		for _, c := range g.Children {
+		more := 0
+		for i, c := range g.Children {
 			if l.rows >= maxRows {
+				more += len(g.Children) - i
 				break
 			}
+			if i >= groupRows && !l.all[f] && !l.onPath[c] {
+				more++
+				continue
+			}
 			gr.Rows = append(gr.Rows, l.subtree(c))
+		}
+		if more > 0 {
+			gr.More = words.Plural(int64(more), "more feature")
 		}
 		r.Groups = append(r.Groups, gr)
 	}
