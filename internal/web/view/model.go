@@ -79,7 +79,12 @@ type ModelApp struct {
 	// configurations left (GET /model-diagram), "" on a page with no
 	// configuration to show.
 	DiagramSrc string
-	Model      ModelHead
+	// Diagram is the diagram's panel shown open (the state's diagram=1),
+	// and DiagramToggle the address with it the other way, which the
+	// panel's heading asks for as it opens or closes.
+	Diagram       bool
+	DiagramToggle string
+	Model         ModelHead
 	Notice     *Notice
 	Fatal      bool
 	Hidden     []Field // the state, for the page's form
@@ -264,6 +269,8 @@ func NewModelApp(site *Site, r *ModelStep) *ModelApp {
 	}
 	v.Title = v.title()
 	v.DiagramSrc = "/model-diagram?" + modelstate.State{Model: st.Model, Backend: st.Backend, Select: st.Select, Deselect: st.Deselect}.Query()
+	v.Diagram = st.Diagram
+	v.DiagramToggle = st.With(func(s *modelstate.State) { s.Diagram = !s.Diagram }).Href()
 	v.Hidden = modelFields(st)
 	v.Reset = Link{Label: "Reset", Href: st.With(func(s *modelstate.State) { s.Select, s.Deselect, s.Why = nil, nil, "" }).Href(),
 		Title: "Take back every decision"}
@@ -334,11 +341,14 @@ func modelFields(st modelstate.State) []Field {
 			fs = append(fs, Field{k, v})
 		}
 	}
-	add("select", strings.Join(st.Select, ","))
-	add("deselect", strings.Join(st.Deselect, ","))
+	add("select", modelstate.JoinNames(st.Select))
+	add("deselect", modelstate.JoinNames(st.Deselect))
 	add("backend", st.Backend)
 	add("why", st.Why)
-	add("open", strings.Join(st.Open, ","))
+	add("open", modelstate.JoinNames(st.Open))
+	if st.Diagram {
+		add("diagram", "1")
+	}
 	return fs
 }
 
