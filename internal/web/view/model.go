@@ -85,13 +85,13 @@ type ModelApp struct {
 	Diagram       bool
 	DiagramToggle string
 	Model         ModelHead
-	Notice     *Notice
-	Fatal      bool
-	Hidden     []Field // the state, for the page's form
-	Trail      string
-	Modes      []Link
-	ModeNote   string
-	Reset      Link
+	Notice        *Notice
+	Fatal         bool
+	Hidden        []Field // the state, for the page's form
+	Trail         string
+	Modes         []Link
+	ModeNote      string
+	Reset         Link
 
 	Count     string
 	Exact     string // a count too long for the headline, in full
