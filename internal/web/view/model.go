@@ -159,8 +159,11 @@ type GroupRow struct {
 	Kind, Label string
 	Rows        []*FeatureRow
 	// More says how many of the group's children are not listed, ""
-	// when every child is.
-	More string
+	// when every child is; the button that lists them (all of Parent's
+	// children) stands before Rows[MoreAt], where the first of them
+	// would be (at the end when MoreAt is len(Rows)).
+	More, Parent string
+	MoreAt       int
 }
 
 // WhyPanel says why a feature is forced.
@@ -802,19 +805,25 @@ func (l *lister) subtree(f int) *FeatureRow {
 			gr.Label = fmt.Sprintf("[%d..%d]: between %d and %d", lo, hi, lo, hi)
 		}
 		more := 0
+		skip := func(n int) {
+			if more == 0 {
+				gr.MoreAt = len(gr.Rows)
+			}
+			more += n
+		}
 		for i, c := range g.Children {
 			if l.rows >= maxRows {
-				more += len(g.Children) - i
+				skip(len(g.Children) - i)
 				break
 			}
 			if i >= groupRows && !l.all[f] && !l.onPath[c] {
-				more++
+				skip(1)
 				continue
 			}
 			gr.Rows = append(gr.Rows, l.subtree(c))
 		}
 		if more > 0 {
-			gr.More = words.Plural(int64(more), "more feature")
+			gr.More, gr.Parent = words.Plural(int64(more), "more feature"), l.m.Features[f].Name
 		}
 		r.Groups = append(r.Groups, gr)
 	}

@@ -147,16 +147,17 @@ func TestFeatureRows(t *testing.T) {
 func TestFeatureRowsBounded(t *testing.T) {
 	m := wideModel(t, 1, 3000, 0) // a branch of 3,000 children
 	for _, tc := range []struct {
-		name string
-		st   modelstate.State
-		sel  []string
-		rows int
-		more string // what B0's group says it does not list
-		note bool
+		name   string
+		st     modelstate.State
+		sel    []string
+		rows   int
+		more   string // what B0's group says it does not list
+		moreAt int    // the listed row its button stands before
+		note   bool
 	}{
-		{name: "opened", st: modelstate.State{Open: []string{"B0"}}, rows: 2 + groupRows, more: "2,975 more features"},
-		{name: "a decision further on", sel: []string{"K0_2999"}, rows: 2 + groupRows + 1, more: "2,974 more features"},
-		{name: "every child asked for", st: modelstate.State{Open: []string{"*B0"}}, rows: maxRows, more: "2,502 more features", note: true},
+		{name: "opened", st: modelstate.State{Open: []string{"B0"}}, rows: 2 + groupRows, more: "2,975 more features", moreAt: groupRows},
+		{name: "a decision further on", sel: []string{"K0_2999"}, rows: 2 + groupRows + 1, more: "2,974 more features", moreAt: groupRows},
+		{name: "every child asked for", st: modelstate.State{Open: []string{"*B0"}}, rows: maxRows, more: "2,502 more features", moreAt: maxRows - 2, note: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l := newLister(tc.st, m, domainsOf(m, tc.sel...), nil)
@@ -171,8 +172,12 @@ func TestFeatureRowsBounded(t *testing.T) {
 				}
 			}
 			b0 := find(rows, "B0")
-			if b0 == nil || len(b0.Groups) != 1 || b0.Groups[0].More != tc.more {
-				t.Errorf("B0: %+v; want its group to say %q", b0, tc.more)
+			if b0 == nil || len(b0.Groups) != 1 || b0.Groups[0].More != tc.more || b0.Groups[0].Parent != "B0" {
+				t.Fatalf("B0: %+v; want its group to say %q", b0, tc.more)
+			}
+			// The button stands where the first child not listed would.
+			if g := b0.Groups[0]; g.MoreAt != tc.moreAt {
+				t.Errorf("the button stands before row %d, want %d", g.MoreAt, tc.moreAt)
 			}
 		})
 	}
