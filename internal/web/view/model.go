@@ -735,8 +735,9 @@ func (l *lister) treeRows() ([]*FeatureRow, string) {
 	}
 	l.opened, l.closed, l.all, l.onPath = map[int]bool{}, map[int]bool{}, map[int]bool{}, map[int]bool{}
 	for _, name := range l.st.Open {
-		how, f, ok := modelstate.ParseOpen(name), -1, false
-		if f, ok = m.ID(how.Feature); !ok {
+		how := modelstate.ParseOpen(name)
+		f, ok := m.ID(how.Feature)
+		if !ok {
 			continue
 		}
 		switch {
