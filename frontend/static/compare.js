@@ -1,5 +1,5 @@
 // The end-to-end time of a step: from the click (the input event htmx
-// answers to) to the new board painted, measured here and shown beside
+// answers to) to the new board (or model configuration) painted, measured here and shown beside
 // the server's own figures, split into the backends' time (the timing
 // card's data-backend-ns), the server's rendering and the rest of the
 // request on the server (its Server-Timing header: render, app), the
@@ -64,6 +64,10 @@
   document.addEventListener('htmx:beforeRequest', function (ev) {
     var elt = ev.target;
     if (elt && elt.closest && elt.closest('#orders')) { return; }
+    // Only a step is timed: a request that swaps a part of the page
+    // alone (the model page's search and filter) is not.
+    var target = ev.detail && ev.detail.target;
+    if (target && target.id !== 'app') { return; }
     var trig = ev.detail && ev.detail.requestConfig && ev.detail.requestConfig.triggeringEvent;
     sent = performance.now();
     if (trig && trig.timeStamp > 0 && trig.timeStamp <= sent) { sent = trig.timeStamp; }

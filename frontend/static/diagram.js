@@ -12,7 +12,7 @@
 
   var SVGNS = 'http://www.w3.org/2000/svg';
   // What the user chose survives the swaps of #app.
-  var prefs = { view: 'ranks', remaining: false, collapse: true, modelOpen: false };
+  var prefs = { view: 'ranks', remaining: false, collapse: true };
   var cache = new Map(); // request body -> answer
   var current = null;    // the drawn viewer's state
   var pending = null;    // AbortController of the request in flight
@@ -625,20 +625,21 @@
       return;
     }
     if (root.dataset.started) { return; }
-    // A model's diagram is asked for when its panel is open, and the
-    // panel stays open across the steps once opened.
+    // A model's diagram is asked for when its panel is open (the
+    // address's diagram=1 keeps it open across the steps).
     var details = root.closest('details');
-    if (details) {
-      details.open = details.open || prefs.modelOpen;
-      if (!details.open) {
-        details.addEventListener('toggle', function () { prefs.modelOpen = details.open; start(); }, { once: true });
-        return;
+    if (details && !details.open) {
+      if (!closedPanels.has(details)) {
+        closedPanels.add(details);
+        details.addEventListener('toggle', function () { closedPanels.delete(details); start(); }, { once: true });
       }
-      details.addEventListener('toggle', function () { prefs.modelOpen = details.open; });
+      return;
     }
     root.dataset.started = '1';
     show(root);
   }
+  // closedPanels are the closed panels waiting to be opened.
+  var closedPanels = new WeakSet();
   document.addEventListener('DOMContentLoaded', start);
   document.addEventListener('htmx:afterSettle', start);
   window.addEventListener('resize', function () { if (current) { fit(); } });

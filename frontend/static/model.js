@@ -201,6 +201,35 @@
   // position (pos) in its state; the steps, by position, are kept for the
   // tab's life in sessionStorage.
 
+  // splitNames reads a list of feature names as the address writes it
+  // (modelstate.SplitNames): separated by commas, a name that holds a
+  // comma between double quotes, a quote in it doubled.
+  function splitNames(s) {
+    var out = [], i = 0;
+    while (i < s.length) {
+      var name = '';
+      while (s[i] === ' ') { i++; }
+      if (s[i] === '"') {
+        for (i++; i < s.length; i++) {
+          if (s[i] === '"') {
+            if (s[i + 1] !== '"') { i++; break; }
+            i++;
+          }
+          name += s[i];
+        }
+        var comma = s.indexOf(',', i);
+        i = comma < 0 ? s.length : comma + 1;
+      } else {
+        var end = s.indexOf(',', i);
+        if (end < 0) { end = s.length; }
+        name = s.slice(i, end).trim();
+        i = end + 1;
+      }
+      if (name) { out.push(name); }
+    }
+    return out;
+  }
+
   var history_ = (function () {
     var STORE = 'model-steps';
     var cur = 0, steps = [];
@@ -243,7 +272,7 @@
     }
     function decisions(url) {
       var u = new URL(url, location.href);
-      var list = function (k) { var v = u.searchParams.get(k); return v ? v.split(',') : []; };
+      var list = function (k) { return splitNames(u.searchParams.get(k) || ''); };
       return { model: u.searchParams.get('model'), sel: list('select'), desel: list('deselect'), backend: u.searchParams.get('backend') || '', why: u.searchParams.get('why') || '' };
     }
     function label(i) {

@@ -9,9 +9,11 @@
 // again. The page's own additions (the list of steps, the preview line:
 // elements marked data-client) are left where they are.
 //
-// Only a board is merged into a board; any other answer (a compile's
-// progress, a page without a board) replaces #app as before (the swap
-// style htmx falls back to, outerHTML).
+// Only a board is merged into a board, and a model's configuration into
+// a model's configuration (their forms, #board-form and #model-form, say
+// which they are); any other answer (a compile's progress, a page with
+// neither) replaces #app as before (the swap style htmx falls back to,
+// outerHTML).
 (function () {
   'use strict';
 
@@ -106,11 +108,19 @@
     }
   }
 
+  // mergeable reports whether the new #app shows the same kind of page as
+  // the live one: both a board, or both a model's configuration.
+  function mergeable(live, next) {
+    return ['#board-form', '#model-form'].some(function (form) {
+      return live.querySelector(form) !== null && next.querySelector(form) !== null;
+    });
+  }
+
   htmx.defineExtension('morph', {
     handleSwap: function (style, target, fragment) {
       if (style !== 'morph') { return false; }
       var next = fragment.firstElementChild;
-      if (!next || next.id !== target.id || !target.querySelector('#board-form') || !next.querySelector('#board-form')) {
+      if (!next || next.id !== target.id || !mergeable(target, next)) {
         return false;
       }
       update(target, next);

@@ -1,8 +1,10 @@
 // Package modelstate is the model page's state as its address carries it:
 // which model, the person's decisions by feature name
 // (/?model=ID&select=A,B&deselect=C), the backend, the feature whose Why?
-// is open, and how the feature list is shown (a search, a filter, the
-// subtrees opened or closed, the first row of a long list). The page keeps
+// is open, how the feature list is shown (a search, a filter, the
+// subtrees opened or closed, the first row of a long list) and whether the
+// decision diagram's panel is open. A list of names is separated by
+// commas; a name that holds a comma is quoted (see SplitNames). The page keeps
 // no state on the server: every request carries it, so that an address
 // can be bookmarked and shared and Back and Forward undo and redo.
 package modelstate
@@ -48,10 +50,14 @@ type State struct {
 	Find string
 	Show Show
 	// Open lists the subtrees opened beyond those the page opens by
-	// itself; a name with a leading "-" is a subtree closed.
+	// itself; a name with a leading "-" is a subtree closed, one with a
+	// leading "*" a subtree opened with every child of its groups listed
+	// (see ParseOpen).
 	Open []string
 	// From is the first row shown of a list longer than a page.
 	From int
+	// Diagram is the decision diagram's panel open (diagram=1).
+	Diagram bool
 }
 
 // Limits on what an address may carry, so that a request's work is
@@ -64,7 +70,7 @@ const (
 // params are the query parameters of a state; actions are the
 // parameters of one step.
 var (
-	params  = []string{"model", "select", "deselect", "backend", "why", "find", "show", "open", "from"}
+	params  = []string{"model", "select", "deselect", "backend", "why", "find", "show", "open", "from", "diagram"}
 	actions = []string{"pick", "drop", "undo", "room", "toggle", "ask", "close"}
 )
 
@@ -123,25 +129,85 @@ func Parse(v url.Values) (State, error) {
 		}
 		st.From = n
 	}
+	switch d := v.Get("diagram"); d {
+	case "", "0":
+	case "1":
+		st.Diagram = true
+	default:
+		return st, problem.New(http.StatusBadRequest, "The parameter \"diagram\" takes 1 or 0, not %s.", words.Quote(d))
+	}
 	return st, nil
 }
 
-// names splits a comma-separated list of feature names; empty entries
-// (a trailing comma) are dropped.
+// names reads a list of feature names (SplitNames), at most maxNames of
+// them.
 func names(s, param string) ([]string, error) {
-	if s == "" {
-		return nil, nil
+	out, err := SplitNames(s)
+	if err != nil {
+		return nil, problem.New(http.StatusBadRequest, "The list in %s cannot be read: %v.", param, err)
 	}
+	if len(out) > maxNames {
+		return nil, problem.New(http.StatusRequestURITooLong, "The address lists more than %s names in %s.", words.Number(maxNames), param)
+	}
+	return out, nil
+}
+
+// SplitNames reads a list of feature names as an address carries it: the
+// names separated by commas, spaces around them dropped, and so are empty
+// entries (a trailing comma). A name that holds a comma, or starts with a
+// double quote, is written between double quotes, a double quote in it
+// doubled, as in CSV: "Size, large",Colour is the two names Size, large
+// and Colour. The rest of a list reads as it is written, so that the
+// usual names stay readable in the address bar.
+func SplitNames(s string) ([]string, error) {
 	var out []string
-	for name := range strings.SplitSeq(s, ",") {
-		if name = strings.TrimSpace(name); name != "" {
-			out = append(out, name)
+	for s != "" {
+		var name string
+		if t := strings.TrimLeft(s, " "); strings.HasPrefix(t, `"`) {
+			var b strings.Builder
+			i := 1
+			for {
+				j := strings.IndexByte(t[i:], '"')
+				if j < 0 {
+					return nil, fmt.Errorf("the quote before %s is not closed", words.Quote(t[1:]))
+				}
+				b.WriteString(t[i : i+j])
+				i += j + 1
+				if !strings.HasPrefix(t[i:], `"`) {
+					break
+				}
+				b.WriteByte('"')
+				i++
+			}
+			rest := strings.TrimLeft(t[i:], " ")
+			if rest != "" && rest[0] != ',' {
+				return nil, fmt.Errorf("the quoted name %s is followed by %s, not by a comma", words.Quote(b.String()), words.Quote(rest))
+			}
+			name, s = b.String(), strings.TrimPrefix(rest, ",")
+		} else {
+			name, s, _ = strings.Cut(s, ",")
+			name = strings.TrimSpace(name)
 		}
-		if len(out) > maxNames {
-			return nil, problem.New(http.StatusRequestURITooLong, "The address lists more than %s names in %s.", words.Number(maxNames), param)
+		if name != "" {
+			out = append(out, name)
 		}
 	}
 	return out, nil
+}
+
+// JoinNames writes a list of feature names as SplitNames reads it.
+func JoinNames(names []string) string {
+	var b strings.Builder
+	for i, n := range names {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if strings.Contains(n, ",") || strings.HasPrefix(n, `"`) || n != strings.TrimSpace(n) {
+			n = `"` + strings.ReplaceAll(n, `"`, `""`) + `"`
+		}
+		b.WriteString(n)
+	}
+	return b.String()
 }
 
 // Query writes the state as a query string, parameters in a fixed order
@@ -160,24 +226,28 @@ func (st State) Query() string {
 		b.WriteString(escape(v))
 	}
 	add("model", st.Model)
-	add("select", strings.Join(st.Select, ","))
-	add("deselect", strings.Join(st.Deselect, ","))
+	add("select", JoinNames(st.Select))
+	add("deselect", JoinNames(st.Deselect))
 	add("backend", st.Backend)
 	add("why", st.Why)
 	add("find", st.Find)
 	add("show", string(st.Show))
-	add("open", strings.Join(st.Open, ","))
+	add("open", JoinNames(st.Open))
 	if st.From > 0 {
 		add("from", strconv.Itoa(st.From))
+	}
+	if st.Diagram {
+		add("diagram", "1")
 	}
 	return b.String()
 }
 
-// escape escapes a query value but keeps the commas that separate names
-// and the characters names are usually made of readable.
+// escape escapes a query value but keeps the commas that separate names,
+// the star of a subtree listed whole and the characters names are
+// usually made of readable.
 func escape(s string) string {
 	e := url.QueryEscape(s)
-	return strings.NewReplacer("%2C", ",", "%2F", "/", "%3A", ":").Replace(e)
+	return strings.NewReplacer("%2C", ",", "%2A", "*", "%2F", "/", "%3A", ":").Replace(e)
 }
 
 // Href is the state's address.
@@ -210,6 +280,26 @@ func (st State) Without(names ...string) State {
 	})
 }
 
+// Opened is one entry of State.Open, read.
+type Opened struct {
+	Feature string
+	// Closed marks a subtree closed, All one whose groups list every
+	// child, not only the first ones.
+	Closed, All bool
+}
+
+// ParseOpen reads an entry of State.Open or of a toggle: "A" opens A's
+// subtree, "-A" closes it and "*A" opens it with every child listed.
+func ParseOpen(s string) Opened {
+	switch {
+	case strings.HasPrefix(s, "-"):
+		return Opened{Feature: s[1:], Closed: true}
+	case strings.HasPrefix(s, "*"):
+		return Opened{Feature: s[1:], All: true}
+	}
+	return Opened{Feature: s}
+}
+
 // Kind is what a step does.
 type Kind uint8
 
@@ -224,7 +314,8 @@ const (
 	Undo
 	// Room undoes the fewest decisions that free a forced feature.
 	Room
-	// Toggle opens a subtree of the tree, or closes it.
+	// Toggle opens a subtree of the tree, or closes it, or lists every
+	// child of its groups (ParseOpen).
 	Toggle
 	// Ask opens Why? for a forced feature.
 	Ask

@@ -439,9 +439,16 @@ func TestBrowserModel(t *testing.T) {
 			t.Fatalf("the generated model has %d features", info.Features)
 		}
 		b.open("/?model=" + info.ID + "&backend=sat")
-		if n := eval[int](b, `document.querySelectorAll('.frow').length`); n > 1500 || n < 50 {
-			t.Errorf("the page renders %d rows of %d features", n, info.Features)
+		// The root's hundred branches: the first 25 listed, the others
+		// behind a button.
+		if n := eval[int](b, `document.querySelectorAll('.frow').length`); n != 26 {
+			t.Errorf("the page renders %d rows of %d features, want the root and 25 branches", n, info.Features)
 		}
+		b.clickCSS(`#f-0 > .fgroup > .gmore > button.more`)
+		if n := eval[int](b, `document.querySelectorAll('.frow').length`); n != 101 || b.query().Get("open") != "*Big" {
+			t.Errorf("every branch asked for: %d rows, open=%q", n, b.query().Get("open"))
+		}
+		b.open("/?model=" + info.ID + "&backend=sat")
 		// Search finds a feature deep in the tree.
 		start := time.Now()
 		b.do("search", chromedp.SendKeys(chromedp.ID("find"), "Q_77_13_4", chromedp.NodeVisible))
@@ -454,26 +461,12 @@ func TestBrowserModel(t *testing.T) {
 		if n := eval[int](b, `document.querySelectorAll('.frow').length`); n != 1 {
 			t.Errorf("the search lists %d rows, want 1", n)
 		}
-		// A decision, timed by the page and by the API.
-		start = time.Now()
+		if got := rowStates(b)["Q_77_13_4"]; got != "free" {
+			t.Errorf("Q_77_13_4 is %s before any decision", got)
+		}
 		b.clickRow("Q_77_13_4", "pick")
-		page := time.Since(start)
-		if got := rowStates(b)["Q_77_13_4"]; got != "select" {
-			t.Errorf("Q_77_13_4 is %s after selecting it", got)
-		}
-		if got := rowStates(b); len(got) != 1 {
-			t.Errorf("after the decision the search lists %d rows", len(got))
-		}
-		start = time.Now()
-		status, out, err := postJSON(t, context.Background(), ts, "/api/v1/analyze",
-			fmt.Sprintf(`{"model": %q, "select": ["Q_77_13_4"], "backend": "sat"}`, info.ID))
-		api := time.Since(start)
-		if err != nil || status != http.StatusOK {
-			t.Fatalf("POST /api/v1/analyze: %d %v %.200s", status, err, out)
-		}
-		t.Logf("a decision on %d features: the page %v, the API %v", info.Features, page, api)
-		if page > 4*api+2*time.Second {
-			t.Errorf("the page took %v for a decision the API answers in %v", page, api)
+		if got := rowStates(b); len(got) != 1 || got["Q_77_13_4"] != "select" {
+			t.Errorf("after the decision the search lists %v", got)
 		}
 		q := b.query()
 		q.Del("find")
@@ -484,6 +477,67 @@ func TestBrowserModel(t *testing.T) {
 		// The path to the decision is open in the tree.
 		if eval[int](b, `document.querySelectorAll('.frow[data-name="Q_77_13_4"]').length`) != 1 {
 			t.Error("the tree does not show the decided feature")
+		}
+		// Decisions in the tree, each timed by the page itself (its
+		// end-to-end figure: from the click to the new configuration
+		// painted) and, on the same server in the same run, the same
+		// decisions through the API (the request's round trip, its
+		// answer read). The SAT backend remembers the configurations it
+		// found, so that a question asked again is easier: the API is
+		// asked once before the page, and timed after it, so that both
+		// meet the backend in the same state. The page is within the
+		// API's budget when its figure is at most twice the API's time
+		// (a loaded machine slows the browser's work as much as the
+		// server's) plus the interactive bound of 250 ms per decision
+		// (make bench-models' target) for rendering, the answer's
+		// transfer and the browser's swap and paint. One decision in
+		// three may miss it (a hiccup of the machine). What the page is
+		// given to do is counted exactly besides: the rows and the bytes
+		// of each answer.
+		const allowance = 250 * time.Millisecond
+		analyze := func(sel []string) time.Duration {
+			body, err := json.Marshal(map[string]any{"model": info.ID, "select": sel, "backend": "sat"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			status, out, err := postJSON(t, context.Background(), ts, "/api/v1/analyze", string(body))
+			took := time.Since(start)
+			if err != nil || status != http.StatusOK {
+				t.Fatalf("POST /api/v1/analyze: %d %v %.200s", status, err, out)
+			}
+			return took
+		}
+		sel, met := []string{"Q_77_13_4"}, 0
+		for _, f := range []string{"Q_77_13_3", "Q_77_13_2", "Q_77_13_1"} {
+			sel = append(sel, f)
+			first := analyze(sel)
+			b.do("forget the last figure", chromedp.Evaluate[chromedp.Void](`document.getElementById("e2e").removeAttribute("data-total-ms")`))
+			b.clickRow(f, "pick")
+			b.wait("the page's figure", `document.querySelector("#e2e[data-total-ms]")`)
+			page := time.Duration(eval[float64](b, `parseFloat(document.getElementById("e2e").dataset.totalMs)`) * float64(time.Millisecond))
+			bytes := eval[int](b, `parseInt(document.getElementById("e2e").dataset.bytes, 10)`)
+			rows := eval[int](b, `document.querySelectorAll('.frow').length`)
+			if got := rowStates(b)[f]; got != "select" {
+				t.Errorf("%s is %s after selecting it", f, got)
+			}
+			api := analyze(sel)
+			t.Logf("+%s on %d features: the page %v (%d rows, %d bytes of HTML; %s), the API %v (%v the first time)",
+				f, info.Features, page, rows, bytes, b.text("#e2e"), api, first)
+			if page <= 2*api+allowance {
+				met++
+			}
+			// The root, 25 branches and the decisions' branch, its 40
+			// children and the decisions with their siblings.
+			if rows != 1+25+1+40+5 {
+				t.Errorf("the answer to +%s renders %d rows", f, rows)
+			}
+			if bytes > 96<<10 {
+				t.Errorf("the answer to +%s is %d bytes of HTML", f, bytes)
+			}
+		}
+		if met < 2 {
+			t.Errorf("the page answered %d decisions of 3 within twice the API's time plus %v", met, allowance)
 		}
 	})
 
@@ -497,9 +551,14 @@ func TestBrowserModel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		big, _, err := s.models.Add(context.Background(), "big.uvl", []byte(bigModel(100)), feature.UVL)
+		if err != nil {
+			t.Fatal(err)
+		}
 		carID, _ := exampleID(t, "car")
 		shots := []struct{ name, path string }{
 			{"model-car", "/?model=" + carID + "&select=Diesel&backend=both&why=Petrol"},
+			{"model-big", "/?model=" + big.ID + "&select=Q_77_13_4&backend=sat"},
 			{"model-busybox", "/?model=" + busybox.ID + "&backend=both"},
 			{"model-busybox-search", "/?model=" + busybox.ID + "&find=ftp&backend=sat"},
 			{"models", "/models"},

@@ -10,9 +10,9 @@ import (
 
 // The model page's decision diagram in a real browser: opened, it draws
 // the configurations left in view with the board's viewer, zooms and
-// fits, charts the nodes per level naming the order, stays open and
-// redraws across a decision; in a mode without a BDD it says why there is
-// none.
+// fits, charts the nodes per level naming the order, stays open (its
+// address says diagram=1) and redraws across a decision; in a mode without
+// a BDD it says why there is none.
 func TestBrowserModelDiagram(t *testing.T) {
 	_, ts := newTestServer(t, modelSetup())
 	m, id, o := example(t, "computer")
@@ -23,6 +23,11 @@ func TestBrowserModelDiagram(t *testing.T) {
 		t.Errorf("the diagram is asked for before its panel is opened")
 	}
 	b.do("open the diagram", clickSel("#diagram-h"))
+	// The open panel is in the address, in place of the one shown.
+	b.wait("diagram=1 in the address", `location.search.indexOf("diagram=1") >= 0`)
+	if q := b.query(); q.Get("select") != "ARM" || q.Get("backend") != "bdd" {
+		t.Errorf("the address after opening the diagram: %s", b.location())
+	}
 	b.drawn("the diagram under ARM", -1)
 	want := o.Analyze(oracleDecisions(t, m, []string{"ARM"}, nil)).Configurations
 	if s := b.text("#dg-status"); !strings.Contains(s, fmt.Sprintf("%d configurations left", want)) {
@@ -72,6 +77,23 @@ func TestBrowserModelDiagram(t *testing.T) {
 	b.drawn("the diagram under ARM and Wireless LAN", -1)
 	want = o.Analyze(oracleDecisions(t, m, []string{"ARM", "Wireless LAN"}, nil)).Configurations
 	b.wait("the new count", fmt.Sprintf(`document.getElementById("dg-status").textContent.indexOf("%d configurations left") >= 0`, want))
+	if q := b.query(); q.Get("diagram") != "1" || q.Get("select") != "ARM,Wireless LAN" {
+		t.Errorf("the address after the decision: %s", b.location())
+	}
+
+	// The address opens the page with the panel open, and closing it
+	// takes diagram=1 out of the address.
+	addr := b.location()
+	b.open(addr)
+	if !eval[bool](b, `document.getElementById("diagram").open`) {
+		t.Errorf("%s opens with the diagram's panel closed", addr)
+	}
+	b.drawn("the diagram of the address", -1)
+	b.do("close the diagram", clickSel("#diagram-h"))
+	b.wait("diagram=1 out of the address", `location.search.indexOf("diagram=") < 0`)
+	if eval[bool](b, `document.getElementById("diagram").open`) {
+		t.Error("the panel is open after closing it")
+	}
 
 	// SAT keeps no diagram: the panel says so.
 	b.open("/?model=" + id + "&backend=sat")

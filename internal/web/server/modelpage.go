@@ -161,7 +161,7 @@ func pageProblem(err error) error {
 func applyStep(st modelstate.State, act modelstate.Action, m *feature.Model) (modelstate.State, error) {
 	name := act.Feature
 	if act.Kind == modelstate.Toggle {
-		name = strings.TrimPrefix(name, "-")
+		name = modelstate.ParseOpen(name).Feature
 	}
 	if act.Kind != modelstate.View && act.Kind != modelstate.Close {
 		if _, ok := m.ID(name); !ok {
@@ -190,9 +190,11 @@ func applyStep(st modelstate.State, act modelstate.Action, m *feature.Model) (mo
 		}
 		return st.Without(name), nil
 	case modelstate.Toggle:
-		// toggle=A opens A's subtree, toggle=-A closes it.
+		// toggle=A opens A's subtree, toggle=-A closes it, toggle=*A
+		// lists every child of its groups; each replaces what the
+		// state said of A before.
 		return st.With(func(s *modelstate.State) {
-			s.Open = slices.DeleteFunc(s.Open, func(o string) bool { return o == name || o == "-"+name })
+			s.Open = slices.DeleteFunc(s.Open, func(o string) bool { return modelstate.ParseOpen(o).Feature == name })
 			s.Open = append(s.Open, act.Feature)
 		}), nil
 	case modelstate.Ask:

@@ -110,6 +110,8 @@ func TestModelPageSteps(t *testing.T) {
 		{"Why?", base + "&select=Thunderbolt&ask=x86", true, 200, "HX-Push-Url", "/?model=" + id + "&select=Thunderbolt&backend=sat&why=x86", "Why is “x86” forced on?"},
 		{"Make room", base + "&select=Thunderbolt,Graphics&why=x86&room=x86", true, 200, "HX-Push-Url", "/?model=" + id + "&backend=sat", ""},
 		{"open a subtree", base + "&toggle=-Ports", true, 200, "HX-Replace-Url", "/?model=" + id + "&backend=sat&open=-Ports", `aria-label="Open Ports"`},
+		{"every child of a subtree", base + "&toggle=*Ports", true, 200, "HX-Replace-Url", "/?model=" + id + "&backend=sat&open=*Ports", `aria-label="Close Ports"`},
+		{"the diagram's panel open", base + "&diagram=1", false, 200, "", "", `<details class="card diagram model-diagram" id="diagram" open>`},
 		{"a decision the others exclude", base + "&select=ARM&pick=Thunderbolt", true, 422, "HX-Replace-Url", "/?model=" + id + "&select=ARM&backend=sat", "configuration keeps"},
 		{"an unknown feature", base + "&pick=Turbo", true, 400, "HX-Retarget", "#notice", "Turbo"},
 		{"an unknown model", "/?model=0123456789abcdef01234567", false, 404, "", "", "no such model"},
@@ -213,5 +215,67 @@ func TestModelPageWhileTheBDDCompiles(t *testing.T) {
 	}
 	if st := pageStates(t, html); st["Q_7_3_1"] != "select" || st["P_7_3"] != "forced_on" {
 		t.Errorf("Q_7_3_1 %s, its parent %s", st["Q_7_3_1"], st["P_7_3"])
+	}
+}
+
+// Feature names that hold commas travel in the address quoted, as the
+// lists of names are written (modelstate.SplitNames): a decision on one
+// pushes an address that, opened, shows the same configuration as the
+// API gives for the same names; taking it back leaves the others.
+func TestModelPageNamesWithCommas(t *testing.T) {
+	s, ts := newTestServer(t, modelSetup())
+	const src = "features\n\tShop\n\t\toptional\n\t\t\t\"Size, large\"\n\t\t\tColour\n\t\t\t\"a,b,c\"\n\t\t\tPlain\n" +
+		"constraints\n\t\"Size, large\" => Colour\n\t\"a,b,c\" | Plain\n"
+	info, _, err := s.models.Add(context.Background(), "commas.uvl", []byte(src), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, step string
+		from, push string // the state's query before the step, the address pushed
+		sel, desel []string
+	}{
+		{"select", "pick=Size%2C+large", "", "&select=%22Size,+large%22", []string{"Size, large"}, nil},
+		{"deselect", "drop=a%2Cb%2Cc", "&select=%22Size,+large%22", "&select=%22Size,+large%22&deselect=%22a,b,c%22", []string{"Size, large"}, []string{"a,b,c"}},
+		{"take back", "undo=Size%2C+large", "&select=%22Size,+large%22&deselect=%22a,b,c%22", "&deselect=%22a,b,c%22", nil, []string{"a,b,c"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, body := get(t, ts, "/?model="+info.ID+tc.from+"&backend=sat&"+tc.step, "HX-Request", "true")
+			want := "/?model=" + info.ID + tc.push + "&backend=sat"
+			if res.StatusCode != http.StatusOK || res.Header.Get("HX-Push-Url") != want {
+				t.Fatalf("%d, pushed %q, want %q: %.300s", res.StatusCode, res.Header.Get("HX-Push-Url"), want, body)
+			}
+			res, html := get(t, ts, want)
+			if res.StatusCode != http.StatusOK {
+				t.Fatalf("%s: %d", want, res.StatusCode)
+			}
+			page := pageStates(t, html)
+			req, _ := json.Marshal(map[string]any{"model": info.ID, "select": tc.sel, "deselect": tc.desel, "backend": "sat"})
+			status, out, err := postJSON(t, context.Background(), ts, "/api/v1/analyze", string(req))
+			if err != nil || status != http.StatusOK {
+				t.Fatalf("analyze %s: %d %v %s", req, status, err, out)
+			}
+			var api struct {
+				Select, Deselect, Free []string
+				ForcedOn               []string `json:"forced_on"`
+				ForcedOff              []string `json:"forced_off"`
+			}
+			if err := json.Unmarshal([]byte(out), &api); err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for st, names := range map[string][]string{"select": api.Select, "deselect": api.Deselect,
+				"forced_on": api.ForcedOn, "forced_off": api.ForcedOff, "free": api.Free} {
+				for _, name := range names {
+					n++
+					if page[name] != st {
+						t.Errorf("%q is %s on the page, %s by the API", name, page[name], st)
+					}
+				}
+			}
+			if n != 5 || len(page) != 5 {
+				t.Errorf("the API names %d features, the page %d: %v", n, len(page), page)
+			}
+		})
 	}
 }

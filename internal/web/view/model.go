@@ -79,14 +79,19 @@ type ModelApp struct {
 	// configurations left (GET /model-diagram), "" on a page with no
 	// configuration to show.
 	DiagramSrc string
-	Model      ModelHead
-	Notice     *Notice
-	Fatal      bool
-	Hidden     []Field // the state, for the page's form
-	Trail      string
-	Modes      []Link
-	ModeNote   string
-	Reset      Link
+	// Diagram is the diagram's panel shown open (the state's diagram=1),
+	// and DiagramToggle the address with it the other way, which the
+	// panel's heading asks for as it opens or closes.
+	Diagram       bool
+	DiagramToggle string
+	Model         ModelHead
+	Notice        *Notice
+	Fatal         bool
+	Hidden        []Field // the state, for the page's form
+	Trail         string
+	Modes         []Link
+	ModeNote      string
+	Reset         Link
 
 	Count     string
 	Exact     string // a count too long for the headline, in full
@@ -153,6 +158,12 @@ type FeatureRow struct {
 type GroupRow struct {
 	Kind, Label string
 	Rows        []*FeatureRow
+	// More says how many of the group's children are not listed, ""
+	// when every child is; the button that lists them (all of Parent's
+	// children) stands before Rows[MoreAt], where the first of them
+	// would be (at the end when MoreAt is len(Rows)).
+	More, Parent string
+	MoreAt       int
 }
 
 // WhyPanel says why a feature is forced.
@@ -178,6 +189,10 @@ type WhyReason struct {
 // ModelTiming is the comparison: each backend's time per question and
 // its work.
 type ModelTiming struct {
+	// Backend is the backends' time of this request in nanoseconds (the
+	// answers remembered cost none), which the page's own end-to-end
+	// figure sets apart from the rest.
+	Backend  int64
 	Columns  []string
 	Rows     []TimingRow
 	Compiles []string
@@ -197,8 +212,14 @@ const (
 	// treeRows is how many features the tree shows before the person
 	// opens more: it opens level after level while they fit.
 	treeRows = 250
+	// groupRows is how many children of a group an open subtree lists
+	// before the person asks for all of them; the children on the way
+	// to a decision or to Why? are listed besides. A wide group of a
+	// large model (a root of hundreds of branches) shows a screenful, and
+	// each answer stays small enough to send and paint at once.
+	groupRows = 25
 	// maxRows is the most rows a page ever lists, whatever is open.
-	maxRows = 1500
+	maxRows = 500
 	// pageRows is a page of a flat list.
 	pageRows = 200
 )
@@ -251,6 +272,8 @@ func NewModelApp(site *Site, r *ModelStep) *ModelApp {
 	}
 	v.Title = v.title()
 	v.DiagramSrc = "/model-diagram?" + modelstate.State{Model: st.Model, Backend: st.Backend, Select: st.Select, Deselect: st.Deselect}.Query()
+	v.Diagram = st.Diagram
+	v.DiagramToggle = st.With(func(s *modelstate.State) { s.Diagram = !s.Diagram }).Href()
 	v.Hidden = modelFields(st)
 	v.Reset = Link{Label: "Reset", Href: st.With(func(s *modelstate.State) { s.Select, s.Deselect, s.Why = nil, nil, "" }).Href(),
 		Title: "Take back every decision"}
@@ -321,11 +344,14 @@ func modelFields(st modelstate.State) []Field {
 			fs = append(fs, Field{k, v})
 		}
 	}
-	add("select", strings.Join(st.Select, ","))
-	add("deselect", strings.Join(st.Deselect, ","))
+	add("select", modelstate.JoinNames(st.Select))
+	add("deselect", modelstate.JoinNames(st.Deselect))
 	add("backend", st.Backend)
 	add("why", st.Why)
-	add("open", strings.Join(st.Open, ","))
+	add("open", modelstate.JoinNames(st.Open))
+	if st.Diagram {
+		add("diagram", "1")
+	}
 	return fs
 }
 
@@ -550,6 +576,7 @@ func modelTiming(r *ModelStep) *ModelTiming {
 			rows[0].Cells = append(rows[0].Cells, words.MaybeDuration(w.Domains))
 			rows[1].Cells = append(rows[1].Cells, words.MaybeDuration(w.Count))
 			rows[2].Cells = append(rows[2].Cells, words.Duration(o.Took))
+			t.Backend += int64(o.Took)
 			t.Work = append(t.Work, WorkLine{Backend: name, Text: featureWork(w)})
 		}
 		c := fmt.Sprintf("%s: compiled in %s", name, words.Duration(o.Compile))
@@ -606,6 +633,8 @@ type lister struct {
 	openAt  int   // features shallower than this are open by default
 	opened  map[int]bool
 	closed  map[int]bool
+	all     map[int]bool // subtrees whose groups list every child
+	onPath  map[int]bool // a decided feature, the one asked about, and their ancestors
 	find    string
 	matches func(f int) bool
 }
@@ -704,20 +733,26 @@ func (l *lister) treeRows() ([]*FeatureRow, string) {
 		}
 		l.openAt = d
 	}
-	l.opened, l.closed = map[int]bool{}, map[int]bool{}
+	l.opened, l.closed, l.all, l.onPath = map[int]bool{}, map[int]bool{}, map[int]bool{}, map[int]bool{}
 	for _, name := range l.st.Open {
-		closed := strings.HasPrefix(name, "-")
-		if f, ok := m.ID(strings.TrimPrefix(name, "-")); ok {
-			if closed {
-				l.closed[f] = true
-			} else {
-				l.opened[f] = true
-			}
+		how := modelstate.ParseOpen(name)
+		f, ok := m.ID(how.Feature)
+		if !ok {
+			continue
+		}
+		switch {
+		case how.Closed:
+			l.closed[f] = true
+		case how.All:
+			l.opened[f], l.all[f] = true, true
+		default:
+			l.opened[f] = true
 		}
 	}
 	show := func(f int) {
+		l.onPath[f] = true
 		for p := m.Features[f].Parent; p >= 0; p = m.Features[p].Parent {
-			l.opened[p] = true
+			l.opened[p], l.onPath[p] = true, true
 		}
 	}
 	for f, s := range l.d.States {
@@ -770,11 +805,26 @@ func (l *lister) subtree(f int) *FeatureRow {
 		case feature.GroupCardinality:
 			gr.Label = fmt.Sprintf("[%d..%d]: between %d and %d", lo, hi, lo, hi)
 		}
-		for _, c := range g.Children {
+		more := 0
+		skip := func(n int) {
+			if more == 0 {
+				gr.MoreAt = len(gr.Rows)
+			}
+			more += n
+		}
+		for i, c := range g.Children {
 			if l.rows >= maxRows {
+				skip(len(g.Children) - i)
 				break
 			}
+			if i >= groupRows && !l.all[f] && !l.onPath[c] {
+				skip(1)
+				continue
+			}
 			gr.Rows = append(gr.Rows, l.subtree(c))
+		}
+		if more > 0 {
+			gr.More, gr.Parent = words.Plural(int64(more), "more feature"), l.m.Features[f].Name
 		}
 		r.Groups = append(r.Groups, gr)
 	}

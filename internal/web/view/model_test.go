@@ -140,14 +140,46 @@ func TestFeatureRows(t *testing.T) {
 	}
 }
 
-// A tree of more rows than a page ever lists stops at maxRows and says
-// so; a CNF file has no tree.
+// A wide group lists its first groupRows children and the ones on the
+// way to a decision, and says how many more it holds; asked for all of
+// them, a tree of more rows than a page ever lists stops at maxRows and
+// says so; a CNF file has no tree.
 func TestFeatureRowsBounded(t *testing.T) {
-	m := wideModel(t, 1, 3000, 0) // a branch of 3,000 children, opened
-	l := newLister(modelstate.State{Open: []string{"B0"}}, m, domainsOf(m), nil)
-	rows, note := l.treeRows()
-	if n := len(shown(rows)); n != maxRows || note == "" {
-		t.Errorf("%d rows, note %q; want %d and a note", n, note, maxRows)
+	m := wideModel(t, 1, 3000, 0) // a branch of 3,000 children
+	for _, tc := range []struct {
+		name   string
+		st     modelstate.State
+		sel    []string
+		rows   int
+		more   string // what B0's group says it does not list
+		moreAt int    // the listed row its button stands before
+		note   bool
+	}{
+		{name: "opened", st: modelstate.State{Open: []string{"B0"}}, rows: 2 + groupRows, more: "2,975 more features", moreAt: groupRows},
+		{name: "a decision further on", sel: []string{"K0_2999"}, rows: 2 + groupRows + 1, more: "2,974 more features", moreAt: groupRows},
+		{name: "every child asked for", st: modelstate.State{Open: []string{"*B0"}}, rows: maxRows, more: "2,502 more features", moreAt: maxRows - 2, note: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := newLister(tc.st, m, domainsOf(m, tc.sel...), nil)
+			rows, note := l.treeRows()
+			names := shown(rows)
+			if len(names) != tc.rows || (note != "") != tc.note {
+				t.Errorf("%d rows, note %q; want %d, a note: %t", len(names), note, tc.rows, tc.note)
+			}
+			for _, s := range tc.sel {
+				if !contains(names, s) {
+					t.Errorf("the decision %s is not listed", s)
+				}
+			}
+			b0 := find(rows, "B0")
+			if b0 == nil || len(b0.Groups) != 1 || b0.Groups[0].More != tc.more || b0.Groups[0].Parent != "B0" {
+				t.Fatalf("B0: %+v; want its group to say %q", b0, tc.more)
+			}
+			// The button stands where the first child not listed would.
+			if g := b0.Groups[0]; g.MoreAt != tc.moreAt {
+				t.Errorf("the button stands before row %d, want %d", g.MoreAt, tc.moreAt)
+			}
+		})
 	}
 	cnf, err := dimacs.Parse([]byte("p cnf 3 1\n1 2 3 0\n"))
 	if err != nil {
