@@ -13,7 +13,7 @@ ADDR        ?= 127.0.0.1:8080
 # make run keeps compiled BDD spaces here and loads them after a restart
 # instead of compiling again (docs/operations.md, "The cache directory"); off: none.
 CACHE_DIR   ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/nqueens
-FUZZTIME    ?= 10000x
+FUZZTIME    ?= 5000x
 
 .PHONY: run test deps npm vendor chromium check-fmt vet lint unit unit-full unit-race fuzz-short fuzz bench bench-full bench-large bench-models bench-buddy soak
 
