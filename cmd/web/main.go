@@ -158,7 +158,7 @@ func (o options) engines(log *slog.Logger) []server.Engine {
 	return []server.Engine{
 		{
 			Backend: bdd.New(bdd.Options{Budget: o.BDD.Budget, MaxN: o.BDD.MaxN, CompileMaxN: o.BDD.CompileMaxN,
-				Scratch: o.BDD.Scratch, Dir: o.BDD.Dir, Log: log}),
+				Scratch: o.BDD.Scratch, Dir: o.BDD.Dir, SpareCore: true, Log: log}),
 			Deadline: o.BDD.Deadline,
 			Budget:   o.BDD.Budget,
 			Title:    "Binary decision diagram: compiled once, then every answer is a walk over it",
