@@ -87,6 +87,14 @@ type Options struct {
 	// cannot trust is logged, removed and compiled afresh, and disk
 	// trouble never fails a compile.
 	Dir string
+	// SpareCore keeps a core free of the compiles as the large queries
+	// keep one (at least one runs, on a single core): a compile then
+	// shares the cores less one with the large queries and the other
+	// compiles, taking its turn piece by piece, so that the small queries
+	// of a server never find every core busy with heavy work. A program
+	// that does one thing at a time leaves it unset, and a compile uses
+	// every core.
+	SpareCore bool
 	// Log receives what the store of compiled spaces does: a space loaded
 	// and how long it took, saved, or refused and why. nil discards it.
 	Log *slog.Logger
@@ -112,7 +120,8 @@ func New(opts Options) *Backend {
 	if opts.Dir != "" {
 		opts.store().clean()
 	}
-	// Large queries leave a core to the small ones.
+	// Large queries, and with SpareCore the compiles, leave a core to the
+	// small ones.
 	return &Backend{opts: opts, work: newWorkspace(opts.Scratch, runtime.GOMAXPROCS(0)-1)}
 }
 
@@ -226,7 +235,11 @@ func (b *Backend) Compile(ctx context.Context, model *configurator.Model) (confi
 		var err error
 		switch b.opts.Method {
 		case Direct:
-			root, err = CompileDirect(ctx, m, model)
+			var share *workspace
+			if b.opts.SpareCore {
+				share = b.work
+			}
+			root, err = compileDirect(ctx, m, model, share)
 		case Apply:
 			root, err = CompileApply(ctx, m, model)
 		default:

@@ -60,6 +60,12 @@ import (
 // the nodes: exceeding it returns an error wrapping ErrNodeLimit. On error
 // no node is added; nodes that existed before the call keep their ids.
 func CompileDirect(ctx context.Context, m *robdd.Manager, model *configurator.Model) (robdd.Node, error) {
+	return compileDirect(ctx, m, model, nil)
+}
+
+// compileDirect is CompileDirect sharing the cores of share's heavy work
+// (Options.SpareCore); nil: every core.
+func compileDirect(ctx context.Context, m *robdd.Manager, model *configurator.Model, share *workspace) (robdd.Node, error) {
 	if m.Vars() != model.Vars() {
 		return robdd.False, fmt.Errorf("compile %d-queens (direct): a manager of %d variables for %d", model.N(), m.Vars(), model.Vars())
 	}
@@ -70,7 +76,9 @@ func CompileDirect(ctx context.Context, m *robdd.Manager, model *configurator.Mo
 		return robdd.False, fmt.Errorf("compile %d-queens (direct): %d bytes of bitsets: %w", model.N(), need, robdd.ErrNodeLimit)
 	}
 	base := m.Size()
-	root, _, err := newDirect(model).compile(ctx, m)
+	d := newDirect(model)
+	d.share = share
+	root, _, err := d.compile(ctx, m)
 	if err != nil {
 		m.CompactFrom(base) // drop the nodes made so far; older ones stay
 		return robdd.False, fmt.Errorf("compile %d-queens (direct): %w", model.N(), err)
@@ -111,6 +119,21 @@ type direct struct {
 	// states and one shard for workersPerShard workers by default (0);
 	// tests set them to exercise the sharing.
 	procs, chunk, shards int
+	// share, when set, is the workspace whose cores the compile shares
+	// with its Backend's other heavy work (Options.SpareCore): at most
+	// share.heavy goroutines expand a layer, and each piece of work runs
+	// in its turn (run).
+	share *workspace
+}
+
+// run runs f, the work of n goroutines, in its turn on the cores the
+// compile shares, if it shares them.
+func (d *direct) run(n int, f func()) {
+	if d.share == nil {
+		f()
+		return
+	}
+	d.share.turn(n, f)
 }
 
 // family is a set of pairwise disjoint lines, sorted by last level,
@@ -476,6 +499,9 @@ func (d *direct) compile(ctx context.Context, m *robdd.Manager) (robdd.Node, dir
 	if procs <= 0 {
 		procs = runtime.GOMAXPROCS(0)
 	}
+	if d.share != nil {
+		procs = min(procs, d.share.heavy)
+	}
 	nshards := d.shards
 	if nshards <= 0 {
 		nshards = (procs + workersPerShard - 1) / workersPerShard
@@ -509,9 +535,11 @@ func (d *direct) compile(ctx context.Context, m *robdd.Manager) (robdd.Node, dir
 		if prev > 0 { // none after a layer without states
 			expect = min(expect, cur.n*cur.n/prev)
 		}
-		for _, sh := range shards {
-			sh.reset(W-noff, (expect+expect/8)/len(shards)+16)
-		}
+		d.run(1, func() {
+			for _, sh := range shards {
+				sh.reset(W-noff, (expect+expect/8)/len(shards)+16)
+			}
+		})
 		ch := make([]uint32, 2*cur.n)
 		childBytes += int64(len(ch)) * 4
 		held := func() int64 {
@@ -546,15 +574,19 @@ func (d *direct) compile(ctx context.Context, m *robdd.Manager) (robdd.Node, dir
 		if chunks <= 1 || len(workers) == 1 {
 			c := ring[0]
 			for k := range chunks {
-				fill(w0, c, k)
-				for _, sh := range shards {
-					sh.take(c, ch)
-				}
-				if err := check(c); err != nil {
+				var err error
+				d.run(1, func() {
+					fill(w0, c, k)
+					for _, sh := range shards {
+						sh.take(c, ch)
+					}
+					err = check(c)
+				})
+				if err != nil {
 					return robdd.False, st, err
 				}
 			}
-		} else if err := expandParallel(workers, shards, ring, chunks, ch, fill, check); err != nil {
+		} else if err := expandParallel(workers, shards, ring, chunks, ch, fill, check, d.run); err != nil {
 			return robdd.False, st, err
 		}
 		st.states = append(st.states, cur.n)
@@ -565,7 +597,7 @@ func (d *direct) compile(ctx context.Context, m *robdd.Manager) (robdd.Node, dir
 		n := shards[0].n
 		if len(shards) > 1 {
 			firsts = room(firsts, (len(ch)+63)/64)[:(len(ch)+63)/64]
-			n = number(ch, firsts, len(workers))
+			d.run(len(workers), func() { n = number(ch, firsts, len(workers)) })
 		}
 		width := W - noff
 		if grown := int64(n)*int64(width+1) - int64(cap(cur.keys)+cap(cur.tight)); grown > 0 && len(shards) > 1 {
@@ -573,7 +605,7 @@ func (d *direct) compile(ctx context.Context, m *robdd.Manager) (robdd.Node, dir
 				return robdd.False, st, fmt.Errorf("%d states at level %d, %d bytes: %w", n, l+1, used, robdd.ErrNodeLimit)
 			}
 		}
-		cur.gather(shards, ch, noff, width, n)
+		d.run(len(shards), func() { cur.gather(shards, ch, noff, width, n) })
 	}
 	cur, ring = nil, nil
 	st.expand = time.Since(start)
@@ -588,8 +620,10 @@ func (d *direct) compile(ctx context.Context, m *robdd.Manager) (robdd.Node, dir
 // and hands chunk k+len(ring), whose buffer it frees, to the workers. It
 // stops at check's first error and returns it once every worker and
 // shard has stopped. No goroutine of its own hands the chunks out: a
-// worker or a shard waits only for what it needs.
-func expandParallel(workers []*worker, shards []*shard, ring []*chunk, chunks int, ch []uint32, fill func(*worker, *chunk, int), check func(*chunk) error) error {
+// worker or a shard waits only for what it needs. Each fill, and each
+// take with its check, runs through run (direct.run), which waits for
+// the goroutine's turn on the cores when the compile shares them.
+func expandParallel(workers []*worker, shards []*shard, ring []*chunk, chunks int, ch []uint32, fill func(*worker, *chunk, int), check func(*chunk) error, run func(n int, f func())) error {
 	var (
 		jobs  = make(chan int, len(ring)) // never more than the buffers
 		sent  atomic.Int64
@@ -624,7 +658,7 @@ func expandParallel(workers []*worker, shards []*shard, ring []*chunk, chunks in
 					return
 				}
 				c := ring[k%len(ring)]
-				fill(w, c, k)
+				run(1, func() { fill(w, c, k) })
 				c.left.Store(int32(len(shards)))
 				for _, done := range c.done {
 					done <- struct{}{}
@@ -641,19 +675,25 @@ func expandParallel(workers []*worker, shards []*shard, ring []*chunk, chunks in
 				case <-stop:
 					return
 				}
-				sh.take(c, ch)
-				if c.left.Add(-1) > 0 {
+				var last bool
+				var err error
+				run(1, func() {
+					sh.take(c, ch)
+					if last = c.left.Add(-1) == 0; !last {
+						return
+					}
+					mu.Lock()
+					defer mu.Unlock()
+					if err = first; err == nil {
+						if err = check(c); err != nil {
+							first = err
+							close(stop)
+						}
+					}
+				})
+				if !last {
 					continue
 				}
-				mu.Lock()
-				err := first
-				if err == nil {
-					if err = check(c); err != nil {
-						first = err
-						close(stop)
-					}
-				}
-				mu.Unlock()
 				if err != nil {
 					return
 				}
@@ -696,6 +736,9 @@ func (d *direct) makeNodes(ctx context.Context, m *robdd.Manager, children [][]u
 	below[0] = robdd.True
 	bufBytes := int64(4 * widest * 4)
 	b := m.NewLevelBuilder()
+	if d.share != nil {
+		b.SetProcs(procs)
+	}
 	errs := make([]error, procs)
 	for l := d.vars - 1; l >= 0; l-- {
 		ch := children[l]
@@ -706,21 +749,23 @@ func (d *direct) makeNodes(ctx context.Context, m *robdd.Manager, children [][]u
 			share = 1 // not worth the goroutines
 		}
 		clear(errs)
-		shareOut(share, n, func(p, from, to int) {
-			for start := from; start < to; start += ctxEvery {
-				if errs[p] = ctx.Err(); errs[p] != nil {
-					return
-				}
-				for i := start; i < min(start+ctxEvery, to); i++ {
-					lo[i], hi[i] = robdd.False, robdd.False
-					if c := ch[2*i]; c != dead {
-						lo[i] = below[c]
+		d.run(share, func() {
+			shareOut(share, n, func(p, from, to int) {
+				for start := from; start < to; start += ctxEvery {
+					if errs[p] = ctx.Err(); errs[p] != nil {
+						return
 					}
-					if c := ch[2*i+1]; c != dead {
-						hi[i] = below[c]
+					for i := start; i < min(start+ctxEvery, to); i++ {
+						lo[i], hi[i] = robdd.False, robdd.False
+						if c := ch[2*i]; c != dead {
+							lo[i] = below[c]
+						}
+						if c := ch[2*i+1]; c != dead {
+							hi[i] = below[c]
+						}
 					}
 				}
-			}
+			})
 		})
 		for _, err := range errs {
 			if err != nil {
@@ -737,7 +782,9 @@ func (d *direct) makeNodes(ctx context.Context, m *robdd.Manager, children [][]u
 			return robdd.False, fmt.Errorf("%d nodes at level %d, %d bytes: %w", m.Size()+b.Made(), l, used, robdd.ErrNodeLimit)
 		}
 		st.peak = max(st.peak, used)
-		if err := b.MakeLevel(l, lo[:n], hi[:n], nodes); err != nil {
+		var err error
+		d.run(procs, func() { err = b.MakeLevel(l, lo[:n], hi[:n], nodes) })
+		if err != nil {
 			return robdd.False, err
 		}
 		children[l] = nil
@@ -749,7 +796,9 @@ func (d *direct) makeNodes(ctx context.Context, m *robdd.Manager, children [][]u
 	// Commit adds a 16-byte node for every 8 bytes the builder holds, 24
 	// bytes a node at most, and no unique table: within the BytesPerNode
 	// the Manager's budget charges each, which Commit enforces.
-	if err := b.Commit(); err != nil {
+	var err error
+	d.run(procs, func() { err = b.Commit() })
+	if err != nil {
 		return robdd.False, err
 	}
 	return root, nil

@@ -534,3 +534,58 @@ func benchCompile(b *testing.B, compile compiler, sizes ...int) {
 		})
 	}
 }
+
+// TestCompileDirectTakesTurns: a compile that shares the cores of its
+// Backend's heavy work (Options.SpareCore) gives the very diagram of the
+// sequential one, however many cores there are to share and however
+// small its pieces of work, and does nothing while the other heavy work
+// holds every core: it waits for its turns.
+func TestCompileDirectTakesTurns(t *testing.T) {
+	model := configuratortest.Model(t, 9, configurator.RowMajor)
+	save := func(m *robdd.Manager, root robdd.Node) []byte {
+		var buf bytes.Buffer
+		if err := m.Save(&buf, root); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	m, root, err := compileShared(context.Background(), model, 1, 0, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := save(m, root)
+	for _, c := range []struct{ heavy, procs, chunk, shards int }{
+		{1, 0, 0, 0}, {1, 4, 3, 2}, {2, 0, 0, 0}, {2, 4, 5, 2}, {3, 3, 7, 1},
+	} {
+		w := newWorkspace(1<<20, c.heavy)
+		d := newDirect(model)
+		d.procs, d.chunk, d.shards, d.share = c.procs, c.chunk, c.shards, w
+		// The other heavy work holds every core: the compile waits.
+		if err := w.cores.Acquire(context.Background(), int64(c.heavy)); err != nil {
+			t.Fatal(err)
+		}
+		m := robdd.New(model.Vars(), 0)
+		done := make(chan error, 1)
+		var root robdd.Node
+		go func() {
+			var err error
+			root, _, err = d.compile(context.Background(), m)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			t.Fatalf("%+v: the compile ended (%v) while every core was held", c, err)
+		case <-time.After(200 * time.Millisecond):
+		}
+		w.cores.Release(int64(c.heavy))
+		if err := <-done; err != nil {
+			t.Fatalf("%+v: %v", c, err)
+		}
+		if got := m.SatCount(root); got.Cmp(big.NewInt(queensSolutions[9-1])) != 0 {
+			t.Errorf("%+v: %v solutions of 9-queens, want %d", c, got, queensSolutions[9-1])
+		}
+		if !bytes.Equal(save(m, root), want) {
+			t.Errorf("%+v: a different diagram from the sequential one", c)
+		}
+	}
+}

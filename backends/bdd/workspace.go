@@ -54,8 +54,12 @@ const (
 // error.
 type workspace struct {
 	small, large *semaphore.Weighted
-	// cores admits the large queries that run at once.
+	// cores admits the heavy work that runs at once: the large queries,
+	// each holding one while it runs, and, on a Backend with
+	// Options.SpareCore, the compiles' goroutines, a piece of work at a
+	// time (turn). heavy is its size.
 	cores                  *semaphore.Weighted
+	heavy                  int
 	bound, smallBound      int64
 	waiting, running, held atomic.Int64
 }
@@ -68,6 +72,7 @@ func newWorkspace(bound int64, cores int) *workspace {
 		small:      semaphore.NewWeighted(small),
 		large:      semaphore.NewWeighted(max(bound-small, 1)),
 		cores:      semaphore.NewWeighted(int64(max(cores, 1))),
+		heavy:      max(cores, 1),
 		bound:      bound,
 		smallBound: small,
 	}
@@ -81,6 +86,16 @@ func (w *workspace) granted(n int64) int64 {
 		return min(n, max(w.bound-w.smallBound, 1))
 	}
 	return min(n, w.smallBound)
+}
+
+// turn runs f, the work of n goroutines, holding n of the cores the heavy
+// work shares (all of them when n is more). f only computes: it waits for
+// no other holder, so that every turn comes.
+func (w *workspace) turn(n int, f func()) {
+	n = min(max(n, 1), w.heavy)
+	_ = w.cores.Acquire(context.Background(), int64(n)) // fails only with its context
+	defer w.cores.Release(int64(n))
+	f()
 }
 
 // acquire waits for n bytes and returns the function that gives them

@@ -39,6 +39,28 @@ type attack struct {
 	// attackers is the default number of attacking clients.
 	attackers int
 	run       func(ctx context.Context, a *attackRun) error
+	// target, if any, is the latency the attack's victim is held to.
+	target *latencyTarget
+}
+
+// latencyTarget is a bound on a quantile of the latencies of the requests
+// of one label, as the tracker states it for an attack.
+type latencyTarget struct {
+	Label    string        // of the requests
+	Quantile float64       // 0.99: the p99
+	Under    time.Duration // the bound, exclusive
+	About    string        // the target in words
+}
+
+// verdict is the target's quantile in r and whether it is met: never when
+// no request of the label was answered.
+func (t *latencyTarget) verdict(r *attackReport) (time.Duration, bool) {
+	f := r.Figures[t.Label]
+	if f == nil || len(f.latencies) == 0 {
+		return 0, false
+	}
+	d := f.quantile(t.Quantile)
+	return d, d < t.Under
 }
 
 // commonArgs are the server's flags of every attack: no disk cache, so
@@ -80,7 +102,9 @@ var attacks = []attack{
 		run:   memory14},
 	{name: "heavy", attackers: 8, args: []string{},
 		about: "8×8 analyses (the victim) while attackers drive the heaviest routes at 14×14 and 15×15: every order compiled (/api/v1/orders, /orders?compile=1), diagrams of one queen (/api/v1/diagram, /diagram.svg), the progress stream of an order's compile (/events/compile); the figures are the victim's latencies and the peak memory",
-		run:   heavyRoutes},
+		run:   heavyRoutes,
+		target: &latencyTarget{Label: "8×8 analyze under attack", Quantile: 0.99, Under: 50 * time.Millisecond,
+			About: "small queries (8×8 analyses) from another client keep p99 < 50 ms while eight clients drive the heaviest routes at 14×14 and 15×15"}},
 	{name: "addresses", attackers: 66000, args: []string{"-loopback-rate", "20", "-loopback-burst", "40"},
 		about: "one cheap request from each of 66,000 loopback addresses (127.x.y.z), then from new addresses: are they served?",
 		run:   manyAddresses},
@@ -137,6 +161,16 @@ type attackReport struct {
 	Notes     []string
 	PeakRSS   uint64
 	Elapsed   time.Duration
+	Target    *latencyTarget // the attack's, if any
+}
+
+// passed reports whether the attack's target, if it has one, is met.
+func (r *attackReport) passed() bool {
+	if r.Target == nil {
+		return true
+	}
+	_, met := r.Target.verdict(r)
+	return met
 }
 
 func findAttack(name string) (attack, error) {
@@ -179,7 +213,7 @@ func runAttack(ctx context.Context, cfg attackConfig) (*attackReport, error) {
 	if err := at.run(ctx, a); err != nil {
 		return nil, fmt.Errorf("attack %s: %w", at.name, err)
 	}
-	r := &attackReport{Attack: at.name, Attackers: cfg.Attackers, Args: args, Figures: a.figs, Notes: a.notes, Elapsed: time.Since(start)}
+	r := &attackReport{Attack: at.name, Attackers: cfg.Attackers, Args: args, Figures: a.figs, Notes: a.notes, Elapsed: time.Since(start), Target: at.target}
 	if r.PeakRSS, err = p.PeakRSS(); err != nil {
 		return nil, err
 	}
@@ -802,6 +836,14 @@ func (r *attackReport) summary(w io.Writer) {
 		fmt.Fprintln(w, n)
 	}
 	fmt.Fprintf(w, "peak resident memory (VmHWM): %s\n", bytesize.Format(int64(r.PeakRSS)))
+	if t := r.Target; t != nil {
+		d, met := t.verdict(r)
+		verdict := "met"
+		if !met {
+			verdict = "MISSED"
+		}
+		fmt.Fprintf(w, "target: %s: %s p%.0f %v, bound %v: %s\n", t.About, t.Label, t.Quantile*100, d, t.Under, verdict)
+	}
 }
 
 // quantile is the q-quantile of the latencies (1: the largest), rounded.

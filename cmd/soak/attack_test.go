@@ -87,3 +87,46 @@ func TestFindAttack(t *testing.T) {
 		t.Errorf(`findAttack("nuke"): %v, want an error listing the attacks`, err)
 	}
 }
+
+// TestAttackTarget: the heavy attack holds the victim's 8×8 p99 under
+// 50 ms, and the summary says whether it met it; an attack without a
+// target passes whatever its figures.
+func TestAttackTarget(t *testing.T) {
+	heavy, err := findAttack("heavy")
+	if err != nil || heavy.target == nil {
+		t.Fatalf("the heavy attack has no target (%v)", err)
+	}
+	ms := func(ds ...int) *figures {
+		f := &figures{status: map[int]int{}}
+		for _, d := range ds {
+			f.latencies = append(f.latencies, time.Duration(d)*time.Millisecond)
+		}
+		return f
+	}
+	victim := heavy.target.Label
+	tests := []struct {
+		name    string
+		figures map[string]*figures
+		met     bool
+		says    string
+	}{
+		{"fast", map[string]*figures{victim: ms(1, 2, 3, 40)}, true, "p99 40ms, bound 50ms: met"},
+		{"one slow answer", map[string]*figures{victim: ms(1, 2, 3, 60)}, false, "p99 60ms, bound 50ms: MISSED"},
+		{"exactly the bound", map[string]*figures{victim: ms(50)}, false, "MISSED"},
+		{"no answer", map[string]*figures{"8×8 analyze alone": ms(1)}, false, "MISSED"},
+	}
+	for _, tt := range tests {
+		r := &attackReport{Attack: "heavy", Figures: tt.figures, Target: heavy.target}
+		if got := r.passed(); got != tt.met {
+			t.Errorf("%s: passed() = %v, want %v", tt.name, got, tt.met)
+		}
+		var sum strings.Builder
+		r.summary(&sum)
+		if !strings.Contains(sum.String(), "target: ") || !strings.Contains(sum.String(), tt.says) {
+			t.Errorf("%s: the summary does not say %q:\n%s", tt.name, tt.says, sum.String())
+		}
+	}
+	if r := (&attackReport{Attack: "idle", Figures: map[string]*figures{}}); !r.passed() {
+		t.Error("an attack without a target did not pass")
+	}
+}

@@ -30,12 +30,13 @@ func TestSizedToThreeGiB(t *testing.T) {
 	for _, want := range []string{
 		`msg=memory bytes="3 GiB" from=-memory peak_bound="2.5 GiB"`,
 		`msg=sized setting=-mem-limit value="2 GiB" from="3 GiB of memory (-memory)"`,
-		`msg=sized setting=-cache value="1.5 GiB" from="3 GiB of memory (-memory)"`,
+		`msg=sized setting=-cache value="1.4 GiB" from="3 GiB of memory (-memory)"`,
 		`msg=sized setting=-bdd-max-n value=14 from="the largest whose compile or load fits -bdd-budget"`,
 		`msg=sized setting=-bdd-compile-max-n value=14`,
-		`msg=sized setting=-bdd-budget value="1.5 GiB"`,
+		`msg=sized setting=-bdd-budget value="1.4 GiB"`,
 		`msg=sized setting=-bdd-scratch value="256 MiB"`,
 		`msg=sized setting=-compile-slots`,
+		`msg=sized setting="feature models in memory" value="128 MiB" from="3 GiB of memory (-memory)"`,
 		`bdd_max_n=14`,
 	} {
 		if !strings.Contains(log.String(), want) {
@@ -76,7 +77,7 @@ func TestSizedToThreeGiB(t *testing.T) {
 		}
 	}
 	if status, body := ask(http.MethodPost, "/api/v1/analyze", `{"n":15}`); status != http.StatusRequestEntityTooLarge ||
-		!strings.Contains(body, `its node budget of 1.5 GiB holds boards up to 14×14`) {
+		!strings.Contains(body, `its node budget of 1.4 GiB holds boards up to 14×14`) {
 		t.Errorf("15×15: %d %s; want a 413 that says what fits and why", status, body)
 	}
 	st, err := p.Stats(ctx, false)

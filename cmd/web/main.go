@@ -85,7 +85,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr, 
 	}
 	log.Info("memory", "bytes", bytesize.Format(o.memory.Bytes), "from", o.memory.Source, "peak_bound", bytesize.Format(o.Server.MemoryBound))
 	for _, st := range o.sized {
-		log.Info("sized", "setting", "-"+st.flag, "value", st.value, "from", st.from)
+		log.Info("sized", "setting", st.name, "value", st.value, "from", st.from)
 	}
 	limit, source := memLimit(o.MemLimit, os.Getenv("GOMEMLIMIT"))
 	if source == "-mem-limit" {
@@ -158,7 +158,7 @@ func (o options) engines(log *slog.Logger) []server.Engine {
 	return []server.Engine{
 		{
 			Backend: bdd.New(bdd.Options{Budget: o.BDD.Budget, MaxN: o.BDD.MaxN, CompileMaxN: o.BDD.CompileMaxN,
-				Scratch: o.BDD.Scratch, Dir: o.BDD.Dir, Log: log}),
+				Scratch: o.BDD.Scratch, Dir: o.BDD.Dir, SpareCore: true, Log: log}),
 			Deadline: o.BDD.Deadline,
 			Budget:   o.BDD.Budget,
 			Title:    "Binary decision diagram: compiled once, then every answer is a walk over it",
@@ -183,9 +183,10 @@ func (o options) engines(log *slog.Logger) []server.Engine {
 // domains, and a count past it says "at least" what it reached.
 const modelCountTime = 100 * time.Millisecond
 
-// setting is one of the settings sized to the memory: its flag, its value
-// and where the value came from.
-type setting struct{ flag, value, from string }
+// setting is one of the settings sized to the memory: its name (a flag's,
+// with its dash, when a flag sets it), its value and where the value came
+// from.
+type setting struct{ name, value, from string }
 
 // The largest boards the BDD serves and compiles when memory allows, and
 // the memory assumed when the machine does not say.
@@ -222,7 +223,7 @@ func parseFlags(args []string, out io.Writer, memory func() (sysmem.Limit, error
 	fs.IntVar(&o.SAT.Serve, "sat-serve", o.SAT.Serve, "requests the SAT backend serves at once, at most one per client address; the others wait, served round robin among addresses; their solver calls share the cores in slices (0: two per core)")
 	fs.IntVar(&o.SAT.CountCap, "sat-count-cap", o.SAT.CountCap, "solutions the SAT backend counts before it says \"at least\"")
 	fs.DurationVar(&o.SAT.Deadline, "sat-deadline", o.SAT.Deadline, "deadline of one request's work on the SAT backend")
-	size(&c.Spaces.Bytes, "cache", "bound of the compiled spaces held and the compiles and loads under way, in bytes (sized: -mem-limit less -bdd-scratch and an eighth for the rest)")
+	size(&c.Spaces.Bytes, "cache", "bound of the compiled spaces held and the compiles and loads under way, in bytes (sized: -mem-limit less -bdd-scratch, a sixteenth for the feature models and an eighth for the rest)")
 	fs.IntVar(&c.Spaces.Recycle, "recycle", c.Spaces.Recycle, "requests after which a compiled space that does not report its memory (a SAT solver, which keeps the clauses it learns) is compiled afresh; 0: never")
 	fs.IntVar(&c.Spaces.Slots, "compile-slots", 0, "large BDD compiles (12×12 and up) of one board size that may run at once, each within its node budget; small ones never wait (sized: as many of the largest as -cache holds, at most one a core)")
 	fs.DurationVar(&c.QuickWait, "quick-wait", c.QuickWait, "how long a page waits for a compile before it shows progress")
@@ -334,8 +335,11 @@ func (o *options) size(mem int64, given map[string]bool, memory func() (sysmem.L
 		} else {
 			value = strconv.Itoa(*st.n)
 		}
-		o.sized = append(o.sized, setting{st.flag, value, src})
+		o.sized = append(o.sized, setting{"-" + st.flag, value, src})
 	}
+	// The feature models' store has its share, and no flag.
+	o.Server.Models.Bytes = p.Models
+	o.sized = append(o.sized, setting{"feature models in memory", bytesize.Format(p.Models), from})
 	// The largest board is the budget's to bound (the backend then says
 	// so in its refusals), up to bddMaxN.
 	src := "the largest whose compile or load fits -bdd-budget"
@@ -344,7 +348,7 @@ func (o *options) size(mem int64, given map[string]bool, memory func() (sysmem.L
 	} else {
 		o.BDD.MaxN = bddMaxN
 	}
-	o.sized = append(o.sized, setting{"bdd-max-n", strconv.Itoa(min(o.BDD.MaxN, p.MaxN)), src})
+	o.sized = append(o.sized, setting{"-bdd-max-n", strconv.Itoa(min(o.BDD.MaxN, p.MaxN)), src})
 	return nil
 }
 

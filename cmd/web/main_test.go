@@ -26,13 +26,15 @@ func TestParseFlags(t *testing.T) {
 		err   bool
 	}{
 		{args: nil, check: func(c options) bool {
-			// Sized to the 24 GiB of the test's machine.
-			return c.Server.Addr == "127.0.0.1:8080" && c.BDD.MaxN == 16 && c.BDD.CompileMaxN == 15 && c.BDD.Budget == 13<<30 && c.Server.Spaces.Bytes == 13<<30 &&
-				c.Server.Spaces.Slots == min(2, runtime.GOMAXPROCS(0)) && c.Server.MemoryBound == 20<<30 && c.memory.Source == "the test's machine"
+			// Sized to the 24 GiB of the test's machine: of the soft limit
+			// of 16 GiB, 2 GiB for the rest, 1 GiB of work space and 256 MiB
+			// for the feature models leave 12.75 GiB to the cache.
+			return c.Server.Addr == "127.0.0.1:8080" && c.BDD.MaxN == 16 && c.BDD.CompileMaxN == 15 && c.BDD.Budget == 13056<<20 && c.Server.Spaces.Bytes == 13056<<20 &&
+				c.Server.Models.Bytes == 256<<20 && c.Server.Spaces.Slots == min(2, runtime.GOMAXPROCS(0)) && c.Server.MemoryBound == 20<<30 && c.memory.Source == "the test's machine"
 		}},
 		{args: []string{"-memory", "3G"}, check: func(c options) bool {
 			return c.BDD.MaxN == 16 && c.BDD.CompileMaxN == 14 && c.MemLimit == 2<<30 && c.BDD.Scratch == 256<<20 &&
-				c.Server.Spaces.Bytes == 1536<<20 && c.BDD.Budget == 1536<<20 && c.Server.MemoryBound == 2560<<20 && c.memory.Source == "-memory"
+				c.Server.Spaces.Bytes == 1408<<20 && c.BDD.Budget == 1408<<20 && c.Server.Models.Bytes == 128<<20 && c.Server.MemoryBound == 2560<<20 && c.memory.Source == "-memory"
 		}},
 		{args: []string{"-memory", "3G", "-bdd-max-n", "10", "-cache", "2G", "-mem-limit", "0"}, check: func(c options) bool {
 			return c.BDD.MaxN == 10 && c.BDD.CompileMaxN == 10 && c.Server.Spaces.Bytes == 2<<30 && c.BDD.Budget == 2<<30 && c.MemLimit == 0

@@ -94,6 +94,11 @@ func (m *Manager) NewLevelBuilder() *LevelBuilder {
 	return &LevelBuilder{m: m, base: len(m.nodes), lookup: len(m.nodes) > 2}
 }
 
+// SetProcs sets how many goroutines share out a large MakeLevel call and
+// Commit's copy: GOMAXPROCS when n is 0. A caller that shares the cores
+// with other work gives it its share.
+func (b *LevelBuilder) SetProcs(n int) { b.procs = n }
+
 // MakeLevel sets out[i] to the node testing the variable at level whose
 // children are lo[i] and hi[i], for every i, as MakeNode(level, lo[i],
 // hi[i]) would in that order: a node equal to an existing one, or to one
@@ -513,12 +518,16 @@ func (b *LevelBuilder) Commit() error {
 	if b.made == 0 {
 		return nil
 	}
-	// The levels are copied into their places by GOMAXPROCS goroutines
-	// taking one level at a time.
+	// The levels are copied into their places by procs goroutines
+	// (GOMAXPROCS by default) taking one level at a time.
 	m.nodes = m.nodes[:b.base+b.made]
+	procs := b.procs
+	if procs <= 0 {
+		procs = runtime.GOMAXPROCS(0)
+	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(b.levels)) {
+	for range min(procs, len(b.levels)) {
 		wg.Go(func() {
 			for i := int(next.Add(1) - 1); i < len(b.levels); i = int(next.Add(1) - 1) {
 				lv := &b.levels[i]

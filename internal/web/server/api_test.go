@@ -500,3 +500,25 @@ func TestConcurrentRequests(t *testing.T) {
 		return true
 	})
 }
+
+func TestHasField(t *testing.T) {
+	tests := []struct {
+		body string
+		want bool
+	}{
+		{`{"n": 8, "queens": [[0, 0]]}`, false},
+		{`{"model": "berkeleydb", "decisions": []}`, true},
+		{`{"n": 8, "\u006dodel": "berkeleydb"}`, true}, // an escaped name is the name
+		{`{"n": 8, "backend": "model"}`, false},        // a value is no field
+		{`{"n": 8, "x": {"model": 1}}`, false},         // nor is a nested one
+		{`{"n": 8, "x": "\"model\""}`, false},
+		{`["model"]`, false},
+		{`{"model"`, true},
+		{``, false},
+	}
+	for _, tt := range tests {
+		if got := hasField([]byte(tt.body), "model"); got != tt.want {
+			t.Errorf("hasField(%s, model) = %v, want %v", tt.body, got, tt.want)
+		}
+	}
+}

@@ -9,8 +9,10 @@
 // Within the soft limit: an eighth (at least 256 MiB) for what no bound
 // below charges (requests in flight, connections, the SAT solvers' learned
 // clauses, the drawings, the runtime's own); the BDD queries' work space,
-// an eighth (from 64 MiB to 1 GiB); and the rest for the compiled spaces
-// and the compiles and loads under way, one bound for both. The largest
+// an eighth (from 64 MiB to 1 GiB); the feature models' store (the models
+// parsed and their compiled spaces), a sixteenth (from 32 to 256 MiB);
+// and the rest for the compiled spaces of the boards and the compiles and
+// loads under way, one bound for both. The largest
 // board is the largest whose compile (or load) fits that bound, and a
 // compile's node budget is the whole bound.
 package sizing
@@ -23,6 +25,7 @@ type Plan struct {
 	SoftLimit int64 // the runtime's soft memory limit (GOMEMLIMIT)
 	Peak      int64 // the bound of the peak resident memory the rest is sized to
 	Scratch   int64 // the BDD queries' work space
+	Models    int64 // the feature models parsed and their compiled spaces
 	Cache     int64 // the compiled spaces and the compiles and loads under way
 	Budget    int64 // the node budget of one BDD compile or load
 	Slots     int   // heavy compiles of one board size at once
@@ -38,6 +41,8 @@ const (
 	minScratch = 64 << 20
 	maxScratch = 1 << 30
 	minCache   = 16 << 20
+	minModels  = 32 << 20
+	maxModels  = 256 << 20
 )
 
 // For returns the plan for memory bytes. cache, when positive, is the
@@ -52,7 +57,8 @@ func For(memory, cache int64, cost func(n int) int64, maxN, compileMaxN, cores i
 	p := Plan{Memory: memory, SoftLimit: memory / 3 * 2, Peak: memory / 6 * 5}
 	other := max(p.SoftLimit/8, minOther)
 	p.Scratch = min(max(p.SoftLimit/8, minScratch), maxScratch)
-	p.Cache = max(p.SoftLimit-other-p.Scratch, minCache)
+	p.Models = min(max(p.SoftLimit/16, minModels), maxModels)
+	p.Cache = max(p.SoftLimit-other-p.Scratch-p.Models, minCache)
 	if cache > 0 {
 		p.Cache = cache
 	}

@@ -21,12 +21,13 @@ func TestFor(t *testing.T) {
 		memory            int64
 		maxN, compileMaxN int
 		slots             int
+		models            int64 // a sixteenth of the soft limit, 32 to 256 MiB
 	}{
-		{"24 GiB", 24 << 30, 16, 15, 2},
-		{"8 GB", 8e9, 15, 15, 2},
-		{"3 GiB", 3 << 30, 14, 14, 2},
-		{"1 GiB", 1 << 30, 14, 14, 1},
-		{"256 MiB", 256 << 20, 12, 12, 1},
+		{"24 GiB", 24 << 30, 16, 15, 2, 256 << 20},
+		{"8 GB", 8e9, 15, 15, 2, 256 << 20},
+		{"3 GiB", 3 << 30, 14, 14, 2, 128 << 20},
+		{"1 GiB", 1 << 30, 14, 14, 1, 1 << 30 / 3 * 2 / 16},
+		{"256 MiB", 256 << 20, 12, 12, 1, 32 << 20},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -41,8 +42,11 @@ func TestFor(t *testing.T) {
 			if p.SoftLimit >= p.Peak || p.Peak >= p.Memory || p.Budget != p.Cache {
 				t.Errorf("soft limit %d, peak %d, memory %d, budget %d, cache %d", p.SoftLimit, p.Peak, p.Memory, p.Budget, p.Cache)
 			}
-			if tt.memory >= 1<<30 && p.Cache+p.Scratch > p.SoftLimit {
-				t.Errorf("cache %d and work space %d past the soft limit %d", p.Cache, p.Scratch, p.SoftLimit)
+			if tt.memory >= 1<<30 && p.Cache+p.Scratch+p.Models > p.SoftLimit {
+				t.Errorf("cache %d, work space %d and models %d past the soft limit %d", p.Cache, p.Scratch, p.Models, p.SoftLimit)
+			}
+			if p.Models != tt.models {
+				t.Errorf("the feature models' store: %d bytes, want %d", p.Models, tt.models)
 			}
 		})
 	}

@@ -168,17 +168,21 @@ type flight struct {
 // compile; other failures (a deadline, a cancellation) are not.
 type Cache struct {
 	backends map[string]configurator.Backend
-	cfg      Config
-	log      *slog.Logger
-	observe  Observer
-	compile  compileFunc // c.build; tests wrap it
-	heavy    func(Key) bool
-	cost     func(Key) int64 // bytes a compile reserves (configurator.Cost); tests replace it
-	keeps    func(Key) bool  // whether an abandoned compile goes on (see keeps)
-	inUse    time.Duration   // see defaultInUse
-	ctx      context.Context // parent of every compile and count; cancelled by Close
-	stop     context.CancelFunc
-	wg       sync.WaitGroup // the compiles
+	// unordered holds the backends whose spaces do not depend on the
+	// order (Limits.Ordered false), read once: Limits may look at the
+	// backend's files, and Key runs on every request.
+	unordered map[string]bool
+	cfg       Config
+	log       *slog.Logger
+	observe   Observer
+	compile   compileFunc // c.build; tests wrap it
+	heavy     func(Key) bool
+	cost      func(Key) int64 // bytes a compile reserves (configurator.Cost); tests replace it
+	keeps     func(Key) bool  // whether an abandoned compile goes on (see keeps)
+	inUse     time.Duration   // see defaultInUse
+	ctx       context.Context // parent of every compile and count; cancelled by Close
+	stop      context.CancelFunc
+	wg        sync.WaitGroup // the compiles
 	// detached are the counts of empty boards that went on without the
 	// compile's waiters (see countEmpty); Close waits for them too.
 	detached sync.WaitGroup

@@ -386,3 +386,47 @@ func total(e *Space) int64 {
 	}
 	return -1
 }
+
+// limitsCounted is a real backend whose Limits calls are counted.
+type limitsCounted struct {
+	configurator.Backend
+	calls *atomic.Int32
+}
+
+func (b limitsCounted) Limits() configurator.Limits {
+	b.calls.Add(1)
+	return b.Backend.Limits()
+}
+
+// TestKeyReadsLimitsOnce checks Key on every request's path: it keeps the
+// order of a backend whose spaces depend on it (the BDD), maps every order
+// to RowMajor for one whose spaces do not (SAT), and asks neither backend
+// for its Limits after New, which may build models and look at files.
+func TestKeyReadsLimitsOnce(t *testing.T) {
+	var calls atomic.Int32
+	var bs []configurator.Backend
+	for _, b := range backends(10, 1<<30) {
+		bs = append(bs, limitsCounted{Backend: b, calls: &calls})
+	}
+	c := New(bs, config, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	defer c.Close()
+	atStart := calls.Load()
+	tests := []struct {
+		backend string
+		order   configurator.Order
+		want    configurator.Order
+	}{
+		{"bdd", configurator.RowMajor, configurator.RowMajor},
+		{"bdd", configurator.ColMajor, configurator.ColMajor},
+		{"sat", configurator.RowMajor, configurator.RowMajor},
+		{"sat", configurator.ColMajor, configurator.RowMajor},
+	}
+	for _, tt := range tests {
+		if k := c.Key(tt.backend, 8, tt.order); k != (Key{Backend: tt.backend, N: 8, Order: tt.want}) {
+			t.Errorf("Key(%s, 8, %v) = %+v, want order %v", tt.backend, tt.order, k, tt.want)
+		}
+	}
+	if n := calls.Load() - atStart; n != 0 {
+		t.Errorf("Key asked the backends for their Limits %d times after New, want none", n)
+	}
+}

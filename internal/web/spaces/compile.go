@@ -39,23 +39,27 @@ type Observer func(k Key, sp configurator.Space, took time.Duration, err error)
 func New(backends []configurator.Backend, cfg Config, log *slog.Logger, observe Observer) *Cache {
 	ctx, stop := context.WithCancel(context.Background())
 	c := &Cache{
-		backends: make(map[string]configurator.Backend, len(backends)),
-		cfg:      cfg,
-		log:      log,
-		observe:  observe,
-		inUse:    defaultInUse,
-		ctx:      ctx,
-		stop:     stop,
-		lru:      list.New(),
-		index:    make(map[Key]*list.Element),
-		flights:  make(map[Key]*flight),
-		failed:   make(map[Key]error),
-		lanes:    make(map[int]chan struct{}),
-		sizes:    make(map[Key]int64),
-		freed:    make(chan struct{}),
+		backends:  make(map[string]configurator.Backend, len(backends)),
+		unordered: make(map[string]bool),
+		cfg:       cfg,
+		log:       log,
+		observe:   observe,
+		inUse:     defaultInUse,
+		ctx:       ctx,
+		stop:      stop,
+		lru:       list.New(),
+		index:     make(map[Key]*list.Element),
+		flights:   make(map[Key]*flight),
+		failed:    make(map[Key]error),
+		lanes:     make(map[int]chan struct{}),
+		sizes:     make(map[Key]int64),
+		freed:     make(chan struct{}),
 	}
 	for _, b := range backends {
 		c.backends[b.Name()] = b
+		if !b.Limits().Ordered {
+			c.unordered[b.Name()] = true
+		}
 	}
 	c.compile, c.heavy, c.cost, c.keeps = c.build, c.Heavy, c.Cost, c.saves
 	return c
@@ -108,7 +112,7 @@ var ErrNoWork = errors.New("the space is not compiled, and this request starts n
 // every order, under RowMajor.
 func (c *Cache) Key(backend string, n int, o configurator.Order) Key {
 	k := Key{Backend: backend, N: n, Order: o}
-	if b, ok := c.backends[backend]; ok && !b.Limits().Ordered {
+	if c.unordered[backend] {
 		k.Order = configurator.RowMajor
 	}
 	return k
