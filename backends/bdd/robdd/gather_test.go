@@ -1,6 +1,7 @@
 package robdd
 
 import (
+	"math/big"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -200,5 +201,71 @@ func TestLargeScratchIsNotPooled(t *testing.T) {
 	m.putPartScratch(small)
 	if s, ok := m.parts.Get().(*scratch); ok && s != small {
 		t.Errorf("the pool returned another scratch than the small one given back")
+	}
+}
+
+// TestNarrow checks that a Part narrowed to an assignment that extends its
+// own answers every sweep as the Manager does under that assignment: the
+// valid domains, the count and the marginals, on grouped and ungrouped
+// diagrams, from gathered and whole parts; and that an assignment that
+// does not extend the part's is refused.
+func TestNarrow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 2))
+	checked := 0
+	for trial := range 60 {
+		vars := 3 + rng.IntN(10)
+		m := New(vars, 0)
+		var f Node
+		if trial%2 == 0 {
+			f = layered(t, m, rng, 1+rng.IntN(40))
+		} else {
+			var err error
+			if f, err = randFormula(rng, vars, 4).build(m); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range 10 {
+			outer := randAssignment(rng, vars)
+			p, ok := m.Part(f, outer, int(f)+1)
+			if !ok {
+				p = m.Whole(f, outer) // nothing assigned, or f a terminal
+			}
+			inner := slices.Clone(outer)
+			for l := range inner {
+				if inner[l] == Unassigned && rng.IntN(3) == 0 {
+					inner[l] = int8(rng.IntN(2))
+				}
+			}
+			q, ok := p.Narrow(inner)
+			if !ok {
+				t.Fatalf("trial %d: %v does not narrow %v", trial, inner, outer)
+			}
+			wantDom, wantCount := m.ValidDomains(f, inner)
+			gotDom, gotCount := q.ValidDomains()
+			if !slices.Equal(gotDom, wantDom) || gotCount.Cmp(wantCount) != 0 {
+				t.Errorf("trial %d, %v within %v: domains %v, count %v; want %v, %v", trial, inner, outer, gotDom, gotCount, wantDom, wantCount)
+			}
+			wantOnes, wantTotal := m.Marginals(f, inner)
+			gotOnes, gotTotal := q.Marginals()
+			if gotTotal.Cmp(wantTotal) != 0 || !slices.EqualFunc(gotOnes, wantOnes, func(x, y *big.Int) bool { return x.Cmp(y) == 0 }) {
+				t.Errorf("trial %d, %v within %v: marginals %v of %v; want %v of %v", trial, inner, outer, gotOnes, gotTotal, wantOnes, wantTotal)
+			}
+			q.Release()
+			checked++
+			for l := range outer {
+				if outer[l] != Unassigned {
+					other := slices.Clone(inner)
+					other[l] = 1 - outer[l]
+					if _, ok := p.Narrow(other); ok {
+						t.Errorf("trial %d: %v narrows %v, which sets variable %d otherwise", trial, other, outer, l)
+					}
+					break
+				}
+			}
+			p.Release()
+		}
+	}
+	if checked < 500 {
+		t.Errorf("%d narrowed parts compared, want at least 500", checked)
 	}
 }
