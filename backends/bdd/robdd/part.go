@@ -32,6 +32,8 @@ type Part struct {
 	// one they are the Manager's own ids 0..root.
 	nodes []node
 	v     view
+	// base is the view p was gathered under (see Narrow).
+	base  view
 	s     *scratch
 	whole bool
 }
@@ -80,38 +82,36 @@ func (m *Manager) Part(f Node, a Assignment, limit int) (*Part, bool) {
 		m.putPartScratch(s)
 		return nil, false
 	}
-	return &Part{m: m, nodes: nodes, v: v, s: s}, true
+	return &Part{m: m, nodes: nodes, v: v, base: v, s: s}, true
 }
 
 // Whole returns the Part of f under a that sweeps every id from 2 up to f,
 // children first (ids are topological): the fastest sweep when a allows
 // most of f's diagram. It holds WholeBytes(f) of work space.
 func (m *Manager) Whole(f Node, a Assignment) *Part {
-	return &Part{m: m, nodes: m.nodes[:f+1], v: m.view(a), s: m.getScratch(), whole: true}
+	v := m.view(a)
+	return &Part{m: m, nodes: m.nodes[:f+1], v: v, base: v, s: m.getScratch(), whole: true}
 }
 
-// Narrow returns the Part of p's root under a, an assignment that extends
-// p's (it sets every variable p's sets, to the same value): its sweeps
+// Narrow makes p's sweeps answer for a, an assignment that extends the
+// one p was gathered under (it sets every variable that one sets, to the
+// same value), instead of that one or the one an earlier Narrow set: they
 // visit p's nodes, the edges a forbids leading nowhere, and gather nothing
-// from the Manager. The many assignments that extend one (the boards of
-// two queens that share a queen) so share one gathering, and each sweeps
-// a dense copy instead of reading the diagram's scattered nodes. It holds
-// NarrowBytes(p) of work space until Release; p must not be released
-// before it. It reports false, holding nothing, when a does not extend p's
-// assignment.
-func (p *Part) Narrow(a Assignment) (*Part, bool) {
+// from the Manager, in the work space p holds. The many assignments that
+// extend one (the boards of two queens that share a queen) so share one
+// gathering, and each sweeps a dense copy instead of reading the diagram's
+// scattered nodes. It reports false, leaving p as it was, when a does not
+// extend the assignment p was gathered under.
+func (p *Part) Narrow(a Assignment) bool {
 	v := p.m.view(a)
-	for l, x := range p.v.val {
+	for l, x := range p.base.val {
 		if x != Unassigned && v.val[l] != x {
-			return nil, false
+			return false
 		}
 	}
-	return &Part{m: p.m, nodes: p.nodes, v: v, s: p.m.getPartScratch()}, true
+	p.v = v
+	return true
 }
-
-// NarrowBytes is the work space a Part that Narrow returns from p holds,
-// at most: its sweeps' count, paths and flag for each of p's nodes.
-func (p *Part) NarrowBytes() int64 { return wholeBytesPerNode * int64(len(p.nodes)) }
 
 // part returns the Part of f under a that the Manager's query methods
 // sweep: gathered up to PartLimit nodes, whole past them.
