@@ -253,3 +253,62 @@ func TestPrecomputeKeepsEveryPair(t *testing.T) {
 		t.Errorf("an answers file saved with nothing computed")
 	}
 }
+
+// TestPrecomputeAgreesWithTheSweeps checks every answer Precompute keeps,
+// computed in bulk (the boards of one queen with their heat maps from one
+// gathering, the boards of two queens by lead from one gathering of the
+// lead's part), against the sweep of the board as placed: the analysis of
+// the empty board and of every board of one and two queens, and the heat
+// maps of the empty board and of every board of one queen, on 8×8 to
+// 10×10; each answered from the memo, without visiting a node.
+func TestPrecomputeAgreesWithTheSweeps(t *testing.T) {
+	ctx := context.Background()
+	sizes := []int{8, 9, 10}
+	if testing.Short() {
+		sizes = sizes[:2]
+	}
+	for _, n := range sizes {
+		model := configuratortest.Model(t, n, configurator.RowMajor)
+		sp := precomputedIn(t, t.TempDir(), model)
+		boards := [][]configurator.Cell{nil}
+		for a := range model.Vars() {
+			boards = append(boards, []configurator.Cell{model.Cell(a)})
+			for b := range model.Vars() {
+				if a != b {
+					boards = append(boards, []configurator.Cell{model.Cell(a), model.Cell(b)})
+				}
+			}
+		}
+		solved := 0 // boards with a solution: their answers compared cell by cell
+		for _, queens := range boards {
+			got, err := sp.Analyze(ctx, queens)
+			want, werr := sp.analyze(ctx, queens)
+			if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
+				t.Fatalf("%d×%d %v: %v, want %v", n, n, queens, err, werr)
+			}
+			if err == nil {
+				solved++
+				if !slices.Equal(got.Cells, want.Cells) || got.Solutions.Cmp(want.Solutions) != 0 {
+					t.Fatalf("%d×%d %v: %v %v, want %v %v", n, n, queens, got.Solutions, got.Cells, want.Solutions, want.Cells)
+				}
+				if got.Work.NodesVisited != 0 {
+					t.Errorf("%d×%d %v: swept %d nodes, want the kept answer", n, n, queens, got.Work.NodesVisited)
+				}
+			}
+			if len(queens) == 2 {
+				continue
+			}
+			heat, err := sp.Marginals(ctx, queens)
+			wantHeat, werr := sp.marginals(ctx, queens)
+			if (err == nil) != (werr == nil) || !slices.EqualFunc(heat, wantHeat, func(x, y *big.Int) bool { return x.Cmp(y) == 0 }) {
+				t.Fatalf("%d×%d %v: heat map %v (%v), want %v (%v)", n, n, queens, heat, err, wantHeat, werr)
+			}
+		}
+		if an, err := sp.Analyze(ctx, nil); err != nil || an.Solutions.Int64() != map[int]int64{8: 92, 9: 352, 10: 724}[n] {
+			t.Errorf("%d×%d: empty board %v, %v; want the OEIS count", n, n, an, err)
+		}
+		if solved < len(boards)/4 {
+			t.Errorf("%d×%d: %d of %d boards with solutions, too few to tell", n, n, solved, len(boards))
+		}
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -99,9 +101,18 @@ type sweeper interface {
 	// analyzeImage sweeps a board through its image that sweeps least:
 	// how the memo computes a board of two queens.
 	analyzeImage(ctx context.Context, queens []configurator.Cell) (*configurator.Analysis, error)
+	// lead groups the boards of two queens whose analyses analyzeImages
+	// computes together.
+	lead(queens []configurator.Cell) int
+	// analyzeImages is analyzeImage of boards of two queens with the
+	// same lead: how the memo keeps them all.
+	analyzeImages(ctx context.Context, boards [][]configurator.Cell, yield func(i int, an *configurator.Analysis, err error)) error
 	// marginalsByRank computes the heat map of a board of none or one
 	// queen.
 	marginalsByRank(ctx context.Context, queens []configurator.Cell) ([]*big.Int, error)
+	// analyzeWithHeat computes the analysis and the heat map of a board
+	// of one queen at once: how precompute keeps both.
+	analyzeWithHeat(ctx context.Context, queens []configurator.Cell) (*configurator.Analysis, []*big.Int, error)
 }
 
 // newMemo returns the empty memo of the space of model, a diagram of
@@ -159,12 +170,18 @@ func (m *memo) analysis(ctx context.Context, queens []configurator.Cell) (*confi
 // parts are the largest that clicks ask for once the boards of none and
 // one queen are kept, so a memo keeps them all (up to maxPairs).
 func (m *memo) pair(ctx context.Context, queens []configurator.Cell) (*configurator.Analysis, error) {
+	return m.keepPair(ctx, queens, func() (*configurator.Analysis, error) { return m.space.analyzeImage(ctx, queens) })
+}
+
+// keepPair is pair with the analysis of queens computed by analyze when
+// the memo does not hold it.
+func (m *memo) keepPair(ctx context.Context, queens []configurator.Cell, analyze func() (*configurator.Analysis, error)) (*configurator.Analysis, error) {
 	g, key := pairKey(m.model, queens)
 	start := time.Now()
 	var an *configurator.Analysis
 	e, fresh, err := m.memoized(ctx, &m.pairs, key, queens, func() (*configurator.Analysis, error) {
 		var err error
-		if an, err = m.space.analyzeImage(ctx, queens); err != nil {
+		if an, err = analyze(); err != nil {
 			return nil, err
 		}
 		// Kept as the analysis of the key's image: its cell g(c) is c's.
@@ -323,11 +340,11 @@ func (m *memo) close() { m.stop() }
 // those computed before it too, even when ctx ends first.
 func (m *memo) precompute(ctx context.Context, workers int) error {
 	defer m.save()
-	if err := m.keepOnes(ctx); err != nil {
-		return err
-	}
 	if m.eager {
-		return nil
+		return m.keepOnes(ctx)
+	}
+	if err := m.keepOnesWithHeat(ctx); err != nil {
+		return err
 	}
 	if err := m.keepHeat(ctx); err != nil {
 		return err
@@ -385,26 +402,94 @@ func (m *memo) keepOnes(ctx context.Context) error {
 	return nil
 }
 
+// keepOnesWithHeat computes and keeps the analyses of the empty board and
+// of the boards of one queen that the memo keys by, as keepOnes does, and
+// the heat maps of the latter along with them, each board's from one
+// gathering of its part (see Space.analyzeWithHeat).
+func (m *memo) keepOnesWithHeat(ctx context.Context) error {
+	if _, _, err := m.one(ctx, 0, nil); err != nil {
+		return err
+	}
+	for _, c := range m.firstImages() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		key, queens := 1+m.model.Var(c), []configurator.Cell{c}
+		if _, ok := m.heat.Load(key); ok {
+			if _, _, err := m.one(ctx, key, queens); err != nil {
+				return err
+			}
+			continue
+		}
+		var heat any
+		_, _, err := m.memoized(ctx, &m.ones, key, queens, func() (*configurator.Analysis, error) {
+			an, ones, err := m.space.analyzeWithHeat(ctx, queens)
+			switch {
+			case errors.Is(err, configurator.ErrNoSolution):
+				heat = err
+			case err == nil:
+				heat = ones
+			}
+			return an, err
+		})
+		if err != nil {
+			return err
+		}
+		if heat == nil {
+			// The analysis was kept already: the heat map on its own.
+			if _, _, err := m.marginals(ctx, queens); err != nil && !errors.Is(err, configurator.ErrNoSolution) {
+				return err
+			}
+			continue
+		}
+		m.heat.Store(key, heat)
+	}
+	return nil
+}
+
 // keepPairs computes and keeps the analyses of the boards of two queens
 // that do not attack each other, one per key of the memo, on up to
-// workers boards at once.
+// workers boards at once: the boards with the same lead (see
+// Space.lead) together, from one gathering (see Space.analyzeImages).
 func (m *memo) keepPairs(ctx context.Context, workers int) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	boards := make(chan []configurator.Cell)
+	groups := make(chan [][]configurator.Cell)
 	var wg sync.WaitGroup
 	for range max(workers, 1) {
 		wg.Go(func() {
-			for q := range boards {
-				_, err := m.pair(ctx, q)
-				if err != nil && !errors.Is(err, configurator.ErrNoSolution) {
+			for boards := range groups {
+				err := m.space.analyzeImages(ctx, boards, func(i int, an *configurator.Analysis, err error) {
+					_, err = m.keepPair(ctx, boards[i], func() (*configurator.Analysis, error) { return an, err })
+					if err != nil && !errors.Is(err, configurator.ErrNoSolution) {
+						cancel(err)
+					}
+				})
+				if err != nil {
 					cancel(err)
 				}
 			}
 		})
 	}
-	vars := m.model.Vars()
 feed:
+	for _, boards := range m.pairsToKeep() {
+		select {
+		case groups <- boards:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(groups)
+	wg.Wait()
+	return context.Cause(ctx)
+}
+
+// pairsToKeep lists the boards of two queens that do not attack each
+// other, one per key of the memo, that the memo does not hold, by lead
+// (see Space.lead), in the order of the leads.
+func (m *memo) pairsToKeep() [][][]configurator.Cell {
+	byLead := map[int][][]configurator.Cell{}
+	vars := m.model.Vars()
 	for a := range vars {
 		for b := a + 1; b < vars; b++ {
 			q := []configurator.Cell{m.model.Cell(a), m.model.Cell(b)}
@@ -415,16 +500,15 @@ feed:
 			if _, ok := m.pairs.Load(key); ok {
 				continue
 			}
-			select {
-			case boards <- q:
-			case <-ctx.Done():
-				break feed
-			}
+			l := m.space.lead(q)
+			byLead[l] = append(byLead[l], q)
 		}
 	}
-	close(boards)
-	wg.Wait()
-	return context.Cause(ctx)
+	var groups [][][]configurator.Cell
+	for _, l := range slices.Sorted(maps.Keys(byLead)) {
+		groups = append(groups, byLead[l])
+	}
+	return groups
 }
 
 // one returns the entry of key in ones: the analysis of queens, the

@@ -287,6 +287,94 @@ func (s *Space) analyzeImage(ctx context.Context, queens []configurator.Cell) (*
 	return g.readThrough(s.model, an), nil
 }
 
+// lead is the queen, of a board of two distinct queens on the board, that
+// the image analyzeImage sweeps places highest in the variable order, as
+// a variable: the boards with the same lead share a gathering in
+// analyzeImages.
+func (s *Space) lead(queens []configurator.Cell) int {
+	g, n := s.shallowest(queens), s.model.N()
+	a, b := s.model.Var(g.apply(queens[0], n)), s.model.Var(g.apply(queens[1], n))
+	if s.model.Level(b) < s.model.Level(a) {
+		return b
+	}
+	return a
+}
+
+// analyzeImages answers analyzeImage for every board of boards, boards of
+// two distinct queens on the board with the same lead (see lead), calling
+// yield with each board's index and its analysis, or the error that it has
+// no solution. They share one gathering of the part of the diagram the
+// lead allows (its queen true, the cells it attacks false), within which
+// each board's own part is gathered (robdd.Part.Within), or which each
+// board narrows to its own and sweeps when its part is most of the lead's
+// (robdd.Part.Narrow): the reads of a dense copy a fraction of the
+// diagram's size, instead of a gathering from the whole diagram each. When the lead's part is past PartLimit, the
+// boards are swept one by one (analyzeImage). yield is called once the
+// work space is given back, so it may wait for other queries.
+func (s *Space) analyzeImages(ctx context.Context, boards [][]configurator.Cell, yield func(i int, an *configurator.Analysis, err error)) error {
+	if len(boards) == 0 {
+		return nil
+	}
+	lead := []configurator.Cell{s.model.Cell(s.lead(boards[0]))}
+	a, _, err := s.assign(lead, nil)
+	if err != nil {
+		return err
+	}
+	s.exclude(a, lead)
+	type answer struct {
+		an  *configurator.Analysis
+		err error
+	}
+	answers := make([]answer, len(boards))
+	n := s.model.N()
+	shared, err := s.sweepPart(ctx, a, func(p *robdd.Part) {
+		for i, queens := range boards {
+			if ctx.Err() != nil {
+				return
+			}
+			start := time.Now()
+			g := s.shallowest(queens)
+			mapped := []configurator.Cell{g.apply(queens[0], n), g.apply(queens[1], n)}
+			b, _, err := s.assign(mapped, nil)
+			if err != nil {
+				answers[i].err = err
+				continue
+			}
+			s.exclude(b, mapped)
+			q, ok := p.Within(b)
+			if !ok {
+				if q, ok = p, p.Narrow(b); !ok {
+					answers[i].err = fmt.Errorf("queens %s: not led by %s", configurator.FormatCells(queens), configurator.FormatCells(lead))
+					continue
+				}
+			}
+			dom, count := q.ValidDomains()
+			an, err := s.analysisOf(mapped, b, dom, count, q.Visited(), start)
+			if err != nil {
+				answers[i].err = noSolution(queens)
+				continue
+			}
+			answers[i].an = g.readThrough(s.model, an)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for i, queens := range boards {
+		if !shared {
+			answers[i].an, answers[i].err = s.analyzeImage(ctx, queens)
+		}
+		if err := answers[i].err; err != nil && !errors.Is(err, configurator.ErrNoSolution) {
+			return err
+		}
+		yield(i, answers[i].an, answers[i].err)
+	}
+	return nil
+}
+
 // shallowest returns the symmetry of the board that maps the queens
 // highest in the variable order: the deepest of their levels the
 // smallest, then the sum of their levels. Queens off the board leave the
@@ -330,11 +418,17 @@ func (s *Space) analyze(ctx context.Context, queens []configurator.Cell) (*confi
 	if err != nil {
 		return nil, err
 	}
-	if len(dom) > 0 && dom[0] == 0 {
-		return nil, noSolution(queens)
-	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	return s.analysisOf(queens, a, dom, count, visited, start)
+}
+
+// analysisOf is the analysis of queens, placed by a, from the valid
+// domains and the count of a sweep of visited nodes begun at start.
+func (s *Space) analysisOf(queens []configurator.Cell, a robdd.Assignment, dom []robdd.Domain, count *big.Int, visited int, start time.Time) (*configurator.Analysis, error) {
+	if len(dom) > 0 && dom[0] == 0 {
+		return nil, noSolution(queens)
 	}
 	n := s.model.N()
 	an := &configurator.Analysis{N: n, Cells: make([]configurator.State, n*n)}
@@ -521,6 +615,42 @@ func (s *Space) marginalsByRank(ctx context.Context, queens []configurator.Cell)
 		return nil, noSolution(queens)
 	}
 	return sum, nil
+}
+
+// analyzeWithHeat is analyze and marginals of a board of queens from one
+// gathering of its part of the diagram: how the memo computes the answers
+// it keeps of a board of one queen when it keeps both.
+func (s *Space) analyzeWithHeat(ctx context.Context, queens []configurator.Cell) (*configurator.Analysis, []*big.Int, error) {
+	start := time.Now()
+	a, _, err := s.assign(queens, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.exclude(a, queens)
+	var dom []robdd.Domain
+	var count *big.Int
+	var ones []*big.Int
+	visited := 0
+	err = s.sweep(ctx, a, func(p *robdd.Part) {
+		dom, count = p.ValidDomains()
+		ones, _ = p.Marginals()
+		visited = p.Visited()
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	an, err := s.analysisOf(queens, a, dom, count, visited, start)
+	if err != nil {
+		return nil, nil, err
+	}
+	heat := make([]*big.Int, s.model.Vars())
+	for v := range heat {
+		heat[v] = ones[s.model.Level(v)]
+	}
+	return an, heat, nil
 }
 
 // marginals is Marginals without the memo.
