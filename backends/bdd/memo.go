@@ -83,8 +83,10 @@ type memo struct {
 	// read from it, or written to it last.
 	saved atomic.Int64
 	// computing holds a chan struct{} per entry of ones or pairs being
-	// computed, closed when it is done (see memoized).
-	computing sync.Map
+	// computed, closed when it is done (see memoized); leads holds the
+	// leads of the groups of boards of two queens being computed (see
+	// keepPairs).
+	computing, leads sync.Map
 	// sizes keeps the node counts of the diagrams restricted to one queen
 	// on variable v (key v), as Diagram computes them: at most one int a
 	// cell. Keyed by the exact placement: a restriction's size is not
@@ -421,28 +423,26 @@ func (m *memo) keepOnesWithHeat(ctx context.Context) error {
 			}
 			continue
 		}
-		var heat any
-		_, _, err := m.memoized(ctx, &m.ones, key, queens, func() (*configurator.Analysis, error) {
+		_, fresh, err := m.memoized(ctx, &m.ones, key, queens, func() (*configurator.Analysis, error) {
 			an, ones, err := m.space.analyzeWithHeat(ctx, queens)
+			// Kept before the analysis is: whoever waited for it finds both.
 			switch {
 			case errors.Is(err, configurator.ErrNoSolution):
-				heat = err
+				m.heat.Store(key, err)
 			case err == nil:
-				heat = ones
+				m.heat.Store(key, ones)
 			}
 			return an, err
 		})
 		if err != nil {
 			return err
 		}
-		if heat == nil {
+		if !fresh {
 			// The analysis was kept already: the heat map on its own.
 			if _, _, err := m.marginals(ctx, queens); err != nil && !errors.Is(err, configurator.ErrNoSolution) {
 				return err
 			}
-			continue
 		}
-		m.heat.Store(key, heat)
 	}
 	return nil
 }
@@ -459,12 +459,19 @@ func (m *memo) keepPairs(ctx context.Context, workers int) error {
 	for range max(workers, 1) {
 		wg.Go(func() {
 			for boards := range groups {
+				// A group under way elsewhere (the background's, or
+				// another Precompute's) is left to it.
+				lead := m.space.lead(boards[0])
+				if _, busy := m.leads.LoadOrStore(lead, true); busy {
+					continue
+				}
 				err := m.space.analyzeImages(ctx, boards, func(i int, an *configurator.Analysis, err error) {
 					_, err = m.keepPair(ctx, boards[i], func() (*configurator.Analysis, error) { return an, err })
 					if err != nil && !errors.Is(err, configurator.ErrNoSolution) {
 						cancel(err)
 					}
 				})
+				m.leads.Delete(lead)
 				if err != nil {
 					cancel(err)
 				}

@@ -257,6 +257,20 @@ func (s *Space) Analyze(ctx context.Context, queens []configurator.Cell) (*confi
 	return s.analyzeImage(ctx, queens)
 }
 
+// solutions is the number of solutions, which a space's file records:
+// the count of the analysis of the empty board, which the memo keeps for
+// the first query (a sweep of the whole diagram, done once), or, should
+// ctx end before it is done, a count of its own.
+func (s *Space) solutions(ctx context.Context) *big.Int {
+	if e, _, err := s.memo.one(ctx, 0, nil); err == nil {
+		if an, ok := e.(*configurator.Analysis); ok {
+			return an.Solutions
+		}
+		return new(big.Int) // the error that there is no solution
+	}
+	return s.m.SatCount(s.root)
+}
+
 // analyzeImage analyses a placement of queens through its image under the
 // board's symmetry whose queens lie highest in the variable order
 // (shallowest): the part of the diagram a placement allows is the smaller
