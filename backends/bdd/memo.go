@@ -342,17 +342,41 @@ func (m *memo) close() { m.stop() }
 // those computed before it too, even when ctx ends first.
 func (m *memo) precompute(ctx context.Context, workers int) error {
 	defer m.save()
-	if m.eager {
-		return m.keepOnes(ctx)
-	}
-	if err := m.keepOnesWithHeat(ctx); err != nil {
-		return err
-	}
-	if err := m.keepHeat(ctx); err != nil {
+	if err := m.keepFirst(ctx, workers); err != nil || m.eager {
 		return err
 	}
 	m.save() // the boards of one queen and the heat maps, should the pairs not finish
 	return m.keepPairs(ctx, workers)
+}
+
+// settle computes, on up to workers boards at once, the answers the memo
+// keeps that a person's first clicks ask for and that it does not hold
+// yet: the analyses of the empty board and of the boards of one queen
+// and, unless the memo is eager, their heat maps. It saves them to the
+// memo's file, and on a memo that is not eager starts the background work
+// that computes the rest (see start).
+func (m *memo) settle(ctx context.Context, workers int) error {
+	defer m.save()
+	if err := m.keepFirst(ctx, workers); err != nil {
+		return err
+	}
+	if !m.eager {
+		m.start()
+	}
+	return nil
+}
+
+// keepFirst computes and keeps, on up to workers boards at once, the
+// analyses of the empty board and of the boards of one queen and, unless
+// the memo is eager, their heat maps, those not yet kept.
+func (m *memo) keepFirst(ctx context.Context, workers int) error {
+	if m.eager {
+		return m.keepOnes(ctx)
+	}
+	if err := m.keepOnesWithHeat(ctx, workers); err != nil {
+		return err
+	}
+	return m.keepHeat(ctx)
 }
 
 // save writes the memo's file when the memo holds answers the file does
@@ -407,42 +431,63 @@ func (m *memo) keepOnes(ctx context.Context) error {
 // keepOnesWithHeat computes and keeps the analyses of the empty board and
 // of the boards of one queen that the memo keys by, as keepOnes does, and
 // the heat maps of the latter along with them, each board's from one
-// gathering of its part (see Space.analyzeWithHeat).
-func (m *memo) keepOnesWithHeat(ctx context.Context) error {
+// gathering of its part (see Space.analyzeWithHeat), on up to workers
+// boards at once.
+func (m *memo) keepOnesWithHeat(ctx context.Context, workers int) error {
 	if _, _, err := m.one(ctx, 0, nil); err != nil {
 		return err
 	}
-	for _, c := range m.firstImages() {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		key, queens := 1+m.model.Var(c), []configurator.Cell{c}
-		if _, ok := m.heat.Load(key); ok {
-			if _, _, err := m.one(ctx, key, queens); err != nil {
-				return err
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	boards := make(chan configurator.Cell)
+	var wg sync.WaitGroup
+	for range max(workers, 1) {
+		wg.Go(func() {
+			for c := range boards {
+				if err := m.keepOneWithHeat(ctx, c); err != nil {
+					cancel(err)
+				}
 			}
-			continue
-		}
-		_, fresh, err := m.memoized(ctx, &m.ones, key, queens, func() (*configurator.Analysis, error) {
-			an, ones, err := m.space.analyzeWithHeat(ctx, queens)
-			// Kept before the analysis is: whoever waited for it finds both.
-			switch {
-			case errors.Is(err, configurator.ErrNoSolution):
-				m.heat.Store(key, err)
-			case err == nil:
-				m.heat.Store(key, ones)
-			}
-			return an, err
 		})
-		if err != nil {
-			return err
+	}
+feed:
+	for _, c := range m.firstImages() {
+		select {
+		case boards <- c:
+		case <-ctx.Done():
+			break feed
 		}
-		if !fresh {
-			// The analysis was kept already: the heat map on its own.
-			if _, _, err := m.marginals(ctx, queens); err != nil && !errors.Is(err, configurator.ErrNoSolution) {
-				return err
-			}
+	}
+	close(boards)
+	wg.Wait()
+	return context.Cause(ctx)
+}
+
+// keepOneWithHeat computes and keeps the analysis and the heat map of the
+// board of one queen on c, the first of its images, those not yet kept.
+func (m *memo) keepOneWithHeat(ctx context.Context, c configurator.Cell) error {
+	key, queens := 1+m.model.Var(c), []configurator.Cell{c}
+	if _, ok := m.heat.Load(key); ok {
+		_, _, err := m.one(ctx, key, queens)
+		return err
+	}
+	_, fresh, err := m.memoized(ctx, &m.ones, key, queens, func() (*configurator.Analysis, error) {
+		an, ones, err := m.space.analyzeWithHeat(ctx, queens)
+		// Kept before the analysis is: whoever waited for it finds both.
+		switch {
+		case errors.Is(err, configurator.ErrNoSolution):
+			m.heat.Store(key, err)
+		case err == nil:
+			m.heat.Store(key, ones)
 		}
+		return an, err
+	})
+	if err != nil || fresh {
+		return err
+	}
+	// The analysis was kept already: the heat map on its own.
+	if _, _, err := m.marginals(ctx, queens); err != nil && !errors.Is(err, configurator.ErrNoSolution) {
+		return err
 	}
 	return nil
 }
