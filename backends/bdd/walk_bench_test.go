@@ -20,8 +20,11 @@ import (
 // space, as a server's is once its background work is done: Precompute
 // first loads or computes the answers the space keeps (and saves them in
 // the cache directory); with BENCH_FRESH set they start on a space as
-// loaded, computing those answers as the walks meet them.
-// BENCH_SCRATCH_GIB sets the backend's work-space bound
+// loaded, computing those answers as the walks meet them, and with
+// BENCH_FRESH=compile on a space fresh from a compile into an empty
+// directory, as a server offers it: settled (Settle: the answers of none
+// and one queen), the boards of two queens computed in the background
+// meanwhile. BENCH_SCRATCH_GIB sets the backend's work-space bound
 // (Options.Scratch), in GiB.
 func BenchmarkWalkSteps(b *testing.B) {
 	n := 12
@@ -34,7 +37,11 @@ func BenchmarkWalkSteps(b *testing.B) {
 	}
 	ctx := context.Background()
 	start := time.Now()
+	fresh := os.Getenv("BENCH_FRESH")
 	opts := bdd.Options{Dir: bdd.DefaultDir(), Budget: 12 << 30}
+	if fresh == "compile" {
+		opts.Dir = b.TempDir()
+	}
 	if s := os.Getenv("BENCH_SCRATCH_GIB"); s != "" {
 		g, _ := strconv.Atoi(s)
 		opts.Scratch = int64(g) << 30
@@ -49,12 +56,20 @@ func BenchmarkWalkSteps(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Logf("empty board: %v", time.Since(start))
-	if os.Getenv("BENCH_FRESH") == "" {
+	switch fresh {
+	case "":
 		start = time.Now()
 		if err := sp.(*bdd.Space).Precompute(ctx); err != nil {
 			b.Fatal(err)
 		}
 		b.Logf("kept answers loaded or computed: %v", time.Since(start))
+	case "compile":
+		start = time.Now()
+		if err := sp.(*bdd.Space).Settle(ctx); err != nil {
+			b.Fatal(err)
+		}
+		defer sp.(*bdd.Space).Close()
+		b.Logf("settled: %v", time.Since(start))
 	}
 	for b.Loop() {
 		steps, err := benchmarks.RandomWalks(ctx, n, benchmarks.WalkOptions{Walks: 20, Steps: 30, Seed: 1}, sp.Analyze)
