@@ -256,9 +256,9 @@ func TestPrecomputeKeepsEveryPair(t *testing.T) {
 }
 
 // TestPrecomputeAgreesWithTheSweeps checks every answer Precompute keeps,
-// computed in bulk (the boards of one queen with their heat maps from one
-// gathering, the boards of two queens by lead from one gathering of the
-// lead's part), against the sweep of the board as placed: the analysis of
+// computed in bulk (a board of one queen's analysis and heat map from one
+// gathering, on every core), against the sweep of the board as placed: the
+// analysis of
 // the empty board and of every board of one and two queens, and the heat
 // maps of the empty board and of every board of one queen, on 8×8 to
 // 10×10; each answered from the memo, without visiting a node.

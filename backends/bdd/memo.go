@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"math/big"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -83,10 +81,8 @@ type memo struct {
 	// read from it, or written to it last.
 	saved atomic.Int64
 	// computing holds a chan struct{} per entry of ones or pairs being
-	// computed, closed when it is done (see memoized); leads holds the
-	// leads of the groups of boards of two queens being computed (see
-	// keepPairs).
-	computing, leads sync.Map
+	// computed, closed when it is done (see memoized).
+	computing sync.Map
 	// sizes keeps the node counts of the diagrams restricted to one queen
 	// on variable v (key v), as Diagram computes them: at most one int a
 	// cell. Keyed by the exact placement: a restriction's size is not
@@ -103,12 +99,6 @@ type sweeper interface {
 	// analyzeImage sweeps a board through its image that sweeps least:
 	// how the memo computes a board of two queens.
 	analyzeImage(ctx context.Context, queens []configurator.Cell) (*configurator.Analysis, error)
-	// lead groups the boards of two queens whose analyses analyzeImages
-	// computes together.
-	lead(queens []configurator.Cell) int
-	// analyzeImages is analyzeImage of boards of two queens with the
-	// same lead: how the memo keeps them all.
-	analyzeImages(ctx context.Context, boards [][]configurator.Cell, yield func(i int, an *configurator.Analysis, err error)) error
 	// marginalsByRank computes the heat map of a board of none or one
 	// queen.
 	marginalsByRank(ctx context.Context, queens []configurator.Cell) ([]*big.Int, error)
@@ -172,18 +162,12 @@ func (m *memo) analysis(ctx context.Context, queens []configurator.Cell) (*confi
 // parts are the largest that clicks ask for once the boards of none and
 // one queen are kept, so a memo keeps them all (up to maxPairs).
 func (m *memo) pair(ctx context.Context, queens []configurator.Cell) (*configurator.Analysis, error) {
-	return m.keepPair(ctx, queens, func() (*configurator.Analysis, error) { return m.space.analyzeImage(ctx, queens) })
-}
-
-// keepPair is pair with the analysis of queens computed by analyze when
-// the memo does not hold it.
-func (m *memo) keepPair(ctx context.Context, queens []configurator.Cell, analyze func() (*configurator.Analysis, error)) (*configurator.Analysis, error) {
 	g, key := pairKey(m.model, queens)
 	start := time.Now()
 	var an *configurator.Analysis
 	e, fresh, err := m.memoized(ctx, &m.pairs, key, queens, func() (*configurator.Analysis, error) {
 		var err error
-		if an, err = analyze(); err != nil {
+		if an, err = m.space.analyzeImage(ctx, queens); err != nil {
 			return nil, err
 		}
 		// Kept as the analysis of the key's image: its cell g(c) is c's.
@@ -494,54 +478,24 @@ func (m *memo) keepOneWithHeat(ctx context.Context, c configurator.Cell) error {
 
 // keepPairs computes and keeps the analyses of the boards of two queens
 // that do not attack each other, one per key of the memo, on up to
-// workers boards at once: the boards with the same lead (see
-// Space.lead) together, from one gathering (see Space.analyzeImages).
+// workers boards at once.
 func (m *memo) keepPairs(ctx context.Context, workers int) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	groups := make(chan [][]configurator.Cell)
+	boards := make(chan []configurator.Cell)
 	var wg sync.WaitGroup
 	for range max(workers, 1) {
 		wg.Go(func() {
-			for boards := range groups {
-				// A group under way elsewhere (the background's, or
-				// another Precompute's) is left to it.
-				lead := m.space.lead(boards[0])
-				if _, busy := m.leads.LoadOrStore(lead, true); busy {
-					continue
-				}
-				err := m.space.analyzeImages(ctx, boards, func(i int, an *configurator.Analysis, err error) {
-					_, err = m.keepPair(ctx, boards[i], func() (*configurator.Analysis, error) { return an, err })
-					if err != nil && !errors.Is(err, configurator.ErrNoSolution) {
-						cancel(err)
-					}
-				})
-				m.leads.Delete(lead)
-				if err != nil {
+			for q := range boards {
+				_, err := m.pair(ctx, q)
+				if err != nil && !errors.Is(err, configurator.ErrNoSolution) {
 					cancel(err)
 				}
 			}
 		})
 	}
-feed:
-	for _, boards := range m.pairsToKeep() {
-		select {
-		case groups <- boards:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(groups)
-	wg.Wait()
-	return context.Cause(ctx)
-}
-
-// pairsToKeep lists the boards of two queens that do not attack each
-// other, one per key of the memo, that the memo does not hold, by lead
-// (see Space.lead), in the order of the leads.
-func (m *memo) pairsToKeep() [][][]configurator.Cell {
-	byLead := map[int][][]configurator.Cell{}
 	vars := m.model.Vars()
+feed:
 	for a := range vars {
 		for b := a + 1; b < vars; b++ {
 			q := []configurator.Cell{m.model.Cell(a), m.model.Cell(b)}
@@ -552,15 +506,16 @@ func (m *memo) pairsToKeep() [][][]configurator.Cell {
 			if _, ok := m.pairs.Load(key); ok {
 				continue
 			}
-			l := m.space.lead(q)
-			byLead[l] = append(byLead[l], q)
+			select {
+			case boards <- q:
+			case <-ctx.Done():
+				break feed
+			}
 		}
 	}
-	var groups [][][]configurator.Cell
-	for _, l := range slices.Sorted(maps.Keys(byLead)) {
-		groups = append(groups, byLead[l])
-	}
-	return groups
+	close(boards)
+	wg.Wait()
+	return context.Cause(ctx)
 }
 
 // one returns the entry of key in ones: the analysis of queens, the

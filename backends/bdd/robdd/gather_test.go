@@ -1,7 +1,6 @@
 package robdd
 
 import (
-	"math/big"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -46,7 +45,7 @@ func gatheredEach(m *Manager, f Node, a Assignment) []node {
 	s.marks.fit(int(f) + 1)
 	s.marks.mark(uint32(f))
 	terminal := node{level: uint32(m.vars)}
-	local, ok := gatherEach(m.nodes, f, m.view(a), &s.marks, []node{terminal, terminal}, int(f)+1)
+	local, ok := m.gatherEach(f, m.view(a), &s.marks, []node{terminal, terminal}, int(f)+1)
 	if !ok {
 		panic("gatherEach past a limit it cannot reach")
 	}
@@ -119,7 +118,7 @@ func TestGatherByLevels(t *testing.T) {
 				s.marks.fit(int(f) + 1)
 				s.marks.mark(uint32(f))
 				terminal := node{level: uint32(m.vars)}
-				if _, ok, grouped := gatherLevels(m.nodes, f, m.view(a), &s.marks, []node{terminal, terminal}, int(f)); !ok || !grouped {
+				if _, ok, grouped := m.gatherLevels(f, m.view(a), &s.marks, []node{terminal, terminal}, int(f)); !ok || !grouped {
 					t.Errorf("trial %d (%s): gatherLevels = %v, grouped %v: want both", trial, kind, ok, grouped)
 				}
 			}
@@ -201,85 +200,5 @@ func TestLargeScratchIsNotPooled(t *testing.T) {
 	m.putPartScratch(small)
 	if s, ok := m.parts.Get().(*scratch); ok && s != small {
 		t.Errorf("the pool returned another scratch than the small one given back")
-	}
-}
-
-// TestNarrow checks that a Part narrowed, again and again, to an
-// assignment that extends the one it was gathered under, and the part
-// gathered within it under that assignment, answer every sweep as the Manager does under that assignment: the
-// valid domains, the count and the marginals, on grouped and ungrouped
-// diagrams, from gathered and whole parts; and that an assignment that
-// does not extend the part's is refused.
-func TestNarrow(t *testing.T) {
-	rng := rand.New(rand.NewPCG(16, 2))
-	checked, within := 0, 0
-	for trial := range 60 {
-		vars := 3 + rng.IntN(10)
-		m := New(vars, 0)
-		var f Node
-		if trial%2 == 0 {
-			f = layered(t, m, rng, 1+rng.IntN(40))
-		} else {
-			var err error
-			if f, err = randFormula(rng, vars, 4).build(m); err != nil {
-				t.Fatal(err)
-			}
-		}
-		for range 10 {
-			outer := randAssignment(rng, vars)
-			p, ok := m.Part(f, outer, int(f)+1)
-			if !ok {
-				p = m.Whole(f, outer) // nothing assigned, or f a terminal
-			}
-			for range 3 { // narrowed again and again, each time from the gathered assignment
-				inner := slices.Clone(outer)
-				for l := range inner {
-					if inner[l] == Unassigned && rng.IntN(3) == 0 {
-						inner[l] = int8(rng.IntN(2))
-					}
-				}
-				if !p.Narrow(inner) {
-					t.Fatalf("trial %d: %v does not narrow %v", trial, inner, outer)
-				}
-				wantDom, wantCount := m.ValidDomains(f, inner)
-				gotDom, gotCount := p.ValidDomains()
-				if !slices.Equal(gotDom, wantDom) || gotCount.Cmp(wantCount) != 0 {
-					t.Errorf("trial %d, %v within %v: domains %v, count %v; want %v, %v", trial, inner, outer, gotDom, gotCount, wantDom, wantCount)
-				}
-				wantOnes, wantTotal := m.Marginals(f, inner)
-				gotOnes, gotTotal := p.Marginals()
-				if gotTotal.Cmp(wantTotal) != 0 || !slices.EqualFunc(gotOnes, wantOnes, func(x, y *big.Int) bool { return x.Cmp(y) == 0 }) {
-					t.Errorf("trial %d, %v within %v: marginals %v of %v; want %v of %v", trial, inner, outer, gotOnes, gotTotal, wantOnes, wantTotal)
-				}
-				if sub, ok := p.Within(inner); ok {
-					gotDom, gotCount = sub.ValidDomains()
-					if !slices.Equal(gotDom, wantDom) || gotCount.Cmp(wantCount) != 0 {
-						t.Errorf("trial %d, %v gathered within %v: domains %v, count %v; want %v, %v", trial, inner, outer, gotDom, gotCount, wantDom, wantCount)
-					}
-					want := partWithin(m, f, inner, int(f)+1)
-					if sub.Visited() != want.Visited() {
-						t.Errorf("trial %d, %v gathered within %v: %d nodes, want %d", trial, inner, outer, sub.Visited(), want.Visited())
-					}
-					want.Release()
-					sub.Release()
-					within++
-				}
-				checked++
-			}
-			for l := range outer {
-				if outer[l] != Unassigned {
-					other := slices.Clone(outer)
-					other[l] = 1 - outer[l]
-					if p.Narrow(other) {
-						t.Errorf("trial %d: %v narrows %v, which sets variable %d otherwise", trial, other, outer, l)
-					}
-					break
-				}
-			}
-			p.Release()
-		}
-	}
-	if checked < 1500 || within < 50 {
-		t.Errorf("%d narrowed parts and %d gathered within compared, want at least 1500 and 50", checked, within)
 	}
 }

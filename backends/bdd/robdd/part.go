@@ -32,13 +32,8 @@ type Part struct {
 	// one they are the Manager's own ids 0..root.
 	nodes []node
 	v     view
-	// base is the view p was gathered under (see Narrow).
-	base view
-	s    *scratch
-	// sub is the work space of the parts gathered Within p; inner is set
-	// on those, which own no work space.
-	sub          *scratch
-	whole, inner bool
+	s     *scratch
+	whole bool
 }
 
 // partBytesPerNode is the work space a gathered Part takes per node: its
@@ -80,72 +75,19 @@ func (m *Manager) Part(f Node, a Assignment, limit int) (*Part, bool) {
 		return nil, false
 	}
 	s := m.getPartScratch()
-	nodes, ok := gather(m.nodes, f, v, s, limit)
+	nodes, ok := m.gather(f, v, s, limit)
 	if !ok {
 		m.putPartScratch(s)
 		return nil, false
 	}
-	return &Part{m: m, nodes: nodes, v: v, base: v, s: s}, true
+	return &Part{m: m, nodes: nodes, v: v, s: s}, true
 }
 
 // Whole returns the Part of f under a that sweeps every id from 2 up to f,
 // children first (ids are topological): the fastest sweep when a allows
 // most of f's diagram. It holds WholeBytes(f) of work space.
 func (m *Manager) Whole(f Node, a Assignment) *Part {
-	v := m.view(a)
-	return &Part{m: m, nodes: m.nodes[:f+1], v: v, base: v, s: m.getScratch(), whole: true}
-}
-
-// Narrow makes p's sweeps answer for a, an assignment that extends the
-// one p was gathered under (it sets every variable that one sets, to the
-// same value), instead of that one or the one an earlier Narrow set: they
-// visit p's nodes, the edges a forbids leading nowhere, and gather nothing
-// from the Manager, in the work space p holds. The many assignments that
-// extend one (the boards of two queens that share a queen) so share one
-// gathering, and each sweeps a dense copy instead of reading the diagram's
-// scattered nodes. It reports false, leaving p as it was, when a does not
-// extend the assignment p was gathered under.
-func (p *Part) Narrow(a Assignment) bool {
-	v := p.m.view(a)
-	if !p.extends(v) {
-		return false
-	}
-	p.v = v
-	return true
-}
-
-// Within returns the part of p's root under a, an assignment that extends
-// the one p was gathered under (see Narrow), gathered from p's nodes
-// instead of the Manager's: the nodes a allows are found in p's dense copy
-// rather than among the diagram's scattered ones. It reports false when a
-// does not extend that assignment, or when the part is past a fifth of
-// p's nodes, where sweeping p narrowed to a is faster. The result lives in
-// work space of p's: it is valid until the next call of Within on p or
-// p's Release, and releasing it does nothing. At most PartBytes of a fifth
-// of p's nodes are held for it until p is released.
-func (p *Part) Within(a Assignment) (*Part, bool) {
-	v := p.m.view(a)
-	if !p.extends(v) {
-		return nil, false
-	}
-	if p.sub == nil {
-		p.sub = p.m.getPartScratch()
-	}
-	nodes, ok := gather(p.nodes, p.root(), v, p.sub, len(p.nodes)/5)
-	if !ok {
-		return nil, false
-	}
-	return &Part{m: p.m, nodes: nodes, v: v, base: v, s: p.sub, inner: true}, true
-}
-
-// extends reports whether v extends the view p was gathered under.
-func (p *Part) extends(v view) bool {
-	for l, x := range p.base.val {
-		if x != Unassigned && v.val[l] != x {
-			return false
-		}
-	}
-	return true
+	return &Part{m: m, nodes: m.nodes[:f+1], v: m.view(a), s: m.getScratch(), whole: true}
 }
 
 // part returns the Part of f under a that the Manager's query methods
@@ -162,23 +104,11 @@ func (m *Manager) part(f Node, a Assignment) *Part {
 func (p *Part) Visited() int { return len(p.nodes) - 2 }
 
 // Bytes is the work space the Part holds now.
-func (p *Part) Bytes() int64 {
-	if p.sub != nil {
-		return p.s.bytes() + p.sub.bytes()
-	}
-	return p.s.bytes()
-}
+func (p *Part) Bytes() int64 { return p.s.bytes() }
 
 // Release gives the Part's work space back to its Manager; the Part must
 // not be used afterwards.
 func (p *Part) Release() {
-	if p.inner {
-		return
-	}
-	if p.sub != nil {
-		p.m.putPartScratch(p.sub)
-		p.sub = nil
-	}
 	if p.s == nil {
 		return
 	}
@@ -213,8 +143,8 @@ func (p *Part) root() Node { return Node(len(p.nodes) - 1) }
 // independent loads, which the processor overlaps, and marks their
 // children after. Other diagrams (or a level that breaks the grouping)
 // take the pass one node at a time (gatherEach).
-func gather(nodes []node, f Node, v view, s *scratch, limit int) ([]node, bool) {
-	terminal := nodes[False]
+func (m *Manager) gather(f Node, v view, s *scratch, limit int) ([]node, bool) {
+	terminal := node{level: uint32(m.vars)}
 	local := append(s.local[:0], terminal, terminal)
 	defer func() { s.local = local[:0] }()
 	if f <= True {
@@ -225,10 +155,10 @@ func gather(nodes []node, f Node, v view, s *scratch, limit int) ([]node, bool) 
 	defer mk.empty()
 	mk.mark(uint32(f))
 	var ok, grouped bool
-	if local, ok, grouped = gatherLevels(nodes, f, v, mk, local, limit); !grouped {
+	if local, ok, grouped = m.gatherLevels(f, v, mk, local, limit); !grouped {
 		mk.empty()
 		mk.mark(uint32(f))
-		local, ok = gatherEach(nodes, f, v, mk, local[:2], limit)
+		local, ok = m.gatherEach(f, v, mk, local[:2], limit)
 	}
 	if !ok {
 		return nil, false
@@ -272,13 +202,13 @@ func (mk *marks) renumber(local []node) {
 // the levels are done; it reports grouped false, having copied an
 // unfinished part, as soon as either fails. The copies keep their edges'
 // old ids, a forbidden one leading to False, and their own in next.
-func gatherLevels(nodes []node, f Node, v view, mk *marks, local []node, limit int) (_ []node, ok, grouped bool) {
-	vars := nodes[False].level
+func (m *Manager) gatherLevels(f Node, v view, mk *marks, local []node, limit int) (_ []node, ok, grouped bool) {
+	nodes := m.nodes
 	val := v.val
 	bitsOf, sum := mk.bits, mk.sum
 	start := mk.levelStarts(nodes)
 	top := uint32(f)
-	for l := nodes[f].level; l < vars && top > uint32(True); l++ {
+	for l := nodes[f].level; l < uint32(m.vars) && top > uint32(True); l++ {
 		first := start[l]
 		if first > top {
 			continue // no node of level l below f
@@ -359,9 +289,10 @@ func gatherLevels(nodes []node, f Node, v view, mk *marks, local []node, limit i
 
 // gatherEach is gather's pass down, one marked node at a time, for
 // diagrams whose ids are not grouped by level.
-func gatherEach(nodes []node, f Node, v view, mk *marks, local []node, limit int) ([]node, bool) {
+func (m *Manager) gatherEach(f Node, v view, mk *marks, local []node, limit int) ([]node, bool) {
 	bitsOf, sum := mk.bits, mk.sum
 	val := v.val
+	nodes := m.nodes
 	for k := int(f) / 64 / 64; k >= 0; k-- {
 		for below := ^uint64(0); ; {
 			words := sum[k] & below
@@ -412,9 +343,8 @@ func gatherEach(nodes []node, f Node, v view, mk *marks, local []node, limit int
 type marks struct {
 	bits, sum []uint64
 	rank      []uint32
-	// start are the levelStarts of the nodes from, ids of them.
+	// start are the levelStarts of a diagram of ids ids.
 	start []uint32
-	from  *node
 	ids   int
 	// level holds the marked ids of one level as gatherLevels copies them.
 	level []uint32
@@ -455,7 +385,7 @@ func (mk *marks) highest(top uint32) (uint32, bool) {
 // as the diagram has as many ids. Where the ids are not so grouped the
 // answers mean nothing, which gatherLevels finds out.
 func (mk *marks) levelStarts(nodes []node) []uint32 {
-	if mk.ids == len(nodes) && mk.from == &nodes[0] {
+	if mk.ids == len(nodes) {
 		return mk.start
 	}
 	vars := nodes[False].level
@@ -472,7 +402,7 @@ func (mk *marks) levelStarts(nodes []node) []uint32 {
 		}
 		mk.start[l] = lo
 	}
-	mk.ids, mk.from = len(nodes), &nodes[0]
+	mk.ids = len(nodes)
 	return mk.start
 }
 
