@@ -257,11 +257,11 @@ func TestPrecomputeKeepsEveryPair(t *testing.T) {
 
 // TestPrecomputeAgreesWithTheSweeps checks every answer Precompute keeps,
 // computed in bulk (a board of one queen's analysis and heat map from one
-// gathering, on every core), against the sweep of the board as placed: the
-// analysis of
-// the empty board and of every board of one and two queens, and the heat
-// maps of the empty board and of every board of one queen, on 8×8 to
-// 10×10; each answered from the memo, without visiting a node.
+// gathering, on every core), against the sweep of the board as placed:
+// the analysis of the empty board and of every board of one and two
+// queens, and the heat maps of the empty board and of every board of one
+// queen, on 8×8 to 10×10; each answered from the memo, without visiting a
+// node.
 func TestPrecomputeAgreesWithTheSweeps(t *testing.T) {
 	ctx := context.Background()
 	sizes := []int{8, 9, 10}
