@@ -301,6 +301,7 @@ func remembered(an *configurator.Analysis, start time.Time) *configurator.Analys
 // itself meanwhile.
 func (m *memo) start() {
 	m.background.Do(func() {
+		m.store.log.Info("kept answers computing in the background", "n", m.model.N(), "order", m.model.Order())
 		go func() {
 			ctx, cancel := context.WithTimeout(m.life, precomputeTime)
 			defer cancel()

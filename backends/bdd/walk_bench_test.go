@@ -2,9 +2,12 @@ package bdd_test
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"slices"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -39,8 +42,21 @@ func BenchmarkWalkSteps(b *testing.B) {
 	start := time.Now()
 	fresh := os.Getenv("BENCH_FRESH")
 	opts := bdd.Options{Dir: bdd.DefaultDir(), Budget: 12 << 30}
+	// A fresh space's background work, when it starts one (it logs
+	// so), must end before the space's directory goes: ended is closed
+	// then.
+	var started atomic.Bool
+	ended := make(chan struct{})
 	if fresh == "compile" {
 		opts.Dir = b.TempDir()
+		opts.Log = slog.New(slog.NewTextHandler(lineFunc(func(line string) {
+			switch {
+			case strings.Contains(line, "kept answers computing in the background"):
+				started.Store(true)
+			case strings.Contains(line, "kept answers complete"), strings.Contains(line, "kept answers left to compute"):
+				close(ended)
+			}
+		}), nil))
 	}
 	if s := os.Getenv("BENCH_SCRATCH_GIB"); s != "" {
 		g, _ := strconv.Atoi(s)
@@ -68,7 +84,12 @@ func BenchmarkWalkSteps(b *testing.B) {
 		if err := sp.(*bdd.Space).Settle(ctx); err != nil {
 			b.Fatal(err)
 		}
-		defer sp.(*bdd.Space).Close()
+		defer func() {
+			sp.(*bdd.Space).Close()
+			if started.Load() {
+				<-ended
+			}
+		}()
 		b.Logf("settled: %v", time.Since(start))
 	}
 	for b.Loop() {
@@ -93,4 +114,13 @@ func BenchmarkWalkSteps(b *testing.B) {
 			}
 		}
 	}
+}
+
+// lineFunc is an io.Writer that calls itself with every write: a log
+// handler's line.
+type lineFunc func(line string)
+
+func (f lineFunc) Write(p []byte) (int, error) {
+	f(string(p))
+	return len(p), nil
 }
