@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/configuratortest"
@@ -311,47 +310,5 @@ func TestPrecomputeAgreesWithTheSweeps(t *testing.T) {
 		if solved < len(boards)/4 {
 			t.Errorf("%d×%d: %d of %d boards with solutions, too few to tell", n, n, solved, len(boards))
 		}
-	}
-}
-
-// TestSettleKeepsTheFirstClicks checks what Settle keeps on a diagram too
-// large to compute the boards of one queen with the empty board's: before
-// it returns, the empty board, the 10 boards of one queen up to symmetry
-// and their 11 heat maps on 8×8, saved beside the compiled file; the
-// boards of two queens are then kept by the background work, all of them.
-func TestSettleKeepsTheFirstClicks(t *testing.T) {
-	model := configuratortest.Model(t, 8, configurator.RowMajor)
-	sp, _ := compileIn(t, t.TempDir(), model)
-	sp.memo.eager = false
-	defer sp.Close()
-	if err := sp.Settle(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	count := func(m *sync.Map) (n int) {
-		m.Range(func(any, any) bool { n++; return true })
-		return n
-	}
-	if ones, heat := count(&sp.memo.ones), count(&sp.memo.heat); ones != 11 || heat != 11 {
-		t.Errorf("settled: %d boards of none or one queen and %d heat maps, want 11 and 11", ones, heat)
-	}
-	if saved := sp.memo.saved.Load(); saved < 22 {
-		t.Errorf("settled: %d answers saved, want the 22 of none and one queen", saved)
-	}
-	pairs := map[int]bool{}
-	for a := range model.Vars() {
-		for b := range model.Vars() {
-			q := []configurator.Cell{model.Cell(a), model.Cell(b)}
-			if a != b && !model.Attacks(q[0], q[1]) {
-				_, key := pairKey(model, q)
-				pairs[key] = true
-			}
-		}
-	}
-	deadline := time.Now().Add(time.Minute)
-	for sp.memo.pairCount.Load() < int64(len(pairs)) && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if got := sp.memo.pairCount.Load(); got != int64(len(pairs)) {
-		t.Errorf("after the background work: %d boards of two queens kept, want %d", got, len(pairs))
 	}
 }

@@ -334,23 +334,6 @@ func (m *memo) precompute(ctx context.Context, workers int) error {
 	return m.keepPairs(ctx, workers)
 }
 
-// settle computes, on up to workers boards at once, the answers the memo
-// keeps that a person's first clicks ask for and that it does not hold
-// yet: the analyses of the empty board and of the boards of one queen
-// and, unless the memo is eager, their heat maps. It saves them to the
-// memo's file, and on a memo that is not eager starts the background work
-// that computes the rest (see start).
-func (m *memo) settle(ctx context.Context, workers int) error {
-	defer m.save()
-	if err := m.keepFirst(ctx, workers); err != nil {
-		return err
-	}
-	if !m.eager {
-		m.start()
-	}
-	return nil
-}
-
 // keepFirst computes and keeps, on up to workers boards at once, the
 // analyses of the empty board and of the boards of one queen and, unless
 // the memo is eager, their heat maps, those not yet kept.

@@ -661,18 +661,6 @@ func (s *Space) Precompute(ctx context.Context) error {
 	return s.memo.precompute(ctx, runtime.GOMAXPROCS(0))
 }
 
-// Settle computes the answers the space keeps that a person's first clicks
-// ask for, those it does not hold yet, on every core: the analyses of the
-// empty board and of the boards of one queen, and on the largest diagrams
-// their heat maps. It saves them beside the space's compiled file, and on
-// those diagrams starts the background work that computes the rest, the
-// boards of two queens (see memo.start), on one core while queries are
-// answered. A server has a space fresh from a compile settle before it
-// offers it; Precompute computes everything at once.
-func (s *Space) Settle(ctx context.Context) error {
-	return s.memo.settle(ctx, runtime.GOMAXPROCS(0))
-}
-
 // Close stops the background work on the space (see memo.start); queries
 // still answer. It is safe to call more than once, and while queries run.
 func (s *Space) Close() error {

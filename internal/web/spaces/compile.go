@@ -194,24 +194,21 @@ func (c *Cache) build(ctx context.Context, k Key) (*Space, error) {
 	return res, nil
 }
 
-// settler is a space that computes the answers it keeps that the first
-// clicks ask for (a BDD's analyses and heat maps of the boards of none and
-// one queen), saves them beside its compiled file, and computes the rest
-// (the boards of two queens) in the background.
-type settler interface{ Settle(context.Context) error }
+// precomputer is a space that computes the answers it keeps (a BDD's
+// analyses and heat maps of the boards of one and two queens, which the
+// first clicks ask for) and saves them beside its compiled file.
+type precomputer interface{ Precompute(context.Context) error }
 
 // settle has a space fresh from a heavy compile compute the answers it
-// keeps that the first clicks ask for before the cache offers it, so that
-// those clicks are answered from them instead of sweeping the largest
-// parts of its diagram, and the file saved beside its compiled one lets a
-// restart load them too; the space computes the rest in the background
-// once offered. It runs as part of the compile (Counting says so
-// meanwhile), within its deadline; a space loaded from its file is offered
-// at once (it reads the answers saved with it, and computes those missing
-// in the background). When ctx ends first the space is offered with what
-// was computed.
+// keeps before the cache offers it, so that its first clicks are answered
+// from them instead of sweeping the largest parts of its diagram, and the
+// file saved beside its compiled one lets a restart load them too. It
+// runs as part of the compile (Counting says so meanwhile), within its
+// deadline; a space loaded from its file is offered at once (it reads the
+// answers saved with it, and computes those missing in the background).
+// When ctx ends first the space is offered with what was computed.
 func (c *Cache) settle(ctx context.Context, res *Space) {
-	p, ok := res.Space.(settler)
+	p, ok := res.Space.(precomputer)
 	if !ok || res.Loaded() || !c.heavy(res.Key) {
 		return
 	}
@@ -219,7 +216,7 @@ func (c *Cache) settle(ctx context.Context, res *Space) {
 	start := time.Now()
 	c.counting.Store(k, start)
 	defer c.counting.Delete(k)
-	if err := p.Settle(ctx); err != nil && !errors.Is(err, configurator.ErrNoSolution) {
+	if err := p.Precompute(ctx); err != nil && !errors.Is(err, configurator.ErrNoSolution) {
 		c.log.Info("kept answers left to compute on demand", "backend", k.Backend, "n", k.N, "order", k.Order.String(), "after", time.Since(start), "err", err)
 		return
 	}
