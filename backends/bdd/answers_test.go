@@ -259,16 +259,21 @@ func TestPrecomputeKeepsEveryPair(t *testing.T) {
 // gathering, on every core), against the sweep of the board as placed:
 // the analysis of the empty board and of every board of one and two
 // queens, and the heat maps of the empty board and of every board of one
-// queen, on 8×8 to 10×10; each answered from the memo, without visiting a
-// node.
+// queen, on 8×8 to 10×10 in row order and on 8×8 in two other orders;
+// each answered from the memo, without visiting a node.
 func TestPrecomputeAgreesWithTheSweeps(t *testing.T) {
 	ctx := context.Background()
-	sizes := []int{8, 9, 10}
-	if testing.Short() || raceEnabled {
-		sizes = sizes[:2] // 10×10's 9,900 boards of two queens take a minute under the race detector
+	type board struct {
+		n     int
+		order configurator.Order
 	}
-	for _, n := range sizes {
-		model := configuratortest.Model(t, n, configurator.RowMajor)
+	boardsOf := []board{{8, configurator.RowMajor}, {8, configurator.Diagonal}, {8, configurator.MiddleOut}, {9, configurator.RowMajor}, {10, configurator.RowMajor}}
+	if testing.Short() || raceEnabled {
+		boardsOf = boardsOf[:4] // 10×10's 9,900 boards of two queens take a minute under the race detector
+	}
+	for _, bo := range boardsOf {
+		n := bo.n
+		model := configuratortest.Model(t, n, bo.order)
 		sp := precomputedIn(t, t.TempDir(), model)
 		boards := [][]configurator.Cell{nil}
 		for a := range model.Vars() {
