@@ -256,16 +256,16 @@ func (b *Backend) Compile(ctx context.Context, model *configurator.Model) (confi
 	// and so does a fresh one CompileDirect filled (it makes no node the
 	// root does not reach): counting them would walk the whole diagram.
 	nodes := m.Size() - 2
-	if !loaded {
-		if b.opts.Method != Direct {
-			nodes = m.NodeCount(root)
-		}
-		store.save(model, m, root, nodes)
+	if !loaded && b.opts.Method != Direct {
+		nodes = m.NodeCount(root)
 	}
 	source := ""
 	if loaded {
 		source = store.path(model)
 	}
 	sp := newSpace(model, m, root, nodes, budget, b.work, store, source)
+	if !loaded && store.dir != "" {
+		store.save(model, m, root, nodes, sp.solutions(ctx))
+	}
 	return sp, nil
 }

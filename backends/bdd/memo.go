@@ -102,6 +102,9 @@ type sweeper interface {
 	// marginalsByRank computes the heat map of a board of none or one
 	// queen.
 	marginalsByRank(ctx context.Context, queens []configurator.Cell) ([]*big.Int, error)
+	// analyzeWithHeat computes the analysis and the heat map of a board
+	// of one queen at once: how precompute keeps both.
+	analyzeWithHeat(ctx context.Context, queens []configurator.Cell) (*configurator.Analysis, []*big.Int, error)
 }
 
 // newMemo returns the empty memo of the space of model, a diagram of
@@ -298,6 +301,7 @@ func remembered(an *configurator.Analysis, start time.Time) *configurator.Analys
 // itself meanwhile.
 func (m *memo) start() {
 	m.background.Do(func() {
+		m.store.log.Info("kept answers computing in the background", "n", m.model.N(), "order", m.model.Order())
 		go func() {
 			ctx, cancel := context.WithTimeout(m.life, precomputeTime)
 			defer cancel()
@@ -323,17 +327,24 @@ func (m *memo) close() { m.stop() }
 // those computed before it too, even when ctx ends first.
 func (m *memo) precompute(ctx context.Context, workers int) error {
 	defer m.save()
-	if err := m.keepOnes(ctx); err != nil {
-		return err
-	}
-	if m.eager {
-		return nil
-	}
-	if err := m.keepHeat(ctx); err != nil {
+	if err := m.keepFirst(ctx, workers); err != nil || m.eager {
 		return err
 	}
 	m.save() // the boards of one queen and the heat maps, should the pairs not finish
 	return m.keepPairs(ctx, workers)
+}
+
+// keepFirst computes and keeps, on up to workers boards at once, the
+// analyses of the empty board and of the boards of one queen and, unless
+// the memo is eager, their heat maps, those not yet kept.
+func (m *memo) keepFirst(ctx context.Context, workers int) error {
+	if m.eager {
+		return m.keepOnes(ctx)
+	}
+	if err := m.keepOnesWithHeat(ctx, workers); err != nil {
+		return err
+	}
+	return m.keepHeat(ctx)
 }
 
 // save writes the memo's file when the memo holds answers the file does
@@ -381,6 +392,70 @@ func (m *memo) keepOnes(ctx context.Context) error {
 		if _, _, err := m.one(ctx, 1+m.model.Var(c), []configurator.Cell{c}); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// keepOnesWithHeat computes and keeps the analyses of the empty board and
+// of the boards of one queen that the memo keys by, as keepOnes does, and
+// the heat maps of the latter along with them, each board's from one
+// gathering of its part (see Space.analyzeWithHeat), on up to workers
+// boards at once.
+func (m *memo) keepOnesWithHeat(ctx context.Context, workers int) error {
+	if _, _, err := m.one(ctx, 0, nil); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	boards := make(chan configurator.Cell)
+	var wg sync.WaitGroup
+	for range max(workers, 1) {
+		wg.Go(func() {
+			for c := range boards {
+				if err := m.keepOneWithHeat(ctx, c); err != nil {
+					cancel(err)
+				}
+			}
+		})
+	}
+feed:
+	for _, c := range m.firstImages() {
+		select {
+		case boards <- c:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(boards)
+	wg.Wait()
+	return context.Cause(ctx)
+}
+
+// keepOneWithHeat computes and keeps the analysis and the heat map of the
+// board of one queen on c, the first of its images, those not yet kept.
+func (m *memo) keepOneWithHeat(ctx context.Context, c configurator.Cell) error {
+	key, queens := 1+m.model.Var(c), []configurator.Cell{c}
+	if _, ok := m.heat.Load(key); ok {
+		_, _, err := m.one(ctx, key, queens)
+		return err
+	}
+	_, fresh, err := m.memoized(ctx, &m.ones, key, queens, func() (*configurator.Analysis, error) {
+		an, ones, err := m.space.analyzeWithHeat(ctx, queens)
+		// Kept before the analysis is: whoever waited for it finds both.
+		switch {
+		case errors.Is(err, configurator.ErrNoSolution):
+			m.heat.Store(key, err)
+		case err == nil:
+			m.heat.Store(key, ones)
+		}
+		return an, err
+	})
+	if err != nil || fresh {
+		return err
+	}
+	// The analysis was kept already: the heat map on its own.
+	if _, _, err := m.marginals(ctx, queens); err != nil && !errors.Is(err, configurator.ErrNoSolution) {
+		return err
 	}
 	return nil
 }

@@ -257,6 +257,20 @@ func (s *Space) Analyze(ctx context.Context, queens []configurator.Cell) (*confi
 	return s.analyzeImage(ctx, queens)
 }
 
+// solutions is the number of solutions, which a space's file records:
+// the count of the analysis of the empty board, which the memo keeps for
+// the first query (a sweep of the whole diagram, done once), or, should
+// ctx end before it is done, a count of its own.
+func (s *Space) solutions(ctx context.Context) *big.Int {
+	if e, _, err := s.memo.one(ctx, 0, nil); err == nil {
+		if an, ok := e.(*configurator.Analysis); ok {
+			return an.Solutions
+		}
+		return new(big.Int) // the error that there is no solution
+	}
+	return s.m.SatCount(s.root)
+}
+
 // analyzeImage analyses a placement of queens through its image under the
 // board's symmetry whose queens lie highest in the variable order
 // (shallowest): the part of the diagram a placement allows is the smaller
@@ -330,11 +344,17 @@ func (s *Space) analyze(ctx context.Context, queens []configurator.Cell) (*confi
 	if err != nil {
 		return nil, err
 	}
-	if len(dom) > 0 && dom[0] == 0 {
-		return nil, noSolution(queens)
-	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	return s.analysisOf(queens, a, dom, count, visited, start)
+}
+
+// analysisOf is the analysis of queens, placed by a, from the valid
+// domains and the count of a sweep of visited nodes begun at start.
+func (s *Space) analysisOf(queens []configurator.Cell, a robdd.Assignment, dom []robdd.Domain, count *big.Int, visited int, start time.Time) (*configurator.Analysis, error) {
+	if len(dom) > 0 && dom[0] == 0 {
+		return nil, noSolution(queens)
 	}
 	n := s.model.N()
 	an := &configurator.Analysis{N: n, Cells: make([]configurator.State, n*n)}
@@ -521,6 +541,42 @@ func (s *Space) marginalsByRank(ctx context.Context, queens []configurator.Cell)
 		return nil, noSolution(queens)
 	}
 	return sum, nil
+}
+
+// analyzeWithHeat is analyze and marginals of a board of queens from one
+// gathering of its part of the diagram: how the memo computes the answers
+// it keeps of a board of one queen when it keeps both.
+func (s *Space) analyzeWithHeat(ctx context.Context, queens []configurator.Cell) (*configurator.Analysis, []*big.Int, error) {
+	start := time.Now()
+	a, _, err := s.assign(queens, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.exclude(a, queens)
+	var dom []robdd.Domain
+	var count *big.Int
+	var ones []*big.Int
+	visited := 0
+	err = s.sweep(ctx, a, func(p *robdd.Part) {
+		dom, count = p.ValidDomains()
+		ones, _ = p.Marginals()
+		visited = p.Visited()
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	an, err := s.analysisOf(queens, a, dom, count, visited, start)
+	if err != nil {
+		return nil, nil, err
+	}
+	heat := make([]*big.Int, s.model.Vars())
+	for v := range heat {
+		heat[v] = ones[s.model.Level(v)]
+	}
+	return an, heat, nil
 }
 
 // marginals is Marginals without the memo.

@@ -356,15 +356,16 @@ func shortErr(part string, err error) error {
 	return fmt.Errorf("%s: %w", part, err)
 }
 
-// save writes model's diagram, rooted at root, to the store. Trouble is
-// logged, never returned: the space in memory is sound either way.
-func (s store) save(model *configurator.Model, m *robdd.Manager, root robdd.Node, nodes int) {
+// save writes model's diagram, rooted at root, of the given number of
+// solutions, to the store. Trouble is logged, never returned: the space in
+// memory is sound either way.
+func (s store) save(model *configurator.Model, m *robdd.Manager, root robdd.Node, nodes int, solutions *big.Int) {
 	if s.dir == "" {
 		return
 	}
 	start := time.Now()
 	path := s.path(model)
-	size, err := s.write(path, func(w io.Writer) error { return writeSpace(w, model, m, root, nodes) })
+	size, err := s.write(path, func(w io.Writer) error { return writeSpace(w, model, m, root, nodes, solutions) })
 	if err != nil {
 		s.log.Warn("compiled space not saved", "n", model.N(), "order", model.Order(), "file", path, "err", err)
 		return
@@ -449,9 +450,10 @@ func (s store) clean() {
 	}
 }
 
-// writeSpace writes the space file of model's diagram.
-func writeSpace(w io.Writer, model *configurator.Model, m *robdd.Manager, root robdd.Node, nodes int) error {
-	solutions := m.SatCount(root).Bytes()
+// writeSpace writes the space file of model's diagram, whose root has
+// count solutions.
+func writeSpace(w io.Writer, model *configurator.Model, m *robdd.Manager, root robdd.Node, nodes int, count *big.Int) error {
+	solutions := count.Bytes()
 	head := make([]byte, 0, spaceFixed+len(solutions)+4)
 	head = append(head, spaceMagic...)
 	head = binary.LittleEndian.AppendUint32(head, spaceVersion)

@@ -44,7 +44,7 @@ func compileIn(t testing.TB, dir string, model *configurator.Model) (*Space, str
 func spaceBytes(t testing.TB, sp *Space) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := writeSpace(&b, sp.model, sp.m, sp.root, sp.nodes); err != nil {
+	if err := writeSpace(&b, sp.model, sp.m, sp.root, sp.nodes, sp.m.SatCount(sp.root)); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
@@ -192,7 +192,7 @@ func TestDamagedSpaceFilesAreRefusedAndRecompiled(t *testing.T) {
 			t.Fatal(err)
 		}
 		var b bytes.Buffer
-		if err := writeSpace(&b, model, sp.m, root, sp.nodes); err != nil {
+		if err := writeSpace(&b, model, sp.m, root, sp.nodes, sp.m.SatCount(root)); err != nil {
 			t.Fatal(err)
 		}
 		return b.Bytes()
@@ -432,11 +432,11 @@ func TestWriteSpaceReportsAFullDisk(t *testing.T) {
 	sp := compileSpace(t, 8, configurator.RowMajor, Direct)
 	size := len(spaceBytes(t, sp))
 	for _, room := range []int{0, 10, 100, size / 2, size - 1} {
-		if err := writeSpace(&fullDisk{room}, sp.model, sp.m, sp.root, sp.nodes); !errors.Is(err, errFull) {
+		if err := writeSpace(&fullDisk{room}, sp.model, sp.m, sp.root, sp.nodes, sp.m.SatCount(sp.root)); !errors.Is(err, errFull) {
 			t.Errorf("a disk with room for %d of %d bytes: writeSpace: %v; want %v", room, size, err, errFull)
 		}
 	}
-	if err := writeSpace(&fullDisk{size}, sp.model, sp.m, sp.root, sp.nodes); err != nil {
+	if err := writeSpace(&fullDisk{size}, sp.model, sp.m, sp.root, sp.nodes, sp.m.SatCount(sp.root)); err != nil {
 		t.Errorf("a disk with room for all %d bytes: writeSpace: %v", size, err)
 	}
 }
