@@ -114,6 +114,10 @@ func (s *Server) compileProblem(ctx context.Context, k spaces.Key, err error) er
 				return problem.Retry(5, err, "The %d×%d %s is made and counting all its solutions (for %s so far); try again in a few seconds.",
 					k.N, k.N, name, words.Since(since))
 			}
+			if since, ok := s.spaces.Settling(k); ok {
+				return problem.Retry(5, err, "The %d×%d %s is made and computing the answers it keeps for the first clicks (for %s so far); try again in a few seconds.",
+					k.N, k.N, name, words.Since(since))
+			}
 			if f, ok := s.loading(k); ok {
 				return problem.Retry(5, err, "The %d×%d %s is still being loaded from its compiled file (%s, %s); try again in a few seconds.",
 					k.N, k.N, name, bytesize.Format(f.Bytes), so)
@@ -472,6 +476,7 @@ func (s *Server) preparing(keys []spaces.Key) []view.Preparing {
 		p.File = f.Bytes
 		p.Started, p.Running = s.spaces.Compiling(k)
 		p.Counted, p.Counting = s.spaces.Counting(k)
+		p.Settled, p.Settling = s.spaces.Settling(k)
 		for m := k.N - 1; m >= max(1, k.N-3); m-- {
 			if took, ok := s.spaces.Took(spaces.Key{Backend: k.Backend, N: m, Order: k.Order}); ok {
 				p.EarlierN, p.Earlier = m, took

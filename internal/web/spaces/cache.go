@@ -187,9 +187,10 @@ type Cache struct {
 	// compile's waiters (see countEmpty); Close waits for them too.
 	detached sync.WaitGroup
 	// counting holds, for each key whose compile is counting its empty
-	// board's solutions or its kept answers, when the count began
-	// (time.Time).
-	counting sync.Map
+	// board's solutions, when the count began (time.Time); settling, for
+	// each key whose fresh space is computing the answers it keeps (see
+	// settle), when that began.
+	counting, settling sync.Map
 
 	mu       sync.Mutex
 	lru      *list.List // of *Space, most recently used at the front

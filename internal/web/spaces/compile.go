@@ -130,10 +130,16 @@ func (c *Cache) Heavy(k Key) bool {
 func (c *Cache) Slots() int { return max(c.cfg.Slots, 1) }
 
 // Counting reports whether k's fresh space is counting its empty board's
-// solutions, or those of the boards it keeps answers for (see settle), and
-// since when.
-func (c *Cache) Counting(k Key) (since time.Time, ok bool) {
-	v, ok := c.counting.Load(k)
+// solutions, and since when.
+func (c *Cache) Counting(k Key) (since time.Time, ok bool) { return loadTime(&c.counting, k) }
+
+// Settling reports whether k's fresh space is computing the answers it
+// keeps for the first clicks before it is offered (see settle), and since
+// when.
+func (c *Cache) Settling(k Key) (since time.Time, ok bool) { return loadTime(&c.settling, k) }
+
+func loadTime(m *sync.Map, k Key) (time.Time, bool) {
+	v, ok := m.Load(k)
 	if !ok {
 		return time.Time{}, false
 	}
@@ -207,7 +213,7 @@ type precomputer interface{ Precompute(context.Context) error }
 // keeps before the cache offers it, so that its first clicks are answered
 // from them instead of sweeping the largest parts of its diagram, and the
 // file saved beside its compiled one lets a restart load them too. It
-// runs as part of the compile (Counting says so meanwhile), within its
+// runs as part of the compile (Settling says so meanwhile), within its
 // deadline; a space loaded from its file is offered at once (it reads the
 // answers saved with it, and computes those missing in the background).
 // When ctx ends first the space is offered with what was computed.
@@ -218,8 +224,8 @@ func (c *Cache) settle(ctx context.Context, res *Space) {
 	}
 	k := res.Key
 	start := time.Now()
-	c.counting.Store(k, start)
-	defer c.counting.Delete(k)
+	c.settling.Store(k, start)
+	defer c.settling.Delete(k)
 	if err := p.Precompute(ctx); err != nil && !errors.Is(err, configurator.ErrNoSolution) {
 		c.log.Info("kept answers left to compute on demand", "backend", k.Backend, "n", k.N, "order", k.Order.String(), "after", time.Since(start), "err", err)
 		return

@@ -36,6 +36,8 @@ type Preparing struct {
 	Started  time.Time
 	Counting bool // the fresh space is counting its empty board, since Counted
 	Counted  time.Time
+	Settling bool // the fresh space is computing the answers it keeps, since Settled
+	Settled  time.Time
 	EarlierN int
 	Earlier  time.Duration
 }
@@ -58,6 +60,9 @@ func Progress(items []Preparing) string {
 		if k.Counting {
 			what = "counting all the solutions of " + space + ", a sweep of its whole diagram"
 			started, running = k.Counted, true
+		} else if k.Settling {
+			what = "computing the answers " + space + " keeps for the first clicks (the boards of one and two queens), so that none of them waits for a sweep"
+			started, running = k.Settled, true
 		} else if k.Loading {
 			what = "loading " + space + " from its compiled file (" + bytesize.Format(k.File) + ")"
 		} else {

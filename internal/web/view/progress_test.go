@@ -63,3 +63,27 @@ func TestProgressEstimate(t *testing.T) {
 		t.Errorf("SAT's progress %q", text)
 	}
 }
+
+// TestProgressSaysTheStep: once made, a fresh space's progress names the
+// step under way, the count of its empty board or the answers it keeps,
+// with its own clock; neither names the compile's estimate.
+func TestProgressSaysTheStep(t *testing.T) {
+	long := time.Now().Add(-90 * time.Second)
+	tests := []struct {
+		name string
+		p    Preparing
+		want string
+	}{
+		{"compiling", Preparing{Backend: "bdd", N: 15, Running: true, Started: long},
+			"Compiling the 15×15 BDD: 1m30s so far."},
+		{"counting", Preparing{Backend: "bdd", N: 15, Running: true, Started: long, Counting: true, Counted: long},
+			"Counting all the solutions of the 15×15 BDD, a sweep of its whole diagram: 1m30s so far."},
+		{"settling", Preparing{Backend: "bdd", N: 15, Running: true, Started: long, Settling: true, Settled: long, EarlierN: 14, Earlier: time.Second},
+			"Computing the answers the 15×15 BDD keeps for the first clicks (the boards of one and two queens), so that none of them waits for a sweep: 1m30s so far."},
+	}
+	for _, tt := range tests {
+		if got := Progress([]Preparing{tt.p}); !strings.HasPrefix(got, tt.want) {
+			t.Errorf("%s: %q, want it to begin %q", tt.name, got, tt.want)
+		}
+	}
+}
