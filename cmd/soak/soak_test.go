@@ -176,7 +176,7 @@ func TestKillMidCompile(t *testing.T) {
 	start = time.Now()
 	status, body = fetch(t, p2.URL()+"/?n=8&q=a1")
 	if took := time.Since(start); status != 200 || took > 5*time.Second || !strings.Contains(body, `id="count">4 solutions<`) {
-		t.Errorf("a small board while the large one compiles: %d in %v", status, took)
+		t.Errorf("a small board while the large one compiles: %d in %v\n%s", status, took, excerpt(body))
 	}
 	// The compile may outlast a request's deadline on a busy machine:
 	// asked again, the request joins it.
