@@ -58,6 +58,10 @@ func (d *diagram) sweep(ctx context.Context, a robdd.Assignment, do func(p *robd
 	return nil
 }
 
+// turn runs f, the work of n goroutines, in its turn on the cores the
+// Backend's heavy work shares (see workspace.turn).
+func (d *diagram) turn(n int, f func()) { d.work.turn(n, f) }
+
 // sweepPart is sweep but for the whole diagram: it reports false, having
 // called nothing, when the part that a allows is larger than PartLimit.
 func (d *diagram) sweepPart(ctx context.Context, a robdd.Assignment, do func(p *robdd.Part)) (bool, error) {

@@ -105,6 +105,9 @@ type sweeper interface {
 	// analyzeWithHeat computes the analysis and the heat map of a board
 	// of one queen at once: how precompute keeps both.
 	analyzeWithHeat(ctx context.Context, queens []configurator.Cell) (*configurator.Analysis, []*big.Int, error)
+	// turn runs f, the work of n goroutines, in its turn on the cores
+	// the Backend's heavy work shares.
+	turn(n int, f func())
 }
 
 // newMemo returns the empty memo of the space of model, a diagram of
@@ -327,11 +330,101 @@ func (m *memo) close() { m.stop() }
 // those computed before it too, even when ctx ends first.
 func (m *memo) precompute(ctx context.Context, workers int) error {
 	defer m.save()
+	if !m.eager {
+		if done, err := m.keepAll(ctx, workers); done || err != nil {
+			return err
+		}
+	}
 	if err := m.keepFirst(ctx, workers); err != nil || m.eager {
 		return err
 	}
 	m.save() // the boards of one queen and the heat maps, should the pairs not finish
 	return m.keepPairs(ctx, workers)
+}
+
+// keepAll keeps every answer precompute computes, those the memo does
+// not hold yet, from one tally of the model's solutions (see tally.go)
+// instead of a sweep of the diagram per board, when the model is an
+// N-Queens model whose diagram counts at most maxTallied solutions; it
+// reports false, keeping nothing, when it is not. The tally must find as
+// many solutions as the diagram counts: each method checks the other. Up
+// to workers goroutines share the search; a single one (the background's,
+// see start) takes its turns on the cores the Backend's heavy work
+// shares, a branch of the search at a time.
+func (m *memo) keepAll(ctx context.Context, workers int) (bool, error) {
+	if !isQueens(m.model) {
+		return false, nil
+	}
+	e, _, err := m.one(ctx, 0, nil)
+	if err != nil {
+		return false, err
+	}
+	whole, ok := e.(*configurator.Analysis)
+	if !ok || whole.Solutions == nil || whole.Solutions.Cmp(big.NewInt(maxTallied)) > 0 {
+		return false, nil
+	}
+	model, V := m.model, m.model.Vars()
+	var ones []int
+	for _, c := range m.firstImages() {
+		ones = append(ones, model.Var(c))
+	}
+	var pairs [][2]int
+	for a := range V {
+		for b := a + 1; b < V; b++ {
+			q := []configurator.Cell{model.Cell(a), model.Cell(b)}
+			if _, key := pairKey(model, q); key == a*V+b && !model.Attacks(q[0], q[1]) {
+				pairs = append(pairs, [2]int{a, b})
+			}
+		}
+	}
+	t := newTally(V, (V+63)/64, ones, pairs)
+	run := func(_ int, f func()) { f() }
+	if workers <= 1 {
+		run = m.space.turn
+	}
+	start := time.Now()
+	if err := queensTally(ctx, model.N(), t, workers, run); err != nil {
+		return false, err
+	}
+	if got := t.all.count[0]; new(big.Int).SetUint64(got).Cmp(whole.Solutions) != 0 {
+		return false, fmt.Errorf("kept answers: a search of the rules finds %d solutions where the diagram counts %v", got, whole.Solutions)
+	}
+	m.store.log.Info("kept answers tallied over every solution", "n", model.N(), "order", model.Order(),
+		"solutions", whole.Solutions, "took", time.Since(start).Round(time.Millisecond))
+	cells := func(vs ...int) []configurator.Cell {
+		q := make([]configurator.Cell, len(vs))
+		for i, v := range vs {
+			q[i] = model.Cell(v)
+		}
+		return q
+	}
+	heat := func(counts []uint64) []*big.Int {
+		out := make([]*big.Int, len(counts))
+		for v, n := range counts {
+			out[v] = new(big.Int).SetUint64(n)
+		}
+		return out
+	}
+	m.heat.LoadOrStore(0, heat(t.marginals))
+	for k, v := range ones {
+		q := cells(v)
+		an := t.ones.answer(k, q, model, m.nodes)
+		m.ones.LoadOrStore(1+v, an)
+		if _, ok := an.(error); ok {
+			m.heat.LoadOrStore(1+v, an)
+		} else {
+			m.heat.LoadOrStore(1+v, heat(t.heat[k*V:(k+1)*V]))
+		}
+	}
+	for k, p := range pairs {
+		if m.pairCount.Load() >= maxPairs {
+			break
+		}
+		if _, had := m.pairs.LoadOrStore(p[0]*V+p[1], t.pairs.answer(k, cells(p[0], p[1]), model, m.nodes)); !had {
+			m.pairCount.Add(1)
+		}
+	}
+	return true, nil
 }
 
 // keepFirst computes and keeps, on up to workers boards at once, the
