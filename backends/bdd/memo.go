@@ -68,6 +68,11 @@ type memo struct {
 	life       context.Context
 	stop       context.CancelFunc
 	background sync.Once
+	// tallying is held by the one keepAll that runs at a time (the
+	// background's and Precompute's may overlap), tallied set once one
+	// has kept its answers: the others then have nothing to do.
+	tallying chan struct{}
+	tallied  atomic.Bool
 	// ones keeps the analyses of the empty board (key 0) and of one queen
 	// on variable v (key v+1): int to the *configurator.Analysis, or to
 	// the error when there is no solution, which no later call would find
@@ -115,7 +120,7 @@ type sweeper interface {
 func newMemo(space sweeper, model *configurator.Model, nodes int, store store) *memo {
 	life, stop := context.WithCancel(context.Background())
 	return &memo{model: model, nodes: nodes, space: space, store: store,
-		eager: nodes <= precomputeNodes, life: life, stop: stop}
+		eager: nodes <= precomputeNodes, life: life, stop: stop, tallying: make(chan struct{}, 1)}
 }
 
 // analysis answers Analyze for the boards the memo keeps (none, one or two
@@ -355,6 +360,15 @@ func (m *memo) keepAll(ctx context.Context, workers int) (bool, error) {
 	if !isQueens(m.model) {
 		return false, nil
 	}
+	select {
+	case m.tallying <- struct{}{}:
+		defer func() { <-m.tallying }()
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+	if m.tallied.Load() {
+		return true, nil
+	}
 	e, _, err := m.one(ctx, 0, nil)
 	if err != nil {
 		return false, err
@@ -424,6 +438,7 @@ func (m *memo) keepAll(ctx context.Context, workers int) (bool, error) {
 			m.pairCount.Add(1)
 		}
 	}
+	m.tallied.Store(true)
 	return true, nil
 }
 

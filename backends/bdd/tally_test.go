@@ -1,11 +1,14 @@
 package bdd
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"log/slog"
 	"math/big"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/nqueens/configurator/configurator"
@@ -214,4 +217,27 @@ func TestKeepAllChecksTheDiagram(t *testing.T) {
 	if n := sp.memo.pairCount.Load(); n != 0 {
 		t.Errorf("%d boards of two queens kept from a tally the diagram disputes", n)
 	}
+}
+
+// TestOneTallyAtATime: the background's precompute and Precompute's,
+// started together, search the solutions once between them, and both
+// find every answer kept.
+func TestOneTallyAtATime(t *testing.T) {
+	var log bytes.Buffer
+	b := New(Options{Method: Direct, Log: slog.New(slog.NewTextHandler(&log, nil))})
+	sp := configuratortest.Space(t, b, configuratortest.Model(t, 9, configurator.RowMajor)).(*Space)
+	sp.memo.eager = false
+	var wg sync.WaitGroup
+	for _, workers := range []int{1, 2, 1, 2} {
+		wg.Go(func() {
+			if err := sp.memo.precompute(context.Background(), workers); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if n := strings.Count(log.String(), "kept answers tallied"); n != 1 {
+		t.Errorf("four precomputes at once tallied the solutions %d times, want once:\n%s", n, log.String())
+	}
+	checkKept(t, sp)
 }
