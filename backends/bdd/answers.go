@@ -20,9 +20,10 @@ import (
 
 // The answers a space keeps in its memo (the analyses of the empty board
 // and of the boards of one and two queens, and the heat maps of the empty
-// board and of the boards of one queen) take minutes of a core to compute
-// on the largest diagrams, so the memo saves them beside the space's
-// compiled file and Compile reads them back: a space loaded again starts
+// board and of the boards of one queen) take seconds to add up by a search
+// of the board's solutions (see tally.go), and minutes of a core to sweep
+// where that search does not serve, so the memo saves them beside the
+// space's compiled file and Compile reads them back: a space loaded again starts
 // with every one of them. They depend on the model alone, not on
 // the file of the diagram, and are refused like that file when they are
 // not sound. All integers are little-endian:

@@ -26,8 +26,9 @@ const precomputeNodes = 16 << 20
 // symmetry.
 const maxPairs = 1 << 14
 
-// precomputeTime bounds the background work of memo.start: the boards of
-// two queens of the largest diagrams take many minutes of a core.
+// precomputeTime bounds the background work of memo.start: swept one by
+// one, the boards of two queens of the largest diagrams take many minutes
+// of a core.
 const precomputeTime = 45 * time.Minute
 
 // memo keeps the answers about the boards of few queens, whose parts are
@@ -45,7 +46,8 @@ const precomputeTime = 45 * time.Minute
 // computes the boards of one queen along with it; on a larger one the
 // first analysis starts the background work that computes them all (see
 // start) until the space is closed (close); precompute fills the memo
-// whole. Its answers are saved beside the space's compiled file and read
+// whole, by one search of the board's solutions when it can (keepAll),
+// else by a sweep per board. Its answers are saved beside the space's compiled file and read
 // back when the space is loaded again (see answers.go). A memo is safe for
 // concurrent use; an answer being computed is waited for, never computed
 // twice at once.

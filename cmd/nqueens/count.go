@@ -191,7 +191,7 @@ func compileLine(d time.Duration, loadedFrom string) string {
 // answers it keeps beside its file (the analyses and heat maps of the
 // boards of one queen, and on the large diagrams those of two queens), on
 // every core, so that a server that loads the file starts with them
-// instead of computing them for minutes while it serves. It returns how
+// instead of computing them while it serves. It returns how
 // long that took (0 without a cache directory, next to nothing when the
 // file already held them), also when ctx ended first.
 func (b *backendFlags) keepAnswers(ctx context.Context, sp configurator.Space) (time.Duration, error) {
