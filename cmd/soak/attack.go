@@ -105,6 +105,11 @@ var attacks = []attack{
 		run:   heavyRoutes,
 		target: &latencyTarget{Label: "8×8 analyze under attack", Quantile: 0.99, Under: 50 * time.Millisecond,
 			About: "small queries (8×8 analyses) from another client keep p99 < 50 ms while eight clients drive the heaviest routes at 14×14 and 15×15"}},
+	{name: "fresh15", attackers: 1, args: []string{"-bdd-max-n", "15", "-bdd-compile-max-n", "15"},
+		about: "a 15×15 board fresh from its compile: one client asks for it until it is answered, then the victim walks it (seeded random walks, a queen on a free square at a time) from that first answer on",
+		run:   freshWalks,
+		target: &latencyTarget{Label: "15×15 walk, fresh", Quantile: 0.99, Under: 250 * time.Millisecond,
+			About: "a 15×15 space fresh from a compile answers with p99 < 250 ms from its first request"}},
 	{name: "addresses", attackers: 66000, args: []string{"-loopback-rate", "20", "-loopback-burst", "40"},
 		about: "one cheap request from each of 66,000 loopback addresses (127.x.y.z), then from new addresses: are they served?",
 		run:   manyAddresses},
@@ -792,6 +797,51 @@ func heavyRoutes(ctx context.Context, a *attackRun) error {
 	}
 	a.note("20 s after the attackers stopped: resident memory %s, CPU %v in 5 s", rss(), (after - before).Round(10*time.Millisecond))
 	return nil
+}
+
+// freshWalks asks for the empty 15×15 board, which the server (with no
+// disk cache) compiles, every half second until it is answered; then the
+// victim walks the board from that first answer on, each step a queen on
+// a free square of the last answer (seeded), a new walk from the empty
+// board when none is left: the space as its first visitors meet it, its
+// kept answers computed, or not, before it was offered.
+func freshWalks(ctx context.Context, a *attackRun) error {
+	const n = 15
+	c := client(0, time.Minute)
+	defer c.CloseIdleConnections()
+	start := time.Now()
+	for {
+		status, body := a.do(ctx, c, "15×15 while compiling", http.MethodPost, "/api/v1/analyze", queensBody("bdd", n, "", nil))
+		if status == http.StatusOK {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if status != http.StatusServiceUnavailable {
+			return fmt.Errorf("the empty 15×15 board: %d %s", status, body)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	a.note("the empty 15×15 board first answered %v after it was first asked for: the compile and what the server does before it offers the space", time.Since(start).Round(100*time.Millisecond))
+	rng := rand.New(rand.NewPCG(1, n))
+	end := time.Now().Add(a.cfg.Duration)
+	var queens [][2]int
+	for i := 0; ctx.Err() == nil; i++ {
+		if a.cfg.Probes > 0 && i >= a.cfg.Probes || a.cfg.Probes == 0 && time.Now().After(end) {
+			return nil
+		}
+		status, body := a.do(ctx, c, "15×15 walk, fresh", http.MethodPost, "/api/v1/analyze", queensBody("bdd", n, "", queens))
+		var an struct {
+			Free [][2]int `json:"free"`
+		}
+		if status != http.StatusOK || json.Unmarshal([]byte(body), &an) != nil || len(an.Free) == 0 {
+			queens = nil
+			continue
+		}
+		queens = append(queens, an.Free[rng.IntN(len(an.Free))])
+	}
+	return ctx.Err()
 }
 
 // manyAddresses sends one cheap request from each of the attackers'
