@@ -221,7 +221,7 @@ func (b *Backend) Compile(ctx context.Context, model *configurator.Model) (confi
 	}
 	store := b.opts.store()
 	budget := b.compileBudget(model)
-	m, root, loaded := store.load(ctx, model, budget)
+	m, root, solutions, loaded := store.load(ctx, model, budget)
 	if !loaded && b.fileOnly(model.N()) {
 		where := "no directory of compiled spaces is set"
 		if b.opts.Dir != "" {
@@ -263,7 +263,7 @@ func (b *Backend) Compile(ctx context.Context, model *configurator.Model) (confi
 	if loaded {
 		source = store.path(model)
 	}
-	sp := newSpace(model, m, root, nodes, budget, b.work, store, source)
+	sp := newSpace(model, compiled{m: m, root: root, nodes: nodes, solutions: solutions, source: source}, budget, b.work, store)
 	if !loaded && store.dir != "" {
 		store.save(model, m, root, nodes, sp.solutions(ctx))
 	}

@@ -56,6 +56,10 @@ type memo struct {
 	// nodes is the size of the diagram: the Work.Nodes of the analyses
 	// read back from a file.
 	nodes int
+	// solutions is the diagram's count of solutions when its file gave
+	// it (nil otherwise): what keepAll checks its tally against, without a
+	// sweep of the whole diagram.
+	solutions *big.Int
 	// space computes what the memo does not hold.
 	space sweeper
 	// store is where the memo's file lives (see answers.go); its log
@@ -85,8 +89,10 @@ type memo struct {
 	ones, pairs, heat sync.Map
 	pairCount         atomic.Int64
 	// saved is how many of those answers the memo's file holds: those
-	// read from it, or written to it last.
-	saved atomic.Int64
+	// read from it, or written to it last; saving is held while it is
+	// written.
+	saved  atomic.Int64
+	saving sync.Mutex
 	// computing holds a chan struct{} per entry of ones or pairs being
 	// computed, closed when it is done (see memoized).
 	computing sync.Map
@@ -371,12 +377,19 @@ func (m *memo) keepAll(ctx context.Context, workers int) (bool, error) {
 	if m.tallied.Load() {
 		return true, nil
 	}
-	e, _, err := m.one(ctx, 0, nil)
-	if err != nil {
-		return false, err
+	count := m.solutions
+	if count == nil {
+		e, _, err := m.one(ctx, 0, nil)
+		if err != nil {
+			return false, err
+		}
+		whole, ok := e.(*configurator.Analysis)
+		if !ok || whole.Solutions == nil {
+			return false, nil
+		}
+		count = whole.Solutions
 	}
-	whole, ok := e.(*configurator.Analysis)
-	if !ok || whole.Solutions == nil || whole.Solutions.Cmp(big.NewInt(maxTallied)) > 0 {
+	if count.Sign() == 0 || count.Cmp(big.NewInt(maxTallied)) > 0 {
 		return false, nil
 	}
 	model, V := m.model, m.model.Vars()
@@ -402,11 +415,11 @@ func (m *memo) keepAll(ctx context.Context, workers int) (bool, error) {
 	if err := queensTally(ctx, model.N(), t, workers, run); err != nil {
 		return false, err
 	}
-	if got := t.all.count[0]; new(big.Int).SetUint64(got).Cmp(whole.Solutions) != 0 {
-		return false, fmt.Errorf("kept answers: a search of the rules finds %d solutions where the diagram counts %v", got, whole.Solutions)
+	if got := t.all.count[0]; new(big.Int).SetUint64(got).Cmp(count) != 0 {
+		return false, fmt.Errorf("kept answers: a search of the rules finds %d solutions where the diagram counts %v", got, count)
 	}
 	m.store.log.Info("kept answers tallied over every solution", "n", model.N(), "order", model.Order(),
-		"solutions", whole.Solutions, "took", time.Since(start).Round(time.Millisecond))
+		"solutions", count, "took", time.Since(start).Round(time.Millisecond))
 	cells := func(vs ...int) []configurator.Cell {
 		q := make([]configurator.Cell, len(vs))
 		for i, v := range vs {
@@ -421,6 +434,7 @@ func (m *memo) keepAll(ctx context.Context, workers int) (bool, error) {
 		}
 		return out
 	}
+	m.ones.LoadOrStore(0, t.all.answer(0, nil, model, m.nodes))
 	m.heat.LoadOrStore(0, heat(t.marginals))
 	for k, v := range ones {
 		q := cells(v)
@@ -458,8 +472,11 @@ func (m *memo) keepFirst(ctx context.Context, workers int) error {
 }
 
 // save writes the memo's file when the memo holds answers the file does
-// not.
+// not, one save at a time: a save that waited for another finds the file
+// up to date, rather than writing it again.
 func (m *memo) save() {
+	m.saving.Lock()
+	defer m.saving.Unlock()
 	if m.count() > m.saved.Load() {
 		m.write()
 	}

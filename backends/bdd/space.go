@@ -53,15 +53,27 @@ type Space struct {
 	memo *memo
 }
 
-// newSpace returns the space of model's diagram root in m, of nodes
-// nodes, whose queries take their work space from work and whose kept
-// answers live in store; source is the file the diagram was loaded from,
-// "" if compiled. It reads back the answers store keeps for model.
-func newSpace(model *configurator.Model, m *robdd.Manager, root robdd.Node, nodes int, budget int64, work *workspace, store store, source string) *Space {
-	s := &Space{model: model, diagram: diagram{m: m, root: root, nodes: nodes, work: work}, budget: budget, source: source}
+// compiled is a diagram of a model as Compile made or loaded it.
+type compiled struct {
+	m     *robdd.Manager
+	root  robdd.Node
+	nodes int
+	// solutions is the count of the diagram's solutions when its file
+	// gave it, nil when it is yet to be counted.
+	solutions *big.Int
+	// source is the file the diagram was loaded from; "" if compiled.
+	source string
+}
+
+// newSpace returns the space of model's diagram c, whose queries take
+// their work space from work and whose kept answers live in store. It
+// reads back the answers store keeps for model.
+func newSpace(model *configurator.Model, c compiled, budget int64, work *workspace, store store) *Space {
+	s := &Space{model: model, diagram: diagram{m: c.m, root: c.root, nodes: c.nodes, work: work}, budget: budget, source: c.source}
 	s.attacks(model)
-	s.profile = sync.OnceValue(func() []int { return s.rankProfile(m, root) })
-	s.memo = newMemo(s, model, nodes, store)
+	s.profile = sync.OnceValue(func() []int { return s.rankProfile(c.m, c.root) })
+	s.memo = newMemo(s, model, c.nodes, store)
+	s.memo.solutions = c.solutions
 	s.memo.read()
 	return s
 }
@@ -262,6 +274,9 @@ func (s *Space) Analyze(ctx context.Context, queens []configurator.Cell) (*confi
 // the first query (a sweep of the whole diagram, done once), or, should
 // ctx end before it is done, a count of its own.
 func (s *Space) solutions(ctx context.Context) *big.Int {
+	if s.memo.solutions != nil {
+		return s.memo.solutions
+	}
 	if e, _, err := s.memo.one(ctx, 0, nil); err == nil {
 		if an, ok := e.(*configurator.Analysis); ok {
 			return an.Solutions

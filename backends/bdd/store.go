@@ -146,38 +146,39 @@ func checkModelKey(key []byte, model *configurator.Model) error {
 }
 
 // load returns model's diagram from the store, in a Manager of the given
-// budget, if the store holds a file of it that passes every check. A file
+// budget, with its count of solutions, if the store holds a file of it
+// that passes every check. A file
 // that does not is logged and removed; one that is not a regular file (a
 // FIFO, a device) is logged and left alone, never waited for. The read
 // ends when ctx does.
-func (s store) load(ctx context.Context, model *configurator.Model, budget int64) (*robdd.Manager, robdd.Node, bool) {
+func (s store) load(ctx context.Context, model *configurator.Model, budget int64) (*robdd.Manager, robdd.Node, *big.Int, bool) {
 	if s.dir == "" {
-		return nil, 0, false
+		return nil, 0, nil, false
 	}
 	path := s.path(model)
 	start := time.Now()
 	f, err := openRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, 0, false
+		return nil, 0, nil, false
 	}
 	if err != nil {
 		s.log.Warn("compiled space not readable; compiling", "n", model.N(), "order", model.Order(), "file", path, "err", err)
-		return nil, 0, false
+		return nil, 0, nil, false
 	}
 	defer f.Close()
-	m, root, err := readSpace(ctxReader{ctx, f}, model, budget)
+	m, root, solutions, err := readSpace(ctxReader{ctx, f}, model, budget)
 	if err != nil {
 		if !refused(err) {
 			// A file beyond this backend's budget, which another may use,
 			// or trouble reading it: left alone.
 			s.log.Warn("compiled space not loaded; compiling", "n", model.N(), "order", model.Order(), "file", path, "err", err)
-			return nil, 0, false
+			return nil, 0, nil, false
 		}
 		s.log.Warn("compiled space refused; removing it and compiling", "n", model.N(), "order", model.Order(), "file", path, "err", err)
 		if err := os.Remove(path); err != nil {
 			s.log.Warn("compiled space not removed", "file", path, "err", err)
 		}
-		return nil, 0, false
+		return nil, 0, nil, false
 	}
 	size := int64(0)
 	if fi, err := f.Stat(); err == nil {
@@ -185,7 +186,7 @@ func (s store) load(ctx context.Context, model *configurator.Model, budget int64
 	}
 	s.log.Info("compiled space loaded from disk", "n", model.N(), "order", model.Order(),
 		"nodes", m.Size()-2, "bytes", size, "file", path, "took", time.Since(start).Round(10*time.Microsecond))
-	return m, root, true
+	return m, root, solutions, true
 }
 
 // errNotRegular reports a file of the store that is not a regular file.
@@ -237,60 +238,61 @@ func refused(err error) bool {
 }
 
 // readSpace reads a space file of model and checks it whole: header,
-// model, diagram, counts and the end of the file.
-func readSpace(r io.Reader, model *configurator.Model, budget int64) (*robdd.Manager, robdd.Node, error) {
+// model, diagram, counts and the end of the file. It returns the diagram,
+// its root and its count of solutions.
+func readSpace(r io.Reader, model *configurator.Model, budget int64) (*robdd.Manager, robdd.Node, *big.Int, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	head := make([]byte, spaceFixed, spaceFixed+maxCountLen+4)
 	if _, err := io.ReadFull(br, head); err != nil {
-		return nil, 0, shortErr("header", err)
+		return nil, 0, nil, shortErr("header", err)
 	}
 	if string(head[:8]) != spaceMagic {
-		return nil, 0, fmt.Errorf("magic %q: %w", head[:8], errSpaceFormat)
+		return nil, 0, nil, fmt.Errorf("magic %q: %w", head[:8], errSpaceFormat)
 	}
 	if v := binary.LittleEndian.Uint32(head[8:]); v != spaceVersion {
-		return nil, 0, fmt.Errorf("version %d, want %d: %w", v, spaceVersion, errSpaceVersion)
+		return nil, 0, nil, fmt.Errorf("version %d, want %d: %w", v, spaceVersion, errSpaceVersion)
 	}
 	k := binary.LittleEndian.Uint32(head[60:])
 	if k > maxCountLen {
-		return nil, 0, fmt.Errorf("solution count of %d bytes: %w", k, errSpaceFormat)
+		return nil, 0, nil, fmt.Errorf("solution count of %d bytes: %w", k, errSpaceFormat)
 	}
 	head = head[:spaceFixed+int(k)+4]
 	if _, err := io.ReadFull(br, head[spaceFixed:]); err != nil {
-		return nil, 0, shortErr("header", err)
+		return nil, 0, nil, shortErr("header", err)
 	}
 	end := len(head) - 4
 	if crc32.Checksum(head[:end], castagnoli) != binary.LittleEndian.Uint32(head[end:]) {
-		return nil, 0, fmt.Errorf("header: %w: %w", robdd.ErrChecksum, errSpaceFormat)
+		return nil, 0, nil, fmt.Errorf("header: %w: %w", robdd.ErrChecksum, errSpaceFormat)
 	}
 	if err := checkModelKey(head[12:12+modelKeyLen], model); err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	nodes := binary.LittleEndian.Uint64(head[52:])
 	solutions := new(big.Int).SetBytes(head[spaceFixed:end])
 
 	m, roots, err := robdd.Load(br, budget)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	if _, err := br.ReadByte(); err != io.EOF {
-		return nil, 0, fmt.Errorf("bytes after the diagram: %w", errSpaceFormat)
+		return nil, 0, nil, fmt.Errorf("bytes after the diagram: %w", errSpaceFormat)
 	}
 	if len(roots) != 1 || m.Vars() != model.Vars() {
-		return nil, 0, fmt.Errorf("%d roots over %d variables, want 1 over %d: %w", len(roots), m.Vars(), model.Vars(), errSpaceFormat)
+		return nil, 0, nil, fmt.Errorf("%d roots over %d variables, want 1 over %d: %w", len(roots), m.Vars(), model.Vars(), errSpaceFormat)
 	}
 	root := roots[0]
 	// The diagram is the root's alone, the root last (robdd.Save), so the
 	// sweeps up to the root visit nothing else.
 	if uint64(m.Size()-2) != nodes || (root > robdd.True && int(root) != m.Size()-1) {
-		return nil, 0, fmt.Errorf("%d nodes under root %d, the header says %d: %w", m.Size()-2, root, nodes, errSpaceFormat)
+		return nil, 0, nil, fmt.Errorf("%d nodes under root %d, the header says %d: %w", m.Size()-2, root, nodes, errSpaceFormat)
 	}
 	if got := m.SatCount(root); got.Cmp(solutions) != 0 {
-		return nil, 0, fmt.Errorf("the diagram counts %v solutions, the header %v: %w", got, solutions, errSpaceFormat)
+		return nil, 0, nil, fmt.Errorf("the diagram counts %v solutions, the header %v: %w", got, solutions, errSpaceFormat)
 	}
 	if err := spotCheck(m, root, model, spotChecks); err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
-	return m, root, nil
+	return m, root, solutions, nil
 }
 
 // spotChecks is how many of a loaded diagram's solutions spotCheck tries.

@@ -236,7 +236,7 @@ func TestDamagedSpaceFilesAreRefusedAndRecompiled(t *testing.T) {
 				// lacks a line: same size and order, other constraints.
 				m, c.want, c.says = missingLine, errWrongModel, "the 8×8 board's constraints differ"
 			}
-			_, _, err := readSpace(bytes.NewReader(c.file), m, 0)
+			_, _, _, err := readSpace(bytes.NewReader(c.file), m, 0)
 			if !errors.Is(err, c.want) {
 				t.Fatalf("readSpace: %v; want an error wrapping %q", err, c.want)
 			}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"math/big"
 	"slices"
 	"strings"
@@ -22,7 +23,9 @@ import (
 // board of two queens the memo keys by, and the heat maps of the empty
 // board and of the boards of one queen, in every variable order. The
 // boards of 1×1 to 4×4 have few or no solutions, and the boards of one
-// queen without a solution must be kept as such.
+// queen without a solution must be kept as such. The tally is checked
+// against the count of a space's file when it has one, else against a
+// sweep of the empty board: both ways are taken.
 func TestKeptAnswersFromTheTally(t *testing.T) {
 	ctx := context.Background()
 	sizes := []int{1, 2, 3, 4, 5, 6, 7, 8, 9}
@@ -34,10 +37,9 @@ func TestKeptAnswersFromTheTally(t *testing.T) {
 			t.Run(fmt.Sprintf("%d×%d/%v", n, n, order), func(t *testing.T) {
 				sp := compileSpace(t, n, order, Direct)
 				sp.memo.eager = false
-				if _, err := sp.Analyze(ctx, nil); err != nil && n > 3 {
-					t.Fatal(err)
+				if n%2 == 0 {
+					sp.memo.solutions = sp.m.SatCount(sp.root) // as a file gives it
 				}
-				sp.Close() // no background work beside the test's own
 				done, err := sp.memo.keepAll(ctx, 2)
 				if n == 2 || n == 3 {
 					if done || err != nil {
@@ -88,6 +90,9 @@ func checkKept(t *testing.T, sp *Space) {
 			t.Errorf("%s heat map: kept %v, the sweep %v", what, e, want)
 		}
 	}
+	e, _ := sp.memo.ones.Load(0)
+	whole, werr := sp.analyze(ctx, nil)
+	same("the empty board", e, whole, werr)
 	heat, _ := sp.memo.heat.Load(0)
 	want, werr := sp.marginals(ctx, nil)
 	sameHeat("the empty board", heat, want, werr)
@@ -220,11 +225,13 @@ func TestKeepAllChecksTheDiagram(t *testing.T) {
 }
 
 // TestOneTallyAtATime: the background's precompute and Precompute's,
-// started together, search the solutions once between them, and both
-// find every answer kept.
+// started together, search the solutions once between them, find every
+// answer kept, and write the file of kept answers once, leaving no
+// temporary file behind.
 func TestOneTallyAtATime(t *testing.T) {
 	var log bytes.Buffer
-	b := New(Options{Method: Direct, Log: slog.New(slog.NewTextHandler(&log, nil))})
+	dir := t.TempDir()
+	b := New(Options{Method: Direct, Dir: dir, Log: slog.New(slog.NewTextHandler(&log, nil))})
 	sp := configuratortest.Space(t, b, configuratortest.Model(t, 9, configurator.RowMajor)).(*Space)
 	sp.memo.eager = false
 	var wg sync.WaitGroup
@@ -238,6 +245,13 @@ func TestOneTallyAtATime(t *testing.T) {
 	wg.Wait()
 	if n := strings.Count(log.String(), "kept answers tallied"); n != 1 {
 		t.Errorf("four precomputes at once tallied the solutions %d times, want once:\n%s", n, log.String())
+	}
+	if n := strings.Count(log.String(), "kept answers saved to disk"); n != 1 {
+		t.Errorf("four precomputes at once saved the kept answers %d times, want once:\n%s", n, log.String())
+	}
+	files, err := os.ReadDir(dir)
+	if err != nil || len(files) != 2 {
+		t.Errorf("the cache directory holds %v (%v), want the space's file and its answers", files, err)
 	}
 	checkKept(t, sp)
 }

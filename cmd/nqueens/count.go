@@ -94,9 +94,16 @@ func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	// The compile's garbage (its layers of states, a large board's
-	// gigabytes) goes back to the system before the count takes its own
-	// work space.
+	// gigabytes) goes back to the system before the answers and the count
+	// take their work space.
 	debug.FreeOSMemory()
+	// The kept answers first: on the large boards they hold the empty
+	// board's analysis, which the count then reads instead of sweeping
+	// the whole diagram again.
+	answers, answersErr := b.keepAnswers(ctx, sp)
+	if answersErr != nil {
+		answersErr = fmt.Errorf("count %d-queens: the answers kept beside the compiled file, cut short (what was computed is saved; run the command again to finish): %w", b.n, answersErr)
+	}
 	start := time.Now()
 	a, err := sp.Analyze(ctx, nil)
 	count := time.Since(start)
@@ -107,13 +114,10 @@ func runCount(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if err != nil {
 		mem.Stop()
+		if answersErr != nil {
+			return answersErr // cut short: the count was too
+		}
 		return fmt.Errorf("count %d-queens: %w", b.n, err)
-	}
-	// The answers cut short (an interrupt) leave the count to print:
-	// what was computed of them is saved, and the command fails after.
-	answers, answersErr := b.keepAnswers(ctx, sp)
-	if answersErr != nil {
-		answersErr = fmt.Errorf("count %d-queens: the answers kept beside the compiled file, cut short (what was computed is saved; run the command again to finish): %w", b.n, answersErr)
 	}
 	peak := mem.Stop()
 	r := countResult{
