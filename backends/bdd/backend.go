@@ -239,7 +239,7 @@ func (b *Backend) Compile(ctx context.Context, model *configurator.Model) (confi
 			if b.opts.SpareCore {
 				share = b.work
 			}
-			root, err = compileDirect(ctx, m, model, share)
+			root, solutions, err = compileDirect(ctx, m, model, share)
 		case Apply:
 			root, err = CompileApply(ctx, m, model)
 		default:

@@ -3,6 +3,7 @@ package bdd
 import (
 	"context"
 	"fmt"
+	"math/big"
 	"math/bits"
 	"runtime"
 	"slices"
@@ -60,30 +61,32 @@ import (
 // the nodes: exceeding it returns an error wrapping ErrNodeLimit. On error
 // no node is added; nodes that existed before the call keep their ids.
 func CompileDirect(ctx context.Context, m *robdd.Manager, model *configurator.Model) (robdd.Node, error) {
-	return compileDirect(ctx, m, model, nil)
+	root, _, err := compileDirect(ctx, m, model, nil)
+	return root, err
 }
 
 // compileDirect is CompileDirect sharing the cores of share's heavy work
-// (Options.SpareCore); nil: every core.
-func compileDirect(ctx context.Context, m *robdd.Manager, model *configurator.Model, share *workspace) (robdd.Node, error) {
+// (Options.SpareCore; nil: every core), which also returns the count of
+// the diagram's solutions, made along with its nodes (nil past 2⁶⁴).
+func compileDirect(ctx context.Context, m *robdd.Manager, model *configurator.Model, share *workspace) (robdd.Node, *big.Int, error) {
 	if m.Vars() != model.Vars() {
-		return robdd.False, fmt.Errorf("compile %d-queens (direct): a manager of %d variables for %d", model.N(), m.Vars(), model.Vars())
+		return robdd.False, nil, fmt.Errorf("compile %d-queens (direct): a manager of %d variables for %d", model.N(), m.Vars(), model.Vars())
 	}
 	// The constraints as bitsets take a bitset per cell and two per line
 	// (N = 1000 would need 126 GB): check them against the budget first.
 	words := int64(model.Vars()+63) / 64
 	if need := 8 * words * (int64(model.Vars()) + 2*int64(len(model.Constraints()))); need > m.Budget() {
-		return robdd.False, fmt.Errorf("compile %d-queens (direct): %d bytes of bitsets: %w", model.N(), need, robdd.ErrNodeLimit)
+		return robdd.False, nil, fmt.Errorf("compile %d-queens (direct): %d bytes of bitsets: %w", model.N(), need, robdd.ErrNodeLimit)
 	}
 	base := m.Size()
 	d := newDirect(model)
 	d.share = share
-	root, _, err := d.compile(ctx, m)
+	root, st, err := d.compile(ctx, m)
 	if err != nil {
 		m.CompactFrom(base) // drop the nodes made so far; older ones stay
-		return robdd.False, fmt.Errorf("compile %d-queens (direct): %w", model.N(), err)
+		return robdd.False, nil, fmt.Errorf("compile %d-queens (direct): %w", model.N(), err)
 	}
-	return root, nil
+	return root, st.solutions, nil
 }
 
 // direct is a model's constraints as bitsets over levels, words uint64s
@@ -180,8 +183,12 @@ func meets(a, line []uint64, off int, sp span) bool {
 	return false
 }
 
-// directStats describes a direct compile, for tests and tuning.
+// directStats describes a direct compile: the count of its solutions, and
+// figures for tests and tuning.
 type directStats struct {
+	// solutions is the count of the root's solutions, summed state by
+	// state as the nodes are made; nil when it passed 2⁶⁴.
+	solutions *big.Int
 	states []int // per level
 	peak   int64 // largest working memory, bytes, the robdd.Manager included
 	// expand and build are the times of the expansion of the layers and
@@ -471,6 +478,7 @@ func (d *direct) compile(ctx context.Context, m *robdd.Manager) (robdd.Node, dir
 	start := time.Now()
 	V, W := d.vars, d.words
 	if d.empty {
+		st.solutions = new(big.Int)
 		return robdd.False, st, nil
 	}
 	// The budget covers the bitsets of the constraints, the states and the
@@ -486,6 +494,7 @@ func (d *direct) compile(ctx context.Context, m *robdd.Manager) (robdd.Node, dir
 	// The full board, settled as if it had just lost every cell.
 	tight, ok := w0.settle(s, rm, 0, nil, need, 0)
 	if !ok {
+		st.solutions = new(big.Int)
 		return robdd.False, st, nil
 	}
 	cur := &layer{width: W, n: 1, keys: slices.Clone(s), tight: []uint64{tight}}
@@ -722,10 +731,11 @@ func shareOut(procs, n int, f func(p, from, to int)) {
 }
 
 // makeNodes makes the nodes of the layers whose child indices are
-// children, from the bottom level up, and returns the root. Level V holds
-// at most one state, the empty set: true. The nodes of two adjacent
-// levels take turns in two buffers; procs goroutines look the children of
-// a level up.
+// children, from the bottom level up, and returns the root; it counts the
+// solutions of each state along the way (those of its two children), the
+// root's into st. Level V holds at most one state, the empty set: true.
+// The nodes and counts of two adjacent levels take turns in two buffers
+// each; procs goroutines look the children of a level up.
 func (d *direct) makeNodes(ctx context.Context, m *robdd.Manager, children [][]uint32, childBytes, budget int64, procs int, st *directStats) (robdd.Node, error) {
 	widest := 1
 	for _, ch := range children {
@@ -733,8 +743,10 @@ func (d *direct) makeNodes(ctx context.Context, m *robdd.Manager, children [][]u
 	}
 	below, nodes := make([]robdd.Node, 1, widest), make([]robdd.Node, 0, widest)
 	lo, hi := make([]robdd.Node, widest), make([]robdd.Node, widest)
-	below[0] = robdd.True
-	bufBytes := int64(4 * widest * 4)
+	countBelow, counts := make([]uint64, 1, widest), make([]uint64, 0, widest)
+	below[0], countBelow[0] = robdd.True, 1
+	overflow := make([]uint64, procs) // a carry met, by goroutine
+	bufBytes := int64(4*widest*4 + 2*widest*8)
 	b := m.NewLevelBuilder()
 	if d.share != nil {
 		b.SetProcs(procs)
@@ -743,7 +755,7 @@ func (d *direct) makeNodes(ctx context.Context, m *robdd.Manager, children [][]u
 	for l := d.vars - 1; l >= 0; l-- {
 		ch := children[l]
 		n := len(ch) / 2
-		nodes = nodes[:n]
+		nodes, counts = nodes[:n], counts[:n]
 		share := procs
 		if n < ctxEvery {
 			share = 1 // not worth the goroutines
@@ -757,12 +769,16 @@ func (d *direct) makeNodes(ctx context.Context, m *robdd.Manager, children [][]u
 					}
 					for i := start; i < min(start+ctxEvery, to); i++ {
 						lo[i], hi[i] = robdd.False, robdd.False
+						var c0, c1 uint64
 						if c := ch[2*i]; c != dead {
-							lo[i] = below[c]
+							lo[i], c0 = below[c], countBelow[c]
 						}
 						if c := ch[2*i+1]; c != dead {
-							hi[i] = below[c]
+							hi[i], c1 = below[c], countBelow[c]
 						}
+						var carry uint64
+						counts[i], carry = bits.Add64(c0, c1, 0)
+						overflow[p] |= carry
 					}
 				}
 			})
@@ -790,9 +806,13 @@ func (d *direct) makeNodes(ctx context.Context, m *robdd.Manager, children [][]u
 		children[l] = nil
 		childBytes -= int64(len(ch)) * 4
 		below, nodes = nodes, below
+		countBelow, counts = counts, countBelow
 	}
 	root := below[0]
-	below, nodes, lo, hi = nil, nil, nil, nil
+	if !slices.Contains(overflow, 1) {
+		st.solutions = new(big.Int).SetUint64(countBelow[0])
+	}
+	below, nodes, lo, hi, countBelow, counts = nil, nil, nil, nil, nil, nil
 	// Commit adds a 16-byte node for every 8 bytes the builder holds, 24
 	// bytes a node at most, and no unique table: within the BytesPerNode
 	// the Manager's budget charges each, which Commit enforces.

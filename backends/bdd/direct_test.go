@@ -42,12 +42,29 @@ func compileFresh(t testing.TB, compile compiler, model *configurator.Model) (*r
 	return m, root
 }
 
-// compileBoth compiles model with CompileDirect and then CompileApply into
-// one manager, fails the test when the two paths reach different roots,
-// and returns the manager and the direct root.
+// compileDirectCounted compiles model with the direct compiler into a
+// manager of its own and fails the test when the count the compile made
+// along with the nodes is not the diagram's.
+func compileDirectCounted(t testing.TB, model *configurator.Model) (*robdd.Manager, robdd.Node) {
+	t.Helper()
+	m := robdd.New(model.Vars(), 0)
+	root, count, err := compileDirect(context.Background(), m, model, nil)
+	if err != nil {
+		t.Fatalf("compile %d-queens (%v): %v", model.N(), model.Order(), err)
+	}
+	if want := m.SatCount(root); count == nil || count.Cmp(want) != 0 {
+		t.Errorf("the direct compile counted %v solutions; its diagram has %v", count, want)
+	}
+	return m, root
+}
+
+// compileBoth compiles model with the direct compiler (checking its
+// count) and then CompileApply into one manager, fails the test when the
+// two paths reach different roots, and returns the manager and the
+// direct root.
 func compileBoth(t testing.TB, model *configurator.Model) (*robdd.Manager, robdd.Node) {
 	t.Helper()
-	m, direct := compileFresh(t, CompileDirect, model)
+	m, direct := compileDirectCounted(t, model)
 	apply, err := CompileApply(context.Background(), m, model)
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +85,7 @@ func TestCompileDirectCountsSolutionsAndNodes(t *testing.T) {
 			break
 		}
 		t.Run(fmt.Sprint("n=", n), func(t *testing.T) {
-			m, root := compileFresh(t, CompileDirect, configuratortest.Model(t, n, configurator.RowMajor))
+			m, root := compileDirectCounted(t, configuratortest.Model(t, n, configurator.RowMajor))
 			if got := m.SatCount(root); got.Cmp(big.NewInt(want)) != 0 {
 				t.Errorf("%d-queens: %v solutions, want %d", n, got, want)
 			}
@@ -586,6 +603,27 @@ func TestCompileDirectTakesTurns(t *testing.T) {
 		}
 		if !bytes.Equal(save(m, root), want) {
 			t.Errorf("%+v: a different diagram from the sequential one", c)
+		}
+	}
+}
+
+// TestCompileDirectCountPastUint64: a board without constraints has 2^(n²)
+// solutions; the count the compile makes along with its nodes gives up
+// (nil) once it passes 64 bits, and is exact below.
+func TestCompileDirectCountPastUint64(t *testing.T) {
+	for _, n := range []int{7, 8, 9} {
+		model, err := configurator.Custom(n, configurator.RowMajor, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, count, err := compileDirect(context.Background(), robdd.New(model.Vars(), 0), model, nil)
+		switch want := new(big.Int).Lsh(big.NewInt(1), uint(n*n)); {
+		case err != nil:
+			t.Fatal(err)
+		case n*n < 64 && (count == nil || count.Cmp(want) != 0):
+			t.Errorf("%d×%d without constraints: counted %v, want %v", n, n, count, want)
+		case n*n >= 64 && count != nil:
+			t.Errorf("%d×%d without constraints: counted %v, want nothing past 64 bits (%v)", n, n, count, want)
 		}
 	}
 }

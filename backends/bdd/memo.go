@@ -56,9 +56,9 @@ type memo struct {
 	// nodes is the size of the diagram: the Work.Nodes of the analyses
 	// read back from a file.
 	nodes int
-	// solutions is the diagram's count of solutions when its file gave
-	// it (nil otherwise): what keepAll checks its tally against, without a
-	// sweep of the whole diagram.
+	// solutions is the diagram's count of solutions when the compile or
+	// its file gave it (nil otherwise): what keepAll checks its tally
+	// against, without a sweep of the whole diagram.
 	solutions *big.Int
 	// space computes what the memo does not hold.
 	space sweeper

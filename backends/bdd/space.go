@@ -58,8 +58,8 @@ type compiled struct {
 	m     *robdd.Manager
 	root  robdd.Node
 	nodes int
-	// solutions is the count of the diagram's solutions when its file
-	// gave it, nil when it is yet to be counted.
+	// solutions is the count of the diagram's solutions when the
+	// compile or its file gave it, nil when it is yet to be counted.
 	solutions *big.Int
 	// source is the file the diagram was loaded from; "" if compiled.
 	source string
