@@ -189,8 +189,8 @@ type directStats struct {
 	// solutions is the count of the root's solutions, summed state by
 	// state as the nodes are made; nil when it passed 2⁶⁴.
 	solutions *big.Int
-	states []int // per level
-	peak   int64 // largest working memory, bytes, the robdd.Manager included
+	states    []int // per level
+	peak      int64 // largest working memory, bytes, the robdd.Manager included
 	// expand and build are the times of the expansion of the layers and
 	// of the making of the nodes.
 	expand, build time.Duration
