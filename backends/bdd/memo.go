@@ -406,6 +406,10 @@ func (m *memo) keepAll(ctx context.Context, workers int) (bool, error) {
 			}
 		}
 	}
+	if m.holds(ones, pairs) {
+		m.tallied.Store(true) // read back from the memo's file
+		return true, nil
+	}
 	t := newTally(V, (V+63)/64, ones, pairs)
 	run := func(_ int, f func()) { f() }
 	if workers <= 1 {
@@ -456,6 +460,29 @@ func (m *memo) keepAll(ctx context.Context, workers int) (bool, error) {
 	}
 	m.tallied.Store(true)
 	return true, nil
+}
+
+// holds reports whether the memo keeps every answer keepAll would: those
+// of the empty board and of the boards of one queen on the variables
+// ones, with their heat maps, and those of the boards of two queens on
+// the pairs of variables pairs.
+func (m *memo) holds(ones []int, pairs [][2]int) bool {
+	kept := func(kind *sync.Map, key int) bool { _, ok := kind.Load(key); return ok }
+	if !kept(&m.ones, 0) || !kept(&m.heat, 0) {
+		return false
+	}
+	for _, v := range ones {
+		if !kept(&m.ones, 1+v) || !kept(&m.heat, 1+v) {
+			return false
+		}
+	}
+	V := m.model.Vars()
+	for _, p := range pairs {
+		if !kept(&m.pairs, p[0]*V+p[1]) {
+			return false
+		}
+	}
+	return true
 }
 
 // keepFirst computes and keeps, on up to workers boards at once, the
