@@ -355,9 +355,9 @@ func loadedErr(id uint32, n node, why string) error {
 // twinsByLevel reports the first node of the store (by id) equal to one
 // before it, when the nodes come a level at a time: then two equal nodes
 // lie in the run of one level, and the runs are looked at apart, largest
-// first, on every core, each in a table of its own sized to it. The
-// tables are a fraction of the unique table twinsInTable builds, and a
-// run's nodes lie together in the store.
+// first, on every core, each in a table of its own sized to it that holds
+// the children of its nodes (the level being the run's). The tables are a
+// fraction of the unique table twinsInTable builds.
 func (m *Manager) twinsByLevel() error {
 	type run struct{ from, to uint32 }
 	var runs []run
@@ -377,7 +377,8 @@ func (m *Manager) twinsByLevel() error {
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(runs)) {
 		wg.Go(func() {
-			var table []uint32
+			// A slot holds low<<32 | high, never 0 (reduced nodes).
+			var table []uint64
 			for {
 				k := int(next.Add(1) - 1)
 				if k >= len(runs) {
@@ -389,14 +390,21 @@ func (m *Manager) twinsByLevel() error {
 			run:
 				for id := r.from; id < r.to; id++ {
 					n := m.nodes[id]
+					key := uint64(n.lo)<<32 | uint64(n.hi)
 					b := hash(n.level, Node(n.lo), Node(n.hi)) & mask
 					for ; table[b] != 0; b = (b + 1) & mask {
-						if o := m.nodes[table[b]]; o.lo == n.lo && o.hi == n.hi {
-							twin[k], of[k] = id, table[b]
+						if table[b] == key {
+							twin[k] = id
+							for o := r.from; o < id; o++ {
+								if m.nodes[o].lo == n.lo && m.nodes[o].hi == n.hi {
+									of[k] = o
+									break
+								}
+							}
 							break run
 						}
 					}
-					table[b] = id
+					table[b] = key
 				}
 			}
 		})
@@ -416,10 +424,10 @@ func (m *Manager) twinsByLevel() error {
 
 // clearedTable returns t cleared and sized to the smallest power of two of
 // at least n slots (and 1024), reusing t's memory when it has room.
-func clearedTable(t []uint32, n int) []uint32 {
+func clearedTable(t []uint64, n int) []uint64 {
 	size := tableSize(n)
 	if cap(t) < size {
-		return make([]uint32, size)
+		return make([]uint64, size)
 	}
 	t = t[:size]
 	clear(t)
