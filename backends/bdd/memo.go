@@ -74,11 +74,13 @@ type memo struct {
 	life       context.Context
 	stop       context.CancelFunc
 	background sync.Once
-	// tallying is held by the one keepAll that runs at a time (the
-	// background's and Precompute's may overlap), tallied set once one
-	// has kept its answers: the others then have nothing to do.
-	tallying chan struct{}
-	tallied  atomic.Bool
+	// tally is the tally of the answers under way (see keepAll), which
+	// the background's precompute and Precompute's, when they overlap,
+	// work on together; tallied is set once its answers are kept, or were
+	// read back whole. tallyMu guards both.
+	tallyMu sync.Mutex
+	tally   *keptTally
+	tallied atomic.Bool
 	// ones keeps the analyses of the empty board (key 0) and of one queen
 	// on variable v (key v+1): int to the *configurator.Analysis, or to
 	// the error when there is no solution, which no later call would find
@@ -128,7 +130,7 @@ type sweeper interface {
 func newMemo(space sweeper, model *configurator.Model, nodes int, store store) *memo {
 	life, stop := context.WithCancel(context.Background())
 	return &memo{model: model, nodes: nodes, space: space, store: store,
-		eager: nodes <= precomputeNodes, life: life, stop: stop, tallying: make(chan struct{}, 1)}
+		eager: nodes <= precomputeNodes, life: life, stop: stop}
 }
 
 // analysis answers Analyze for the boards the memo keeps (none, one or two
@@ -361,69 +363,111 @@ func (m *memo) precompute(ctx context.Context, workers int) error {
 // N-Queens model whose diagram counts at most maxTallied solutions; it
 // reports false, keeping nothing, when it is not. The tally must find as
 // many solutions as the diagram counts: each method checks the other. Up
-// to workers goroutines share the search; a single one (the background's,
-// see start) takes its turns on the cores the Backend's heavy work
-// shares, a branch of the search at a time.
+// to workers goroutines join the tally under way (the background's
+// precompute and Precompute's work on one together when they overlap) or
+// start it; a single one (the background's, see start) takes its turns on
+// the cores the Backend's heavy work shares, a branch of the search at a
+// time. A caller whose context ends leaves the branches it added up to
+// the next.
 func (m *memo) keepAll(ctx context.Context, workers int) (bool, error) {
 	if !isQueens(m.model) {
 		return false, nil
 	}
-	select {
-	case m.tallying <- struct{}{}:
-		defer func() { <-m.tallying }()
-	case <-ctx.Done():
-		return false, ctx.Err()
+	k, err := m.joinTally(ctx)
+	if k == nil || err != nil {
+		return m.tallied.Load(), err
 	}
+	run := func(_ int, f func()) { f() }
+	if workers <= 1 {
+		run = m.space.turn
+	}
+	if err := k.run.work(ctx, workers, run); err != nil {
+		return false, err
+	}
+	if err := m.keepTally(k); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// keptTally is a tally of the memo's answers under way (see tallyRun):
+// the count it must find, and the boards of one and two queens it adds up.
+type keptTally struct {
+	run   *tallyRun
+	t     *tally
+	count *big.Int
+	ones  []int
+	pairs [][2]int
+	start time.Time
+}
+
+// joinTally returns the tally under way, or a new one, for keepAll to
+// work on; nil when there is nothing to tally: the memo holds every
+// answer (m.tallied is then set) or the diagram's count is not one a tally
+// serves (none, or more than maxTallied).
+func (m *memo) joinTally(ctx context.Context) (*keptTally, error) {
+	m.tallyMu.Lock()
+	defer m.tallyMu.Unlock()
 	if m.tallied.Load() {
-		return true, nil
+		return nil, nil
+	}
+	if m.tally != nil {
+		return m.tally, nil
 	}
 	count := m.solutions
 	if count == nil {
 		e, _, err := m.one(ctx, 0, nil)
 		if err != nil {
-			return false, err
+			return nil, err
 		}
 		whole, ok := e.(*configurator.Analysis)
 		if !ok || whole.Solutions == nil {
-			return false, nil
+			return nil, nil
 		}
 		count = whole.Solutions
 	}
 	if count.Sign() == 0 || count.Cmp(big.NewInt(maxTallied)) > 0 {
-		return false, nil
+		return nil, nil
 	}
 	model, V := m.model, m.model.Vars()
-	var ones []int
+	k := &keptTally{count: count, start: time.Now()}
 	for _, c := range m.firstImages() {
-		ones = append(ones, model.Var(c))
+		k.ones = append(k.ones, model.Var(c))
 	}
-	var pairs [][2]int
 	for a := range V {
 		for b := a + 1; b < V; b++ {
 			q := []configurator.Cell{model.Cell(a), model.Cell(b)}
 			if _, key := pairKey(model, q); key == a*V+b && !model.Attacks(q[0], q[1]) {
-				pairs = append(pairs, [2]int{a, b})
+				k.pairs = append(k.pairs, [2]int{a, b})
 			}
 		}
 	}
-	if m.holds(ones, pairs) {
+	if m.holds(k.ones, k.pairs) {
 		m.tallied.Store(true) // read back from the memo's file
-		return true, nil
+		return nil, nil
 	}
-	t := newTally(V, (V+63)/64, ones, pairs)
-	run := func(_ int, f func()) { f() }
-	if workers <= 1 {
-		run = m.space.turn
+	k.t = newTally(V, (V+63)/64, k.ones, k.pairs)
+	k.run = newTallyRun(model.N(), k.t)
+	m.tally = k
+	return k, nil
+}
+
+// keepTally keeps the answers of k, a tally done, once: the first of the
+// callers that worked on it checks its count against the diagram's and
+// keeps them; the others find them kept.
+func (m *memo) keepTally(k *keptTally) error {
+	m.tallyMu.Lock()
+	defer m.tallyMu.Unlock()
+	if m.tallied.Load() {
+		return nil
 	}
-	start := time.Now()
-	if err := queensTally(ctx, model.N(), t, workers, run); err != nil {
-		return false, err
-	}
-	if got := t.all.count[0]; new(big.Int).SetUint64(got).Cmp(count) != 0 {
-		return false, fmt.Errorf("kept answers: a search of the rules finds %d solutions where the diagram counts %v", got, count)
+	m.tally = nil // a tally that fails is done again by the next caller
+	model, V, t := m.model, m.model.Vars(), k.t
+	if got := t.all.count[0]; new(big.Int).SetUint64(got).Cmp(k.count) != 0 {
+		return fmt.Errorf("kept answers: a search of the rules finds %d solutions where the diagram counts %v", got, k.count)
 	}
 	m.store.log.Info("kept answers tallied over every solution", "n", model.N(), "order", model.Order(),
-		"solutions", count, "took", time.Since(start).Round(time.Millisecond))
+		"solutions", k.count, "took", time.Since(k.start).Round(time.Millisecond))
 	cells := func(vs ...int) []configurator.Cell {
 		q := make([]configurator.Cell, len(vs))
 		for i, v := range vs {
@@ -440,26 +484,25 @@ func (m *memo) keepAll(ctx context.Context, workers int) (bool, error) {
 	}
 	m.ones.LoadOrStore(0, t.all.answer(0, nil, model, m.nodes))
 	m.heat.LoadOrStore(0, heat(t.marginals))
-	for k, v := range ones {
-		q := cells(v)
-		an := t.ones.answer(k, q, model, m.nodes)
+	for i, v := range k.ones {
+		an := t.ones.answer(i, cells(v), model, m.nodes)
 		m.ones.LoadOrStore(1+v, an)
 		if _, ok := an.(error); ok {
 			m.heat.LoadOrStore(1+v, an)
 		} else {
-			m.heat.LoadOrStore(1+v, heat(t.heat[k*V:(k+1)*V]))
+			m.heat.LoadOrStore(1+v, heat(t.heat[i*V:(i+1)*V]))
 		}
 	}
-	for k, p := range pairs {
+	for i, p := range k.pairs {
 		if m.pairCount.Load() >= maxPairs {
 			break
 		}
-		if _, had := m.pairs.LoadOrStore(p[0]*V+p[1], t.pairs.answer(k, cells(p[0], p[1]), model, m.nodes)); !had {
+		if _, had := m.pairs.LoadOrStore(p[0]*V+p[1], t.pairs.answer(i, cells(p[0], p[1]), model, m.nodes)); !had {
 			m.pairCount.Add(1)
 		}
 	}
 	m.tallied.Store(true)
-	return true, nil
+	return nil
 }
 
 // holds reports whether the memo keeps every answer keepAll would: those

@@ -1,7 +1,6 @@
 package bdd
 
 import (
-	"cmp"
 	"context"
 	"math/big"
 	"math/bits"
@@ -195,58 +194,85 @@ func isQueens(model *configurator.Model) bool {
 	})
 }
 
-// queensTally adds up t's sums, by variable, over the solutions of the
-// n-queens board, found rank by rank with the classic three masks (the
-// files, diagonals and anti-diagonals the queens above take): only those
-// whose first queen is on the left half of the first rank, or in its
-// middle, are searched, the others being their mirror images. It stops,
-// with ctx's error, when ctx ends. Up to workers goroutines share the
-// branches of the first two ranks, each branch through run (a turn on the
-// cores the Backend's heavy work shares).
-func queensTally(ctx context.Context, n int, t *tally, workers int, run func(n int, f func())) error {
-	var branches [][]int
+// A tallyRun is a tally under way of the solutions of the n-queens
+// board, found rank by rank with the classic three masks (the files,
+// diagonals and anti-diagonals the queens above take): only those whose
+// first queen is on the left half of the first rank, or in its middle,
+// are searched, the others being their mirror images. The search is cut
+// into branches, the queens of its first two ranks; any number of callers
+// add goroutines to it (work), each taking the next branch not taken, so
+// that a caller who comes while it runs helps it end rather than waits.
+// A caller whose context ends stops taking branches; those left wait for
+// the next caller.
+type tallyRun struct {
+	n        int
+	branches [][]int
+	next     atomic.Int64 // the next branch to take
+	mu       sync.Mutex
+	t        *tally // the sums of the branches added up
+	left     int    // branches not yet added to t
+	done     chan struct{}
+}
+
+// newTallyRun is the run that adds up t's sums, by variable, over the
+// solutions of the n-queens board.
+func newTallyRun(n int, t *tally) *tallyRun {
+	r := &tallyRun{n: n, t: t, done: make(chan struct{})}
 	for c0 := range (n + 1) / 2 {
 		if n == 1 {
-			branches = append(branches, []int{c0})
+			r.branches = append(r.branches, []int{c0})
 			break
 		}
 		for c1 := range n {
 			if d := c1 - c0; d < -1 || d > 1 {
-				branches = append(branches, []int{c0, c1})
+				r.branches = append(r.branches, []int{c0, c1})
 			}
 		}
 	}
-	var (
-		next    atomic.Int64
-		mu      sync.Mutex
-		first   error
-		wg      sync.WaitGroup
-		stopped atomic.Bool
-	)
+	if r.left = len(r.branches); r.left == 0 {
+		close(r.done)
+	}
+	return r
+}
+
+// work adds workers goroutines to the run, each branch through run (a
+// turn on the cores the Backend's heavy work shares), and waits until the
+// run is done or ctx ends, with ctx's error.
+func (r *tallyRun) work(ctx context.Context, workers int, run func(n int, f func())) error {
+	var wg sync.WaitGroup
 	for range max(workers, 1) {
 		wg.Go(func() {
-			q := newQueensSearch(n, t.empty())
-			for !stopped.Load() {
-				i := int(next.Add(1) - 1)
-				if i >= len(branches) {
+			q := newQueensSearch(r.n, r.t.empty())
+			took := 0
+			for ctx.Err() == nil {
+				i := int(r.next.Add(1) - 1)
+				if i >= len(r.branches) {
 					break
 				}
-				if err := ctx.Err(); err != nil {
-					mu.Lock()
-					first = cmp.Or(first, err)
-					mu.Unlock()
-					stopped.Store(true)
-					break
-				}
-				run(1, func() { q.branch(branches[i]) })
+				run(1, func() { q.branch(r.branches[i]) })
+				took++
 			}
-			mu.Lock()
-			t.merge(q.t)
-			mu.Unlock()
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			r.t.merge(q.t)
+			if r.left -= took; r.left == 0 && took > 0 {
+				close(r.done)
+			}
 		})
 	}
 	wg.Wait()
-	return first
+	select {
+	case <-r.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// queensTally adds up t's sums over the solutions of the n-queens board
+// (see tallyRun), on workers goroutines.
+func queensTally(ctx context.Context, n int, t *tally, workers int, run func(n int, f func())) error {
+	return newTallyRun(n, t).work(ctx, workers, run)
 }
 
 // queensSearch is the work space of one goroutine of queensTally: the

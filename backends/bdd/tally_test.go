@@ -226,9 +226,9 @@ func TestKeepAllChecksTheDiagram(t *testing.T) {
 }
 
 // TestOneTallyAtATime: the background's precompute and Precompute's,
-// started together, search the solutions once between them, find every
-// answer kept, and write the file of kept answers once, leaving no
-// temporary file behind.
+// started together, search the solutions once between them (working on
+// one tally), find every answer kept, and write the file of kept answers
+// once, leaving no temporary file behind.
 func TestOneTallyAtATime(t *testing.T) {
 	var log bytes.Buffer
 	dir := t.TempDir()
@@ -274,6 +274,35 @@ func TestNoTallyForKeptAnswers(t *testing.T) {
 	}
 	if strings.Contains(log.String(), "kept answers tallied") || strings.Contains(log.String(), "kept answers saved") {
 		t.Errorf("a space whose kept answers were read back whole searched or saved them again:\n%s", log.String())
+	}
+	checkKept(t, sp)
+}
+
+// TestTallyGoesOnAfterACancel: a tally whose caller's context ends keeps
+// what it added up, and the next caller takes the branches left, each
+// once: the answers it keeps are every sweep's.
+func TestTallyGoesOnAfterACancel(t *testing.T) {
+	sp := compileSpace(t, 10, configurator.RowMajor, Direct)
+	sp.memo.eager = false
+	sp.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	k, err := sp.memo.joinTally(ctx)
+	if k == nil || err != nil {
+		t.Fatalf("joinTally: %v, %v", k, err)
+	}
+	branches := 0
+	err = k.run.work(ctx, 1, func(_ int, f func()) {
+		f()
+		if branches++; branches == 3 {
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) || branches != 3 || sp.memo.tallied.Load() {
+		t.Fatalf("cancelled after 3 branches: %v after %d, tallied %v", err, branches, sp.memo.tallied.Load())
+	}
+	if done, err := sp.memo.keepAll(context.Background(), 2); !done || err != nil {
+		t.Fatalf("the next keepAll: %v, %v", done, err)
 	}
 	checkKept(t, sp)
 }
