@@ -199,10 +199,12 @@ func (f *fileWriter) flushFull(buf []byte, size int) []byte {
 // the budget fails with ErrNodeLimit. It reads nothing past the file's
 // last byte when r is a *bufio.Reader of at least 64 KiB.
 //
-// The Manager it returns holds the nodes alone: the unique table that
-// Load builds to find a node twice is dropped at the end, since a loaded
-// diagram is mostly only read, and the first operation that makes nodes
-// rebuilds it (Bytes counts what is held).
+// The Manager it returns holds the nodes alone, without a unique table: a
+// loaded diagram is mostly only read, and the first operation that makes
+// nodes builds it (Bytes counts what is held). To find a node twice, Load
+// looks at a level at a time, on every core, when the file's nodes come a
+// level at a time (as a diagram made a level at a time saves them), and
+// builds a unique table otherwise, which it drops at the end.
 func Load(r io.Reader, budget int64) (*Manager, []Node, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	head := make([]byte, headerSize)
