@@ -88,12 +88,14 @@ type Options struct {
 	// trouble never fails a compile.
 	Dir string
 	// SpareCore keeps a core free of the compiles as the large queries
-	// keep one (at least one runs, on a single core): a compile then
-	// shares the cores less one with the large queries and the other
-	// compiles, taking its turn piece by piece, so that the small queries
-	// of a server never find every core busy with heavy work. A program
-	// that does one thing at a time leaves it unset, and a compile uses
-	// every core.
+	// keep one (at least one runs, on a single core): a heavy compile
+	// (Cost's Heavy) then shares the cores less one with the large
+	// queries and the other heavy compiles, taking its turn piece by
+	// piece, so that the small queries of a server never find every core
+	// busy with heavy work. The smaller compiles, milliseconds, take no
+	// turns: one waiting for a turn after every piece of a large one
+	// would take as long as a large query. A program that does one thing
+	// at a time leaves it unset, and a compile uses every core.
 	SpareCore bool
 	// Log receives what the store of compiled spaces does: a space loaded
 	// and how long it took, saved, or refused and why. nil discards it.
@@ -236,7 +238,7 @@ func (b *Backend) Compile(ctx context.Context, model *configurator.Model) (confi
 		switch b.opts.Method {
 		case Direct:
 			var share *workspace
-			if b.opts.SpareCore {
+			if b.opts.SpareCore && b.Cost(model.N(), model.Order()).Heavy {
 				share = b.work
 			}
 			root, solutions, err = compileDirect(ctx, m, model, share)

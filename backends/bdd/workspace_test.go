@@ -351,3 +351,41 @@ func TestDrawingWithinItsWorkSpace(t *testing.T) {
 		}
 	}
 }
+
+// TestSmallCompilesTakeNoTurns: on a Backend with SpareCore, a small
+// board compiles while the heavy work holds every core it shares, and a
+// heavy one (12×12) waits for its turn until a core is given back.
+func TestSmallCompilesTakeNoTurns(t *testing.T) {
+	ctx := context.Background()
+	b := New(Options{Method: Direct, SpareCore: true})
+	if err := b.work.cores.Acquire(ctx, int64(b.work.heavy)); err != nil {
+		t.Fatal(err)
+	}
+	small := make(chan error, 1)
+	go func() {
+		_, err := b.Compile(ctx, configuratortest.Model(t, 8, configurator.RowMajor))
+		small <- err
+	}()
+	select {
+	case err := <-small:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("an 8×8 compile waited for a turn on the cores the heavy work holds")
+	}
+	heavy := make(chan error, 1)
+	go func() {
+		_, err := b.Compile(ctx, configuratortest.Model(t, 12, configurator.RowMajor))
+		heavy <- err
+	}()
+	select {
+	case err := <-heavy:
+		t.Fatalf("a 12×12 compile ended (%v) while the heavy work held every core", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	b.work.cores.Release(int64(b.work.heavy))
+	if err := <-heavy; err != nil {
+		t.Fatal(err)
+	}
+}
