@@ -252,10 +252,13 @@ func (r *tallyRun) work(ctx context.Context, workers int, run func(n int, f func
 				run(1, func() { q.branch(r.branches[i]) })
 				took++
 			}
+			if took == 0 {
+				return // nothing to add, to sums that may be read once done
+			}
 			r.mu.Lock()
 			defer r.mu.Unlock()
 			r.t.merge(q.t)
-			if r.left -= took; r.left == 0 && took > 0 {
+			if r.left -= took; r.left == 0 {
 				close(r.done)
 			}
 		})
