@@ -357,9 +357,11 @@ func loadedErr(id uint32, n node, why string) error {
 // twinsByLevel reports the first node of the store (by id) equal to one
 // before it, when the nodes come a level at a time: then two equal nodes
 // lie in the run of one level, and the runs are looked at apart, largest
-// first, on every core, each in a table of its own sized to it that holds
-// the children of its nodes (the level being the run's). The tables are a
-// fraction of the unique table twinsInTable builds.
+// first, on every core. A run's nodes are spread by hash into parts of
+// about twinPart nodes, each then looked at in a table of its own that
+// holds the children of its nodes (the level being the run's) and fits a
+// core's cache: the large levels of a large diagram would miss the cache
+// at every node in one table of their size.
 func (m *Manager) twinsByLevel() error {
 	type run struct{ from, to uint32 }
 	var runs []run
@@ -372,42 +374,20 @@ func (m *Manager) twinsByLevel() error {
 		i = j
 	}
 	slices.SortFunc(runs, func(a, b run) int { return int(b.to-b.from) - int(a.to-a.from) })
-	// twin[k] is the first node of run k equal to an earlier one, 0 for
-	// none.
+	// twin[k] is the first node of run k equal to an earlier one, of[k]
+	// that earlier one; 0 for none.
 	twin, of := make([]uint32, len(runs)), make([]uint32, len(runs))
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(runs)) {
 		wg.Go(func() {
-			// A slot holds low<<32 | high, never 0 (reduced nodes).
-			var table []uint64
+			t := twinFinder{part: twinPart}
 			for {
 				k := int(next.Add(1) - 1)
 				if k >= len(runs) {
 					return
 				}
-				r := runs[k]
-				table = clearedTable(table, 2*int(r.to-r.from))
-				mask := uint32(len(table) - 1)
-			run:
-				for id := r.from; id < r.to; id++ {
-					n := m.nodes[id]
-					key := uint64(n.lo)<<32 | uint64(n.hi)
-					b := hash(n.level, Node(n.lo), Node(n.hi)) & mask
-					for ; table[b] != 0; b = (b + 1) & mask {
-						if table[b] == key {
-							twin[k] = id
-							for o := r.from; o < id; o++ {
-								if m.nodes[o].lo == n.lo && m.nodes[o].hi == n.hi {
-									of[k] = o
-									break
-								}
-							}
-							break run
-						}
-					}
-					table[b] = key
-				}
+				twin[k], of[k] = t.find(m.nodes, runs[k].from, runs[k].to)
 			}
 		})
 	}
@@ -422,6 +402,87 @@ func (m *Manager) twinsByLevel() error {
 		return nil
 	}
 	return loadedErr(twin[first], m.nodes[twin[first]], fmt.Sprintf("equal to node %d", of[first]))
+}
+
+// twinPart is about how many nodes of a level twinFinder looks at in one
+// table: 2¹⁵, a table of 512 KiB.
+const twinPart = 1 << 15
+
+// twinFinder is the work space of one goroutine of twinsByLevel: the
+// hashes of a run's nodes, in order, then the nodes spread into parts of
+// about part nodes (their children, low<<32 | high, never 0 for a reduced
+// node, their ids and their hashes), and the table of a part.
+type twinFinder struct {
+	part            int
+	hashes          []uint32
+	keys            []uint64
+	ids, partHashes []uint32
+	table           []uint64
+}
+
+// find returns the first node of the ids from..to-1 of nodes, all of one
+// level, equal to an earlier one, and that earlier one; 0, 0 for none.
+func (t *twinFinder) find(nodes []node, from, to uint32) (twin, of uint32) {
+	size := int(to - from)
+	parts := 1
+	for parts*t.part < size {
+		parts *= 2
+	}
+	shift := 32 - bits.Len(uint(parts-1))
+	part := func(h uint32) int {
+		if parts == 1 {
+			return 0
+		}
+		return int(h >> shift)
+	}
+	// The parts, each in order of id: where each begins, then the nodes.
+	t.hashes = room(t.hashes, size)
+	start := make([]int, parts+1)
+	for id := from; id < to; id++ {
+		n := nodes[id]
+		h := hash(n.level, Node(n.lo), Node(n.hi))
+		t.hashes = append(t.hashes, h)
+		start[part(h)+1]++
+	}
+	for p := range parts {
+		start[p+1] += start[p]
+	}
+	t.keys, t.ids, t.partHashes = room(t.keys, size)[:size], room(t.ids, size)[:size], room(t.partHashes, size)[:size]
+	at := slices.Clone(start[:parts])
+	for i, h := range t.hashes {
+		n := nodes[from+uint32(i)]
+		p := part(h)
+		t.keys[at[p]], t.ids[at[p]], t.partHashes[at[p]] = uint64(n.lo)<<32|uint64(n.hi), from+uint32(i), h
+		at[p]++
+	}
+	for p := range parts {
+		keys, ids, hashes := t.keys[start[p]:start[p+1]], t.ids[start[p]:start[p+1]], t.partHashes[start[p]:start[p+1]]
+		t.table = clearedTable(t.table, 2*len(keys))
+		mask := uint32(len(t.table) - 1)
+	part:
+		for i, key := range keys {
+			b := hashes[i] & mask
+			for ; t.table[b] != 0; b = (b + 1) & mask {
+				if t.table[b] == key {
+					if twin == 0 || ids[i] < twin {
+						twin, of = ids[i], ids[slices.Index(keys, key)]
+					}
+					break part
+				}
+			}
+			t.table[b] = key
+		}
+	}
+	return twin, of
+}
+
+// room returns s emptied, with room for n elements, reusing its memory
+// when it has that much.
+func room[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, 0, n)
+	}
+	return s[:0]
 }
 
 // clearedTable returns t cleared and sized to the smallest power of two of

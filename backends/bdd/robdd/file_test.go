@@ -434,3 +434,44 @@ func mustVar(t *testing.T, m *Manager, l int) Node {
 	}
 	return x
 }
+
+// TestTwinFinder checks the search for equal nodes within a level that
+// Load uses on files made a level at a time, with parts of four nodes so
+// that a level of dozens spreads over many: it finds the first node (by
+// id) equal to an earlier one, and that earlier one, wherever their parts.
+func TestTwinFinder(t *testing.T) {
+	level := func(pairs ...[2]uint32) []node {
+		nodes := []node{{level: 9}, {level: 9}} // the terminals
+		for _, p := range pairs {
+			nodes = append(nodes, node{level: 3, lo: p[0], hi: p[1]})
+		}
+		return nodes
+	}
+	distinct := func(k int) [][2]uint32 {
+		var pairs [][2]uint32
+		for i := range k {
+			pairs = append(pairs, [2]uint32{uint32(i % 7), uint32(100 + i)})
+		}
+		return pairs
+	}
+	many := distinct(50)
+	for _, tc := range []struct {
+		name      string
+		nodes     []node
+		twin, was uint32
+	}{
+		{"none", level(many...), 0, 0},
+		{"one pair", level(append(slices.Clone(many), many[17])...), 52, 19},
+		{"the first of two pairs", level(append(slices.Clone(many), many[40], many[3])...), 52, 42},
+		{"adjacent", level([2]uint32{0, 1}, [2]uint32{0, 1}), 3, 2},
+		{"one node", level([2]uint32{0, 1}), 0, 0},
+	} {
+		for _, part := range []int{4, 1 << 15} {
+			f := twinFinder{part: part}
+			twin, was := f.find(tc.nodes, 2, uint32(len(tc.nodes)))
+			if twin != tc.twin || was != tc.was {
+				t.Errorf("%s, parts of %d: node %d equal to node %d, want %d equal to %d", tc.name, part, twin, was, tc.twin, tc.was)
+			}
+		}
+	}
+}
