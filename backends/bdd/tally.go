@@ -94,17 +94,17 @@ func has(b []uint64, i, words, v int) bool {
 	return b[i*words+v>>6]&(1<<(v&63)) != 0
 }
 
-// tally is the sums the memo keeps, over the solutions of a model, by
-// level: of the empty board (all), of the boards of one queen on the
-// levels the memo keys by (ones, their index in ones from one), of the
+// tally is the sums the memo keeps, over the solutions of a board, by
+// variable: of the empty board (all), of the boards of one queen on the
+// variables the memo keys by (ones, their index in ones from one), of the
 // boards of two queens the memo keys by (pairs, their index from pair);
 // and the heat maps of the empty board (marginals) and of those boards
 // of one queen (heat, vars entries each).
 type tally struct {
 	vars, words int
-	// one[l] is the entry in ones of a queen on level l, or -1;
-	// pair[a*vars+b] (and [b*vars+a]) that in pairs of queens on levels
-	// a and b, or -1.
+	// one[v] is the entry in ones of a queen on variable v, or -1;
+	// pair[a*vars+b] (and [b*vars+a]) that in pairs of queens on
+	// variables a and b, or -1.
 	one, pair []int32
 	all       sums
 	ones      sums
@@ -113,8 +113,8 @@ type tally struct {
 	heat      []uint64
 }
 
-// newTally is the empty tally of the boards of one queen on the levels
-// ones and of two queens on the pairs of levels pairs.
+// newTally is the empty tally of the boards of one queen on the
+// variables ones and of two queens on the pairs of variables pairs.
 func newTally(vars, words int, ones []int, pairs [][2]int) *tally {
 	t := &tally{vars: vars, words: words,
 		one: make([]int32, vars), pair: make([]int32, vars*vars),
@@ -126,8 +126,8 @@ func newTally(vars, words int, ones []int, pairs [][2]int) *tally {
 	for i := range t.pair {
 		t.pair[i] = -1
 	}
-	for k, l := range ones {
-		t.one[l] = int32(k)
+	for k, v := range ones {
+		t.one[v] = int32(k)
 	}
 	for k, p := range pairs {
 		t.pair[p[0]*vars+p[1]], t.pair[p[1]*vars+p[0]] = int32(k), int32(k)
@@ -142,8 +142,8 @@ func (t *tally) empty() *tally {
 		marginals: make([]uint64, t.vars), heat: make([]uint64, len(t.heat))}
 }
 
-// add counts the solution whose queens are on the levels q, the bitset
-// sol.
+// add counts the solution whose queens are on the variables q, the
+// bitset sol.
 func (t *tally) add(q []int32, sol []uint64) {
 	V := t.vars
 	t.all.add(0, sol)
