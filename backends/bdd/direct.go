@@ -100,10 +100,10 @@ type direct struct {
 	spans  []span
 	active []int32
 	lineOf [][]int32
-	// cellLines[l] is the set of lines through level l, bit i for line i,
-	// when there are at most 64 lines (masks): settle then finds the lines
-	// that lost cells from the cells, not by testing every line.
-	cellLines []uint64
+	// cellLines is the set of lines through a set of cells, bit i for
+	// line i, when there are at most 64 lines (masks): settle then finds
+	// the lines that lost cells from the cells, not by testing every line.
+	cellLines lineTable
 	masks     bool
 	// eoCells is the union of the ExactlyOne lines. families are sets of
 	// pairwise disjoint lines for the pigeonhole test, which counts queens
@@ -143,11 +143,12 @@ type family struct {
 	spans []span
 	last  []int32
 	cover []uint64
-	// With at most 64 lines (masks): cellLine[l] is the line through
-	// level l as a bit (0 for none), and upto[l] is the set of lines with
-	// cells at or below level l.
-	cellLine, upto []uint64
-	masks          bool
+	// With at most 64 lines (masks): cellLine is the set of lines
+	// through a set of cells, and upto[l] is the set of lines with cells
+	// at or below level l.
+	cellLine lineTable
+	upto     []uint64
+	masks    bool
 }
 
 // span is the words from..to-1 of a line that hold its cells: the only ones
@@ -281,35 +282,103 @@ func newDirect(model *configurator.Model) *direct {
 			fam.last = append(fam.last, ln.last)
 		}
 		if fam.masks = len(g) <= 64; fam.masks {
-			fam.cellLine, fam.upto = make([]uint64, vars), make([]uint64, vars)
+			cellLine := make([]uint64, vars)
+			fam.upto = make([]uint64, vars)
 			for i, ln := range g {
 				for l := range int(ln.last) + 1 {
 					fam.upto[l] |= 1 << i
 					if ln.mask[l>>6]&(1<<(l&63)) != 0 {
-						fam.cellLine[l] = 1 << i
+						cellLine[l] = 1 << i
 					}
 				}
 			}
+			fam.cellLine = newLineTable(cellLine)
 		}
 	}
 	if d.masks = len(eo) <= 64; d.masks {
-		d.cellLines = make([]uint64, vars)
+		cellLines := make([]uint64, vars)
 		for l, lines := range d.lineOf {
 			for _, i := range lines {
-				d.cellLines[l] |= 1 << i
+				cellLines[l] |= 1 << i
 			}
 		}
+		d.cellLines = newLineTable(cellLines)
 	}
 	return d
 }
 
 // bytes is the memory the bitsets of the constraints take.
 func (d *direct) bytes() int64 {
-	n := len(d.attack) + len(d.lines) + len(d.eoCells)
+	n := len(d.attack) + len(d.lines) + len(d.eoCells) + len(d.cellLines.nib)
 	for _, f := range d.families {
-		n += len(f.lines) + len(f.cover)
+		n += len(f.lines) + len(f.cover) + len(f.cellLine.nib)
 	}
 	return int64(n) * 8
+}
+
+// lineTable maps a set of cells to the set of lines through them, bit i
+// for line i of at most 64. For sets of more than one word it looks the
+// lines up four cells at a time: nib[p<<4|b] is the lines through the
+// cells of nibble p (cells 4p to 4p+3) that the bits of b stand for. These
+// lookups do not depend on one another, unlike a walk over the cells of
+// the set, one after the other, with a branch the processor cannot
+// foresee at each, which only the sets of one word take: there the table
+// would cost more memory than the states.
+type lineTable struct {
+	cell []uint64 // the lines through each cell
+	nib  []uint64
+}
+
+// newLineTable makes the table of cell, the lines through each cell.
+func newLineTable(cell []uint64) lineTable {
+	t := lineTable{cell: cell}
+	if len(cell) <= 64 {
+		return t
+	}
+	t.nib = make([]uint64, (len(cell)+3)/4<<4)
+	for p := range len(t.nib) >> 4 {
+		for b := 1; b < 16; b++ {
+			lines := t.nib[p<<4|b&(b-1)]
+			if c := 4*p + bits.TrailingZeros(uint(b)); c < len(cell) {
+				lines |= cell[c]
+			}
+			t.nib[p<<4|b] = lines
+		}
+	}
+	return t
+}
+
+// of is the set of lines through the cells of s, in its words from off
+// on.
+func (t *lineTable) of(s []uint64, off int) uint64 {
+	var lines uint64
+	if t.nib == nil {
+		for j := max(off, 0); j < len(s); j++ {
+			for w := s[j]; w != 0; w &= w - 1 {
+				lines |= t.cell[j<<6|bits.TrailingZeros64(w)]
+			}
+		}
+		return lines
+	}
+	for j := max(off, 0); j < len(s); j++ {
+		w, r := s[j], t.nib[min(j<<8, len(t.nib)):]
+		if len(r) < 256 { // the last word, part of whose cells exist
+			for q := 0; w != 0; q += 16 {
+				lines |= r[q|int(w&15)]
+				w >>= 4
+			}
+			continue
+		}
+		if w == 0 {
+			continue
+		}
+		r = r[:256]
+		for q := 0; q < 256; q += 64 {
+			lines |= r[q|int(w&15)] | r[q|16|int(w>>4&15)] | r[q|32|int(w>>8&15)] | r[q|48|int(w>>12&15)]
+			w >>= 16
+		}
+	}
+	return lines
 }
 
 func setBit(s []uint64, l int) { s[l>>6] |= 1 << (l & 63) }
@@ -403,7 +472,7 @@ func (w *worker) expand(c *chunk, cur *layer, l, noff int, ch []uint32) {
 	W := w.words
 	off, bit := l>>6, uint64(1)<<(l&63)
 	att := w.attack[l*W : (l+1)*W]
-	s, f0, f1, rm := w.s, w.f0, w.f1, w.rm
+	s, f0, f1, rm := w.s[:W], w.f0[:W], w.f1[:W], w.rm[:W]
 	c.keys, c.tight, c.hash, c.dst = c.keys[:0], c.tight[:0], c.hash[:0], c.dst[:0]
 	for p := range c.owned {
 		c.owned[p] = c.owned[p][:0]
@@ -835,19 +904,15 @@ func (d *direct) unsatisfied(s []uint64, l int) int {
 // the lines of a family that was not tight in the parent.
 func (d *worker) settle(f, removed []uint64, l int, sat []int32, need int, parentTight uint64) (uint64, bool) {
 	W, off := d.words, l>>6
-	lost := d.lost // removed since the families' lines were last looked at
+	f, removed = f[:W], removed[:W]
+	lost := d.lost[:W] // removed since the families' lines were last looked at
 	copy(lost[off:], removed[off:])
 	full := parentTight // tight families whose lines have all been pruned
 	for {
 		dirty := d.dirty[:0]
 		if d.masks {
 			// The lines through the removed cells, but those in sat.
-			var touched, exempt uint64
-			for j := off; j < W; j++ {
-				for w := removed[j]; w != 0; w &= w - 1 {
-					touched |= d.cellLines[j<<6|bits.TrailingZeros64(w)]
-				}
-			}
+			touched, exempt := d.cellLines.of(removed, off), uint64(0)
 			for _, i := range sat {
 				exempt |= 1 << i
 			}
@@ -902,13 +967,7 @@ func (d *worker) settle(f, removed []uint64, l int, sat []int32, need int, paren
 				// The lines that lost cells, or all of them.
 				todo := fam.upto[l]
 				if full&(1<<k) != 0 {
-					var touched uint64
-					for j := off; j < W; j++ {
-						for w := lost[j]; w != 0; w &= w - 1 {
-							touched |= fam.cellLine[j<<6|bits.TrailingZeros64(w)]
-						}
-					}
-					todo &= touched
+					todo &= fam.cellLine.of(lost, off)
 				}
 				for ; todo != 0; todo &= todo - 1 {
 					i := bits.TrailingZeros64(todo)
@@ -938,7 +997,8 @@ func (d *worker) settle(f, removed []uint64, l int, sat []int32, need int, paren
 // to removed, and reports whether there were any. It stops as soon as the
 // candidates seen so far leave nothing to remove, which is the usual case.
 func (d *worker) prune(f, line, keep, removed []uint64, off int) bool {
-	W, common := d.words, d.common
+	W := d.words
+	f, line, keep, removed, common := f[:W], line[:W], keep[:W], removed[:W], d.common[:W]
 	first := true
 	for j := off; j < W; j++ {
 		for w := f[j] & line[j] & keep[j]; w != 0; w &= w - 1 {
@@ -977,7 +1037,7 @@ func (d *worker) prune(f, line, keep, removed []uint64, off int) bool {
 // the family.
 func (d *worker) fits(f []uint64, l, need int) (tight uint64, ok bool) {
 	W, off := d.words, l>>6
-	g := d.free
+	f, g := f[:W], d.free[:W]
 	for j := off; j < W; j++ {
 		g[j] = f[j] & d.eoCells[j]
 	}
@@ -986,14 +1046,10 @@ func (d *worker) fits(f []uint64, l, need int) (tight uint64, ok bool) {
 		room := 0
 		if fam.masks {
 			// The lines met, from the cells on them.
-			var met uint64
 			for j := off; j < W; j++ {
 				room += bits.OnesCount64(g[j] &^ fam.cover[j])
-				for w := g[j] & fam.cover[j]; w != 0; w &= w - 1 {
-					met |= fam.cellLine[j<<6|bits.TrailingZeros64(w)]
-				}
 			}
-			room += bits.OnesCount64(met)
+			room += bits.OnesCount64(fam.cellLine.of(g, off))
 		} else {
 			for j := off; j < W; j++ {
 				room += bits.OnesCount64(g[j] &^ fam.cover[j])
