@@ -363,7 +363,7 @@ func (t *lineTable) of(s []uint64, off int) uint64 {
 	for j := max(off, 0); j < len(s); j++ {
 		w, r := s[j], t.nib[min(j<<8, len(t.nib)):]
 		if len(r) < 256 { // the last word, part of whose cells exist
-			for q := 0; w != 0; q += 16 {
+			for q := 0; q < len(r); q += 16 {
 				lines |= r[q|int(w&15)]
 				w >>= 4
 			}
@@ -943,7 +943,7 @@ func (d *worker) settle(f, removed []uint64, l int, sat []int32, need int, paren
 		changed := false
 		for _, i := range dirty {
 			line := d.lines[int(i)*W : int(i+1)*W]
-			changed = d.prune(f, line, line, removed, off) || changed
+			changed = d.prune(f, line, line, removed, off, d.spans[i]) || changed
 		}
 		if changed {
 			for j := off; j < W; j++ {
@@ -971,14 +971,14 @@ func (d *worker) settle(f, removed []uint64, l int, sat []int32, need int, paren
 				}
 				for ; todo != 0; todo &= todo - 1 {
 					i := bits.TrailingZeros64(todo)
-					changed = d.prune(f, fam.lines[i*W:(i+1)*W], d.eoCells, removed, off) || changed
+					changed = d.prune(f, fam.lines[i*W:(i+1)*W], d.eoCells, removed, off, fam.spans[i]) || changed
 				}
 				continue
 			}
 			for i := 0; i < len(fam.last) && int(fam.last[i]) >= l; i++ {
 				line := fam.lines[i*W : (i+1)*W]
 				if full&(1<<k) == 0 || meets(lost, line, off, fam.spans[i]) {
-					changed = d.prune(f, line, d.eoCells, removed, off) || changed
+					changed = d.prune(f, line, d.eoCells, removed, off, fam.spans[i]) || changed
 				}
 			}
 		}
@@ -993,14 +993,15 @@ func (d *worker) settle(f, removed []uint64, l int, sat []int32, need int, paren
 }
 
 // prune removes from f (words from off) the cells that every free cell of
-// line within keep attacks, except those candidates themselves, adds them
-// to removed, and reports whether there were any. It stops as soon as the
-// candidates seen so far leave nothing to remove, which is the usual case.
-func (d *worker) prune(f, line, keep, removed []uint64, off int) bool {
+// line (whose cells lie in sp) within keep attacks, except those
+// candidates themselves, adds them to removed, and reports whether there
+// were any. It stops as soon as the candidates seen so far leave nothing
+// to remove, which is the usual case.
+func (d *worker) prune(f, line, keep, removed []uint64, off int, sp span) bool {
 	W := d.words
 	f, line, keep, removed, common := f[:W], line[:W], keep[:W], removed[:W], d.common[:W]
 	first := true
-	for j := off; j < W; j++ {
+	for j := max(off, int(sp.from)); j < int(sp.to); j++ {
 		for w := f[j] & line[j] & keep[j]; w != 0; w &= w - 1 {
 			att := d.attack[(j<<6|bits.TrailingZeros64(w))*W:]
 			var left uint64
