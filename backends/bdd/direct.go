@@ -137,7 +137,9 @@ func (d *direct) run(n int, f func()) {
 }
 
 // family is a set of pairwise disjoint lines, sorted by last level,
-// descending, and the cells they cover.
+// descending, and the cells they cover. lines holds the cells of each
+// line that lie on ExactlyOne lines (eoCells), the only ones the
+// pigeonhole test counts and settle prunes with.
 type family struct {
 	lines []uint64
 	spans []span
@@ -277,8 +279,10 @@ func newDirect(model *configurator.Model) *direct {
 		slices.SortStableFunc(g, byLast)
 		fam := &d.families[k]
 		for _, ln := range g {
-			fam.lines = append(fam.lines, ln.mask...)
-			fam.spans = append(fam.spans, spanOf(ln.mask))
+			for j, w := range ln.mask {
+				fam.lines = append(fam.lines, w&d.eoCells[j])
+			}
+			fam.spans = append(fam.spans, spanOf(fam.lines[len(fam.lines)-W:]))
 			fam.last = append(fam.last, ln.last)
 		}
 		if fam.masks = len(g) <= 64; fam.masks {
@@ -943,7 +947,7 @@ func (d *worker) settle(f, removed []uint64, l int, sat []int32, need int, paren
 		changed := false
 		for _, i := range dirty {
 			line := d.lines[int(i)*W : int(i+1)*W]
-			changed = d.prune(f, line, line, removed, off, d.spans[i]) || changed
+			changed = d.prune(f, line, removed, off) || changed
 		}
 		if changed {
 			for j := off; j < W; j++ {
@@ -971,14 +975,14 @@ func (d *worker) settle(f, removed []uint64, l int, sat []int32, need int, paren
 				}
 				for ; todo != 0; todo &= todo - 1 {
 					i := bits.TrailingZeros64(todo)
-					changed = d.prune(f, fam.lines[i*W:(i+1)*W], d.eoCells, removed, off, fam.spans[i]) || changed
+					changed = d.prune(f, fam.lines[i*W:(i+1)*W], removed, off) || changed
 				}
 				continue
 			}
 			for i := 0; i < len(fam.last) && int(fam.last[i]) >= l; i++ {
 				line := fam.lines[i*W : (i+1)*W]
 				if full&(1<<k) == 0 || meets(lost, line, off, fam.spans[i]) {
-					changed = d.prune(f, line, d.eoCells, removed, off, fam.spans[i]) || changed
+					changed = d.prune(f, line, removed, off) || changed
 				}
 			}
 		}
@@ -993,21 +997,20 @@ func (d *worker) settle(f, removed []uint64, l int, sat []int32, need int, paren
 }
 
 // prune removes from f (words from off) the cells that every free cell of
-// line (whose cells lie in sp) within keep attacks, except those
-// candidates themselves, adds them to removed, and reports whether there
-// were any. It stops as soon as the candidates seen so far leave nothing
-// to remove, which is the usual case.
-func (d *worker) prune(f, line, keep, removed []uint64, off int, sp span) bool {
+// line attacks, except those candidates themselves, adds them to removed,
+// and reports whether there were any. It stops as soon as the candidates
+// seen so far leave nothing to remove, which is the usual case.
+func (d *worker) prune(f, line, removed []uint64, off int) bool {
 	W := d.words
-	f, line, keep, removed, common := f[:W], line[:W], keep[:W], removed[:W], d.common[:W]
+	f, line, removed, common := f[:W], line[:W], removed[:W], d.common[:W]
 	first := true
-	for j := max(off, int(sp.from)); j < int(sp.to); j++ {
-		for w := f[j] & line[j] & keep[j]; w != 0; w &= w - 1 {
+	for j := off; j < W; j++ {
+		for w := f[j] & line[j]; w != 0; w &= w - 1 {
 			att := d.attack[(j<<6|bits.TrailingZeros64(w))*W:]
 			var left uint64
 			if first {
 				for k := off; k < W; k++ {
-					common[k] = att[k] & f[k] &^ (line[k] & keep[k])
+					common[k] = att[k] & f[k] &^ line[k]
 					left |= common[k]
 				}
 				first = false
