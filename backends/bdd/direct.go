@@ -326,8 +326,9 @@ func (d *direct) bytes() int64 {
 // cells of nibble p (cells 4p to 4p+3) that the bits of b stand for. These
 // lookups do not depend on one another, unlike a walk over the cells of
 // the set, one after the other, with a branch the processor cannot
-// foresee at each, which only the sets of one word take: there the table
-// would cost more memory than the states.
+// foresee at each. Sets of one word keep the walk: their boards are
+// small, the walks short, and their budgets (compileBytes) hold no room
+// for the tables.
 type lineTable struct {
 	cell []uint64 // the lines through each cell
 	nib  []uint64
