@@ -422,20 +422,59 @@ const dead = ^uint32(0)
 // wide, so that about a megabyte of them at most comes between two looks.
 const ctxEvery = 4096
 
+// words is the type of a state's words as an array, whose length the
+// compiler knows in the hot loops of the build instantiated with it, and
+// so checks no bound and keeps no count in a register there: [W]uint64
+// for the widths of the boards of up to 16×16 cells, and [0]uint64 for
+// any width, which the model then gives (direct.words).
+type words interface {
+	[0]uint64 | [1]uint64 | [2]uint64 | [3]uint64 | [4]uint64
+}
+
+// width is the number of words of d's states in the instantiation of A.
+func width[A words](d *direct) int {
+	var a A
+	if n := len(a); n > 0 {
+		return n
+	}
+	return d.words
+}
+
+// expander expands the states of a chunk of a layer (worker.expand).
+type expander interface {
+	expand(c *chunk, cur *layer, l, noff int, ch []uint32)
+}
+
+// newExpander returns a worker for d's states, instantiated with their
+// width if words has it.
+func (d *direct) newExpander() expander {
+	switch d.words {
+	case 1:
+		return newWorker[[1]uint64](d)
+	case 2:
+		return newWorker[[2]uint64](d)
+	case 3:
+		return newWorker[[3]uint64](d)
+	case 4:
+		return newWorker[[4]uint64](d)
+	}
+	return newWorker[[0]uint64](d)
+}
+
 // worker is the scratch space of one goroutine that expands states: the
 // state being expanded, its two children, the cells a transition removed,
 // and what settle and fits work in.
-type worker struct {
+type worker[A words] struct {
 	*direct
 	s, f0, f1, rm      []uint64
 	common, free, lost []uint64
 	dirty              []int32
 }
 
-func (d *direct) newWorker() *worker {
+func newWorker[A words](d *direct) *worker[A] {
 	W := d.words
 	buf := make([]uint64, 7*W)
-	return &worker{direct: d,
+	return &worker[A]{direct: d,
 		s: buf[:W:W], f0: buf[W : 2*W : 2*W], f1: buf[2*W : 3*W : 3*W], rm: buf[3*W : 4*W : 4*W],
 		common: buf[4*W : 5*W : 5*W], free: buf[5*W : 6*W : 6*W], lost: buf[6*W:]}
 }
@@ -473,8 +512,8 @@ func (c *chunk) bytes() int64 {
 // level l, whose keys in the next layer start at word noff, and marks
 // their places in ch, the layer's child array, dead until the shards
 // take them.
-func (w *worker) expand(c *chunk, cur *layer, l, noff int, ch []uint32) {
-	W := w.words
+func (w *worker[A]) expand(c *chunk, cur *layer, l, noff int, ch []uint32) {
+	W := width[A](w.direct)
 	off, bit := l>>6, uint64(1)<<(l&63)
 	att := w.attack[l*W : (l+1)*W]
 	s, f0, f1, rm := w.s[:W], w.f0[:W], w.f1[:W], w.rm[:W]
@@ -550,7 +589,7 @@ func (d *direct) compile(ctx context.Context, m *robdd.Manager) (robdd.Node, dir
 	// The budget covers the bitsets of the constraints, the states and the
 	// nodes.
 	budget := m.Budget() - d.bytes()
-	w0 := d.newWorker()
+	w0 := newWorker[[0]uint64](d)
 	s, rm := w0.s, w0.rm
 	for l := range V {
 		setBit(s, l)
@@ -580,9 +619,9 @@ func (d *direct) compile(ctx context.Context, m *robdd.Manager) (robdd.Node, dir
 	if nshards <= 0 {
 		nshards = (procs + workersPerShard - 1) / workersPerShard
 	}
-	workers := []*worker{w0}
-	for range procs - 1 {
-		workers = append(workers, d.newWorker())
+	var workers []expander
+	for range procs {
+		workers = append(workers, d.newExpander())
 	}
 	shards := make([]*shard, nshards)
 	for p := range shards {
@@ -641,7 +680,7 @@ func (d *direct) compile(ctx context.Context, m *robdd.Manager) (robdd.Node, dir
 			return nil
 		}
 		chunks := (cur.n + every - 1) / every
-		fill := func(w *worker, c *chunk, k int) {
+		fill := func(w expander, c *chunk, k int) {
 			c.start, c.end = k*every, min((k+1)*every, cur.n)
 			w.expand(c, cur, l, noff, ch)
 		}
@@ -650,7 +689,7 @@ func (d *direct) compile(ctx context.Context, m *robdd.Manager) (robdd.Node, dir
 			for k := range chunks {
 				var err error
 				d.run(1, func() {
-					fill(w0, c, k)
+					fill(workers[0], c, k)
 					for _, sh := range shards {
 						sh.take(c, ch)
 					}
@@ -697,7 +736,7 @@ func (d *direct) compile(ctx context.Context, m *robdd.Manager) (robdd.Node, dir
 // worker or a shard waits only for what it needs. Each fill, and each
 // take with its check, runs through run (direct.run), which waits for
 // the goroutine's turn on the cores when the compile shares them.
-func expandParallel(workers []*worker, shards []*shard, ring []*chunk, chunks int, ch []uint32, fill func(*worker, *chunk, int), check func(*chunk) error, run func(n int, f func())) error {
+func expandParallel(workers []expander, shards []*shard, ring []*chunk, chunks int, ch []uint32, fill func(expander, *chunk, int), check func(*chunk) error, run func(n int, f func())) error {
 	var (
 		jobs  = make(chan int, len(ring)) // never more than the buffers
 		sent  atomic.Int64
@@ -880,8 +919,8 @@ func (d *direct) makeNodes(ctx context.Context, m *robdd.Manager, children [][]u
 
 // unsatisfied counts the ExactlyOne lines with free cells in s, a state at
 // level l: those still waiting for their queen.
-func (d *direct) unsatisfied(s []uint64, l int) int {
-	W, off := d.words, l>>6
+func (d *worker[A]) unsatisfied(s []uint64, l int) int {
+	W, off := width[A](d.direct), l>>6
 	n := 0
 	for i := range int(d.active[l]) {
 		if meets(s, d.lines[i*W:(i+1)*W], off, d.spans[i]) {
@@ -907,8 +946,8 @@ func (d *direct) unsatisfied(s []uint64, l int) int {
 // those cells, and they are treated as ExactlyOne lines too. Since the
 // parent was settled, only the lines that lost cells need a new look, and
 // the lines of a family that was not tight in the parent.
-func (d *worker) settle(f, removed []uint64, l int, sat []int32, need int, parentTight uint64) (uint64, bool) {
-	W, off := d.words, l>>6
+func (d *worker[A]) settle(f, removed []uint64, l int, sat []int32, need int, parentTight uint64) (uint64, bool) {
+	W, off := width[A](d.direct), l>>6
 	f, removed = f[:W], removed[:W]
 	lost := d.lost[:W] // removed since the families' lines were last looked at
 	copy(lost[off:], removed[off:])
@@ -1001,8 +1040,8 @@ func (d *worker) settle(f, removed []uint64, l int, sat []int32, need int, paren
 // line attacks, except those candidates themselves, adds them to removed,
 // and reports whether there were any. It stops as soon as the candidates
 // seen so far leave nothing to remove, which is the usual case.
-func (d *worker) prune(f, line, removed []uint64, off int) bool {
-	W := d.words
+func (d *worker[A]) prune(f, line, removed []uint64, off int) bool {
+	W := width[A](d.direct)
 	f, line, removed, common := f[:W], line[:W], removed[:W], d.common[:W]
 	first := true
 	for j := off; j < W; j++ {
@@ -1040,8 +1079,8 @@ func (d *worker) prune(f, line, removed []uint64, off int) bool {
 // unsatisfied ExactlyOne lines want a queen each on their free cells, which
 // hold at most one queen per line of a family, plus one per cell outside
 // the family.
-func (d *worker) fits(f []uint64, l, need int) (tight uint64, ok bool) {
-	W, off := d.words, l>>6
+func (d *worker[A]) fits(f []uint64, l, need int) (tight uint64, ok bool) {
+	W, off := width[A](d.direct), l>>6
 	f, g := f[:W], d.free[:W]
 	for j := off; j < W; j++ {
 		g[j] = f[j] & d.eoCells[j]
