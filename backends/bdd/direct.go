@@ -103,10 +103,10 @@ type direct struct {
 	spans  []span
 	active []int32
 	lineOf [][]int32
-	// cellLines[l] is the set of lines through level l, bit i for line i,
-	// when there are at most 64 lines (masks): settle then finds the lines
-	// that lost cells from the cells, not by testing every line.
-	cellLines []uint64
+	// cellLines is the set of lines through a set of cells, bit i for
+	// line i, when there are at most 64 lines (masks): settle then finds
+	// the lines that lost cells from the cells, not by testing every line.
+	cellLines lineTable
 	masks     bool
 	// eoCells is the union of the ExactlyOne lines. families are sets of
 	// pairwise disjoint lines for the pigeonhole test, which counts queens
@@ -140,17 +140,20 @@ func (d *direct) run(n int, f func()) {
 }
 
 // family is a set of pairwise disjoint lines, sorted by last level,
-// descending, and the cells they cover.
+// descending, and the cells they cover. lines holds the cells of each
+// line that lie on ExactlyOne lines (eoCells), the only ones the
+// pigeonhole test counts and settle prunes with.
 type family struct {
 	lines []uint64
 	spans []span
 	last  []int32
 	cover []uint64
-	// With at most 64 lines (masks): cellLine[l] is the line through
-	// level l as a bit (0 for none), and upto[l] is the set of lines with
-	// cells at or below level l.
-	cellLine, upto []uint64
-	masks          bool
+	// With at most 64 lines (masks): cellLine is the set of lines
+	// through a set of cells, and upto[l] is the set of lines with cells
+	// at or below level l.
+	cellLine lineTable
+	upto     []uint64
+	masks    bool
 }
 
 // span is the words from..to-1 of a line that hold its cells: the only ones
@@ -283,40 +286,111 @@ func newDirect(model *configurator.Model) *direct {
 		slices.SortStableFunc(g, byLast)
 		fam := &d.families[k]
 		for _, ln := range g {
-			fam.lines = append(fam.lines, ln.mask...)
-			fam.spans = append(fam.spans, spanOf(ln.mask))
+			for j, w := range ln.mask {
+				fam.lines = append(fam.lines, w&d.eoCells[j])
+			}
+			fam.spans = append(fam.spans, spanOf(fam.lines[len(fam.lines)-W:]))
 			fam.last = append(fam.last, ln.last)
 		}
 		if fam.masks = len(g) <= 64; fam.masks {
-			fam.cellLine, fam.upto = make([]uint64, vars), make([]uint64, vars)
+			cellLine := make([]uint64, vars)
+			fam.upto = make([]uint64, vars)
 			for i, ln := range g {
 				for l := range int(ln.last) + 1 {
 					fam.upto[l] |= 1 << i
 					if ln.mask[l>>6]&(1<<(l&63)) != 0 {
-						fam.cellLine[l] = 1 << i
+						cellLine[l] = 1 << i
 					}
 				}
 			}
+			fam.cellLine = newLineTable(cellLine)
 		}
 	}
 	if d.masks = len(eo) <= 64; d.masks {
-		d.cellLines = make([]uint64, vars)
+		cellLines := make([]uint64, vars)
 		for l, lines := range d.lineOf {
 			for _, i := range lines {
-				d.cellLines[l] |= 1 << i
+				cellLines[l] |= 1 << i
 			}
 		}
+		d.cellLines = newLineTable(cellLines)
 	}
 	return d
 }
 
 // bytes is the memory the bitsets of the constraints take.
 func (d *direct) bytes() int64 {
-	n := len(d.attack) + len(d.lines) + len(d.eoCells)
+	n := len(d.attack) + len(d.lines) + len(d.eoCells) + len(d.cellLines.nib)
 	for _, f := range d.families {
-		n += len(f.lines) + len(f.cover)
+		n += len(f.lines) + len(f.cover) + len(f.cellLine.nib)
 	}
 	return int64(n) * 8
+}
+
+// lineTable maps a set of cells to the set of lines through them, bit i
+// for line i of at most 64. For sets of more than one word it looks the
+// lines up four cells at a time: nib[p<<4|b] is the lines through the
+// cells of nibble p (cells 4p to 4p+3) that the bits of b stand for. These
+// lookups do not depend on one another, unlike a walk over the cells of
+// the set, one after the other, with a branch the processor cannot
+// foresee at each. Sets of one word keep the walk: their boards are
+// small, the walks short, and their budgets (compileBytes) hold no room
+// for the tables.
+type lineTable struct {
+	cell []uint64 // the lines through each cell
+	nib  []uint64
+}
+
+// newLineTable makes the table of cell, the lines through each cell.
+func newLineTable(cell []uint64) lineTable {
+	t := lineTable{cell: cell}
+	if len(cell) <= 64 {
+		return t
+	}
+	t.nib = make([]uint64, (len(cell)+3)/4<<4)
+	for p := range len(t.nib) >> 4 {
+		for b := 1; b < 16; b++ {
+			lines := t.nib[p<<4|b&(b-1)]
+			if c := 4*p + bits.TrailingZeros(uint(b)); c < len(cell) {
+				lines |= cell[c]
+			}
+			t.nib[p<<4|b] = lines
+		}
+	}
+	return t
+}
+
+// of is the set of lines through the cells of s, in its words from off
+// on.
+func (t *lineTable) of(s []uint64, off int) uint64 {
+	var lines uint64
+	if t.nib == nil {
+		for j := max(off, 0); j < len(s); j++ {
+			for w := s[j]; w != 0; w &= w - 1 {
+				lines |= t.cell[j<<6|bits.TrailingZeros64(w)]
+			}
+		}
+		return lines
+	}
+	for j := max(off, 0); j < len(s); j++ {
+		w, r := s[j], t.nib[min(j<<8, len(t.nib)):]
+		if len(r) < 256 { // the last word, part of whose cells exist
+			for q := 0; q < len(r); q += 16 {
+				lines |= r[q|int(w&15)]
+				w >>= 4
+			}
+			continue
+		}
+		if w == 0 {
+			continue
+		}
+		r = r[:256]
+		for q := 0; q < 256; q += 64 {
+			lines |= r[q|int(w&15)] | r[q|16|int(w>>4&15)] | r[q|32|int(w>>8&15)] | r[q|48|int(w>>12&15)]
+			w >>= 16
+		}
+	}
+	return lines
 }
 
 func setBit(s []uint64, l int) { s[l>>6] |= 1 << (l & 63) }
@@ -355,20 +429,59 @@ const dead = ^uint32(0)
 // wide, so that about a megabyte of them at most comes between two looks.
 const ctxEvery = 4096
 
+// words is the type of a state's words as an array, whose length the
+// compiler knows in the hot loops of the build instantiated with it, and
+// so checks no bound and keeps no count in a register there: [W]uint64
+// for the widths of the boards of up to 16×16 cells, and [0]uint64 for
+// any width, which the model then gives (direct.words).
+type words interface {
+	[0]uint64 | [1]uint64 | [2]uint64 | [3]uint64 | [4]uint64
+}
+
+// width is the number of words of d's states in the instantiation of A.
+func width[A words](d *direct) int {
+	var a A
+	if n := len(a); n > 0 {
+		return n
+	}
+	return d.words
+}
+
+// expander expands the states of a chunk of a layer (worker.expand).
+type expander interface {
+	expand(c *chunk, cur *layer, l, noff int, ch []uint32)
+}
+
+// newExpander returns a worker for d's states, instantiated with their
+// width if words has it.
+func (d *direct) newExpander() expander {
+	switch d.words {
+	case 1:
+		return newWorker[[1]uint64](d)
+	case 2:
+		return newWorker[[2]uint64](d)
+	case 3:
+		return newWorker[[3]uint64](d)
+	case 4:
+		return newWorker[[4]uint64](d)
+	}
+	return newWorker[[0]uint64](d)
+}
+
 // worker is the scratch space of one goroutine that expands states: the
 // state being expanded, its two children, the cells a transition removed,
 // and what settle and fits work in.
-type worker struct {
+type worker[A words] struct {
 	*direct
 	s, f0, f1, rm      []uint64
 	common, free, lost []uint64
 	dirty              []int32
 }
 
-func (d *direct) newWorker() *worker {
+func newWorker[A words](d *direct) *worker[A] {
 	W := d.words
 	buf := make([]uint64, 7*W)
-	return &worker{direct: d,
+	return &worker[A]{direct: d,
 		s: buf[:W:W], f0: buf[W : 2*W : 2*W], f1: buf[2*W : 3*W : 3*W], rm: buf[3*W : 4*W : 4*W],
 		common: buf[4*W : 5*W : 5*W], free: buf[5*W : 6*W : 6*W], lost: buf[6*W:]}
 }
@@ -406,11 +519,11 @@ func (c *chunk) bytes() int64 {
 // level l, whose keys in the next layer start at word noff, and marks
 // their places in ch, the layer's child array, dead until the shards
 // take them.
-func (w *worker) expand(c *chunk, cur *layer, l, noff int, ch []uint32) {
-	W := w.words
+func (w *worker[A]) expand(c *chunk, cur *layer, l, noff int, ch []uint32) {
+	W := width[A](w.direct)
 	off, bit := l>>6, uint64(1)<<(l&63)
 	att := w.attack[l*W : (l+1)*W]
-	s, f0, f1, rm := w.s, w.f0, w.f1, w.rm
+	s, f0, f1, rm := w.s[:W], w.f0[:W], w.f1[:W], w.rm[:W]
 	c.keys, c.tight, c.hash, c.dst = c.keys[:0], c.tight[:0], c.hash[:0], c.dst[:0]
 	for p := range c.owned {
 		c.owned[p] = c.owned[p][:0]
@@ -484,7 +597,7 @@ func (d *direct) compile(ctx context.Context, m *robdd.Manager) (robdd.Node, dir
 	// The budget covers the bitsets of the constraints, the states and the
 	// nodes.
 	budget := m.Budget() - d.bytes()
-	w0 := d.newWorker()
+	w0 := newWorker[[0]uint64](d)
 	s, rm := w0.s, w0.rm
 	for l := range V {
 		setBit(s, l)
@@ -515,9 +628,9 @@ func (d *direct) compile(ctx context.Context, m *robdd.Manager) (robdd.Node, dir
 	if nshards <= 0 {
 		nshards = (procs + workersPerShard - 1) / workersPerShard
 	}
-	workers := []*worker{w0}
-	for range procs - 1 {
-		workers = append(workers, d.newWorker())
+	var workers []expander
+	for range procs {
+		workers = append(workers, d.newExpander())
 	}
 	shards := make([]*shard, nshards)
 	for p := range shards {
@@ -576,7 +689,7 @@ func (d *direct) compile(ctx context.Context, m *robdd.Manager) (robdd.Node, dir
 			return nil
 		}
 		chunks := (cur.n + every - 1) / every
-		fill := func(w *worker, c *chunk, k int) {
+		fill := func(w expander, c *chunk, k int) {
 			c.start, c.end = k*every, min((k+1)*every, cur.n)
 			w.expand(c, cur, l, noff, ch)
 		}
@@ -585,7 +698,7 @@ func (d *direct) compile(ctx context.Context, m *robdd.Manager) (robdd.Node, dir
 			for k := range chunks {
 				var err error
 				d.run(1, func() {
-					fill(w0, c, k)
+					fill(workers[0], c, k)
 					for _, sh := range shards {
 						sh.take(c, ch)
 					}
@@ -632,7 +745,7 @@ func (d *direct) compile(ctx context.Context, m *robdd.Manager) (robdd.Node, dir
 // worker or a shard waits only for what it needs. Each fill, and each
 // take with its check, runs through run (direct.run), which waits for
 // the goroutine's turn on the cores when the compile shares them.
-func expandParallel(workers []*worker, shards []*shard, ring []*chunk, chunks int, ch []uint32, fill func(*worker, *chunk, int), check func(*chunk) error, run func(n int, f func())) error {
+func expandParallel(workers []expander, shards []*shard, ring []*chunk, chunks int, ch []uint32, fill func(expander, *chunk, int), check func(*chunk) error, run func(n int, f func())) error {
 	var (
 		jobs  = make(chan int, len(ring)) // never more than the buffers
 		sent  atomic.Int64
@@ -826,8 +939,8 @@ func (d *direct) makeNodes(ctx context.Context, m *robdd.Manager, children [][]u
 
 // unsatisfied counts the ExactlyOne lines with free cells in s, a state at
 // level l: those still waiting for their queen.
-func (d *direct) unsatisfied(s []uint64, l int) int {
-	W, off := d.words, l>>6
+func (d *worker[A]) unsatisfied(s []uint64, l int) int {
+	W, off := width[A](d.direct), l>>6
 	n := 0
 	for i := range int(d.active[l]) {
 		if meets(s, d.lines[i*W:(i+1)*W], off, d.spans[i]) {
@@ -853,21 +966,17 @@ func (d *direct) unsatisfied(s []uint64, l int) int {
 // those cells, and they are treated as ExactlyOne lines too. Since the
 // parent was settled, only the lines that lost cells need a new look, and
 // the lines of a family that was not tight in the parent.
-func (d *worker) settle(f, removed []uint64, l int, sat []int32, need int, parentTight uint64) (uint64, bool) {
-	W, off := d.words, l>>6
-	lost := d.lost // removed since the families' lines were last looked at
+func (d *worker[A]) settle(f, removed []uint64, l int, sat []int32, need int, parentTight uint64) (uint64, bool) {
+	W, off := width[A](d.direct), l>>6
+	f, removed = f[:W], removed[:W]
+	lost := d.lost[:W] // removed since the families' lines were last looked at
 	copy(lost[off:], removed[off:])
 	full := parentTight // tight families whose lines have all been pruned
 	for {
 		dirty := d.dirty[:0]
 		if d.masks {
 			// The lines through the removed cells, but those in sat.
-			var touched, exempt uint64
-			for j := off; j < W; j++ {
-				for w := removed[j]; w != 0; w &= w - 1 {
-					touched |= d.cellLines[j<<6|bits.TrailingZeros64(w)]
-				}
-			}
+			touched, exempt := d.cellLines.of(removed, off), uint64(0)
 			for _, i := range sat {
 				exempt |= 1 << i
 			}
@@ -898,7 +1007,7 @@ func (d *worker) settle(f, removed []uint64, l int, sat []int32, need int, paren
 		changed := false
 		for _, i := range dirty {
 			line := d.lines[int(i)*W : int(i+1)*W]
-			changed = d.prune(f, line, line, removed, off) || changed
+			changed = d.prune(f, line, removed, off) || changed
 		}
 		if changed {
 			for j := off; j < W; j++ {
@@ -922,24 +1031,18 @@ func (d *worker) settle(f, removed []uint64, l int, sat []int32, need int, paren
 				// The lines that lost cells, or all of them.
 				todo := fam.upto[l]
 				if full&(1<<k) != 0 {
-					var touched uint64
-					for j := off; j < W; j++ {
-						for w := lost[j]; w != 0; w &= w - 1 {
-							touched |= fam.cellLine[j<<6|bits.TrailingZeros64(w)]
-						}
-					}
-					todo &= touched
+					todo &= fam.cellLine.of(lost, off)
 				}
 				for ; todo != 0; todo &= todo - 1 {
 					i := bits.TrailingZeros64(todo)
-					changed = d.prune(f, fam.lines[i*W:(i+1)*W], d.eoCells, removed, off) || changed
+					changed = d.prune(f, fam.lines[i*W:(i+1)*W], removed, off) || changed
 				}
 				continue
 			}
 			for i := 0; i < len(fam.last) && int(fam.last[i]) >= l; i++ {
 				line := fam.lines[i*W : (i+1)*W]
 				if full&(1<<k) == 0 || meets(lost, line, off, fam.spans[i]) {
-					changed = d.prune(f, line, d.eoCells, removed, off) || changed
+					changed = d.prune(f, line, removed, off) || changed
 				}
 			}
 		}
@@ -954,19 +1057,20 @@ func (d *worker) settle(f, removed []uint64, l int, sat []int32, need int, paren
 }
 
 // prune removes from f (words from off) the cells that every free cell of
-// line within keep attacks, except those candidates themselves, adds them
-// to removed, and reports whether there were any. It stops as soon as the
-// candidates seen so far leave nothing to remove, which is the usual case.
-func (d *worker) prune(f, line, keep, removed []uint64, off int) bool {
-	W, common := d.words, d.common
+// line attacks, except those candidates themselves, adds them to removed,
+// and reports whether there were any. It stops as soon as the candidates
+// seen so far leave nothing to remove, which is the usual case.
+func (d *worker[A]) prune(f, line, removed []uint64, off int) bool {
+	W := width[A](d.direct)
+	f, line, removed, common := f[:W], line[:W], removed[:W], d.common[:W]
 	first := true
 	for j := off; j < W; j++ {
-		for w := f[j] & line[j] & keep[j]; w != 0; w &= w - 1 {
+		for w := f[j] & line[j]; w != 0; w &= w - 1 {
 			att := d.attack[(j<<6|bits.TrailingZeros64(w))*W:]
 			var left uint64
 			if first {
 				for k := off; k < W; k++ {
-					common[k] = att[k] & f[k] &^ (line[k] & keep[k])
+					common[k] = att[k] & f[k] &^ line[k]
 					left |= common[k]
 				}
 				first = false
@@ -995,9 +1099,9 @@ func (d *worker) prune(f, line, keep, removed []uint64, off int) bool {
 // unsatisfied ExactlyOne lines want a queen each on their free cells, which
 // hold at most one queen per line of a family, plus one per cell outside
 // the family.
-func (d *worker) fits(f []uint64, l, need int) (tight uint64, ok bool) {
-	W, off := d.words, l>>6
-	g := d.free
+func (d *worker[A]) fits(f []uint64, l, need int) (tight uint64, ok bool) {
+	W, off := width[A](d.direct), l>>6
+	f, g := f[:W], d.free[:W]
 	for j := off; j < W; j++ {
 		g[j] = f[j] & d.eoCells[j]
 	}
@@ -1006,14 +1110,10 @@ func (d *worker) fits(f []uint64, l, need int) (tight uint64, ok bool) {
 		room := 0
 		if fam.masks {
 			// The lines met, from the cells on them.
-			var met uint64
 			for j := off; j < W; j++ {
 				room += bits.OnesCount64(g[j] &^ fam.cover[j])
-				for w := g[j] & fam.cover[j]; w != 0; w &= w - 1 {
-					met |= fam.cellLine[j<<6|bits.TrailingZeros64(w)]
-				}
 			}
-			room += bits.OnesCount64(met)
+			room += bits.OnesCount64(fam.cellLine.of(g, off))
 		} else {
 			for j := off; j < W; j++ {
 				room += bits.OnesCount64(g[j] &^ fam.cover[j])

@@ -216,6 +216,60 @@ func TestCompileDirectCustomModels(t *testing.T) {
 	}
 }
 
+// TestCompileDirectWideStates compiles boards whose states span four words
+// and five (16×16 and 17×17 cells: the widest fixed width of the build's
+// loops, and past it) with the N-Queens lines cut to the first two ranks,
+// the other cells free, against CompileApply and a count of the queen
+// pairs the lines allow times every assignment of the free cells.
+func TestCompileDirectWideStates(t *testing.T) {
+	for _, n := range []int{16, 17} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			var cs []configurator.Constraint
+			for _, c := range configuratortest.Model(t, n, configurator.RowMajor).Constraints() {
+				cut := configurator.Constraint{Kind: c.Kind, Name: c.Name}
+				for _, cell := range c.Cells {
+					if cell.Row < 2 {
+						cut.Cells = append(cut.Cells, cell)
+					}
+				}
+				if c.Kind == configurator.ExactlyOne && len(cut.Cells) == len(c.Cells) || c.Kind == configurator.AtMostOne && len(cut.Cells) >= 2 {
+					cs = append(cs, cut)
+				}
+			}
+			model, err := configurator.Custom(n, configurator.RowMajor, cs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pairs := 0
+			for a := range n {
+				for b := range n {
+					on := func(cell configurator.Cell) bool {
+						return cell == (configurator.Cell{Row: 0, Col: a}) || cell == (configurator.Cell{Row: 1, Col: b})
+					}
+					ok := true
+					for _, c := range cs {
+						k := 0
+						for _, cell := range c.Cells {
+							if on(cell) {
+								k++
+							}
+						}
+						ok = ok && (k == 1 || c.Kind == configurator.AtMostOne && k == 0)
+					}
+					if ok {
+						pairs++
+					}
+				}
+			}
+			want := new(big.Int).Lsh(big.NewInt(int64(pairs)), uint(n*n-2*n))
+			m, root := compileBoth(t, model)
+			if got := m.SatCount(root); got.Cmp(want) != 0 {
+				t.Errorf("%v solutions, want %d pairs × 2^%d = %v", got, pairs, n*n-2*n, want)
+			}
+		})
+	}
+}
+
 // FuzzCompileDirect compiles models of up to 4×4 cells whose lines the
 // fuzzer chooses (three bytes a line: kind, then a 16-bit mask of cells,
 // row-major) and checks the direct path against the apply path and a
