@@ -44,7 +44,7 @@ func compileFresh(t testing.TB, compile compiler, model *configurator.Model) (*r
 
 // compileDirectCounted compiles model with the direct compiler into a
 // manager of its own and fails the test when the count the compile made
-// along with the nodes is not the diagram's.
+// along with the nodes is not the diagram's (none past 64 bits).
 func compileDirectCounted(t testing.TB, model *configurator.Model) (*robdd.Manager, robdd.Node) {
 	t.Helper()
 	m := robdd.New(model.Vars(), 0)
@@ -52,7 +52,8 @@ func compileDirectCounted(t testing.TB, model *configurator.Model) (*robdd.Manag
 	if err != nil {
 		t.Fatalf("compile %d-queens (%v): %v", model.N(), model.Order(), err)
 	}
-	if want := m.SatCount(root); count == nil || count.Cmp(want) != 0 {
+	switch want := m.SatCount(root); {
+	case count == nil && want.BitLen() <= 64, count != nil && count.Cmp(want) != 0:
 		t.Errorf("the direct compile counted %v solutions; its diagram has %v", count, want)
 	}
 	return m, root
