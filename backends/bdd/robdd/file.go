@@ -8,10 +8,6 @@ import (
 	"hash/crc32"
 	"io"
 	"math/bits"
-	"runtime"
-	"slices"
-	"sync"
-	"sync/atomic"
 )
 
 // The diagram file, all integers little-endian:
@@ -199,12 +195,10 @@ func (f *fileWriter) flushFull(buf []byte, size int) []byte {
 // the budget fails with ErrNodeLimit. It reads nothing past the file's
 // last byte when r is a *bufio.Reader of at least 64 KiB.
 //
-// The Manager it returns holds the nodes alone, without a unique table: a
-// loaded diagram is mostly only read, and the first operation that makes
-// nodes builds it (Bytes counts what is held). To find a node twice, Load
-// looks at a level at a time, on every core, when the file's nodes come a
-// level at a time (as a diagram made a level at a time saves them), and
-// builds a unique table otherwise, which it drops at the end.
+// The Manager it returns holds the nodes alone: the unique table that
+// Load builds to find a node twice is dropped at the end, since a loaded
+// diagram is mostly only read, and the first operation that makes nodes
+// rebuilds it (Bytes counts what is held).
 func Load(r io.Reader, budget int64) (*Manager, []Node, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	head := make([]byte, headerSize)
@@ -231,11 +225,17 @@ func Load(r io.Reader, budget int64) (*Manager, []Node, error) {
 	if count > uint64(m.maxNodes-2) {
 		return nil, nil, fmt.Errorf("load diagram: %d nodes, budget %d: %w", count, m.maxNodes, ErrNodeLimit)
 	}
-	// Sized once: the store never grows.
+	// Sized once: MakeNode neither grows the store nor rehashes.
+	size := 1024
+	for size < int(count)+2 {
+		size *= 2
+	}
 	m.nodes = make([]node, 2, int(count)+2)
 	adviseHuge(m.nodes)
 	m.nodes[False] = node{level: vars}
 	m.nodes[True] = node{level: vars}
+	m.buckets = make([]uint32, size)
+	adviseHuge(m.buckets)
 
 	crc := crc32.Update(0, castagnoli, head)
 	buf := make([]byte, 1<<16)
@@ -286,27 +286,25 @@ func Load(r io.Reader, budget int64) (*Manager, []Node, error) {
 		}
 		i += k
 	}
-	// byLevel holds while the levels never rise from one node to the
-	// next: the nodes come a level at a time, as a compile that makes a
-	// level at a time (LevelBuilder) leaves them.
-	byLevel := true
+	recs := make([]node, 0, loadBatch)
 	for id := 2; id < total; {
 		k := min(total-id, len(buf)/fileNode)
 		p, err := read(fileNode * k)
 		if err != nil {
 			return nil, nil, loadErr("nodes", err)
 		}
-		for q := p[:fileNode*k]; len(q) > 0; q = q[fileNode:] {
-			n := node{
-				level: binary.LittleEndian.Uint32(q),
-				lo:    binary.LittleEndian.Uint32(q[4:]),
-				hi:    binary.LittleEndian.Uint32(q[8:]),
+		for j := 0; j < k; j += loadBatch {
+			recs = recs[:0]
+			for q := p[fileNode*j : fileNode*min(j+loadBatch, k)]; len(q) > 0; q = q[fileNode:] {
+				recs = append(recs, node{
+					level: binary.LittleEndian.Uint32(q),
+					lo:    binary.LittleEndian.Uint32(q[4:]),
+					hi:    binary.LittleEndian.Uint32(q[8:]),
+				})
 			}
-			if err := m.checkLoaded(n); err != nil {
+			if err := m.loadNodes(id+j, recs); err != nil {
 				return nil, nil, err
 			}
-			byLevel = byLevel && n.level <= m.nodes[len(m.nodes)-1].level
-			m.nodes = append(m.nodes, n)
 		}
 		id += k
 	}
@@ -317,231 +315,75 @@ func Load(r io.Reader, budget int64) (*Manager, []Node, error) {
 	if binary.LittleEndian.Uint32(tail) != crc {
 		return nil, nil, fmt.Errorf("load diagram: %w: %w", ErrChecksum, ErrFormat)
 	}
-	check := m.twinsInTable
-	if byLevel {
-		check = m.twinsByLevel
-	}
-	if err := check(); err != nil {
-		return nil, nil, err
-	}
-	// A loaded diagram is mostly only read: it has no unique table (4
-	// bytes a node of capacity) until the first MakeNode, if any,
-	// rebuilds it.
+	// The unique table checked that no node came twice; a loaded diagram
+	// is mostly only read, so it goes (4 bytes a node of capacity, 2 GiB
+	// at 16×16) and the first MakeNode, if any, rebuilds it.
 	m.buckets = nil
 	return m, roots, nil
 }
 
-// checkLoaded checks n, the next node of a file, against what a Manager's
-// nodes obey but canonicity (no two nodes equal), which twinsByLevel or
-// twinsInTable check once every node is in: a level in range, children
-// made before it, at deeper levels, and different (reduced).
-func (m *Manager) checkLoaded(n node) error {
-	id := uint32(len(m.nodes))
-	switch {
-	case n.level >= uint32(m.vars):
-		return loadedErr(id, n, "level out of range")
-	case n.lo >= id || n.hi >= id:
-		return loadedErr(id, n, "child not made before it")
-	case m.nodes[n.lo].level <= n.level || m.nodes[n.hi].level <= n.level:
-		return loadedErr(id, n, "child not below it")
-	case n.lo == n.hi:
-		return loadedErr(id, n, "not reduced")
-	}
-	return nil
-}
-
-func loadedErr(id uint32, n node, why string) error {
-	return fmt.Errorf("load diagram: node %d (level %d, low %d, high %d): %s: %w", id, n.level, n.lo, n.hi, why, ErrFormat)
-}
-
-// twinsByLevel reports the first node of the store (by id) equal to one
-// before it, when the nodes come a level at a time: then two equal nodes
-// lie in the run of one level, and the runs are looked at apart, largest
-// first, on every core. A run's nodes are spread by hash into parts of
-// about twinPart nodes, each then looked at in a table of its own that
-// holds the children of its nodes (the level being the run's) and fits a
-// core's cache: the large levels of a large diagram would miss the cache
-// at every node in one table of their size.
-func (m *Manager) twinsByLevel() error {
-	type run struct{ from, to uint32 }
-	var runs []run
-	for i := 2; i < len(m.nodes); {
-		j := i + 1
-		for j < len(m.nodes) && m.nodes[j].level == m.nodes[i].level {
-			j++
-		}
-		runs = append(runs, run{uint32(i), uint32(j)})
-		i = j
-	}
-	slices.SortFunc(runs, func(a, b run) int { return int(b.to-b.from) - int(a.to-a.from) })
-	// twin[k] is the first node of run k equal to an earlier one, of[k]
-	// that earlier one; 0 for none.
-	twin, of := make([]uint32, len(runs)), make([]uint32, len(runs))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(runs)) {
-		wg.Go(func() {
-			t := twinFinder{part: twinPart}
-			for {
-				k := int(next.Add(1) - 1)
-				if k >= len(runs) {
-					return
-				}
-				twin[k], of[k] = t.find(m.nodes, runs[k].from, runs[k].to)
-			}
-		})
-	}
-	wg.Wait()
-	first := -1
-	for k, id := range twin {
-		if id != 0 && (first < 0 || id < twin[first]) {
-			first = k
-		}
-	}
-	if first < 0 {
-		return nil
-	}
-	return loadedErr(twin[first], m.nodes[twin[first]], fmt.Sprintf("equal to node %d", of[first]))
-}
-
-// twinPart is about how many nodes of a level twinFinder looks at in one
-// table: 2¹⁵, a table of 512 KiB.
-const twinPart = 1 << 15
-
-// twinFinder is the work space of one goroutine of twinsByLevel: the
-// hashes of a run's nodes, in order, then the nodes spread into parts of
-// about part nodes (their children, low<<32 | high, never 0 for a reduced
-// node, their ids and their hashes), and the table of a part.
-type twinFinder struct {
-	part            int
-	hashes          []uint32
-	keys            []uint64
-	ids, partHashes []uint32
-	table           []uint64
-}
-
-// find returns the first node of the ids from..to-1 of nodes, all of one
-// level, equal to an earlier one, and that earlier one; 0, 0 for none.
-func (t *twinFinder) find(nodes []node, from, to uint32) (twin, of uint32) {
-	size := int(to - from)
-	parts := 1
-	for parts*t.part < size {
-		parts *= 2
-	}
-	shift := 32 - bits.Len(uint(parts-1))
-	part := func(h uint32) int {
-		if parts == 1 {
-			return 0
-		}
-		return int(h >> shift)
-	}
-	// The parts, each in order of id: where each begins, then the nodes.
-	t.hashes = room(t.hashes, size)
-	start := make([]int, parts+1)
-	for id := from; id < to; id++ {
-		n := nodes[id]
-		h := hash(n.level, Node(n.lo), Node(n.hi))
-		t.hashes = append(t.hashes, h)
-		start[part(h)+1]++
-	}
-	for p := range parts {
-		start[p+1] += start[p]
-	}
-	t.keys, t.ids, t.partHashes = room(t.keys, size)[:size], room(t.ids, size)[:size], room(t.partHashes, size)[:size]
-	at := slices.Clone(start[:parts])
-	for i, h := range t.hashes {
-		n := nodes[from+uint32(i)]
-		p := part(h)
-		t.keys[at[p]], t.ids[at[p]], t.partHashes[at[p]] = uint64(n.lo)<<32|uint64(n.hi), from+uint32(i), h
-		at[p]++
-	}
-	for p := range parts {
-		keys, ids, hashes := t.keys[start[p]:start[p+1]], t.ids[start[p]:start[p+1]], t.partHashes[start[p]:start[p+1]]
-		t.table = clearedTable(t.table, 2*len(keys))
-		mask := uint32(len(t.table) - 1)
-	part:
-		for i, key := range keys {
-			b := hashes[i] & mask
-			for ; t.table[b] != 0; b = (b + 1) & mask {
-				if t.table[b] == key {
-					if twin == 0 || ids[i] < twin {
-						twin, of = ids[i], ids[slices.Index(keys, key)]
-					}
-					break part
-				}
-			}
-			t.table[b] = key
-		}
-	}
-	return twin, of
-}
-
-// room returns s emptied, with room for n elements, reusing its memory
-// when it has that much.
-func room[T any](s []T, n int) []T {
-	if cap(s) < n {
-		return make([]T, 0, n)
-	}
-	return s[:0]
-}
-
-// clearedTable returns t cleared and sized to the smallest power of two of
-// at least n slots (and 1024), reusing t's memory when it has room.
-func clearedTable(t []uint64, n int) []uint64 {
-	size := tableSize(n)
-	if cap(t) < size {
-		return make([]uint64, size)
-	}
-	t = t[:size]
-	clear(t)
-	return t
-}
-
-// twinsInTable reports the first node of the store (by id) equal to one
-// before it, whatever the order of their levels: the nodes go into a
-// unique table in order, a batch at a time (the lookups of a batch, a
-// cache miss or two each, are independent, so the processor overlaps
-// them), as MakeNode would put them.
-func (m *Manager) twinsInTable() error {
-	m.buckets = make([]uint32, tableSize(len(m.nodes)))
-	adviseHuge(m.buckets)
-	mask := uint32(len(m.buckets) - 1)
-	var bucket, head [loadBatch]uint32
-	for first := 2; first < len(m.nodes); first += loadBatch {
-		batch := m.nodes[first:min(first+loadBatch, len(m.nodes))]
-		for j, n := range batch {
-			bucket[j] = hash(n.level, Node(n.lo), Node(n.hi)) & mask
-			head[j] = m.buckets[bucket[j]]
-		}
-		twin := func(id, i uint32) error {
-			return loadedErr(id, m.nodes[id], fmt.Sprintf("equal to node %d", i))
-		}
-		// Equal to a node of an earlier batch: the chains as they were.
-		for j, n := range batch {
-			for i := head[j]; i != 0; i = m.nodes[i].next {
-				if o := m.nodes[i]; o.level == n.level && o.lo == n.lo && o.hi == n.hi {
-					return twin(uint32(first+j), i)
-				}
-			}
-		}
-		// Equal to one of this batch, which the chains now begin with.
-		for j, n := range batch {
-			id := uint32(first + j)
-			b := bucket[j]
-			for i := m.buckets[b]; i >= uint32(first); i = m.nodes[i].next {
-				if o := m.nodes[i]; o.level == n.level && o.lo == n.lo && o.hi == n.hi {
-					return twin(id, i)
-				}
-			}
-			m.nodes[id].next = m.buckets[b]
-			m.buckets[b] = id
-		}
-	}
-	return nil
-}
-
-// loadBatch is how many nodes twinsInTable looks up at once.
+// loadBatch is how many nodes loadNodes takes at once.
 const loadBatch = 64
+
+// loadNodes adds the nodes recs of a file, whose ids are first, first+1,
+// ..., checking what a Manager's nodes obey: children made before them, at
+// deeper levels, different (reduced), and no node equal to another
+// (canonical). It does what MakeNode does for each, a batch at a time: the
+// lookups of the unique table, a cache miss or two each, are independent
+// within a batch, so the processor overlaps them. The store and the table
+// must have room for every node of the file.
+func (m *Manager) loadNodes(first int, recs []node) error {
+	bad := func(j int, why string) error {
+		r := recs[j]
+		return fmt.Errorf("load diagram: node %d (level %d, low %d, high %d): %s: %w", first+j, r.level, r.lo, r.hi, why, ErrFormat)
+	}
+	for j, r := range recs {
+		id := uint32(first + j)
+		switch {
+		case r.level >= uint32(m.vars):
+			return bad(j, "level out of range")
+		case r.lo >= id || r.hi >= id:
+			return bad(j, "child not made before it")
+		case m.nodes[r.lo].level <= r.level || m.nodes[r.hi].level <= r.level:
+			return bad(j, "child not below it")
+		case r.lo == r.hi:
+			return bad(j, "not reduced")
+		}
+		m.nodes = append(m.nodes, node{level: r.level, lo: r.lo, hi: r.hi})
+	}
+	mask := uint32(len(m.buckets) - 1)
+	var bucket [loadBatch]uint32
+	var head [loadBatch]uint32
+	for j, r := range recs {
+		bucket[j] = hash(r.level, Node(r.lo), Node(r.hi)) & mask
+		head[j] = m.buckets[bucket[j]]
+	}
+	// Equal to a node of an earlier batch: the chains as they were.
+	for j, r := range recs {
+		for i := head[j]; i != 0; {
+			n := &m.nodes[i]
+			if n.level == r.level && n.lo == r.lo && n.hi == r.hi {
+				return bad(j, fmt.Sprintf("equal to node %d", i))
+			}
+			i = n.next
+		}
+	}
+	// Equal to one of this batch, which the chains now begin with.
+	for j, r := range recs {
+		id := uint32(first + j)
+		b := bucket[j]
+		for i := m.buckets[b]; i >= uint32(first); {
+			n := &m.nodes[i]
+			if n.level == r.level && n.lo == r.lo && n.hi == r.hi {
+				return bad(j, fmt.Sprintf("equal to node %d", i))
+			}
+			i = n.next
+		}
+		m.nodes[id].next = m.buckets[b]
+		m.buckets[b] = id
+	}
+	return nil
+}
 
 // loadErr wraps a read error: a file cut short is malformed.
 func loadErr(part string, err error) error {
