@@ -47,8 +47,9 @@ const precomputeTime = 45 * time.Minute
 // first analysis starts the background work that computes them all (see
 // start) until the space is closed (close); precompute fills the memo
 // whole, by one search of the board's solutions when it can (keepAll),
-// else by a sweep per board. Its answers are saved beside the space's compiled file and read
-// back when the space is loaded again (see answers.go). A memo is safe for
+// else by a sweep per board. Its answers are saved beside the space's
+// compiled file and read back when the space is loaded again (see
+// answers.go). A memo is safe for
 // concurrent use; an answer being computed is waited for, never computed
 // twice at once.
 type memo struct {
@@ -430,17 +431,9 @@ func (m *memo) joinTally(ctx context.Context) (*keptTally, error) {
 		return nil, nil
 	}
 	model, V := m.model, m.model.Vars()
-	k := &keptTally{count: count, start: time.Now()}
+	k := &keptTally{count: count, start: time.Now(), pairs: m.keyedPairs()}
 	for _, c := range m.firstImages() {
 		k.ones = append(k.ones, model.Var(c))
-	}
-	for a := range V {
-		for b := a + 1; b < V; b++ {
-			q := []configurator.Cell{model.Cell(a), model.Cell(b)}
-			if _, key := pairKey(model, q); key == a*V+b && !model.Attacks(q[0], q[1]) {
-				k.pairs = append(k.pairs, [2]int{a, b})
-			}
-		}
 	}
 	if m.holds(k.ones, k.pairs) {
 		m.tallied.Store(true) // read back from the memo's file
@@ -503,6 +496,25 @@ func (m *memo) keepTally(k *keptTally) error {
 	}
 	m.tallied.Store(true)
 	return nil
+}
+
+// keyedPairs lists the boards of two queens the memo keys its pairs by,
+// as pairs of variables a < b (key a·Vars + b): those whose key is the
+// least of their images' (pairKey) and whose queens do not attack each
+// other (the others have no solution, or are answered through their
+// image).
+func (m *memo) keyedPairs() [][2]int {
+	V := m.model.Vars()
+	var pairs [][2]int
+	for a := range V {
+		for b := a + 1; b < V; b++ {
+			q := []configurator.Cell{m.model.Cell(a), m.model.Cell(b)}
+			if _, key := pairKey(m.model, q); key == a*V+b && !m.model.Attacks(q[0], q[1]) {
+				pairs = append(pairs, [2]int{a, b})
+			}
+		}
+	}
+	return pairs
 }
 
 // holds reports whether the memo keeps every answer keepAll would: those
@@ -677,21 +689,14 @@ func (m *memo) keepPairs(ctx context.Context, workers int) error {
 	}
 	vars := m.model.Vars()
 feed:
-	for a := range vars {
-		for b := a + 1; b < vars; b++ {
-			q := []configurator.Cell{m.model.Cell(a), m.model.Cell(b)}
-			key := a*vars + b
-			if _, least := pairKey(m.model, q); least != key || m.model.Attacks(q[0], q[1]) {
-				continue // another image's key, or no solution
-			}
-			if _, ok := m.pairs.Load(key); ok {
-				continue
-			}
-			select {
-			case boards <- q:
-			case <-ctx.Done():
-				break feed
-			}
+	for _, p := range m.keyedPairs() {
+		if _, ok := m.pairs.Load(p[0]*vars + p[1]); ok {
+			continue
+		}
+		select {
+		case boards <- []configurator.Cell{m.model.Cell(p[0]), m.model.Cell(p[1])}:
+		case <-ctx.Done():
+			break feed
 		}
 	}
 	close(boards)

@@ -180,7 +180,7 @@ func (t *tally) merge(o *tally) {
 
 // isQueens reports whether model is the N-Queens model of its board (the
 // rules configurator.New writes, in any variable order) of at most 64
-// files, whose solutions queensTally searches; a custom model is not.
+// files, whose solutions a tallyRun searches; a custom model is not.
 func isQueens(model *configurator.Model) bool {
 	if model.N() > 64 {
 		return false
@@ -272,13 +272,7 @@ func (r *tallyRun) work(ctx context.Context, workers int, run func(n int, f func
 	}
 }
 
-// queensTally adds up t's sums over the solutions of the n-queens board
-// (see tallyRun), on workers goroutines.
-func queensTally(ctx context.Context, n int, t *tally, workers int, run func(n int, f func())) error {
-	return newTallyRun(n, t).work(ctx, workers, run)
-}
-
-// queensSearch is the work space of one goroutine of queensTally: the
+// queensSearch is the work space of one goroutine of a tallyRun: the
 // queens placed, by variable, the solution as a bitset by variable, and
 // the same of its mirror image.
 type queensSearch struct {
@@ -332,7 +326,7 @@ func (s *queensSearch) found() {
 	n := s.n
 	clear(s.sol)
 	for _, v := range s.q {
-		s.sol[v>>6] |= 1 << (v & 63)
+		setBit(s.sol, int(v))
 	}
 	s.t.add(s.q, s.sol)
 	if !s.mirror {
@@ -340,9 +334,9 @@ func (s *queensSearch) found() {
 	}
 	clear(s.msol)
 	for r, v := range s.q {
-		m := int32(2*r*n + n - 1 - int(v))
-		s.mq[r] = m
-		s.msol[m>>6] |= 1 << (m & 63)
+		m := 2*r*n + n - 1 - int(v)
+		s.mq[r] = int32(m)
+		setBit(s.msol, m)
 	}
 	s.t.add(s.mq, s.msol)
 }

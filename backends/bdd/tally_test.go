@@ -171,7 +171,7 @@ func TestTallyCountsTheSolutions(t *testing.T) {
 			all[v] = v
 		}
 		tl := newTally(V, (V+63)/64, all, nil)
-		if err := queensTally(context.Background(), tc.n, tl, 3, func(_ int, f func()) { f() }); err != nil {
+		if err := newTallyRun(tc.n, tl).work(context.Background(), 3, func(_ int, f func()) { f() }); err != nil {
 			t.Fatal(err)
 		}
 		var sum uint64

@@ -361,24 +361,25 @@ func TestSmallCompilesTakeNoTurns(t *testing.T) {
 	if err := b.work.cores.Acquire(ctx, int64(b.work.heavy)); err != nil {
 		t.Fatal(err)
 	}
-	small := make(chan error, 1)
-	go func() {
-		_, err := b.Compile(ctx, configuratortest.Model(t, 8, configurator.RowMajor))
-		small <- err
-	}()
+	// compile compiles an n×n board and sends the error when it ends.
+	compile := func(n int) <-chan error {
+		model := configuratortest.Model(t, n, configurator.RowMajor)
+		done := make(chan error, 1)
+		go func() {
+			_, err := b.Compile(ctx, model)
+			done <- err
+		}()
+		return done
+	}
 	select {
-	case err := <-small:
+	case err := <-compile(8):
 		if err != nil {
 			t.Fatal(err)
 		}
 	case <-time.After(time.Minute):
 		t.Fatal("an 8×8 compile waited for a turn on the cores the heavy work holds")
 	}
-	heavy := make(chan error, 1)
-	go func() {
-		_, err := b.Compile(ctx, configuratortest.Model(t, 12, configurator.RowMajor))
-		heavy <- err
-	}()
+	heavy := compile(12)
 	select {
 	case err := <-heavy:
 		t.Fatalf("a 12×12 compile ended (%v) while the heavy work held every core", err)
