@@ -800,30 +800,20 @@ func heavyRoutes(ctx context.Context, a *attackRun) error {
 }
 
 // freshWalks asks for the empty 15×15 board, which the server (with no
-// disk cache) compiles, every half second until it is answered; then the
-// victim walks the board from that first answer on, each step a queen on
-// a free square of the last answer (seeded), a new walk from the empty
-// board when none is left: the space as its first visitors meet it, its
-// kept answers computed, or not, before it was offered.
+// disk cache) compiles, until it is answered (prepare); then the victim
+// walks the board from that first answer on, each step a queen on a free
+// square of the last answer (seeded), a new walk from the empty board
+// when none is left: the space as its first visitors meet it, its kept
+// answers computed, or not, before it was offered.
 func freshWalks(ctx context.Context, a *attackRun) error {
 	const n = 15
+	start := time.Now()
+	if err := a.prepare(ctx, queensBody("bdd", n, "", nil)); err != nil {
+		return err
+	}
+	a.note("the empty 15×15 board first answered %v after it was first asked for (asked every two seconds): the compile and what the server does before it offers the space", time.Since(start).Round(100*time.Millisecond))
 	c := client(0, time.Minute)
 	defer c.CloseIdleConnections()
-	start := time.Now()
-	for {
-		status, body := a.do(ctx, c, "15×15 while compiling", http.MethodPost, "/api/v1/analyze", queensBody("bdd", n, "", nil))
-		if status == http.StatusOK {
-			break
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if status != http.StatusServiceUnavailable {
-			return fmt.Errorf("the empty 15×15 board: %d %s", status, body)
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
-	a.note("the empty 15×15 board first answered %v after it was first asked for: the compile and what the server does before it offers the space", time.Since(start).Round(100*time.Millisecond))
 	rng := rand.New(rand.NewPCG(1, n))
 	end := time.Now().Add(a.cfg.Duration)
 	var queens [][2]int
