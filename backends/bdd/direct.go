@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/nqueens/configurator/backends/bdd/robdd"
@@ -40,19 +39,25 @@ import (
 // those lines must hold a queen and prunes like an ExactlyOne line. Each
 // of these steps cuts the states the build holds by a large factor.
 //
-// The build goes layer by layer: the states of level l are expanded into
-// those of level l+1 and then dropped, keeping two child indices a state.
-// GOMAXPROCS workers settle the children of a layer's states, a chunk of
-// states at a time, and shards (one for every four workers), each owning
-// a part of the hashes, take them into the next layer (see shard); the
-// states are then numbered in the order a sequential build meets them, so
-// the states, the nodes and their ids are those of a sequential build,
-// whatever the number of workers and shards. The nodes are then made from the bottom level up, each level
-// deduplicated by a table of its own, held compactly by the builder and
-// put into the store at once, at its exact size, without the Manager's
-// unique table (see robdd.LevelBuilder). Memory is 8 bytes a state plus
-// the two widest adjacent layers while expanding, then at most 24 bytes a
-// node while the nodes go into the store, 16 afterwards.
+// A state whose lowest free cell is at level L branches there (a queen or
+// not); at the levels above it, down from its birth, it carries on
+// unchanged and makes a node whose high child is false. So the build keeps
+// each state once, in the bucket of the level at which it branches (see
+// bucket), and expands the buckets from the top level down: each state's
+// two children are settled and added to the buckets of their own levels,
+// where equal states meet, and the state keeps their two refs. The states
+// waiting for a level below are not touched until their level comes.
+// GOMAXPROCS workers settle the children of a bucket's states, a chunk of
+// states at a time, while one goroutine takes them into the buckets in the
+// order of the chunks, so the states, the nodes and their ids are those
+// of a sequential build, whatever the number of workers. The nodes are
+// then made from the bottom level up, each level deduplicated by a table
+// of its own, held compactly by the builder and put into the store at
+// once, at its exact size, without the Manager's unique table (see
+// robdd.LevelBuilder). Memory is, while expanding, the keys and tables of
+// the states waiting, and 16 bytes for each state expanded; then 12 bytes
+// a live state and at most 24 bytes a node while the nodes go into the
+// store, 16 afterwards.
 //
 // Every node it makes is reachable from the root, so in a Manager that
 // held only the terminals the diagram has Size()-2 nodes.
@@ -116,15 +121,16 @@ type direct struct {
 	pigeon   bool
 	// empty is set when some ExactlyOne line has no cell at all.
 	empty bool
-	// procs is how many goroutines expand a layer, chunk how many
-	// states they take at a time and shards how many goroutines take
-	// the children into the next layer: GOMAXPROCS, about a megabyte of
-	// states and one shard for workersPerShard workers by default (0);
-	// tests set them to exercise the sharing.
-	procs, chunk, shards int
+	// procs is how many goroutines expand a bucket and chunk how many
+	// states they take at a time: GOMAXPROCS and about a megabyte of
+	// states by default (0); tests set them to exercise the sharing.
+	procs, chunk int
+	// sink is what the reads ahead of the takes read (touch), kept so
+	// that the reads stay.
+	sink uint64
 	// share, when set, is the workspace whose cores the compile shares
 	// with its Backend's other heavy work (Options.SpareCore): at most
-	// share.heavy goroutines expand a layer, and each piece of work runs
+	// share.heavy goroutines expand a bucket, and each piece of work runs
 	// in its turn (run).
 	share *workspace
 }
@@ -414,16 +420,6 @@ func intersects(a, b []uint64, from int) bool {
 	return false
 }
 
-// workersPerShard is how many workers expand a layer for each shard that
-// takes their children by default. Settling the children costs several
-// times what inserting them does, so one shard keeps up with four
-// workers; more shards cost more than they save, since their states must
-// be numbered and gathered (see number).
-const workersPerShard = 4
-
-// dead marks a child that is the constant false.
-const dead = ^uint32(0)
-
 // ctxEvery is how many states the build expands or turns into nodes between
 // two looks at its context and its budget, at most: fewer when states are
 // wide, so that about a megabyte of them at most comes between two looks.
@@ -447,9 +443,9 @@ func width[A words](d *direct) int {
 	return d.words
 }
 
-// expander expands the states of a chunk of a layer (worker.expand).
+// expander expands a chunk of the states of a bucket (worker.expand).
 type expander interface {
-	expand(c *chunk, cur *layer, l, noff int, ch []uint32)
+	expand(c *chunk, b *bucket, l int)
 }
 
 // newExpander returns a worker for d's states, instantiated with their
@@ -486,69 +482,49 @@ func newWorker[A words](d *direct) *worker[A] {
 		common: buf[4*W : 5*W : 5*W], free: buf[5*W : 6*W : 6*W], lost: buf[6*W:]}
 }
 
-// chunk is the expansion of the states start..end-1 of a layer: the
+// chunk is the expansion of the states start..end-1 of a bucket: the
 // children that live, in the order of a sequential build (for each state
 // its child with a queen at the level, then the one without), each with
-// its key (the words of the next layer's keys), its tight families, its
-// hash and its position in the layer's child array.
+// its key (the state's words from the level's word on, width of them), its
+// tight families, the level at which it branches, the hash of its key in
+// that level's bucket, and its place in the bucket's kids.
 type chunk struct {
-	start, end int
-	keys       []uint64
-	tight      []uint64
-	hash, dst  []uint32
-	// owned[p] lists the children whose hash falls in shard p.
-	owned [][]int32
-	// done[p] gets a token when the chunk is filled, for shard p; left
-	// counts the shards that have yet to take it.
-	done []chan struct{}
-	left atomic.Int32
+	start, end, width int
+	keys              []uint64
+	tight             []uint64
+	level             []int32
+	hash, dst         []uint32
+	// done gets a token when the chunk is filled.
+	done chan struct{}
 	// held is the memory of the buffers when the chunk was last taken,
 	// for the budget.
 	held int64
 }
 
 func (c *chunk) bytes() int64 {
-	n := int64(cap(c.keys)+cap(c.tight))*8 + int64(cap(c.hash)+cap(c.dst))*4
-	for _, o := range c.owned {
-		n += int64(cap(o)) * 4
-	}
-	return n
+	return int64(cap(c.keys)+cap(c.tight))*8 + int64(cap(c.level)+cap(c.hash)+cap(c.dst))*4
 }
 
-// expand fills c with the children of cur's states c.start..c.end-1 at
-// level l, whose keys in the next layer start at word noff, and marks
-// their places in ch, the layer's child array, dead until the shards
-// take them.
-func (w *worker[A]) expand(c *chunk, cur *layer, l, noff int, ch []uint32) {
+// expand fills c with the children of b's states c.start..c.end-1, which
+// branch at level l.
+func (w *worker[A]) expand(c *chunk, b *bucket, l int) {
 	W := width[A](w.direct)
 	off, bit := l>>6, uint64(1)<<(l&63)
 	att := w.attack[l*W : (l+1)*W]
 	s, f0, f1, rm := w.s[:W], w.f0[:W], w.f1[:W], w.rm[:W]
-	c.keys, c.tight, c.hash, c.dst = c.keys[:0], c.tight[:0], c.hash[:0], c.dst[:0]
-	for p := range c.owned {
-		c.owned[p] = c.owned[p][:0]
-	}
-	for i := 2 * c.start; i < 2*c.end; i++ {
-		ch[i] = dead
-	}
+	c.width = W - off
+	c.keys, c.tight, c.level, c.hash, c.dst = c.keys[:0], c.tight[:0], c.level[:0], c.hash[:0], c.dst[:0]
 	emit := func(f []uint64, tight uint64, dst int) {
-		k := f[noff:]
-		h := hashKey(k)
-		p := owner(h, len(c.owned))
-		c.owned[p] = append(c.owned[p], int32(len(c.hash)))
-		c.keys = append(c.keys, k...)
+		L := lowest(f, off, w.vars)
+		c.keys = append(c.keys, f[off:]...)
 		c.tight = append(c.tight, tight)
-		c.hash = append(c.hash, h)
+		c.level = append(c.level, int32(L))
+		c.hash = append(c.hash, hashKey(f[min(L>>6, W):]))
 		c.dst = append(c.dst, uint32(dst))
 	}
 	for i := c.start; i < c.end; i++ {
-		copy(s[off:], cur.key(i))
-		tight := cur.tight[i]
-		if s[off]&bit == 0 {
-			// No queen can go at l: the state carries on unchanged.
-			emit(s, tight, 2*i)
-			continue
-		}
+		copy(s[off:], b.key(i))
+		tight := b.tight[i]
 		need := 0
 		if w.pigeon {
 			need = w.unsatisfied(s, l)
@@ -572,24 +548,42 @@ func (w *worker[A]) expand(c *chunk, cur *layer, l, noff int, ch []uint32) {
 	}
 }
 
-// compile runs the layer-by-layer build: the states of each level are
-// expanded into those of the next, keeping two child indices a state, and
-// then the nodes are made from the bottom level up with a
-// robdd.LevelBuilder.
+// take adds the children of c, which the states of bucket l made, to the
+// buckets of the levels at which they branch, and sets their refs in
+// bucket l's kids.
+func take(buckets []bucket, l int, c *chunk) uint64 {
+	kids := buckets[l].kids
+	var sink uint64
+	for b := 0; b < len(c.hash); b += touchBatch {
+		to := min(b+touchBatch, len(c.hash))
+		sink += touch(buckets, c, b, to)
+		for j := b; j < to; j++ {
+			L := int(c.level[j])
+			bk := &buckets[L]
+			k := c.keys[j*c.width : (j+1)*c.width]
+			i := bk.insert(k[len(k)-bk.width:], c.hash[j], c.tight[j])
+			kids[c.dst[j]] = refOf(L, i)
+		}
+	}
+	return sink
+}
+
+// compile runs the build: the buckets are expanded from the top level
+// down, each state's children settled and added to the buckets of the
+// levels at which they branch, and then the nodes are made from the
+// bottom level up with a robdd.LevelBuilder.
 //
-// The expansion of a layer is shared out in chunks of states among
-// GOMAXPROCS workers, each settling the children of its chunk, while the
-// shards (see workersPerShard) take the children into the next layer,
-// each those whose hash falls in it, in the order of the chunks. A lone
-// shard numbers the states as it meets them; several number theirs by
-// the position of the child that first met them, and number then orders
-// the layer's states by those positions. Either way the states come in
-// the order of a sequential build, and so do the nodes and their ids,
-// whatever the number of workers and shards.
+// The expansion of a bucket is shared out in chunks of states among
+// GOMAXPROCS workers, each settling the children of its chunk, while one
+// goroutine takes the filled chunks, in order, into the buckets: so the
+// states come in the order of a sequential build, and so do the nodes and
+// their ids, whatever the number of workers. Taking a child costs a
+// fraction of settling it, so the one goroutine keeps up with several
+// workers.
 func (d *direct) compile(ctx context.Context, m *robdd.Manager) (robdd.Node, directStats, error) {
 	var st directStats
 	start := time.Now()
-	V, W := d.vars, d.words
+	V := d.vars
 	if d.empty {
 		st.solutions = new(big.Int)
 		return robdd.False, st, nil
@@ -610,12 +604,17 @@ func (d *direct) compile(ctx context.Context, m *robdd.Manager) (robdd.Node, dir
 		st.solutions = new(big.Int)
 		return robdd.False, st, nil
 	}
-	cur := &layer{width: W, n: 1, keys: slices.Clone(s), tight: []uint64{tight}}
-	children := make([][]uint32, V)
-	var childBytes int64
+	buckets := make([]bucket, V+1)
+	for L := range buckets {
+		buckets[L].width = d.words - min(L>>6, d.words)
+	}
+	L0 := lowest(s, 0, V)
+	k := s[min(L0>>6, d.words):]
+	root := refOf(L0, buckets[L0].insert(k, hashKey(k), tight))
+	buckets[L0].settleBirths(0)
 	every := d.chunk
 	if every <= 0 {
-		every = max(1, min(ctxEvery, (1<<20)/(8*W)))
+		every = max(1, min(ctxEvery, (1<<20)/(8*d.words)))
 	}
 	procs := d.procs
 	if procs <= 0 {
@@ -624,147 +623,107 @@ func (d *direct) compile(ctx context.Context, m *robdd.Manager) (robdd.Node, dir
 	if d.share != nil {
 		procs = min(procs, d.share.heavy)
 	}
-	nshards := d.shards
-	if nshards <= 0 {
-		nshards = (procs + workersPerShard - 1) / workersPerShard
-	}
 	var workers []expander
 	for range procs {
 		workers = append(workers, d.newExpander())
 	}
-	shards := make([]*shard, nshards)
-	for p := range shards {
-		shards[p] = &shard{p: p, of: nshards}
-	}
-	// Chunks enough for every worker and every shard to have one at
-	// hand and one more waiting. Their buffers grow to what the chunks
-	// hold.
-	ring := make([]*chunk, 2*(len(workers)+len(shards)))
+	// Chunks enough for every worker to have one at hand and one more
+	// waiting, and one for the taker. Their buffers grow to what the
+	// chunks hold.
+	ring := make([]*chunk, 2*len(workers)+1)
 	for k := range ring {
-		ring[k] = &chunk{owned: make([][]int32, len(shards)), done: make([]chan struct{}, len(shards))}
-		for p := range shards {
-			ring[k].done[p] = make(chan struct{}, 1)
-		}
+		ring[k] = &chunk{done: make(chan struct{}, 1)}
 	}
-	var firsts []uint64 // number's scratch
-	prev := 1           // the states of the last layer
+	var kept int64 // the kids of the buckets expanded
+	held := func(l int) int64 {
+		used := kept + m.Bytes()
+		for L := l; L <= V; L++ {
+			used += buckets[L].bytes()
+		}
+		for _, c := range ring {
+			used += c.held
+		}
+		return used
+	}
 	for l := range V {
-		noff := (l + 1) >> 6
-		// Room in the shards for as many states as the last layer's
-		// growth gives, an eighth more for the shards' imbalance: their
-		// keys grow by copies past it.
-		expect := 2 * cur.n
-		if prev > 0 { // none after a layer without states
-			expect = min(expect, cur.n*cur.n/prev)
+		b := &buckets[l]
+		if b.n == 0 {
+			continue
 		}
-		d.run(1, func() {
-			for _, sh := range shards {
-				sh.reset(W-noff, (expect+expect/8)/len(shards)+16)
-			}
-		})
-		ch := make([]uint32, 2*cur.n)
-		childBytes += int64(len(ch)) * 4
-		held := func() int64 {
-			used := childBytes + cur.bytes() + m.Bytes() + int64(cap(firsts))*8
-			for _, sh := range shards {
-				used += sh.held.Load()
-			}
-			return used
+		if used := held(l) + 16*int64(b.n); used > budget {
+			return robdd.False, st, fmt.Errorf("%d states at level %d, %d bytes: %w", b.n, l, used, robdd.ErrNodeLimit)
 		}
-		// check looks at the context and the budget once the shards
-		// have taken c.
+		b.kids = make([]ref, 2*b.n)
+		// check looks at the context and the budget once c is taken.
 		check := func(c *chunk) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 			c.held = c.bytes()
-			used := held()
-			for _, c := range ring {
-				used += c.held
-			}
+			used := held(l)
 			if used > budget {
-				return fmt.Errorf("%d states at level %d, %d bytes: %w", cur.n, l, used, robdd.ErrNodeLimit)
+				return fmt.Errorf("%d states at level %d, %d bytes: %w", b.n, l, used, robdd.ErrNodeLimit)
 			}
 			st.peak = max(st.peak, used)
 			return nil
 		}
-		chunks := (cur.n + every - 1) / every
-		fill := func(w expander, c *chunk, k int) {
-			c.start, c.end = k*every, min((k+1)*every, cur.n)
-			w.expand(c, cur, l, noff, ch)
+		var sink uint64
+		takeChecked := func(c *chunk) error {
+			sink += take(buckets, l, c)
+			return check(c)
 		}
+		fill := func(w expander, c *chunk, k int) {
+			c.start, c.end = k*every, min((k+1)*every, b.n)
+			w.expand(c, b, l)
+		}
+		chunks := (b.n + every - 1) / every
 		if chunks <= 1 || len(workers) == 1 {
 			c := ring[0]
 			for k := range chunks {
 				var err error
 				d.run(1, func() {
 					fill(workers[0], c, k)
-					for _, sh := range shards {
-						sh.take(c, ch)
-					}
-					err = check(c)
+					err = takeChecked(c)
 				})
 				if err != nil {
 					return robdd.False, st, err
 				}
 			}
-		} else if err := expandParallel(workers, shards, ring, chunks, ch, fill, check, d.run); err != nil {
+		} else if err := expandParallel(workers, ring, chunks, fill, takeChecked, d.run); err != nil {
 			return robdd.False, st, err
 		}
-		st.states = append(st.states, cur.n)
-		prev = cur.n
-		children[l] = ch
-		// The next layer, in cur's memory: the states are numbered,
-		// their keys gathered from the shards.
-		n := shards[0].n
-		if len(shards) > 1 {
-			firsts = room(firsts, (len(ch)+63)/64)[:(len(ch)+63)/64]
-			d.run(len(workers), func() { n = number(ch, firsts, len(workers)) })
+		d.sink = sink
+		for L := l + 1; L <= V; L++ {
+			buckets[L].settleBirths(l + 1)
 		}
-		width := W - noff
-		if grown := int64(n)*int64(width+1) - int64(cap(cur.keys)+cap(cur.tight)); grown > 0 && len(shards) > 1 {
-			if used := held() + 8*grown; used > budget {
-				return robdd.False, st, fmt.Errorf("%d states at level %d, %d bytes: %w", n, l+1, used, robdd.ErrNodeLimit)
-			}
-		}
-		d.run(len(shards), func() { cur.gather(shards, ch, noff, width, n) })
+		b.drop()
+		kept += b.bytes()
 	}
-	cur, ring = nil, nil
+	ring = nil
 	st.expand = time.Since(start)
-	root, err := d.makeNodes(ctx, m, children, childBytes, budget, len(workers), &st)
+	node, err := d.makeNodes(ctx, m, buckets, root, budget, len(workers), &st)
 	st.build = time.Since(start) - st.expand
-	return root, st, err
+	return node, st, err
 }
 
 // expandParallel runs fill on chunks 0..chunks-1 in workers, in ring's
-// buffers (chunk k in ring[k%len(ring)]), while each shard takes the
-// filled chunks in order; the last shard to take chunk k runs check on it
-// and hands chunk k+len(ring), whose buffer it frees, to the workers. It
-// stops at check's first error and returns it once every worker and
-// shard has stopped. No goroutine of its own hands the chunks out: a
-// worker or a shard waits only for what it needs. Each fill, and each
-// take with its check, runs through run (direct.run), which waits for
-// the goroutine's turn on the cores when the compile shares them.
-func expandParallel(workers []expander, shards []*shard, ring []*chunk, chunks int, ch []uint32, fill func(expander, *chunk, int), check func(*chunk) error, run func(n int, f func())) error {
+// buffers (chunk k in ring[k%len(ring)]), while the calling goroutine
+// takes the filled chunks in order and hands chunk k+len(ring), whose
+// buffer take frees, to the workers. It stops at take's first error and
+// returns it once every worker has stopped. Each fill and each take runs
+// through run (direct.run), which waits for the goroutine's turn on the
+// cores when the compile shares them.
+func expandParallel(workers []expander, ring []*chunk, chunks int, fill func(expander, *chunk, int), take func(*chunk) error, run func(n int, f func())) error {
 	var (
-		jobs  = make(chan int, len(ring)) // never more than the buffers
-		sent  atomic.Int64
-		stop  = make(chan struct{})
-		mu    sync.Mutex // serialises check and the first error
-		first error
-		wg    sync.WaitGroup
+		jobs = make(chan int, len(ring)) // never more than the buffers
+		stop = make(chan struct{})
+		wg   sync.WaitGroup
 	)
-	if chunks == 0 {
-		return nil
-	}
-	send := func(k int) {
-		jobs <- k
-		if sent.Add(1) == int64(chunks) {
-			close(jobs)
-		}
-	}
 	for k := range min(len(ring), chunks) {
-		send(k)
+		jobs <- k
+	}
+	if chunks <= len(ring) {
+		close(jobs)
 	}
 	for _, w := range workers {
 		wg.Go(func() {
@@ -781,52 +740,28 @@ func expandParallel(workers []expander, shards []*shard, ring []*chunk, chunks i
 				}
 				c := ring[k%len(ring)]
 				run(1, func() { fill(w, c, k) })
-				c.left.Store(int32(len(shards)))
-				for _, done := range c.done {
-					done <- struct{}{}
-				}
+				c.done <- struct{}{}
 			}
 		})
 	}
-	for _, sh := range shards {
-		wg.Go(func() {
-			for k := range chunks {
-				c := ring[k%len(ring)]
-				select {
-				case <-c.done[sh.p]:
-				case <-stop:
-					return
-				}
-				var last bool
-				var err error
-				run(1, func() {
-					sh.take(c, ch)
-					if last = c.left.Add(-1) == 0; !last {
-						return
-					}
-					mu.Lock()
-					defer mu.Unlock()
-					if err = first; err == nil {
-						if err = check(c); err != nil {
-							first = err
-							close(stop)
-						}
-					}
-				})
-				if !last {
-					continue
-				}
-				if err != nil {
-					return
-				}
-				if k+len(ring) < chunks {
-					send(k + len(ring))
-				}
+	var err error
+	for k := range chunks {
+		c := ring[k%len(ring)]
+		<-c.done
+		run(1, func() { err = take(c) })
+		if err != nil {
+			break
+		}
+		if next := k + len(ring); next < chunks {
+			jobs <- next
+			if next == chunks-1 {
+				close(jobs)
 			}
-		})
+		}
 	}
+	close(stop)
 	wg.Wait()
-	return first
+	return err
 }
 
 // shareOut runs f on procs goroutines, each with its range from..to-1 of
@@ -843,37 +778,72 @@ func shareOut(procs, n int, f func(p, from, to int)) {
 	wg.Wait()
 }
 
-// makeNodes makes the nodes of the layers whose child indices are
-// children, from the bottom level up, and returns the root; it counts the
-// solutions of each state along the way (those of its two children), the
-// root's into st. Level V holds at most one state, the empty set: true.
-// The nodes and counts of two adjacent levels take turns in two buffers
-// each; procs goroutines look the children of a level up.
-func (d *direct) makeNodes(ctx context.Context, m *robdd.Manager, children [][]uint32, childBytes, budget int64, procs int, st *directStats) (robdd.Node, error) {
-	widest := 1
-	for _, ch := range children {
-		widest = max(widest, len(ch)/2)
+// makeNodes makes the nodes of the expanded buckets from the bottom level
+// up and returns the root's, root being the state of the full board; it
+// counts the solutions of each state along the way, the root's into st.
+// At level m, the level's own states branch (a node whose children are
+// those of their kids), and the states of the buckets below that were born
+// at or above m carry on (a node whose high child is false). Each live
+// state has its node and count at the level below in its bucket's slot of
+// nodes and counts, which the level's overwrites; the state of bucket V,
+// the empty set, if any, is true.
+func (d *direct) makeNodes(ctx context.Context, m *robdd.Manager, buckets []bucket, root ref, budget int64, procs int, st *directStats) (robdd.Node, error) {
+	V := d.vars
+	// live[m] is the number of states alive at level m, and at[L] the
+	// index in buckets[L].born of the last birth at or above the level
+	// being made.
+	live := make([]int, V+2)
+	for L := range buckets {
+		prev := 0
+		for _, bt := range buckets[L].born {
+			live[bt.level] += int(bt.n) - prev
+			live[L+1] -= int(bt.n) - prev
+			prev = int(bt.n)
+		}
 	}
-	below, nodes := make([]robdd.Node, 1, widest), make([]robdd.Node, 0, widest)
-	lo, hi := make([]robdd.Node, widest), make([]robdd.Node, widest)
-	countBelow, counts := make([]uint64, 1, widest), make([]uint64, 0, widest)
-	below[0], countBelow[0] = robdd.True, 1
+	widest := 0
+	for m := 1; m <= V; m++ {
+		live[m] += live[m-1]
+	}
+	for m := range V {
+		widest = max(widest, live[m])
+	}
+	at := make([]int, V+1)
+	for L := range buckets {
+		at[L] = len(buckets[L].born) - 1
+	}
+	lo, hi, out := make([]robdd.Node, widest), make([]robdd.Node, widest), make([]robdd.Node, widest)
+	bufBytes := int64(3 * 4 * widest)
+	nodes, counts := make([][]robdd.Node, V+1), make([][]uint64, V+1)
+	var stateBytes, kidBytes int64
+	for L := range buckets {
+		kidBytes += int64(cap(buckets[L].kids)) * 8
+	}
+	if buckets[V].n > 0 {
+		nodes[V], counts[V] = []robdd.Node{robdd.True}, []uint64{1}
+		stateBytes += 12
+	}
 	overflow := make([]uint64, procs) // a carry met, by goroutine
-	bufBytes := int64(4*widest*4 + 2*widest*8)
 	b := m.NewLevelBuilder()
 	if d.share != nil {
 		b.SetProcs(procs)
 	}
 	errs := make([]error, procs)
-	for l := d.vars - 1; l >= 0; l-- {
-		ch := children[l]
-		n := len(ch) / 2
-		nodes, counts = nodes[:n], counts[:n]
+	st.states = make([]int, V)
+	for l := V - 1; l >= 0; l-- {
+		st.states[l] = live[l]
+		own := &buckets[l]
+		n := own.n
+		if n > 0 {
+			nodes[l], counts[l] = make([]robdd.Node, n), make([]uint64, n)
+			stateBytes += 12 * int64(n)
+		}
 		share := procs
 		if n < ctxEvery {
 			share = 1 // not worth the goroutines
 		}
 		clear(errs)
+		kids, cnt := own.kids, counts[l]
 		d.run(share, func() {
 			shareOut(share, n, func(p, from, to int) {
 				for start := from; start < to; start += ctxEvery {
@@ -883,14 +853,14 @@ func (d *direct) makeNodes(ctx context.Context, m *robdd.Manager, children [][]u
 					for i := start; i < min(start+ctxEvery, to); i++ {
 						lo[i], hi[i] = robdd.False, robdd.False
 						var c0, c1 uint64
-						if c := ch[2*i]; c != dead {
-							lo[i], c0 = below[c], countBelow[c]
+						if r := kids[2*i]; !r.dead() {
+							lo[i], c0 = nodes[r.level()][r.index()], counts[r.level()][r.index()]
 						}
-						if c := ch[2*i+1]; c != dead {
-							hi[i], c1 = below[c], countBelow[c]
+						if r := kids[2*i+1]; !r.dead() {
+							hi[i], c1 = nodes[r.level()][r.index()], counts[r.level()][r.index()]
 						}
 						var carry uint64
-						counts[i], carry = bits.Add64(c0, c1, 0)
+						cnt[i], carry = bits.Add64(c0, c1, 0)
 						overflow[p] |= carry
 					}
 				}
@@ -901,31 +871,53 @@ func (d *direct) makeNodes(ctx context.Context, m *robdd.Manager, children [][]u
 				return robdd.False, err
 			}
 		}
+		if err := ctx.Err(); err != nil {
+			return robdd.False, err
+		}
+		// The states of the buckets below that carry on through l: those
+		// born at or above it.
+		j := n
+		for L := l + 1; L <= V; L++ {
+			a := 0
+			for bk := buckets[L].born; at[L] >= 0 && int(bk[at[L]].level) > l; at[L]-- {
+			}
+			if at[L] >= 0 {
+				a = int(buckets[L].born[at[L]].n)
+			}
+			stateBytes -= 12 * int64(len(nodes[L])-a)
+			nodes[L], counts[L] = nodes[L][:a], counts[L][:a]
+			copy(lo[j:], nodes[L])
+			clear(hi[j : j+a])
+			j += a
+		}
 		// The level in one call, which sizes the builder's table once; the
 		// memory it adds is checked with the next level's. The nodes the
 		// builder holds, 8 bytes each and 16 in the store after Commit,
 		// are charged by the Manager's budget, BytesPerNode each, as
 		// MakeNode's would be: the check here is for the rest.
-		used := childBytes + bufBytes + b.Bytes() - 8*int64(b.Made()) + m.Bytes()
+		used := kidBytes + stateBytes + bufBytes + b.Bytes() - 8*int64(b.Made()) + m.Bytes()
 		if used > budget {
 			return robdd.False, fmt.Errorf("%d nodes at level %d, %d bytes: %w", m.Size()+b.Made(), l, used, robdd.ErrNodeLimit)
 		}
 		st.peak = max(st.peak, used)
 		var err error
-		d.run(procs, func() { err = b.MakeLevel(l, lo[:n], hi[:n], nodes) })
+		d.run(procs, func() { err = b.MakeLevel(l, lo[:j], hi[:j], out[:j]) })
 		if err != nil {
 			return robdd.False, err
 		}
-		children[l] = nil
-		childBytes -= int64(len(ch)) * 4
-		below, nodes = nodes, below
-		countBelow, counts = counts, countBelow
+		copy(nodes[l], out[:n])
+		j = n
+		for L := l + 1; L <= V; L++ {
+			j += copy(nodes[L], out[j:])
+		}
+		kidBytes -= int64(cap(own.kids)) * 8
+		own.kids = nil
 	}
-	root := below[0]
+	node := nodes[root.level()][root.index()]
 	if !slices.Contains(overflow, 1) {
-		st.solutions = new(big.Int).SetUint64(countBelow[0])
+		st.solutions = new(big.Int).SetUint64(counts[root.level()][root.index()])
 	}
-	below, nodes, lo, hi, countBelow, counts = nil, nil, nil, nil, nil, nil
+	nodes, counts, lo, hi, out = nil, nil, nil, nil, nil
 	// Commit adds a 16-byte node for every 8 bytes the builder holds, 24
 	// bytes a node at most, and no unique table: within the BytesPerNode
 	// the Manager's budget charges each, which Commit enforces.
@@ -934,7 +926,7 @@ func (d *direct) makeNodes(ctx context.Context, m *robdd.Manager, children [][]u
 	if err != nil {
 		return robdd.False, err
 	}
-	return root, nil
+	return node, nil
 }
 
 // unsatisfied counts the ExactlyOne lines with free cells in s, a state at

@@ -404,22 +404,19 @@ func TestCompileHonoursTheContext(t *testing.T) {
 	}
 }
 
-// compileShared compiles model with newDirect's knobs set: procs workers
-// taking chunk states at a time, and shards shards taking their children
-// into the next layer, into a fresh Manager of the given budget.
-func compileShared(ctx context.Context, model *configurator.Model, procs, chunk, shards int, budget int64) (*robdd.Manager, robdd.Node, error) {
+// compileShared compiles model with newDirect's knobs set, procs workers
+// taking chunk states at a time, into a fresh Manager of the given budget.
+func compileShared(ctx context.Context, model *configurator.Model, procs, chunk int, budget int64) (*robdd.Manager, robdd.Node, error) {
 	d := newDirect(model)
-	d.procs, d.chunk, d.shards = procs, chunk, shards
+	d.procs, d.chunk = procs, chunk
 	m := robdd.New(model.Vars(), budget)
 	root, _, err := d.compile(ctx, m)
 	return m, root, err
 }
 
 // TestCompileDirectSharesWorkDeterministically: however many workers
-// expand the layers, in chunks of whatever size, and however many shards
-// take their children, on the calling goroutine (one worker) or beside
-// the workers, the compile gives the very diagram of the sequential one,
-// byte for byte once saved.
+// expand the buckets, in chunks of whatever size, the compile gives the
+// very diagram of the sequential one, byte for byte once saved.
 func TestCompileDirectSharesWorkDeterministically(t *testing.T) {
 	type board struct {
 		n     int
@@ -432,10 +429,10 @@ func TestCompileDirectSharesWorkDeterministically(t *testing.T) {
 	for _, bd := range boards {
 		n, o := bd.n, bd.order
 		model := configuratortest.Model(t, n, o)
-		file := func(procs, chunk, shards int) []byte {
-			m, root, err := compileShared(context.Background(), model, procs, chunk, shards, 0)
+		file := func(procs, chunk int) []byte {
+			m, root, err := compileShared(context.Background(), model, procs, chunk, 0)
 			if err != nil {
-				t.Fatalf("%v %d-queens, %d workers, chunks of %d, %d shards: %v", o, n, procs, chunk, shards, err)
+				t.Fatalf("%v %d-queens, %d workers, chunks of %d: %v", o, n, procs, chunk, err)
 			}
 			var buf bytes.Buffer
 			if err := m.Save(&buf, root); err != nil {
@@ -443,12 +440,12 @@ func TestCompileDirectSharesWorkDeterministically(t *testing.T) {
 			}
 			return buf.Bytes()
 		}
-		want := file(1, 0, 1)
-		for _, c := range []struct{ procs, chunk, shards int }{
-			{1, 0, 2}, {1, 3, 7}, {2, 0, 0}, {2, 1, 1}, {2, 1, 2}, {2, 7, 7}, {3, 5, 2}, {8, 64, 3},
+		want := file(1, 0)
+		for _, c := range []struct{ procs, chunk int }{
+			{1, 3}, {2, 0}, {2, 1}, {2, 7}, {3, 5}, {8, 64},
 		} {
-			if got := file(c.procs, c.chunk, c.shards); !bytes.Equal(got, want) {
-				t.Errorf("%v %d-queens, %d workers, chunks of %d, %d shards: a different diagram from the sequential one", o, n, c.procs, c.chunk, c.shards)
+			if got := file(c.procs, c.chunk); !bytes.Equal(got, want) {
+				t.Errorf("%v %d-queens, %d workers, chunks of %d: a different diagram from the sequential one", o, n, c.procs, c.chunk)
 			}
 		}
 	}
@@ -508,54 +505,51 @@ func (c *cancelAfter) Err() error {
 	return nil
 }
 
-// TestCompileDirectStopsMidway cancels shared compiles, with one shard
-// and with two, at points spread over the whole build, the expansion and
-// the node construction, and sweeps budgets: each stops with the cause,
-// and no node is made.
+// TestCompileDirectStopsMidway cancels a shared compile at points spread
+// over the whole build, the expansion and the node construction, and
+// sweeps budgets: each stops with the cause, and no node is made.
 func TestCompileDirectStopsMidway(t *testing.T) {
 	model := configuratortest.Model(t, 8, configurator.RowMajor)
-	for _, shards := range []int{1, 2} {
-		// How many looks at the context a whole compile takes.
-		count := &cancelAfter{Context: context.Background()}
-		count.calls.Store(1 << 40)
-		if _, _, err := compileShared(count, model, 2, 5, shards, 0); err != nil {
-			t.Fatal(err)
+	// How many looks at the context a whole compile takes.
+	count := &cancelAfter{Context: context.Background()}
+	count.calls.Store(1 << 40)
+	if _, _, err := compileShared(count, model, 2, 5, 0); err != nil {
+		t.Fatal(err)
+	}
+	looks := int64(1<<40) - count.calls.Load()
+	if looks < 100 {
+		t.Fatalf("%d looks at the context in a whole compile", looks)
+	}
+	for _, at := range []int64{0, 1, looks / 10, looks / 2, looks * 9 / 10, looks - 1} {
+		ctx := &cancelAfter{Context: context.Background()}
+		ctx.calls.Store(at)
+		m, _, err := compileShared(ctx, model, 2, 5, 0)
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("cancelled at look %d of %d: %v", at, looks, err)
 		}
-		looks := int64(1<<40) - count.calls.Load()
-		if looks < 100 {
-			t.Fatalf("%d shards: %d looks at the context in a whole compile", shards, looks)
+		if m.Size() != 2 {
+			t.Errorf("cancelled at look %d of %d: %d nodes left", at, looks, m.Size())
 		}
-		for _, at := range []int64{0, 1, looks / 10, looks / 2, looks * 9 / 10, looks - 1} {
-			ctx := &cancelAfter{Context: context.Background()}
-			ctx.calls.Store(at)
-			m, _, err := compileShared(ctx, model, 2, 5, shards, 0)
-			if !errors.Is(err, context.Canceled) {
-				t.Errorf("%d shards, cancelled at look %d of %d: %v", shards, at, looks, err)
+	}
+	succeeded := false
+	for budget := int64(1 << 10); budget <= 1<<20; budget *= 2 {
+		m, root, err := compileShared(context.Background(), model, 2, 5, budget)
+		switch {
+		case err == nil:
+			succeeded = true
+			if got := m.NodeCount(root); got != queensNodes[8] {
+				t.Errorf("budget %d: %d nodes, want %d", budget, got, queensNodes[8])
 			}
-			if m.Size() != 2 {
-				t.Errorf("%d shards, cancelled at look %d of %d: %d nodes left", shards, at, looks, m.Size())
-			}
+		case succeeded:
+			t.Fatalf("budget %d: %v, after a smaller budget succeeded", budget, err)
+		case !errors.Is(err, robdd.ErrNodeLimit):
+			t.Fatalf("budget %d: %v, want robdd.ErrNodeLimit", budget, err)
+		case m.Size() != 2:
+			t.Errorf("budget %d: %d nodes left after the failure", budget, m.Size())
 		}
-		succeeded := false
-		for budget := int64(1 << 10); budget <= 1<<20; budget *= 2 {
-			m, root, err := compileShared(context.Background(), model, 2, 5, shards, budget)
-			switch {
-			case err == nil:
-				succeeded = true
-				if got := m.NodeCount(root); got != queensNodes[8] {
-					t.Errorf("%d shards, budget %d: %d nodes, want %d", shards, budget, got, queensNodes[8])
-				}
-			case succeeded:
-				t.Fatalf("%d shards, budget %d: %v, after a smaller budget succeeded", shards, budget, err)
-			case !errors.Is(err, robdd.ErrNodeLimit):
-				t.Fatalf("%d shards, budget %d: %v, want robdd.ErrNodeLimit", shards, budget, err)
-			case m.Size() != 2:
-				t.Errorf("%d shards, budget %d: %d nodes left after the failure", shards, budget, m.Size())
-			}
-		}
-		if !succeeded {
-			t.Errorf("%d shards: 8-queens failed even with 1 MiB", shards)
-		}
+	}
+	if !succeeded {
+		t.Error("8-queens failed even with 1 MiB")
 	}
 }
 
@@ -621,17 +615,17 @@ func TestCompileDirectTakesTurns(t *testing.T) {
 		}
 		return buf.Bytes()
 	}
-	m, root, err := compileShared(context.Background(), model, 1, 0, 1, 0)
+	m, root, err := compileShared(context.Background(), model, 1, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := save(m, root)
-	for _, c := range []struct{ heavy, procs, chunk, shards int }{
-		{1, 0, 0, 0}, {1, 4, 3, 2}, {2, 0, 0, 0}, {2, 4, 5, 2}, {3, 3, 7, 1},
+	for _, c := range []struct{ heavy, procs, chunk int }{
+		{1, 0, 0}, {1, 4, 3}, {2, 0, 0}, {2, 4, 5}, {3, 3, 7},
 	} {
 		w := newWorkspace(1<<20, c.heavy)
 		d := newDirect(model)
-		d.procs, d.chunk, d.shards, d.share = c.procs, c.chunk, c.shards, w
+		d.procs, d.chunk, d.share = c.procs, c.chunk, w
 		// The other heavy work holds every core: the compile waits.
 		if err := w.cores.Acquire(context.Background(), int64(c.heavy)); err != nil {
 			t.Fatal(err)
