@@ -61,11 +61,12 @@ type LevelBuilder struct {
 	// table: GOMAXPROCS, shareMin and partNodes by default (0); tests
 	// set them.
 	procs, shareMin, part int
-	// hs, reps and ents are makeShared's scratch: the nodes' hashes, for
-	// each the index of its first occurrence in the call, and the nodes
-	// parted by hash.
-	hs, reps []uint32
-	ents     []levelEntry
+	// hs, reps, ents and firsts are makeShared's scratch: the nodes'
+	// hashes, for each the index of its first occurrence in the call, the
+	// nodes parted by hash, and the first occurrence of each chain node
+	// (see makeShared).
+	hs, reps, firsts []uint32
+	ents             []levelEntry
 }
 
 // shareMin is the least number of nodes a MakeLevel call shares out among
@@ -237,20 +238,34 @@ func childrenErr(l uint32, x, y Node) error {
 
 // makeShared is MakeLevel's work for a call that starts a level of a
 // fresh Manager, shared out among procs goroutines. First each hashes and
-// checks a range of the nodes; then the table is cut in two, and each of
-// two goroutines takes the nodes whose hash falls in its half and finds,
-// probing only there, the first node of the call equal to each (reps);
-// last, the ids are handed out in the order of the call, each goroutine
-// numbering the new nodes of its range from the count of those before
-// it. The result is MakeLevel's whatever procs is, and the level's pairs
-// are allocated at their exact size. On error nothing of the call is
-// kept.
+// checks a range of the nodes; then the nodes are parted by hash, and the
+// goroutines find, part by part, the first node of the call equal to each
+// (reps); last, the ids are handed out in the order of the call, each
+// goroutine numbering the new nodes of its range from the count of those
+// before it. The result is MakeLevel's whatever procs is, and the level's
+// pairs are allocated at their exact size. On error nothing of the call
+// is kept.
+//
+// A chain node, whose high child is false and whose low child is a node
+// of the level made just before, equals another exactly when their low
+// children are equal: such nodes skip the hashing and the parts, and one
+// more goroutine finds their first occurrences by an array indexed by the
+// low child. The compilers of large diagrams make mostly such nodes (a
+// state that carries on past a cell that is not free), in about the order
+// of their children, so that array is read nearly in order.
 func (b *LevelBuilder) makeShared(cur *builtLevel, lo, hi, out []Node, procs int) error {
 	m, n, l := b.m, len(lo), cur.level
 	if cap(b.hs) < n {
 		b.hs, b.reps = make([]uint32, n), make([]uint32, n)
 	}
 	hs, reps := b.hs[:n], b.reps[:n]
+	// chain reports whether x, y is a chain node: the nodes of the level
+	// made before have the ids below..below+chains-1.
+	var below, chains uint32
+	if k := len(b.levels); k >= 2 {
+		below, chains = b.levels[k-2].first, uint32(len(b.levels[k-2].pairs)/2)
+	}
+	chain := func(x, y Node) bool { return y == False && uint32(x)-below < chains }
 	// The hashes, and the first bad child of each range.
 	bad := make([]int, procs)
 	shareOut(procs, n, func(p, from, to int) {
@@ -264,7 +279,9 @@ func (b *LevelBuilder) makeShared(cur *builtLevel, lo, hi, out []Node, procs int
 				bad[p] = i
 				return
 			}
-			hs[i] = hash(l, x, y)
+			if !chain(x, y) {
+				hs[i] = hash(l, x, y)
+			}
 		}
 	})
 	for _, i := range bad {
@@ -302,7 +319,7 @@ func (b *LevelBuilder) makeShared(cur *builtLevel, lo, hi, out []Node, procs int
 	shareOut(procs, n, func(p, from, to int) {
 		c := counts[p*parts : (p+1)*parts]
 		for i := from; i < to; i++ {
-			if lo[i] != hi[i] {
+			if lo[i] != hi[i] && !chain(lo[i], hi[i]) {
 				c[partOf(hs[i])]++
 			}
 		}
@@ -325,10 +342,27 @@ func (b *LevelBuilder) makeShared(cur *builtLevel, lo, hi, out []Node, procs int
 	shareOut(procs, n, func(p, from, to int) {
 		c := counts[p*parts : (p+1)*parts]
 		for i := from; i < to; i++ {
-			if x, y := lo[i], hi[i]; x != y {
+			if x, y := lo[i], hi[i]; x != y && !chain(x, y) {
 				q := partOf(hs[i])
 				ents[c[q]] = levelEntry{h: hs[i], i: uint32(i), lo: uint32(x), hi: uint32(y)}
 				c[q]++
+			}
+		}
+	})
+	if cap(b.firsts) < int(chains) {
+		b.firsts = make([]uint32, chains)
+	}
+	firsts := b.firsts[:chains] // index in the call plus one, by low child
+	clear(firsts)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := range n {
+			if x, y := lo[i], hi[i]; x != y && chain(x, y) {
+				f := &firsts[uint32(x)-below]
+				if *f == 0 {
+					*f = uint32(i + 1)
+				}
+				reps[i] = *f - 1
 			}
 		}
 	})
@@ -360,6 +394,7 @@ func (b *LevelBuilder) makeShared(cur *builtLevel, lo, hi, out []Node, procs int
 			}
 		}
 	})
+	wg.Wait()
 	// The ids, in the order of the call: the new nodes of each range are
 	// counted, then numbered from the count of the ranges before, their
 	// pairs put in place, and then the other nodes take the id of their
@@ -490,7 +525,7 @@ func (b *LevelBuilder) Made() int { return b.made }
 // for the level being made), the table of the current level, and 8 bytes a
 // node of the largest level shared out (see MakeLevel).
 func (b *LevelBuilder) Bytes() int64 {
-	n := int64(len(b.slots))*8 + int64(cap(b.hs)+cap(b.reps))*4 + int64(cap(b.ents))*16
+	n := int64(len(b.slots))*8 + int64(cap(b.hs)+cap(b.reps)+cap(b.firsts))*4 + int64(cap(b.ents))*16
 	for _, lv := range b.levels {
 		n += int64(cap(lv.pairs)) * 4
 	}
@@ -510,7 +545,7 @@ func (b *LevelBuilder) Commit() error {
 	if len(m.nodes) != b.base {
 		return fmt.Errorf("robdd: Commit: the Manager has %d nodes, %d when the build began", len(m.nodes), b.base)
 	}
-	b.slots, b.hs, b.reps, b.ents = nil, nil, nil, nil
+	b.slots, b.hs, b.reps, b.ents, b.firsts = nil, nil, nil, nil, nil
 	if err := m.reserveStore(b.made); err != nil {
 		return err
 	}

@@ -11,7 +11,9 @@ import (
 
 // buildBoth builds the same levels with a LevelBuilder in a and with
 // MakeNode in b, choosing each child among the nodes either has made so
-// far (the ids agree, or the test fails), and returns the nodes made. With
+// far (the ids agree, or the test fails), and returns the nodes made. A
+// third of the nodes are chains: a high child false, and a low child made
+// at the level just before, as the direct compiler makes most. With
 // procs > 0 the builder shares out calls of 2 nodes or more among procs
 // goroutines, which look through them in parts of about 16 nodes.
 func buildBoth(t *testing.T, rng *rand.Rand, a, b *Manager, width, procs int) []Node {
@@ -26,8 +28,9 @@ func buildBoth(t *testing.T, rng *rand.Rand, a, b *Manager, width, procs int) []
 	if procs > 0 {
 		lb.procs, lb.shareMin, lb.part = procs, 2, 16
 	}
-	var made []Node
+	var made, prev []Node // prev: the nodes made at the level before
 	for l := a.Vars() - 1; l >= 0; l-- {
+		var here []Node
 		var below []Node
 		for _, n := range pool {
 			if level(n) > l {
@@ -41,6 +44,9 @@ func buildBoth(t *testing.T, rng *rand.Rand, a, b *Manager, width, procs int) []
 			lo, hi, out := make([]Node, n), make([]Node, n), make([]Node, n)
 			for i := range n {
 				lo[i], hi[i] = below[rng.IntN(len(below))], below[rng.IntN(len(below))]
+				if len(prev) > 0 && rng.IntN(3) == 0 {
+					lo[i], hi[i] = prev[rng.IntN(len(prev))], False
+				}
 				if i > 0 && rng.IntN(4) == 0 { // a duplicate
 					lo[i], hi[i] = lo[i-1], hi[i-1]
 				}
@@ -59,9 +65,11 @@ func buildBoth(t *testing.T, rng *rand.Rand, a, b *Manager, width, procs int) []
 				if !slices.Contains(pool, want) {
 					pool = append(pool, want)
 					made = append(made, want)
+					here = append(here, want)
 				}
 			}
 		}
+		prev = here
 	}
 	if got, want := lb.Made(), b.Size()-a.Size(); got != want {
 		t.Errorf("Made() = %d, MakeNode made %d", got, want)
