@@ -248,9 +248,9 @@ func childrenErr(l uint32, x, y Node) error {
 //
 // A chain node, whose high child is false and whose low child is a node
 // of the level made just before, equals another exactly when their low
-// children are equal: such nodes skip the hashing and the parts, and one
-// more goroutine finds their first occurrences by an array indexed by the
-// low child. The compilers of large diagrams make mostly such nodes (a
+// children are equal: such nodes skip the hashing and the parts, and the
+// first pass finds their first occurrences by an array indexed by the low
+// child. The compilers of large diagrams make mostly such nodes (a
 // state that carries on past a cell that is not free), in about the order
 // of their children, so that array is read nearly in order.
 func (b *LevelBuilder) makeShared(cur *builtLevel, lo, hi, out []Node, procs int) error {
@@ -266,7 +266,13 @@ func (b *LevelBuilder) makeShared(cur *builtLevel, lo, hi, out []Node, procs int
 		below, chains = b.levels[k-2].first, uint32(len(b.levels[k-2].pairs)/2)
 	}
 	chain := func(x, y Node) bool { return y == False && uint32(x)-below < chains }
-	// The hashes, and the first bad child of each range.
+	if cap(b.firsts) < int(chains) {
+		b.firsts = make([]uint32, chains)
+	}
+	firsts := b.firsts[:chains] // index in the call plus one, by low child
+	clear(firsts)
+	// The hashes, the first occurrence of each chain node, and the first
+	// bad child of each range.
 	bad := make([]int, procs)
 	shareOut(procs, n, func(p, from, to int) {
 		bad[p] = n
@@ -281,6 +287,16 @@ func (b *LevelBuilder) makeShared(cur *builtLevel, lo, hi, out []Node, procs int
 			}
 			if !chain(x, y) {
 				hs[i] = hash(l, x, y)
+				continue
+			}
+			// The least index wins; the ranges seldom meet at the same
+			// child, since chain nodes come in about the order of their
+			// children.
+			f := &firsts[uint32(x)-below]
+			for v := atomic.LoadUint32(f); v == 0 || v > uint32(i+1); v = atomic.LoadUint32(f) {
+				if atomic.CompareAndSwapUint32(f, v, uint32(i+1)) {
+					break
+				}
 			}
 		}
 	})
@@ -349,23 +365,6 @@ func (b *LevelBuilder) makeShared(cur *builtLevel, lo, hi, out []Node, procs int
 			}
 		}
 	})
-	if cap(b.firsts) < int(chains) {
-		b.firsts = make([]uint32, chains)
-	}
-	firsts := b.firsts[:chains] // index in the call plus one, by low child
-	clear(firsts)
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for i := range n {
-			if x, y := lo[i], hi[i]; x != y && chain(x, y) {
-				f := &firsts[uint32(x)-below]
-				if *f == 0 {
-					*f = uint32(i + 1)
-				}
-				reps[i] = *f - 1
-			}
-		}
-	})
 	shareOut(procs, parts, func(_, from, to int) {
 		var slots []uint32 // a part's table: index in the part plus one
 		for q := from; q < to; q++ {
@@ -394,7 +393,6 @@ func (b *LevelBuilder) makeShared(cur *builtLevel, lo, hi, out []Node, procs int
 			}
 		}
 	})
-	wg.Wait()
 	// The ids, in the order of the call: the new nodes of each range are
 	// counted, then numbered from the count of the ranges before, their
 	// pairs put in place, and then the other nodes take the id of their
@@ -403,7 +401,14 @@ func (b *LevelBuilder) makeShared(cur *builtLevel, lo, hi, out []Node, procs int
 	shareOut(procs, n, func(p, from, to int) {
 		k := 0
 		for i := from; i < to; i++ {
-			if lo[i] != hi[i] && reps[i] == uint32(i) {
+			x, y := lo[i], hi[i]
+			if x == y {
+				continue
+			}
+			if chain(x, y) {
+				reps[i] = firsts[uint32(x)-below] - 1
+			}
+			if reps[i] == uint32(i) {
 				k++
 			}
 		}
