@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
+	"sync"
 
 	"github.com/nqueens/configurator/backends/bdd/robdd"
 	"github.com/nqueens/configurator/configurator"
@@ -97,6 +98,13 @@ type Options struct {
 	// would take as long as a large query. A program that does one thing
 	// at a time leaves it unset, and a compile uses every core.
 	SpareCore bool
+	// SaveInBackground writes the file of a space that Compile compiled
+	// (Dir set) in the background: Compile returns once the diagram is
+	// built, and Wait waits for the writes. A program that works on the
+	// space at once, as nqueens count computes its kept answers, then
+	// does both together; the file appears whole or not at all either
+	// way (see store.write).
+	SaveInBackground bool
 	// Log receives what the store of compiled spaces does: a space loaded
 	// and how long it took, saved, or refused and why. nil discards it.
 	Log *slog.Logger
@@ -106,8 +114,9 @@ type Options struct {
 // model into the diagram of all its solutions, once, and then answers every
 // question by sweeps over that diagram.
 type Backend struct {
-	opts Options
-	work *workspace // shared by the queries of all its spaces
+	opts  Options
+	work  *workspace     // shared by the queries of all its spaces
+	saves sync.WaitGroup // the writes in the background
 }
 
 // New returns a Backend with the given options. It removes from
@@ -126,6 +135,10 @@ func New(opts Options) *Backend {
 	// small ones.
 	return &Backend{opts: opts, work: newWorkspace(opts.Scratch, runtime.GOMAXPROCS(0)-1)}
 }
+
+// Wait waits for the files the Backend writes in the background
+// (Options.SaveInBackground).
+func (b *Backend) Wait() { b.saves.Wait() }
 
 // Name is "bdd".
 func (b *Backend) Name() string { return "bdd" }
@@ -267,7 +280,13 @@ func (b *Backend) Compile(ctx context.Context, model *configurator.Model) (confi
 	}
 	sp := newSpace(model, compiled{m: m, root: root, nodes: nodes, solutions: solutions, source: source}, budget, b.work, store)
 	if !loaded && store.dir != "" {
-		store.save(model, m, root, nodes, sp.solutions(ctx))
+		solutions := sp.solutions(ctx)
+		save := func() { store.save(model, m, root, nodes, solutions) }
+		if b.opts.SaveInBackground {
+			b.saves.Go(save)
+		} else {
+			save()
+		}
 	}
 	return sp, nil
 }

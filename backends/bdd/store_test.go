@@ -491,3 +491,58 @@ func TestStaleTemporaryFilesGo(t *testing.T) {
 		t.Errorf("the log says %q; want the two stale files' removal", log)
 	}
 }
+
+// gateWriter blocks every write until open is closed: a log that holds
+// up the writer of the compiled file once the file is in place.
+type gateWriter struct {
+	open    chan struct{}
+	arrived chan struct{} // gets a token at each write
+}
+
+func (g gateWriter) Write(p []byte) (int, error) {
+	g.arrived <- struct{}{}
+	<-g.open
+	return len(p), nil
+}
+
+// TestSaveInBackground: with Options.SaveInBackground, Compile returns
+// while the compiled file is still being written (here, held up in its
+// log line), Wait waits for the write, and the file then loads.
+func TestSaveInBackground(t *testing.T) {
+	dir := t.TempDir()
+	model := configuratortest.Model(t, 6, configurator.RowMajor)
+	gate := gateWriter{open: make(chan struct{}), arrived: make(chan struct{}, 16)}
+	b := New(Options{Dir: dir, SaveInBackground: true, Log: slog.New(slog.NewTextHandler(gate, nil))})
+	compiled := make(chan error, 1)
+	go func() {
+		_, err := b.Compile(context.Background(), model)
+		compiled <- err
+	}()
+	select {
+	case <-gate.arrived: // the writer got to its log line: the file is written
+	case <-time.After(10 * time.Second):
+		t.Fatal("the compiled file was not written")
+	}
+	select {
+	case err := <-compiled:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		close(gate.open)
+		t.Fatal("Compile waited for the write of its file")
+	}
+	waited := make(chan struct{})
+	go func() { b.Wait(); close(waited) }()
+	select {
+	case <-waited:
+		t.Fatal("Wait returned while the write was still going on")
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(gate.open)
+	<-waited
+	loaded, log := compileIn(t, dir, model)
+	if loaded.Source() == "" {
+		t.Fatalf("the file written in the background was not loaded; the log: %s", log)
+	}
+}

@@ -32,6 +32,11 @@ type backendFlags struct {
 	// log tells of the compiled spaces kept on disk: a file refused, a
 	// directory that cannot be written. Nil discards it.
 	log *slog.Logger
+	// saveBehind has the bdd backend write a compiled space's file in the
+	// background (bdd.Options.SaveInBackground), for wait; made is the
+	// backend that backend made.
+	saveBehind bool
+	made       *bdd.Backend
 }
 
 // register adds the flags to fs; full adds the tuning flags that only
@@ -84,7 +89,8 @@ func (b *backendFlags) backend() (configurator.Backend, error) {
 		if dir == "off" {
 			dir = ""
 		}
-		return bdd.New(bdd.Options{Budget: int64(b.budget), Method: m, ModelOrder: mo, Dir: dir, Log: b.log}), nil
+		b.made = bdd.New(bdd.Options{Budget: int64(b.budget), Method: m, ModelOrder: mo, Dir: dir, Log: b.log, SaveInBackground: b.saveBehind})
+		return b.made, nil
 	case "sat":
 		if b.cap < 0 {
 			return nil, usagef("-cap %d: must not be negative", b.cap)
@@ -110,6 +116,17 @@ func (b *backendFlags) compile(ctx context.Context) (configurator.Space, time.Du
 		return nil, 0, err
 	}
 	return configurator.Compile(ctx, be, m)
+}
+
+// wait waits for the file the bdd backend writes in the background, if
+// any, and returns how long that took.
+func (b *backendFlags) wait() time.Duration {
+	if b.made == nil {
+		return 0
+	}
+	start := time.Now()
+	b.made.Wait()
+	return time.Since(start)
 }
 
 // millis is d in milliseconds, for JSON.
