@@ -12,6 +12,8 @@ import (
 
 	"github.com/nqueens/configurator/backends/bdd/robdd"
 	"github.com/nqueens/configurator/configurator"
+
+	"github.com/nqueens/configurator/internal/hugepage"
 )
 
 // CompileDirect builds in m the diagram of model's constraints (every
@@ -654,6 +656,7 @@ func (d *direct) compile(ctx context.Context, m *robdd.Manager) (robdd.Node, dir
 			return robdd.False, st, fmt.Errorf("%d states at level %d, %d bytes: %w", b.n, l, used, robdd.ErrNodeLimit)
 		}
 		b.kids = make([]ref, 2*b.n)
+		hugepage.Advise(b.kids)
 		// check looks at the context and the budget once c is taken.
 		check := func(c *chunk) error {
 			if err := ctx.Err(); err != nil {
@@ -836,6 +839,8 @@ func (d *direct) makeNodes(ctx context.Context, m *robdd.Manager, buckets []buck
 		n := own.n
 		if n > 0 {
 			nodes[l], counts[l] = make([]robdd.Node, n), make([]uint64, n)
+			hugepage.Advise(nodes[l])
+			hugepage.Advise(counts[l])
 			stateBytes += 12 * int64(n)
 		}
 		share := procs

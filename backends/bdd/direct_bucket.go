@@ -3,6 +3,8 @@ package bdd
 import (
 	"math/bits"
 	"slices"
+
+	"github.com/nqueens/configurator/internal/hugepage"
 )
 
 // The direct compiler keeps its states by the level at which they branch.
@@ -67,6 +69,12 @@ func (b *bucket) insert(k []uint64, h uint32, tight uint64) int {
 		e := b.slots[i]
 		if e == 0 {
 			idx := b.n
+			if len(b.keys)+len(k) > cap(b.keys) {
+				keys := make([]uint64, len(b.keys), max(64, 2*cap(b.keys)))
+				hugepage.Advise(keys)
+				copy(keys, b.keys)
+				b.keys = keys
+			}
 			b.keys = append(b.keys, k...)
 			b.tight = append(b.tight, tight)
 			b.n++
@@ -85,6 +93,7 @@ func (b *bucket) insert(k []uint64, h uint32, tight uint64) int {
 func (b *bucket) grow() {
 	old := b.slots
 	b.slots = make([]uint64, max(16, 2*len(old)))
+	hugepage.Advise(b.slots)
 	mask := len(b.slots) - 1
 	for _, e := range old {
 		if e == 0 {

@@ -8,6 +8,8 @@ import (
 	"hash/crc32"
 	"io"
 	"math/bits"
+
+	"github.com/nqueens/configurator/internal/hugepage"
 )
 
 // The diagram file, all integers little-endian:
@@ -231,11 +233,11 @@ func Load(r io.Reader, budget int64) (*Manager, []Node, error) {
 		size *= 2
 	}
 	m.nodes = make([]node, 2, int(count)+2)
-	adviseHuge(m.nodes)
+	hugepage.Advise(m.nodes)
 	m.nodes[False] = node{level: vars}
 	m.nodes[True] = node{level: vars}
 	m.buckets = make([]uint32, size)
-	adviseHuge(m.buckets)
+	hugepage.Advise(m.buckets)
 
 	crc := crc32.Update(0, castagnoli, head)
 	buf := make([]byte, 1<<16)

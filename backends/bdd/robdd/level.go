@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/nqueens/configurator/internal/hugepage"
 )
 
 // LevelBuilder makes nodes in a Manager a whole level at a time, from the
@@ -257,6 +259,8 @@ func (b *LevelBuilder) makeShared(cur *builtLevel, lo, hi, out []Node, procs int
 	m, n, l := b.m, len(lo), cur.level
 	if cap(b.hs) < n {
 		b.hs, b.reps = make([]uint32, n), make([]uint32, n)
+		hugepage.Advise(b.hs)
+		hugepage.Advise(b.reps)
 	}
 	hs, reps := b.hs[:n], b.reps[:n]
 	// chain reports whether x, y is a chain node: the nodes of the level
@@ -268,6 +272,7 @@ func (b *LevelBuilder) makeShared(cur *builtLevel, lo, hi, out []Node, procs int
 	chain := func(x, y Node) bool { return y == False && uint32(x)-below < chains }
 	if cap(b.firsts) < int(chains) {
 		b.firsts = make([]uint32, chains)
+		hugepage.Advise(b.firsts)
 	}
 	firsts := b.firsts[:chains] // index in the call plus one, by low child
 	clear(firsts)
@@ -353,6 +358,7 @@ func (b *LevelBuilder) makeShared(cur *builtLevel, lo, hi, out []Node, procs int
 	starts[parts] = at
 	if cap(b.ents) < at {
 		b.ents = make([]levelEntry, at)
+		hugepage.Advise(b.ents)
 	}
 	ents := b.ents[:at]
 	shareOut(procs, n, func(p, from, to int) {
