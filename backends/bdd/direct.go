@@ -202,7 +202,7 @@ type directStats struct {
 	solutions *big.Int
 	states    []int // per level
 	peak      int64 // largest working memory, bytes, the robdd.Manager included
-	// expand and build are the times of the expansion of the layers and
+	// expand and build are the times of the expansion of the buckets and
 	// of the making of the nodes.
 	expand, build time.Duration
 }
@@ -552,7 +552,8 @@ func (w *worker[A]) expand(c *chunk, b *bucket, l int) {
 
 // take adds the children of c, which the states of bucket l made, to the
 // buckets of the levels at which they branch, and sets their refs in
-// bucket l's kids.
+// bucket l's kids. It returns what its reads ahead read (touch), for the
+// caller to keep.
 func take(buckets []bucket, l int, c *chunk) uint64 {
 	kids := buckets[l].kids
 	var sink uint64
