@@ -63,12 +63,13 @@ type LevelBuilder struct {
 	// table: GOMAXPROCS, shareMin and partNodes by default (0); tests
 	// set them.
 	procs, shareMin, part int
-	// hs, reps, ents and firsts are makeShared's scratch: the nodes'
-	// hashes, for each the index of its first occurrence in the call, the
-	// nodes parted by hash, and the first occurrence of each chain node
-	// (see makeShared).
+	// hs, reps, ents, firsts and todo are makeShared's scratch: the
+	// nodes' hashes, for each the index of its first occurrence in the
+	// call, the nodes parted by hash, the first occurrence of each chain
+	// node (see makeShared), and the nodes that are not chains.
 	hs, reps, firsts []uint32
 	ents             []levelEntry
+	todo             [][]uint32 // by goroutine: the nodes to hash
 }
 
 // shareMin is the least number of nodes a MakeLevel call shares out among
@@ -263,59 +264,23 @@ func (b *LevelBuilder) makeShared(cur *builtLevel, lo, hi, out []Node, procs int
 		hugepage.Advise(b.reps)
 	}
 	hs, reps := b.hs[:n], b.reps[:n]
-	// chain reports whether x, y is a chain node: the nodes of the level
-	// made before have the ids below..below+chains-1.
+	// A chain node's low child is a node of the level made before, whose
+	// ids are below..below+chains-1: x-below < chains, unsigned.
 	var below, chains uint32
 	if k := len(b.levels); k >= 2 {
 		below, chains = b.levels[k-2].first, uint32(len(b.levels[k-2].pairs)/2)
 	}
-	chain := func(x, y Node) bool { return y == False && uint32(x)-below < chains }
 	if cap(b.firsts) < int(chains) {
 		b.firsts = make([]uint32, chains)
 		hugepage.Advise(b.firsts)
 	}
 	firsts := b.firsts[:chains] // index in the call plus one, by low child
 	clear(firsts)
-	// The hashes, the first occurrence of each chain node, and the first
-	// bad child of each range.
-	bad := make([]int, procs)
-	shareOut(procs, n, func(p, from, to int) {
-		bad[p] = n
-		for i := from; i < to; i++ {
-			x, y := lo[i], hi[i]
-			if x == y {
-				continue
-			}
-			if !b.lower(cur, x, y) {
-				bad[p] = i
-				return
-			}
-			if !chain(x, y) {
-				hs[i] = hash(l, x, y)
-				continue
-			}
-			// The least index wins; the ranges seldom meet at the same
-			// child, since chain nodes come in about the order of their
-			// children.
-			f := &firsts[uint32(x)-below]
-			for v := atomic.LoadUint32(f); v == 0 || v > uint32(i+1); v = atomic.LoadUint32(f) {
-				if atomic.CompareAndSwapUint32(f, v, uint32(i+1)) {
-					break
-				}
-			}
-		}
-	})
-	for _, i := range bad {
-		if i < n {
-			return childrenErr(l, lo[i], hi[i])
-		}
-	}
-	// The first occurrence of each node (reps). The nodes are first
-	// parted by the high bits of their hashes, each part in the order of
-	// the call, about partNodes a part, and then each part is looked
-	// through with a table of its own: parts and tables fit in the
-	// processor's caches, where one table of the whole level would miss
-	// them on nearly every lookup.
+	// The other nodes are parted by the high bits of their hashes, each
+	// part in the order of the call, about partNodes a part, and then each
+	// part is looked through with a table of its own: parts and tables fit
+	// in the processor's caches, where one table of the whole level would
+	// miss them on nearly every lookup.
 	most := b.part
 	if most <= 0 {
 		most = partNodes
@@ -334,17 +299,52 @@ func (b *LevelBuilder) makeShared(cur *builtLevel, lo, hi, out []Node, procs int
 		}
 		return int(h >> shift)
 	}
-	// counts[p*parts+q] counts the nodes of goroutine p's range in part q,
-	// then is where the first of them goes.
+	// First, each goroutine checks its range, finds the first occurrence
+	// of each chain node, and hashes the other nodes, listing them (todo)
+	// and counting them by part: counts[p*parts+q] counts those of range p
+	// in part q, then is where the first of them goes.
 	counts := make([]int, procs*parts)
+	for len(b.todo) < procs {
+		b.todo = append(b.todo, nil)
+	}
+	bad := make([]int, procs)
 	shareOut(procs, n, func(p, from, to int) {
+		bad[p] = n
 		c := counts[p*parts : (p+1)*parts]
+		todo := b.todo[p][:0]
+		defer func() { b.todo[p] = todo }()
 		for i := from; i < to; i++ {
-			if lo[i] != hi[i] && !chain(lo[i], hi[i]) {
-				c[partOf(hs[i])]++
+			x, y := lo[i], hi[i]
+			if x == y {
+				continue
+			}
+			if !b.lower(cur, x, y) {
+				bad[p] = i
+				return
+			}
+			if y != False || uint32(x)-below >= chains {
+				h := hash(l, x, y)
+				hs[i] = h
+				c[partOf(h)]++
+				todo = append(todo, uint32(i))
+				continue
+			}
+			// The least index wins; the ranges seldom meet at the same
+			// child, since chain nodes come in about the order of their
+			// children.
+			f := &firsts[uint32(x)-below]
+			for v := atomic.LoadUint32(f); v == 0 || v > uint32(i+1); v = atomic.LoadUint32(f) {
+				if atomic.CompareAndSwapUint32(f, v, uint32(i+1)) {
+					break
+				}
 			}
 		}
 	})
+	for _, i := range bad {
+		if i < n {
+			return childrenErr(l, lo[i], hi[i])
+		}
+	}
 	starts := make([]int, parts+1)
 	at := 0
 	for q := range parts {
@@ -361,16 +361,15 @@ func (b *LevelBuilder) makeShared(cur *builtLevel, lo, hi, out []Node, procs int
 		hugepage.Advise(b.ents)
 	}
 	ents := b.ents[:at]
-	shareOut(procs, n, func(p, from, to int) {
+	shareOut(procs, n, func(p, _, _ int) {
 		c := counts[p*parts : (p+1)*parts]
-		for i := from; i < to; i++ {
-			if x, y := lo[i], hi[i]; x != y && !chain(x, y) {
-				q := partOf(hs[i])
-				ents[c[q]] = levelEntry{h: hs[i], i: uint32(i), lo: uint32(x), hi: uint32(y)}
-				c[q]++
-			}
+		for _, i := range b.todo[p] {
+			q := partOf(hs[i])
+			ents[c[q]] = levelEntry{h: hs[i], i: i, lo: uint32(lo[i]), hi: uint32(hi[i])}
+			c[q]++
 		}
 	})
+	// The first occurrence of each of them (reps), part by part.
 	shareOut(procs, parts, func(_, from, to int) {
 		var slots []uint32 // a part's table: index in the part plus one
 		for q := from; q < to; q++ {
@@ -411,7 +410,7 @@ func (b *LevelBuilder) makeShared(cur *builtLevel, lo, hi, out []Node, procs int
 			if x == y {
 				continue
 			}
-			if chain(x, y) {
+			if y == False && uint32(x)-below < chains {
 				reps[i] = firsts[uint32(x)-below] - 1
 			}
 			if reps[i] == uint32(i) {
@@ -537,6 +536,9 @@ func (b *LevelBuilder) Made() int { return b.made }
 // node of the largest level shared out (see MakeLevel).
 func (b *LevelBuilder) Bytes() int64 {
 	n := int64(len(b.slots))*8 + int64(cap(b.hs)+cap(b.reps)+cap(b.firsts))*4 + int64(cap(b.ents))*16
+	for _, t := range b.todo {
+		n += int64(cap(t)) * 4
+	}
 	for _, lv := range b.levels {
 		n += int64(cap(lv.pairs)) * 4
 	}
@@ -556,7 +558,7 @@ func (b *LevelBuilder) Commit() error {
 	if len(m.nodes) != b.base {
 		return fmt.Errorf("robdd: Commit: the Manager has %d nodes, %d when the build began", len(m.nodes), b.base)
 	}
-	b.slots, b.hs, b.reps, b.ents, b.firsts = nil, nil, nil, nil, nil
+	b.slots, b.hs, b.reps, b.ents, b.firsts, b.todo = nil, nil, nil, nil, nil, nil
 	if err := m.reserveStore(b.made); err != nil {
 		return err
 	}
