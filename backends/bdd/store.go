@@ -396,7 +396,12 @@ func (s store) write(path string, fill func(io.Writer) error) (int64, error) {
 		}
 	}()
 	tryLock(f)
-	if err := fill(f); err != nil {
+	w := newFlusher(f, flushEvery)
+	err = fill(w)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return 0, err
 	}
 	// Durable before it is visible: a crash leaves the old file or none.
