@@ -2,6 +2,7 @@ package bdd
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -21,17 +22,18 @@ func TestFlusherWritesEveryByteInOrder(t *testing.T) {
 		{0, 1, 1 << 20},
 		{1, 1, 1 << 20},
 		{5000, 1, 1 << 20},
-		{flusherBuf - 1, 4093, 1 << 20},
+		{flusherBuf - 1, 65521, 1 << 20},
 		{flusherBuf, 1 << 20, 1 << 20},
-		{3*flusherBuf + 5, 4093, flusherBuf},
+		{3*flusherBuf + 5, 65521, flusherBuf},
 		{5*flusherBuf + 7, 65536, 2 * flusherBuf},
 		{5*flusherBuf + 7, 3 * flusherBuf, 1 << 40},
 	} {
 		t.Run(fmt.Sprintf("%d bytes by %d, sync every %d", tc.size, tc.chunk, tc.every), func(t *testing.T) {
-			want := make([]byte, tc.size)
-			for i := range want {
-				want[i] = byte(rng.Uint32())
+			want := make([]byte, tc.size+8)
+			for i := 0; i < tc.size; i += 8 {
+				binary.LittleEndian.PutUint64(want[i:], rng.Uint64())
 			}
+			want = want[:tc.size]
 			path := filepath.Join(t.TempDir(), "f")
 			f, err := os.Create(path)
 			if err != nil {
