@@ -12,7 +12,6 @@ import (
 
 	"github.com/nqueens/configurator/backends/bdd/robdd"
 	"github.com/nqueens/configurator/configurator"
-
 	"github.com/nqueens/configurator/internal/hugepage"
 )
 
@@ -521,7 +520,7 @@ func (w *worker[A]) expand(c *chunk, b *bucket, l int) {
 		c.keys = append(c.keys, f[off:]...)
 		c.tight = append(c.tight, tight)
 		c.level = append(c.level, int32(L))
-		c.hash = append(c.hash, hashKey(f[min(L>>6, W):]))
+		c.hash = append(c.hash, hashKey(keyAt(f, L)))
 		c.dst = append(c.dst, uint32(dst))
 	}
 	for i := c.start; i < c.end; i++ {
@@ -609,12 +608,12 @@ func (d *direct) compile(ctx context.Context, m *robdd.Manager) (robdd.Node, dir
 	}
 	buckets := make([]bucket, V+1)
 	for L := range buckets {
-		buckets[L].width = d.words - min(L>>6, d.words)
+		buckets[L].width = len(keyAt(s, L))
 	}
 	L0 := lowest(s, 0, V)
-	k := s[min(L0>>6, d.words):]
+	k := keyAt(s, L0)
 	root := refOf(L0, buckets[L0].insert(k, hashKey(k), tight))
-	buckets[L0].settleBirths(0)
+	buckets[L0].recordBirths(0)
 	every := d.chunk
 	if every <= 0 {
 		every = max(1, min(ctxEvery, (1<<20)/(8*d.words)))
@@ -698,7 +697,7 @@ func (d *direct) compile(ctx context.Context, m *robdd.Manager) (robdd.Node, dir
 		}
 		d.sink = sink
 		for L := l + 1; L <= V; L++ {
-			buckets[L].settleBirths(l + 1)
+			buckets[L].recordBirths(l + 1)
 		}
 		b.drop()
 		kept += b.bytes()
@@ -806,10 +805,10 @@ func (d *direct) makeNodes(ctx context.Context, m *robdd.Manager, buckets []buck
 		}
 	}
 	widest := 0
-	for m := 1; m <= V; m++ {
-		live[m] += live[m-1]
-	}
 	for m := range V {
+		if m > 0 {
+			live[m] += live[m-1]
+		}
 		widest = max(widest, live[m])
 	}
 	at := make([]int, V+1)
@@ -884,11 +883,13 @@ func (d *direct) makeNodes(ctx context.Context, m *robdd.Manager, buckets []buck
 		// born at or above it.
 		j := n
 		for L := l + 1; L <= V; L++ {
-			a := 0
-			for bk := buckets[L].born; at[L] >= 0 && int(bk[at[L]].level) > l; at[L]-- {
+			born := buckets[L].born
+			for at[L] >= 0 && int(born[at[L]].level) > l {
+				at[L]--
 			}
+			a := 0
 			if at[L] >= 0 {
-				a = int(buckets[L].born[at[L]].n)
+				a = int(born[at[L]].n)
 			}
 			stateBytes -= 12 * int64(len(nodes[L])-a)
 			nodes[L], counts[L] = nodes[L][:a], counts[L][:a]

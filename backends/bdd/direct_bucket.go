@@ -107,8 +107,8 @@ func (b *bucket) grow() {
 	}
 }
 
-// settleBirths records the states born at level, if any.
-func (b *bucket) settleBirths(level int) {
+// recordBirths records the states born at level, if any.
+func (b *bucket) recordBirths(level int) {
 	if k := len(b.born); b.n > 0 && (k == 0 || int(b.born[k-1].n) < b.n) {
 		b.born = append(b.born, birth{int32(level), int32(b.n)})
 	}
@@ -150,6 +150,10 @@ func hashKey(k []uint64) uint32 {
 	}
 	return uint32(h ^ h>>32)
 }
+
+// keyAt is the key of state f in the bucket of level L, its lowest free
+// cell: its words from L's word on (none for L = vars at a word's end).
+func keyAt(f []uint64, L int) []uint64 { return f[min(L>>6, len(f)):] }
 
 // lowest is the level of the lowest free cell of f, a state at a level in
 // word off or below, or vars if it has none.
