@@ -265,7 +265,7 @@ func (b *LevelBuilder) makeShared(cur *builtLevel, lo, hi, out []Node, procs int
 	}
 	hs, reps := b.hs[:n], b.reps[:n]
 	// A chain node's low child is a node of the level made before, whose
-	// ids are below..below+chains-1: x-below < chains, unsigned.
+	// ids are below..below+chains-1 (see chainOf).
 	var below, chains uint32
 	if k := len(b.levels); k >= 2 {
 		below, chains = b.levels[k-2].first, uint32(len(b.levels[k-2].pairs)/2)
@@ -322,7 +322,8 @@ func (b *LevelBuilder) makeShared(cur *builtLevel, lo, hi, out []Node, procs int
 				bad[p] = i
 				return
 			}
-			if y != False || uint32(x)-below >= chains {
+			k, ok := chainOf(x, y, below, chains)
+			if !ok {
 				h := hash(l, x, y)
 				hs[i] = h
 				c[partOf(h)]++
@@ -332,7 +333,7 @@ func (b *LevelBuilder) makeShared(cur *builtLevel, lo, hi, out []Node, procs int
 			// The least index wins; the ranges seldom meet at the same
 			// child, since chain nodes come in about the order of their
 			// children.
-			f := &firsts[uint32(x)-below]
+			f := &firsts[k]
 			for v := atomic.LoadUint32(f); v == 0 || v > uint32(i+1); v = atomic.LoadUint32(f) {
 				if atomic.CompareAndSwapUint32(f, v, uint32(i+1)) {
 					break
@@ -410,8 +411,8 @@ func (b *LevelBuilder) makeShared(cur *builtLevel, lo, hi, out []Node, procs int
 			if x == y {
 				continue
 			}
-			if y == False && uint32(x)-below < chains {
-				reps[i] = firsts[uint32(x)-below] - 1
+			if k, ok := chainOf(x, y, below, chains); ok {
+				reps[i] = firsts[k] - 1
 			}
 			if reps[i] == uint32(i) {
 				k++
@@ -451,6 +452,14 @@ func (b *LevelBuilder) makeShared(cur *builtLevel, lo, hi, out []Node, procs int
 	})
 	b.made += made
 	return nil
+}
+
+// chainOf reports whether the node of children x and y is a chain node,
+// the level made before having the ids below..below+chains-1, and if so
+// the index of its low child in that level.
+func chainOf(x, y Node, below, chains uint32) (uint32, bool) {
+	k := uint32(x) - below // past chains when x < below too
+	return k, y == False && k < chains
 }
 
 // partNodes is about how many nodes makeShared looks through with one
