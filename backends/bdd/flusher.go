@@ -11,17 +11,20 @@ import (
 // ends the write (see store.write) flushes only its last part. On a
 // virtual machine a sync takes about as long as the bytes took to write
 // (seconds for the gigabytes of a 16×16 diagram), however early the
-// kernel started writing them back. A flusher copies what it is given into
-// flusherBufs buffers of flusherBuf bytes that take turns.
+// kernel started writing them back. A file of at most flusherBuf bytes
+// (the kept answers, the small boards) is written straight through; past
+// that, a flusher copies what it is given into flusherBufs buffers of
+// flusherBuf bytes that take turns.
 type flusher struct {
-	f      *os.File
-	every  int64
-	buf    []byte
-	full   chan []byte // to the goroutine, in order
-	free   chan []byte // back from it
-	done   chan struct{}
-	err    atomic.Pointer[error] // the first error of the writes and syncs
-	closed bool
+	f       *os.File
+	every   int64
+	written int64 // straight through, before the goroutine starts
+	buf     []byte
+	full    chan []byte // to the goroutine, in order; nil before it starts
+	free    chan []byte // back from it
+	done    chan struct{}
+	err     atomic.Pointer[error] // the first error of the writes and syncs
+	closed  bool
 }
 
 const (
@@ -34,14 +37,16 @@ const (
 
 // newFlusher returns a flusher to f that syncs every every bytes. Close
 // must follow, and no Write after it.
-func newFlusher(f *os.File, every int64) *flusher {
-	w := &flusher{f: f, every: every, buf: make([]byte, 0, flusherBuf),
-		full: make(chan []byte, flusherBufs), free: make(chan []byte, flusherBufs), done: make(chan struct{})}
+func newFlusher(f *os.File, every int64) *flusher { return &flusher{f: f, every: every} }
+
+// start makes the buffers and starts the goroutine.
+func (w *flusher) start() {
+	w.buf = make([]byte, 0, flusherBuf)
+	w.full, w.free, w.done = make(chan []byte, flusherBufs), make(chan []byte, flusherBufs), make(chan struct{})
 	for range flusherBufs - 1 {
 		w.free <- make([]byte, 0, flusherBuf)
 	}
 	go w.run()
-	return w
 }
 
 // run writes the buffers in order, syncing every w.every bytes, until
@@ -71,6 +76,17 @@ func (w *flusher) Write(p []byte) (int, error) {
 	if err := w.err.Load(); err != nil {
 		return 0, *err
 	}
+	if w.full == nil {
+		if w.written+int64(len(p)) <= flusherBuf {
+			n, err := w.f.Write(p)
+			w.written += int64(n)
+			if err != nil {
+				w.err.Store(&err)
+			}
+			return n, err
+		}
+		w.start()
+	}
 	n := len(p)
 	for len(p) > 0 {
 		k := copy(w.buf[len(w.buf):cap(w.buf)], p)
@@ -87,7 +103,7 @@ func (w *flusher) Write(p []byte) (int, error) {
 // first error of the writes and syncs. It neither closes the file nor
 // syncs what came after the last sync.
 func (w *flusher) Close() error {
-	if !w.closed {
+	if !w.closed && w.full != nil {
 		w.closed = true
 		if len(w.buf) > 0 {
 			w.full <- w.buf

@@ -63,29 +63,33 @@ func TestFlusherWritesEveryByteInOrder(t *testing.T) {
 }
 
 // TestFlusherReportsWriteErrors: a file that cannot be written fails the
-// writes that follow the error, and Close.
+// writes that follow the error, and Close, whether the flusher writes
+// straight through (a first write of at most flusherBuf bytes) or from its
+// goroutine.
 func TestFlusherReportsWriteErrors(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "f")
-	if err := os.WriteFile(path, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path) // read-only: every write fails
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	w := newFlusher(f, 1<<20)
-	chunk := make([]byte, flusherBuf)
-	var werr error
-	for range 2 * flusherBufs { // the buffers come back once written, or failed
-		if _, werr = w.Write(chunk); werr != nil {
-			break
+	for _, size := range []int{flusherBuf, flusherBuf + 1} {
+		path := filepath.Join(t.TempDir(), "f")
+		if err := os.WriteFile(path, nil, 0o644); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if werr == nil {
-		t.Error("no Write failed after eight buffers to a read-only file")
-	}
-	if err := w.Close(); err == nil {
-		t.Error("Close of a flusher to a read-only file: no error")
+		f, err := os.Open(path) // read-only: every write fails
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		w := newFlusher(f, 1<<20)
+		chunk := make([]byte, size)
+		var werr error
+		for range 2 * flusherBufs { // the buffers come back once written, or failed
+			if _, werr = w.Write(chunk); werr != nil {
+				break
+			}
+		}
+		if werr == nil {
+			t.Errorf("writes of %d bytes: none failed after eight to a read-only file", size)
+		}
+		if err := w.Close(); err == nil {
+			t.Errorf("writes of %d bytes: Close of a flusher to a read-only file: no error", size)
+		}
 	}
 }
