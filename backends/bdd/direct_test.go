@@ -333,6 +333,29 @@ next:
 	return big.NewInt(count)
 }
 
+// budgetStep checks one compile of a sweep of growing budgets into m: a
+// success (recorded in *succeeded) has the want nodes; a failure wraps
+// robdd.ErrNodeLimit, comes before every success and leaves only the two
+// terminals. It reports whether the compile succeeded.
+func budgetStep(t *testing.T, budget int64, m *robdd.Manager, root robdd.Node, err error, want int, succeeded *bool) bool {
+	t.Helper()
+	switch {
+	case err == nil:
+		*succeeded = true
+		if got := m.NodeCount(root); got != want {
+			t.Errorf("budget %d: %d nodes, want %d", budget, got, want)
+		}
+		return true
+	case *succeeded:
+		t.Fatalf("budget %d: %v, after a smaller budget succeeded", budget, err)
+	case !errors.Is(err, robdd.ErrNodeLimit):
+		t.Fatalf("budget %d: %v, want robdd.ErrNodeLimit", budget, err)
+	case m.Size() != 2:
+		t.Errorf("budget %d: %d nodes left after the failure, want the 2 terminals", budget, m.Size())
+	}
+	return false
+}
+
 // TestCompileDirectNodeBudget sweeps budgets from 1 KiB to 4 MiB: below
 // what 10-queens needs the compile fails with ErrNodeLimit, in the state
 // expansion or in the node construction, leaving the Manager as it was;
@@ -354,20 +377,7 @@ func TestCompileDirectNodeBudget(t *testing.T) {
 		if elapsed := time.Since(start); elapsed > bound {
 			t.Errorf("budget %d: %v to answer, want at most %v", budget, elapsed, bound)
 		}
-		switch {
-		case err == nil:
-			succeeded = true
-			if got := m.NodeCount(root); got != queensNodes[10] {
-				t.Errorf("budget %d: %d nodes, want %d", budget, got, queensNodes[10])
-			}
-		case succeeded:
-			t.Fatalf("budget %d: %v, after a smaller budget succeeded", budget, err)
-		case !errors.Is(err, robdd.ErrNodeLimit):
-			t.Fatalf("budget %d: %v, want robdd.ErrNodeLimit", budget, err)
-		default:
-			if m.Size() != 2 {
-				t.Errorf("budget %d: %d nodes left after the failure, want the 2 terminals", budget, m.Size())
-			}
+		if !budgetStep(t, budget, m, root, err, queensNodes[10], &succeeded) {
 			// The Manager is still usable.
 			if x, err := m.Var(3); err != nil || m.Level(x) != 3 {
 				t.Errorf("budget %d: Var(3) after the failure: %v, %v", budget, x, err)
@@ -534,19 +544,7 @@ func TestCompileDirectStopsMidway(t *testing.T) {
 	succeeded := false
 	for budget := int64(1 << 10); budget <= 1<<20; budget *= 2 {
 		m, root, err := compileShared(context.Background(), model, 2, 5, budget)
-		switch {
-		case err == nil:
-			succeeded = true
-			if got := m.NodeCount(root); got != queensNodes[8] {
-				t.Errorf("budget %d: %d nodes, want %d", budget, got, queensNodes[8])
-			}
-		case succeeded:
-			t.Fatalf("budget %d: %v, after a smaller budget succeeded", budget, err)
-		case !errors.Is(err, robdd.ErrNodeLimit):
-			t.Fatalf("budget %d: %v, want robdd.ErrNodeLimit", budget, err)
-		case m.Size() != 2:
-			t.Errorf("budget %d: %d nodes left after the failure", budget, m.Size())
-		}
+		budgetStep(t, budget, m, root, err, queensNodes[8], &succeeded)
 	}
 	if !succeeded {
 		t.Error("8-queens failed even with 1 MiB")
