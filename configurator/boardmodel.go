@@ -13,9 +13,11 @@ import (
 // tree, and a constraint per line of the board, in the model's order, in
 // its words ("rank 1: exactly one of a1, b1, c1, d1"). A queen on a square
 // is the decision that selects its feature, so the feature model's
-// configurations are the board's solutions.
+// configurations are the board's solutions. Its grid lays the squares out
+// as the board does, rank by rank, and marks the N-Queens rules (a model
+// of New, not Custom's) so that a backend may answer it as a board.
 func (m *Model) FeatureModel() (*feature.Model, error) {
-	parts := feature.Model{Name: fmt.Sprintf("%d-queens", m.n), Root: -1}
+	parts := feature.Model{Name: BoardName(m.n), Root: -1, Grid: &feature.Grid{Rows: m.n, Cols: m.n, Queens: m.queens}}
 	for v := range m.Vars() {
 		parts.Features = append(parts.Features, feature.Feature{Name: m.Cell(v).String(), Parent: -1, Group: -1})
 	}
@@ -46,4 +48,19 @@ func (m *Model) FeatureModel() (*feature.Model, error) {
 		return nil, fmt.Errorf("%d-queens as a feature model: %w", m.n, err)
 	}
 	return fm, nil
+}
+
+// BoardName is the name of the n×n board as a model: "8-queens".
+func BoardName(n int) string { return fmt.Sprintf("%d-queens", n) }
+
+// BoardOf returns the board a feature model lays out, when its grid marks
+// the N-Queens rules: the model of New in the row-major order, whose
+// FeatureModel has the same features and configurations.
+func BoardOf(fm *feature.Model) (*Model, bool) {
+	g := fm.Grid
+	if g == nil || !g.Queens {
+		return nil, false
+	}
+	m, err := New(g.Rows, RowMajor)
+	return m, err == nil
 }

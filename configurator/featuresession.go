@@ -34,15 +34,25 @@ var (
 	ErrBoardsOnly = errors.New("this backend configures N-Queens boards only, not feature models")
 )
 
-// CompileFeatureModel compiles m with b, when b is a ModelCompiler, and
-// measures how long that took. Any other backend fails with an error
-// wrapping ErrBoardsOnly.
+// CompileFeatureModel compiles m with b and measures how long that took.
+// A board (a model whose grid marks the N-Queens rules, BoardOf) is
+// compiled as a board, with the backend's own engine for boards, and
+// answered through BoardFeatures (whose FeatureModel is the board's own,
+// equal to m); any other model needs a ModelCompiler,
+// and another backend fails with an error wrapping ErrBoardsOnly.
 func CompileFeatureModel(ctx context.Context, b Backend, m *feature.Model) (FeatureSpace, time.Duration, error) {
+	start := time.Now()
+	if board, ok := BoardOf(m); ok {
+		sp, took, err := Compile(ctx, b, board)
+		if err != nil {
+			return nil, 0, err
+		}
+		return BoardFeatures(sp), took, nil
+	}
 	mc, ok := b.(ModelCompiler)
 	if !ok {
 		return nil, 0, fmt.Errorf("%s: %w", b.Name(), ErrBoardsOnly)
 	}
-	start := time.Now()
 	sp, err := mc.CompileModel(ctx, m)
 	if err != nil {
 		return nil, 0, fmt.Errorf("compile %s with %s: %w", ModelName(m), b.Name(), err)

@@ -58,6 +58,8 @@ type Model struct {
 	// one flat slice for the whole board (a million cells at MaxN).
 	lineStart []int32
 	lines     []int32
+	// queens marks the N-Queens rules (New), not a custom model's.
+	queens bool
 }
 
 // New returns the N-Queens model of an n×n board with the given variable
@@ -102,7 +104,12 @@ func New(n int, order Order) (*Model, error) {
 		}
 		cs = append(cs, Constraint{Kind: AtMostOne, Name: "anti-diagonal " + cells[0].String() + "-" + cells[len(cells)-1].String(), Cells: cells})
 	}
-	return Custom(n, order, cs)
+	m, err := Custom(n, order, cs)
+	if err != nil {
+		return nil, err
+	}
+	m.queens = true
+	return m, nil
 }
 
 // Custom returns a model of an n×n board with the given constraints instead

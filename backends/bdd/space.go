@@ -32,7 +32,8 @@ import (
 // immutable but for that memo, and safe for concurrent use.
 //
 // Besides configurator.Space it is a configurator.Analyzer, Sampler,
-// Marginaler, Diagrammer and Sizer.
+// Marginaler, Diagrammer and Sizer, and a configurator.FeatureSpace with
+// its sampler and marginals for the board's feature model.
 type Space struct {
 	model *configurator.Model
 	// diagram is the compiled diagram; its queries hold work space from
@@ -51,6 +52,9 @@ type Space struct {
 	profile func() []int
 	// memo keeps the answers of the boards of few queens.
 	memo *memo
+	// features is the board as a feature model, made when first asked
+	// for (boardfeatures.go).
+	features boardFeatures
 }
 
 // compiled is a diagram of a model as Compile made or loaded it.

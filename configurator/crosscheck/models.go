@@ -105,7 +105,7 @@ func newModelChecker(m *feature.Model, subjects []FeatureSubject) (*modelChecker
 		return nil, fmt.Errorf("%w: no subjects", ErrSubjects)
 	}
 	for _, s := range subjects {
-		if s.Space.FeatureModel() != m {
+		if !sameFeatures(s.Space.FeatureModel(), m) {
 			return nil, fmt.Errorf("%w: %s was compiled from another model", ErrSubjects, s.Name)
 		}
 	}
@@ -557,7 +557,8 @@ func (c *modelChecker) checkRoom(i int, ds []configurator.Decision, f int, other
 }
 
 // WalkModel takes seeded random walks on a feature model of at most
-// oracle.MaxFeatures features, with every subject, through the session
+// oracle.MaxFeatures features (a board of at most oracle.MaxListed
+// squares), with every subject, through the session
 // logic (configurator.FeatureSession), and checks every answer against the
 // oracle, which enumerates the model's configurations with
 // feature.Model.Valid (never the CNF the backends compile). A step decides
@@ -574,7 +575,7 @@ func WalkModel(ctx context.Context, m *feature.Model, subjects []FeatureSubject,
 		return nil, err
 	}
 	start := time.Now()
-	c.oracle, err = oracle.NewFeatures(len(m.Features), m.Valid)
+	c.oracle, err = featureOracle(m)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrSubjects, err)
 	}
@@ -587,6 +588,47 @@ func WalkModel(ctx context.Context, m *feature.Model, subjects []FeatureSubject,
 		c.rep.Walks++
 	}
 	return c.rep, nil
+}
+
+// featureOracle is the oracle of m: every assignment judged by
+// feature.Model.Valid, or, for a board (configurator.BoardOf), whose
+// squares are too many for that, the solutions the board oracle finds by
+// its own search with its own attack rules.
+func featureOracle(m *feature.Model) (*oracle.Features, error) {
+	board, ok := configurator.BoardOf(m)
+	if !ok || len(m.Features) <= oracle.MaxFeatures {
+		return oracle.NewFeatures(len(m.Features), m.Valid)
+	}
+	b, err := oracle.New(board.N())
+	if err != nil {
+		return nil, err
+	}
+	configs := make([][]bool, b.Count())
+	for i := range configs {
+		configs[i] = make([]bool, board.Vars())
+		for _, q := range b.Solution(i) {
+			configs[i][board.Var(configurator.Cell{Row: q.Row, Col: q.Col})] = true
+		}
+	}
+	return oracle.FeaturesOf(len(m.Features), configs)
+}
+
+// sameFeatures reports whether a and b have the same features, by name in
+// order: a subject compiled from m, or from a model equal to it (a board's
+// space makes its own feature model).
+func sameFeatures(a, b *feature.Model) bool {
+	if a == b {
+		return true
+	}
+	if len(a.Features) != len(b.Features) {
+		return false
+	}
+	for i := range a.Features {
+		if a.Features[i].Name != b.Features[i].Name {
+			return false
+		}
+	}
+	return true
 }
 
 // modelWalker is the state of one walk: the decisions the oracle holds

@@ -13,6 +13,7 @@ import (
 	"github.com/nqueens/configurator/backends/sat"
 	"github.com/nqueens/configurator/backends/sat/plain"
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/configuratortest"
 	"github.com/nqueens/configurator/configurator/crosscheck"
 	"github.com/nqueens/configurator/configurator/feature"
 	"github.com/nqueens/configurator/configurator/feature/dimacs"
@@ -321,4 +322,67 @@ func load(t testing.TB, dir, file string) *feature.Model {
 		t.Fatalf("%s: %v", file, err)
 	}
 	return m
+}
+
+// TestBoardModels: the boards are feature models like the others. Each
+// board from 1×1 to 8×8, as the feature model configurator.Model.FeatureModel
+// makes of it, is compiled by every backend (with its own engine for
+// boards: configurator.CompileFeatureModel) and walked like any model,
+// squares selected and ruled out, against the board oracle's solutions.
+func TestBoardModels(t *testing.T) {
+	largest := 8
+	if testing.Short() {
+		largest = 6
+	}
+	bs := []configurator.Backend{bdd.New(bdd.Options{}), sat.New(sat.Options{}), plain.New(plain.Options{})}
+	for n := 1; n <= largest; n++ {
+		board, err := configurator.New(n, configurator.RowMajor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := board.FeatureModel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := crosscheck.WalkModel(context.Background(), m, compileFeatures(t, m, bs), crosscheck.WalkOptions{Walks: 2, Steps: 12, Seed: *seed})
+		if err != nil {
+			t.Fatalf("%d×%d: %v", n, n, err)
+		}
+		if n >= 4 && rep.Steps == 0 {
+			t.Errorf("%d×%d: the walks took no step", n, n)
+		}
+		t.Logf("%d×%d: %d walks, %d steps", n, n, rep.Walks, rep.Steps)
+		assertModelAgree(t, rep)
+	}
+}
+
+// TestPlantedBoardFault: a backend that compiled a board missing one of
+// its diagonals, answered as the board's feature model, is caught.
+func TestPlantedBoardFault(t *testing.T) {
+	const n = 6
+	board := configuratortest.Model(t, n, configurator.RowMajor)
+	m, err := board.FeatureModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cs []configurator.Constraint
+	for _, c := range board.Constraints() {
+		if !strings.HasPrefix(c.Name, "diagonal a1") {
+			cs = append(cs, c)
+		}
+	}
+	faulty, err := configurator.Custom(n, configurator.RowMajor, cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []configurator.Backend{bdd.New(bdd.Options{}), sat.New(sat.Options{})} {
+		sp := configurator.BoardFeatures(configuratortest.Space(t, b, faulty))
+		rep, err := crosscheck.WalkModel(context.Background(), m, []crosscheck.FeatureSubject{{Name: b.Name(), Space: sp}}, crosscheck.WalkOptions{Walks: 2, Steps: 12, Seed: *seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Count == 0 {
+			t.Errorf("%s without the long diagonal: no disagreement found", b.Name())
+		}
+	}
 }

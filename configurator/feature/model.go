@@ -202,8 +202,22 @@ type Model struct {
 	Constraints []Constraint
 	// Clauses are a CNF file's clauses as read, in the file's order.
 	Clauses []Clause
+	// Grid, when not nil, lays the features out on a grid for views that
+	// draw one; it says nothing of the configurations.
+	Grid *Grid
 
 	ids map[string]int
+}
+
+// Grid lays a model's features out in Rows rows of Cols cells, feature
+// r*Cols+c at row r and column c; every feature has a cell. Queens, when
+// true, says the model is the N-Queens problem on that (square) grid, its
+// constraints a line's "at most one" or a rank's "exactly one": a hint
+// that lets a backend answer with an engine of its own for boards. A
+// backend that ignores it answers alike.
+type Grid struct {
+	Rows, Cols int
+	Queens     bool
 }
 
 // New checks the parts of a model and returns it indexed: names unique and
@@ -255,6 +269,9 @@ func New(parts Model) (*Model, error) {
 			}
 		}
 		listed += len(g.Children)
+	}
+	if g := m.Grid; g != nil && (g.Rows < 1 || g.Cols < 1 || g.Rows*g.Cols != f || g.Queens && g.Rows != g.Cols) {
+		return nil, fmt.Errorf("feature: a grid of %d×%d does not lay out %d features", g.Rows, g.Cols, f)
 	}
 	if m.Root >= 0 && listed != f-1 {
 		return nil, fmt.Errorf("feature: the groups list %d children; the tree has %d", listed, f-1)

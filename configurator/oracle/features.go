@@ -17,7 +17,7 @@ type Features struct {
 	n int
 	// configs are the configurations, feature i selected when bit i is
 	// set, in increasing order.
-	configs []uint32
+	configs []uint64
 }
 
 // Decision is one choice on a feature model: Feature selected, or
@@ -25,6 +25,33 @@ type Features struct {
 type Decision struct {
 	Feature int
 	Select  bool
+}
+
+// MaxListed is the most features of a model whose configurations are
+// handed to FeaturesOf, listed by another enumeration (a board's
+// solutions, found by the board oracle's own search).
+const MaxListed = 64
+
+// FeaturesOf is the oracle of a model of n features, 0 <= n <= MaxListed,
+// whose configurations are configs (selected[i] per feature, each once).
+func FeaturesOf(n int, configs [][]bool) (*Features, error) {
+	if n < 0 || n > MaxListed {
+		return nil, fmt.Errorf("oracle for a model of %d features (0..%d): %w", n, MaxListed, ErrSize)
+	}
+	o := &Features{n: n}
+	for _, c := range configs {
+		if len(c) != n {
+			return nil, fmt.Errorf("oracle: a configuration of %d features in a model of %d: %w", len(c), n, ErrSize)
+		}
+		var mask uint64
+		for i, on := range c {
+			if on {
+				mask |= 1 << i
+			}
+		}
+		o.configs = append(o.configs, mask)
+	}
+	return o, nil
 }
 
 // NewFeatures enumerates the configurations of a model of n features,
@@ -36,7 +63,7 @@ func NewFeatures(n int, valid func(selected []bool) bool) (*Features, error) {
 	}
 	o := &Features{n: n}
 	config := make([]bool, n)
-	for mask := range uint32(1) << n {
+	for mask := range uint64(1) << n {
 		for i := range config {
 			config[i] = mask>>i&1 == 1
 		}
@@ -55,7 +82,7 @@ func (o *Features) Count() int { return len(o.configs) }
 
 // masks returns the features the decisions select and those they
 // deselect, as bit masks.
-func masks(ds []Decision) (on, off uint32) {
+func masks(ds []Decision) (on, off uint64) {
 	for _, d := range ds {
 		if d.Select {
 			on |= 1 << d.Feature
@@ -68,7 +95,7 @@ func masks(ds []Decision) (on, off uint32) {
 
 // keeps reports whether configuration c keeps every decision of on and
 // off.
-func keeps(c, on, off uint32) bool { return c&on == on && c&off == 0 }
+func keeps(c, on, off uint64) bool { return c&on == on && c&off == 0 }
 
 // Configurations returns the configurations that keep the decisions, as
 // selected[i] per feature.
@@ -83,7 +110,7 @@ func (o *Features) Configurations(ds []Decision) [][]bool {
 	return out
 }
 
-func (o *Features) unpack(c uint32) []bool {
+func (o *Features) unpack(c uint64) []bool {
 	out := make([]bool, o.n)
 	for i := range out {
 		out[i] = c>>i&1 == 1
@@ -97,7 +124,7 @@ func (o *Features) IsConfiguration(selected []bool) bool {
 	if len(selected) != o.n {
 		return false
 	}
-	var c uint32
+	var c uint64
 	for i, s := range selected {
 		if s {
 			c |= 1 << i
@@ -133,7 +160,7 @@ type FeatureAnalysis struct {
 // Analyze classifies every feature under the decisions.
 func (o *Features) Analyze(ds []Decision) *FeatureAnalysis {
 	on, off := masks(ds)
-	var some, all uint32 = 0, ^uint32(0)
+	var some, all uint64 = 0, ^uint64(0)
 	a := &FeatureAnalysis{On: make([]bool, o.n), Off: make([]bool, o.n)}
 	for _, c := range o.configs {
 		if keeps(c, on, off) {
