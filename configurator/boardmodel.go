@@ -15,9 +15,12 @@ import (
 // is the decision that selects its feature, so the feature model's
 // configurations are the board's solutions. Its grid lays the squares out
 // as the board does, rank by rank, and marks the N-Queens rules (a model
-// of New, not Custom's) so that a backend may answer it as a board.
-func (m *Model) FeatureModel() (*feature.Model, error) {
-	parts := feature.Model{Name: BoardName(m.n), Root: -1, Grid: &feature.Grid{Rows: m.n, Cols: m.n, Queens: m.queens}}
+// of New, not Custom's) so that a backend may answer it as a board. It is
+// made once, when first asked for, and shared: callers must not change it.
+func (m *Model) FeatureModel() (*feature.Model, error) { return m.features() }
+
+func (m *Model) featureModel() (*feature.Model, error) {
+	parts := feature.Model{Name: BoardName(m.n), Format: feature.Board, Root: -1, Grid: &feature.Grid{Rows: m.n, Cols: m.n, Queens: m.queens}}
 	for v := range m.Vars() {
 		parts.Features = append(parts.Features, feature.Feature{Name: m.Cell(v).String(), Parent: -1, Group: -1})
 	}

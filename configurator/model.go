@@ -21,6 +21,9 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"sync"
+
+	"github.com/nqueens/configurator/configurator/feature"
 )
 
 // MaxN is the largest board any model may describe. Backends have lower
@@ -60,6 +63,8 @@ type Model struct {
 	lines     []int32
 	// queens marks the N-Queens rules (New), not a custom model's.
 	queens bool
+	// features is FeatureModel, made once when first asked for.
+	features func() (*feature.Model, error)
 }
 
 // New returns the N-Queens model of an n×n board with the given variable
@@ -120,6 +125,7 @@ func Custom(n int, order Order, constraints []Constraint) (*Model, error) {
 		return nil, fmt.Errorf("board size %d: %w", n, ErrSize)
 	}
 	m := &Model{n: n, order: order, constraints: constraints, lineStart: make([]int32, n*n+1)}
+	m.features = sync.OnceValues(m.featureModel)
 	for _, c := range constraints {
 		for _, cell := range c.Cells {
 			if !m.Contains(cell) {

@@ -2,9 +2,9 @@ package bdd
 
 import (
 	"context"
+	"fmt"
 	"math/big"
 	"math/rand/v2"
-	"sync"
 	"time"
 
 	"github.com/nqueens/configurator/backends/bdd/robdd"
@@ -19,19 +19,15 @@ import (
 // answers and symmetries; squares ruled out restrict the same sweeps
 // further (their levels false), so every answer stays exact and counted.
 
-// boardFeatures holds the feature model of a board's space, made once,
-// when first asked for.
-type boardFeatures struct {
-	once  sync.Once
-	model *feature.Model
-	err   error
-}
-
 // FeatureModel is the board as a feature model: a feature per square,
 // numbered as the board numbers its variables.
 func (s *Space) FeatureModel() *feature.Model {
-	s.features.once.Do(func() { s.features.model, s.features.err = s.model.FeatureModel() })
-	return s.features.model
+	fm, err := s.model.FeatureModel()
+	if err != nil {
+		// FeatureModel fails only on a model New and Custom refuse.
+		panic(fmt.Sprintf("bdd: a board's feature model: %v", err))
+	}
+	return fm
 }
 
 // place splits decisions into the queens and the squares ruled out, and

@@ -52,9 +52,6 @@ type Space struct {
 	profile func() []int
 	// memo keeps the answers of the boards of few queens.
 	memo *memo
-	// features is the board as a feature model, made when first asked
-	// for (boardfeatures.go).
-	features boardFeatures
 }
 
 // compiled is a diagram of a model as Compile made or loaded it.

@@ -31,6 +31,9 @@ const (
 	UVL Format = "uvl"
 	// DIMACS is the DIMACS CNF format (package dimacs).
 	DIMACS Format = "dimacs"
+	// Board is a built-in N-Queens board, read from no file (the
+	// configurator's Model.FeatureModel).
+	Board Format = "board"
 )
 
 // Pos is a place in a model's source: 1-based line and column (in

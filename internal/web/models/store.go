@@ -79,6 +79,41 @@ type Config struct {
 	// Slots is the number of compiles (and parses of uploads) that run at
 	// once.
 	Slots int
+	// Boards serves the spaces of the built-in boards (BoardID) from the
+	// server's one cache of boards; nil: the store compiles them itself,
+	// as it does every model.
+	Boards Boards
+}
+
+// Boards is where the store takes the spaces of the built-in boards, the
+// N-Queens models queens-1 to queens-MaxBoard: the web server's cache of
+// compiled boards, so that a board asked for as a model and as a board is
+// compiled once and held once, with that cache's lanes, progress and saved
+// files. Its methods are those of Store for board n.
+type Boards interface {
+	Space(ctx context.Context, n int, backend string) (*Space, error)
+	Compiling(n int, backend string) (since time.Time, ok bool)
+}
+
+// MaxBoard is the largest built-in board.
+const MaxBoard = 32
+
+// BoardID is the ID of the built-in model of the n×n board: "queens-8".
+func BoardID(n int) string { return fmt.Sprintf("queens-%d", n) }
+
+// Board reports the board size of a built-in board's ID.
+func Board(id string) (n int, ok bool) {
+	digits, ok := strings.CutPrefix(id, "queens-")
+	if !ok || digits == "" || len(digits) > 2 || digits[0] == '0' {
+		return 0, false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = 10*n + int(c-'0')
+	}
+	return n, n >= 1 && n <= MaxBoard
 }
 
 // Info describes a model in the store.
@@ -98,6 +133,8 @@ type Info struct {
 	Size int
 	// Example marks a bundled example (package examples).
 	Example bool
+	// Board is the size of a built-in board (BoardID), 0 for other models.
+	Board int
 }
 
 // Space is a compiled feature space and how long its compile took.
@@ -118,6 +155,12 @@ type Store struct {
 	ctx      context.Context // ends with Close
 	stop     context.CancelFunc
 	work     sync.WaitGroup // compiles and the directory's scan
+
+	boards [MaxBoard + 1]struct {
+		once  sync.Once
+		model *feature.Model
+		info  Info
+	}
 
 	mu      sync.Mutex
 	entries map[string]*entry
@@ -325,15 +368,50 @@ func (s *Store) parse(ctx context.Context, name string, src []byte, f feature.Fo
 	return m, nil
 }
 
+// board returns the model of the built-in n×n board and its info, made
+// when first asked for and held from then on (the largest is a few
+// megabytes).
+func (s *Store) board(n int) (*feature.Model, Info) {
+	b := &s.boards[n]
+	b.once.Do(func() {
+		board, err := configurator.New(n, configurator.RowMajor)
+		if err == nil {
+			b.model, err = board.FeatureModel()
+		}
+		if err != nil {
+			panic(fmt.Sprintf("models: the built-in %d×%d board: %v", n, n, err)) // New takes every n up to MaxBoard
+		}
+		b.info = boardInfo(n)
+	})
+	return b.model, b.info
+}
+
+// boardInfo is the info of the built-in n×n board, without making its
+// model: its features and its lines (a rank and a file each, and the
+// diagonals of two squares or more).
+func boardInfo(n int) Info {
+	lines := 2 * n
+	if n > 1 {
+		lines += 2 * (2*n - 3)
+	}
+	return Info{ID: BoardID(n), Name: configurator.BoardName(n), Format: feature.Board, Features: n * n, Constraints: lines, Board: n}
+}
+
 // List returns the info of every model the store knows: the bundled
-// examples first, then the others by name.
+// examples first, then the built-in boards by size, then the others by
+// name.
 func (s *Store) List() []Info {
 	s.mu.Lock()
-	out := make([]Info, 0, len(s.entries))
+	out := make([]Info, 0, len(s.entries)+MaxBoard)
 	for _, e := range s.entries {
-		out = append(out, e.info)
+		if e.info.Board == 0 {
+			out = append(out, e.info)
+		}
 	}
 	s.mu.Unlock()
+	for n := 1; n <= MaxBoard; n++ {
+		out = append(out, boardInfo(n))
+	}
 	slices.SortFunc(out, func(a, b Info) int {
 		switch {
 		case a.Example != b.Example:
@@ -341,6 +419,13 @@ func (s *Store) List() []Info {
 				return -1
 			}
 			return 1
+		case (a.Board > 0) != (b.Board > 0):
+			if a.Board > 0 {
+				return -1
+			}
+			return 1
+		case a.Board != b.Board:
+			return a.Board - b.Board
 		case a.Name != b.Name:
 			return strings.Compare(a.Name, b.Name)
 		}
@@ -353,6 +438,10 @@ func (s *Store) List() []Info {
 // directory when it is not held in memory. An ID the store does not know,
 // or whose file is damaged, gives ErrNotFound.
 func (s *Store) Model(ctx context.Context, id string) (*feature.Model, Info, error) {
+	if n, ok := Board(id); ok {
+		m, info := s.board(n)
+		return m, info, nil
+	}
 	e, err := s.entry(ctx, id)
 	if err != nil {
 		return nil, Info{}, err
@@ -364,6 +453,20 @@ func (s *Store) Model(ctx context.Context, id string) (*feature.Model, Info, err
 // directory when needed. The entry it returns may give way to others at
 // any time after; its model and info stay valid.
 func (s *Store) entry(ctx context.Context, id string) (*entry, error) {
+	if n, ok := Board(id); ok {
+		// A built-in board the store compiles itself (no Config.Boards):
+		// held, as the examples are, for as long as the store.
+		m, info := s.board(n)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		e := s.entries[id]
+		if e == nil {
+			e = &entry{info: info, model: m}
+			s.entries[id] = e
+		}
+		snap := *e
+		return &snap, nil
+	}
 	if !validID(id) {
 		return nil, fmt.Errorf("model %q: %w", id, ErrNotFound)
 	}
@@ -522,7 +625,11 @@ func (s *Store) Space(ctx context.Context, id, backend string) (*Space, error) {
 	if !ok {
 		return nil, fmt.Errorf("backend %q: %w", backend, ErrNoBackend)
 	}
-	if _, ok := b.(configurator.ModelCompiler); !ok {
+	n, isBoard := Board(id)
+	if isBoard && s.cfg.Boards != nil {
+		return s.cfg.Boards.Space(ctx, n, backend)
+	}
+	if _, ok := b.(configurator.ModelCompiler); !ok && !isBoard {
 		return nil, fmt.Errorf("%s: %w", backend, configurator.ErrBoardsOnly)
 	}
 	e, err := s.entry(ctx, id)
@@ -594,6 +701,9 @@ func (s *Store) abandon(k flightKey, f *flight) {
 // Compiling reports whether the space of model id on backend is being
 // compiled, and since when.
 func (s *Store) Compiling(id, backend string) (since time.Time, ok bool) {
+	if n, isBoard := Board(id); isBoard && s.cfg.Boards != nil {
+		return s.cfg.Boards.Compiling(n, backend)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f, ok := s.flights[flightKey{id, backend}]

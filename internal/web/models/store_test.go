@@ -59,7 +59,7 @@ func chain(n int) []byte {
 // files.
 func TestExamplesListed(t *testing.T) {
 	s := newStore(t, testConfig(""))
-	list := s.List()
+	list := files(s)
 	all := examples.All()
 	if len(list) != len(all) {
 		t.Fatalf("List: %d models, want the %d examples", len(list), len(all))
@@ -116,7 +116,7 @@ func TestAdd(t *testing.T) {
 			t.Errorf("%q uploaded as %q: named %q (%v), want %q", tc.src, tc.file, info.Name, err, tc.want)
 		}
 	}
-	if n := len(s.List()); n != len(examples.All())+6 {
+	if n := len(files(s)); n != len(examples.All())+6 {
 		t.Errorf("List: %d models, want the examples and 6", n)
 	}
 }
@@ -152,7 +152,7 @@ func TestAddRefuses(t *testing.T) {
 			t.Errorf("%s: %v, want it at %s", tc.name, err, tc.pos)
 		}
 	}
-	if n := len(s.List()); n != len(examples.All()) {
+	if n := len(files(s)); n != len(examples.All()) {
 		t.Errorf("List after refusals: %d models", n)
 	}
 }
@@ -217,7 +217,7 @@ func TestDirectory(t *testing.T) {
 	// The scan lists the sound one, and only it.
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		list := s.List()
+		list := files(s)
 		if len(list) == len(examples.All())+2 && slices.Contains(list, info) {
 			break
 		}
@@ -418,5 +418,70 @@ func TestSpaceDeadline(t *testing.T) {
 	}
 	if _, ok := s.Compiling(id, "sat"); ok {
 		t.Error("compiling again after the deadline")
+	}
+}
+
+// files is the list of the models read from files: List less the
+// built-in boards.
+func files(s *Store) []Info {
+	return slices.DeleteFunc(s.List(), func(in Info) bool { return in.Board > 0 })
+}
+
+// The built-in boards are listed after the examples, by size, each a
+// model of a feature per square, named as the board names it.
+func TestBoards(t *testing.T) {
+	s := newStore(t, testConfig(""))
+	list := s.List()
+	ex := len(examples.All())
+	if len(list) != ex+MaxBoard {
+		t.Fatalf("List: %d models, want %d examples and %d boards", len(list), ex, MaxBoard)
+	}
+	for n := 1; n <= MaxBoard; n++ {
+		in := list[ex+n-1]
+		if in.ID != BoardID(n) || in.Board != n || in.Features != n*n || in.Format != feature.Board {
+			t.Errorf("board %d listed as %+v", n, in)
+		}
+	}
+	for _, n := range []int{1, 8, MaxBoard} {
+		m, in, err := s.Model(context.Background(), BoardID(n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in != list[ex+n-1] || len(m.Features) != n*n || m.Features[0].Name != "a1" || m.Grid == nil || !m.Grid.Queens {
+			t.Errorf("queens-%d: %+v, %d features, first %q, grid %+v", n, in, len(m.Features), m.Features[0].Name, m.Grid)
+		}
+		if got := len(m.Constraints); got != in.Constraints {
+			t.Errorf("queens-%d: %d constraints, listed as %d", n, got, in.Constraints)
+		}
+	}
+	// A board the store compiles itself (no Config.Boards) is answered
+	// by the backend's engine for boards.
+	sp, err := s.Space(context.Background(), BoardID(6), "sat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := sp.Domains(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The four solutions of 6×6 leave a1 and f1 empty, not c1.
+	if d.States[0] != configurator.ForcedOff || d.States[2] != configurator.Open {
+		t.Errorf("queens-6 on sat: a1 %v, c1 %v; want forced_off and free", d.States[0], d.States[2])
+	}
+}
+
+func TestBoardIDs(t *testing.T) {
+	for _, tc := range []struct {
+		id string
+		n  int
+	}{
+		{"queens-1", 1}, {"queens-8", 8}, {"queens-32", 32},
+		{"queens-0", 0}, {"queens-33", 0}, {"queens-08", 0}, {"queens-", 0}, {"queens-8x", 0},
+		{"queens-+8", 0}, {"Queens-8", 0}, {"queens-100", 0}, {"", 0},
+	} {
+		n, ok := Board(tc.id)
+		if ok != (tc.n > 0) || n != tc.n && ok {
+			t.Errorf("Board(%q) = %d, %t; want %d", tc.id, n, ok, tc.n)
+		}
 	}
 }

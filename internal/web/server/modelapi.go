@@ -39,14 +39,18 @@ type modelJSON struct {
 	Features    int            `json:"features"`
 	Constraints int            `json:"constraints"`
 	Example     *bool          `json:"example,omitempty"`
+	// Board is the size of a built-in board (queens-N), whose features
+	// are its squares.
+	Board int `json:"board,omitempty"`
 }
 
 func newModelJSON(in models.Info) modelJSON {
-	return modelJSON{Model: in.ID, Name: in.Name, Format: in.Format, Features: in.Features, Constraints: in.Constraints}
+	return modelJSON{Model: in.ID, Name: in.Name, Format: in.Format, Features: in.Features, Constraints: in.Constraints, Board: in.Board}
 }
 
 // modelsResponse is the answer of GET /api/v1/models: the bundled
-// examples first, then the uploads by name, and the bounds of an upload.
+// examples first, then the built-in boards by size, then the uploads by
+// name, and the bounds of an upload.
 type modelsResponse struct {
 	Models      []modelJSON `json:"models"`
 	MaxBytes    int         `json:"max_bytes"`

@@ -9,12 +9,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/nqueens/configurator/backends/sat"
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/configuratortest"
 	"github.com/nqueens/configurator/configurator/feature"
 	"github.com/nqueens/configurator/configurator/feature/examples"
 	"github.com/nqueens/configurator/configurator/oracle"
@@ -93,12 +95,19 @@ func TestModelUpload(t *testing.T) {
 	if res.StatusCode != http.StatusOK || json.Unmarshal([]byte(out), &list) != nil {
 		t.Fatalf("GET /api/v1/models: %d %s", res.StatusCode, out)
 	}
-	var names []string
+	var names, boards []string
 	for _, m := range list.Models {
+		if m.Board > 0 {
+			boards = append(boards, fmt.Sprintf("%s:%d", m.Model, m.Features))
+			continue
+		}
 		names = append(names, fmt.Sprintf("%s:%v", m.Name, *m.Example))
 	}
 	if got := strings.Join(names, " "); got != "car:true computer:true smarthome:true triangle:false" {
 		t.Errorf("GET /api/v1/models lists %s", got)
+	}
+	if len(boards) != models.MaxBoard || boards[0] != "queens-1:1" || boards[7] != "queens-8:64" {
+		t.Errorf("GET /api/v1/models lists the boards %v", boards)
 	}
 	if list.MaxBytes != models.MaxSize || list.MaxFeatures != testConfig().Models.MaxFeatures {
 		t.Errorf("GET /api/v1/models: bounds %d, %d", list.MaxBytes, list.MaxFeatures)
@@ -524,4 +533,121 @@ func TestModelBackendLimits(t *testing.T) {
 	if postOK(t, ts, "/api/v1/analyze", modelBody(home, nil, nil, `,"backend":"sat-slow"`), &a) && (a.Configurations == nil || *a.Configurations != "135") {
 		t.Errorf("the next request: %+v", a)
 	}
+}
+
+// TestBoardAsModel: the built-in board queens-N answers the model API on
+// every backend, its squares as features; with queens only it answers as
+// the board's API does (its blocked squares forced off, its forced ones
+// forced on), and a square ruled out restricts it as the board oracle says.
+func TestBoardAsModel(t *testing.T) {
+	_, ts := newTestServer(t, testConfig())
+	board := configuratortest.Board(t, 8)
+	cells := func(names []string) []configurator.Cell {
+		if len(names) == 0 {
+			return nil
+		}
+		return configuratortest.Cells(t, strings.Join(names, ","))
+	}
+	for _, backend := range []string{"bdd", "sat"} {
+		for _, tc := range []struct{ sel, desel []string }{
+			{[]string{"a1"}, nil},
+			{[]string{"a1"}, []string{"c2"}},
+			{[]string{"a1"}, []string{"e2", "f2"}},
+			{[]string{"d1", "b4"}, nil},
+			{nil, []string{"a1", "b1", "c1"}},
+		} {
+			body, _ := json.Marshal(map[string]any{"model": "queens-8", "select": tc.sel, "deselect": tc.desel, "backend": backend})
+			res, out := post(t, ts, "/api/v1/analyze", string(body))
+			var got modelAnalyzeResponse
+			if res.StatusCode != http.StatusOK || json.Unmarshal([]byte(out), &got) != nil {
+				t.Fatalf("%s %v %v: %d %s", backend, tc.sel, tc.desel, res.StatusCode, out)
+			}
+			queens, without := cells(tc.sel), cells(tc.desel)
+			var wantOn, wantOff []string
+			for r := range 8 {
+				for c := range 8 {
+					cell := configurator.Cell{Row: r, Col: c}
+					if slices.Contains(queens, cell) || slices.Contains(without, cell) {
+						continue
+					}
+					oc := oracle.Cell{Row: r, Col: c}
+					oq := make([]oracle.Cell, 0, len(queens)+1)
+					for _, q := range queens {
+						oq = append(oq, oracle.Cell{Row: q.Row, Col: q.Col})
+					}
+					ow := make([]oracle.Cell, 0, len(without)+1)
+					for _, w := range without {
+						ow = append(ow, oracle.Cell{Row: w.Row, Col: w.Col})
+					}
+					switch {
+					case !board.Satisfiable(append(oq, oc), ow):
+						wantOff = append(wantOff, cell.String())
+					case !board.Satisfiable(oq, append(ow, oc)):
+						wantOn = append(wantOn, cell.String())
+					}
+				}
+			}
+			slices.Sort(wantOn)
+			slices.Sort(wantOff)
+			gotOn, gotOff := slices.Sorted(slices.Values(got.ForcedOn)), slices.Sorted(slices.Values(got.ForcedOff))
+			if !slices.Equal(gotOn, wantOn) || !slices.Equal(gotOff, wantOff) || !slices.Equal(got.Deselect, nonNil(tc.desel)) {
+				t.Errorf("%s %v %v: forced on %v off %v deselect %v; want on %v off %v", backend, tc.sel, tc.desel, gotOn, gotOff, got.Deselect, wantOn, wantOff)
+			}
+			if backend == "bdd" {
+				want := 0
+				for i := range board.Count() {
+					if solutionKeeps(board.Solution(i), queens, without) {
+						want++
+					}
+				}
+				if got.Configurations == nil || *got.Configurations != strconv.Itoa(want) {
+					t.Errorf("bdd %v %v: %v configurations, want %d", tc.sel, tc.desel, got.Configurations, want)
+				}
+			}
+			if len(tc.desel) > 0 {
+				continue
+			}
+			// Queens alone: the board's own API gives the same squares.
+			var qs [][2]int
+			for _, q := range queens {
+				qs = append(qs, [2]int{q.Row, q.Col})
+			}
+			bb, _ := json.Marshal(map[string]any{"n": 8, "queens": qs, "backend": backend})
+			res, out = post(t, ts, "/api/v1/analyze", string(bb))
+			var br struct{ Blocked, Forced [][2]int }
+			if res.StatusCode != http.StatusOK || json.Unmarshal([]byte(out), &br) != nil {
+				t.Fatalf("board %s %v: %d %s", backend, tc.sel, res.StatusCode, out)
+			}
+			if names := cellNames(br.Blocked); !slices.Equal(names, gotOff) {
+				t.Errorf("%s %v: the board blocks %v, the model forces off %v", backend, tc.sel, names, gotOff)
+			}
+			if names := cellNames(br.Forced); !slices.Equal(names, gotOn) {
+				t.Errorf("%s %v: the board forces %v, the model forces on %v", backend, tc.sel, names, gotOn)
+			}
+		}
+	}
+}
+
+// solutionKeeps reports whether a solution holds every queen and no
+// square ruled out.
+func solutionKeeps(sol []oracle.Cell, queens, without []configurator.Cell) bool {
+	has := func(c configurator.Cell) bool { return slices.Contains(sol, oracle.Cell{Row: c.Row, Col: c.Col}) }
+	return !slices.ContainsFunc(queens, func(c configurator.Cell) bool { return !has(c) }) && !slices.ContainsFunc(without, has)
+}
+
+// cellNames names [row, col] pairs in chess notation, sorted.
+func cellNames(cells [][2]int) []string {
+	out := []string{}
+	for _, c := range cells {
+		out = append(out, configurator.Cell{Row: c[0], Col: c[1]}.String())
+	}
+	slices.Sort(out)
+	return out
+}
+
+func nonNil(xs []string) []string {
+	if xs == nil {
+		return []string{}
+	}
+	return xs
 }

@@ -119,7 +119,9 @@ func New(cfg Config, log *slog.Logger, engines ...Engine) (*Server, error) {
 	}
 	s.metrics = newMetrics(s)
 	s.spaces = spaces.New(backends, cfg.Spaces, log, s.compiled)
-	if s.models, err = models.New(cfg.Models, backends, log); err != nil {
+	mc := cfg.Models
+	mc.Boards = boardSpaces{s}
+	if s.models, err = models.New(mc, backends, log); err != nil {
 		s.spaces.Close()
 		return nil, fmt.Errorf("web server: %w", err)
 	}
