@@ -42,7 +42,7 @@ const (
 // Kinds lists every kind, in a fixed order.
 var Kinds = []Kind{Analyze, Explain, Complete, Page, Play, Diagram, Bad}
 
-// Mix is a workload of the N-Queens configurator: its JSON API and its
+// Mix is a workload of the BDD/SAT configurator: its JSON API and its
 // pages, on both backends, on boards of the given sizes, with placements
 // drawn at random (queens that attack no other, so most have solutions
 // and some do not), and a share of bad requests.

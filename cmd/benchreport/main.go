@@ -1,4 +1,4 @@
-// Command benchreport runs the benchmark suite of the N-Queens configurator and
+// Command benchreport runs the benchmark suite of the BDD/SAT configurator and
 // writes its report: RESULTS.md, the raw figures in RESULTS.json and the
 // plots as SVG files, all in the output directory.
 //

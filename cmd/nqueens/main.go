@@ -69,7 +69,7 @@ var commands = []command{
 	{"crosscheck", "cross-check the backends against a brute-force oracle and print a summary", runCrosscheck},
 }
 
-const usage = `nqueens: the N-Queens configurator on the command line
+const usage = `nqueens: the BDD/SAT configurator on the command line
 
 Usage:
   nqueens count      -n N [-backend bdd|sat] [-order row|col|diag|middle] [-method direct|apply] [-budget BYTES] [-cap K] [-cache-dir DIR|off] [-json]

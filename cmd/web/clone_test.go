@@ -135,7 +135,7 @@ func TestFreshClone(t *testing.T) {
 }
 
 // serving finds the address in the server's log line that says it serves.
-var serving = regexp.MustCompile(`msg="serving the N-Queens configurator" url=(http://\S+)/`)
+var serving = regexp.MustCompile(`msg="serving the configurator" url=(http://\S+)/`)
 
 // startBinary starts the web binary with args, waits until its log says
 // where it serves, and returns that base URL; the test's end stops it.

@@ -1,4 +1,4 @@
-// Command web serves the N-Queens configurator (see package
+// Command web serves the BDD/SAT configurator (see package
 // github.com/nqueens/configurator/internal/web/server): the page on which a
 // person places queens and sees after every click which squares stay
 // possible, and the JSON API with the same answers.

@@ -73,7 +73,7 @@ func fakeServer() {
 		go http.Serve(dln, dmux)
 		debug = fmt.Sprintf(" debug=http://%s/debug/stats", dln.Addr())
 	}
-	fmt.Fprintf(os.Stderr, "time=2026-01-01T00:00:00Z level=INFO msg=\"serving the N-Queens configurator\" url=http://%s/ bdd_max_n=14%s\n", ln.Addr(), debug)
+	fmt.Fprintf(os.Stderr, "time=2026-01-01T00:00:00Z level=INFO msg=\"serving the configurator\" url=http://%s/ bdd_max_n=14%s\n", ln.Addr(), debug)
 	fmt.Fprintln(os.Stderr, `time=2026-01-01T00:00:01Z level=WARN msg="request failed" status=413`)
 	fmt.Fprintln(os.Stderr, `time=2026-01-01T00:00:02Z level=ERROR msg="request failed" status=500`)
 	for range sig {
@@ -212,7 +212,7 @@ func TestStopKillsAfterGrace(t *testing.T) {
 }
 
 func TestLogField(t *testing.T) {
-	line := `time=2026-01-01T00:00:00Z level=INFO msg="serving the N-Queens configurator" url=http://127.0.0.1:41234/ bdd_max_n=14 bdd_budget="2 GiB"`
+	line := `time=2026-01-01T00:00:00Z level=INFO msg="serving the configurator" url=http://127.0.0.1:41234/ bdd_max_n=14 bdd_budget="2 GiB"`
 	tests := []struct{ key, want string }{
 		{"url", "http://127.0.0.1:41234/"},
 		{"bdd_max_n", "14"},
@@ -231,8 +231,8 @@ func TestLogField(t *testing.T) {
 func TestLogWatch(t *testing.T) {
 	lines := []string{
 		`time=T level=INFO msg="request" url=/api/v1/analyze`,
-		`time=T level=INFO msg="serving the N-Queens configurator" url=http://127.0.0.1:8080/ debug=http://127.0.0.1:6060/debug/stats`,
-		`time=T level=INFO msg="serving the N-Queens configurator" url=http://127.0.0.1:9999/`,
+		`time=T level=INFO msg="serving the configurator" url=http://127.0.0.1:8080/ debug=http://127.0.0.1:6060/debug/stats`,
+		`time=T level=INFO msg="serving the configurator" url=http://127.0.0.1:9999/`,
 		`time=T level=WARN msg="request failed" status=429`,
 		`time=T level=ERROR msg="request failed" status=500`,
 		`WARNING: DATA RACE`,

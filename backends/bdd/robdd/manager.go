@@ -3,7 +3,7 @@
 // compaction, the Boolean operations, dynamic variable reordering
 // (sifting), counting, valid domains, marginals, sampling, copies of a
 // restriction (Extract), files (Save, Load) and DOT output. It serves the
-// N-Queens configurator (backends/bdd compiles the
+// BDD/SAT configurator (backends/bdd compiles the
 // model with it) and imports only the standard library.
 //
 // A Manager stores nodes in one flat slice indexed by 32-bit Node ids and

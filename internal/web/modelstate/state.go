@@ -338,7 +338,8 @@ func (a Action) Decides() bool { return a.Kind >= Pick && a.Kind <= Room }
 func (a Action) Kept() bool { return a.Decides() || a.Kind == Ask || a.Kind == Close }
 
 // ParseAction reads the step of a request: at most one of pick, drop,
-// undo, room, toggle, ask (each naming a feature) and close.
+// undo, room, toggle, ask (each naming a feature), close, and square (a
+// square of a grid: pick, or drop with RuleOut).
 func ParseAction(v url.Values) (Action, error) {
 	var a Action
 	for i, name := range actions {
@@ -351,8 +352,24 @@ func ParseAction(v url.Values) (Action, error) {
 		}
 		a = Action{Kind: Kind(i + 1), Feature: f}
 	}
+	if f := v.Get("square"); f != "" {
+		// A square of a grid, clicked: selected, or deselected when the
+		// page's control says a click rules squares out (RuleOut).
+		if a.Kind != View {
+			return Action{}, problem.New(http.StatusBadRequest, "The address asks for two steps at once (%s and square); ask for one.", actions[a.Kind-1])
+		}
+		a = Action{Kind: Pick, Feature: f}
+		if RuleOut(v) {
+			a.Kind = Drop
+		}
+	}
 	return a, nil
 }
+
+// RuleOut reports whether a click on a square of a grid rules it out
+// (deselects its feature) rather than selects it: the page's control,
+// sent with every step of its form (rule=1).
+func RuleOut(v url.Values) bool { return v.Get("rule") == "1" }
 
 // Label names a step for the list of steps: "+A" selects, "−A"
 // deselects, "undo A", "make room for A".

@@ -310,9 +310,9 @@ func TestBrowser(t *testing.T) {
 		for _, step := range []struct {
 			what, action, want string
 		}{
-			{"on load", "", "8×8 · N-Queens configurator"},
-			{"after choosing 6×6", `(() => { const s = document.getElementById("size"); s.value = "6"; s.dispatchEvent(new Event("change", {bubbles: true})); })()`, "6×6 · N-Queens configurator"},
-			{"after Back", "history.back()", "8×8 · N-Queens configurator"},
+			{"on load", "", "8×8 · BDD/SAT configurator"},
+			{"after choosing 6×6", `(() => { const s = document.getElementById("size"); s.value = "6"; s.dispatchEvent(new Event("change", {bubbles: true})); })()`, "6×6 · BDD/SAT configurator"},
+			{"after Back", "history.back()", "8×8 · BDD/SAT configurator"},
 		} {
 			if step.action != "" {
 				b.do("mark", chromedp.Evaluate[chromedp.Void](`document.getElementById("app").dataset.stale = "1"`))

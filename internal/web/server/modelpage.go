@@ -82,6 +82,7 @@ func (s *Server) modelPage(c echo.Context, v url.Values) error {
 	if err != nil {
 		return s.modelFail(c, st, err)
 	}
+	r.RuleOut = modelstate.RuleOut(v)
 	r.Trail = append([]board.Step{s.modelTrailStep(r, act)}, board.ParseTrail(v.Get("t"), s.cfg.Guard.RequestDeadline)...)
 	if len(r.Trail) > board.MaxSteps {
 		r.Trail = r.Trail[:board.MaxSteps]

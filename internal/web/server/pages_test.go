@@ -56,7 +56,7 @@ func TestPages(t *testing.T) {
 		{name: "3×3 has no solution", path: "/?n=3", status: 200,
 			want: []string{`No solutions: a 3×3 board has none`, `aria-label="a1, blocked: this board has no solution"`}},
 		{name: "the tab title names the board", path: "/?n=10", status: 200,
-			want: []string{`<title>10×10 · N-Queens configurator</title>`, `data-title="10×10 · N-Queens configurator"`}},
+			want: []string{`<title>10×10 · BDD/SAT configurator</title>`, `data-title="10×10 · BDD/SAT configurator"`}},
 		{name: "3×3 squares do not invite a question", path: "/?n=3", status: 200,
 			want: []string{`aria-label="a1, blocked: this board has no solution"`, `disabled tabindex`}, notWant: []string{`name="why"`}},
 		{name: "a full board on a backend that does not count is solved", path: "/?n=16&backend=sat&q=a1,c2,e3,b4,m5,i6,n7,l8,o9,f10,p11,g12,d13,k14,h15,j16", status: 200,
@@ -83,7 +83,7 @@ func TestPages(t *testing.T) {
 
 		// Actions through htmx: the fragment only, and the new address.
 		{name: "place", path: "/play?n=8&q=a1&backend=bdd&place=e2", htmx: true, status: 200,
-			want: []string{`id="app"`, `data-title="8×8 · N-Queens configurator"`, `1 solution: complete it?`}, notWant: []string{`<html`},
+			want: []string{`id="app"`, `data-title="8×8 · BDD/SAT configurator"`, `1 solution: complete it?`}, notWant: []string{`<html`},
 			header: map[string]string{"HX-Push-Url": "/?n=8&q=a1,e2&backend=bdd"}},
 		{name: "remove any queen, not only the last", path: "/play?n=8&q=a1,e2&backend=bdd&remove=a1", htmx: true, status: 200,
 			header: map[string]string{"HX-Push-Url": "/?n=8&q=e2&backend=bdd"}},

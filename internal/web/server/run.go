@@ -55,7 +55,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, engines []Engine, re
 		}()
 		attrs = append(attrs, "debug", "http://"+debugAddr+"/debug/stats")
 	}
-	log.Info("serving the N-Queens configurator", attrs...)
+	log.Info("serving the configurator", attrs...)
 	if ready != nil {
 		ready(ln.Addr().String(), debugAddr)
 	}

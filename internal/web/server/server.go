@@ -1,4 +1,4 @@
-// Package server is the N-Queens configurator's web server: a page on
+// Package server is the BDD/SAT configurator's web server: a page on
 // which a person places queens and sees, after every click, which squares
 // stay possible, which queens are forced, how many solutions remain and
 // why, answered by any registered backend or all of them side by side; and

@@ -222,9 +222,9 @@ type DiagramPanel struct {
 // in #app's data-title, which app.js copies, so the tab follows the board.
 func (v *App) Title() string {
 	if v.Board == nil {
-		return "N-Queens configurator"
+		return "BDD/SAT configurator"
 	}
-	return fmt.Sprintf("%d×%d · N-Queens configurator", v.State.N, v.State.N)
+	return fmt.Sprintf("%d×%d · BDD/SAT configurator", v.State.N, v.State.N)
 }
 
 // PrepKey names a board the page links to, as far as how showing it

@@ -45,6 +45,9 @@ type ModelStep struct {
 	// Trail is the session chart's steps, newest first, this one
 	// included.
 	Trail []board.Step
+	// RuleOut: a click on a square of the grid rules it out (deselects
+	// it) rather than selects it (modelstate.Square).
+	RuleOut bool
 }
 
 // ModelRun is one backend's answer to a step of the model page.
@@ -99,10 +102,13 @@ type ModelApp struct {
 	Agreement *Agreement
 	Decisions []Chip
 
-	Find      string
-	Shows     []Option
-	ListNote  string
-	Tree      bool
+	Find     string
+	Shows    []Option
+	ListNote string
+	Tree     bool
+	// Grid draws the features on the model's grid (a board) above the
+	// list; nil for a model without one.
+	Grid      *FeatureGrid
 	Rows      []*FeatureRow
 	Prev      *Link
 	Next      *Link
@@ -243,9 +249,9 @@ var stateGlyphs = map[configurator.FeatureState]string{
 // Title is the tab's title.
 func (v *ModelApp) title() string {
 	if v.Model.Name == "" {
-		return "Model · N-Queens configurator"
+		return "Model · BDD/SAT configurator"
 	}
-	return v.Model.Name + " · configurator"
+	return v.Model.Name + " · BDD/SAT configurator"
 }
 
 // NewModelPage wraps a model app into a page.
@@ -299,6 +305,9 @@ func NewModelApp(site *Site, r *ModelStep) *ModelApp {
 	}
 	v.Agreement, v.CountNote = modelAgreement(r.Runs)
 	l := newLister(st, m, d, r.Marginals)
+	if m.Grid != nil {
+		v.Grid = featureGrid(l, r.RuleOut)
+	}
 	v.Tree = l.tree()
 	if v.Tree {
 		v.Rows, v.ListNote = l.treeRows()
@@ -898,7 +907,7 @@ type ModelLink struct {
 
 // NewModelsPage is the page that opens a model.
 func NewModelsPage(site *Site, examples []ModelLink, limit int64, n *Notice) *ModelsPage {
-	return &ModelsPage{Title: "Open a model · configurator", Version: site.Version, Examples: slices.Clone(examples),
+	return &ModelsPage{Title: "Open a model · BDD/SAT configurator", Version: site.Version, Examples: slices.Clone(examples),
 		Limit: bytesize.Format(limit), Notice: n}
 }
 
