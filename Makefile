@@ -18,7 +18,7 @@ FUZZTIME    ?= 5000x
 .PHONY: run test deps npm vendor chromium check-fmt vet lint unit unit-full unit-race fuzz-short fuzz bench bench-full bench-large bench-models bench-buddy soak
 
 run: deps
-	@echo "Serving the N-Queens configurator on http://$(ADDR)/"
+	@echo "Serving the configurator on http://$(ADDR)/"
 	$(GO) run ./cmd/web -addr $(ADDR) -cache-dir $(CACHE_DIR)
 
 # make test sets up (modules, npm, chromium) and checks the formatting

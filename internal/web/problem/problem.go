@@ -14,6 +14,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/feature"
 	"github.com/nqueens/configurator/internal/web/words"
 )
 
@@ -65,7 +66,14 @@ func Describe(err error) *Problem {
 	}
 	var inf *configurator.Infeasible
 	var ref *configurator.Refusal
+	var conflict *configurator.Conflict
+	var excluded *configurator.Excluded
+	var fe *feature.Error
 	switch {
+	case errors.As(err, &conflict), errors.As(err, &excluded):
+		return &Problem{Status: http.StatusUnprocessableEntity, Message: words.Sentence(err.Error()), Err: err}
+	case errors.As(err, &fe):
+		return &Problem{Status: ParseStatus(fe), Message: "The model does not read: " + fe.Error(), Err: err}
 	case errors.As(err, &ref) && ref.Why != nil:
 		return &Problem{Status: http.StatusUnprocessableEntity, Err: err, Message: fmt.Sprintf("%v is blocked: %s.", ref.Cell, ref.Why)}
 	case errors.As(err, &ref):
@@ -86,7 +94,9 @@ func Describe(err error) *Problem {
 	switch {
 	case errors.Is(err, configurator.ErrSize), errors.Is(err, configurator.ErrOffBoard),
 		errors.Is(err, configurator.ErrDuplicate), errors.Is(err, configurator.ErrNotation),
-		errors.Is(err, configurator.ErrOrder):
+		errors.Is(err, configurator.ErrOrder),
+		errors.Is(err, configurator.ErrUnknownFeature), errors.Is(err, configurator.ErrDecidedTwice),
+		errors.Is(err, configurator.ErrDecided), errors.Is(err, configurator.ErrUndecided):
 		return &Problem{Status: http.StatusBadRequest, Message: words.Sentence(err.Error()), Err: err}
 	}
 	return &Problem{Status: http.StatusInternalServerError, Message: "Something went wrong on our side. The error is logged; please try again.", Err: err}
@@ -109,6 +119,21 @@ var known = []struct {
 	{configurator.ErrOccupied, http.StatusUnprocessableEntity, 0, "That square already holds your queen."},
 	{configurator.ErrNoQueen, http.StatusUnprocessableEntity, 0, "There is no queen of yours on that square."},
 	{configurator.ErrNotExplained, http.StatusUnprocessableEntity, 0, "That square is neither blocked nor forced, so there is nothing to explain."},
+	{configurator.ErrNotForced, http.StatusUnprocessableEntity, 0, "That feature is not forced, so there is nothing to explain."},
+	{configurator.ErrBoardsOnly, http.StatusBadRequest, 0, "This backend configures N-Queens boards only, not feature models; choose another backend."},
+}
+
+// ParseStatus is the status of a model file that does not read: 413
+// beyond a reader's bound, 422 for a construct a Boolean model cannot
+// express, 400 otherwise.
+func ParseStatus(fe *feature.Error) int {
+	switch {
+	case errors.Is(fe, feature.ErrLimit):
+		return http.StatusRequestEntityTooLarge
+	case errors.Is(fe, feature.ErrUnsupported):
+		return http.StatusUnprocessableEntity
+	}
+	return http.StatusBadRequest
 }
 
 // describeHTTP words the errors Echo and its middleware produce.

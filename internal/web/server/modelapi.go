@@ -186,7 +186,7 @@ func (s *Server) apiAddModel(c echo.Context) error {
 	var fe *feature.Error
 	switch {
 	case errors.As(err, &fe):
-		return c.JSON(parseStatus(fe), parseErrorJSON{Error: "The model does not read: " + fe.Error(), Line: fe.Line, Column: fe.Column, File: fe.File, Quote: fe.Quote})
+		return c.JSON(problem.ParseStatus(fe), parseErrorJSON{Error: "The model does not read: " + fe.Error(), Line: fe.Line, Column: fe.Column, File: fe.File, Quote: fe.Quote})
 	case errors.Is(err, models.ErrTooMany):
 		return &problem.Problem{Status: http.StatusRequestEntityTooLarge, Err: err, Message: words.Sentence(err.Error())}
 	case errors.Is(err, models.ErrTooBig):
@@ -207,19 +207,6 @@ func tooBig(size int64) *problem.Problem {
 		return problem.New(http.StatusRequestEntityTooLarge, "The model's file is larger than the limit of %s.", bytesize.Format(models.MaxSize))
 	}
 	return problem.New(http.StatusRequestEntityTooLarge, "The model's file has %s; the limit is %s.", bytesize.Format(size), bytesize.Format(models.MaxSize))
-}
-
-// parseStatus is the status of a file that does not parse: 413 beyond a
-// reader's bound, 422 for a construct a Boolean model cannot express, 400
-// otherwise.
-func parseStatus(fe *feature.Error) int {
-	switch {
-	case errors.Is(fe, feature.ErrLimit):
-		return http.StatusRequestEntityTooLarge
-	case errors.Is(fe, feature.ErrUnsupported):
-		return http.StatusUnprocessableEntity
-	}
-	return http.StatusBadRequest
 }
 
 // uploadContentType checks an upload's Content-Type: any type but those a
@@ -386,9 +373,6 @@ func (s *Server) modelProblem(id, backend string, err error) error {
 	case errors.Is(err, models.ErrNotFound):
 		return &problem.Problem{Status: http.StatusNotFound, Err: err,
 			Message: fmt.Sprintf("There is no model %s on this server (or no longer): upload its file again with POST /api/v1/models; GET /api/v1/models lists the models it has.", words.Quote(id))}
-	case errors.Is(err, configurator.ErrBoardsOnly):
-		return &problem.Problem{Status: http.StatusBadRequest, Err: err,
-			Message: fmt.Sprintf("The %s backend configures N-Queens boards only, not feature models; leave \"backend\" out, or name one that does.", backend)}
 	case errors.Is(err, configurator.ErrTooLarge):
 		msg := fmt.Sprintf("This model is beyond the %s backend's limits (%s)", backend, err)
 		for _, n := range s.lineup.Names() {

@@ -127,31 +127,22 @@ func (s *Server) modelFail(c echo.Context, st modelstate.State, err error) error
 	return s.render(c, p.Status, "model-page", view.NewModelPage(s.site, view.ModelNotice(st, p)))
 }
 
-// pageProblem words the errors of models and of their sessions as
-// problems; others pass through to problem.Describe.
+// pageProblem words the errors of models that only the server knows
+// (a model no longer kept, a compile still running) and a backend's
+// bounds and deadline in a model's terms; problem.Describe words the others, those
+// of the sessions and the readers included.
 func pageProblem(err error) error {
-	var fe *feature.Error
-	var conflict *configurator.Conflict
-	var excluded *configurator.Excluded
 	switch {
-	case errors.As(err, &conflict), errors.As(err, &excluded):
-		return &problem.Problem{Status: http.StatusUnprocessableEntity, Message: words.Sentence(err.Error()), Err: err}
-	case errors.Is(err, configurator.ErrUnknownFeature), errors.Is(err, configurator.ErrDecidedTwice),
-		errors.Is(err, configurator.ErrNotForced):
-		return &problem.Problem{Status: http.StatusBadRequest, Message: words.Sentence(err.Error()), Err: err}
 	case errors.Is(err, models.ErrNotFound):
 		return &problem.Problem{Status: http.StatusNotFound, Err: err,
 			Message: "This server has no such model: it may have been forgotten to make room for others. Open it again from its file."}
-	case errors.As(err, &fe):
-		return &problem.Problem{Status: http.StatusUnprocessableEntity, Message: err.Error(), Err: err}
 	case errors.Is(err, configurator.ErrTooLarge):
+		// The backend's own words say which of its bounds the model passes.
 		return &problem.Problem{Status: http.StatusRequestEntityTooLarge, Message: words.Sentence(err.Error()), Err: err}
 	case errors.As(err, new(*stillCompiling)):
 		return problem.Retry(5, err, "%s", words.Sentence(err.Error()))
 	case errors.Is(err, context.DeadlineExceeded):
 		return problem.Retry(5, err, "That took longer than the time allowed for one request on this model.")
-	case errors.Is(err, configurator.ErrBoardsOnly):
-		return &problem.Problem{Status: http.StatusNotImplemented, Message: "This backend configures N-Queens boards only, not feature models.", Err: err}
 	}
 	return err
 }
@@ -268,9 +259,6 @@ func (s *Server) modelStep(ctx context.Context, st modelstate.State, act modelst
 	for i, cp := range answering {
 		start := time.Now()
 		run := view.ModelRun{Backend: cp.name, Compile: cp.sp.Took}
-		if n, ok := cp.sp.FeatureSpace.(interface{ Nodes() int }); ok {
-			run.Nodes = int64(n.Nodes())
-		}
 		// The answers of a state shown before (the same decisions searched,
 		// filtered, opened further) are remembered: only Why? and Make room
 		// need the leading backend's session itself.

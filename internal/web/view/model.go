@@ -57,11 +57,9 @@ type ModelRun struct {
 	Domains *configurator.Domains
 	Err     error
 	// Took is the backend's whole step; Compile how long its compile of
-	// the model took (the first time it was asked), Nodes the nodes of a
-	// decision diagram (0: none, or not known).
+	// the model took (the first time it was asked).
 	Took    time.Duration
 	Compile time.Duration
-	Nodes   int64
 	// Remembered marks an answer the server gave before for the same
 	// decisions (a search or a subtree opened asks no backend again).
 	Remembered bool
@@ -589,8 +587,8 @@ func modelTiming(r *ModelStep) *ModelTiming {
 			t.Work = append(t.Work, WorkLine{Backend: name, Text: featureWork(w)})
 		}
 		c := fmt.Sprintf("%s: compiled in %s", name, words.Duration(o.Compile))
-		if o.Nodes > 0 {
-			c += ", " + words.Plural(o.Nodes, "node")
+		if o.Domains != nil && o.Domains.Work.Nodes > 0 {
+			c += ", " + words.Plural(o.Domains.Work.Nodes, "node")
 		}
 		t.Compiles = append(t.Compiles, c)
 	}
