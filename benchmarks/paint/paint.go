@@ -16,20 +16,31 @@ package paint
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/chromedp/chromedp"
 )
 
-// Walk is one board and the clicks made on it.
+// Walk is one board, or one model, and the clicks made on it.
 type Walk struct {
 	Name string // "8×8 BDD"
-	Path string // the board's address: "/?n=8&backend=bdd"
+	// Path is the page's address: a board's ("/?n=8&backend=bdd") or a
+	// model's ("/?model=queens-8&backend=bdd"); with Upload, "{id}" in it
+	// stands for the uploaded model's ID.
+	Path string
+	// Upload is a model file the walk uploads first (POST
+	// /api/v1/models), "" for none.
+	Upload string
 	// Clicks is the number of clicks measured; Warm the clicks made
 	// first and not measured (the first sweeps of a board, the page's
 	// scripts compiled).
@@ -129,9 +140,17 @@ func walk(actx context.Context, base string, w Walk, opt Options, seed uint64) (
 	if err := chromedp.Do(ctx); err != nil { // the first run starts the tab, with no deadline
 		return res, err
 	}
-	if err := chromedp.Do(open, chromedp.EmulateViewport(opt.Width, opt.Height), chromedp.Navigate(base+w.Path),
-		chromedp.Poll[chromedp.Void](`document.querySelector("#board-form button[data-cell]") !== null`, chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
-		return res, fmt.Errorf("open %s: %w", w.Path, err)
+	path := w.Path
+	if w.Upload != "" {
+		id, err := upload(open, base, w.Upload)
+		if err != nil {
+			return res, err
+		}
+		path = strings.ReplaceAll(path, "{id}", id)
+	}
+	if err := chromedp.Do(open, chromedp.EmulateViewport(opt.Width, opt.Height), chromedp.Navigate(base+path),
+		chromedp.Poll[chromedp.Void](`document.querySelector("#board-form button[data-cell], #fgrid button[data-name], li.frow") !== null`, chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
+		return res, fmt.Errorf("open %s: %w", path, err)
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
 	var tr *tracer
@@ -177,22 +196,27 @@ type clicked struct {
 	bytes         int
 }
 
-// squares reads the board: the free squares and the queens of the
-// person's own, with each square's centre in the viewport (after
-// scrolling it into view).
+// squares reads the page: the controls that decide a free square or
+// feature and those that take back one of the person's own decisions, each
+// as a CSS selector. A board's squares, a model's grid (a board as a
+// model) and a model's list of features are each read by what they show.
 const squares = `(() => {
 	const out = {free: [], mine: []};
-	document.querySelectorAll("#board-form button[data-cell]").forEach(b => {
-		if (b.classList.contains("free")) { out.free.push(b.dataset.cell); }
-		if (b.classList.contains("queen")) { out.mine.push(b.dataset.cell); }
+	document.querySelectorAll("#board-form button[data-cell], #fgrid button[data-name]").forEach(b => {
+		if (b.classList.contains("free")) { out.free.push("#" + b.id); }
+		if (b.classList.contains("queen")) { out.mine.push("#" + b.id); }
+	});
+	document.querySelectorAll("li.frow").forEach(li => {
+		if (li.querySelector(":scope > .fline .act.pick")) { out.free.push("#" + li.id + " > .fline .act.pick"); }
+		if (li.classList.contains("select") && li.querySelector(":scope > .fline .act.undo")) { out.mine.push("#" + li.id + " > .fline .act.undo"); }
 	});
 	return out;
 })()`
 
-// aim scrolls a square into view, marks the figure of the last click as
-// read, and returns the square's centre.
-const aim = `((name) => {
-	const b = document.getElementById("cell-" + name);
+// aim scrolls a control into view, marks the figure of the last click as
+// read, and returns the control's centre.
+const aim = `((sel) => {
+	const b = document.querySelector(sel);
 	b.scrollIntoView({block: "nearest", inline: "nearest"});
 	const e = document.getElementById("e2e");
 	if (e) { e.removeAttribute("data-total-ms"); }
@@ -257,4 +281,27 @@ func Quantile(ds []time.Duration, q float64) time.Duration {
 	slices.Sort(s)
 	k := int(q*float64(len(s))+0.999999) - 1
 	return s[min(max(k, 0), len(s)-1)]
+}
+
+// upload sends the model file to the server at base and returns its ID.
+func upload(ctx context.Context, base, file string) (string, error) {
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return "", err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/api/v1/models?name="+filepath.Base(file), strings.NewReader(string(src)))
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Content-Type", "application/octet-stream")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("upload %s: %w", file, err)
+	}
+	defer res.Body.Close()
+	var info struct{ Model string }
+	if err := json.NewDecoder(res.Body).Decode(&info); err != nil || info.Model == "" {
+		return "", fmt.Errorf("upload %s: %s: %v", file, res.Status, err)
+	}
+	return info.Model, nil
 }

@@ -108,6 +108,7 @@ func main() {
 	p.Boards = boards
 	p.Web = *web
 	p.ModelsDir = *modelsDir
+	p.PaintWalks = paintWalks(p.ModelsDir)
 	for _, s := range strings.Split(*sections, ",") {
 		if !slices.Contains(allSections, s) && !slices.Contains(extraSections, s) {
 			log.Fatalf("unknown section %q (want %s)", s, strings.Join(append(slices.Clone(allSections), extraSections...), ", "))

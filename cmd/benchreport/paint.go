@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -86,14 +87,21 @@ func (w PaintWalk) Bytes() int {
 	return all[len(all)/2]
 }
 
-// paintWalks are the boards of the click-to-paint targets: 8×8 and 14×14 on the
-// BDD (settled: the first analysis of the empty board, which opening the
-// page makes, computes the boards of one queen) and 30×30 on SAT.
-func paintWalks() []paint.Walk {
+// paintWalks are the pages of the click-to-paint targets: the boards 8×8
+// and 14×14 on the BDD (settled: the first analysis of the empty board,
+// which opening the page makes, computes the boards of one queen) and
+// 30×30 on SAT; the same two boards as models (queens-N, the model page's
+// grid); and two real feature models of modelsDir, decided feature by
+// feature in their tree.
+func paintWalks(modelsDir string) []paint.Walk {
 	return []paint.Walk{
 		{Name: "8×8 BDD", Path: "/?n=8&backend=bdd", Clicks: 40, Warm: 3, Queens: 5, Traced: 10},
 		{Name: "14×14 BDD", Path: "/?n=14&backend=bdd", Clicks: 40, Warm: 3, Queens: 6, Traced: 10},
 		{Name: "30×30 SAT", Path: "/?n=30&backend=sat", Clicks: 30, Warm: 2, Queens: 8, Traced: 10},
+		{Name: "queens-8 BDD", Path: "/?model=queens-8&backend=bdd", Clicks: 40, Warm: 3, Queens: 5, Traced: 10},
+		{Name: "queens-14 BDD", Path: "/?model=queens-14&backend=bdd", Clicks: 40, Warm: 3, Queens: 6, Traced: 10},
+		{Name: "busybox BDD", Upload: filepath.Join(modelsDir, "uvl", "busybox-2007-05-20.uvl"), Path: "/?model={id}&backend=bdd", Clicks: 30, Warm: 3, Queens: 6, Traced: 10},
+		{Name: "embtoolkit BDD", Upload: filepath.Join(modelsDir, "dimacs", "embtoolkit.dimacs"), Path: "/?model={id}&backend=bdd", Clicks: 30, Warm: 3, Queens: 6, Traced: 10},
 	}
 }
 
@@ -177,6 +185,10 @@ var paintBounds = []struct {
 	{"8×8 BDD", 100 * time.Millisecond, 200 * time.Millisecond},
 	{"14×14 BDD", 100 * time.Millisecond, 200 * time.Millisecond},
 	{"30×30 SAT", 200 * time.Millisecond, 0},
+	{"queens-8 BDD", 100 * time.Millisecond, 200 * time.Millisecond},
+	{"queens-14 BDD", 100 * time.Millisecond, 200 * time.Millisecond},
+	{"busybox BDD", 100 * time.Millisecond, 0},
+	{"embtoolkit BDD", 100 * time.Millisecond, 0},
 }
 
 // paintTargets checks the run against the click-to-paint targets: click

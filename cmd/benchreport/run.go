@@ -176,7 +176,6 @@ func quickPlan() plan {
 		ModelWalks:          2,
 		ModelSteps:          20,
 		ModelBaselineBudget: time.Minute,
-		PaintWalks:          paintWalks(),
 		PaintRuns:           3,
 		BuDDyTimeout:        120 * time.Second, // BuDDy's on these models in shared/README.md
 		BuDDyBudget:         2 << 30,
