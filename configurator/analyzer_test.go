@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	"github.com/nqueens/configurator/backends/bdd"
@@ -115,6 +116,36 @@ func TestReasonsByAnalysis(t *testing.T) {
 		}
 		if byQuestion.searches == 0 {
 			t.Errorf("N=%d: the space that is no Analyzer was asked no search", tt.n)
+		}
+	}
+}
+
+func TestChanged(t *testing.T) {
+	const (
+		o   = configurator.Open
+		sel = configurator.Selected
+		des = configurator.Deselected
+		on  = configurator.ForcedOn
+		off = configurator.ForcedOff
+	)
+	for _, tc := range []struct {
+		name          string
+		before, after []configurator.FeatureState
+		want          configurator.Changes
+	}{
+		{"a decision forces others", []configurator.FeatureState{o, o, o, o}, []configurator.FeatureState{sel, on, off, o},
+			configurator.Changes{ForcedOn: []int{1}, ForcedOff: []int{2}}},
+		{"an undo frees them", []configurator.FeatureState{sel, on, off, o}, []configurator.FeatureState{o, o, o, o},
+			configurator.Changes{Freed: []int{1, 2}}},
+		{"forced the other way", []configurator.FeatureState{on, off}, []configurator.FeatureState{off, on},
+			configurator.Changes{ForcedOn: []int{1}, ForcedOff: []int{0}}},
+		{"decided features are the step", []configurator.FeatureState{on, o, des}, []configurator.FeatureState{sel, des, o},
+			configurator.Changes{}},
+		{"nothing changed", []configurator.FeatureState{on, o}, []configurator.FeatureState{on, o}, configurator.Changes{}},
+	} {
+		got := configurator.Changed(&configurator.Domains{States: tc.before}, &configurator.Domains{States: tc.after})
+		if !reflect.DeepEqual(got, tc.want) || got.Empty() != tc.want.Empty() {
+			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
 		}
 	}
 }

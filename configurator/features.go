@@ -128,3 +128,37 @@ type FeatureMarginaler interface {
 	// FeatureMarginals returns one count per feature.
 	FeatureMarginals(ctx context.Context, decisions []Decision) ([]*big.Int, error)
 }
+
+// Changes is what a step did to the features that the person has not
+// decided: those it forced on or off, and those it freed (forced before,
+// free now, as after an undo).
+type Changes struct {
+	ForcedOn, ForcedOff, Freed []int
+}
+
+// Empty reports whether the step changed no feature's state.
+func (c Changes) Empty() bool {
+	return len(c.ForcedOn) == 0 && len(c.ForcedOff) == 0 && len(c.Freed) == 0
+}
+
+// Changed compares the domains after a step with those before it, feature
+// by feature, in the model's order. A feature the person decided, now or
+// before, is the step itself, not a consequence of it, and is left out.
+func Changed(before, after *Domains) Changes {
+	var c Changes
+	decided := func(s FeatureState) bool { return s == Selected || s == Deselected }
+	forced := func(s FeatureState) bool { return s == ForcedOn || s == ForcedOff }
+	for f, now := range after.States {
+		was := before.States[f]
+		switch {
+		case decided(now) || decided(was) || now == was:
+		case now == ForcedOn:
+			c.ForcedOn = append(c.ForcedOn, f)
+		case now == ForcedOff:
+			c.ForcedOff = append(c.ForcedOff, f)
+		case now == Open && forced(was):
+			c.Freed = append(c.Freed, f)
+		}
+	}
+	return c
+}

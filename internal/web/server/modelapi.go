@@ -117,6 +117,23 @@ type modelAnalyzeResponse struct {
 	// CompileMS is how long the compile of the model's space on the
 	// backend took, once, whichever request it was made for.
 	CompileMS float64 `json:"compile_ms"`
+	// Changed is what the last decision did (the last of deselect, or of
+	// select when deselect is empty), against the other decisions; null
+	// without decisions.
+	Changed *changesJSON `json:"changed"`
+}
+
+// changesJSON is what a step did to the features the person has not
+// decided, by name in the model's order (configurator.Changed); never
+// null lists.
+type changesJSON struct {
+	ForcedOn  []string `json:"forced_on"`
+	ForcedOff []string `json:"forced_off"`
+	Freed     []string `json:"freed"`
+}
+
+func newChangesJSON(m *feature.Model, c configurator.Changes) *changesJSON {
+	return &changesJSON{ForcedOn: featureNames(m, c.ForcedOn), ForcedOff: featureNames(m, c.ForcedOff), Freed: featureNames(m, c.Freed)}
 }
 
 // conflictJSON is the 422 of decisions that no configuration keeps:
@@ -398,12 +415,20 @@ func (s *Server) apiAnalyzeModel(c echo.Context, body []byte) error {
 	if err != nil {
 		return modelError(c, err)
 	}
-	mo.done()
+	defer mo.done()
 	m, d := mo.model, mo.session.Domains()
+	var changed *changesJSON
+	if n := len(mo.decisions); n > 0 {
+		before, err := mo.session.Space().Domains(mo.ctx, mo.decisions[:n-1])
+		if err != nil {
+			return modelWorkProblem(mo.ctx, mo.backend, err)
+		}
+		changed = newChangesJSON(m, configurator.Changed(before, d))
+	}
 	dec := newDecisionsJSON(m, mo.decisions)
 	resp := modelAnalyzeResponse{Model: mo.id, Backend: mo.backend, Select: dec.Select, Deselect: dec.Deselect,
 		ForcedOn: featureNames(m, d.In(configurator.ForcedOn)), ForcedOff: featureNames(m, d.In(configurator.ForcedOff)), Free: featureNames(m, d.In(configurator.Open)),
-		AtLeast: d.AtLeast, Work: newWorkJSON(mo.session.Space(), d.Work), ElapsedMS: ms(mo.took), CompileMS: ms(mo.compiled)}
+		AtLeast: d.AtLeast, Work: newWorkJSON(mo.session.Space(), d.Work), ElapsedMS: ms(mo.took), CompileMS: ms(mo.compiled), Changed: changed}
 	if d.Configurations != nil {
 		n := d.Configurations.String()
 		resp.Configurations = &n

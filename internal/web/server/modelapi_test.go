@@ -651,3 +651,63 @@ func nonNil(xs []string) []string {
 	}
 	return xs
 }
+
+// TestAnalyzeChanged: the answer says what the last decision did against
+// the others, checked against the two analyses with and without it.
+func TestAnalyzeChanged(t *testing.T) {
+	_, ts := newTestServer(t, testConfig())
+	analyze := func(sel, desel []string) modelAnalyzeResponse {
+		t.Helper()
+		body, _ := json.Marshal(map[string]any{"model": "queens-8", "select": sel, "deselect": desel, "backend": "bdd"})
+		var got modelAnalyzeResponse
+		if !postOK(t, ts, "/api/v1/analyze", string(body), &got) {
+			t.FailNow()
+		}
+		return got
+	}
+	if got := analyze(nil, nil); got.Changed != nil {
+		t.Errorf("no decisions: changed %+v, want null", got.Changed)
+	}
+	for _, tc := range []struct{ sel, desel, prevSel, prevDesel []string }{
+		{[]string{"a1"}, nil, nil, nil},
+		{[]string{"a1", "e2"}, nil, []string{"a1"}, nil},
+		{[]string{"a1"}, []string{"e2"}, []string{"a1"}, nil},
+		{[]string{"a1"}, []string{"e2", "f2"}, []string{"a1"}, []string{"e2"}},
+	} {
+		got, prev := analyze(tc.sel, tc.desel), analyze(tc.prevSel, tc.prevDesel)
+		if got.Changed == nil {
+			t.Fatalf("%v %v: no changes", tc.sel, tc.desel)
+		}
+		was := map[string]string{}
+		for _, st := range []struct {
+			names []string
+			state string
+		}{{prev.Select, "select"}, {prev.Deselect, "deselect"}, {prev.ForcedOn, "on"}, {prev.ForcedOff, "off"}, {prev.Free, "free"}} {
+			for _, n := range st.names {
+				was[n] = st.state
+			}
+		}
+		var wantOn, wantOff, wantFreed []string
+		for _, n := range got.ForcedOn {
+			if was[n] != "on" {
+				wantOn = append(wantOn, n)
+			}
+		}
+		for _, n := range got.ForcedOff {
+			if was[n] != "off" {
+				wantOff = append(wantOff, n)
+			}
+		}
+		for _, n := range got.Free {
+			if was[n] == "on" || was[n] == "off" {
+				wantFreed = append(wantFreed, n)
+			}
+		}
+		if !slices.Equal(got.Changed.ForcedOn, nonNil(wantOn)) || !slices.Equal(got.Changed.ForcedOff, nonNil(wantOff)) || !slices.Equal(got.Changed.Freed, nonNil(wantFreed)) {
+			t.Errorf("%v %v: changed %+v, want on %v off %v freed %v", tc.sel, tc.desel, got.Changed, wantOn, wantOff, wantFreed)
+		}
+		if len(got.Changed.ForcedOn)+len(got.Changed.ForcedOff) == 0 {
+			t.Errorf("%v %v: the step forced nothing; the case tests nothing", tc.sel, tc.desel)
+		}
+	}
+}

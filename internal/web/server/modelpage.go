@@ -61,14 +61,14 @@ func (s *Server) modelPage(c echo.Context, v url.Values) error {
 	if st, err = applyStep(st, act, m); err != nil {
 		return s.modelFail(c, before, err)
 	}
-	r, err := s.modelStep(ctx, st, act, m)
+	r, err := s.modelStep(ctx, before, st, act, m)
 	var conflict *configurator.Conflict
 	switch {
 	case err != nil && act.Decides():
 		// A decision the others exclude: the notice says why, over the
 		// configuration as it was.
 		notice, act, st = problem.Describe(pageProblem(err)), modelstate.Action{}, before
-		r, err = s.modelStep(ctx, st, act, m)
+		r, err = s.modelStep(ctx, before, st, act, m)
 	case errors.As(err, &conflict) && len(conflict.Decisions) > 0:
 		names := make([]string, len(conflict.Decisions))
 		for i, d := range conflict.Decisions {
@@ -77,7 +77,7 @@ func (s *Server) modelPage(c echo.Context, v url.Values) error {
 		notice = problem.New(http.StatusUnprocessableEntity, "%s The page shows the configuration without %s.",
 			words.Sentence(conflict.Error()), words.List(names, "and"))
 		st = st.Without(names...)
-		r, err = s.modelStep(ctx, st, act, m)
+		r, err = s.modelStep(ctx, before, st, act, m)
 	}
 	if err != nil {
 		return s.modelFail(c, st, err)
@@ -198,11 +198,12 @@ func applyStep(st modelstate.State, act modelstate.Action, m *feature.Model) (mo
 }
 
 // modelStep runs a state on every backend of its mode: each backend's
-// classification, the marginals of the first that counts them, and the
-// explanation the state asks for. A mode whose backend cannot configure
-// the model falls back to the backends that can, and says so. Make room
-// is done here, on the leading backend.
-func (s *Server) modelStep(ctx context.Context, st modelstate.State, act modelstate.Action, m *feature.Model) (*view.ModelStep, error) {
+// classification, the marginals of the first that counts them, the
+// explanation the state asks for, and what a step that changed the
+// decisions did, against the state before it. A mode whose backend
+// cannot configure the model falls back to the backends that can, and
+// says so. Make room is done here, on the leading backend.
+func (s *Server) modelStep(ctx context.Context, before, st modelstate.State, act modelstate.Action, m *feature.Model) (*view.ModelStep, error) {
 	mode := board.Mode(s.lineup.Primary())
 	if st.Backend != "" {
 		md, ok := s.lineup.ParseMode(st.Backend)
@@ -318,6 +319,9 @@ func (s *Server) modelStep(ctx context.Context, st modelstate.State, act modelst
 		r.Runs = append(r.Runs, run)
 	}
 	r.Runs = append(r.Runs, refused...)
+	if first := r.Runs[0]; act.Decides() && first.Domains != nil {
+		r.Changed = s.changed(ctx, answering[0].name, answering[0].sp, st.Model, m, before, first.Domains)
+	}
 	if f, ok := m.ID(st.Why); ok && lead != nil {
 		switch lead.Domains().States[f] {
 		case configurator.ForcedOn, configurator.ForcedOff:
@@ -333,6 +337,30 @@ func (s *Server) modelStep(ctx context.Context, st modelstate.State, act modelst
 		}
 	}
 	return r, nil
+}
+
+// changed is what a step did: the domains after it against those of the
+// state before it, remembered or asked of the leading backend again; nil
+// when the state before cannot be classified (a hand-made address).
+func (s *Server) changed(ctx context.Context, backend string, sp *models.Space, id string, m *feature.Model, before modelstate.State, after *configurator.Domains) *configurator.Changes {
+	ds, err := configurator.ParseDecisions(m, before.Select, before.Deselect)
+	if err != nil {
+		return nil
+	}
+	var d *configurator.Domains
+	if a, ok := s.answers.get(answerKey(id, backend, ds)); ok {
+		d = a.domains
+	} else {
+		bctx, cancel := context.WithTimeout(ctx, s.deadline(backend))
+		defer cancel()
+		sess, err := s.featureSession(bctx, sp.FeatureSpace, ds)
+		if err != nil {
+			return nil
+		}
+		d = sess.Domains()
+	}
+	c := configurator.Changed(d, after)
+	return &c
 }
 
 // featureSession is a session on sp under the decisions, within sp's turn

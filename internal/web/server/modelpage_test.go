@@ -283,3 +283,58 @@ func TestModelPageNamesWithCommas(t *testing.T) {
 		})
 	}
 }
+
+// TestModelPageBoard: a built-in board on the model page is drawn as a
+// board, a square ruled out crossed; a step says first what it forced,
+// each square a link to its Why?, and an undo says what it freed.
+func TestModelPageBoard(t *testing.T) {
+	_, ts := newTestServer(t, testConfig())
+	res, body := get(t, ts, "/?model=queens-8&select=a1&deselect=c2")
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("queens-8: %d", res.StatusCode)
+	}
+	for _, want := range []string{`id="fgrid"`, `aria-label="8 by 8 board"`, `class="cell queen dark" data-name="a1" name="undo" value="a1"`,
+		`class="cell ruled light" data-name="c2" name="undo" value="c2"`, `data-name="e2" name="square" value="e2"`, `class="cell blocked light" data-name="b1" name="ask" value="b1"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("queens-8 page: no %s", want)
+		}
+	}
+	if strings.Contains(body, `id="changed"`) {
+		t.Error("a page opened says what a step changed")
+	}
+	// A queen on e2 after a1 forces six more and rules out what they attack.
+	res, body = get(t, ts, "/?model=queens-8&select=a1&square=e2", "HX-Request", "true")
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("square=e2: %d", res.StatusCode)
+	}
+	changed := between(body, `<p class="changed"`, `</p>`)
+	for _, want := range []string{`<b>&#43;e2</b>`, `forced on 6 squares:`, `title="Why is h3 forced on?">h3</a>`, `forced off 15 squares:`, `and 3 more`} {
+		if !strings.Contains(changed, want) {
+			t.Errorf("after +e2, the step's changes %q lack %s", changed, want)
+		}
+	}
+	// With the control set to rule squares out, the same click deselects.
+	res, body = get(t, ts, "/?model=queens-8&select=a1&square=e2&rule=1", "HX-Request", "true")
+	if res.StatusCode != http.StatusOK || !strings.Contains(res.Header.Get("HX-Push-Url"), "deselect=e2") || !strings.Contains(body, `<b>−e2</b>`) {
+		t.Errorf("square=e2&rule=1: %d, pushed %q", res.StatusCode, res.Header.Get("HX-Push-Url"))
+	}
+	// Taking a1 back frees what it forced.
+	_, body = get(t, ts, "/?model=queens-8&select=a1,e2&undo=e2", "HX-Request", "true")
+	if changed := between(body, `<p class="changed"`, `</p>`); !strings.Contains(changed, "freed 21 squares") {
+		t.Errorf("after undo e2: %q", changed)
+	}
+}
+
+// between is the part of s from the first start to the end after it, ""
+// when there is none.
+func between(s, start, end string) string {
+	i := strings.Index(s, start)
+	if i < 0 {
+		return ""
+	}
+	j := strings.Index(s[i:], end)
+	if j < 0 {
+		return s[i:]
+	}
+	return s[i : i+j+len(end)]
+}

@@ -48,6 +48,9 @@ type ModelStep struct {
 	// RuleOut: a click on a square of the grid rules it out (deselects
 	// it) rather than selects it (modelstate.Square).
 	RuleOut bool
+	// Changed is what a step that changed the decisions did to the other
+	// features; nil for any other step.
+	Changed *configurator.Changes
 }
 
 // ModelRun is one backend's answer to a step of the model page.
@@ -99,6 +102,10 @@ type ModelApp struct {
 	CountNote string
 	Agreement *Agreement
 	Decisions []Chip
+
+	// Changed says first what the step did: the features it forced on
+	// and off, or freed; nil when the step decided nothing.
+	Changed *StepChanges
 
 	Find     string
 	Shows    []Option
@@ -297,6 +304,9 @@ func NewModelApp(site *Site, r *ModelStep) *ModelApp {
 	d := lead.Domains
 	v.Count, v.Exact = configurations(lead.Backend, d), exactCount(d)
 	v.Decisions = chips(m, d)
+	if r.Changed != nil {
+		v.Changed = stepChanges(st, r.Act, m, *r.Changed)
+	}
 	v.Shares = r.Marginals != nil && d.Configurations != nil && d.Configurations.Sign() > 0
 	if !v.Shares {
 		v.ShareNote = "Each feature's share of the configurations needs a backend that counts them for every feature (the BDD)."
