@@ -39,6 +39,25 @@ func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Pos, e.Msg) }
 // Unwrap returns the error's kind.
 func (e *Error) Unwrap() error { return e.Kind }
 
+// PosAt returns the line and column (in characters) of byte offset off in
+// src, a line break being \n, \r\n or a lone \r.
+func PosAt[S ~string | ~[]byte](src S, off int) Pos {
+	off = min(max(off, 0), len(src))
+	line, start := 1, 0
+	for i := 0; i < off; i++ {
+		if c := src[i]; c == '\n' || c == '\r' && (i+1 == len(src) || src[i+1] != '\n') {
+			line, start = line+1, i+1
+		}
+	}
+	col := 1
+	for i := start; i < off; i++ {
+		if src[i]&0xC0 != 0x80 {
+			col++
+		}
+	}
+	return Pos{Line: line, Column: col}
+}
+
 // LineAt returns the line of src that holds byte offset off, without its
 // line break, cut after 200 bytes and made valid UTF-8, for Error.Quote.
 func LineAt[S ~string | ~[]byte](src S, off int) string {

@@ -40,20 +40,8 @@ type bailout struct{ err *feature.Error }
 
 // failAt stops reading with an error at byte offset off.
 func (r *reader) failAt(kind error, off int, format string, args ...any) {
-	line, start := 1, 0
-	for i := 0; i < off; i++ {
-		if c := r.src[i]; c == '\n' || c == '\r' && (i+1 == len(r.src) || r.src[i+1] != '\n') {
-			line, start = line+1, i+1
-		}
-	}
-	col := 1
-	for _, c := range r.src[start:off] {
-		if c&0xC0 != 0x80 {
-			col++
-		}
-	}
 	panic(bailout{&feature.Error{
-		Pos:   feature.Pos{Line: line, Column: col},
+		Pos:   feature.PosAt(r.src, off),
 		Msg:   fmt.Sprintf(format, args...),
 		Quote: feature.LineAt(r.src, off),
 		Kind:  kind,
