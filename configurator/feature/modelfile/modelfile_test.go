@@ -24,6 +24,12 @@ func TestDetect(t *testing.T) {
 		{"", "features\n\tc\n", feature.UVL},
 		{"", "cars\n", feature.UVL},
 		{"", "", feature.UVL},
+		{"m.xml", "<?xml version=\"1.0\"?>\n<!-- <feature_model> -->\n<featureModel><struct/></featureModel>", feature.FeatureIDE},
+		{"", "\uFEFF  <extendedFeatureModel>", feature.FeatureIDE},
+		{"printer.xml", "<!-- made by SPLOT -->\n<feature_model name=\"P\">", feature.SXFM},
+		{"", "<?xml version=\"1.0\"?><!DOCTYPE x><feature_model>", feature.SXFM},
+		{"", "\uFEFFc 1 A\np cnf 1 0\n", feature.DIMACS}, // a byte order mark is passed over
+		{"m.uvl", "<featureModel>", feature.UVL},
 	} {
 		if got := Detect(tc.name, []byte(tc.src)); got != tc.want {
 			t.Errorf("Detect(%q, %q) = %q, want %q", tc.name, tc.src, got, tc.want)
@@ -32,13 +38,14 @@ func TestDetect(t *testing.T) {
 }
 
 func TestParseFormat(t *testing.T) {
-	for s, want := range map[string]feature.Format{"": "", "uvl": feature.UVL, "DIMACS": feature.DIMACS, "cnf": feature.DIMACS} {
+	for s, want := range map[string]feature.Format{"": "", "uvl": feature.UVL, "DIMACS": feature.DIMACS, "cnf": feature.DIMACS,
+		"featureide": feature.FeatureIDE, "FeatureIDE": feature.FeatureIDE, "xml": feature.FeatureIDE, "sxfm": feature.SXFM, "splot": feature.SXFM} {
 		if got, err := ParseFormat(s); err != nil || got != want {
 			t.Errorf("ParseFormat(%q) = %q, %v; want %q", s, got, err, want)
 		}
 	}
-	if _, err := ParseFormat("xml"); err == nil {
-		t.Error("ParseFormat(xml) accepted")
+	if _, err := ParseFormat("yaml"); err == nil {
+		t.Error("ParseFormat(yaml) accepted")
 	}
 }
 
@@ -58,6 +65,19 @@ func TestLoad(t *testing.T) {
 	var fe *feature.Error
 	if !errors.As(err, &fe) || fe.Line < 1 {
 		t.Errorf("axtls.uvl read as DIMACS: %v, want a reader's error with its line", err)
+	}
+	for _, tc := range []struct {
+		file     string
+		format   feature.Format
+		features int
+	}{
+		{"featureide/tankwar.xml", feature.FeatureIDE, 144},
+		{"featureide/printer-sxfm.xml", feature.SXFM, 172},
+	} {
+		m, err = Load(filepath.Join(dir, tc.file), "")
+		if err != nil || m.Format != tc.format || len(m.Features) != tc.features {
+			t.Fatalf("%s: %v", tc.file, err)
+		}
 	}
 	if _, err := Load(filepath.Join(t.TempDir(), "none.uvl"), ""); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a missing file: %v", err)
