@@ -7,6 +7,7 @@ package modelfile
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -120,6 +121,21 @@ func Parse(name string, src []byte, f feature.Format) (*feature.Model, error) {
 		return featureide.Parse(src)
 	}
 	return nil, fmt.Errorf("format %q: want %s", f, formats)
+}
+
+// Write writes m in format f: UVL (uvl.Write), DIMACS (dimacs.Write: its
+// CNF, with a `c <index> <name>` line for each feature) or FeatureIDE XML
+// (featureide.Write). SXFM is read, not written.
+func Write(w io.Writer, m *feature.Model, f feature.Format) error {
+	switch f {
+	case feature.UVL:
+		return uvl.Write(w, m)
+	case feature.DIMACS:
+		return dimacs.Write(w, m)
+	case feature.FeatureIDE:
+		return featureide.Write(w, m)
+	}
+	return fmt.Errorf("format %q: want uvl, dimacs or featureide to write", f)
 }
 
 // Load reads the model in the file at path in format f (Detect's guess
