@@ -300,4 +300,3 @@ func (s *sxfmReader) constraintText(t xml.CharData, off int) {
 		s.clauses = append(s.clauses, c)
 	})
 }
-

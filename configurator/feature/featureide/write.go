@@ -102,7 +102,7 @@ type writer struct {
 	groups   map[int][]int // each feature's groups
 	root     int
 	rootName string
-	rules  []*feature.Expr
+	rules    []*feature.Expr
 }
 
 func escape(s string) string {
