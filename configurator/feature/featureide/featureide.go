@@ -146,6 +146,12 @@ func (r *reader) token() xml.Token {
 		off := r.skip + int(r.d.InputOffset())
 		var se *xml.SyntaxError
 		if errors.As(err, &se) {
+			// An entity is reported once its element is read: point at it.
+			if i := strings.IndexByte(se.Msg, '&'); i >= 0 && strings.HasSuffix(se.Msg, ";") {
+				if j := bytes.Index(r.src[r.start:off], []byte(se.Msg[i:])); j >= 0 {
+					off = r.start + j
+				}
+			}
 			r.fail(feature.ErrSyntax, off, "expected well-formed XML, found an error: %s", se.Msg)
 		}
 		r.fail(feature.ErrSyntax, off, "expected well-formed XML in UTF-8, found an error: %s", strings.TrimPrefix(err.Error(), "xml: "))

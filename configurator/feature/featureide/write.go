@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/nqueens/configurator/configurator/feature"
@@ -251,12 +252,17 @@ func (wr *writer) feature(f, depth int, mandatory bool) {
 		return
 	}
 	wr.bw.WriteString(">\n")
+	// The children in the model's order (the tree's pre-order), whatever
+	// their groups, so that a model read from FeatureIDE XML is written
+	// back in its own order.
+	var children []int
 	for _, gi := range wr.groups[f] {
-		g := &wr.m.Groups[gi]
-		must := t == "and" && nativeKind(g) == "mandatory"
-		for _, c := range g.Children {
-			wr.feature(c, depth+1, must)
-		}
+		children = append(children, wr.m.Groups[gi].Children...)
+	}
+	slices.Sort(children)
+	for _, c := range children {
+		must := t == "and" && nativeKind(&wr.m.Groups[wr.m.Features[c].Group]) == "mandatory"
+		wr.feature(c, depth+1, must)
 	}
 	wr.bw.WriteString(pad + "</" + t + ">\n")
 }
