@@ -22,8 +22,7 @@ import (
 const formats = "uvl, dimacs, featureide or sxfm"
 
 // ParseFormat parses a format's name: uvl, dimacs ("cnf" is dimacs too),
-// featureide ("xml" too) or sxfm ("splot" too); "" is no format (Detect
-// decides).
+// featureide or sxfm ("splot" too); "" is no format (Detect decides).
 func ParseFormat(s string) (feature.Format, error) {
 	switch strings.ToLower(s) {
 	case "":
@@ -32,7 +31,7 @@ func ParseFormat(s string) (feature.Format, error) {
 		return feature.UVL, nil
 	case "dimacs", "cnf":
 		return feature.DIMACS, nil
-	case "featureide", "xml":
+	case "featureide":
 		return feature.FeatureIDE, nil
 	case "sxfm", "splot":
 		return feature.SXFM, nil

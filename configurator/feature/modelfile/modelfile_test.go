@@ -39,13 +39,15 @@ func TestDetect(t *testing.T) {
 
 func TestParseFormat(t *testing.T) {
 	for s, want := range map[string]feature.Format{"": "", "uvl": feature.UVL, "DIMACS": feature.DIMACS, "cnf": feature.DIMACS,
-		"featureide": feature.FeatureIDE, "FeatureIDE": feature.FeatureIDE, "xml": feature.FeatureIDE, "sxfm": feature.SXFM, "splot": feature.SXFM} {
+		"featureide": feature.FeatureIDE, "FeatureIDE": feature.FeatureIDE, "sxfm": feature.SXFM, "splot": feature.SXFM} {
 		if got, err := ParseFormat(s); err != nil || got != want {
 			t.Errorf("ParseFormat(%q) = %q, %v; want %q", s, got, err, want)
 		}
 	}
-	if _, err := ParseFormat("yaml"); err == nil {
-		t.Error("ParseFormat(yaml) accepted")
+	for _, s := range []string{"yaml", "xml"} { // xml: FeatureIDE's or SPLOT's?
+		if _, err := ParseFormat(s); err == nil {
+			t.Errorf("ParseFormat(%s) accepted", s)
+		}
 	}
 }
 
