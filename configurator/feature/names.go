@@ -13,24 +13,25 @@ import (
 const MaxNameBytes = 256
 
 // NameFault says what a feature name read from a file may not hold: bytes
-// that are not UTF-8, a control character (NUL, a line break or a tab
-// among them: a name must be shown, selected and written back as it is),
-// or more than MaxNameBytes bytes. It returns the byte offset in name of
-// the first fault and a phrase naming it ("found ..."), or -1 and "" for a
-// name without fault. An empty name is a reader's own concern.
-func NameFault(name string) (at int, found string) {
+// that are not UTF-8 (ErrSyntax), a control character (ErrInvalid; NUL, a
+// line break and a tab among them: a name must be shown, selected and
+// written back as it is), or more than MaxNameBytes bytes (ErrLimit). It
+// returns the byte offset in name of the first fault, its kind and a phrase
+// naming it ("found ..."), or -1, nil and "" for a name without fault. An
+// empty name is a reader's own concern.
+func NameFault(name string) (at int, kind error, found string) {
 	for i, r := range name {
 		switch {
 		case r == utf8.RuneError && !validAt(name, i):
-			return i, fmt.Sprintf("found the byte %#x, which is not UTF-8", name[i])
+			return i, ErrSyntax, fmt.Sprintf("found the byte %#x, which is not UTF-8", name[i])
 		case unicode.IsControl(r):
-			return i, fmt.Sprintf("found the control character %U", r)
+			return i, ErrInvalid, fmt.Sprintf("found the control character %U", r)
 		}
 	}
 	if len(name) > MaxNameBytes {
-		return 0, fmt.Sprintf("found a name of %d bytes (at most %d)", len(name), MaxNameBytes)
+		return 0, ErrLimit, fmt.Sprintf("found a name of %d bytes (at most %d)", len(name), MaxNameBytes)
 	}
-	return -1, ""
+	return -1, nil, ""
 }
 
 // validAt reports whether the U+FFFD that a range loop gives at byte i of

@@ -312,11 +312,11 @@ func isXMLSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c ==
 
 // name checks a feature's name found at off and makes it the feature id's.
 func (r *reader) name(name string, off, id int) {
-	switch at, found := feature.NameFault(name); {
+	switch at, kind, found := feature.NameFault(name); {
 	case name == "":
 		r.fail(feature.ErrInvalid, off, "expected a feature's name, found an empty one")
 	case at >= 0:
-		r.fail(feature.ErrInvalid, off+at, "expected a feature's name, %s", found)
+		r.fail(kind, off+at, "expected a feature's name, %s", found)
 	}
 	if first, dup := r.ids[name]; dup {
 		r.fail(feature.ErrInvalid, off, "expected each feature declared once, found %s again (first at %s)", name, r.m.Features[first].Pos)

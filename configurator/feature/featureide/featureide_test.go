@@ -259,6 +259,7 @@ func TestParseRefuses(t *testing.T) {
 		want      string // the message, or its start
 	}{
 		{"empty", "", feature.ErrSyntax, "1:1: expected <featureModel> or SPLOT's <feature_model>, found the end of the file"},
+		{"BOM, then not a model", "\uFEFF<html/>", feature.ErrSyntax, "1:1: expected <featureModel> or SPLOT's <feature_model>, found <html>"},
 		{"not a model", "<html/>", feature.ErrSyntax, "1:1: expected <featureModel> or SPLOT's <feature_model>, found <html>"},
 		{"unclosed", "<featureModel>\n<struct>\n  <and name=\"A\">\n</struct>", feature.ErrSyntax, "4:10: expected well-formed XML, found an error: element <and> closed by </struct>"},
 		{"document type", "<?xml version=\"1.0\"?>\n<!DOCTYPE lolz [<!ENTITY lol \"lol\"><!ENTITY lol2 \"&lol;&lol;\">]>\n<featureModel>&lol2;</featureModel>", feature.ErrUnsupported, "2:1: expected no document type declaration"},
@@ -281,7 +282,7 @@ func TestParseRefuses(t *testing.T) {
 		{"C1 control in a name", fm("<feature name=\"a\u0085b\"/>"), feature.ErrInvalid, "1:39: expected a feature's name, found the control character U+0085"},
 		{"NUL", fm("<feature name=\"a\x00b\"/>"), feature.ErrSyntax, "1:"},
 		{"not UTF-8", fm("<feature name=\"a\xffb\"/>"), feature.ErrSyntax, "1:"},
-		{"long name", fm(`<feature name="` + long + `"/>`), feature.ErrInvalid, "1:38: expected a feature's name, found a name of 257 bytes (at most 256)"},
+		{"long name", fm(`<feature name="` + long + `"/>`), feature.ErrLimit, "1:38: expected a feature's name, found a name of 257 bytes (at most 256)"},
 		{"sxfm member outside a group", "<feature_model><feature_tree>\n:r A(a)\n\t: B(b)\n</feature_tree></feature_model>", feature.ErrInvalid, "3:2: expected a group's member (:) under :g, found it under a feature"},
 		{"sxfm cardinality", "<feature_model><feature_tree>\n:r A(a)\n\t:g [2,1]\n\t\t: B(b)\n</feature_tree></feature_model>", feature.ErrInvalid, "3:5: expected a group's cardinality [n,m] with n <= m"},
 		{"sxfm unknown id", "<feature_model><feature_tree>\n:r A(a)\n</feature_tree><constraints>\nC1: a or ~b\n</constraints></feature_model>", feature.ErrInvalid, `4:10: expected the id of a feature of the tree, found "b"`},

@@ -44,8 +44,8 @@ type sxfmLit struct {
 func (r *reader) sxfm(t xml.StartElement) {
 	s := &sxfmReader{reader: r, byID: map[string]int{}}
 	if name, off, ok := r.attr(t, "name"); ok && name != "" {
-		if at, found := feature.NameFault(name); at >= 0 {
-			r.fail(feature.ErrInvalid, off+at, "expected the model's name, %s", found)
+		if at, kind, found := feature.NameFault(name); at >= 0 {
+			r.fail(kind, off+at, "expected the model's name, %s", found)
 		}
 		r.m.Name = name
 	}
@@ -203,8 +203,8 @@ func (s *sxfmReader) feature(text string, off, indent, parent, g int) {
 	if open := strings.LastIndexByte(text, '('); open >= 0 && strings.HasSuffix(text, ")") {
 		name, id = strings.TrimSpace(text[:open]), text[open+1:len(text)-1]
 	}
-	if at, found := feature.NameFault(name); at >= 0 {
-		r.fail(feature.ErrInvalid, off+at, "expected a feature's name, %s", found)
+	if at, kind, found := feature.NameFault(name); at >= 0 {
+		r.fail(kind, off+at, "expected a feature's name, %s", found)
 	}
 	if name == "" || id == "" {
 		r.fail(feature.ErrInvalid, off, "expected a feature's name and its id, Name(id), found %q", cut(text))

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,18 +109,52 @@ func rootElement(src []byte) string {
 // when f is ""). A UVL model read this way cannot import others: Load
 // reads those.
 func Parse(name string, src []byte, f feature.Format) (*feature.Model, error) {
+	return ParseMax(name, src, f, math.MaxInt)
+}
+
+// ParseMax reads a model as Parse does, refusing with feature.ErrLimit a
+// model of more than maxFeatures features: a CNF file at its header,
+// before anything is built from it (a header of a few bytes may declare a
+// million variables); a model in another format, where every feature takes
+// some bytes of the text, once read, at the first feature past the bound.
+func ParseMax(name string, src []byte, f feature.Format, maxFeatures int) (*feature.Model, error) {
 	if f == "" {
 		f = Detect(name, src)
 	}
+	var m *feature.Model
+	var err error
 	switch f {
 	case feature.UVL:
-		return uvl.Parse(src)
+		m, err = uvl.Parse(src)
 	case feature.DIMACS:
-		return dimacs.Parse(src)
+		return dimacs.ParseMax(src, maxFeatures)
 	case feature.FeatureIDE, feature.SXFM:
-		return featureide.Parse(src)
+		m, err = featureide.Parse(src)
+	default:
+		return nil, fmt.Errorf("format %q: want %s", f, formats)
 	}
-	return nil, fmt.Errorf("format %q: want %s", f, formats)
+	if err == nil && len(m.Features) > maxFeatures {
+		first := m.Features[maxFeatures]
+		return nil, &feature.Error{Pos: first.Pos, Kind: feature.ErrLimit, Quote: feature.LineAt(src, offsetOf(src, first.Pos.Line)),
+			Msg: fmt.Sprintf("expected at most %d features, found more: %s is feature %d", maxFeatures, first.Name, maxFeatures+1)}
+	}
+	return m, err
+}
+
+// offsetOf returns where line begins in src.
+func offsetOf(src []byte, line int) int {
+	off := 0
+	for l := 1; l < line; l++ {
+		i := bytes.IndexAny(src[off:], "\r\n")
+		if i < 0 {
+			return len(src)
+		}
+		off += i + 1
+		if src[off-1] == '\r' && off < len(src) && src[off] == '\n' {
+			off++
+		}
+	}
+	return off
 }
 
 // Write writes m in format f: UVL (uvl.Write), DIMACS (dimacs.Write: its

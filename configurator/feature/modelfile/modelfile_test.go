@@ -88,3 +88,26 @@ func TestLoad(t *testing.T) {
 		t.Error("an unknown format parsed")
 	}
 }
+
+// ParseMax refuses a model of more features than the bound, in every
+// format, at the place of the first feature past it; a CNF file at its
+// header.
+func TestParseMax(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		want string
+	}{
+		{"features\n\tA\n\t\toptional\n\t\t\tB\n\t\t\tC\n", "5:4: expected at most 2 features, found more: C is feature 3"},
+		{"<featureModel><struct><and name=\"A\">\n<feature name=\"B\"/>\n<feature name=\"C\"/></and></struct></featureModel>", "3:1: expected at most 2 features, found more: C is feature 3"},
+		{"c 1 A\np cnf 3 0\n", "2:1: expected at most 2 variables, found 3"},
+	} {
+		m, err := ParseMax("", []byte(tc.src), "", 2)
+		var fe *feature.Error
+		if !errors.As(err, &fe) || !errors.Is(err, feature.ErrLimit) || err.Error() != tc.want || fe.Quote == "" {
+			t.Errorf("%q: %v, %v; want %s", tc.src, m, err, tc.want)
+		}
+		if m, err := ParseMax("", []byte(tc.src), "", 3); err != nil || len(m.Features) != 3 {
+			t.Errorf("%q within the bound: %v", tc.src, err)
+		}
+	}
+}
