@@ -16,22 +16,22 @@ const MaxNameBytes = 256
 // that are not UTF-8 (ErrSyntax), a control character (ErrInvalid; NUL, a
 // line break and a tab among them: a name must be shown, selected and
 // written back as it is), or more than MaxNameBytes bytes (ErrLimit). It
-// returns the byte offset in name of the first fault, its kind and a phrase
-// naming it ("found ..."), or -1, nil and "" for a name without fault. An
+// returns the byte offset in name of the first fault, a phrase naming it
+// ("found ...") and its kind, or -1, "" and nil for a name without fault. An
 // empty name is a reader's own concern.
-func NameFault(name string) (at int, kind error, found string) {
+func NameFault(name string) (at int, found string, kind error) {
 	for i, r := range name {
 		switch {
 		case r == utf8.RuneError && !validAt(name, i):
-			return i, ErrSyntax, fmt.Sprintf("found the byte %#x, which is not UTF-8", name[i])
+			return i, fmt.Sprintf("found the byte %#x, which is not UTF-8", name[i]), ErrSyntax
 		case unicode.IsControl(r):
-			return i, ErrInvalid, fmt.Sprintf("found the control character %U", r)
+			return i, fmt.Sprintf("found the control character %U", r), ErrInvalid
 		}
 	}
 	if len(name) > MaxNameBytes {
-		return 0, ErrLimit, fmt.Sprintf("found a name of %d bytes (at most %d)", len(name), MaxNameBytes)
+		return 0, fmt.Sprintf("found a name of %d bytes (at most %d)", len(name), MaxNameBytes), ErrLimit
 	}
-	return -1, nil, ""
+	return -1, "", nil
 }
 
 // validAt reports whether the U+FFFD that a range loop gives at byte i of

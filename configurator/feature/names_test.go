@@ -24,7 +24,7 @@ func TestNameFault(t *testing.T) {
 		{"\xe6\x97", 0, ErrSyntax, "found the byte 0xe6, which is not UTF-8"}, // a character cut short
 		{strings.Repeat("n", 300) + "\x01", 300, ErrInvalid, "found the control character U+0001"},
 	} {
-		at, kind, found := NameFault(tc.name)
+		at, found, kind := NameFault(tc.name)
 		if at != tc.at || !errors.Is(kind, tc.kind) || kind == nil != (tc.kind == nil) || found != tc.found {
 			t.Errorf("NameFault(%q) = %d, %v, %q; want %d, %v, %q", tc.name, at, kind, found, tc.at, tc.kind, tc.found)
 		}

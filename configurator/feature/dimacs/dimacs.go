@@ -146,7 +146,7 @@ func ParseMax(src []byte, maxVariables int) (m *feature.Model, err error) {
 			n := nameLine{line: r.line, off: r.off}
 			at := r.off
 			if nameComment(r.restOfLine(), &n) {
-				if i, kind, found := feature.NameFault(n.name); i >= 0 {
+				if i, found, kind := feature.NameFault(n.name); i >= 0 {
 					r.failAt(kind, at+n.nameAt+i, "expected a variable's name, %s", found)
 				}
 				names = append(names, n)
@@ -320,7 +320,7 @@ func nameComment(line string, n *nameLine) bool {
 // ends; one that NameFault refuses (a line break, say) is refused here too.
 func Write(w io.Writer, m *feature.Model) error {
 	for i, f := range m.Features {
-		if at, _, found := feature.NameFault(f.Name); at >= 0 {
+		if at, found, _ := feature.NameFault(f.Name); at >= 0 {
 			return fmt.Errorf("dimacs: the name of feature %d, %q: %s", i, f.Name, found)
 		}
 	}

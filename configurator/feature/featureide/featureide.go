@@ -312,7 +312,7 @@ func isXMLSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c ==
 
 // name checks a feature's name found at off and makes it the feature id's.
 func (r *reader) name(name string, off, id int) {
-	switch at, kind, found := feature.NameFault(name); {
+	switch at, found, kind := feature.NameFault(name); {
 	case name == "":
 		r.fail(feature.ErrInvalid, off, "expected a feature's name, found an empty one")
 	case at >= 0:

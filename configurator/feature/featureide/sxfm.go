@@ -44,7 +44,7 @@ type sxfmLit struct {
 func (r *reader) sxfm(t xml.StartElement) {
 	s := &sxfmReader{reader: r, byID: map[string]int{}}
 	if name, off, ok := r.attr(t, "name"); ok && name != "" {
-		if at, kind, found := feature.NameFault(name); at >= 0 {
+		if at, found, kind := feature.NameFault(name); at >= 0 {
 			r.fail(kind, off+at, "expected the model's name, %s", found)
 		}
 		r.m.Name = name
@@ -203,7 +203,7 @@ func (s *sxfmReader) feature(text string, off, indent, parent, g int) {
 	if open := strings.LastIndexByte(text, '('); open >= 0 && strings.HasSuffix(text, ")") {
 		name, id = strings.TrimSpace(text[:open]), text[open+1:len(text)-1]
 	}
-	if at, kind, found := feature.NameFault(name); at >= 0 {
+	if at, found, kind := feature.NameFault(name); at >= 0 {
 		r.fail(kind, off+at, "expected a feature's name, %s", found)
 	}
 	if name == "" || id == "" {

@@ -31,7 +31,7 @@ const maxRuleLiterals = 100_000
 // literals to write as rules, are errors before anything is written.
 func Write(w io.Writer, m *feature.Model) error {
 	for i, f := range m.Features {
-		if at, _, found := feature.NameFault(f.Name); at >= 0 {
+		if at, found, _ := feature.NameFault(f.Name); at >= 0 {
 			return fmt.Errorf("featureide: feature %d, %q: %s", i, f.Name, found)
 		}
 	}

@@ -353,7 +353,7 @@ func (lx *lexer) token() token {
 		case t.kind == tString && !utf8.ValidString(s[1:1+end]):
 			lx.errorf(feature.ErrSyntax, lx.off, lx.line, lx.col, "expected a quoted %s in UTF-8, found invalid bytes", what)
 		case t.kind == tQuoted:
-			if at, kind, found := feature.NameFault(s[1 : 1+end]); at >= 0 {
+			if at, found, kind := feature.NameFault(s[1 : 1+end]); at >= 0 {
 				lx.errorf(kind, lx.off+1+at, lx.line, lx.col+1+utf8.RuneCountInString(s[1:1+at]), "expected a quoted name, %s", found)
 			}
 		}

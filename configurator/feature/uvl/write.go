@@ -146,7 +146,7 @@ func freeName(m *feature.Model, name string) string {
 // quote returns name as UVL writes it: bare when the lexer reads it back
 // as one name (not a keyword, not true or false), else in double quotes.
 func quote(name string) (string, error) {
-	switch at, _, found := feature.NameFault(name); {
+	switch at, found, _ := feature.NameFault(name); {
 	case name == "":
 		return "", fmt.Errorf("an empty name")
 	case at >= 0:
