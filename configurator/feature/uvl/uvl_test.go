@@ -1,6 +1,7 @@
 package uvl_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -539,6 +540,29 @@ func FuzzUVL(f *testing.F) {
 		m.Valid(config)
 		if c.Features != len(m.Features) || c.Vars < c.Features {
 			t.Fatalf("CNF of %d variables, %d features, for %d features", c.Vars, c.Features, len(m.Features))
+		}
+		// Written and read back: the same features, the same verdict on
+		// the configuration of none and of all selected.
+		var out bytes.Buffer
+		if err := uvl.Write(&out, m); err != nil {
+			return // a string attribute with a quote in it: refused, said so
+		}
+		back, err := uvl.Parse(out.Bytes())
+		if err != nil {
+			t.Fatalf("the written model: %v\n%s", err, out.String())
+		}
+		for i, f := range m.Features {
+			if g := back.Features[i]; g.Name != f.Name || g.Parent != f.Parent || g.Abstract != f.Abstract {
+				t.Fatalf("feature %d: %q written, %q read back", i, f.Name, g.Name)
+			}
+		}
+		for _, all := range []bool{false, true} {
+			for i := range config {
+				config[i] = all
+			}
+			if m.Valid(config) != back.Valid(config) {
+				t.Fatalf("all %v: judged otherwise read back\n%s", all, out.String())
+			}
 		}
 	})
 }
