@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -81,6 +83,43 @@ func TestConvertRealModels(t *testing.T) {
 		if err != nil || m.Format != tc.format || len(m.Features) != tc.features {
 			t.Fatalf("%s -to %s: read back: %v", tc.file, tc.to, err)
 		}
+	}
+}
+
+// The real models the bdd backend counts at once keep their number of
+// configurations through each conversion, counted by count -backend bdd on
+// the file and on what convert wrote (a CNF file written as UVL or XML gets
+// a root, which every configuration selects; a model written as DIMACS
+// needs no auxiliary variable that could change the count here, and the
+// count says so by being equal).
+func TestConvertKeepsCounts(t *testing.T) {
+	dir := featuretest.ModelsDir(t)
+	tmp := t.TempDir()
+	count := func(path string) string {
+		code, out, errOut := runArgs("count", "-model", path, "-backend", "bdd", "-cache-dir", "off", "-json")
+		var r struct{ Configurations *string }
+		if code != 0 || json.Unmarshal([]byte(out), &r) != nil || r.Configurations == nil {
+			t.Fatalf("count %s: exit %d, %s%s", path, code, out, errOut)
+		}
+		return *r.Configurations
+	}
+	for _, file := range []string{"featureide/tankwar.xml", "featureide/printer-sxfm.xml", "featureide/soletta-2015-06-30.xml",
+		"featureide/pc-richmond.xml", "uvl/berkeleydb.uvl", "uvl/axtls.uvl", "dimacs/berkeleydb.dimacs"} {
+		want := count(filepath.Join(dir, file))
+		for _, to := range []string{"uvl", "dimacs", "featureide"} {
+			code, out, errOut := runArgs("convert", "-model", filepath.Join(dir, file), "-to", to)
+			if code != 0 {
+				t.Fatalf("%s -to %s: exit %d, %s", file, to, code, errOut)
+			}
+			path := filepath.Join(tmp, "converted."+map[string]string{"uvl": "uvl", "dimacs": "dimacs", "featureide": "xml"}[to])
+			if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if got := count(path); got != want {
+				t.Errorf("%s -to %s: %s configurations, %s before", file, to, got, want)
+			}
+		}
+		t.Logf("%s: %s configurations in each format", file, want)
 	}
 }
 
