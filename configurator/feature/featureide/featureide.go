@@ -95,6 +95,7 @@ func Parse(src []byte) (m *feature.Model, err error) {
 // bailout carries a reader's error up to Parse.
 type bailout struct{ err *feature.Error }
 
+// rescue, deferred, turns a bailout into the error its function returns.
 func rescue(err *error) {
 	if x := recover(); x != nil {
 		b, ok := x.(bailout)
@@ -105,6 +106,8 @@ func rescue(err *error) {
 	}
 }
 
+// reader reads one file: the decoder's tokens, where each begins in src,
+// and the model as far as it is read.
 type reader struct {
 	src   []byte
 	skip  int // the bytes of a byte order mark before what d reads
