@@ -60,6 +60,7 @@ func Parse(src []byte) (m *feature.Model, err error) {
 	if bytes.HasPrefix(src, []byte("\uFEFF")) {
 		r.skip = len("\uFEFF")
 	}
+	r.counted, r.line, r.col = r.skip, 1, 1
 	r.d = xml.NewDecoder(bytes.NewReader(src[r.skip:]))
 	root := false
 	for {
@@ -117,6 +118,29 @@ type reader struct {
 	m     feature.Model
 	ids   map[string]int // features by name
 	refs  []ref
+	// src is counted up to counted, for pos: the line and the column
+	// there.
+	counted, line, col int
+}
+
+// pos returns the position of byte offset off. Positions asked for in the
+// file's order (a feature's, a group's, a rule's) cost the file's length
+// in all, counted on from the last one, even on one long line; one before
+// it is counted afresh.
+func (r *reader) pos(off int) feature.Pos {
+	if off < r.counted {
+		return feature.PosAt(r.src, off)
+	}
+	for i := r.counted; i < off; i++ {
+		switch c := r.src[i]; {
+		case c == '\n' || c == '\r' && (i+1 == len(r.src) || r.src[i+1] != '\n'):
+			r.line, r.col = r.line+1, 1
+		case c&0xC0 != 0x80:
+			r.col++
+		}
+	}
+	r.counted = off
+	return feature.Pos{Line: r.line, Column: r.col}
 }
 
 // ref is a name in a constraint, resolved once the whole file is read.
@@ -339,7 +363,7 @@ func (r *reader) feature(t xml.StartElement, parent, g int) {
 	r.name(name, off, id)
 	abstract, _, _ := r.attr(t, "abstract")
 	r.m.Features = append(r.m.Features, feature.Feature{
-		Name: name, Parent: parent, Group: g, Abstract: abstract == "true", Pos: feature.PosAt(r.src, at),
+		Name: name, Parent: parent, Group: g, Abstract: abstract == "true", Pos: r.pos(at),
 	})
 	if g >= 0 {
 		r.m.Groups[g].Children = append(r.m.Groups[g].Children, id)
@@ -371,7 +395,7 @@ func (r *reader) feature(t xml.StartElement, parent, g int) {
 		if !ok {
 			gi = len(r.m.Groups)
 			groupOf[gk] = gi
-			r.m.Groups = append(r.m.Groups, feature.Group{Kind: gk, Parent: id, Pos: feature.PosAt(r.src, r.start)})
+			r.m.Groups = append(r.m.Groups, feature.Group{Kind: gk, Parent: id, Pos: r.pos(r.start)})
 		}
 		r.feature(c, id, gi)
 	})
@@ -398,7 +422,7 @@ func (r *reader) constraints() {
 		if e == nil {
 			r.fail(feature.ErrInvalid, at, "expected an expression in the <rule>, found none")
 		}
-		r.m.Constraints = append(r.m.Constraints, feature.Constraint{Expr: e, Pos: feature.PosAt(r.src, at)})
+		r.m.Constraints = append(r.m.Constraints, feature.Constraint{Expr: e, Pos: r.pos(at)})
 	})
 }
 

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nqueens/configurator/configurator/feature"
 	"github.com/nqueens/configurator/configurator/feature/featureide"
@@ -445,4 +446,46 @@ func FuzzFeatureIDE(f *testing.F) {
 			equivalent(t, m, back)
 		}
 	})
+}
+
+// Large files read in time in proportion to their size, whatever their
+// layout: 100,000 features on one line (positions counted on, not from the
+// start each time), 100,000 SXFM features of one name (suffixes counted
+// on) and a clause of 100,000 literals on one line. Read in quadratic
+// time, any of them would take minutes, not the seconds allowed here.
+func TestLargeInProportion(t *testing.T) {
+	const n = 100_000
+	var x strings.Builder
+	x.WriteString(`<featureModel><struct><and name="R">`)
+	for i := range n {
+		fmt.Fprintf(&x, `<feature name="F%d"/>`, i)
+	}
+	x.WriteString(`</and></struct></featureModel>`)
+	var s strings.Builder
+	s.WriteString("<feature_model><feature_tree>\n:r R(r)\n\t:g [1,*]\n")
+	for i := range n {
+		fmt.Fprintf(&s, "\t\t: A(a%d)\n", i)
+	}
+	s.WriteString("</feature_tree><constraints>\nC:")
+	for i := range n {
+		if i > 0 {
+			s.WriteString(" or")
+		}
+		fmt.Fprintf(&s, " ~a%d", i)
+	}
+	s.WriteString("\n</constraints></feature_model>")
+	for _, tc := range []struct{ name, src, last string }{
+		{"one line", x.String(), "F99999"},
+		{"one name", s.String(), "A_99999"},
+	} {
+		start := time.Now()
+		m, err := featureide.Parse([]byte(tc.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); len(m.Features) != n+1 || m.Features[n].Name != tc.last || d > 20*time.Second {
+			t.Errorf("%s: %d features, the last %q, in %v", tc.name, len(m.Features), m.Features[n].Name, d)
+		}
+		t.Logf("%s: %d bytes in %v", tc.name, len(tc.src), time.Since(start))
+	}
 }

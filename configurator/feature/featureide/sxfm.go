@@ -14,6 +14,7 @@ import (
 type sxfmReader struct {
 	*reader
 	byID    map[string]int
+	suffix  map[string]int // the last suffix given to each name met again
 	clauses []sxfmClause
 	// open are the lines of the tree that may still get children, the
 	// least indented first.
@@ -42,7 +43,7 @@ type sxfmLit struct {
 
 // sxfm reads the content of <feature_model>, whose start tag is t.
 func (r *reader) sxfm(t xml.StartElement) {
-	s := &sxfmReader{reader: r, byID: map[string]int{}}
+	s := &sxfmReader{reader: r, byID: map[string]int{}, suffix: map[string]int{}}
 	if name, off, ok := r.attr(t, "name"); ok && name != "" {
 		if at, found, kind := feature.NameFault(name); at >= 0 {
 			r.fail(kind, off+at, "expected the model's name, %s", found)
@@ -83,7 +84,7 @@ func (r *reader) sxfm(t xml.StartElement) {
 				args[i] = feature.Not(args[i])
 			}
 		}
-		r.m.Constraints = append(r.m.Constraints, feature.Constraint{Expr: feature.Or(args...), Pos: feature.PosAt(r.src, c.off)})
+		r.m.Constraints = append(r.m.Constraints, feature.Constraint{Expr: feature.Or(args...), Pos: r.pos(c.off)})
 	}
 }
 
@@ -156,14 +157,14 @@ func (s *sxfmReader) treeLine(text string, indent, off int) {
 		}
 		if *slot < 0 {
 			*slot = len(r.m.Groups)
-			r.m.Groups = append(r.m.Groups, feature.Group{Kind: gk, Parent: up.feature, Pos: feature.PosAt(r.src, off)})
+			r.m.Groups = append(r.m.Groups, feature.Group{Kind: gk, Parent: up.feature, Pos: r.pos(off)})
 		}
 		s.feature(rest, restOff, indent, up.feature, *slot)
 	case "g":
 		if up == nil || up.feature < 0 {
 			r.fail(feature.ErrInvalid, off, "expected :g under a feature, found it %s", where(up))
 		}
-		g := feature.Group{Parent: up.feature, Pos: feature.PosAt(r.src, off)}
+		g := feature.Group{Parent: up.feature, Pos: r.pos(off)}
 		g.Kind, g.Min, g.Max = s.cardinality(rest, restOff)
 		s.open = append(s.open, sxfmLine{indent: indent, feature: -1, group: len(r.m.Groups)})
 		r.m.Groups = append(r.m.Groups, g)
@@ -213,16 +214,22 @@ func (s *sxfmReader) feature(text string, off, indent, parent, g int) {
 		r.fail(feature.ErrInvalid, off, "expected each id once, found %s again (first at %s)", id, r.m.Features[first].Pos)
 	}
 	unique := name
-	for k := 1; ; k++ {
+	for {
 		if _, taken := r.ids[unique]; !taken {
 			break
 		}
-		unique = name + "_" + strconv.Itoa(k)
+		// The suffixes tried for a name go on from the last one taken, so
+		// that a name met many times costs no more each time.
+		s.suffix[name]++
+		unique = name + "_" + strconv.Itoa(s.suffix[name])
+	}
+	if len(unique) > feature.MaxNameBytes {
+		r.fail(feature.ErrLimit, off, "expected a feature's name, found %s made %s to be unique, more than %d bytes", cut(name), cut(unique), feature.MaxNameBytes)
 	}
 	f := len(r.m.Features)
 	s.byID[id] = f
 	r.ids[unique] = f
-	r.m.Features = append(r.m.Features, feature.Feature{Name: unique, Parent: parent, Group: g, Pos: feature.PosAt(r.src, off)})
+	r.m.Features = append(r.m.Features, feature.Feature{Name: unique, Parent: parent, Group: g, Pos: r.pos(off)})
 	if g >= 0 {
 		r.m.Groups[g].Children = append(r.m.Groups[g].Children, f)
 	}
@@ -277,10 +284,20 @@ func (s *sxfmReader) constraintText(t xml.CharData, off int) {
 			s.fail(feature.ErrSyntax, off, "expected a clause, name: id or ~id ..., found %q", cut(strings.TrimSpace(text)))
 		}
 		c := sxfmClause{off: off + len(text) - len(strings.TrimLeft(text, " \t"))}
-		at := off + colon + 1
-		for i, w := range strings.Fields(text[colon+1:]) {
-			// Fields keeps words in order: find each to know its offset.
-			at += strings.Index(string(l[at-off:]), w)
+		// The words after the colon, each with its offset, in one pass.
+		rest, at := text[colon+1:], off+colon+1
+		for i := 0; ; i++ {
+			n := len(rest)
+			rest = strings.TrimLeft(rest, " \t")
+			at += n - len(rest)
+			if rest == "" {
+				break
+			}
+			end := strings.IndexAny(rest, " \t")
+			if end < 0 {
+				end = len(rest)
+			}
+			w := rest[:end]
 			switch {
 			case i%2 == 1 && w != "or":
 				s.fail(feature.ErrSyntax, at, "expected or between the literals of a clause, found %q", cut(w))
@@ -292,7 +309,7 @@ func (s *sxfmReader) constraintText(t xml.CharData, off int) {
 				}
 				c.lits = append(c.lits, lit)
 			}
-			at += len(w)
+			rest, at = rest[end:], at+end
 		}
 		if len(c.lits) == 0 || strings.HasSuffix(strings.TrimSpace(text), " or") {
 			s.fail(feature.ErrSyntax, off+len(text), "expected a literal, found the end of the line")
