@@ -1,7 +1,8 @@
 // Command nqueens counts, analyzes and explains N-Queens placements, and
-// configurations of feature models (UVL, DIMACS CNF), with the
-// configurator's backends, and cross-checks the backends against a
-// brute-force oracle.
+// configurations of feature models (UVL, DIMACS CNF, FeatureIDE XML,
+// SPLOT's SXFM), with the configurator's backends, cross-checks the
+// backends against a brute-force oracle, and converts feature models from
+// one format to another.
 //
 // Usage:
 //
@@ -10,14 +11,15 @@
 //	nqueens explain    -n N -queens a1,c5 -cell b3 [-backend bdd|sat] [-cache-dir DIR|off] [-json]
 //	nqueens crosscheck -n 4-10 [-walks W] [-steps K] [-seed S] [-backends bdd,sat] [-exhaustive N] [-cap K] [-drop LINE]
 //
-//	nqueens count      -model FILE [-format uvl|dimacs] [-backend bdd|sat|sat-plain] [-cap K] [-json]
+//	nqueens count      -model FILE [-format uvl|dimacs|featureide|sxfm] [-backend bdd|sat|sat-plain] [-cap K] [-json]
 //	nqueens analyze    -model FILE [-select a,b] [-deselect c] [-backend ...] [-json]
 //	nqueens explain    -model FILE [-select a,b] [-deselect c] -feature X [-backend ...] [-json]
 //	nqueens crosscheck -model FILE [-walks W] [-steps K] [-seed S] [-backends sat,sat-plain]
+//	nqueens convert    -model FILE -to uvl|dimacs|featureide
 //
-// A -model file is a feature model in UVL or a CNF in DIMACS, its format
-// told from its name (.uvl; .dimacs, .cnf) or else its content; -format
-// overrides. Decisions name features, comma-separated, a name holding a
+// A -model file is a feature model in UVL, FeatureIDE XML or SPLOT's SXFM,
+// or a CNF in DIMACS, its format told from its name (.uvl; .dimacs, .cnf)
+// or else its content; -format overrides. Decisions name features, comma-separated, a name holding a
 // comma in double quotes.
 //
 // Cells are in chess notation: the file letter is the column (a is column
@@ -67,6 +69,7 @@ var commands = []command{
 	{"analyze", "draw the board under a placement (classify a -model's features under decisions): forced, blocked, the solutions left", runAnalyze},
 	{"explain", "say why a cell is blocked or forced (a -model's feature forced), and what to remove to free it", runExplain},
 	{"crosscheck", "cross-check the backends against a brute-force oracle and print a summary", runCrosscheck},
+	{"convert", "write a -model in another format (uvl, dimacs, featureide) on stdout", runConvert},
 }
 
 const usage = `nqueens: the BDD/SAT configurator on the command line
@@ -77,13 +80,15 @@ Usage:
   nqueens explain    -n N -queens a1,c5 -cell b3 [-backend bdd|sat] [-cache-dir DIR|off] [-json]
   nqueens crosscheck -n 4-10 [-walks W] [-steps K] [-seed S] [-backends bdd,sat] [-exhaustive N] [-cap K] [-drop LINE]
 
-  nqueens count      -model FILE [-format uvl|dimacs] [-backend bdd|sat|sat-plain] [-cap K] [-json]
+  nqueens count      -model FILE [-format uvl|dimacs|featureide|sxfm] [-backend bdd|sat|sat-plain] [-cap K] [-json]
   nqueens analyze    -model FILE [-select a,b] [-deselect c] [-backend ...] [-json]
   nqueens explain    -model FILE [-select a,b] [-deselect c] -feature X [-backend ...] [-json]
   nqueens crosscheck -model FILE [-walks W] [-steps K] [-seed S] [-backends sat,sat-plain]
+  nqueens convert    -model FILE -to uvl|dimacs|featureide
 
-A -model is a feature model in UVL or a CNF file in DIMACS (the format told
-from the name or the content; -format overrides); decisions name features.
+A -model is a feature model in UVL, FeatureIDE XML or SPLOT's SXFM, or a CNF
+file in DIMACS (the format told from the name or the content; -format
+overrides); decisions name features.
 Cells are in chess notation: file letter = column (a = column 0; past z: aa,
 ab, ...), rank = row + 1; boards are drawn with rank 1 at the bottom. JSON
 gives cells as 0-based [row, col]. The bdd backend keeps compiled diagrams
@@ -99,7 +104,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "nqueens: missing command (count, analyze, explain or crosscheck; see nqueens -h)")
+		fmt.Fprintln(stderr, "nqueens: missing command (count, analyze, explain, crosscheck or convert; see nqueens -h)")
 		return 2
 	}
 	switch args[0] {
@@ -125,7 +130,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
-	fmt.Fprintf(stderr, "nqueens: unknown command %q (want count, analyze, explain or crosscheck; see nqueens -h)\n", args[0])
+	fmt.Fprintf(stderr, "nqueens: unknown command %q (want count, analyze, explain, crosscheck or convert; see nqueens -h)\n", args[0])
 	return 2
 }
 

@@ -31,8 +31,8 @@ type modelFlags struct {
 // register adds -model and -format to fs; decisions adds -select and
 // -deselect.
 func (mf *modelFlags) register(fs *flagSet, decisions bool) {
-	fs.StringVar(&mf.file, "model", "", "configure the feature model in `FILE` (UVL or DIMACS CNF) instead of an N×N board; example:NAME is a bundled example (car, computer, smarthome)")
-	fs.StringVar(&mf.format, "format", "", "-model: the file's format, uvl or dimacs (default: told from its name, else its content)")
+	fs.StringVar(&mf.file, "model", "", "configure the feature model in `FILE` (UVL, DIMACS CNF, FeatureIDE XML or SPLOT's SXFM) instead of an N×N board; example:NAME is a bundled example (car, computer, smarthome)")
+	fs.StringVar(&mf.format, "format", "", "-model: the file's format, uvl, dimacs, featureide or sxfm (default: told from its name, else its content)")
 	if decisions {
 		fs.Var(&mf.sel, "select", "-model: the `features` to select, comma-separated (a name with a comma in double quotes); may be repeated")
 		fs.Var(&mf.desel, "deselect", "-model: the `features` to deselect, as -select")

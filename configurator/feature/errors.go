@@ -39,13 +39,43 @@ func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Pos, e.Msg) }
 // Unwrap returns the error's kind.
 func (e *Error) Unwrap() error { return e.Kind }
 
+// PosAt returns the line and column (in characters) of byte offset off in
+// src, a line break being \n, \r\n or a lone \r, and a byte order mark at
+// the start of src no character of the first line.
+func PosAt[S ~string | ~[]byte](src S, off int) Pos {
+	off = min(max(off, 0), len(src))
+	line, start := 1, 0
+	if bom(src) {
+		start = min(3, off)
+	}
+	for i := 0; i < off; i++ {
+		if c := src[i]; c == '\n' || c == '\r' && (i+1 == len(src) || src[i+1] != '\n') {
+			line, start = line+1, i+1
+		}
+	}
+	col := 1
+	for i := start; i < off; i++ {
+		if src[i]&0xC0 != 0x80 {
+			col++
+		}
+	}
+	return Pos{Line: line, Column: col}
+}
+
 // LineAt returns the line of src that holds byte offset off, without its
-// line break, cut after 200 bytes and made valid UTF-8, for Error.Quote.
+// line break (nor a byte order mark at the start of src), cut after 200
+// bytes and made valid UTF-8, for Error.Quote.
 func LineAt[S ~string | ~[]byte](src S, off int) string {
 	off = min(max(off, 0), len(src))
+	if bom(src) {
+		off = max(off, 3)
+	}
 	start := off
 	for start > 0 && src[start-1] != '\n' && src[start-1] != '\r' {
 		start--
+	}
+	if start == 0 && bom(src) {
+		start = 3
 	}
 	end := off
 	for end < len(src) && src[end] != '\n' && src[end] != '\r' {
@@ -56,4 +86,9 @@ func LineAt[S ~string | ~[]byte](src S, off int) string {
 		end = start + maxQuote
 	}
 	return strings.ToValidUTF8(string(src[start:end]), "\uFFFD")
+}
+
+// bom reports whether src begins with a byte order mark.
+func bom[S ~string | ~[]byte](src S) bool {
+	return len(src) >= 3 && src[0] == 0xEF && src[1] == 0xBB && src[2] == 0xBF
 }

@@ -31,6 +31,11 @@ const (
 	UVL Format = "uvl"
 	// DIMACS is the DIMACS CNF format (package dimacs).
 	DIMACS Format = "dimacs"
+	// FeatureIDE is FeatureIDE's XML format (package featureide).
+	FeatureIDE Format = "featureide"
+	// SXFM is SPLOT's simple XML feature model format (package
+	// featureide).
+	SXFM Format = "sxfm"
 	// Board is a built-in N-Queens board, read from no file (the
 	// configurator's Model.FeatureModel).
 	Board Format = "board"

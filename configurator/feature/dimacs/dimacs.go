@@ -14,10 +14,12 @@ package dimacs
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/nqueens/configurator/configurator/feature"
 )
@@ -33,6 +35,7 @@ type reader struct {
 	off       int
 	line      int // of off
 	lineStart int
+	maxVars   int // the most variables a header may declare
 }
 
 // bailout carries the reader's error up to Parse.
@@ -40,20 +43,8 @@ type bailout struct{ err *feature.Error }
 
 // failAt stops reading with an error at byte offset off.
 func (r *reader) failAt(kind error, off int, format string, args ...any) {
-	line, start := 1, 0
-	for i := 0; i < off; i++ {
-		if c := r.src[i]; c == '\n' || c == '\r' && (i+1 == len(r.src) || r.src[i+1] != '\n') {
-			line, start = line+1, i+1
-		}
-	}
-	col := 1
-	for _, c := range r.src[start:off] {
-		if c&0xC0 != 0x80 {
-			col++
-		}
-	}
 	panic(bailout{&feature.Error{
-		Pos:   feature.Pos{Line: line, Column: col},
+		Pos:   feature.PosAt(r.src, off),
 		Msg:   fmt.Sprintf(format, args...),
 		Quote: feature.LineAt(r.src, off),
 		Kind:  kind,
@@ -102,13 +93,20 @@ func isSpace(c byte) bool { return isBlank(c) || c == '\n' || c == '\r' }
 type nameLine struct {
 	index     int
 	name      string
+	nameAt    int // where the name begins in its line
 	generated bool
 	line, off int
 }
 
 // Parse reads a CNF file. Its model has no tree, no constraints, and the
 // file's clauses as read; its Name is empty.
-func Parse(src []byte) (m *feature.Model, err error) {
+func Parse(src []byte) (*feature.Model, error) { return ParseMax(src, MaxVariables) }
+
+// ParseMax reads a CNF file as Parse does, refusing with ErrLimit, at its
+// header and before anything is built from it, a file that declares more
+// than maxVariables variables (MaxVariables at most): a header of a few
+// bytes may otherwise ask for a million features.
+func ParseMax(src []byte, maxVariables int) (m *feature.Model, err error) {
 	defer func() {
 		if x := recover(); x != nil {
 			b, ok := x.(bailout)
@@ -118,7 +116,10 @@ func Parse(src []byte) (m *feature.Model, err error) {
 			m, err = nil, b.err
 		}
 	}()
-	r := &reader{src: src, line: 1}
+	r := &reader{src: src, line: 1, maxVars: min(maxVariables, MaxVariables)}
+	if bytes.HasPrefix(src, []byte("\uFEFF")) {
+		r.off, r.lineStart = len("\uFEFF"), len("\uFEFF") // a byte order mark: passed over
+	}
 	if len(src) > MaxSize {
 		r.failAt(feature.ErrLimit, 0, "expected at most %d bytes, found %d", MaxSize, len(src))
 	}
@@ -143,7 +144,11 @@ func Parse(src []byte) (m *feature.Model, err error) {
 			continue
 		case c == 'c' && r.lineBegins():
 			n := nameLine{line: r.line, off: r.off}
+			at := r.off
 			if nameComment(r.restOfLine(), &n) {
+				if i, found, kind := feature.NameFault(n.name); i >= 0 {
+					r.failAt(kind, at+n.nameAt+i, "expected a variable's name, %s", found)
+				}
 				names = append(names, n)
 			}
 			continue
@@ -273,7 +278,7 @@ func (r *reader) header() (vars, clauses int) {
 		}
 		return n
 	}
-	vars = num(f[2], "variables", MaxVariables)
+	vars = num(f[2], "variables", r.maxVars)
 	// A clause takes at least two bytes (its 0 and a blank), so a header
 	// may not promise more clauses than the file can hold.
 	clauses = num(f[3], "clauses", (len(r.src)+1)/2)
@@ -301,6 +306,7 @@ func nameComment(line string, n *nameLine) bool {
 	}
 	i, err := strconv.Atoi(idx)
 	n.index, n.name = i, strings.TrimSpace(rest[end:])
+	n.nameAt = len(line) - len(strings.TrimLeftFunc(rest[end:], unicode.IsSpace))
 	if err != nil {
 		n.index = -1 // out of range, reported as such
 	}
@@ -311,11 +317,11 @@ func nameComment(line string, n *nameLine) bool {
 // `c <index> <name>` for each feature (`c <index>$ <name>` for a generated
 // one), one `c <index>$ aux<index>` for each auxiliary variable, the
 // header, and one clause a line. A name read back loses the blanks at its
-// ends; one with a line break is refused.
+// ends; one that NameFault refuses (a line break, say) is refused here too.
 func Write(w io.Writer, m *feature.Model) error {
 	for i, f := range m.Features {
-		if strings.ContainsAny(f.Name, "\r\n") {
-			return fmt.Errorf("dimacs: the name of feature %d, %q, holds a line break", i, f.Name)
+		if at, found, _ := feature.NameFault(f.Name); at >= 0 {
+			return fmt.Errorf("dimacs: the name of feature %d, %q: %s", i, f.Name, found)
 		}
 	}
 	c := m.CNF()

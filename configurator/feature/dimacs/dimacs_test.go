@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -47,6 +48,8 @@ func TestParse(t *testing.T) {
 		{"SATLIB end", "p cnf 1 1\n1 0\n%\n0\n\n", "x1 |2:[1]"},
 		{"default name taken", "c 2 x1\np cnf 2 0\n", "x1_ x1 "},
 		{"no final line break", "p cnf 1 1\n-1 0", "x1 |2:[-1]"},
+		{"byte order mark", "\uFEFFc 1 Ä\np cnf 1 1\n-1 0", "Ä |3:[-1]"},
+		{"names beyond ASCII", "c 1 Größe\nc 2 日本\np cnf 2 0\n", "Größe 日本 "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, err := dimacs.Parse([]byte(tc.src))
@@ -88,6 +91,12 @@ func TestParseRefuses(t *testing.T) {
 		{"name out of range", "c 4 four\np cnf 3 0\n", feature.ErrInvalid, "1:1: expected a variable from 1 to 3 (the header's count) to name, found 4"},
 		{"two names", "c 1 a\nc 1 b\np cnf 3 0\n", feature.ErrInvalid, "2:1: expected one name for variable 1, found a second one, b"},
 		{"name twice", "c 1 a\nc 2 a\np cnf 3 0\n", feature.ErrInvalid, "2:1: expected each name once, found a for variables 1 and 2"},
+		{"NUL in a name", "c 1 ab\x00c\np cnf 1 0\n", feature.ErrInvalid, "1:7: expected a variable's name, found the control character U+0000"},
+		{"control in a name", "c 1 é\x1bc\np cnf 1 0\n", feature.ErrInvalid, "1:6: expected a variable's name, found the control character U+001B"},
+		{"name not UTF-8", "c 12  ab\xffc\np cnf 12 0\n", feature.ErrSyntax, "1:9: expected a variable's name, found the byte 0xff, which is not UTF-8"},
+		{"long name", "c 1 " + strings.Repeat("n", feature.MaxNameBytes+1) + "\np cnf 1 0\n", feature.ErrLimit, "1:5: expected a variable's name, found a name of 257 bytes (at most 256)"},
+		{"BOM, then an error", "\uFEFFp cnf 1 1\n1 x 0\n", feature.ErrSyntax, `2:3: expected a literal (a non-zero integer) or 0 to end the clause, found "x"`},
+		{"BOM, an error on its line", "\uFEFFp cnf 1\n", feature.ErrSyntax, `1:1: expected the header p cnf <variables> <clauses>, found "p cnf 1"`},
 		{"binary", "p cnf 1 1\n\x00\xff 0\n", feature.ErrSyntax, "2:1: expected a literal (a non-zero integer) or 0 to end the clause, found \"\\x00\\xff\""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -99,10 +108,40 @@ func TestParseRefuses(t *testing.T) {
 			if !errors.As(err, &fe) || !errors.Is(err, tc.kind) || err.Error() != tc.want {
 				t.Fatalf("error %q, want %q (%v)", err, tc.want, tc.kind)
 			}
-			if lines := strings.Split(tc.src, "\n"); strings.ToValidUTF8(lines[fe.Line-1], "\uFFFD") != fe.Quote {
-				t.Errorf("quote %q, want line %d, %q", fe.Quote, fe.Line, lines[fe.Line-1])
+			line := strings.Split(tc.src, "\n")[fe.Line-1]
+			if len(line) > 200 {
+				line = line[:200]
+			}
+			if want := strings.ToValidUTF8(line, "\uFFFD"); fe.Quote != want && "\uFEFF"+fe.Quote != want {
+				t.Errorf("quote %q, want line %d, %q", fe.Quote, fe.Line, want)
 			}
 		})
+	}
+}
+
+// A header that asks for more variables than the caller allows is refused
+// at the header, before anything is built from it: a 16-byte file costs
+// next to nothing, not a million features.
+func TestParseMax(t *testing.T) {
+	src := []byte("p cnf 1048576 0\n")
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := dimacs.ParseMax(src, 50_000)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, feature.ErrLimit) || err.Error() != "1:1: expected at most 50000 variables, found 1048576" {
+		t.Fatalf("error %v", err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<10 {
+		t.Errorf("%d bytes allocated to refuse a 16-byte header", n)
+	} else {
+		t.Logf("%d bytes allocated to refuse a 16-byte header", n)
+	}
+	m, err := dimacs.ParseMax([]byte("p cnf 3 1\n1 -3 0\n"), 3)
+	if err != nil || len(m.Features) != 3 {
+		t.Fatalf("3 variables of at most 3: %v", err)
+	}
+	if _, err := dimacs.ParseMax([]byte("p cnf 4 0\n"), 3); !errors.Is(err, feature.ErrLimit) {
+		t.Fatalf("4 variables of at most 3: %v", err)
 	}
 }
 

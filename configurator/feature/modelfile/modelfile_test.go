@@ -24,6 +24,12 @@ func TestDetect(t *testing.T) {
 		{"", "features\n\tc\n", feature.UVL},
 		{"", "cars\n", feature.UVL},
 		{"", "", feature.UVL},
+		{"m.xml", "<?xml version=\"1.0\"?>\n<!-- <feature_model> -->\n<featureModel><struct/></featureModel>", feature.FeatureIDE},
+		{"", "\uFEFF  <extendedFeatureModel>", feature.FeatureIDE},
+		{"printer.xml", "<!-- made by SPLOT -->\n<feature_model name=\"P\">", feature.SXFM},
+		{"", "<?xml version=\"1.0\"?><!DOCTYPE x><feature_model>", feature.SXFM},
+		{"", "\uFEFFc 1 A\np cnf 1 0\n", feature.DIMACS}, // a byte order mark is passed over
+		{"m.uvl", "<featureModel>", feature.UVL},
 	} {
 		if got := Detect(tc.name, []byte(tc.src)); got != tc.want {
 			t.Errorf("Detect(%q, %q) = %q, want %q", tc.name, tc.src, got, tc.want)
@@ -32,13 +38,16 @@ func TestDetect(t *testing.T) {
 }
 
 func TestParseFormat(t *testing.T) {
-	for s, want := range map[string]feature.Format{"": "", "uvl": feature.UVL, "DIMACS": feature.DIMACS, "cnf": feature.DIMACS} {
+	for s, want := range map[string]feature.Format{"": "", "uvl": feature.UVL, "DIMACS": feature.DIMACS, "cnf": feature.DIMACS,
+		"featureide": feature.FeatureIDE, "FeatureIDE": feature.FeatureIDE, "sxfm": feature.SXFM, "splot": feature.SXFM} {
 		if got, err := ParseFormat(s); err != nil || got != want {
 			t.Errorf("ParseFormat(%q) = %q, %v; want %q", s, got, err, want)
 		}
 	}
-	if _, err := ParseFormat("xml"); err == nil {
-		t.Error("ParseFormat(xml) accepted")
+	for _, s := range []string{"yaml", "xml"} { // xml: FeatureIDE's or SPLOT's?
+		if _, err := ParseFormat(s); err == nil {
+			t.Errorf("ParseFormat(%s) accepted", s)
+		}
 	}
 }
 
@@ -59,10 +68,46 @@ func TestLoad(t *testing.T) {
 	if !errors.As(err, &fe) || fe.Line < 1 {
 		t.Errorf("axtls.uvl read as DIMACS: %v, want a reader's error with its line", err)
 	}
+	for _, tc := range []struct {
+		file     string
+		format   feature.Format
+		features int
+	}{
+		{"featureide/tankwar.xml", feature.FeatureIDE, 144},
+		{"featureide/printer-sxfm.xml", feature.SXFM, 172},
+	} {
+		m, err = Load(filepath.Join(dir, tc.file), "")
+		if err != nil || m.Format != tc.format || len(m.Features) != tc.features {
+			t.Fatalf("%s: %v", tc.file, err)
+		}
+	}
 	if _, err := Load(filepath.Join(t.TempDir(), "none.uvl"), ""); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a missing file: %v", err)
 	}
 	if _, err := Parse("x", []byte("features\n\tA\n"), "xml"); err == nil {
 		t.Error("an unknown format parsed")
+	}
+}
+
+// ParseMax refuses a model of more features than the bound, in every
+// format, at the place of the first feature past it; a CNF file at its
+// header.
+func TestParseMax(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		want string
+	}{
+		{"features\n\tA\n\t\toptional\n\t\t\tB\n\t\t\tC\n", "5:4: expected at most 2 features, found more: C is feature 3"},
+		{"<featureModel><struct><and name=\"A\">\n<feature name=\"B\"/>\n<feature name=\"C\"/></and></struct></featureModel>", "3:1: expected at most 2 features, found more: C is feature 3"},
+		{"c 1 A\np cnf 3 0\n", "2:1: expected at most 2 variables, found 3"},
+	} {
+		m, err := ParseMax("", []byte(tc.src), "", 2)
+		var fe *feature.Error
+		if !errors.As(err, &fe) || !errors.Is(err, feature.ErrLimit) || err.Error() != tc.want || fe.Quote == "" {
+			t.Errorf("%q: %v, %v; want %s", tc.src, m, err, tc.want)
+		}
+		if m, err := ParseMax("", []byte(tc.src), "", 3); err != nil || len(m.Features) != 3 {
+			t.Errorf("%q within the bound: %v", tc.src, err)
+		}
 	}
 }

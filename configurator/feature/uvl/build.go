@@ -95,6 +95,9 @@ func (b *builder) place(f *file, n *node, parent, g int) {
 		return
 	}
 	name := b.prefix[f] + n.ids[0]
+	if len(name) > feature.MaxNameBytes {
+		failAt(f, n.at, feature.ErrLimit, "expected a feature's name of at most %d bytes, found %s of %d (its import's alias and its own name)", feature.MaxNameBytes, name, len(name))
+	}
 	id := len(b.m.Features)
 	local := b.local[f]
 	if local == nil {

@@ -329,6 +329,9 @@ func (lx *lexer) token() token {
 			n += size
 		}
 		t.kind, t.text = tName, s[:n]
+		if n > feature.MaxNameBytes {
+			lx.errorf(feature.ErrLimit, lx.off, lx.line, lx.col, "expected a name of at most %d bytes, found one of %d", feature.MaxNameBytes, n)
+		}
 		switch {
 		case keyword(t.text):
 			t.kind = tKeyword
@@ -347,8 +350,12 @@ func (lx *lexer) token() token {
 			lx.errorf(feature.ErrSyntax, lx.off, lx.line, lx.col, "expected %c to close this quoted %s on its line", c, what)
 		case end == 0:
 			lx.errorf(feature.ErrSyntax, lx.off, lx.line, lx.col, "expected a quoted %s, found an empty one", what)
-		case !utf8.ValidString(s[1 : 1+end]):
+		case t.kind == tString && !utf8.ValidString(s[1:1+end]):
 			lx.errorf(feature.ErrSyntax, lx.off, lx.line, lx.col, "expected a quoted %s in UTF-8, found invalid bytes", what)
+		case t.kind == tQuoted:
+			if at, found, kind := feature.NameFault(s[1 : 1+end]); at >= 0 {
+				lx.errorf(kind, lx.off+1+at, lx.line, lx.col+1+utf8.RuneCountInString(s[1:1+at]), "expected a quoted name, %s", found)
+			}
 		}
 		t.text = s[1 : 1+end]
 		lx.advance(end + 2)

@@ -151,7 +151,11 @@ func parseFile(src, path string) (_ *file, err error) {
 
 func (p *parser) namespace() {
 	p.next()
+	at := p.tok
 	p.f.namespace = strings.Join(p.reference(), ".")
+	if len(p.f.namespace) > feature.MaxNameBytes {
+		p.fail(feature.ErrLimit, at, "expected a namespace of at most %d bytes, found one of %d", feature.MaxNameBytes, len(p.f.namespace))
+	}
 	if p.tok.kind != tEOF {
 		p.expectNewline("the namespace")
 	}

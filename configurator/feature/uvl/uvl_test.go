@@ -1,6 +1,7 @@
 package uvl_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -257,6 +258,14 @@ func TestParseRefuses(t *testing.T) {
 		{"bad character", tree + "constraints\n\tB = C\n", feature.ErrSyntax, `7:4: expected a name, a keyword or an operator, found '='`},
 		{"unterminated quote", "features\n\t\"A\n", feature.ErrSyntax, `2:2: expected " to close this quoted name on its line`},
 		{"empty quote", "features\n\t\"\"\n", feature.ErrSyntax, "2:2: expected a quoted name, found an empty one"},
+		{"NUL in a quoted name", "features\n\t\"ab\x00c\"\n", feature.ErrInvalid, "2:5: expected a quoted name, found the control character U+0000"},
+		{"tab in a quoted name", "features\n\t\"é\tc\"\n", feature.ErrInvalid, "2:4: expected a quoted name, found the control character U+0009"},
+		{"quoted name not UTF-8", "features\n\t\"ab\xffc\"\n", feature.ErrSyntax, "2:5: expected a quoted name, found the byte 0xff, which is not UTF-8"},
+		{"long quoted name", "features\n\t\"" + strings.Repeat("n", feature.MaxNameBytes+1) + "\"\n", feature.ErrLimit, "2:3: expected a quoted name, found a name of 257 bytes (at most 256)"},
+		{"long bare name", "features\n\tA\n\t\toptional\n\t\t\t" + strings.Repeat("n", feature.MaxNameBytes+1) + "\n", feature.ErrLimit, "4:4: expected a name of at most 256 bytes, found one of 257"},
+		{"long namespace", "namespace " + strings.Repeat("n.", 200) + "n\nfeatures\n\tA\n", feature.ErrLimit, "1:11: expected a namespace of at most 256 bytes, found one of 401"},
+		{"BOM, then an error", "\uFEFFfeatures\n\tA\n\t\tsometimes\n\t\t\tB\n", feature.ErrSyntax,
+			`3:3: expected a group (mandatory, optional, or, alternative, or a cardinality such as [1..2]), found "sometimes"`},
 		{"unterminated comment", "features\n\tA /* no end\n", feature.ErrSyntax, "2:4: expected */ to close this comment, found the end of the file"},
 		{"binary", "features\n\t\xff\xfe\n", feature.ErrSyntax, "2:2: expected UTF-8 text, found the byte 0xff"},
 		{"NUL", "features\n\tA\x00\n", feature.ErrSyntax, `2:3: expected a name, a keyword or an operator, found '\x00'`},
@@ -531,6 +540,29 @@ func FuzzUVL(f *testing.F) {
 		m.Valid(config)
 		if c.Features != len(m.Features) || c.Vars < c.Features {
 			t.Fatalf("CNF of %d variables, %d features, for %d features", c.Vars, c.Features, len(m.Features))
+		}
+		// Written and read back: the same features, the same verdict on
+		// the configuration of none and of all selected.
+		var out bytes.Buffer
+		if err := uvl.Write(&out, m); err != nil {
+			return // a string attribute with a quote in it: refused, said so
+		}
+		back, err := uvl.Parse(out.Bytes())
+		if err != nil {
+			t.Fatalf("the written model: %v\n%s", err, out.String())
+		}
+		for i, f := range m.Features {
+			if g := back.Features[i]; g.Name != f.Name || g.Parent != f.Parent || g.Abstract != f.Abstract {
+				t.Fatalf("feature %d: %q written, %q read back", i, f.Name, g.Name)
+			}
+		}
+		for _, all := range []bool{false, true} {
+			for i := range config {
+				config[i] = all
+			}
+			if m.Valid(config) != back.Valid(config) {
+				t.Fatalf("all %v: judged otherwise read back\n%s", all, out.String())
+			}
 		}
 	})
 }

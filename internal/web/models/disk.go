@@ -34,7 +34,7 @@ func openDisk(dir string, bound int64) (*disk, error) {
 
 // formats are the formats of the files kept, in the order read looks for
 // them.
-var formats = []feature.Format{feature.UVL, feature.DIMACS}
+var formats = []feature.Format{feature.UVL, feature.DIMACS, feature.FeatureIDE, feature.SXFM}
 
 func (d *disk) path(id string, f feature.Format) string {
 	return filepath.Join(d.dir, id+"."+string(f))

@@ -16,7 +16,7 @@
 // no person's decisions: they come with every request.
 //
 // The package knows nothing of HTTP; its errors are values (ErrNotFound,
-// ErrTooMany, *feature.Error, configurator.ErrBoardsOnly, ...) that the
+// *feature.Error, configurator.ErrBoardsOnly, ...) that the
 // server words.
 package models
 
@@ -28,6 +28,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"path"
 	"slices"
 	"strings"
@@ -48,8 +49,6 @@ var (
 	// ErrNotFound: no model has that ID (never uploaded, forgotten, or
 	// its file damaged).
 	ErrNotFound = errors.New("no such model")
-	// ErrTooMany: a model with more features than Config.MaxFeatures.
-	ErrTooMany = errors.New("too many features")
 	// ErrTooBig: a model file of more than MaxSize bytes.
 	ErrTooBig = errors.New("model file too large")
 	// ErrNoBackend: a backend the store was not given.
@@ -288,7 +287,8 @@ func describe(id, file string, m *feature.Model, size int) Info {
 // same file again gets the same ID and the model already stored. A file
 // that does not parse gives the reader's *feature.Error (line:column,
 // what was expected, the line quoted); a file past MaxSize ErrTooBig, a
-// model past Config.MaxFeatures ErrTooMany. Add honours ctx while it waits
+// model past Config.MaxFeatures a *feature.Error of kind feature.ErrLimit,
+// found as soon as the reader knows it (a CNF file at its header). Add honours ctx while it waits
 // for a turn to parse.
 func (s *Store) Add(ctx context.Context, name string, src []byte, f feature.Format) (Info, bool, error) {
 	if len(src) > MaxSize {
@@ -357,13 +357,16 @@ func (s *Store) parse(ctx context.Context, name string, src []byte, f feature.Fo
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	m, err := modelfile.Parse(name, src, f)
+	limit := s.cfg.MaxFeatures
+	if limit <= 0 {
+		limit = math.MaxInt
+	}
+	// A model past the bound is refused as soon as the reader knows it (a
+	// CNF file at its header), before it is built.
+	m, err := modelfile.ParseMax(name, src, f, limit)
 	<-s.slots
 	if err != nil {
 		return nil, err
-	}
-	if s.cfg.MaxFeatures > 0 && len(m.Features) > s.cfg.MaxFeatures {
-		return nil, fmt.Errorf("%w: the model has %d features; this server configures models of up to %d", ErrTooMany, len(m.Features), s.cfg.MaxFeatures)
 	}
 	return m, nil
 }

@@ -139,7 +139,8 @@ func TestAddRefuses(t *testing.T) {
 		{"binary", []byte("\x00\x01\x02\xff\xfe"), "", feature.ErrSyntax, "1:1"},
 		{"typed.uvl", []byte("features\n\tRoot\n\t\toptional\n\t\t\tInteger Speed\n"), "", feature.ErrUnsupported, "4:4"},
 		{"import.uvl", []byte("imports\n\tother as O\nfeatures\n\tRoot\n"), "", feature.ErrInvalid, "2:2"},
-		{"big.uvl", chain(10), "", ErrTooMany, ""},
+		{"big.uvl", chain(10), "", feature.ErrLimit, "13:4"},
+		{"big.dimacs", []byte("p cnf 1048576 0\n"), "", feature.ErrLimit, "1:1"},
 		{"huge", make([]byte, MaxSize+1), feature.UVL, ErrTooBig, ""},
 	} {
 		_, _, err := s.Add(ctx, tc.name, tc.src, tc.f)

@@ -184,7 +184,7 @@ func (s *Server) apiAddModel(c echo.Context) error {
 	}
 	f, err := modelfile.ParseFormat(c.QueryParam("format"))
 	if err != nil {
-		return problem.New(http.StatusBadRequest, "?format=%s is not a format: use uvl or dimacs, or leave it out to have it told from the file.", words.Quote(c.QueryParam("format")))
+		return problem.New(http.StatusBadRequest, "?format=%s is not a format: use uvl, dimacs, featureide or sxfm, or leave it out to have it told from the file.", words.Quote(c.QueryParam("format")))
 	}
 	if req.ContentLength > models.MaxSize {
 		return tooBig(req.ContentLength)
@@ -197,15 +197,13 @@ func (s *Server) apiAddModel(c echo.Context) error {
 	case err != nil:
 		return problem.New(http.StatusBadRequest, "The model's file could not be read.")
 	case len(src) == 0:
-		return problem.New(http.StatusBadRequest, "The request body is empty: send the model's file (UVL or DIMACS CNF) as the body.")
+		return problem.New(http.StatusBadRequest, "The request body is empty: send the model's file (UVL, DIMACS CNF or FeatureIDE XML) as the body.")
 	}
 	info, created, err := s.models.Add(req.Context(), c.QueryParam("name"), src, f)
 	var fe *feature.Error
 	switch {
 	case errors.As(err, &fe):
 		return c.JSON(problem.ParseStatus(fe), parseErrorJSON{Error: "The model does not read: " + fe.Error(), Line: fe.Line, Column: fe.Column, File: fe.File, Quote: fe.Quote})
-	case errors.Is(err, models.ErrTooMany):
-		return &problem.Problem{Status: http.StatusRequestEntityTooLarge, Err: err, Message: words.Sentence(err.Error())}
 	case errors.Is(err, models.ErrTooBig):
 		return tooBig(int64(len(src)))
 	case err != nil:

@@ -134,7 +134,8 @@ func TestModelUploadRefusals(t *testing.T) {
 		{"typed feature", "", "application/octet-stream", []byte("features\n\tRoot\n\t\toptional\n\t\t\tInteger Speed\n"), 422, `"error":"The model does not read: 4:4: `},
 		{"arithmetic", "", "application/octet-stream", []byte("features\n\tRoot\n\t\toptional\n\t\t\tA\nconstraints\n\tA + 1 > 2\n"), 422, `"line":6`},
 		{"a cycle of imports", "", "application/octet-stream", []byte("namespace Loop\nimports\n\tLoop as L\nfeatures\n\tRoot\n"), 400, `found an import of L`},
-		{"100,000 features in one group", "", "application/octet-stream", []byte(group.String()), 413, `the model has 100001 features; this server configures models of up to 50000`},
+		{"100,000 features in one group", "", "application/octet-stream", []byte(group.String()), 413, `expected at most 50000 features, found more: F49999 is feature 50001","line":50003,"column":4`},
+		{"a CNF header of a million variables", "", "application/octet-stream", []byte("p cnf 1048576 0\n"), 413, `"line":1,`},
 		{"16 MiB and more", "", "application/octet-stream", make([]byte, models.MaxSize+1), 413, `The model's file has 16 MiB; the limit is 16 MiB.`},
 		{"empty", "", "application/octet-stream", nil, 400, `The request body is empty`},
 		{"a form", "", "application/x-www-form-urlencoded", []byte("features\n\tA\n"), 415, `Content-Type: application/octet-stream`},
@@ -709,5 +710,41 @@ func TestAnalyzeChanged(t *testing.T) {
 		if len(got.Changed.ForcedOn)+len(got.Changed.ForcedOff) == 0 {
 			t.Errorf("%v %v: the step forced nothing; the case tests nothing", tc.sel, tc.desel)
 		}
+	}
+}
+
+// TestFeatureIDEUpload: a FeatureIDE model uploads, is told from its
+// content, and is configured like any other.
+func TestFeatureIDEUpload(t *testing.T) {
+	_, ts := newTestServer(t, testConfig())
+	src := `<?xml version="1.0" encoding="UTF-8"?>
+<featureModel>
+	<struct>
+		<and abstract="true" mandatory="true" name="Shop">
+			<alt mandatory="true" name="Payment">
+				<feature name="Card"/>
+				<feature name="Cash"/>
+			</alt>
+			<feature name="Delivery"/>
+		</and>
+	</struct>
+	<constraints>
+		<rule><imp><var>Delivery</var><var>Card</var></imp></rule>
+	</constraints>
+</featureModel>
+`
+	res, out := upload(t, ts, "", "application/octet-stream", []byte(src))
+	var info modelJSON
+	if res.StatusCode != http.StatusCreated || json.Unmarshal([]byte(out), &info) != nil || info.Format != feature.FeatureIDE || info.Features != 5 || info.Constraints != 1 {
+		t.Fatalf("upload: %d %s", res.StatusCode, out)
+	}
+	body, _ := json.Marshal(map[string]any{"model": info.Model, "select": []string{"Delivery"}, "backend": "bdd"})
+	var got modelAnalyzeResponse
+	if !postOK(t, ts, "/api/v1/analyze", string(body), &got) {
+		t.FailNow()
+	}
+	// Delivery needs Card, which rules out Cash: one configuration.
+	if !slices.Equal(got.ForcedOn, []string{"Shop", "Payment", "Card"}) || !slices.Equal(got.ForcedOff, []string{"Cash"}) || got.Configurations == nil || *got.Configurations != "1" {
+		t.Errorf("+Delivery: on %v off %v, %v configurations", got.ForcedOn, got.ForcedOff, got.Configurations)
 	}
 }
