@@ -397,15 +397,22 @@ func (s *Server) modelTrailStep(r *view.ModelStep, act modelstate.Action) board.
 // modelsPage serves the page that opens a model: the bundled examples and
 // an upload.
 func (s *Server) modelsPage(c echo.Context) error {
-	var links []view.ModelLink
+	var examples, boards []view.ModelLink
 	for _, info := range s.models.List() {
-		if !info.Example {
-			continue
+		link := view.ModelLink{Name: info.Name, Href: modelstate.State{Model: info.ID}.Href(),
+			Format: strings.ToUpper(string(info.Format)), Features: words.Plural(int64(info.Features), "feature")}
+		switch {
+		case info.Example:
+			examples = append(examples, link)
+		case info.Board >= 4 && info.Board <= 16:
+			// The boards a person can watch being pruned: from the
+			// first with a solution past the trivial to the largest a
+			// BDD answers on this machine kind.
+			link.Name = fmt.Sprintf("%d×%d", info.Board, info.Board)
+			boards = append(boards, link)
 		}
-		links = append(links, view.ModelLink{Name: info.Name, Href: modelstate.State{Model: info.ID}.Href(),
-			Format: strings.ToUpper(string(info.Format)), Features: words.Plural(int64(info.Features), "feature")})
 	}
-	return s.render(c, http.StatusOK, "models-page", view.NewModelsPage(s.site, links, models.MaxSize, nil))
+	return s.render(c, http.StatusOK, "models-page", view.NewModelsPage(s.site, examples, boards, models.MaxSize, nil))
 }
 
 // stillCompiling is a backend whose compile of the model outlasts the

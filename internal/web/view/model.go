@@ -903,6 +903,8 @@ func (l *lister) flatRows() (rows []*FeatureRow, note string, prev, next *Link) 
 type ModelsPage struct {
 	Title, Version string
 	Examples       []ModelLink
+	// Boards are the built-in N-Queens boards offered, by size.
+	Boards []ModelLink
 	// Limit says the largest file the upload takes, before it starts.
 	Limit  string
 	Notice *Notice
@@ -914,8 +916,8 @@ type ModelLink struct {
 }
 
 // NewModelsPage is the page that opens a model.
-func NewModelsPage(site *Site, examples []ModelLink, limit int64, n *Notice) *ModelsPage {
-	return &ModelsPage{Title: "Open a model · BDD/SAT configurator", Version: site.Version, Examples: slices.Clone(examples),
+func NewModelsPage(site *Site, examples, boards []ModelLink, limit int64, n *Notice) *ModelsPage {
+	return &ModelsPage{Title: "Open a model · BDD/SAT configurator", Version: site.Version, Examples: slices.Clone(examples), Boards: slices.Clone(boards),
 		Limit: bytesize.Format(limit), Notice: n}
 }
 
