@@ -158,8 +158,13 @@ func TestModelsPage(t *testing.T) {
 	if !strings.Contains(body, "up to 16 MiB") {
 		t.Error("the page does not say the upload's limit")
 	}
-	if n := strings.Count(body, `class="btn" href="/?model=`); n != len(examples.All()) {
-		t.Errorf("%d models offered, %d bundled", n, len(examples.All()))
+	if n := strings.Count(body, `class="btn" href="/?model=`); n != len(examples.All())+13 {
+		t.Errorf("%d models offered, want the %d bundled and the boards 4×4 to 16×16", n, len(examples.All()))
+	}
+	for _, want := range []string{`<a class="btn" href="/?model=queens-4" title="16 features">4×4</a>`, `href="/?model=queens-16"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the page does not offer %s", want)
+		}
 	}
 }
 
