@@ -63,7 +63,9 @@
   // click itself counts too.
   document.addEventListener('htmx:beforeRequest', function (ev) {
     var elt = ev.target;
-    if (elt && elt.closest && elt.closest('#orders')) { return; }
+    // The orders panel and the page's own asking again (while a backend
+    // compiles) are no person's step.
+    if (elt && elt.closest && elt.closest('#orders, [data-poll]')) { return; }
     // Only a step is timed: a request that swaps a part of the page
     // alone (the model page's search and filter) is not.
     var target = ev.detail && ev.detail.target;

@@ -144,7 +144,7 @@ func TestBrowserModel(t *testing.T) {
 			t.Errorf("address %q, want /?model=%s", got, id)
 		}
 		wantOracle(b, m, o, nil, nil, "opened")
-		if got := b.text("#model-name"); !strings.Contains(got, "Computer") || !strings.Contains(got, "20 features") {
+		if got := b.text("#model-name"); !strings.Contains(got, "computer") || !strings.Contains(got, "20 features") {
 			t.Errorf("the model's line says %q", got)
 		}
 		// Groups drawn as FeatureIDE draws them.

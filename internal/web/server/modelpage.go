@@ -43,7 +43,7 @@ func (s *Server) modelPage(c echo.Context, v url.Values) error {
 	if err != nil {
 		return s.modelFail(c, st, err)
 	}
-	m, _, err := s.models.Model(ctx, st.Model)
+	m, info, err := s.models.Model(ctx, st.Model)
 	if err != nil {
 		return s.modelFail(c, st, err)
 	}
@@ -82,8 +82,13 @@ func (s *Server) modelPage(c echo.Context, v url.Values) error {
 	if err != nil {
 		return s.modelFail(c, st, err)
 	}
-	r.RuleOut = modelstate.RuleOut(v)
-	r.Trail = append([]board.Step{s.modelTrailStep(r, act)}, board.ParseTrail(v.Get("t"), s.cfg.Guard.RequestDeadline)...)
+	r.RuleOut, r.Name = modelstate.RuleOut(v), info.Name
+	r.Trail = board.ParseTrail(v.Get("t"), s.cfg.Guard.RequestDeadline)
+	if !v.Has("poll") {
+		// The page asking again by itself (poll) is no step of the
+		// person's.
+		r.Trail = append([]board.Step{s.modelTrailStep(r, act)}, r.Trail...)
+	}
 	if len(r.Trail) > board.MaxSteps {
 		r.Trail = r.Trail[:board.MaxSteps]
 	}
@@ -226,6 +231,9 @@ func (s *Server) modelStep(ctx context.Context, before, st modelstate.State, act
 				return nil, err
 			}
 			refused = append(refused, view.ModelRun{Backend: name, Err: pageProblem(err)})
+			if errors.As(err, new(*stillCompiling)) {
+				r.Pending = append(r.Pending, name)
+			}
 			continue
 		}
 		answering = append(answering, compiled{name, sp})
@@ -260,6 +268,9 @@ func (s *Server) modelStep(ctx context.Context, before, st modelstate.State, act
 	for i, cp := range answering {
 		start := time.Now()
 		run := view.ModelRun{Backend: cp.name, Compile: cp.sp.Took}
+		if src, ok := cp.sp.FeatureSpace.(configurator.Sourcer); ok {
+			run.Loaded = src.Source() != ""
+		}
 		// The answers of a state shown before (the same decisions searched,
 		// filtered, opened further) are remembered: only Why? and Make room
 		// need the leading backend's session itself.
@@ -429,12 +440,19 @@ func (e *stillCompiling) Error() string {
 func (e *stillCompiling) Unwrap() error { return e.err }
 
 // modelSpace is a backend's space of the model, waited for at most the
-// page's quick wait: a longer compile goes on (for as long as the store
+// page's quick wait (not at all when its compile is known to run): a longer compile goes on (for as long as the store
 // lets a compile nobody waits for run, and each step asks again) while
 // the backends that are ready answer, and the page says so. A person
 // never waits on one backend's compile for a page.
 func (s *Server) modelSpace(ctx context.Context, id, backend string) (*models.Space, error) {
-	qctx, cancel := context.WithTimeout(ctx, s.cfg.QuickWait)
+	wait := s.cfg.QuickWait
+	if _, running := s.models.Compiling(id, backend); running {
+		// A step never waits on a compile it knows is running: asking
+		// joins it (so that it goes on while the page is open) and the
+		// backends that are ready answer at once.
+		wait = 0
+	}
+	qctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	sp, err := s.models.Space(qctx, id, backend)
 	if err != nil && ctx.Err() == nil && qctx.Err() != nil {
@@ -449,7 +467,7 @@ func (s *Server) modelSpace(ctx context.Context, id, backend string) (*models.Sp
 func fallbackNote(backend, instead string, err error) string {
 	b, i := strings.ToUpper(backend), strings.ToUpper(instead)
 	if sc := (*stillCompiling)(nil); errors.As(err, &sc) {
-		return fmt.Sprintf("%s is still compiling this model (for %s so far): %s answers meanwhile, and the page asks %s again at your next step.",
+		return fmt.Sprintf("%s is still compiling this model (for %s so far): %s answers meanwhile, and the page asks %s again every few seconds, by itself, until it answers.",
 			b, words.Since(sc.since), i, b)
 	}
 	if errors.Is(err, configurator.ErrBoardsOnly) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
@@ -224,6 +225,32 @@ func TestModelPageWhileTheBDDCompiles(t *testing.T) {
 	}
 	if st := pageStates(t, html); st["Q_7_3_1"] != "select" || st["P_7_3"] != "forced_on" {
 		t.Errorf("Q_7_3_1 %s, its parent %s", st["Q_7_3_1"], st["P_7_3"])
+	}
+	// The page asks again by itself, and its asking is no step of the
+	// person's: the steps it carries stay as they were.
+	poll := regexp.MustCompile(`<span class="poll" id="poll" data-poll hx-get="([^"]*)"`).FindStringSubmatch(html)
+	if poll == nil || !strings.Contains(poll[1], "select=Q_7_3_1") {
+		t.Fatalf("the page does not ask again while the BDD compiles: %q", poll)
+	}
+	trail := regexp.MustCompile(`name="t" value="([^"]*)"`).FindStringSubmatch(html)
+	res, again := get(t, ts, strings.ReplaceAll(poll[1], "&amp;", "&")+"&poll=1&t="+url.QueryEscape(trail[1]), "HX-Request", "true")
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("poll: status %d", res.StatusCode)
+	}
+	if got := regexp.MustCompile(`name="t" value="([^"]*)"`).FindStringSubmatch(again); got == nil || got[1] != trail[1] {
+		t.Errorf("a poll changed the steps from %q to %q", trail[1], got)
+	}
+	// Once the compile ends, the page's next asking is answered by the BDD
+	// and asks no more.
+	if _, err := s.models.Space(context.Background(), info.ID, "bdd"); err != nil {
+		t.Fatal(err)
+	}
+	_, done := get(t, ts, strings.ReplaceAll(poll[1], "&amp;", "&")+"&poll=1", "HX-Request", "true")
+	if strings.Contains(done, `id="poll"`) || strings.Contains(done, `id="mode-note"`) {
+		t.Error("the page still asks again after the BDD compiled the model")
+	}
+	if st := pageStates(t, done); st["Q_7_3_1"] != "select" || st["P_7_3"] != "forced_on" {
+		t.Errorf("the BDD's answer: Q_7_3_1 %s, its parent %s", st["Q_7_3_1"], st["P_7_3"])
 	}
 }
 

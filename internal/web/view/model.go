@@ -51,6 +51,12 @@ type ModelStep struct {
 	// Changed is what a step that changed the decisions did to the other
 	// features; nil for any other step.
 	Changed *configurator.Changes
+	// Pending are the backends of the mode still compiling the model,
+	// which the page asks again by itself.
+	Pending []string
+	// Name is the model's name as the store knows it (its namespace, or
+	// its file's name); "" to name it from the model alone.
+	Name string
 }
 
 // ModelRun is one backend's answer to a step of the model page.
@@ -60,9 +66,11 @@ type ModelRun struct {
 	Domains *configurator.Domains
 	Err     error
 	// Took is the backend's whole step; Compile how long its compile of
-	// the model took (the first time it was asked).
+	// the model took (the first time it was asked), or its load from the
+	// backend's saved file when Loaded.
 	Took    time.Duration
 	Compile time.Duration
+	Loaded  bool
 	// Remembered marks an answer the server gave before for the same
 	// decisions (a search or a subtree opened asks no backend again).
 	Remembered bool
@@ -95,7 +103,10 @@ type ModelApp struct {
 	Trail         string
 	Modes         []Link
 	ModeNote      string
-	Reset         Link
+	// Poll is the address the page asks again, after a pause, while a
+	// backend of its mode is still compiling the model; "" otherwise.
+	Poll  string
+	Reset Link
 
 	Count     string
 	Exact     string // a count too long for the headline, in full
@@ -277,7 +288,7 @@ func NewModelApp(site *Site, r *ModelStep) *ModelApp {
 	st, m := r.State, r.Model
 	v := &ModelApp{
 		Href:  st.Href(),
-		Model: modelHead(st.Model, m),
+		Model: modelHead(st.Model, r.Name, m),
 		Find:  st.Find,
 		Trail: board.FormatTrail(r.Trail),
 	}
@@ -290,6 +301,11 @@ func NewModelApp(site *Site, r *ModelStep) *ModelApp {
 		Title: "Take back every decision"}
 	v.Modes = modelModes(site, st)
 	v.ModeNote = r.Fallback
+	if len(r.Pending) > 0 {
+		// The page asks again by itself until the compile ends, and so
+		// keeps it going while the page is open.
+		v.Poll = st.Href()
+	}
 	for _, o := range []struct {
 		show  modelstate.Show
 		label string
@@ -339,8 +355,11 @@ func leadRun(runs []ModelRun) *ModelRun {
 	return nil
 }
 
-func modelHead(id string, m *feature.Model) ModelHead {
-	h := ModelHead{ID: id, Name: configurator.ModelName(m), Format: strings.ToUpper(string(m.Format)),
+func modelHead(id, name string, m *feature.Model) ModelHead {
+	if name == "" {
+		name = configurator.ModelName(m)
+	}
+	h := ModelHead{ID: id, Name: name, Format: strings.ToUpper(string(m.Format)),
 		Features: words.Plural(int64(len(m.Features)), "feature")}
 	switch {
 	case len(m.Clauses) > 0:
@@ -597,6 +616,9 @@ func modelTiming(r *ModelStep) *ModelTiming {
 			t.Work = append(t.Work, WorkLine{Backend: name, Text: featureWork(w)})
 		}
 		c := fmt.Sprintf("%s: compiled in %s", name, words.Duration(o.Compile))
+		if o.Loaded {
+			c = fmt.Sprintf("%s: loaded from its saved file in %s", name, words.Duration(o.Compile))
+		}
 		if o.Domains != nil && o.Domains.Work.Nodes > 0 {
 			c += ", " + words.Plural(o.Domains.Work.Nodes, "node")
 		}
