@@ -123,6 +123,19 @@ func (s *Server) modelRender(c echo.Context, st modelstate.State, act modelstate
 // model: a notice for htmx, the page with the notice otherwise.
 func (s *Server) modelFail(c echo.Context, st modelstate.State, err error) error {
 	p := problem.Describe(pageProblem(err))
+	if errors.As(err, new(*stillCompiling)) {
+		// No backend can answer yet: not a dead end but a wait, which
+		// the page says and ends by itself, asking again until one
+		// answers.
+		app := view.ModelNotice(st, &problem.Problem{Status: http.StatusOK,
+			Message: words.Sentence(err.Error()) + " The page asks again every few seconds, by itself, and shows the features as soon as a backend answers."})
+		app.Poll = st.Href()
+		if isHTMX(c.Request()) {
+			c.Response().Header().Set("HX-Replace-Url", st.Href())
+			return s.render(c, http.StatusOK, "model-app", app)
+		}
+		return s.render(c, http.StatusOK, "model-page", view.NewModelPage(s.site, app))
+	}
 	if p.Status >= 500 {
 		s.logFailure(c.Request(), p, err)
 	}

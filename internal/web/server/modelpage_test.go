@@ -370,3 +370,25 @@ func between(s, start, end string) string {
 	}
 	return s[i : i+j+len(end)]
 }
+
+// TestModelPageWhileEveryBackendCompiles: a model no backend of the mode
+// can answer yet is a wait, not a dead end: 200, a notice that says so,
+// and the page asking again by itself.
+func TestModelPageWhileEveryBackendCompiles(t *testing.T) {
+	s, ts := newTestServer(t, modelSetup())
+	s.cfg.QuickWait = time.Nanosecond
+	for i, hx := range [][]string{nil, {"HX-Request", "true"}} {
+		// A model of its own for each request, new to every backend.
+		info, _, err := s.models.Add(context.Background(), "big.uvl", []byte(bigModel(20+i)), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, html := get(t, ts, "/?model="+info.ID+"&backend=both", hx...)
+		if strings.Contains(html, `id="ftree"`) {
+			t.Skip("a backend compiled the model within a nanosecond")
+		}
+		if res.StatusCode != http.StatusOK || !strings.Contains(html, "Still compiling the model") || !strings.Contains(html, `id="poll"`) {
+			t.Errorf("HTMX %v: %d, notice and poll: %s", hx, res.StatusCode, between(html, `<div id="notice"`, `</section>`))
+		}
+	}
+}
