@@ -65,19 +65,7 @@ func (s *Space) Domains(ctx context.Context, decisions []configurator.Decision) 
 	if len(without) == 0 {
 		an, err = s.Analyze(ctx, queens)
 	} else {
-		var dom []robdd.Domain
-		var count *big.Int
-		visited := 0
-		err = s.sweep(ctx, a, func(p *robdd.Part) {
-			dom, count = p.ValidDomains()
-			visited = p.Visited()
-		})
-		if err == nil {
-			err = ctx.Err()
-		}
-		if err == nil {
-			an, err = s.analysisOf(queens, a, dom, count, visited, start)
-		}
+		an, err = s.analyzeAt(ctx, queens, a, start)
 	}
 	if err != nil {
 		return nil, err
@@ -174,19 +162,11 @@ func (s *Space) FeatureMarginals(ctx context.Context, decisions []configurator.D
 	if len(without) == 0 {
 		return s.Marginals(ctx, queens)
 	}
-	var ones []*big.Int
-	var total *big.Int
-	if err := s.sweep(ctx, a, func(p *robdd.Part) { ones, total = p.Marginals() }); err != nil {
-		return nil, err
+	out, err := s.marginalsAt(ctx, a)
+	if err == nil && out == nil {
+		err = noConfiguration(decisions)
 	}
-	if total.Sign() == 0 {
-		return nil, noConfiguration(decisions)
-	}
-	out := make([]*big.Int, s.model.Vars())
-	for v := range out {
-		out[v] = ones[s.model.Level(v)]
-	}
-	return out, nil
+	return out, err
 }
 
 // squares turns a solution indexed by level into one indexed by square.

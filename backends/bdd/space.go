@@ -350,10 +350,17 @@ func (s *Space) analyze(ctx context.Context, queens []configurator.Cell) (*confi
 		return nil, err
 	}
 	s.exclude(a, queens)
+	return s.analyzeAt(ctx, queens, a, start)
+}
+
+// analyzeAt is the analysis of queens placed by the assignment a (which
+// may rule out more cells): one sweep of its part of the diagram, begun
+// at start.
+func (s *Space) analyzeAt(ctx context.Context, queens []configurator.Cell, a robdd.Assignment, start time.Time) (*configurator.Analysis, error) {
 	var dom []robdd.Domain
 	var count *big.Int
 	visited := 0
-	err = s.sweep(ctx, a, func(p *robdd.Part) {
+	err := s.sweep(ctx, a, func(p *robdd.Part) {
 		dom, count = p.ValidDomains()
 		visited = p.Visited()
 	})
@@ -602,13 +609,24 @@ func (s *Space) marginals(ctx context.Context, queens []configurator.Cell) ([]*b
 		return nil, err
 	}
 	s.exclude(a, queens)
+	out, err := s.marginalsAt(ctx, a)
+	if err == nil && out == nil {
+		err = noSolution(queens)
+	}
+	return out, err
+}
+
+// marginalsAt counts, for every cell (row-major), the solutions the
+// assignment a allows with a queen there: one count up and one down its
+// part of the diagram. It returns nil, with no error, when a allows none.
+func (s *Space) marginalsAt(ctx context.Context, a robdd.Assignment) ([]*big.Int, error) {
 	var ones []*big.Int
 	var total *big.Int
 	if err := s.sweep(ctx, a, func(p *robdd.Part) { ones, total = p.Marginals() }); err != nil {
 		return nil, err
 	}
 	if total.Sign() == 0 {
-		return nil, noSolution(queens)
+		return nil, nil
 	}
 	out := make([]*big.Int, s.model.Vars())
 	for v := range out {

@@ -568,20 +568,24 @@ func agreement(r *Step) *Agreement {
 	return a
 }
 
+// boardSize is the class that sizes a board of n squares a side: its
+// squares, labels and marks shrink as it grows.
+func boardSize(n int) string {
+	switch {
+	case n <= 8:
+		return "size-s"
+	case n <= 14:
+		return "size-m"
+	case n <= 22:
+		return "size-l"
+	}
+	return "size-xl"
+}
+
 // grid lays out the board, rank N at the top as on a chess diagram.
 func grid(st board.State, marginals []*big.Int, r *Step) *Grid {
 	n := st.N
-	b := &Grid{N: n, Label: fmt.Sprintf("%d by %d board", n, n)}
-	switch {
-	case n <= 8:
-		b.Size = "size-s"
-	case n <= 14:
-		b.Size = "size-m"
-	case n <= 22:
-		b.Size = "size-l"
-	default:
-		b.Size = "size-xl"
-	}
+	b := &Grid{N: n, Label: fmt.Sprintf("%d by %d board", n, n), Size: boardSize(n)}
 	for col := range n {
 		b.Files = append(b.Files, configurator.FileName(col))
 	}

@@ -48,16 +48,7 @@ func featureGrid(l *lister, ruleOut bool) *FeatureGrid {
 	if g.Queens {
 		fg.Label = fmt.Sprintf("%d by %d board", g.Rows, g.Cols)
 	}
-	switch n := max(g.Rows, g.Cols); {
-	case n <= 8:
-		fg.Size = "size-s"
-	case n <= 14:
-		fg.Size = "size-m"
-	case n <= 22:
-		fg.Size = "size-l"
-	default:
-		fg.Size = "size-xl"
-	}
+	fg.Size = boardSize(max(g.Rows, g.Cols))
 	for c := range g.Cols {
 		fg.Files = append(fg.Files, configurator.FileName(c))
 	}
