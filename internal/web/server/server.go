@@ -1,16 +1,20 @@
 // Package server is the BDD/SAT configurator's web server: a page on
-// which a person places queens and sees, after every click, which squares
-// stay possible, which queens are forced, how many solutions remain and
-// why, answered by any registered backend or all of them side by side; and
-// a JSON API with the same answers. cmd/web runs it; tests, the soak
-// driver and the benchmarks start it in their own process with Run or New.
+// which a person configures a model (a feature model of their own, a
+// bundled example, or a built-in N-Queens board drawn as a board) and
+// sees, after every step, which choices stay possible, what is forced,
+// how many configurations remain and why, answered by any registered
+// backend or all of them side by side; and a JSON API with the same
+// answers. cmd/web runs it; tests, the soak driver and the benchmarks
+// start it in their own process with Run or New.
 //
 // The server owns the routes, the handlers and the step: a handler reads
-// the board's state from the address (package board), takes the compiled
-// spaces of its mode from the cache (package spaces), makes one call into
-// the session (configurator.Play, NewSession and the Session's methods)
-// on each backend, and hands what it got to the views (package view),
-// which render it. The HTTP guard (package guard) stands in front of every
+// the state from the address (packages modelstate and board), takes the
+// compiled spaces of its mode from the store of models (package models),
+// whose built-in boards, like the board page's, come from the one cache of
+// compiled boards (package spaces), makes its calls into the session
+// (configurator.FeatureSession; the board page's configurator.Session) on
+// each backend, and hands what it got to the views (package view), which
+// render it. The HTTP guard (package guard) stands in front of every
 // route; errors reach people as problems (package problem). The server
 // imports no backend: what it offers of each follows from the backend's
 // facets (configurator's optional interfaces), and cmd/web names the
@@ -18,12 +22,14 @@
 //
 // Files: server.go (Server, New); config.go; run.go (Run, the
 // listeners); routes.go (the routes, the middleware, the error handler);
-// pages.go and api.go (the handlers of the board page and of the API),
-// orders.go and diagram.go (the order panel and the diagram, page and
-// API); step.go (one click on every backend of a mode, and the facts the
-// views are handed); respond.go (rendering, logging failures);
-// servertiming.go, metrics.go and debug.go. A page of another kind adds
-// its handlers and its step beside pages.go and step.go.
+// modelpage.go and modelapi.go (the model page and the model API, the
+// built-in boards included), modeldiagram.go (a model's diagram); boards.go
+// (the store's boards served from the cache of boards); pages.go and api.go
+// (the board page and the board API's {"n","queens"} forms), orders.go and
+// diagram.go (the order panel and the board's diagram, page and API);
+// step.go (one click on every backend of a mode, and the facts the views
+// are handed); respond.go (rendering, logging failures); servertiming.go,
+// metrics.go and debug.go.
 package server
 
 import (
