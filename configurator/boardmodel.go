@@ -56,6 +56,26 @@ func (m *Model) featureModel() (*feature.Model, error) {
 // BoardName is the name of the n×n board as a model: "8-queens".
 func BoardName(n int) string { return fmt.Sprintf("%d-queens", n) }
 
+// BoardID is the ID that names the n×n board as a model wherever models
+// are named (the server's store, the command line): "queens-8".
+func BoardID(n int) string { return fmt.Sprintf("queens-%d", n) }
+
+// ParseBoardID reads a BoardID: the board size, 1 to MaxN, written
+// without a sign or leading zeros.
+func ParseBoardID(id string) (n int, ok bool) {
+	digits, ok := strings.CutPrefix(id, "queens-")
+	if !ok || digits == "" || len(digits) > 4 || digits[0] == '0' {
+		return 0, false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = 10*n + int(c-'0')
+	}
+	return n, n >= 1 && n <= MaxN
+}
+
 // BoardOf returns the board a feature model lays out, when its grid marks
 // the N-Queens rules: the model of New in the row-major order, whose
 // FeatureModel has the same features and configurations.

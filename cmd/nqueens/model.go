@@ -31,7 +31,7 @@ type modelFlags struct {
 // register adds -model and -format to fs; decisions adds -select and
 // -deselect.
 func (mf *modelFlags) register(fs *flagSet, decisions bool) {
-	fs.StringVar(&mf.file, "model", "", "configure the feature model in `FILE` (UVL, DIMACS CNF, FeatureIDE XML or SPLOT's SXFM) instead of an N×N board; example:NAME is a bundled example (car, computer, smarthome)")
+	fs.StringVar(&mf.file, "model", "", "configure the feature model in `FILE` (UVL, DIMACS CNF, FeatureIDE XML or SPLOT's SXFM) instead of an N×N board; example:NAME is a bundled example (car, computer, smarthome), queens-N the N×N board as a model (a feature per square)")
 	fs.StringVar(&mf.format, "format", "", "-model: the file's format, uvl, dimacs, featureide or sxfm (default: told from its name, else its content)")
 	if decisions {
 		fs.Var(&mf.sel, "select", "-model: the `features` to select, comma-separated (a name with a comma in double quotes); may be repeated")
@@ -63,11 +63,21 @@ func (mf *modelFlags) active(fs *flagSet) (bool, error) {
 // examplePrefix names a bundled example in -model: example:car.
 const examplePrefix = "example:"
 
-// load reads the model the flags name: a file, or a bundled example.
+// load reads the model the flags name: a file, a bundled example, or a
+// board (queens-N).
 func (mf *modelFlags) load() (*feature.Model, error) {
 	f, err := modelfile.ParseFormat(mf.format)
 	if err != nil {
 		return nil, usagef("-format: %v", err)
+	}
+	if n, ok := configurator.ParseBoardID(mf.file); ok {
+		// The n×n board as a model, answered by each backend's engine
+		// for boards, as the server's queens-N is.
+		board, err := configurator.New(n, configurator.RowMajor)
+		if err != nil {
+			return nil, err
+		}
+		return board.FeatureModel()
 	}
 	if name, ok := strings.CutPrefix(mf.file, examplePrefix); ok {
 		ex, ok := examples.Lookup(name)

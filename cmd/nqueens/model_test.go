@@ -62,6 +62,8 @@ func TestCountModelJSON(t *testing.T) {
 		{[]string{"-model", cnf, "-backend", "sat", "-format", "dimacs"}, "three", "dimacs", 3, "6"},
 		{[]string{"-model", "example:computer", "-backend", "sat"}, "Computer", "uvl", 20, "606"},
 		{[]string{"-model", "example:smarthome", "-backend", "sat-plain"}, "smarthome", "dimacs", 14, "135"},
+		{[]string{"-model", "queens-8", "-backend", "sat"}, "8-queens", "board", 64, "92"},
+		{[]string{"-model", "queens-6", "-backend", "sat-plain"}, "6-queens", "board", 36, "4"},
 	} {
 		code, out, errOut := runArgs(append([]string{"count", "-json"}, tc.args...)...)
 		if code != 0 {
@@ -83,6 +85,12 @@ func TestCountModelJSON(t *testing.T) {
 		if r["model"] != tc.model || r["format"] != tc.format || r["features"] != float64(tc.features) || r["configurations"] != tc.count {
 			t.Errorf("%q: %s", tc.args, out)
 		}
+	}
+	// A board as a model on the bdd: its engine for boards, the diagram
+	// of the board's row order.
+	if code, out, errOut := runArgs("count", "-json", "-model", "queens-8", "-backend", "bdd", "-cache-dir", "off"); code != 0 ||
+		!strings.Contains(out, `"configurations":"92","nodes":2451,`) {
+		t.Errorf("queens-8 on bdd: exit %d, %s%s", code, out, errOut)
 	}
 	// The bdd backend in each of its orders: the same count, and the
 	// diagram's size besides.

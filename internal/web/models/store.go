@@ -98,21 +98,12 @@ type Boards interface {
 const MaxBoard = 32
 
 // BoardID is the ID of the built-in model of the n×n board: "queens-8".
-func BoardID(n int) string { return fmt.Sprintf("queens-%d", n) }
+func BoardID(n int) string { return configurator.BoardID(n) }
 
-// Board reports the board size of a built-in board's ID.
+// Board reports the board size of a built-in board's ID (up to MaxBoard).
 func Board(id string) (n int, ok bool) {
-	digits, ok := strings.CutPrefix(id, "queens-")
-	if !ok || digits == "" || len(digits) > 2 || digits[0] == '0' {
-		return 0, false
-	}
-	for _, c := range digits {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = 10*n + int(c-'0')
-	}
-	return n, n >= 1 && n <= MaxBoard
+	n, ok = configurator.ParseBoardID(id)
+	return n, ok && n <= MaxBoard
 }
 
 // Info describes a model in the store.
