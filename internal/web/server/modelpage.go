@@ -304,7 +304,9 @@ func (s *Server) modelStep(ctx context.Context, before, st modelstate.State, act
 			if i == 0 {
 				return nil, err
 			}
-			run.Err = pageProblem(err)
+			// The time it took to fail (a deadline passed) is the
+			// backend's, not the rest of the server's.
+			run.Err, run.Took = pageProblem(err), time.Since(start)
 			r.Runs = append(r.Runs, run)
 			continue
 		}
@@ -351,7 +353,10 @@ func (s *Server) modelStep(ctx context.Context, before, st modelstate.State, act
 		case configurator.ForcedOn, configurator.ForcedOff:
 			ectx, cancel := context.WithTimeout(ctx, s.deadline(answering[0].name))
 			defer cancel()
+			start := time.Now()
 			r.Why, r.WhyErr = lead.Explain(ectx, f)
+			// The explanation is the leading backend's work too.
+			r.Runs[0].Took += time.Since(start)
 			if r.WhyErr != nil && ctx.Err() != nil {
 				return nil, r.WhyErr
 			}

@@ -597,9 +597,12 @@ func modelTiming(r *ModelStep) *ModelTiming {
 		names = append(names, name)
 		switch {
 		case o.Err != nil:
-			for i := range rows {
-				rows[i].Cells = append(rows[i].Cells, "–")
-			}
+			rows[0].Cells = append(rows[0].Cells, "–")
+			rows[1].Cells = append(rows[1].Cells, "–")
+			// A backend that failed (past its deadline) took its time too,
+			// booked to it.
+			rows[2].Cells = append(rows[2].Cells, words.MaybeDuration(o.Took))
+			t.Backend += int64(o.Took)
 			t.Compiles = append(t.Compiles, name+": "+lowerFirst(problem.Describe(o.Err).Message))
 			continue
 		case o.Domains != nil && o.Remembered:

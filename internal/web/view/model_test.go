@@ -1,10 +1,12 @@
 package view
 
 import (
+	"context"
 	"fmt"
 	"math/big"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/feature"
@@ -226,5 +228,23 @@ func TestCount(t *testing.T) {
 		if got := count(n); got != tc.want {
 			t.Errorf("count(%s) = %q, want %q", tc.n, got, tc.want)
 		}
+	}
+}
+
+// TestModelTimingBooksEveryBackend: each backend's time is booked to it,
+// a backend that failed past its deadline included, so that nothing of
+// theirs is counted as the rest of the server.
+func TestModelTimingBooksEveryBackend(t *testing.T) {
+	d := &configurator.Domains{States: []configurator.FeatureState{configurator.Open}, Work: configurator.Work{Domains: 3 * time.Millisecond}}
+	r := &ModelStep{Runs: []ModelRun{
+		{Backend: "bdd", Domains: d, Took: 4 * time.Millisecond},
+		{Backend: "sat", Err: context.DeadlineExceeded, Took: 10 * time.Second},
+	}}
+	tm := modelTiming(r)
+	if tm.Backend != int64(10*time.Second+4*time.Millisecond) {
+		t.Errorf("the backends' time %v, want 10.004s", time.Duration(tm.Backend))
+	}
+	if got := tm.Rows[2].Cells; len(got) != 2 || got[0] != "4.00 ms" || got[1] != "10.0 s" {
+		t.Errorf("whole step %q", got)
 	}
 }
