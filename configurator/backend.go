@@ -124,7 +124,7 @@ type Occupancy struct {
 // Model.Check (on the board, no duplicates). Optional capabilities are
 // separate interfaces discovered by type assertion, as io.WriterTo is:
 // Admitter, Analyzer, Sampler, Marginaler, Diagrammer, Grapher,
-// RankProfiler, Sizer and Sourcer. A Backend's own are Occupier and Filer.
+// RankProfiler, Finder, Sizer and Sourcer. A Backend's own are Occupier and Filer.
 // Callers decide what to offer from these facets alone, never from a
 // backend's name.
 type Space interface {
@@ -161,6 +161,14 @@ type Diagrammer interface {
 	// queens (their cells true, the rest of their ranks false) and its node
 	// count. Above maxNodes it returns no text, only the count.
 	Diagram(ctx context.Context, queens []Cell, maxNodes int) (dot string, nodes int, err error)
+}
+
+// Finder is a Space that shows the solution behind Satisfiable: one
+// with a queen on every cell of with and none on any cell of without, as
+// its queens, nil when there is none. Answering decisions on a board's
+// squares (BoardFeatures), one such witness settles many squares at once.
+type Finder interface {
+	Find(ctx context.Context, with, without []Cell) ([]Cell, error)
 }
 
 // Sizer is a Space that knows how much memory it holds, for caches bounded

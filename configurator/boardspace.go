@@ -14,9 +14,10 @@ import (
 // a deselected one a square ruled out. A space that answers feature
 // decisions itself (a FeatureSpace, with counts and samples over squares
 // ruled out) is returned as it is; any other is answered through the
-// board's questions: the analysis of its queens, then a satisfiability
-// test for each square those leave open when squares are ruled out
-// (answers that are not counted).
+// board's questions: the analysis of its queens and, when squares are
+// ruled out, solutions that keep the decisions (the space's witnesses when
+// it is a Finder), each settling every square it shows, until every
+// square is settled (answers that are not counted).
 func BoardFeatures(sp Space) FeatureSpace {
 	if fs, ok := sp.(FeatureSpace); ok {
 		return fs
@@ -64,13 +65,36 @@ func (b *boardSpace) Domains(ctx context.Context, decisions []Decision) (*Domain
 	if len(without) == 0 {
 		d.Configurations, d.AtLeast = an.Solutions, an.AtLeast
 	}
-	if ok, err := b.sp.Satisfiable(ctx, queens, without); err != nil || !ok {
-		if err == nil {
-			err = fmt.Errorf("no solution keeps these %d decisions: %w", len(decisions), ErrNoSolution)
-		}
-		return nil, err
-	}
 	m := b.sp.Model()
+	// canOn and canOff are the squares some solution that keeps the
+	// decisions puts a queen on, or leaves empty, as far as known: each
+	// witness found settles every square it shows.
+	canOn, canOff := make([]bool, len(an.Cells)), make([]bool, len(an.Cells))
+	find := func(with, out []Cell) (bool, error) {
+		d.Work.SolverCalls++
+		w, err := b.find(ctx, with, out)
+		if w == nil || err != nil {
+			return false, err
+		}
+		on := make([]bool, len(an.Cells))
+		for _, q := range w {
+			on[m.Var(q)] = true
+		}
+		for v, x := range on {
+			canOn[v] = canOn[v] || x
+			canOff[v] = canOff[v] || !x
+		}
+		return true, nil
+	}
+	if len(without) > 0 {
+		ok, err := find(queens, without)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, fmt.Errorf("no solution keeps these %d decisions: %w", len(decisions), ErrNoSolution)
+		}
+	}
 	for v, st := range an.Cells {
 		c := m.Cell(v)
 		switch {
@@ -84,23 +108,24 @@ func (b *boardSpace) Domains(ctx context.Context, decisions []Decision) (*Domain
 			// Forced by the queens alone, so by every further restriction.
 			d.States[v] = ForcedOn
 		case len(without) > 0:
-			on, err := b.sp.Satisfiable(ctx, append(slices.Clone(queens), c), without)
-			if err != nil {
-				return nil, err
-			}
-			off := true
-			if on {
-				off, err = b.sp.Satisfiable(ctx, queens, append(slices.Clone(without), c))
+			if !canOn[v] {
+				ok, err := find(append(slices.Clone(queens), c), without)
 				if err != nil {
 					return nil, err
 				}
+				if !ok {
+					d.States[v] = ForcedOff
+					continue
+				}
 			}
-			d.Work.SolverCalls += 2
-			switch {
-			case !on:
-				d.States[v] = ForcedOff
-			case !off:
-				d.States[v] = ForcedOn
+			if !canOff[v] {
+				ok, err := find(queens, append(slices.Clone(without), c))
+				if err != nil {
+					return nil, err
+				}
+				if !ok {
+					d.States[v] = ForcedOn
+				}
 			}
 		}
 	}
@@ -108,49 +133,56 @@ func (b *boardSpace) Domains(ctx context.Context, decisions []Decision) (*Domain
 	return d, nil
 }
 
+// find is a solution with a queen on every cell of with and none on any
+// of without, nil when there is none: the space's witness when it is a
+// Finder, else one built rank by rank from satisfiability tests.
+func (b *boardSpace) find(ctx context.Context, with, without []Cell) ([]Cell, error) {
+	if f, ok := b.sp.(Finder); ok {
+		return f.Find(ctx, with, without)
+	}
+	ok, err := b.sp.Satisfiable(ctx, with, without)
+	if err != nil || !ok {
+		return nil, err
+	}
+	queens := slices.Clone(with)
+	for _, c := range b.sp.Model().Constraints() {
+		if c.Kind != ExactlyOne || slices.ContainsFunc(c.Cells, func(q Cell) bool { return slices.Contains(queens, q) }) {
+			continue
+		}
+		for _, q := range c.Cells {
+			if slices.Contains(without, q) {
+				continue
+			}
+			more := append(slices.Clone(queens), q)
+			ok, err := b.sp.Satisfiable(ctx, more, without)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				queens = more
+				break
+			}
+		}
+	}
+	return b.sp.Solve(ctx, queens)
+}
+
 func (b *boardSpace) Consistent(ctx context.Context, decisions []Decision) (bool, error) {
 	queens, without := b.cells(decisions)
 	return b.sp.Satisfiable(ctx, queens, without)
 }
 
-// Configuration returns a solution that keeps the decisions: the board's
-// own when no square is ruled out, else one built rank by rank, the first
-// square of each rank that some solution keeps.
+// Configuration returns a solution that keeps the decisions.
 func (b *boardSpace) Configuration(ctx context.Context, decisions []Decision) ([]bool, error) {
 	queens, without := b.cells(decisions)
-	m := b.sp.Model()
-	if len(without) > 0 {
-		ok, err := b.sp.Satisfiable(ctx, queens, without)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, fmt.Errorf("no solution keeps these %d decisions: %w", len(decisions), ErrNoSolution)
-		}
-		for _, c := range m.Constraints() {
-			if c.Kind != ExactlyOne || slices.ContainsFunc(c.Cells, func(q Cell) bool { return slices.Contains(queens, q) }) {
-				continue
-			}
-			for _, q := range c.Cells {
-				if slices.Contains(without, q) {
-					continue
-				}
-				more := append(slices.Clone(queens), q)
-				ok, err := b.sp.Satisfiable(ctx, more, without)
-				if err != nil {
-					return nil, err
-				}
-				if ok {
-					queens = more
-					break
-				}
-			}
-		}
-	}
-	sol, err := b.sp.Solve(ctx, queens)
+	sol, err := b.find(ctx, queens, without)
 	if err != nil {
 		return nil, err
 	}
+	if sol == nil {
+		return nil, fmt.Errorf("no solution keeps these %d decisions: %w", len(decisions), ErrNoSolution)
+	}
+	m := b.sp.Model()
 	x := make([]bool, m.Vars())
 	for _, q := range sol {
 		x[m.Var(q)] = true

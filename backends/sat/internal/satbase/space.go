@@ -152,13 +152,24 @@ func (sp *Space) Analyze(ctx context.Context, queens []configurator.Cell) (*conf
 // Satisfiable reports whether some solution has a queen on every cell of
 // with and none on any cell of without.
 func (sp *Space) Satisfiable(ctx context.Context, with, without []configurator.Cell) (bool, error) {
-	if err := sp.m.Check(with); err != nil {
+	w, err := sp.Find(ctx, with, without)
+	if err != nil {
 		return false, fmt.Errorf("satisfiable: %w", err)
+	}
+	return w != nil, nil
+}
+
+// Find returns the queens of a solution that has a queen on every cell of
+// with and none on any cell of without, row-major: the witness of
+// Satisfiable, nil when there is none (configurator.Finder).
+func (sp *Space) Find(ctx context.Context, with, without []configurator.Cell) ([]configurator.Cell, error) {
+	if err := sp.m.Check(with); err != nil {
+		return nil, fmt.Errorf("find: %w", err)
 	}
 	for _, c := range without {
 		if !sp.m.Contains(c) {
 			n := sp.m.N()
-			return false, fmt.Errorf("satisfiable: cell %v on a %d×%d board: %w", c, n, n, configurator.ErrOffBoard)
+			return nil, fmt.Errorf("find: cell %v on a %d×%d board: %w", c, n, n, configurator.ErrOffBoard)
 		}
 	}
 	var w []int32
@@ -166,10 +177,11 @@ func (sp *Space) Satisfiable(ctx context.Context, with, without []configurator.C
 		w, err = q.find(ctx, sp.vars(with), sp.vars(without))
 		return err
 	})
-	if err != nil {
-		return false, fmt.Errorf("satisfiable: %w", err)
+	if err != nil || w == nil {
+		return nil, err
 	}
-	return w != nil, nil
+	slices.Sort(w)
+	return sp.cells(w), nil
 }
 
 // Solve returns the queens of one solution holding queens, row-major: the
