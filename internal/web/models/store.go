@@ -9,10 +9,13 @@
 // Per model and backend the store holds the compiled feature space: one
 // compile however many requests ask for it at once (they wait for it; the
 // compile ends when the last of them gives up), at most Config.Slots
-// compiles at a time, each within Config.Deadline. What the store holds in
-// memory (parsed models and their spaces) is bounded by Config.Bytes: the
-// models used least recently give way, and are read again from the
-// directory when asked for. Like the rest of the server, the store keeps
+// compiles at a time on each backend, in a lane apart from the parses of
+// uploads, each within Config.Deadline and holding, while it runs, what it
+// may take of the server's one memory bound (Config.Memory). What the
+// store holds in memory (parsed models and their spaces) is bounded by
+// Config.Bytes, each charged a bound of what it holds: the models used
+// least recently give way, and are read again from the directory when
+// asked for. Like the rest of the server, the store keeps
 // no person's decisions: they come with every request.
 //
 // The package knows nothing of HTTP; its errors are values (ErrNotFound,
@@ -60,9 +63,11 @@ type Config struct {
 	// Dir is the directory that keeps uploaded models across restarts;
 	// "" keeps them in memory only (forgotten when they give way).
 	Dir string
-	// Bytes bounds the parsed models and compiled spaces held in memory
-	// (an estimate for models, the space's own figure when it reports
-	// one); the bundled examples are always held.
+	// Bytes bounds the parsed models and compiled spaces held in memory,
+	// each charged a bound of what it holds (a model by its features,
+	// names, groups, constraints and clauses, never by its file's size; a
+	// space by its own figure when it reports one); the bundled examples
+	// are always held.
 	Bytes int64
 	// DiskBytes bounds the files kept in Dir; the least recently used go
 	// first. 0: no bound.
@@ -75,9 +80,20 @@ type Config struct {
 	// so that a compile longer than a request's deadline finishes for the
 	// requests that come back; 0: it ends at once.
 	Grace time.Duration
-	// Slots is the number of compiles (and parses of uploads) that run at
-	// once.
+	// Slots is the number of parses that run at once, and of compiles on
+	// each backend: parses and the compiles of each backend have lanes of
+	// their own, so that an upload never waits behind a compile, nor a
+	// compile on one backend behind another's.
 	Slots int
+	// Memory, when not nil, is the server's one memory bound, in which a
+	// model's compile reserves, while it runs, what it may take (its
+	// backend's Budgets, or else a bound from its model), as a board's
+	// compile does; a compile waits for room there.
+	Memory Memory
+	// Budgets are, by backend name, the most memory one compile on the
+	// backend may take (a BDD's node budget); a backend without one is
+	// charged a bound from its model.
+	Budgets map[string]int64
 	// Boards serves the spaces of the built-in boards (BoardID) from the
 	// server's one cache of boards; nil: the store compiles them itself,
 	// as it does every model.
@@ -92,6 +108,13 @@ type Config struct {
 type Boards interface {
 	Space(ctx context.Context, n int, backend string) (*Space, error)
 	Compiling(n int, backend string) (since time.Time, ok bool)
+}
+
+// Memory is the server's one memory bound (spaces.Cache.Reserve).
+type Memory interface {
+	// Reserve waits until bytes fit within the bound, reserves them and
+	// returns the function that gives them back.
+	Reserve(ctx context.Context, bytes int64) (release func(), err error)
 }
 
 // MaxBoard is the largest built-in board.
@@ -149,9 +172,10 @@ type Store struct {
 	cfg      Config
 	log      *slog.Logger
 	backends map[string]configurator.Backend
-	disk     *disk // nil without Config.Dir
-	slots    chan struct{}
-	ctx      context.Context // ends with Close
+	disk     *disk                    // nil without Config.Dir
+	parses   chan struct{}            // a slot per parse under way
+	lanes    map[string]chan struct{} // by backend, a slot per compile under way
+	ctx      context.Context          // ends with Close
 	stop     context.CancelFunc
 	work     sync.WaitGroup // compiles and the directory's scan
 
@@ -203,7 +227,8 @@ func New(cfg Config, backends []configurator.Backend, log *slog.Logger) (*Store,
 		cfg:      cfg,
 		log:      log,
 		backends: make(map[string]configurator.Backend, len(backends)),
-		slots:    make(chan struct{}, max(cfg.Slots, 1)),
+		parses:   make(chan struct{}, max(cfg.Slots, 1)),
+		lanes:    make(map[string]chan struct{}, len(backends)),
 		ctx:      ctx,
 		stop:     stop,
 		entries:  make(map[string]*entry),
@@ -212,6 +237,7 @@ func New(cfg Config, backends []configurator.Backend, log *slog.Logger) (*Store,
 	}
 	for _, b := range backends {
 		s.backends[b.Name()] = b
+		s.lanes[b.Name()] = make(chan struct{}, max(cfg.Slots, 1))
 	}
 	for _, ex := range examples.All() {
 		m, err := ex.Model()
@@ -349,11 +375,11 @@ func (s *Store) inMemory(id string) (Info, bool) {
 	return e.info, true
 }
 
-// parse reads src in format f in one of the store's slots, and checks the
-// model against the store's bounds.
+// parse reads src in format f in one of the parses' slots, and checks
+// the model against the store's bounds.
 func (s *Store) parse(ctx context.Context, name string, src []byte, f feature.Format) (*feature.Model, error) {
 	select {
-	case s.slots <- struct{}{}:
+	case s.parses <- struct{}{}:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
@@ -364,7 +390,7 @@ func (s *Store) parse(ctx context.Context, name string, src []byte, f feature.Fo
 	// A model past the bound is refused as soon as the reader knows it (a
 	// CNF file at its header), before it is built.
 	m, err := modelfile.ParseMax(name, src, f, limit)
-	<-s.slots
+	<-s.parses
 	if err != nil {
 		return nil, err
 	}
@@ -563,16 +589,13 @@ func (s *Store) scan() {
 		if _, ok := s.entries[id]; !ok {
 			e := &entry{info: info}
 			s.entries[id] = e
-			if s.held+weight(info) <= s.cfg.Bytes {
+			if s.held+modelBytes(m) <= s.cfg.Bytes {
 				s.hold(e, m)
 			}
 		}
 		s.mu.Unlock()
 	}
 }
-
-// weight estimates the memory of a parsed model: a few times its text.
-func weight(info Info) int64 { return 4 * int64(info.Size) }
 
 // hold keeps m as e's model in memory and lets the least recently used
 // models give way while the store holds more than its bound. Bundled
@@ -582,7 +605,7 @@ func (s *Store) hold(e *entry, m *feature.Model) {
 	if e.info.Example {
 		return
 	}
-	e.weight = weight(e.info)
+	e.weight = modelBytes(m)
 	e.elem = s.lru.PushFront(e)
 	s.held += e.weight
 	s.shed(e)
@@ -616,7 +639,7 @@ func (s *Store) drop(e *entry) {
 
 // Space returns the compiled space of model id on backend, compiling it
 // when no request has: concurrent callers wait for one compile, which
-// runs in one of the store's slots within Config.Deadline, and ends
+// runs in one of its backend's slots within Config.Deadline, and ends
 // Config.Grace after every caller waiting for it has given up (ctx)
 // unless another comes. A backend that does not
 // configure feature models gives an error wrapping
@@ -716,29 +739,17 @@ func (s *Store) Compiling(id, backend string) (since time.Time, ok bool) {
 	return f.since, true
 }
 
-// compile is a flight's work: a slot, the compile, and what it gives
-// kept with the model while it is held.
+// compile is a flight's work: a slot in its backend's lane, the memory
+// it may take reserved in the server's bound, the compile, and what it
+// gives kept with the model while it is held.
 func (s *Store) compile(ctx context.Context, k flightKey, f *flight, b configurator.Backend, m *feature.Model) {
 	defer s.work.Done()
 	defer f.cancel()
+	lane := s.lanes[k.backend]
 	select {
-	case s.slots <- struct{}{}:
-		fs, took, err := configurator.CompileFeatureModel(ctx, b, m)
-		<-s.slots
-		if err == nil {
-			f.sp = &Space{FeatureSpace: fs, Backend: k.backend, Took: took}
-			s.log.Info("compiled a model", "model", k.id, "backend", k.backend, "features", len(m.Features), "took", took)
-		} else {
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) && s.ctx.Err() == nil {
-				// The store's own deadline, not a caller's: the model is
-				// beyond this backend, as one past its node budget is, and
-				// is remembered so, or every visitor would start the same
-				// hopeless compile again.
-				err = fmt.Errorf("%w: its compile did not finish in %v", configurator.ErrTooLarge, s.cfg.Deadline)
-			}
-			f.err = err
-			s.log.Warn("compiling a model", "model", k.id, "backend", k.backend, "err", err)
-		}
+	case lane <- struct{}{}:
+		f.sp, f.err = s.compileIn(ctx, k, b, m)
+		<-lane
 	case <-ctx.Done():
 		f.err = ctx.Err()
 	}
@@ -757,7 +768,7 @@ func (s *Store) compile(ctx context.Context, k flightKey, f *flight, b configura
 		}
 		e.spaces[k.backend] = f.sp
 		if e.elem != nil {
-			w := spaceWeight(f.sp, e.info)
+			w := spaceBytes(f.sp.FeatureSpace, m)
 			e.weight += w
 			s.held += w
 			s.shed(e)
@@ -771,12 +782,43 @@ func (s *Store) compile(ctx context.Context, k flightKey, f *flight, b configura
 	close(f.done)
 }
 
-// spaceWeight is the memory a space holds: its own figure when it
-// reports one (configurator.Sizer), else an estimate from its model's
-// size.
-func spaceWeight(sp *Space, info Info) int64 {
-	if sz, ok := sp.FeatureSpace.(configurator.Sizer); ok {
-		return sz.Bytes()
+// compileIn compiles m on b once the memory the compile may take is
+// reserved. A compile that does not end by the store's deadline is beyond
+// the backend, and says so; one that did not find the memory in time is
+// not (the server was busy), and is not remembered.
+func (s *Store) compileIn(ctx context.Context, k flightKey, b configurator.Backend, m *feature.Model) (*Space, error) {
+	if s.cfg.Memory != nil {
+		release, err := s.cfg.Memory.Reserve(ctx, s.compileCost(k.backend, m))
+		if err != nil {
+			if ctx.Err() != nil && s.ctx.Err() == nil {
+				err = fmt.Errorf("compiling the model waited for memory the server's other compiles hold: %w", configurator.ErrBusy)
+			}
+			s.log.Warn("reserving the memory of a model's compile", "model", k.id, "backend", k.backend, "err", err)
+			return nil, err
+		}
+		defer release()
 	}
-	return 8 * int64(info.Size)
+	fs, took, err := configurator.CompileFeatureModel(ctx, b, m)
+	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) && s.ctx.Err() == nil {
+			// The store's own deadline, not a caller's: the model is
+			// beyond this backend, as one past its node budget is, and
+			// is remembered so, or every visitor would start the same
+			// hopeless compile again.
+			err = fmt.Errorf("%w: its compile did not finish in %v", configurator.ErrTooLarge, s.cfg.Deadline)
+		}
+		s.log.Warn("compiling a model", "model", k.id, "backend", k.backend, "err", err)
+		return nil, err
+	}
+	s.log.Info("compiled a model", "model", k.id, "backend", k.backend, "features", len(m.Features), "took", took)
+	return &Space{FeatureSpace: fs, Backend: k.backend, Took: took}, nil
+}
+
+// compileCost is the memory the compile of m on backend may take: the
+// backend's budget when it has one, else a bound from the model.
+func (s *Store) compileCost(backend string, m *feature.Model) int64 {
+	if b := s.cfg.Budgets[backend]; b > 0 {
+		return b
+	}
+	return spaceBytes(nil, m)
 }
