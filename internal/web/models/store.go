@@ -32,6 +32,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"os"
 	"path"
 	"slices"
 	"strings"
@@ -69,9 +70,24 @@ type Config struct {
 	// space by its own figure when it reports one); the bundled examples
 	// are always held.
 	Bytes int64
-	// DiskBytes bounds the files kept in Dir; the least recently used go
-	// first. 0: no bound.
-	DiskBytes int64
+	// DiskBytes bounds the files kept in Dir, every file of the store
+	// counted (a model's, its name's, a write's under way); DiskModels
+	// bounds their number. When an upload needs room, the uploader's own
+	// models give way first, the least recently used first, then the
+	// models no one used within Recent; a model another client used
+	// within Recent is kept, and when no room can be made so the upload
+	// is refused (ErrFull). 0: no bound.
+	DiskBytes  int64
+	DiskModels int
+	// Recent is how long after its last use (or its upload) a model is
+	// kept from other clients' uploads; 0: DefaultRecent.
+	Recent time.Duration
+	// Quota bounds each client's uploads (configurator.ClientOf, an IPv6
+	// address by its /64); the zero Quota bounds none.
+	Quota Quota
+	// Receiving bounds the bytes of the upload bodies being received at
+	// once (see Receive); 0: DefaultReceiving.
+	Receiving int64
 	// MaxFeatures is the most features a model may have; 0: no bound.
 	MaxFeatures int
 	// Deadline bounds one compile, whoever waits for it; 0: none.
@@ -116,6 +132,10 @@ type Memory interface {
 	// returns the function that gives them back.
 	Reserve(ctx context.Context, bytes int64) (release func(), err error)
 }
+
+// DefaultRecent is how long a model used is kept from other clients'
+// uploads when Config.Recent says nothing.
+const DefaultRecent = time.Hour
 
 // MaxBoard is the largest built-in board.
 const MaxBoard = 32
@@ -178,6 +198,7 @@ type Store struct {
 	ctx      context.Context          // ends with Close
 	stop     context.CancelFunc
 	work     sync.WaitGroup // compiles and the directory's scan
+	uploads  *uploaders
 
 	boards [MaxBoard + 1]struct {
 		once  sync.Once
@@ -190,6 +211,10 @@ type Store struct {
 	lru     *list.List // of *entry holding a model, most recent first
 	held    int64      // the weight of the entries in lru
 	flights map[flightKey]*flight
+	// evicted are the IDs of the models removed to make room, and when,
+	// the last maxEvicted of them in order of removal (evictedOrder).
+	evicted      map[string]time.Time
+	evictedOrder []string
 }
 
 // entry is one model the store knows: its info always; its parsed model
@@ -201,6 +226,11 @@ type entry struct {
 	failed map[string]error // compiles beyond a backend's limits
 	elem   *list.Element
 	weight int64
+	// owner is the client that uploaded the model (clientKey), "" when
+	// unknown (read from the directory at a start); used is when a
+	// request last asked for it.
+	owner string
+	used  time.Time
 }
 
 type flightKey struct{ id, backend string }
@@ -234,6 +264,11 @@ func New(cfg Config, backends []configurator.Backend, log *slog.Logger) (*Store,
 		entries:  make(map[string]*entry),
 		lru:      list.New(),
 		flights:  make(map[flightKey]*flight),
+		uploads:  newUploaders(cfg),
+		evicted:  make(map[string]time.Time),
+	}
+	if s.cfg.Recent <= 0 {
+		s.cfg.Recent = DefaultRecent
 	}
 	for _, b := range backends {
 		s.backends[b.Name()] = b
@@ -250,7 +285,7 @@ func New(cfg Config, backends []configurator.Backend, log *slog.Logger) (*Store,
 		s.entries[info.ID] = &entry{info: info, model: m}
 	}
 	if cfg.Dir != "" {
-		d, err := openDisk(cfg.Dir, cfg.DiskBytes)
+		d, err := openDisk(cfg.Dir, cfg.DiskBytes, cfg.DiskModels)
 		if err != nil {
 			stop()
 			return nil, fmt.Errorf("models: %w", err)
@@ -316,6 +351,12 @@ func describe(id, file string, m *feature.Model, size int) Info {
 // model past Config.MaxFeatures a *feature.Error of kind feature.ErrLimit,
 // found as soon as the reader knows it (a CNF file at its header). Add honours ctx while it waits
 // for a turn to parse.
+//
+// The client ctx names (configurator.ClientOf) owns the model: a new model
+// counts against its Quota (a *QuotaError beyond it), and room for it in
+// the directory is made from its own models first, then from models no
+// one used recently, never from others used recently (ErrFull when no
+// room can be made so).
 func (s *Store) Add(ctx context.Context, name string, src []byte, f feature.Format) (Info, bool, error) {
 	if len(src) > MaxSize {
 		return Info{}, false, fmt.Errorf("%w: %d bytes, the limit is %d", ErrTooBig, len(src), MaxSize)
@@ -335,6 +376,10 @@ func (s *Store) Add(ctx context.Context, name string, src []byte, f feature.Form
 	if err != nil {
 		return Info{}, false, err
 	}
+	client := clientKey(configurator.ClientOf(ctx))
+	if err := s.uploads.admit(client, int64(len(src)), time.Now()); err != nil {
+		return Info{}, false, err
+	}
 	base := strings.TrimSuffix(path.Base(name), path.Ext(name))
 	if base == "." || base == "/" {
 		base = ""
@@ -344,12 +389,18 @@ func (s *Store) Add(ctx context.Context, name string, src []byte, f feature.Form
 		info.Name = "model " + id[:8]
 	}
 	if s.disk != nil {
-		if err := s.disk.save(id, f, src, base); err != nil {
+		removed, err := s.disk.save(id, f, src, base, s.policy(client))
+		switch {
+		case errors.Is(err, ErrFull):
+			return Info{}, false, err
+		case err != nil:
 			s.log.Warn("keeping a model in the cache directory", "model", id, "err", err)
 		}
+		s.removed(removed)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	delete(s.evicted, id)
 	e := s.entries[id]
 	switch {
 	case e != nil && e.model != nil:
@@ -358,10 +409,76 @@ func (s *Store) Add(ctx context.Context, name string, src []byte, f feature.Form
 		s.hold(e, m)
 		return e.info, false, nil
 	}
-	e = &entry{info: info}
+	e = &entry{info: info, owner: client, used: time.Now()}
 	s.entries[id] = e
 	s.hold(e, m)
 	return e.info, true, nil
+}
+
+// policy is the directory's policy of removal for an upload of client:
+// its own models first, then those not used within Config.Recent.
+func (s *Store) policy(client string) policy {
+	return policy{
+		since: time.Now().Add(-s.cfg.Recent),
+		mine: func(id string) bool {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			e := s.entries[id]
+			return client != "" && e != nil && e.owner == client
+		},
+		used: func(id string, mod time.Time) time.Time {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if e := s.entries[id]; e != nil && e.used.After(mod) {
+				return e.used
+			}
+			return mod
+		},
+	}
+}
+
+// removed forgets the models whose files the directory removed to make
+// room, and remembers when, so that their addresses say so (Evicted).
+func (s *Store) removed(ids []string) {
+	if len(ids) == 0 {
+		return
+	}
+	now := time.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, id := range ids {
+		s.log.Info("model removed to make room for an upload", "model", id)
+		if e := s.entries[id]; e != nil {
+			s.drop(e)
+			delete(s.entries, id)
+		}
+		s.remember(id, now)
+	}
+}
+
+// remember records that the model of id was removed at when, forgetting
+// the oldest such record beyond maxEvicted. s.mu is held.
+func (s *Store) remember(id string, when time.Time) {
+	if _, ok := s.evicted[id]; !ok {
+		s.evictedOrder = append(s.evictedOrder, id)
+	}
+	s.evicted[id] = when
+	for len(s.evictedOrder) > maxEvicted {
+		delete(s.evicted, s.evictedOrder[0])
+		s.evictedOrder = s.evictedOrder[1:]
+	}
+}
+
+// notFound is the error of a model id the store does not have: Evicted
+// when it removed it to make room.
+func (s *Store) notFound(id string) error {
+	s.mu.Lock()
+	when, ok := s.evicted[id]
+	s.mu.Unlock()
+	if ok {
+		return &Evicted{ID: id, When: when}
+	}
+	return fmt.Errorf("model %s: %w", id, ErrNotFound)
 }
 
 // inMemory returns the info of a model the store holds in memory by id.
@@ -504,13 +621,14 @@ func (s *Store) entry(ctx context.Context, id string) (*entry, error) {
 		if e.elem != nil {
 			s.lru.MoveToFront(e.elem)
 		}
+		e.used = time.Now()
 		snap := *e
 		s.mu.Unlock()
 		return &snap, nil
 	}
 	s.mu.Unlock()
 	if s.disk == nil {
-		return nil, fmt.Errorf("model %s: %w", id, ErrNotFound)
+		return nil, s.notFound(id)
 	}
 	info, m, err := s.load(ctx, id)
 	if err != nil {
@@ -523,6 +641,7 @@ func (s *Store) entry(ctx context.Context, id string) (*entry, error) {
 		e = &entry{info: info}
 		s.entries[id] = e
 	}
+	e.used = time.Now()
 	if e.model == nil {
 		s.hold(e, m)
 	}
@@ -535,8 +654,11 @@ func (s *Store) entry(ctx context.Context, id string) (*entry, error) {
 func (s *Store) load(ctx context.Context, id string) (Info, *feature.Model, error) {
 	f, src, err := s.disk.read(id)
 	if err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			s.log.Warn("refusing a model file that does not read", "model", id, "err", err)
+		}
 		s.forget(id, f)
-		return Info{}, nil, fmt.Errorf("model %s: %w", id, ErrNotFound)
+		return Info{}, nil, s.notFound(id)
 	}
 	if ID(f, src) != id {
 		s.log.Warn("refusing a damaged model file: its content does not hash to its name", "model", id)
@@ -623,6 +745,7 @@ func (s *Store) shed(keep *entry) {
 		s.drop(e)
 		if s.disk == nil {
 			delete(s.entries, e.info.ID) // forgotten: nothing to read it from
+			s.remember(e.info.ID, time.Now())
 		}
 	}
 }
