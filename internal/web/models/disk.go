@@ -220,8 +220,9 @@ func (d *disk) write(path string, b []byte) error {
 
 func (d *disk) namePath(id string) string { return filepath.Join(d.dir, id+".name") }
 
-// maxName bounds the name kept beside a model.
-const maxName = 256
+// maxName bounds the name kept beside a model: a name as a reader
+// bounds it.
+const maxName = feature.MaxNameBytes
 
 // name returns the name id's model was uploaded as, "" when none is kept
 // or the one kept is not a name (not one line of valid UTF-8, too long,

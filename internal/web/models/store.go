@@ -57,6 +57,9 @@ var (
 	ErrTooBig = errors.New("model file too large")
 	// ErrNoBackend: a backend the store was not given.
 	ErrNoBackend = errors.New("no such backend")
+	// ErrName: a file's name that cannot name a model (see
+	// feature.NameFault).
+	ErrName = errors.New("the file's name cannot name a model")
 )
 
 // Config is what bounds the store.
@@ -372,6 +375,13 @@ func (s *Store) Add(ctx context.Context, name string, src []byte, f feature.Form
 		}
 		return info, false, nil
 	}
+	base := strings.TrimSuffix(path.Base(name), path.Ext(name))
+	if base == "." || base == "/" {
+		base = ""
+	}
+	if _, found, kind := feature.NameFault(base); kind != nil {
+		return Info{}, false, fmt.Errorf("%w: %s", ErrName, found)
+	}
 	m, err := s.parse(ctx, name, src, f)
 	if err != nil {
 		return Info{}, false, err
@@ -379,10 +389,6 @@ func (s *Store) Add(ctx context.Context, name string, src []byte, f feature.Form
 	client := clientKey(configurator.ClientOf(ctx))
 	if err := s.uploads.admit(client, int64(len(src)), time.Now()); err != nil {
 		return Info{}, false, err
-	}
-	base := strings.TrimSuffix(path.Base(name), path.Ext(name))
-	if base == "." || base == "/" {
-		base = ""
 	}
 	info = describe(id, base, m, len(src))
 	if info.Name == "" {
@@ -578,6 +584,39 @@ func (s *Store) List() []Info {
 		return strings.Compare(a.ID, b.ID)
 	})
 	return out
+}
+
+// MaxPage is the most models Page lists at once.
+const MaxPage = 500
+
+// ErrCursor: Page's after names no model of the list.
+var ErrCursor = errors.New("no model of the list has that ID")
+
+// Page returns at most limit models of List (at most MaxPage; limit < 1
+// means MaxPage), those after the model with ID after ("": from the
+// first), and the ID to ask after for the next page, "" at the end. An
+// after that names no model of the list (one removed since) gives
+// ErrCursor. A page's bytes are bounded by its length, each model's info
+// being bounded (names of at most 256 bytes).
+func (s *Store) Page(limit int, after string) (page []Info, next string, err error) {
+	if limit < 1 || limit > MaxPage {
+		limit = MaxPage
+	}
+	list := s.List()
+	start := 0
+	if after != "" {
+		i := slices.IndexFunc(list, func(in Info) bool { return in.ID == after })
+		if i < 0 {
+			return nil, "", fmt.Errorf("after %q: %w", after, ErrCursor)
+		}
+		start = i + 1
+	}
+	end := min(start+limit, len(list))
+	page = list[start:end]
+	if end < len(list) {
+		next = page[len(page)-1].ID
+	}
+	return page, next, nil
 }
 
 // Model returns the model of id and its info, read again from the cache

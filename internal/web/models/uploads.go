@@ -52,8 +52,7 @@ type Evicted struct {
 }
 
 func (e *Evicted) Error() string {
-	return fmt.Sprintf("model %s was removed at %s UTC to make room for newer uploads (it had not been used for a while): %v",
-		e.ID, e.When.UTC().Format(time.DateTime), ErrNotFound)
+	return fmt.Sprintf("model %s was removed from this server at %s UTC to make room for newer uploads", e.ID, e.When.UTC().Format(time.DateTime))
 }
 
 func (e *Evicted) Unwrap() error { return ErrNotFound }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -279,5 +280,60 @@ func TestFIFO(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("a FIFO as a model's file: no answer in 5s")
+	}
+}
+
+// Page lists the models in List's order, a page at a time, each page
+// taking up where the last ended; an unknown cursor is refused.
+func TestPage(t *testing.T) {
+	s := newStore(t, testConfig(""))
+	for i := range 7 {
+		if _, _, err := s.Add(context.Background(), "m.uvl", chain(i+1), ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all := s.List()
+	for _, limit := range []int{1, 3, 10, len(all), 0, MaxPage + 1} {
+		var got []Info
+		after, pages := "", 0
+		for {
+			page, next, err := s.Page(limit, after)
+			if err != nil {
+				t.Fatalf("limit %d after %q: %v", limit, after, err)
+			}
+			if want := min(max(limit, 0), MaxPage); (limit >= 1 && limit <= MaxPage && len(page) > want) || len(page) == 0 {
+				t.Fatalf("limit %d: a page of %d", limit, len(page))
+			}
+			got = append(got, page...)
+			pages++
+			if next == "" {
+				break
+			}
+			after = next
+		}
+		if !slices.Equal(got, all) {
+			t.Errorf("limit %d: the pages hold %d models, want the %d of List in its order", limit, len(got), len(all))
+		}
+		if limit >= 1 && limit <= MaxPage {
+			if want := (len(all) + limit - 1) / limit; pages != want {
+				t.Errorf("limit %d: %d pages, want %d", limit, pages, want)
+			}
+		}
+	}
+	if _, _, err := s.Page(10, strings.Repeat("0", 24)); !errors.Is(err, ErrCursor) {
+		t.Errorf("an unknown cursor: %v, want ErrCursor", err)
+	}
+}
+
+// A file's name that cannot name a model is refused, whatever the file.
+func TestAddRefusesNames(t *testing.T) {
+	s := newStore(t, testConfig(""))
+	for _, name := range []string{strings.Repeat("n", 257) + ".uvl", "a\x00b.uvl", "a\nb.uvl", "\xff.uvl"} {
+		if _, _, err := s.Add(context.Background(), name, chain(2), ""); !errors.Is(err, ErrName) {
+			t.Errorf("%q: %v, want ErrName", name, err)
+		}
+	}
+	if in, _, err := s.Add(context.Background(), strings.Repeat("n", 256)+".uvl", chain(2), ""); err != nil || in.Name != strings.Repeat("n", 256) {
+		t.Errorf("a name of 256 bytes: %+v, %v", in, err)
 	}
 }
