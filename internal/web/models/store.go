@@ -106,8 +106,8 @@ type Config struct {
 	Slots int
 	// Memory, when not nil, is the server's one memory bound, in which a
 	// model's compile reserves, while it runs, what it may take (its
-	// backend's Budgets, or else a bound from its model), as a board's
-	// compile does; a compile waits for room there.
+	// backend's Budgets up to Bytes, or else a bound from its model), as a
+	// board's compile does; a compile waits for room there.
 	Memory Memory
 	// Budgets are, by backend name, the most memory one compile on the
 	// backend may take (a BDD's node budget); a backend without one is
@@ -976,11 +976,16 @@ func (s *Store) compileIn(ctx context.Context, k flightKey, b configurator.Backe
 	return &Space{FeatureSpace: fs, Backend: k.backend, Took: took}, nil
 }
 
-// compileCost is the memory the compile of m on backend may take: the
-// backend's budget when it has one, else a bound from the model.
+// compileCost is the memory the compile of m on backend reserves: a
+// bound from the model, or for a backend with a budget (a BDD's nodes),
+// that budget up to Config.Bytes, the most the store could keep of the
+// space it makes. Reserving the whole budget would hold every board's
+// compile back for each model's and evict every board not in use; as for
+// a board's compile, whose reservation is its backend's estimate, the
+// budget stays the hard bound beyond the reservation.
 func (s *Store) compileCost(backend string, m *feature.Model) int64 {
 	if b := s.cfg.Budgets[backend]; b > 0 {
-		return b
+		return min(b, max(s.cfg.Bytes, spaceBytes(nil, m)))
 	}
 	return spaceBytes(nil, m)
 }
