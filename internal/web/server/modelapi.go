@@ -174,6 +174,10 @@ type modelExplainResponse struct {
 	More        bool              `json:"more"`
 	Core        bool              `json:"core"`
 	MakeRoom    *decisionsJSON    `json:"make_room"`
+	// MakeRoomAtLeast, when set, says MakeRoom is the smallest set the
+	// search found within its budget, not known to be a fewest: a fewest
+	// has at least this many decisions.
+	MakeRoomAtLeast int `json:"make_room_at_least,omitempty"`
 	Constraints []string          `json:"constraints"`
 	ElapsedMS   float64           `json:"elapsed_ms"`
 }
@@ -525,7 +529,7 @@ func (s *Server) apiExplainModel(c echo.Context, body []byte) error {
 	resp.Constraints = append(resp.Constraints, describeAll(m, ex.Constraints())...)
 	if !ex.Core {
 		room := newDecisionsJSON(m, ex.Room)
-		resp.MakeRoom = &room
+		resp.MakeRoom, resp.MakeRoomAtLeast = &room, ex.RoomAtLeast
 	}
 	return c.JSON(http.StatusOK, resp)
 }
