@@ -166,20 +166,20 @@ type modelReasonJSON struct {
 // it (null for a core feature); Constraints are the parts of the model
 // that carry the reasons, each once.
 type modelExplainResponse struct {
-	Model       string            `json:"model"`
-	Backend     string            `json:"backend"`
-	Feature     string            `json:"feature"`
-	State       string            `json:"state"`
-	Reasons     []modelReasonJSON `json:"reasons"`
-	More        bool              `json:"more"`
-	Core        bool              `json:"core"`
-	MakeRoom    *decisionsJSON    `json:"make_room"`
+	Model    string            `json:"model"`
+	Backend  string            `json:"backend"`
+	Feature  string            `json:"feature"`
+	State    string            `json:"state"`
+	Reasons  []modelReasonJSON `json:"reasons"`
+	More     bool              `json:"more"`
+	Core     bool              `json:"core"`
+	MakeRoom *decisionsJSON    `json:"make_room"`
 	// MakeRoomAtLeast, when set, says MakeRoom is the smallest set the
 	// search found within its budget, not known to be a fewest: a fewest
 	// has at least this many decisions.
-	MakeRoomAtLeast int `json:"make_room_at_least,omitempty"`
-	Constraints []string          `json:"constraints"`
-	ElapsedMS   float64           `json:"elapsed_ms"`
+	MakeRoomAtLeast int      `json:"make_room_at_least,omitempty"`
+	Constraints     []string `json:"constraints"`
+	ElapsedMS       float64  `json:"elapsed_ms"`
 }
 
 // apiAddModel is POST /api/v1/models: the file is the body, its format
