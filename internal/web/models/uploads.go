@@ -115,7 +115,8 @@ const DefaultReceiving = 4 * MaxSize
 // unknown length what reading MaxSize takes) within the bound of the
 // bodies being received at once (Config.Receiving), waiting for room
 // until ctx ends; and each client (configurator.ClientOf) sends one body
-// at a time: a second one at once fails with ErrUploading. So the memory
+// at a time: a second one at once fails with ErrUploading (the process's
+// own work, client "", is not held to that). So the memory
 // of uploads under way is bounded before they are read, whoever sends
 // them. A body past MaxSize fails with ErrTooBig. done gives the
 // reservation back: call it once the file is stored or refused.
@@ -176,16 +177,19 @@ func readBody(r io.Reader, length int64) ([]byte, error) {
 	}
 }
 
-// reserve admits client's body of need bytes: one per client, need within
-// the bound beside the others, waiting for room until ctx ends.
+// reserve admits client's body of need bytes: one per client (none for
+// the process's own, client ""), need within the bound beside the others,
+// waiting for room until ctx ends.
 func (u *uploaders) reserve(ctx context.Context, client string, need int64) (release func(), err error) {
 	need = min(need, u.bound) // a body is read alone at worst
 	u.mu.Lock()
-	if u.reading[client] {
+	if client != "" && u.reading[client] {
 		u.mu.Unlock()
 		return nil, ErrUploading
 	}
-	u.reading[client] = true
+	if client != "" {
+		u.reading[client] = true
+	}
 	for u.receiving+need > u.bound {
 		freed := u.freed
 		u.mu.Unlock()
