@@ -178,10 +178,11 @@ func readBody(r io.Reader, length int64) ([]byte, error) {
 }
 
 // reserve admits client's body of need bytes: one per client (none for
-// the process's own, client ""), need within the bound beside the others,
-// waiting for room until ctx ends.
+// the process's own, client ""), need within the bound beside the others
+// (a large body within three quarters of it), waiting for room until ctx
+// ends.
 func (u *uploaders) reserve(ctx context.Context, client string, need int64) (release func(), err error) {
-	need = min(need, u.bound) // a body is read alone at worst
+	need = min(need, u.bound*3/4) // a body is read alone at worst
 	u.mu.Lock()
 	if client != "" && u.reading[client] {
 		u.mu.Unlock()
@@ -190,7 +191,13 @@ func (u *uploaders) reserve(ctx context.Context, client string, need int64) (rel
 	if client != "" {
 		u.reading[client] = true
 	}
-	for u.receiving+need > u.bound {
+	// Large bodies leave a quarter of the bound to small ones, so that a
+	// person's small upload is not held behind others' large ones.
+	limit := u.bound
+	if need > u.bound/16 {
+		limit -= u.bound / 4
+	}
+	for u.receiving+need > limit {
 		freed := u.freed
 		u.mu.Unlock()
 		select {

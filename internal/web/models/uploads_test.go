@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -335,5 +336,34 @@ func TestAddRefusesNames(t *testing.T) {
 	}
 	if in, _, err := s.Add(context.Background(), strings.Repeat("n", 256)+".uvl", chain(2), ""); err != nil || in.Name != strings.Repeat("n", 256) {
 		t.Errorf("a name of 256 bytes: %+v, %v", in, err)
+	}
+}
+
+// Large bodies leave room for small ones: with the bound's large share
+// taken, a small body is received at once, another large one waits.
+func TestReceiveSmallBesideLarge(t *testing.T) {
+	cfg := testConfig("")
+	cfg.Receiving = 1600
+	s := newStore(t, cfg)
+	var holds []func()
+	for i := range 3 {
+		_, done, err := s.Receive(as(fmt.Sprintf("10.0.1.%d", i)), strings.NewReader(strings.Repeat("a", 400)), 400)
+		if err != nil {
+			t.Fatalf("large body %d of three within three quarters: %v", i, err)
+		}
+		holds = append(holds, done)
+	}
+	short, cancel := context.WithTimeout(as("10.0.2.1"), 50*time.Millisecond)
+	defer cancel()
+	if _, _, err := s.Receive(short, strings.NewReader(strings.Repeat("a", 400)), 400); !errors.Is(err, configurator.ErrBusy) {
+		t.Errorf("a fourth large body: %v, want it to wait (ErrBusy at its deadline)", err)
+	}
+	if src, done, err := s.Receive(as("10.0.2.2"), strings.NewReader("features\n\tA\n"), 12); err != nil || len(src) != 12 {
+		t.Errorf("a small body beside three large ones: %v", err)
+	} else {
+		done()
+	}
+	for _, done := range holds {
+		done()
 	}
 }
