@@ -91,3 +91,34 @@ func TestHittingSetBounded(t *testing.T) {
 		t.Errorf("both took %v, want the search's budget (milliseconds)", took)
 	}
 }
+
+// split finds a minimal reason inside a set that rules, asking far fewer
+// questions than there are choices when the reason is small.
+func TestSplit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := range 200 {
+		n := 1 + rng.IntN(120)
+		reasons := randomSets(rng, n, 1+rng.IntN(6), 1+rng.IntN(3))
+		asked := 0
+		rs := &reasonSearch{n: n, rules: func(_ context.Context, set []int) (bool, []int, error) {
+			asked++
+			return slices.ContainsFunc(reasons, func(r []int) bool { return subset(r, set) }), nil, nil
+		}}
+		got, err := rs.split(context.Background(), rs.all())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(reasons, func(r []int) bool { return subset(r, got) }) {
+			t.Fatalf("trial %d: %v rules nothing of %v", trial, got, reasons)
+		}
+		for i := range got {
+			less := slices.Delete(slices.Clone(got), i, i+1)
+			if slices.ContainsFunc(reasons, func(r []int) bool { return subset(r, less) }) {
+				t.Fatalf("trial %d: %v is not minimal (%v rules) among %v", trial, got, less, reasons)
+			}
+		}
+		if n >= 64 && len(got) <= 2 && asked > 32 {
+			t.Errorf("trial %d: %d questions for a reason of %d among %d", trial, asked, len(got), n)
+		}
+	}
+}

@@ -164,6 +164,48 @@ func (rs *reasonSearch) shrink(ctx context.Context, set []int) ([]int, error) {
 	return set, nil
 }
 
+// split returns a minimal reason inside set, which rules the target, by
+// halves (Junker's QuickXplain): a reason of k choices among n costs
+// about 2k·log2(n/k) questions where shrink asks n, which counts when
+// room finds reason after reason among many choices.
+func (rs *reasonSearch) split(ctx context.Context, set []int) ([]int, error) {
+	var xplain func(base, cands []int, added bool) ([]int, error)
+	xplain = func(base, cands []int, added bool) ([]int, error) {
+		if added {
+			ok, err := rs.ask(ctx, base)
+			if err != nil || ok {
+				return nil, err
+			}
+		}
+		if len(cands) == 1 {
+			return cands, nil
+		}
+		c1, c2 := cands[:len(cands)/2], cands[len(cands)/2:]
+		d2, err := xplain(union(base, c1), c2, true)
+		if err != nil {
+			return nil, err
+		}
+		d1, err := xplain(union(base, d2), c1, len(d2) > 0)
+		if err != nil {
+			return nil, err
+		}
+		return union(d1, d2), nil
+	}
+	if len(set) == 0 {
+		return nil, nil
+	}
+	return xplain(nil, slices.Clone(set), false)
+}
+
+// union is the increasing list of the elements of the increasing lists a
+// and b.
+func union(a, b []int) []int {
+	out := make([]int, 0, len(a)+len(b))
+	out = append(append(out, a...), b...)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // reasonSets bounds the sets bySize looks at, asked or pruned: pruning
 // takes no solver's turn but a core all the same, and the sets of many
 // choices are beyond counting.
@@ -268,7 +310,7 @@ func (rs *reasonSearch) room(ctx context.Context) (set []int, atLeast int, err e
 			}
 			return hit, least, nil
 		}
-		r, err := rs.shrink(ctx, kept)
+		r, err := rs.split(ctx, kept)
 		if err != nil {
 			return nil, 0, err
 		}

@@ -91,23 +91,39 @@ func modelID(body string) string {
 	return m.Model
 }
 
+// victimUploads is how many models the victim uploads from one address,
+// well within an address's quota of new models.
+const victimUploads = 50
+
 // smallUploads is the victim of the model attacks: a small model of its
 // own, another each time, uploaded every cfg.Every for the attack's
-// duration (or Probes times).
+// duration (or Probes times), from addresses of its own (another every
+// victimUploads, past the attackers'). An answer other than 201 is a
+// failure.
 func (a *attackRun) smallUploads(ctx context.Context) {
-	c := client(0, time.Minute)
-	defer c.CloseIdleConnections()
+	var c *http.Client
 	end := time.Now().Add(a.cfg.Duration)
 	for i := 0; ctx.Err() == nil; i++ {
 		if a.cfg.Probes > 0 && i >= a.cfg.Probes || a.cfg.Probes == 0 && time.Now().After(end) {
-			return
+			break
+		}
+		if i%victimUploads == 0 {
+			if c != nil {
+				c.CloseIdleConnections()
+			}
+			c = client(a.cfg.Attackers+1+i/victimUploads, time.Minute)
 		}
 		src := fmt.Sprintf("features\n\tVictim%d\n\t\toptional\n\t\t\tA\n\t\t\tB\n", i)
-		a.upload(ctx, c, "small upload (victim)", "victim.uvl", strings.NewReader(src), int64(len(src)))
+		if status, body := a.upload(ctx, c, "small upload (victim)", "victim.uvl", strings.NewReader(src), int64(len(src))); status != http.StatusCreated && ctx.Err() == nil {
+			a.fail("a small upload from another client: %d %.200s", status, body)
+		}
 		select {
 		case <-ctx.Done():
 		case <-time.After(a.cfg.Every):
 		}
+	}
+	if c != nil {
+		c.CloseIdleConnections()
 	}
 }
 
