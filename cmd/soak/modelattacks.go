@@ -35,7 +35,7 @@ var modelAttacks = []attack{
 		about: "150 uploads of 16 MiB at once, each from an address of its own, while the victim uploads small models",
 		run:   bigBodies},
 	{name: "model-evict", attackers: 6, args: modelAttackArgs, memoryTarget: true, cacheDir: true,
-		about: "the victim uploads a model and uses it; six addresses then upload files of 13 MB as fast as they are taken; the victim's model must still answer",
+		about: "the victim uploads a model and uses it; six addresses then upload files of 12 MB as fast as they are taken; the victim's model must still answer",
 		run:   evictOthers},
 	{name: "model-header", attackers: 6, args: modelAttackArgs, memoryTarget: true, target: smallUploadTarget,
 		about: "six addresses upload `p cnf 1048576 0` (16 bytes, a million variables) in a loop while the victim uploads small models",
@@ -185,20 +185,20 @@ func bigBodies(ctx context.Context, a *attackRun) error {
 	return nil
 }
 
-// bigModel is a valid UVL model of about 13 MB: 50,000 optional features
+// bigModel is a valid UVL model of about 12 MB: 49,000 optional features
 // of names of 250 bytes, under a root named for seed.
 func bigModel(seed int) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "features\n\tRoot%d\n\t\toptional\n", seed)
 	pad := strings.Repeat("f", 240)
-	for j := range 50000 {
+	for j := range 49000 {
 		fmt.Fprintf(&b, "\t\t\t%s%09d\n", pad, j)
 	}
 	return []byte(b.String())
 }
 
 // evictOthers has the victim upload and use a model, then the attackers
-// upload 13 MB models until their quotas refuse them: the directory's
+// upload 12 MB models until their quotas refuse them: the directory's
 // room comes from the attackers' own models, never the victim's, which
 // answers after.
 func evictOthers(ctx context.Context, a *attackRun) error {
@@ -215,7 +215,7 @@ func evictOthers(ctx context.Context, a *attackRun) error {
 	a.each(a.cfg.Attackers, func(i int, c *http.Client) {
 		for j := 0; j < 17 && ctx.Err() == nil; j++ {
 			src := bigModel(1000*i + j)
-			status, _ := a.upload(ctx, c, "13 MB upload", "big.uvl", strings.NewReader(string(src)), int64(len(src)))
+			status, _ := a.upload(ctx, c, "12 MB upload", "big.uvl", strings.NewReader(string(src)), int64(len(src)))
 			if status == http.StatusTooManyRequests {
 				return
 			}
