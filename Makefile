@@ -180,8 +180,11 @@ bench-buddy:
 # sized to (its -memory, 6G by default: five sixths of it; docs/operations.md,
 # "Memory"), or an unclean exit. Its boards go to 15×15.
 # SOAKFLAGS adds flags (go run ./cmd/soak -h); a short soak runs in
-# `make test`.
+# `make test`. Then the attacks on the store of feature models
+# (soak -attack models), each against -memory 3G, held to the server's
+# memory bound and to its own target.
 SOAKFLAGS ?=
 soak: deps
 	$(GO) build -o $(BIN)/web ./cmd/web
 	$(GO) run ./cmd/soak -server $(BIN)/web -duration 5m -clients 64 -bdd-max-n 15 -sat-max-n 32 $(SOAKFLAGS)
+	$(GO) run ./cmd/soak -server $(BIN)/web -attack models -duration 20s

@@ -57,8 +57,12 @@ type FeatureExplanation struct {
 	// Room is a fewest set of decisions whose undoing frees the feature
 	// (meets every reason, found or not), in the order they were made; nil
 	// for a Core feature.
-	Room    []Decision
-	Elapsed time.Duration
+	Room []Decision
+	// RoomAtLeast, when not 0, says Room is not known to be a fewest set:
+	// the search for one ran out of its budget, undoing Room frees the
+	// feature, and a fewest set has at least RoomAtLeast decisions.
+	RoomAtLeast int
+	Elapsed     time.Duration
 }
 
 // Constraints returns the parts of the model that carry the reasons, each
@@ -141,11 +145,11 @@ func (s *FeatureSession) explain(ctx context.Context, f int, firstOnly bool) (*F
 	}
 	e.Core = rs.nowhere
 	if !firstOnly && !rs.nowhere {
-		room, err := rs.room(ctx)
+		room, least, err := rs.room(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("explain %q: make room: %w", m.Features[f].Name, err)
 		}
-		e.Room = pickDecisions(ds, room)
+		e.Room, e.RoomAtLeast = pickDecisions(ds, room), least
 	}
 	found, more := rs.capped()
 	e.More = more

@@ -3,10 +3,12 @@ package configurator_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nqueens/configurator/backends/sat"
 	"github.com/nqueens/configurator/backends/sat/plain"
@@ -265,5 +267,48 @@ func TestFeatureCompleteAndParse(t *testing.T) {
 	}
 	if _, err := configurator.NewFeatureSession(ctx, sp, []configurator.Decision{{Feature: 99}}); !errors.Is(err, configurator.ErrUnknownFeature) {
 		t.Errorf("a feature out of range: %v", err)
+	}
+}
+
+// An explanation whose fix undoes sixty of a hundred and twenty decisions
+// (each of sixty pairs of selections forces T off alone) answers in
+// seconds, not in the whole of its deadline: the fewest decisions to undo
+// are one of each pair, found exact.
+func TestFeatureExplainManyReasons(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("features\n\tRoot\n\t\toptional\n\t\t\tT\n")
+	for i := range 60 {
+		fmt.Fprintf(&src, "\t\t\tA%d\n\t\t\tB%d\n", i, i)
+	}
+	src.WriteString("constraints\n")
+	var sel []string
+	for i := range 60 {
+		fmt.Fprintf(&src, "\tA%d & B%d => !T\n", i, i)
+		sel = append(sel, fmt.Sprintf("+A%d", i), fmt.Sprintf("+B%d", i))
+	}
+	sp := featureSpace(t, sat.New(sat.Options{}), src.String())
+	m := sp.FeatureModel()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s, err := configurator.NewFeatureSession(ctx, sp, decisions(t, m, strings.Join(sel, ",")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, _ := m.ID("T")
+	start := time.Now()
+	e, err := s.Explain(ctx, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("took %v", took)
+	}
+	if len(e.Room) != 60 || e.RoomAtLeast != 0 || !e.More {
+		t.Fatalf("make room: %d decisions, at least %d, more %v; want the 60, exact, and more reasons than listed", len(e.Room), e.RoomAtLeast, e.More)
+	}
+	for i, d := range e.Room {
+		if name := m.Features[d.Feature].Name; name != fmt.Sprintf("A%d", i) {
+			t.Fatalf("make room: undo %s at %d, want A%d: the earliest of each pair", name, i, i)
+		}
 	}
 }

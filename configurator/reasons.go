@@ -113,8 +113,12 @@ type Explanation struct {
 	// Room, for a blocked cell, is a fewest set of the user's queens whose
 	// removal frees it (it meets every reason, found or not), in placement
 	// order; nil for a forced cell and for a cell no solution uses.
-	Room    []Cell
-	Elapsed time.Duration
+	Room []Cell
+	// RoomAtLeast, when not 0, says Room is not known to be a fewest set:
+	// the search for one ran out of its budget, Room frees the cell, and
+	// a fewest set has at least RoomAtLeast queens.
+	RoomAtLeast int
+	Elapsed     time.Duration
 }
 
 // String says the first reason in words, as the page shows it.
@@ -162,11 +166,11 @@ func (s *Session) Explain(ctx context.Context, c Cell) (*Explanation, error) {
 		return nil, fmt.Errorf("explain %v: %w", c, err)
 	}
 	if cr.blocked && !rs.nowhere {
-		room, err := rs.room(ctx)
+		room, least, err := rs.room(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("explain %v: make room: %w", c, err)
 		}
-		e.Room = s.cells(room)
+		e.Room, e.RoomAtLeast = s.cells(room), least
 	}
 	m := s.space.Model()
 	var found [][]int

@@ -164,12 +164,65 @@ func (rs *reasonSearch) shrink(ctx context.Context, set []int) ([]int, error) {
 	return set, nil
 }
 
+// split returns a minimal reason inside set, which rules the target, by
+// halves (Junker's QuickXplain): a reason of k choices among n costs
+// about 2k·log2(n/k) questions where shrink asks n, which counts when
+// room finds reason after reason among many choices.
+func (rs *reasonSearch) split(ctx context.Context, set []int) ([]int, error) {
+	var xplain func(base, cands []int, added bool) ([]int, error)
+	xplain = func(base, cands []int, added bool) ([]int, error) {
+		if added {
+			ok, err := rs.ask(ctx, base)
+			if err != nil || ok {
+				return nil, err
+			}
+		}
+		if len(cands) == 1 {
+			return cands, nil
+		}
+		c1, c2 := cands[:len(cands)/2], cands[len(cands)/2:]
+		d2, err := xplain(union(base, c1), c2, true)
+		if err != nil {
+			return nil, err
+		}
+		d1, err := xplain(union(base, d2), c1, len(d2) > 0)
+		if err != nil {
+			return nil, err
+		}
+		return union(d1, d2), nil
+	}
+	if len(set) == 0 {
+		return nil, nil
+	}
+	return xplain(nil, slices.Clone(set), false)
+}
+
+// union is the increasing list of the elements of the increasing lists a
+// and b.
+func union(a, b []int) []int {
+	out := make([]int, 0, len(a)+len(b))
+	out = append(append(out, a...), b...)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// reasonSets bounds the sets bySize looks at, asked or pruned: pruning
+// takes no solver's turn but a core all the same, and the sets of many
+// choices are beyond counting.
+const reasonSets = 1 << 16
+
 // bySize tries the sets of rest by increasing size, stopping once more
 // than MaxReasons are known: the one past the cap proves that more exist.
+// Past reasonSets sets it stops too, and says more may exist.
 func (rs *reasonSearch) bySize(ctx context.Context, rest []int) error {
+	seen := 0
 	for set := range subsetsBySize(rest, 1) {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if seen++; seen > reasonSets {
+			rs.more = true
+			return nil
 		}
 		if len(rs.found) > MaxReasons {
 			return nil
@@ -227,30 +280,39 @@ func (rs *reasonSearch) capped() (reasons [][]int, more bool) {
 // (every set that frees the target meets every reason); when removing it
 // frees the target it is the answer, and otherwise the choices it leaves
 // still rule the target and hold a reason not yet found, which is added
-// before trying again.
-func (rs *reasonSearch) room(ctx context.Context) ([]int, error) {
+// before trying again. When the search for a fewest set meeting the
+// reasons runs out of its budget (see hittingSet), room returns the
+// smallest set it found that frees the target, and atLeast, the size a
+// fewest one has at least; atLeast is 0 when set is a fewest one.
+func (rs *reasonSearch) room(ctx context.Context) (set []int, atLeast int, err error) {
 	all := slices.Clone(rs.found)
+	least, exact := 0, true
 	for {
-		hit, err := hittingSet(ctx, all)
+		hit, ok, lower, err := hittingSet(ctx, all)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
+		least = max(least, lower)
+		exact = exact && ok
 		var kept []int
 		for j := range rs.n {
 			if !slices.Contains(hit, j) {
 				kept = append(kept, j)
 			}
 		}
-		ok, err := rs.ask(ctx, kept)
+		rules, err := rs.ask(ctx, kept)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		if !ok {
-			return hit, nil
+		if !rules {
+			if exact || least >= len(hit) {
+				return hit, 0, nil
+			}
+			return hit, least, nil
 		}
-		r, err := rs.shrink(ctx, kept)
+		r, err := rs.split(ctx, kept)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		all = append(all, r)
 		if !slices.ContainsFunc(rs.found, func(f []int) bool { return slices.Equal(f, r) }) {
@@ -261,28 +323,202 @@ func (rs *reasonSearch) room(ctx context.Context) ([]int, error) {
 	}
 }
 
+// hitNodes bounds the search for a fewest hitting set, in the nodes of
+// its tree: a few milliseconds of one core. Past it, the search returns
+// the smallest set found, so that a question whose answer is a large set
+// among many choices (a fix that undoes sixty of a hundred and twenty
+// decisions, whose subsets by size are beyond counting) costs what a
+// small one does instead of its whole deadline on a core.
+const hitNodes = 1 << 14
+
 // hittingSet returns a fewest set of indices that meets every set of sets
 // (none is empty), the first such set in increasing lexicographic order
-// of its size: the choices made earliest go first.
-func hittingSet(ctx context.Context, sets [][]int) ([]int, error) {
-	var universe []int
+// of its size when the search ends within its budget: the choices made
+// earliest go first; exact is true. The
+// search is a branch and bound (on the elements of a set not yet met with
+// the fewest elements left, each branch forbidding the elements of the
+// branches before it; bounded by the sets not yet met that share no
+// element, which need one element each), started from a greedy set. When
+// it passes hitNodes nodes it returns the smallest set found, exact false,
+// and lower, a size that every set meeting them all has at least (exact
+// still when that is the size found); exact, lower is the size of set.
+func hittingSet(ctx context.Context, sets [][]int) (set []int, exact bool, lower int, err error) {
+	if slices.ContainsFunc(sets, func(s []int) bool { return len(s) == 0 }) {
+		return nil, false, 0, errors.New("no set meets every reason") // an empty reason has no hitting set
+	}
+	h := newHitter(sets)
+	h.best = h.greedy()
+	lower = h.bound()
+	h.search(ctx)
+	if err := ctx.Err(); err != nil {
+		return nil, false, 0, err
+	}
+	if !h.stopped || lower == len(h.best) {
+		return h.best, true, len(h.best), nil
+	}
+	return h.best, false, lower, nil
+}
+
+// hitter is the state of hittingSet's search.
+type hitter struct {
+	sets    [][]int // each increasing
+	holding [][]int // by element, the sets that hold it
+	met     []int   // by set, how many chosen elements it holds
+	banned  []int   // by element, how many branches above forbid it
+	cur     []int   // the elements chosen, in the order chosen
+	best    []int   // the smallest set found, increasing
+	nodes   int
+	stopped bool  // the search passed hitNodes (or its context ended)
+	seen    []int // scratch of bound: the epoch an element was last used in
+	epoch   int
+}
+
+func newHitter(sets [][]int) *hitter {
+	n := 0
 	for _, s := range sets {
+		n = max(n, slices.Max(s)+1)
+	}
+	h := &hitter{sets: sets, holding: make([][]int, n), met: make([]int, len(sets)), banned: make([]int, n), seen: make([]int, n)}
+	for i, s := range sets {
 		for _, j := range s {
-			if !slices.Contains(universe, j) {
-				universe = append(universe, j)
+			h.holding[j] = append(h.holding[j], i)
+		}
+	}
+	return h
+}
+
+func (h *hitter) choose(j int) {
+	h.cur = append(h.cur, j)
+	for _, i := range h.holding[j] {
+		h.met[i]++
+	}
+}
+
+func (h *hitter) unchoose(j int) {
+	h.cur = h.cur[:len(h.cur)-1]
+	for _, i := range h.holding[j] {
+		h.met[i]--
+	}
+}
+
+// greedy returns a set meeting every set: the element that meets the
+// most sets not yet met, the smallest on a tie, until every set is met.
+func (h *hitter) greedy() []int {
+	defer func() {
+		for _, j := range slices.Clone(h.cur) {
+			h.unchoose(j)
+		}
+	}()
+	for {
+		bestJ, bestN := -1, 0
+		for j, holds := range h.holding {
+			n := 0
+			for _, i := range holds {
+				if h.met[i] == 0 {
+					n++
+				}
+			}
+			if n > bestN {
+				bestJ, bestN = j, n
 			}
 		}
-	}
-	slices.Sort(universe)
-	for set := range subsetsBySize(universe, 0) {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+		if bestJ < 0 {
+			out := slices.Clone(h.cur)
+			slices.Sort(out)
+			return out
 		}
-		if hitsAll(set, sets) {
-			return slices.Clone(set), nil
+		h.choose(bestJ)
+	}
+}
+
+// bound returns how many more elements every completion of the chosen
+// ones needs at least: the number of sets not yet met, taken smallest
+// first, that share no element left allowed; -1 when a set not yet met
+// has no element left allowed (no completion exists).
+func (h *hitter) bound() int {
+	h.epoch++
+	n := 0
+	for i, s := range h.sets {
+		if h.met[i] > 0 {
+			continue
+		}
+		free, clash := 0, false
+		for _, j := range s {
+			if h.banned[j] > 0 {
+				continue
+			}
+			free++
+			clash = clash || h.seen[j] == h.epoch
+		}
+		if free == 0 {
+			return -1
+		}
+		if clash {
+			continue
+		}
+		for _, j := range s {
+			h.seen[j] = h.epoch
+		}
+		n++
+	}
+	return n
+}
+
+// search explores the completions of the chosen elements, keeping the
+// smallest found (the first in increasing lexicographic order among the
+// smallest).
+func (h *hitter) search(ctx context.Context) {
+	if h.stopped {
+		return
+	}
+	if h.nodes++; h.nodes > hitNodes || (h.nodes%256 == 0 && ctx.Err() != nil) {
+		h.stopped = true
+		return
+	}
+	// The set not yet met with the fewest elements left allowed.
+	pick, fewest := -1, 0
+	for i, s := range h.sets {
+		if h.met[i] > 0 {
+			continue
+		}
+		free := 0
+		for _, j := range s {
+			if h.banned[j] == 0 {
+				free++
+			}
+		}
+		if free == 0 {
+			return
+		}
+		if pick < 0 || free < fewest {
+			pick, fewest = i, free
 		}
 	}
-	return nil, errors.New("no set meets every reason") // an empty reason has no hitting set
+	if pick < 0 {
+		found := slices.Clone(h.cur)
+		slices.Sort(found)
+		if len(found) < len(h.best) || (len(found) == len(h.best) && slices.Compare(found, h.best) < 0) {
+			h.best = found
+		}
+		return
+	}
+	if lb := h.bound(); lb < 0 || len(h.cur)+lb > len(h.best) {
+		return
+	}
+	var tried []int
+	for _, j := range h.sets[pick] {
+		if h.banned[j] > 0 {
+			continue
+		}
+		h.choose(j)
+		h.search(ctx)
+		h.unchoose(j)
+		h.banned[j]++
+		tried = append(tried, j)
+	}
+	for _, j := range tried {
+		h.banned[j]--
+	}
 }
 
 // hitsAll reports whether set shares an element with every one of sets.

@@ -104,6 +104,8 @@ var api = []exchange{
 	{name: "upload, sent as a form", path: "/api/v1/models", contentType: "application/x-www-form-urlencoded", body: "features=A", status: 415, refused: true},
 	{name: "models", method: "GET", path: "/api/v1/models", status: 200},
 	{name: "models, DELETE", method: "DELETE", path: "/api/v1/models", status: 405},
+	{name: "models, a page of two", method: "GET", path: "/api/v1/models?limit=2", status: 200},
+	{name: "models, a page past the bound", method: "GET", path: "/api/v1/models?limit=501", status: 400},
 
 	{name: "analyze a model", path: "/api/v1/analyze", body: `{"model":"` + exampleID("car") + `","select":["Electric"],"deselect":["Sunroof"]}`, status: 200},
 	{name: "analyze a model on SAT", path: "/api/v1/analyze", body: `{"model":"` + exampleID("computer") + `","backend":"sat"}`, status: 200},
@@ -145,6 +147,9 @@ func everyEndpoint(what string, want int) []exchange {
 	return out
 }
 
+// firstCNF is the model that the store of one model removes.
+const firstCNF = "p cnf 2 1\n1 2 0\n"
+
 // setups are the servers set up to fail, and the exchanges with each.
 var setups = []struct {
 	name      string
@@ -168,6 +173,13 @@ var setups = []struct {
 				{name: "models past the client's rate", method: "GET", path: "/api/v1/models", status: 429},
 				{name: "upload past the client's rate", path: "/api/v1/models", contentType: octets, body: "features\n\tA\n", status: 429},
 			})},
+	{"a store that holds one uploaded model", serverSetup{oneModel: true},
+		[]exchange{
+			{name: "upload, the first", path: "/api/v1/models?name=a.cnf", contentType: octets, body: firstCNF, status: 201},
+			{name: "upload, the second", path: "/api/v1/models?name=b.cnf", contentType: octets, body: "p cnf 2 1\n1 -2 0\n", status: 201},
+			{name: "analyze the removed model", path: "/api/v1/analyze", body: `{"model":"` + cnfID(firstCNF) + `"}`, status: 410},
+			{name: "explain a feature of the removed model", path: "/api/v1/explain", body: `{"model":"` + cnfID(firstCNF) + `","feature":"1"}`, status: 410},
+		}},
 	{"SAT backends alone", serverSetup{satOnly: true},
 		[]exchange{{name: "orders, no backend with orders", path: "/api/v1/orders", body: `{"n":8}`, status: 404}}},
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/nqueens/configurator/backends/bdd"
 	"github.com/nqueens/configurator/backends/sat"
 	"github.com/nqueens/configurator/backends/sat/plain"
+	"github.com/nqueens/configurator/configurator/feature"
 	"github.com/nqueens/configurator/configurator/feature/examples"
 	"github.com/nqueens/configurator/internal/web/guard"
 	"github.com/nqueens/configurator/internal/web/models"
@@ -31,6 +32,9 @@ type serverSetup struct {
 	// satOnly registers the SAT backends alone: no backend depends on the
 	// variable order.
 	satOnly bool
+	// oneModel holds one uploaded model at a time, without a directory:
+	// the one before is removed when the next is uploaded.
+	oneModel bool
 }
 
 // startServer starts the web server in process on a loopback port with
@@ -56,6 +60,9 @@ func startServer(t *testing.T, setup serverSetup) string {
 		{Backend: sat.New(sat.Options{MaxN: satMaxN, Serve: 1, CountCap: countCap, Timeout: deadline}), Deadline: deadline, Title: "SAT"},
 		{Backend: plain.New(plain.Options{MaxN: min(satMaxN, plain.DefaultMaxN), CountCap: countCap}), Deadline: deadline, Title: "SAT-PLAIN"},
 	}
+	if setup.oneModel {
+		cfg.Models.Bytes = 1
+	}
 	if setup.satOnly {
 		engines = engines[1:]
 	}
@@ -70,6 +77,9 @@ func startServer(t *testing.T, setup serverSetup) string {
 	})
 	return ts.URL
 }
+
+// cnfID is the ID the server gives the CNF file src.
+func cnfID(src string) string { return models.ID(feature.DIMACS, []byte(src)) }
 
 // exampleID is the ID the server gives the bundled example of that name.
 func exampleID(name string) string {

@@ -41,6 +41,15 @@ type attack struct {
 	run       func(ctx context.Context, a *attackRun) error
 	// target, if any, is the latency the attack's victim is held to.
 	target *latencyTarget
+	// memoryTarget holds the server's peak resident memory to the bound
+	// it is sized to (its /debug/stats memory_bound).
+	memoryTarget bool
+	// cacheDir gives the server a cache directory of its own (a
+	// temporary one, attackRun.dir) instead of none.
+	cacheDir bool
+	// stopUnder, when set, is the time within which the server must exit
+	// after SIGTERM at the attack's end.
+	stopUnder time.Duration
 }
 
 // latencyTarget is a bound on a quantile of the latencies of the requests
@@ -146,8 +155,10 @@ type attackRun struct {
 	p    *launch.Process
 	mu   sync.Mutex
 	figs map[string]*figures
-	// notes are figures the attack states in words.
-	notes []string
+	// notes are figures the attack states in words; failures are the
+	// checks it did not pass.
+	notes, failures []string
+	dir             string // the server's cache directory, "" for none
 }
 
 // figures are the answers of one kind of request.
@@ -167,10 +178,23 @@ type attackReport struct {
 	PeakRSS   uint64
 	Elapsed   time.Duration
 	Target    *latencyTarget // the attack's, if any
+	// Failures are the attack's checks not passed.
+	Failures []string
+	// Bound is the peak resident memory the server is sized to stay
+	// within, held to when MemoryTarget.
+	Bound        int64
+	MemoryTarget bool
+	// StopTook is how long the server took to exit after SIGTERM, held to
+	// StopUnder when it is set.
+	StopTook, StopUnder time.Duration
 }
 
 // passed reports whether the attack's target, if it has one, is met.
 func (r *attackReport) passed() bool {
+	if len(r.Failures) > 0 || r.MemoryTarget && (r.Bound <= 0 || int64(r.PeakRSS) >= r.Bound) ||
+		r.StopUnder > 0 && r.StopTook > r.StopUnder {
+		return false
+	}
 	if r.Target == nil {
 		return true
 	}
@@ -180,7 +204,7 @@ func (r *attackReport) passed() bool {
 
 func findAttack(name string) (attack, error) {
 	var names []string
-	for _, a := range attacks {
+	for _, a := range slices.Concat(attacks, modelAttacks) {
 		if a.name == name {
 			return a, nil
 		}
@@ -207,24 +231,38 @@ func runAttack(ctx context.Context, cfg attackConfig) (*attackReport, error) {
 		common = append([]string{"-memory", cfg.Memory}, common...)
 	}
 	args := append(knownFlags(ctx, cfg.Server, slices.Concat(common, at.args)), cfg.Extra...)
+	dir := ""
+	if at.cacheDir {
+		if dir, err = os.MkdirTemp("", "soak-cache-"); err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+		args = append(args, "-cache-dir", dir)
+	}
 	p, err := launch.Start(ctx, cfg.Server, launch.Options{Debug: true, Log: cfg.Log}, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer p.Kill()
-	a := &attackRun{cfg: cfg, p: p, figs: map[string]*figures{}}
+	a := &attackRun{cfg: cfg, p: p, figs: map[string]*figures{}, dir: dir}
 	a.say("%s: %s; %d attackers; server %s %s (debug %s)", at.name, at.about, cfg.Attackers, cfg.Server, strings.Join(args, " "), p.DebugURL())
 	start := time.Now()
 	if err := at.run(ctx, a); err != nil {
 		return nil, fmt.Errorf("attack %s: %w", at.name, err)
 	}
-	r := &attackReport{Attack: at.name, Attackers: cfg.Attackers, Args: args, Figures: a.figs, Notes: a.notes, Elapsed: time.Since(start), Target: at.target}
+	r := &attackReport{Attack: at.name, Attackers: cfg.Attackers, Args: args, Figures: a.figs, Notes: a.notes, Elapsed: time.Since(start), Target: at.target,
+		Failures: a.failures, MemoryTarget: at.memoryTarget, StopUnder: at.stopUnder}
 	if r.PeakRSS, err = p.PeakRSS(); err != nil {
 		return nil, err
 	}
+	if st, err := p.Stats(ctx, false); err == nil {
+		r.Bound = st.MemoryBound
+	}
+	stopped := time.Now()
 	if err := p.Stop(30 * time.Second); err != nil {
 		return nil, fmt.Errorf("stopping the server: %w", err)
 	}
+	r.StopTook = time.Since(stopped)
 	return r, nil
 }
 
@@ -876,6 +914,23 @@ func (r *attackReport) summary(w io.Writer) {
 		fmt.Fprintln(w, n)
 	}
 	fmt.Fprintf(w, "peak resident memory (VmHWM): %s\n", bytesize.Format(int64(r.PeakRSS)))
+	if r.MemoryTarget {
+		verdict := "met"
+		if r.Bound <= 0 || int64(r.PeakRSS) >= r.Bound {
+			verdict = "MISSED"
+		}
+		fmt.Fprintf(w, "target: peak resident memory %s under the server's bound %s: %s\n", bytesize.Format(int64(r.PeakRSS)), bytesize.Format(r.Bound), verdict)
+	}
+	if r.StopUnder > 0 {
+		verdict := "met"
+		if r.StopTook > r.StopUnder {
+			verdict = "MISSED"
+		}
+		fmt.Fprintf(w, "target: exit %v after SIGTERM, bound %v: %s\n", r.StopTook.Round(time.Millisecond), r.StopUnder, verdict)
+	}
+	for _, f := range r.Failures {
+		fmt.Fprintf(w, "FAILED: %s\n", f)
+	}
 	if t := r.Target; t != nil {
 		d, met := t.verdict(r)
 		verdict := "met"

@@ -78,7 +78,7 @@ func TestKnownFlags(t *testing.T) {
 // TestFindAttack: every attack is found by its name, an unknown name is
 // refused with the list.
 func TestFindAttack(t *testing.T) {
-	for _, a := range attacks {
+	for _, a := range slices.Concat(attacks, modelAttacks) {
 		if got, err := findAttack(a.name); err != nil || got.name != a.name || got.attackers < 1 || got.run == nil {
 			t.Errorf("findAttack(%q): %q, %d attackers, %v", a.name, got.name, got.attackers, err)
 		}
@@ -128,5 +128,55 @@ func TestAttackTarget(t *testing.T) {
 	}
 	if r := (&attackReport{Attack: "idle", Figures: map[string]*figures{}}); !r.passed() {
 		t.Error("an attack without a target did not pass")
+	}
+}
+
+// TestModelAttackVerdicts: a model attack passes only within the server's
+// memory bound, with no failed check, and within its bound of the exit
+// after SIGTERM; the summary says each.
+func TestModelAttackVerdicts(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		r    attackReport
+		met  bool
+		says string
+	}{
+		{"within", attackReport{MemoryTarget: true, PeakRSS: 100, Bound: 200}, true, "under the server's bound 200 B: met"},
+		{"past the bound", attackReport{MemoryTarget: true, PeakRSS: 300, Bound: 200}, false, "under the server's bound 200 B: MISSED"},
+		{"no bound known", attackReport{MemoryTarget: true, PeakRSS: 100}, false, "MISSED"},
+		{"a failed check", attackReport{Failures: []string{"the victim's model: 404"}}, false, "FAILED: the victim's model: 404"},
+		{"a slow exit", attackReport{StopUnder: 5 * time.Second, StopTook: 31 * time.Second}, false, "exit 31s after SIGTERM, bound 5s: MISSED"},
+		{"a quick exit", attackReport{StopUnder: 5 * time.Second, StopTook: time.Second}, true, "exit 1s after SIGTERM, bound 5s: met"},
+	} {
+		tt.r.Figures = map[string]*figures{}
+		if got := tt.r.passed(); got != tt.met {
+			t.Errorf("%s: passed() = %v, want %v", tt.name, got, tt.met)
+		}
+		var sum strings.Builder
+		tt.r.summary(&sum)
+		if !strings.Contains(sum.String(), tt.says) {
+			t.Errorf("%s: the summary does not say %q:\n%s", tt.name, tt.says, sum.String())
+		}
+	}
+}
+
+// TestModelAttacks runs two of the attacks on the store of models against
+// the real server binary: a FIFO in models/ is answered and the server
+// exits at once on SIGTERM; a flood of CNF headers of a million variables
+// leaves another client's small uploads answered within 2 s, all within
+// the server's memory bound.
+func TestModelAttacks(t *testing.T) {
+	needServer(t)
+	for _, name := range []string{"model-fifo", "model-header"} {
+		r, err := runAttack(context.Background(), attackConfig{Server: webBinary, Attack: name, Duration: 3 * time.Second, Progress: testWriter{t}})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var sum strings.Builder
+		r.summary(&sum)
+		t.Log("\n" + sum.String())
+		if !r.passed() {
+			t.Errorf("%s did not pass", name)
+		}
 	}
 }

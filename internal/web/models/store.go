@@ -9,10 +9,13 @@
 // Per model and backend the store holds the compiled feature space: one
 // compile however many requests ask for it at once (they wait for it; the
 // compile ends when the last of them gives up), at most Config.Slots
-// compiles at a time, each within Config.Deadline. What the store holds in
-// memory (parsed models and their spaces) is bounded by Config.Bytes: the
-// models used least recently give way, and are read again from the
-// directory when asked for. Like the rest of the server, the store keeps
+// compiles at a time on each backend, in a lane apart from the parses of
+// uploads, each within Config.Deadline and holding, while it runs, what it
+// may take of the server's one memory bound (Config.Memory). What the
+// store holds in memory (parsed models and their spaces) is bounded by
+// Config.Bytes, each charged a bound of what it holds: the models used
+// least recently give way, and are read again from the directory when
+// asked for. Like the rest of the server, the store keeps
 // no person's decisions: they come with every request.
 //
 // The package knows nothing of HTTP; its errors are values (ErrNotFound,
@@ -29,6 +32,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"os"
 	"path"
 	"slices"
 	"strings"
@@ -53,6 +57,9 @@ var (
 	ErrTooBig = errors.New("model file too large")
 	// ErrNoBackend: a backend the store was not given.
 	ErrNoBackend = errors.New("no such backend")
+	// ErrName: a file's name that cannot name a model (see
+	// feature.NameFault).
+	ErrName = errors.New("the file's name cannot name a model")
 )
 
 // Config is what bounds the store.
@@ -60,13 +67,30 @@ type Config struct {
 	// Dir is the directory that keeps uploaded models across restarts;
 	// "" keeps them in memory only (forgotten when they give way).
 	Dir string
-	// Bytes bounds the parsed models and compiled spaces held in memory
-	// (an estimate for models, the space's own figure when it reports
-	// one); the bundled examples are always held.
+	// Bytes bounds the parsed models and compiled spaces held in memory,
+	// each charged a bound of what it holds (a model by its features,
+	// names, groups, constraints and clauses, never by its file's size; a
+	// space by its own figure when it reports one); the bundled examples
+	// are always held.
 	Bytes int64
-	// DiskBytes bounds the files kept in Dir; the least recently used go
-	// first. 0: no bound.
-	DiskBytes int64
+	// DiskBytes bounds the files kept in Dir, every file of the store
+	// counted (a model's, its name's, a write's under way); DiskModels
+	// bounds their number. When an upload needs room, the uploader's own
+	// models give way first, the least recently used first, then the
+	// models no one used within Recent; a model another client used
+	// within Recent is kept, and when no room can be made so the upload
+	// is refused (ErrFull). 0: no bound.
+	DiskBytes  int64
+	DiskModels int
+	// Recent is how long after its last use (or its upload) a model is
+	// kept from other clients' uploads; 0: DefaultRecent.
+	Recent time.Duration
+	// Quota bounds each client's uploads (configurator.ClientOf, an IPv6
+	// address by its /64); the zero Quota bounds none.
+	Quota Quota
+	// Receiving bounds the bytes of the upload bodies being received at
+	// once (see Receive); 0: DefaultReceiving.
+	Receiving int64
 	// MaxFeatures is the most features a model may have; 0: no bound.
 	MaxFeatures int
 	// Deadline bounds one compile, whoever waits for it; 0: none.
@@ -75,9 +99,20 @@ type Config struct {
 	// so that a compile longer than a request's deadline finishes for the
 	// requests that come back; 0: it ends at once.
 	Grace time.Duration
-	// Slots is the number of compiles (and parses of uploads) that run at
-	// once.
+	// Slots is the number of parses that run at once, and of compiles on
+	// each backend: parses and the compiles of each backend have lanes of
+	// their own, so that an upload never waits behind a compile, nor a
+	// compile on one backend behind another's.
 	Slots int
+	// Memory, when not nil, is the server's one memory bound, in which a
+	// model's compile reserves, while it runs, what it may take (its
+	// backend's Budgets up to Bytes, or else a bound from its model), as a
+	// board's compile does; a compile waits for room there.
+	Memory Memory
+	// Budgets are, by backend name, the most memory one compile on the
+	// backend may take (a BDD's node budget); a backend without one is
+	// charged a bound from its model.
+	Budgets map[string]int64
 	// Boards serves the spaces of the built-in boards (BoardID) from the
 	// server's one cache of boards; nil: the store compiles them itself,
 	// as it does every model.
@@ -93,6 +128,17 @@ type Boards interface {
 	Space(ctx context.Context, n int, backend string) (*Space, error)
 	Compiling(n int, backend string) (since time.Time, ok bool)
 }
+
+// Memory is the server's one memory bound (spaces.Cache.Reserve).
+type Memory interface {
+	// Reserve waits until bytes fit within the bound, reserves them and
+	// returns the function that gives them back.
+	Reserve(ctx context.Context, bytes int64) (release func(), err error)
+}
+
+// DefaultRecent is how long a model used is kept from other clients'
+// uploads when Config.Recent says nothing.
+const DefaultRecent = time.Hour
 
 // MaxBoard is the largest built-in board.
 const MaxBoard = 32
@@ -140,11 +186,13 @@ type Store struct {
 	cfg      Config
 	log      *slog.Logger
 	backends map[string]configurator.Backend
-	disk     *disk // nil without Config.Dir
-	slots    chan struct{}
-	ctx      context.Context // ends with Close
+	disk     *disk                    // nil without Config.Dir
+	parses   chan struct{}            // a slot per parse under way
+	lanes    map[string]chan struct{} // by backend, a slot per compile under way
+	ctx      context.Context          // ends with Close
 	stop     context.CancelFunc
 	work     sync.WaitGroup // compiles and the directory's scan
+	uploads  *uploaders
 
 	boards [MaxBoard + 1]struct {
 		once  sync.Once
@@ -157,6 +205,10 @@ type Store struct {
 	lru     *list.List // of *entry holding a model, most recent first
 	held    int64      // the weight of the entries in lru
 	flights map[flightKey]*flight
+	// evicted are the IDs of the models removed to make room, and when,
+	// the last maxEvicted of them in order of removal (evictedOrder).
+	evicted      map[string]time.Time
+	evictedOrder []string
 }
 
 // entry is one model the store knows: its info always; its parsed model
@@ -168,6 +220,11 @@ type entry struct {
 	failed map[string]error // compiles beyond a backend's limits
 	elem   *list.Element
 	weight int64
+	// owner is the client that uploaded the model (clientKey), "" when
+	// unknown (read from the directory at a start); used is when a
+	// request last asked for it.
+	owner string
+	used  time.Time
 }
 
 type flightKey struct{ id, backend string }
@@ -194,15 +251,22 @@ func New(cfg Config, backends []configurator.Backend, log *slog.Logger) (*Store,
 		cfg:      cfg,
 		log:      log,
 		backends: make(map[string]configurator.Backend, len(backends)),
-		slots:    make(chan struct{}, max(cfg.Slots, 1)),
+		parses:   make(chan struct{}, max(cfg.Slots, 1)),
+		lanes:    make(map[string]chan struct{}, len(backends)),
 		ctx:      ctx,
 		stop:     stop,
 		entries:  make(map[string]*entry),
 		lru:      list.New(),
 		flights:  make(map[flightKey]*flight),
+		uploads:  newUploaders(cfg),
+		evicted:  make(map[string]time.Time),
+	}
+	if s.cfg.Recent <= 0 {
+		s.cfg.Recent = DefaultRecent
 	}
 	for _, b := range backends {
 		s.backends[b.Name()] = b
+		s.lanes[b.Name()] = make(chan struct{}, max(cfg.Slots, 1))
 	}
 	for _, ex := range examples.All() {
 		m, err := ex.Model()
@@ -215,7 +279,7 @@ func New(cfg Config, backends []configurator.Backend, log *slog.Logger) (*Store,
 		s.entries[info.ID] = &entry{info: info, model: m}
 	}
 	if cfg.Dir != "" {
-		d, err := openDisk(cfg.Dir, cfg.DiskBytes)
+		d, err := openDisk(cfg.Dir, cfg.DiskBytes, cfg.DiskModels)
 		if err != nil {
 			stop()
 			return nil, fmt.Errorf("models: %w", err)
@@ -281,6 +345,12 @@ func describe(id, file string, m *feature.Model, size int) Info {
 // model past Config.MaxFeatures a *feature.Error of kind feature.ErrLimit,
 // found as soon as the reader knows it (a CNF file at its header). Add honours ctx while it waits
 // for a turn to parse.
+//
+// The client ctx names (configurator.ClientOf) owns the model: a new model
+// counts against its Quota (a *QuotaError beyond it), and room for it in
+// the directory is made from its own models first, then from models no
+// one used recently, never from others used recently (ErrFull when no
+// room can be made so).
 func (s *Store) Add(ctx context.Context, name string, src []byte, f feature.Format) (Info, bool, error) {
 	if len(src) > MaxSize {
 		return Info{}, false, fmt.Errorf("%w: %d bytes, the limit is %d", ErrTooBig, len(src), MaxSize)
@@ -296,25 +366,38 @@ func (s *Store) Add(ctx context.Context, name string, src []byte, f feature.Form
 		}
 		return info, false, nil
 	}
+	base := strings.TrimSuffix(path.Base(name), path.Ext(name))
+	if base == "." || base == "/" {
+		base = ""
+	}
+	if _, found, kind := feature.NameFault(base); kind != nil {
+		return Info{}, false, fmt.Errorf("%w: %s", ErrName, found)
+	}
 	m, err := s.parse(ctx, name, src, f)
 	if err != nil {
 		return Info{}, false, err
 	}
-	base := strings.TrimSuffix(path.Base(name), path.Ext(name))
-	if base == "." || base == "/" {
-		base = ""
+	client := clientKey(configurator.ClientOf(ctx))
+	if err := s.uploads.admit(client, int64(len(src)), time.Now()); err != nil {
+		return Info{}, false, err
 	}
 	info = describe(id, base, m, len(src))
 	if info.Name == "" {
 		info.Name = "model " + id[:8]
 	}
 	if s.disk != nil {
-		if err := s.disk.save(id, f, src, base); err != nil {
+		removed, err := s.disk.save(id, f, src, base, s.policy(client))
+		switch {
+		case errors.Is(err, ErrFull):
+			return Info{}, false, err
+		case err != nil:
 			s.log.Warn("keeping a model in the cache directory", "model", id, "err", err)
 		}
+		s.removed(removed)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	delete(s.evicted, id)
 	e := s.entries[id]
 	switch {
 	case e != nil && e.model != nil:
@@ -323,10 +406,76 @@ func (s *Store) Add(ctx context.Context, name string, src []byte, f feature.Form
 		s.hold(e, m)
 		return e.info, false, nil
 	}
-	e = &entry{info: info}
+	e = &entry{info: info, owner: client, used: time.Now()}
 	s.entries[id] = e
 	s.hold(e, m)
 	return e.info, true, nil
+}
+
+// policy is the directory's policy of removal for an upload of client:
+// its own models first, then those not used within Config.Recent.
+func (s *Store) policy(client string) policy {
+	return policy{
+		since: time.Now().Add(-s.cfg.Recent),
+		mine: func(id string) bool {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			e := s.entries[id]
+			return client != "" && e != nil && e.owner == client
+		},
+		used: func(id string, mod time.Time) time.Time {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if e := s.entries[id]; e != nil && e.used.After(mod) {
+				return e.used
+			}
+			return mod
+		},
+	}
+}
+
+// removed forgets the models whose files the directory removed to make
+// room, and remembers when, so that their addresses say so (Evicted).
+func (s *Store) removed(ids []string) {
+	if len(ids) == 0 {
+		return
+	}
+	now := time.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, id := range ids {
+		s.log.Info("model removed to make room for an upload", "model", id)
+		if e := s.entries[id]; e != nil {
+			s.drop(e)
+			delete(s.entries, id)
+		}
+		s.remember(id, now)
+	}
+}
+
+// remember records that the model of id was removed at when, forgetting
+// the oldest such record beyond maxEvicted. s.mu is held.
+func (s *Store) remember(id string, when time.Time) {
+	if _, ok := s.evicted[id]; !ok {
+		s.evictedOrder = append(s.evictedOrder, id)
+	}
+	s.evicted[id] = when
+	for len(s.evictedOrder) > maxEvicted {
+		delete(s.evicted, s.evictedOrder[0])
+		s.evictedOrder = s.evictedOrder[1:]
+	}
+}
+
+// notFound is the error of a model id the store does not have: Evicted
+// when it removed it to make room.
+func (s *Store) notFound(id string) error {
+	s.mu.Lock()
+	when, ok := s.evicted[id]
+	s.mu.Unlock()
+	if ok {
+		return &Evicted{ID: id, When: when}
+	}
+	return fmt.Errorf("model %s: %w", id, ErrNotFound)
 }
 
 // inMemory returns the info of a model the store holds in memory by id.
@@ -340,11 +489,11 @@ func (s *Store) inMemory(id string) (Info, bool) {
 	return e.info, true
 }
 
-// parse reads src in format f in one of the store's slots, and checks the
-// model against the store's bounds.
+// parse reads src in format f in one of the parses' slots, and checks
+// the model against the store's bounds.
 func (s *Store) parse(ctx context.Context, name string, src []byte, f feature.Format) (*feature.Model, error) {
 	select {
-	case s.slots <- struct{}{}:
+	case s.parses <- struct{}{}:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
@@ -355,7 +504,7 @@ func (s *Store) parse(ctx context.Context, name string, src []byte, f feature.Fo
 	// A model past the bound is refused as soon as the reader knows it (a
 	// CNF file at its header), before it is built.
 	m, err := modelfile.ParseMax(name, src, f, limit)
-	<-s.slots
+	<-s.parses
 	if err != nil {
 		return nil, err
 	}
@@ -428,6 +577,39 @@ func (s *Store) List() []Info {
 	return out
 }
 
+// MaxPage is the most models Page lists at once.
+const MaxPage = 500
+
+// ErrCursor: Page's after names no model of the list.
+var ErrCursor = errors.New("no model of the list has that ID")
+
+// Page returns at most limit models of List (at most MaxPage; limit < 1
+// means MaxPage), those after the model with ID after ("": from the
+// first), and the ID to ask after for the next page, "" at the end. An
+// after that names no model of the list (one removed since) gives
+// ErrCursor. A page's bytes are bounded by its length, each model's info
+// being bounded (names of at most 256 bytes).
+func (s *Store) Page(limit int, after string) (page []Info, next string, err error) {
+	if limit < 1 || limit > MaxPage {
+		limit = MaxPage
+	}
+	list := s.List()
+	start := 0
+	if after != "" {
+		i := slices.IndexFunc(list, func(in Info) bool { return in.ID == after })
+		if i < 0 {
+			return nil, "", fmt.Errorf("after %q: %w", after, ErrCursor)
+		}
+		start = i + 1
+	}
+	end := min(start+limit, len(list))
+	page = list[start:end]
+	if end < len(list) {
+		next = page[len(page)-1].ID
+	}
+	return page, next, nil
+}
+
 // Model returns the model of id and its info, read again from the cache
 // directory when it is not held in memory. An ID the store does not know,
 // or whose file is damaged, gives ErrNotFound.
@@ -469,13 +651,14 @@ func (s *Store) entry(ctx context.Context, id string) (*entry, error) {
 		if e.elem != nil {
 			s.lru.MoveToFront(e.elem)
 		}
+		e.used = time.Now()
 		snap := *e
 		s.mu.Unlock()
 		return &snap, nil
 	}
 	s.mu.Unlock()
 	if s.disk == nil {
-		return nil, fmt.Errorf("model %s: %w", id, ErrNotFound)
+		return nil, s.notFound(id)
 	}
 	info, m, err := s.load(ctx, id)
 	if err != nil {
@@ -488,6 +671,7 @@ func (s *Store) entry(ctx context.Context, id string) (*entry, error) {
 		e = &entry{info: info}
 		s.entries[id] = e
 	}
+	e.used = time.Now()
 	if e.model == nil {
 		s.hold(e, m)
 	}
@@ -500,8 +684,11 @@ func (s *Store) entry(ctx context.Context, id string) (*entry, error) {
 func (s *Store) load(ctx context.Context, id string) (Info, *feature.Model, error) {
 	f, src, err := s.disk.read(id)
 	if err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			s.log.Warn("refusing a model file that does not read", "model", id, "err", err)
+		}
 		s.forget(id, f)
-		return Info{}, nil, fmt.Errorf("model %s: %w", id, ErrNotFound)
+		return Info{}, nil, s.notFound(id)
 	}
 	if ID(f, src) != id {
 		s.log.Warn("refusing a damaged model file: its content does not hash to its name", "model", id)
@@ -554,16 +741,13 @@ func (s *Store) scan() {
 		if _, ok := s.entries[id]; !ok {
 			e := &entry{info: info}
 			s.entries[id] = e
-			if s.held+weight(info) <= s.cfg.Bytes {
+			if s.held+modelBytes(m) <= s.cfg.Bytes {
 				s.hold(e, m)
 			}
 		}
 		s.mu.Unlock()
 	}
 }
-
-// weight estimates the memory of a parsed model: a few times its text.
-func weight(info Info) int64 { return 4 * int64(info.Size) }
 
 // hold keeps m as e's model in memory and lets the least recently used
 // models give way while the store holds more than its bound. Bundled
@@ -573,7 +757,7 @@ func (s *Store) hold(e *entry, m *feature.Model) {
 	if e.info.Example {
 		return
 	}
-	e.weight = weight(e.info)
+	e.weight = modelBytes(m)
 	e.elem = s.lru.PushFront(e)
 	s.held += e.weight
 	s.shed(e)
@@ -591,6 +775,7 @@ func (s *Store) shed(keep *entry) {
 		s.drop(e)
 		if s.disk == nil {
 			delete(s.entries, e.info.ID) // forgotten: nothing to read it from
+			s.remember(e.info.ID, time.Now())
 		}
 	}
 }
@@ -607,7 +792,7 @@ func (s *Store) drop(e *entry) {
 
 // Space returns the compiled space of model id on backend, compiling it
 // when no request has: concurrent callers wait for one compile, which
-// runs in one of the store's slots within Config.Deadline, and ends
+// runs in one of its backend's slots within Config.Deadline, and ends
 // Config.Grace after every caller waiting for it has given up (ctx)
 // unless another comes. A backend that does not
 // configure feature models gives an error wrapping
@@ -707,29 +892,17 @@ func (s *Store) Compiling(id, backend string) (since time.Time, ok bool) {
 	return f.since, true
 }
 
-// compile is a flight's work: a slot, the compile, and what it gives
-// kept with the model while it is held.
+// compile is a flight's work: a slot in its backend's lane, the memory
+// it may take reserved in the server's bound, the compile, and what it
+// gives kept with the model while it is held.
 func (s *Store) compile(ctx context.Context, k flightKey, f *flight, b configurator.Backend, m *feature.Model) {
 	defer s.work.Done()
 	defer f.cancel()
+	lane := s.lanes[k.backend]
 	select {
-	case s.slots <- struct{}{}:
-		fs, took, err := configurator.CompileFeatureModel(ctx, b, m)
-		<-s.slots
-		if err == nil {
-			f.sp = &Space{FeatureSpace: fs, Backend: k.backend, Took: took}
-			s.log.Info("compiled a model", "model", k.id, "backend", k.backend, "features", len(m.Features), "took", took)
-		} else {
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) && s.ctx.Err() == nil {
-				// The store's own deadline, not a caller's: the model is
-				// beyond this backend, as one past its node budget is, and
-				// is remembered so, or every visitor would start the same
-				// hopeless compile again.
-				err = fmt.Errorf("%w: its compile did not finish in %v", configurator.ErrTooLarge, s.cfg.Deadline)
-			}
-			f.err = err
-			s.log.Warn("compiling a model", "model", k.id, "backend", k.backend, "err", err)
-		}
+	case lane <- struct{}{}:
+		f.sp, f.err = s.compileIn(ctx, k, b, m)
+		<-lane
 	case <-ctx.Done():
 		f.err = ctx.Err()
 	}
@@ -748,7 +921,7 @@ func (s *Store) compile(ctx context.Context, k flightKey, f *flight, b configura
 		}
 		e.spaces[k.backend] = f.sp
 		if e.elem != nil {
-			w := spaceWeight(f.sp, e.info)
+			w := spaceBytes(f.sp.FeatureSpace, m)
 			e.weight += w
 			s.held += w
 			s.shed(e)
@@ -762,12 +935,48 @@ func (s *Store) compile(ctx context.Context, k flightKey, f *flight, b configura
 	close(f.done)
 }
 
-// spaceWeight is the memory a space holds: its own figure when it
-// reports one (configurator.Sizer), else an estimate from its model's
-// size.
-func spaceWeight(sp *Space, info Info) int64 {
-	if sz, ok := sp.FeatureSpace.(configurator.Sizer); ok {
-		return sz.Bytes()
+// compileIn compiles m on b once the memory the compile may take is
+// reserved. A compile that does not end by the store's deadline is beyond
+// the backend, and says so; one that did not find the memory in time is
+// not (the server was busy), and is not remembered.
+func (s *Store) compileIn(ctx context.Context, k flightKey, b configurator.Backend, m *feature.Model) (*Space, error) {
+	if s.cfg.Memory != nil {
+		release, err := s.cfg.Memory.Reserve(ctx, s.compileCost(k.backend, m))
+		if err != nil {
+			if ctx.Err() != nil && s.ctx.Err() == nil {
+				err = fmt.Errorf("compiling the model waited for memory the server's other compiles hold: %w", configurator.ErrBusy)
+			}
+			s.log.Warn("reserving the memory of a model's compile", "model", k.id, "backend", k.backend, "err", err)
+			return nil, err
+		}
+		defer release()
 	}
-	return 8 * int64(info.Size)
+	fs, took, err := configurator.CompileFeatureModel(ctx, b, m)
+	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) && s.ctx.Err() == nil {
+			// The store's own deadline, not a caller's: the model is
+			// beyond this backend, as one past its node budget is, and
+			// is remembered so, or every visitor would start the same
+			// hopeless compile again.
+			err = fmt.Errorf("%w: its compile did not finish in %v", configurator.ErrTooLarge, s.cfg.Deadline)
+		}
+		s.log.Warn("compiling a model", "model", k.id, "backend", k.backend, "err", err)
+		return nil, err
+	}
+	s.log.Info("compiled a model", "model", k.id, "backend", k.backend, "features", len(m.Features), "took", took)
+	return &Space{FeatureSpace: fs, Backend: k.backend, Took: took}, nil
+}
+
+// compileCost is the memory the compile of m on backend reserves: a
+// bound from the model, or for a backend with a budget (a BDD's nodes),
+// that budget up to Config.Bytes, the most the store could keep of the
+// space it makes. Reserving the whole budget would hold every board's
+// compile back for each model's and evict every board not in use; as for
+// a board's compile, whose reservation is its backend's estimate, the
+// budget stays the hard bound beyond the reservation.
+func (s *Store) compileCost(backend string, m *feature.Model) int64 {
+	if b := s.cfg.Budgets[backend]; b > 0 {
+		return min(b, max(s.cfg.Bytes, spaceBytes(nil, m)))
+	}
+	return spaceBytes(nil, m)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/feature"
 	"github.com/nqueens/configurator/configurator/feature/examples"
+	"github.com/nqueens/configurator/configurator/feature/modelfile"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -240,7 +241,11 @@ func TestBound(t *testing.T) {
 	ctx := context.Background()
 	for _, dir := range []string{"", t.TempDir()} {
 		cfg := testConfig(dir)
-		cfg.Bytes = 4 * int64(len(chain(100))) * 2 // two models of 100
+		m, err := modelfile.Parse("chain.uvl", chain(101), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Bytes = 2 * modelBytes(m) // two models of 100 or so
 		s := newStore(t, cfg)
 		var ids []string
 		for i := range 3 {
@@ -250,7 +255,7 @@ func TestBound(t *testing.T) {
 			}
 			ids = append(ids, info.ID)
 		}
-		_, _, err := s.Model(ctx, ids[0])
+		_, _, err = s.Model(ctx, ids[0])
 		switch {
 		case dir == "" && !errors.Is(err, ErrNotFound):
 			t.Errorf("without a directory, the first of three: %v, want ErrNotFound", err)

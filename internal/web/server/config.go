@@ -77,6 +77,13 @@ func DefaultConfig() Config {
 		Models: models.Config{
 			Bytes:     256 << 20,
 			DiskBytes: 256 << 20,
+			// A listing and a restart's scan stay quick however small the
+			// files are.
+			DiskModels: 10000,
+			// One address fills at most a quarter of the directory in an
+			// hour, and uploads far more models than a person does.
+			Quota:  models.Quota{Models: 100, Bytes: 64 << 20, Window: time.Hour},
+			Recent: models.DefaultRecent,
 			// Above the largest real models (tens of thousands of
 			// features), below what a request could answer in time.
 			MaxFeatures: 50000,

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
+	"math"
 	"mime"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -48,13 +50,15 @@ func newModelJSON(in models.Info) modelJSON {
 	return modelJSON{Model: in.ID, Name: in.Name, Format: in.Format, Features: in.Features, Constraints: in.Constraints, Board: in.Board}
 }
 
-// modelsResponse is the answer of GET /api/v1/models: the bundled
-// examples first, then the built-in boards by size, then the uploads by
-// name, and the bounds of an upload.
+// modelsResponse is the answer of GET /api/v1/models: a page of the list
+// (the bundled examples first, then the built-in boards by size, then the
+// uploads by name), and the bounds of an upload.
 type modelsResponse struct {
-	Models      []modelJSON `json:"models"`
-	MaxBytes    int         `json:"max_bytes"`
-	MaxFeatures int         `json:"max_features,omitempty"`
+	Models []modelJSON `json:"models"`
+	// Next is the ?after= of the next page, absent on the last.
+	Next        string `json:"next,omitempty"`
+	MaxBytes    int    `json:"max_bytes"`
+	MaxFeatures int    `json:"max_features,omitempty"`
 }
 
 // parseErrorJSON is the answer to a file that does not parse: the
@@ -162,16 +166,20 @@ type modelReasonJSON struct {
 // it (null for a core feature); Constraints are the parts of the model
 // that carry the reasons, each once.
 type modelExplainResponse struct {
-	Model       string            `json:"model"`
-	Backend     string            `json:"backend"`
-	Feature     string            `json:"feature"`
-	State       string            `json:"state"`
-	Reasons     []modelReasonJSON `json:"reasons"`
-	More        bool              `json:"more"`
-	Core        bool              `json:"core"`
-	MakeRoom    *decisionsJSON    `json:"make_room"`
-	Constraints []string          `json:"constraints"`
-	ElapsedMS   float64           `json:"elapsed_ms"`
+	Model    string            `json:"model"`
+	Backend  string            `json:"backend"`
+	Feature  string            `json:"feature"`
+	State    string            `json:"state"`
+	Reasons  []modelReasonJSON `json:"reasons"`
+	More     bool              `json:"more"`
+	Core     bool              `json:"core"`
+	MakeRoom *decisionsJSON    `json:"make_room"`
+	// MakeRoomAtLeast, when set, says MakeRoom is the smallest set the
+	// search found within its budget, not known to be a fewest: a fewest
+	// has at least this many decisions.
+	MakeRoomAtLeast int      `json:"make_room_at_least,omitempty"`
+	Constraints     []string `json:"constraints"`
+	ElapsedMS       float64  `json:"elapsed_ms"`
 }
 
 // apiAddModel is POST /api/v1/models: the file is the body, its format
@@ -189,23 +197,41 @@ func (s *Server) apiAddModel(c echo.Context) error {
 	if req.ContentLength > models.MaxSize {
 		return tooBig(req.ContentLength)
 	}
-	src, err := io.ReadAll(http.MaxBytesReader(c.Response(), req.Body, models.MaxSize))
+	// The body is read once there is room for it among the uploads being
+	// received (one per client, a bound in all), never before.
+	src, done, err := s.models.Receive(req.Context(), http.MaxBytesReader(c.Response(), req.Body, models.MaxSize), req.ContentLength)
 	var mbe *http.MaxBytesError
 	switch {
-	case errors.As(err, &mbe):
+	case errors.As(err, &mbe), errors.Is(err, models.ErrTooBig):
 		return tooBig(-1)
+	case errors.Is(err, models.ErrUploading):
+		return &problem.Problem{Status: http.StatusTooManyRequests, RetryAfter: 1, Err: err,
+			Message: "Another upload from your address is being received: this server receives one at a time from each address. Wait for its answer, then send the next."}
+	case errors.Is(err, configurator.ErrBusy):
+		return problem.Retry(2, err, "The server is receiving as many uploads as it holds at once. Please try again in a moment.")
 	case err != nil:
 		return problem.New(http.StatusBadRequest, "The model's file could not be read.")
-	case len(src) == 0:
+	}
+	defer done()
+	if len(src) == 0 {
 		return problem.New(http.StatusBadRequest, "The request body is empty: send the model's file (UVL, DIMACS CNF or FeatureIDE XML) as the body.")
 	}
 	info, created, err := s.models.Add(req.Context(), c.QueryParam("name"), src, f)
 	var fe *feature.Error
+	var qe *models.QuotaError
 	switch {
 	case errors.As(err, &fe):
 		return c.JSON(problem.ParseStatus(fe), parseErrorJSON{Error: "The model does not read: " + fe.Error(), Line: fe.Line, Column: fe.Column, File: fe.File, Quote: fe.Quote})
 	case errors.Is(err, models.ErrTooBig):
 		return tooBig(int64(len(src)))
+	case errors.Is(err, models.ErrName):
+		return problem.New(http.StatusBadRequest, "?name=%s cannot name a model: %s. Send a name of at most %d bytes of UTF-8 without control characters, or none.",
+			words.Quote(c.QueryParam("name")), words.Sentence(strings.TrimPrefix(err.Error(), models.ErrName.Error()+": ")), feature.MaxNameBytes)
+	case errors.As(err, &qe):
+		return &problem.Problem{Status: http.StatusTooManyRequests, RetryAfter: max(1, int(math.Ceil(qe.Retry.Seconds()))), Err: err,
+			Message: words.Sentence(qe.Error()) + fmt.Sprintf(". Try again in %s.", words.Seconds(max(1, int(math.Ceil(qe.Retry.Seconds())))))}
+	case errors.Is(err, models.ErrFull):
+		return problem.Retry(60, err, "This server keeps as many uploaded models as it has room for, and those it has are in use by others: it removes none of them for yours. Try again later, or use the models it has.")
 	case err != nil:
 		return err
 	}
@@ -239,10 +265,26 @@ func uploadContentType(ct string) error {
 	return nil
 }
 
-// apiModels is GET /api/v1/models.
+// defaultPage is the models GET /api/v1/models lists without ?limit=.
+const defaultPage = 100
+
+// apiModels is GET /api/v1/models: a page of the list, ?limit= models
+// (defaultPage, at most models.MaxPage) ?after= the model that ended the
+// last page, and next, the ?after= of the next page.
 func (s *Server) apiModels(c echo.Context) error {
-	list := s.models.List()
-	resp := modelsResponse{Models: make([]modelJSON, len(list)), MaxBytes: models.MaxSize, MaxFeatures: s.cfg.Models.MaxFeatures}
+	limit := defaultPage
+	if q := c.QueryParam("limit"); q != "" {
+		n, err := strconv.Atoi(q)
+		if err != nil || n < 1 || n > models.MaxPage {
+			return problem.New(http.StatusBadRequest, "?limit=%s is not a number of models from 1 to %d.", words.Quote(q), models.MaxPage)
+		}
+		limit = n
+	}
+	list, next, err := s.models.Page(limit, c.QueryParam("after"))
+	if err != nil {
+		return problem.New(http.StatusBadRequest, "?after=%s is no model of the list (it may have been removed since): list again from the start, without ?after=.", words.Quote(c.QueryParam("after")))
+	}
+	resp := modelsResponse{Models: make([]modelJSON, len(list)), Next: next, MaxBytes: models.MaxSize, MaxFeatures: s.cfg.Models.MaxFeatures}
 	for i, in := range list {
 		resp.Models[i] = newModelJSON(in)
 		resp.Models[i].Example = &in.Example
@@ -385,6 +427,9 @@ func (s *Server) modelBackend(name string) (string, error) {
 // modelProblem words the store's errors for a model request.
 func (s *Server) modelProblem(id, backend string, err error) error {
 	switch {
+	case errors.As(err, new(*models.Evicted)):
+		return &problem.Problem{Status: http.StatusGone, Err: err,
+			Message: words.Sentence(err.Error()) + ". Upload its file again with POST /api/v1/models: the same file gets the same ID."}
 	case errors.Is(err, models.ErrNotFound):
 		return &problem.Problem{Status: http.StatusNotFound, Err: err,
 			Message: fmt.Sprintf("There is no model %s on this server (or no longer): upload its file again with POST /api/v1/models; GET /api/v1/models lists the models it has.", words.Quote(id))}
@@ -484,7 +529,7 @@ func (s *Server) apiExplainModel(c echo.Context, body []byte) error {
 	resp.Constraints = append(resp.Constraints, describeAll(m, ex.Constraints())...)
 	if !ex.Core {
 		room := newDecisionsJSON(m, ex.Room)
-		resp.MakeRoom = &room
+		resp.MakeRoom, resp.MakeRoomAtLeast = &room, ex.RoomAtLeast
 	}
 	return c.JSON(http.StatusOK, resp)
 }

@@ -127,6 +127,15 @@ func New(cfg Config, log *slog.Logger, engines ...Engine) (*Server, error) {
 	s.spaces = spaces.New(backends, cfg.Spaces, log, s.compiled)
 	mc := cfg.Models
 	mc.Boards = boardSpaces{s}
+	// A model's compile holds its memory in the server's one bound, as a
+	// board's does: up to its backend's budget, never more than the bound.
+	mc.Memory = s.spaces
+	mc.Budgets = make(map[string]int64, len(engines))
+	for _, e := range engines {
+		if e.Budget > 0 {
+			mc.Budgets[e.Backend.Name()] = min(e.Budget, cfg.Spaces.Bytes)
+		}
+	}
 	if s.models, err = models.New(mc, backends, log); err != nil {
 		s.spaces.Close()
 		return nil, fmt.Errorf("web server: %w", err)

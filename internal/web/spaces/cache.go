@@ -643,3 +643,43 @@ func (c *Cache) add(res *Space) {
 		e = prev
 	}
 }
+
+// Reserve waits until bytes fit within the cache's bound beside the
+// spaces in use and the compiles running, evicting spaces not in use to
+// make room, as a compile of the cache's own does, reserves them, and
+// returns the function that gives them back (once, however often it is
+// called). It is how work the cache does not run (the compile of a
+// feature model) holds its memory within the server's one bound. bytes
+// beyond the whole bound fail at once with an error wrapping
+// configurator.ErrTooLarge; ctx ending while it waits, with ctx's error.
+func (c *Cache) Reserve(ctx context.Context, bytes int64) (release func(), err error) {
+	if bytes > c.cfg.Bytes {
+		return nil, fmt.Errorf("it may take %s, more than the %s of the server's compiled spaces: %w",
+			bytesize.Format(bytes), bytesize.Format(c.cfg.Bytes), configurator.ErrTooLarge)
+	}
+	for {
+		c.mu.Lock()
+		if c.makeRoom(bytes) {
+			c.reserved += bytes
+			c.mu.Unlock()
+			var once sync.Once
+			return func() {
+				once.Do(func() {
+					c.mu.Lock()
+					c.reserved -= bytes
+					c.free()
+					c.mu.Unlock()
+				})
+			}, nil
+		}
+		freed := c.freed
+		c.mu.Unlock()
+		select {
+		case <-freed:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-c.ctx.Done():
+			return nil, errors.New("server is shutting down")
+		}
+	}
+}

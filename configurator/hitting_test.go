@@ -1,0 +1,124 @@
+package configurator
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+)
+
+// fewestHitting is the reference: the first set, by size and then in
+// lexicographic order, of the elements of sets that meets every one.
+func fewestHitting(sets [][]int) []int {
+	var universe []int
+	for _, s := range sets {
+		for _, j := range s {
+			if !slices.Contains(universe, j) {
+				universe = append(universe, j)
+			}
+		}
+	}
+	slices.Sort(universe)
+	for set := range subsetsBySize(universe, 0) {
+		if hitsAll(set, sets) {
+			return slices.Clone(set)
+		}
+	}
+	return nil
+}
+
+// randomSets are m random increasing sets of 1 to k of the elements
+// 0..n-1.
+func randomSets(rng *rand.Rand, n, m, k int) [][]int {
+	sets := make([][]int, m)
+	for i := range sets {
+		size := 1 + rng.IntN(k)
+		for range size {
+			j := rng.IntN(n)
+			if !slices.Contains(sets[i], j) {
+				sets[i] = append(sets[i], j)
+			}
+		}
+		slices.Sort(sets[i])
+	}
+	return sets
+}
+
+// hittingSet finds what trying every set by size finds, on instances
+// small enough for that.
+func TestHittingSetExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 400 {
+		n, m, k := 2+rng.IntN(12), 1+rng.IntN(10), 1+rng.IntN(4)
+		sets := randomSets(rng, n, m, k)
+		got, exact, lower, err := hittingSet(context.Background(), sets)
+		want := fewestHitting(sets)
+		if err != nil || !exact || lower != len(want) || !slices.Equal(got, want) {
+			t.Fatalf("trial %d, %v: %v exact %v lower %d, %v; want %v", trial, sets, got, exact, lower, err, want)
+		}
+	}
+}
+
+// A fix that needs sixty of a hundred and twenty choices is found at
+// once, exact (its subsets by size are beyond counting); a hard instance
+// gets, within the search's budget, a set that meets every set and a
+// lower bound on the fewest, said to be inexact.
+func TestHittingSetBounded(t *testing.T) {
+	var pairs [][]int
+	for i := range 60 {
+		pairs = append(pairs, []int{2 * i, 2*i + 1})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	start := time.Now()
+	got, exact, lower, err := hittingSet(ctx, pairs)
+	if err != nil || !exact || len(got) != 60 || lower != 60 || got[0] != 0 || got[59] != 118 {
+		t.Fatalf("sixty pairs: %v exact %v lower %d, %v", got, exact, lower, err)
+	}
+
+	rng := rand.New(rand.NewPCG(3, 4))
+	hard := randomSets(rng, 120, 400, 3)
+	hard = slices.DeleteFunc(hard, func(s []int) bool { return len(s) < 3 })
+	got, exact, lower, err = hittingSet(ctx, hard)
+	if err != nil || !hitsAll(got, hard) || lower < 1 || lower > len(got) {
+		t.Fatalf("a hard instance: %d elements, exact %v, lower %d, %v", len(got), exact, lower, err)
+	}
+	if exact {
+		t.Errorf("a hard instance: said exact after at most %d nodes", hitNodes)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("both took %v, want the search's budget (milliseconds)", took)
+	}
+}
+
+// split finds a minimal reason inside a set that rules, asking far fewer
+// questions than there are choices when the reason is small.
+func TestSplit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := range 200 {
+		n := 1 + rng.IntN(120)
+		reasons := randomSets(rng, n, 1+rng.IntN(6), 1+rng.IntN(3))
+		asked := 0
+		rs := &reasonSearch{n: n, rules: func(_ context.Context, set []int) (bool, []int, error) {
+			asked++
+			return slices.ContainsFunc(reasons, func(r []int) bool { return subset(r, set) }), nil, nil
+		}}
+		got, err := rs.split(context.Background(), rs.all())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(reasons, func(r []int) bool { return subset(r, got) }) {
+			t.Fatalf("trial %d: %v rules nothing of %v", trial, got, reasons)
+		}
+		for i := range got {
+			less := slices.Delete(slices.Clone(got), i, i+1)
+			if slices.ContainsFunc(reasons, func(r []int) bool { return subset(r, less) }) {
+				t.Fatalf("trial %d: %v is not minimal (%v rules) among %v", trial, got, less, reasons)
+			}
+		}
+		if n >= 64 && len(got) <= 2 && asked > 32 {
+			t.Errorf("trial %d: %d questions for a reason of %d among %d", trial, asked, len(got), n)
+		}
+	}
+}
