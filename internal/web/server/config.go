@@ -88,7 +88,11 @@ func DefaultConfig() Config {
 			// features), below what a request could answer in time.
 			MaxFeatures: 50000,
 			Deadline:    2 * time.Minute,
-			Grace:       30 * time.Second,
+			// A model's compile, once started, runs to its end (or its
+			// deadline) whether or not anyone waits for it: the person
+			// reading a Why? panel meanwhile will want it, and its result
+			// is kept (saved with -cache-dir).
+			Grace: 2 * time.Minute,
 			Slots:       2,
 		},
 		QuickWait:       300 * time.Millisecond,
