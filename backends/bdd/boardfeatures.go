@@ -2,6 +2,7 @@ package bdd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/big"
 	"math/rand/v2"
@@ -176,4 +177,59 @@ func (s *Space) squares(x []bool) []bool {
 		out[v] = x[s.model.Level(v)]
 	}
 	return out
+}
+
+// FeatureGraph draws the reduced diagram of the solutions that keep the
+// decisions, a level per square in the board's order, labelled by its
+// square: the diagram the model page shows of a board.
+func (s *Space) FeatureGraph(ctx context.Context, decisions []configurator.Decision, maxNodes int) (*configurator.Graph, error) {
+	_, _, a, ok, err := s.place(decisions)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, noConfiguration(decisions)
+	}
+	budget, release, err := s.beginDrawingPart(ctx, a, len(decisions) > 1, s.budget)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	m, root, profile := s.m, s.root, s.levels
+	if len(decisions) > 0 {
+		m, root, err = s.m.Extract(ctx, s.root, a, budget)
+		if errors.Is(err, robdd.ErrNodeLimit) {
+			return nil, fmt.Errorf("the diagram under %d decisions has more than %d nodes, more than this server copies at once: %w: %w",
+				len(decisions), budget/robdd.BytesPerNode, configurator.ErrTooLarge, err)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("graph under %d decisions: %w", len(decisions), err)
+		}
+		profile = func() []int { return m.LevelProfile(root) }
+	}
+	if root == robdd.False {
+		return nil, noConfiguration(decisions)
+	}
+	g := &configurator.Graph{View: configurator.ReducedView, Root: -1, One: -1, Profile: profile(), Whole: s.levels()}
+	for _, k := range g.Profile {
+		g.DiagramNodes += k
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	reducedGraph(g, m, root, maxNodes, s.nameLevel)
+	if !g.Truncated {
+		fillPaths(g, nil)
+	}
+	return g, nil
+}
+
+// DiagramOrder returns the squares from the diagram's top level down, and
+// the board's order they follow.
+func (s *Space) DiagramOrder() (features []int, heuristic string) {
+	features = make([]int, s.model.Vars())
+	for l := range features {
+		features[l] = s.model.VarAt(l)
+	}
+	return features, s.model.Order().String()
 }

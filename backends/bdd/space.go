@@ -48,8 +48,9 @@ type Space struct {
 	// source is the file Compile loaded the diagram from; "" if compiled.
 	source string
 	// profile is RankProfile, computed once: the diagram never changes,
-	// and a page that shows the space's size asks for it every time.
-	profile func() []int
+	// and a page that shows the space's size asks for it every time;
+	// levels is the same per level (the feature model's diagram).
+	profile, levels func() []int
 	// memo keeps the answers of the boards of few queens.
 	memo *memo
 }
@@ -73,6 +74,7 @@ func newSpace(model *configurator.Model, c compiled, budget int64, work *workspa
 	s := &Space{model: model, diagram: diagram{m: c.m, root: c.root, nodes: c.nodes, work: work}, budget: budget, source: c.source}
 	s.attacks(model)
 	s.profile = sync.OnceValue(func() []int { return s.rankProfile(c.m, c.root) })
+	s.levels = sync.OnceValue(func() []int { return c.m.LevelProfile(c.root) })
 	s.memo = newMemo(s, model, c.nodes, store)
 	s.memo.solutions = c.solutions
 	s.memo.read()
