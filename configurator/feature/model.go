@@ -402,6 +402,11 @@ func (m *Model) Describe(o Origin) string {
 		return fmt.Sprintf("%s needs %s %s (%s group, %s)", name(g.Parent), how, b.String(), g.Kind, g.Pos)
 	case OriginConstraint:
 		c := &m.Constraints[o.Index]
+		if m.Format == Board {
+			// A board's rules are read from no file: their words say
+			// which line of the board they hold on.
+			return c.Text
+		}
 		return fmt.Sprintf("constraint at %s: %s", c.Pos, c.Text)
 	case OriginClause:
 		c := &m.Clauses[o.Index]

@@ -350,6 +350,12 @@ func TestModelPageBoard(t *testing.T) {
 	if res.StatusCode != http.StatusOK || !strings.Contains(res.Header.Get("HX-Push-Url"), "deselect=e2") || !strings.Contains(body, `<b>−e2</b>`) {
 		t.Errorf("square=e2&rule=1: %d, pushed %q", res.StatusCode, res.Header.Get("HX-Push-Url"))
 	}
+	// Why? names the line of the board that rules a square out, in the
+	// board's words.
+	_, body = get(t, ts, "/?model=queens-8&select=a1,e2&why=b5")
+	if !strings.Contains(body, "anti-diagonal f1-a6: at most one of f1, e2, d3, c4, b5, a6") || strings.Contains(body, "constraint at") {
+		t.Errorf("Why is b5 forced off: %s", between(body, `<h2 id="why-h"`, `</ol>`))
+	}
 	// Taking a1 back frees what it forced.
 	_, body = get(t, ts, "/?model=queens-8&select=a1,e2&undo=e2", "HX-Request", "true")
 	if changed := between(body, `<p class="changed"`, `</p>`); !strings.Contains(changed, "freed 21 squares") {
