@@ -1,4 +1,5 @@
-// Keyboard navigation of the board and small conveniences. Everything else
+// Small conveniences of the board's page (the keys of a grid are grid.js's).
+// Everything else
 // is htmx: the server renders every state. No inline handlers (the page's
 // Content-Security-Policy forbids them), so listeners are delegated from
 // the document and survive every swap.
@@ -6,53 +7,6 @@
   'use strict';
 
   var CELL = '#board-form button[data-cell]';
-
-  // The board is an ARIA grid with a roving tab stop: one square is in the
-  // tab order, the arrow keys move it.
-  function grid() {
-    var rows = [];
-    document.querySelectorAll('#board-form tr[role="row"]').forEach(function (tr) {
-      rows.push(Array.prototype.slice.call(tr.querySelectorAll('button[data-cell]')));
-    });
-    return rows;
-  }
-
-  function moveTo(btn) {
-    document.querySelectorAll(CELL).forEach(function (b) { b.tabIndex = -1; });
-    btn.tabIndex = 0;
-    btn.focus();
-  }
-
-  document.addEventListener('keydown', function (ev) {
-    var btn = ev.target.closest ? ev.target.closest(CELL) : null;
-    if (!btn || ev.altKey || ev.ctrlKey || ev.metaKey) { return; }
-    var rows = grid(), r = -1, c = -1;
-    for (var i = 0; i < rows.length && r < 0; i++) {
-      c = rows[i].indexOf(btn);
-      if (c >= 0) { r = i; }
-    }
-    if (r < 0) { return; }
-    var n = rows.length;
-    switch (ev.key) {
-      case 'ArrowUp': r = Math.max(0, r - 1); break;
-      case 'ArrowDown': r = Math.min(n - 1, r + 1); break;
-      case 'ArrowLeft': c = Math.max(0, c - 1); break;
-      case 'ArrowRight': c = Math.min(rows[r].length - 1, c + 1); break;
-      case 'Home': c = 0; if (ev.ctrlKey) { r = 0; } break;
-      case 'End': c = rows[r].length - 1; break;
-      case 'PageUp': r = 0; break;
-      case 'PageDown': r = n - 1; break;
-      default: return;
-    }
-    ev.preventDefault();
-    moveTo(rows[r][c]);
-  });
-
-  // A mouse click keeps the roving tab stop where the user is.
-  document.addEventListener('focusin', function (ev) {
-    var btn = ev.target.closest ? ev.target.closest(CELL) : null;
-    if (btn && btn.tabIndex !== 0) { moveTo(btn); }
-  });
 
   // Free and blocked squares come without a title, to keep a large
   // board's HTML small: the first time the pointer rests on one, its

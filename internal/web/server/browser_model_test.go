@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/nqueens/configurator/backends/sat/plain"
 	"github.com/nqueens/configurator/configurator/feature"
 	"github.com/nqueens/configurator/configurator/feature/featuretest"
@@ -363,6 +364,34 @@ func TestBrowserModel(t *testing.T) {
 		if got := eval[string](b, `document.activeElement.id`); got != "find" {
 			t.Errorf("/ moved the focus to %q, want the search", got)
 		}
+	})
+
+	t.Run("a board as a model: arrows move, Enter places, a square ruled out", func(t *testing.T) {
+		b.t = t
+		b.open("/?model=queens-8&backend=bdd")
+		b.do("focus a1", chromedp.Focus(chromedp.CSS(`#fgrid button[data-name="a1"]`)))
+		b.do("right, up", chromedp.KeyEvent(kb.ArrowRight), chromedp.KeyEvent(kb.ArrowUp))
+		if got := eval[string](b, `document.activeElement.dataset.name`); got != "b2" {
+			t.Fatalf("after right and up the focus is on %q, want b2", got)
+		}
+		b.do("mark", chromedp.Evaluate[chromedp.Void](`document.getElementById("app").dataset.stale = "1"`))
+		b.do("enter", chromedp.KeyEvent(kb.Enter))
+		b.wait("b2 placed", settled+` && document.querySelector('#fgrid button[data-name="b2"]').classList.contains("queen")`)
+		if q := b.query(); q.Get("select") != "b2" {
+			t.Errorf("address after Enter on b2: %q", b.location())
+		}
+		if got := b.text("#changed"); !strings.HasPrefix(got, "+b2 forced off") {
+			t.Errorf("the step's changes say %q", got)
+		}
+		// Rule a square out: the control, then a click.
+		b.do("mark", chromedp.Evaluate[chromedp.Void](`document.getElementById("app").dataset.stale = "1"`))
+		b.do("rules it out, d1", chromedp.Click(chromedp.CSS(`#click-does input[value="1"]`), chromedp.NodeVisible),
+			chromedp.Click(chromedp.CSS(`#fgrid button[data-name="d1"]`), chromedp.NodeVisible))
+		b.wait("d1 ruled out", settled+` && document.querySelector('#fgrid button[data-name="d1"]').classList.contains("ruled")`)
+		if q := b.query(); q.Get("select") != "b2" || q.Get("deselect") != "d1" {
+			t.Errorf("address after ruling d1 out: %q", b.location())
+		}
+		b.screenshot("model-board-8x8.png")
 	})
 
 	t.Run("Both shows agreement", func(t *testing.T) {

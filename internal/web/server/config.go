@@ -93,7 +93,7 @@ func DefaultConfig() Config {
 			// reading a Why? panel meanwhile will want it, and its result
 			// is kept (saved with -cache-dir).
 			Grace: 2 * time.Minute,
-			Slots:       2,
+			Slots: 2,
 		},
 		QuickWait:       300 * time.Millisecond,
 		DiagramNodes:    300,

@@ -33,6 +33,10 @@ type FeatureGridRow struct {
 type FeatureGridCell struct {
 	*FeatureRow
 	Class, Param, Title, Glyph string
+	// Tab is the square's tabindex: 0 for the one square of the grid in
+	// the tab order (the arrow keys move from it, grid.js), -1 for the
+	// others.
+	Tab int
 }
 
 // gridClasses are the classes of a square by its feature's state, the
@@ -99,6 +103,29 @@ func featureGrid(l *lister, ruleOut bool) *FeatureGrid {
 			row.Cells = append(row.Cells, cell)
 		}
 		fg.Rows = append(fg.Rows, row)
+	}
+	// The square in the tab order: the one asked about, else the first a
+	// person can decide, else the first.
+	var asked, free *FeatureGridCell
+	for i := range fg.Rows {
+		for j := range fg.Rows[i].Cells {
+			c := &fg.Rows[i].Cells[j]
+			c.Tab = -1
+			if c.Asked && asked == nil {
+				asked = c
+			}
+			if c.CanDecide && free == nil {
+				free = c
+			}
+		}
+	}
+	switch {
+	case asked != nil:
+		asked.Tab = 0
+	case free != nil:
+		free.Tab = 0
+	case len(fg.Rows) > 0 && len(fg.Rows[0].Cells) > 0:
+		fg.Rows[0].Cells[0].Tab = 0
 	}
 	return fg
 }
