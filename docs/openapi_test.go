@@ -117,6 +117,14 @@ var api = []exchange{
 	{name: "explain a free feature", path: "/api/v1/explain", body: `{"model":"` + exampleID("car") + `","feature":"Sunroof"}`, status: 422},
 	{name: "explain a feature of an unknown model", path: "/api/v1/explain", body: `{"model":"000000000000000000000000","feature":"A"}`, status: 404},
 
+	{name: "complete a model uniformly", path: "/api/v1/complete", body: `{"model":"` + exampleID("car") + `","select":["Electric"],"how":"uniform"}`, status: 200},
+	{name: "complete a model, the fewest on SAT", path: "/api/v1/complete", body: `{"model":"` + exampleID("car") + `","backend":"sat","how":"fewest"}`, status: 200},
+	{name: "complete a board as a model, the most", path: "/api/v1/complete", body: `{"model":"queens-6","select":["b1"],"how":"most"}`, status: 200},
+	{name: "complete a model, an unknown way", path: "/api/v1/complete", body: `{"model":"` + exampleID("car") + `","how":"best"}`, status: 400, refused: true},
+	{name: "complete a model uniformly on SAT", path: "/api/v1/complete", body: `{"model":"` + exampleID("car") + `","backend":"sat","how":"uniform"}`, status: 422},
+	{name: "complete an unknown model", path: "/api/v1/complete", body: `{"model":"000000000000000000000000"}`, status: 404},
+	{name: "complete a model, decisions no configuration keeps", path: "/api/v1/complete", body: `{"model":"` + exampleID("car") + `","select":["Electric","Tow bar"]}`, status: 422},
+
 	{name: "an endpoint that does not exist", path: "/api/v1/nothing", status: 404},
 }
 

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// complete -model finishes the kernel's configuration: its fewest and most
+// features (3 and 6; under Linux the fewest is Kernel, Arch, Linux, MMU),
+// exact on every backend, every feature once; uniform on the bdd backend.
+func TestCompleteModel(t *testing.T) {
+	kernel := writeModel(t, "kernel.uvl", kernelUVL)
+	for _, tc := range []struct {
+		backend, how, sel string
+		want              int
+		selected          []string
+	}{
+		{"bdd", "fewest", "", 3, []string{"Kernel", "Arch", "Bare"}},
+		{"sat", "fewest", "Linux", 4, []string{"Kernel", "Arch", "Linux", "MMU"}},
+		{"sat-plain", "most", "", 6, nil},
+		{"bdd", "most", "Linux", 6, []string{"Kernel", "Arch", "Linux", "MMU", "Debug", "Trace, full"}},
+		{"sat", "", "", 3, []string{"Kernel", "Arch", "Bare"}},
+	} {
+		args := []string{"complete", "-json", "-backend", tc.backend, "-model", kernel}
+		if tc.how != "" {
+			args = append(args, "-how", tc.how)
+		}
+		if tc.sel != "" {
+			args = append(args, "-select", tc.sel)
+		}
+		code, out, errOut := runArgs(args...)
+		var r modelCompleteResult
+		if err := json.Unmarshal([]byte(out), &r); code != 0 || err != nil {
+			t.Fatalf("%q: exit %d, %s%s", args, code, out, errOut)
+		}
+		if r.Selected != tc.want || len(r.Select) != tc.want || len(r.Select)+len(r.Deselect) != 8 || r.Exact == nil || !*r.Exact || *r.Bound != tc.want {
+			t.Errorf("%q: %+v, want %d selected, exact", args, r, tc.want)
+		}
+		if tc.selected != nil && !slices.Equal(r.Select, tc.selected) {
+			t.Errorf("%q: selects %v, want %v", args, r.Select, tc.selected)
+		}
+	}
+	code, out, errOut := runArgs("complete", "-model", kernel, "-how", "uniform", "-select", "Debug", "-seed", "3")
+	if code != 0 || !strings.Contains(out, "features selected, drawn uniformly") || !strings.Contains(out, "Debug") {
+		t.Errorf("uniform: exit %d, %s%s", code, out, errOut)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"complete", "-n", "8"}, 2, "-model is required"},
+		{[]string{"complete", "-model", kernel, "-how", "best"}, 2, "-how"},
+		{[]string{"complete", "-model", kernel, "-backend", "sat", "-how", "uniform"}, 1, "does not draw configurations uniformly"},
+		{[]string{"complete", "-model", kernel, "-select", "Linux,NOMMU"}, 1, "no configuration keeps +Linux, +NOMMU"},
+	} {
+		code, out, errOut := runArgs(tc.args...)
+		if code != tc.code || out != "" || !strings.Contains(errOut, tc.msg) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want %d saying %q", tc.args, code, out, errOut, tc.code, tc.msg)
+		}
+	}
+}
