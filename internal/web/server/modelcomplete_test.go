@@ -141,3 +141,23 @@ func TestModelCompleteErrors(t *testing.T) {
 		}
 	}
 }
+
+// The page's Complete without JavaScript: the choice is a page of its own,
+// with the way back; a way that is none is a 400 that says so.
+func TestModelCompletePage(t *testing.T) {
+	_, ts := newTestServer(t, testConfig())
+	id, _ := exampleID(t, "computer")
+	res, body := get(t, ts, "/?model="+id+"&select=ARM")
+	if res.StatusCode != http.StatusOK || !strings.Contains(body, `id="complete"`) || !strings.Contains(body, `href="/model-complete?model=`+id+`&amp;select=ARM&amp;how=most"`) {
+		t.Fatalf("the model page: %d, no Complete choices", res.StatusCode)
+	}
+	res, body = get(t, ts, "/model-complete?model="+id+"&select=ARM&how=most")
+	if res.StatusCode != http.StatusOK || !strings.Contains(body, "<!doctype html>") || !strings.Contains(body, "Most features: ") ||
+		!strings.Contains(body, `href="/?model=`+id+`&amp;select=ARM"`) || !strings.Contains(body, `id="apply-completion"`) {
+		t.Errorf("Complete without JavaScript: %d\n%s", res.StatusCode, body)
+	}
+	res, body = get(t, ts, "/model-complete?model="+id+"&how=best")
+	if res.StatusCode != http.StatusBadRequest || !strings.Contains(body, "is not a way to complete") {
+		t.Errorf("an unknown way: %d\n%s", res.StatusCode, body)
+	}
+}

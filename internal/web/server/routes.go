@@ -90,6 +90,7 @@ func (s *Server) routes() *echo.Echo {
 	get("/events/compile", s.progress)
 	get("/diagram.svg", s.diagramSVG)
 	get("/model-diagram", s.modelDiagram)
+	get("/model-complete", s.modelComplete)
 	get("/orders", s.ordersFragment)
 	get("/static/*", s.serveStatic)
 	e.RouteNotFound("/*", s.notFound)

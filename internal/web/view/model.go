@@ -102,6 +102,9 @@ type ModelApp struct {
 	CountNote string
 	Agreement *Agreement
 	Decisions []Chip
+	// Completes are the Complete choices (GET /model-complete), shown
+	// once the configuration is not complete.
+	Completes []Link
 
 	// Changed says first what the step did: the features it forced on
 	// and off, or freed; nil when the step decided nothing.
@@ -304,6 +307,9 @@ func NewModelApp(site *Site, r *ModelStep) *ModelApp {
 	d := lead.Domains
 	v.Count, v.Exact = configurations(lead.Backend, d), exactCount(d)
 	v.Decisions = chips(m, d)
+	if len(d.In(configurator.Open)) > 0 {
+		v.Completes = completeLinks(st)
+	}
 	if r.Changed != nil {
 		v.Changed = stepChanges(st, r.Act, m, *r.Changed)
 	}
