@@ -125,6 +125,27 @@ var api = []exchange{
 	{name: "complete an unknown model", path: "/api/v1/complete", body: `{"model":"000000000000000000000000"}`, status: 404},
 	{name: "complete a model, decisions no configuration keeps", path: "/api/v1/complete", body: `{"model":"` + exampleID("car") + `","select":["Electric","Tow bar"]}`, status: 422},
 
+	{name: "configuration as FeatureIDE XML", path: "/api/v1/configuration?format=featureide", body: `{"model":"` + exampleID("car") + `","select":["Electric"]}`, status: 200},
+	{name: "configuration as Kconfig", path: "/api/v1/configuration?format=kconfig", body: `{"model":"queens-6","select":["b1"]}`, status: 200},
+	{name: "configuration as CSV", path: "/api/v1/configuration?format=csv", body: `{"model":"` + exampleID("car") + `","deselect":["Sunroof"],"backend":"sat"}`, status: 200},
+	{name: "configuration as JSON", path: "/api/v1/configuration?format=json", body: `{"model":"` + exampleID("car") + `","select":["Electric"]}`, status: 200},
+	{name: "configuration, Kconfig of names that are not symbols", path: "/api/v1/configuration?format=kconfig", body: `{"model":"` + exampleID("car") + `"}`, status: 422},
+	{name: "configuration, an unknown format", path: "/api/v1/configuration?format=yaml", body: `{"model":"` + exampleID("car") + `"}`, status: 400, refused: true},
+	{name: "configuration, an unknown feature", path: "/api/v1/configuration?format=json", body: `{"model":"` + exampleID("car") + `","select":["Wings"]}`, status: 400},
+	{name: "configuration of an unknown model", path: "/api/v1/configuration?format=json", body: `{"model":"000000000000000000000000"}`, status: 404},
+	{name: "configuration, a body over the limit", path: "/api/v1/configuration?format=json", body: oversized(), status: 413, refused: true},
+	{name: "configuration, sent as text", path: "/api/v1/configuration?format=json", contentType: "text/plain", body: `{"model":"queens-4"}`, status: 415, refused: true},
+	{name: "configuration, GET", method: "GET", path: "/api/v1/configuration", status: 405},
+	{name: "read a configuration", path: "/api/v1/configuration/read?model=" + exampleID("car"), contentType: octets, body: `{"select":["Electric"],"deselect":["Sunroof"]}`, status: 200},
+	{name: "read a Kconfig file", path: "/api/v1/configuration/read?model=queens-6&format=kconfig", contentType: octets, body: "CONFIG_b1=y\n# CONFIG_a3 is not set\n", status: 200},
+	{name: "read a configuration that does not read", path: "/api/v1/configuration/read?model=" + exampleID("car") + "&format=featureide", contentType: octets, body: "<configuration>\n<feature/>", status: 400},
+	{name: "read a configuration of unknown features", path: "/api/v1/configuration/read?model=" + exampleID("car"), contentType: octets, body: `{"select":["Wings"]}`, status: 400},
+	{name: "read a configuration of an unknown model", path: "/api/v1/configuration/read?model=000000000000000000000000", contentType: octets, body: `{}`, status: 404},
+	{name: "read a configuration over the limit", path: "/api/v1/configuration/read?model=" + exampleID("car"), contentType: octets, body: strings.Repeat("#\n", 8<<20+1), status: 413},
+	{name: "read a configuration sent as a form", path: "/api/v1/configuration/read?model=" + exampleID("car"), contentType: "application/x-www-form-urlencoded", body: "a=b", status: 415, refused: true},
+	{name: "read a configuration no configuration keeps", path: "/api/v1/configuration/read?model=" + exampleID("car"), contentType: octets, body: `{"select":["Electric","Tow bar"]}`, status: 422},
+	{name: "read a configuration, GET", method: "GET", path: "/api/v1/configuration/read", status: 405},
+
 	{name: "an endpoint that does not exist", path: "/api/v1/nothing", status: 404},
 }
 
@@ -165,6 +186,8 @@ var setups = []struct {
 			[]exchange{
 				{name: "analyze a model past its deadline", path: "/api/v1/analyze", body: `{"model":"` + exampleID("car") + `"}`, status: 503},
 				{name: "explain a feature past its deadline", path: "/api/v1/explain", body: `{"model":"` + exampleID("car") + `","feature":"Body"}`, status: 503},
+				{name: "configuration past its deadline", path: "/api/v1/configuration?format=json", body: `{"model":"` + exampleID("car") + `"}`, status: 503},
+				{name: "read a configuration past its deadline", path: "/api/v1/configuration/read?model=" + exampleID("car"), contentType: octets, body: `{}`, status: 503},
 			},
 			// The orders compile within the request's deadline, which no
 			// backend's deadline shortens.
@@ -175,6 +198,8 @@ var setups = []struct {
 			[]exchange{
 				{name: "models past the client's rate", method: "GET", path: "/api/v1/models", status: 429},
 				{name: "upload past the client's rate", path: "/api/v1/models", contentType: octets, body: "features\n\tA\n", status: 429},
+				{name: "configuration past the client's rate", path: "/api/v1/configuration?format=json", body: `{"model":"queens-4"}`, status: 429},
+				{name: "read a configuration past the client's rate", path: "/api/v1/configuration/read?model=queens-4", contentType: octets, body: "{}", status: 429},
 			})},
 	{"SAT backends alone", serverSetup{satOnly: true},
 		[]exchange{{name: "orders, no backend with orders", path: "/api/v1/orders", body: `{"n":8}`, status: 404}}},

@@ -11,6 +11,7 @@
 package configfile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -50,6 +51,21 @@ func ParseFormat(s string) (Format, error) {
 		}
 	}
 	return "", fmt.Errorf("%q: %w", s, ErrFormat)
+}
+
+// Detect tells a configuration file's format from its content: XML, a
+// JSON object, the CSV header, or else Kconfig lines.
+func Detect(src []byte) Format {
+	t := bytes.TrimSpace(bytes.TrimPrefix(src, []byte("\uFEFF")))
+	switch {
+	case bytes.HasPrefix(t, []byte("<")):
+		return FeatureIDE
+	case bytes.HasPrefix(t, []byte("{")):
+		return JSON
+	case len(t) >= len("feature,") && strings.EqualFold(string(t[:len("feature,")]), "feature,"):
+		return CSV
+	}
+	return Kconfig
 }
 
 // MediaType is the format's media type, for a download.

@@ -54,6 +54,9 @@ func roundTrip(t *testing.T, what string, m *feature.Model, c *Configuration) {
 		if err != nil {
 			t.Fatalf("%s, read %s back: %v\n%s", what, f, err, b.String())
 		}
+		if d := Detect(b.Bytes()); d != f {
+			t.Errorf("%s: a %s file detected as %s", what, f, d)
+		}
 		if !slices.Equal(got.Manual, c.Manual) || !slices.Equal(got.Automatic, c.Automatic) {
 			t.Fatalf("%s, %s: read back\nmanual %v\nauto   %v\nwant\nmanual %v\nauto   %v\n%s", what, f, got.Manual, got.Automatic, c.Manual, c.Automatic, b.String())
 		}

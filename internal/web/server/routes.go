@@ -103,18 +103,20 @@ func (s *Server) routes() *echo.Echo {
 	api.POST("/diagram", s.apiDiagram)
 	api.POST("/orders", s.apiOrders)
 	api.POST("/models", s.apiAddModel)
+	api.POST("/configuration", s.apiConfiguration)
+	api.POST("/configuration/read", s.apiReadConfiguration)
 	api.GET("/models", s.apiModels)
 	api.HEAD("/models", s.apiModels)
 	api.Any("/*", func(c echo.Context) error {
 		switch c.Request().URL.Path {
-		case "/api/v1/analyze", "/api/v1/explain", "/api/v1/complete", "/api/v1/diagram", "/api/v1/orders":
+		case "/api/v1/analyze", "/api/v1/explain", "/api/v1/complete", "/api/v1/diagram", "/api/v1/orders", "/api/v1/configuration", configReadPath:
 			c.Response().Header().Set("Allow", http.MethodPost)
 			return problem.New(http.StatusMethodNotAllowed, "This address does not accept that method: send POST with a JSON body.")
 		case uploadPath:
 			c.Response().Header().Set("Allow", "GET, HEAD, POST")
 			return problem.New(http.StatusMethodNotAllowed, "This address does not accept that method: GET lists the models, POST uploads one.")
 		}
-		return problem.New(http.StatusNotFound, "There is no API endpoint %s %s; use POST /api/v1/analyze, /api/v1/explain, /api/v1/complete, /api/v1/diagram or /api/v1/orders, or GET or POST /api/v1/models.",
+		return problem.New(http.StatusNotFound, "There is no API endpoint %s %s; use POST /api/v1/analyze, /api/v1/explain, /api/v1/complete, /api/v1/diagram, /api/v1/orders, /api/v1/configuration or /api/v1/configuration/read, or GET or POST /api/v1/models.",
 			c.Request().Method, words.Quote(c.Request().URL.Path))
 	})
 	return e
@@ -124,12 +126,13 @@ func (s *Server) routes() *echo.Echo {
 // models.MaxSize, not the guard's JSON bodies: its handler bounds them.
 const uploadPath = "/api/v1/models"
 
-// bodyLimit is the guard's body limit for every request but an upload.
+// bodyLimit is the guard's body limit for every request but an upload
+// and a configuration read.
 func (s *Server) bodyLimit(limit echo.MiddlewareFunc) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		limited := limit(next)
 		return func(c echo.Context) error {
-			if c.Request().Method == http.MethodPost && c.Path() == uploadPath {
+			if c.Request().Method == http.MethodPost && (c.Path() == uploadPath || c.Path() == configReadPath) {
 				return next(c)
 			}
 			return limited(c)
