@@ -62,3 +62,47 @@ func TestCompleteModel(t *testing.T) {
 		}
 	}
 }
+
+// analyze -model -config takes the decisions of a configuration file, in
+// any format, before -select and -deselect; a file that names unknown
+// features is the command line's mistake, one whose decisions conflict or
+// that does not read the work's, each said in one line.
+func TestAnalyzeModelConfig(t *testing.T) {
+	kernel := writeModel(t, "kernel.uvl", kernelUVL)
+	for _, tc := range []struct{ name, text string }{
+		{"c.json", `{"select":["Linux"],"forced_on":["MMU"]}`},
+		{"c.config", "CONFIG_Linux=y\n# Forced by these decisions and the model\nCONFIG_MMU=y\n"},
+		{"c.csv", "feature,manual,automatic\nLinux,selected,\nMMU,,selected\n"},
+		{"c.xml", `<configuration><feature manual="selected" name="Linux"/><feature automatic="selected" name="MMU"/></configuration>`},
+	} {
+		path := writeModel(t, tc.name, tc.text)
+		code, out, errOut := runArgs("analyze", "-json", "-backend", "sat", "-model", kernel, "-config", path, "-deselect", "Debug")
+		var r modelAnalyzeResult
+		if err := json.Unmarshal([]byte(out), &r); code != 0 || err != nil {
+			t.Fatalf("%s: exit %d, %s%s", tc.name, code, out, errOut)
+		}
+		if !slices.Equal(r.Select, []string{"Linux"}) || !slices.Equal(r.Deselect, []string{"Debug"}) || !slices.Equal(r.ForcedOn, []string{"Kernel", "Arch", "MMU"}) {
+			t.Errorf("%s: %+v, want Linux selected (MMU forced, not a decision), Debug deselected", tc.name, r)
+		}
+	}
+	conflict := writeModel(t, "conflict.json", `{"select":["Linux","NOMMU","Debug"]}`)
+	unknown := writeModel(t, "unknown.json", `{"select":["Linux","Wings"]}`)
+	broken := writeModel(t, "broken.xml", "<configuration>\n<feature name=\"Linux\" manual=\"on\"/>\n</configuration>")
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"analyze", "-backend", "sat", "-model", kernel, "-config", conflict}, 1, "no configuration keeps +Linux, +NOMMU"},
+		{[]string{"analyze", "-backend", "sat", "-model", kernel, "-config", unknown}, 2, `"Wings"`},
+		{[]string{"analyze", "-backend", "sat", "-model", kernel, "-config", broken}, 1, "2:1: expected manual="},
+		{[]string{"analyze", "-backend", "sat", "-model", kernel, "-config", conflict, "-select", "Linux"}, 2, "decided twice"},
+		{[]string{"analyze", "-backend", "sat", "-model", kernel, "-config", conflict, "-config-format", "yaml"}, 2, "-config-format"},
+		{[]string{"analyze", "-config", conflict}, 2, "-config needs -model"},
+	} {
+		code, out, errOut := runArgs(tc.args...)
+		if code != tc.code || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, tc.msg) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want %d saying %q", tc.args, code, out, errOut, tc.code, tc.msg)
+		}
+	}
+}

@@ -12,7 +12,7 @@
 //	nqueens crosscheck -n 4-10 [-walks W] [-steps K] [-seed S] [-backends bdd,sat] [-exhaustive N] [-cap K] [-drop LINE]
 //
 //	nqueens count      -model FILE [-format uvl|dimacs|featureide|sxfm] [-backend bdd|sat|sat-plain] [-cap K] [-json]
-//	nqueens analyze    -model FILE [-select a,b] [-deselect c] [-backend ...] [-json]
+//	nqueens analyze    -model FILE [-config FILE] [-select a,b] [-deselect c] [-backend ...] [-json]
 //	nqueens explain    -model FILE [-select a,b] [-deselect c] -feature X [-backend ...] [-json]
 //	nqueens complete   -model FILE [-select a,b] [-deselect c] [-how uniform|fewest|most] [-timeout D] [-seed S] [-backend ...] [-json]
 //	nqueens crosscheck -model FILE [-walks W] [-steps K] [-seed S] [-backends sat,sat-plain]
@@ -83,7 +83,7 @@ Usage:
   nqueens crosscheck -n 4-10 [-walks W] [-steps K] [-seed S] [-backends bdd,sat] [-exhaustive N] [-cap K] [-drop LINE]
 
   nqueens count      -model FILE [-format uvl|dimacs|featureide|sxfm] [-backend bdd|sat|sat-plain] [-cap K] [-json]
-  nqueens analyze    -model FILE [-select a,b] [-deselect c] [-backend ...] [-json]
+  nqueens analyze    -model FILE [-config FILE] [-select a,b] [-deselect c] [-backend ...] [-json]
   nqueens explain    -model FILE [-select a,b] [-deselect c] -feature X [-backend ...] [-json]
   nqueens complete   -model FILE [-select a,b] [-deselect c] [-how uniform|fewest|most] [-timeout D] [-seed S] [-backend ...] [-json]
   nqueens crosscheck -model FILE [-walks W] [-steps K] [-seed S] [-backends sat,sat-plain]
