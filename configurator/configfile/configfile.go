@@ -259,3 +259,29 @@ func (r *reader) set(name string, manual, automatic Value, off int) error {
 func (r *reader) fail(kind error, off int, format string, args ...any) *feature.Error {
 	return &feature.Error{Pos: feature.PosAt(r.src, off), Msg: fmt.Sprintf(format, args...), Quote: feature.LineAt(r.src, off), Kind: kind}
 }
+
+// Fits reports whether a configuration of m can be written in format f:
+// any can, but Kconfig needs feature names that are Kconfig symbols.
+func (f Format) Fits(m *feature.Model) bool {
+	if f != Kconfig {
+		return true
+	}
+	for _, ft := range m.Features {
+		if !isSymbol(ft.Name) {
+			return false
+		}
+	}
+	return true
+}
+
+// isSymbol reports whether name is a Kconfig symbol's: letters, digits
+// and _, at least one.
+func isSymbol(name string) bool {
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return name != ""
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -37,7 +38,10 @@ func randomConfiguration(rng *rand.Rand, m *feature.Model) *Configuration {
 // model whose names are symbols, ErrNotKconfig otherwise.
 func roundTrip(t *testing.T, what string, m *feature.Model, c *Configuration) {
 	t.Helper()
-	symbols := !slices.ContainsFunc(m.Features, func(ft feature.Feature) bool { return !symbol.MatchString(ft.Name) })
+	symbols := Kconfig.Fits(m)
+	if want := !slices.ContainsFunc(m.Features, func(ft feature.Feature) bool { return !regexp.MustCompile(`^[A-Za-z0-9_]+$`).MatchString(ft.Name) }); symbols != want {
+		t.Errorf("%s: Kconfig fits %v, want %v", what, symbols, want)
+	}
 	for _, f := range Formats {
 		var b bytes.Buffer
 		err := Write(&b, m, c, f)

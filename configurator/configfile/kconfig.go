@@ -22,9 +22,6 @@ import (
 // forcedMark starts the comment line before the forced values.
 const forcedMark = "# Forced by these decisions and the model"
 
-// symbol is a Kconfig symbol's name.
-var symbol = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
-
 // ErrNotKconfig: a model whose feature names are not Kconfig symbols.
 var ErrNotKconfig = errors.New("the model's feature names are not Kconfig symbols (letters, digits and _)")
 
@@ -39,7 +36,7 @@ func kconfigName(name string) string {
 
 func writeKconfig(w io.Writer, m *feature.Model, c *Configuration) error {
 	for _, ft := range m.Features {
-		if !symbol.MatchString(ft.Name) {
+		if !isSymbol(ft.Name) {
 			return fmt.Errorf("feature %q: %w", ft.Name, ErrNotKconfig)
 		}
 	}
@@ -96,7 +93,7 @@ func (r *reader) kconfig() error {
 		case strings.HasPrefix(trimmed, "#"):
 		default:
 			name, val, ok := strings.Cut(trimmed, "=")
-			if !ok || !strings.HasPrefix(name, "CONFIG_") || !symbol.MatchString(name) {
+			if !ok || !strings.HasPrefix(name, "CONFIG_") || !isSymbol(name) {
 				return r.fail(feature.ErrSyntax, off, "expected CONFIG_NAME=y, # CONFIG_NAME is not set or a comment, found %q", trimmed)
 			}
 			var v Value

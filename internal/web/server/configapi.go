@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"github.com/nqueens/configurator/configurator/configfile"
 	"github.com/nqueens/configurator/configurator/feature"
 	"github.com/nqueens/configurator/internal/web/models"
+	"github.com/nqueens/configurator/internal/web/modelstate"
 	"github.com/nqueens/configurator/internal/web/problem"
 	"github.com/nqueens/configurator/internal/web/words"
 )
@@ -172,4 +174,50 @@ func readFile(c echo.Context, what string) ([]byte, error) {
 		return nil, problem.New(http.StatusBadRequest, "The request body is empty: send the %s file as the body.", what)
 	}
 	return src, nil
+}
+
+// modelConfiguration is GET /model-configuration?model=ID&select=..&
+// deselect=..&backend=..&format=..: the model page's download of the
+// decisions as a file, what they force found by the first backend of the
+// page's mode that has the model ready.
+func (s *Server) modelConfiguration(c echo.Context) error {
+	f, err := configFormat(c)
+	if err == nil {
+		err = s.pageConfiguration(c, f)
+	}
+	if err != nil {
+		p := problem.Describe(pageProblem(err))
+		if p.Status >= 500 {
+			s.logFailure(c.Request(), p, err)
+		}
+		return c.String(p.Status, p.Message+"\n")
+	}
+	return nil
+}
+
+func (s *Server) pageConfiguration(c echo.Context, f configfile.Format) error {
+	ctx := c.Request().Context()
+	st, err := modelstate.Parse(c.QueryParams())
+	if err != nil {
+		return err
+	}
+	m, _, err := s.models.Model(ctx, st.Model)
+	if err != nil {
+		return err
+	}
+	ds, err := configurator.ParseDecisions(m, st.Select, st.Deselect)
+	if err != nil {
+		return err
+	}
+	name, sp, err := s.pageSpace(ctx, st, func(configurator.FeatureSpace) bool { return true })
+	if err != nil {
+		return err
+	}
+	bctx, cancel := context.WithTimeout(ctx, s.deadline(name))
+	defer cancel()
+	sess, err := s.featureSession(bctx, sp, ds)
+	if err != nil {
+		return err
+	}
+	return s.sendConfiguration(c, m, ds, sess.Domains(), f)
 }

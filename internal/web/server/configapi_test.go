@@ -150,3 +150,28 @@ func TestConfigurationReadErrors(t *testing.T) {
 		}
 	}
 }
+
+// The page's download: the file of the decisions, named after the model,
+// the forced values apart; its mistakes in words.
+func TestModelConfigurationDownload(t *testing.T) {
+	_, ts := newTestServer(t, testConfig())
+	res, body := get(t, ts, "/model-configuration?model=queens-4&select=b1&format=kconfig")
+	if res.StatusCode != http.StatusOK || res.Header.Get("Content-Disposition") != `attachment; filename="4-queens.config"` ||
+		!strings.HasPrefix(body, "# 4-queens: a configuration written by the BDD/SAT configurator\n# Your decisions\nCONFIG_b1=y\n# Forced by these decisions and the model\n") ||
+		!strings.Contains(body, "\nCONFIG_d2=y\nCONFIG_a3=y\n") {
+		t.Errorf("queens-4, b1: %d %s\n%s", res.StatusCode, res.Header.Get("Content-Disposition"), body)
+	}
+	for _, tc := range []struct {
+		path   string
+		status int
+		want   string
+	}{
+		{"/model-configuration?model=queens-4&select=b1&format=yaml", 400, "not a configuration format"},
+		{"/model-configuration?model=queens-4&select=z9&format=csv", 400, "z9"},
+		{"/model-configuration?model=queens-4&select=a1,b1&format=csv", 422, "No configuration keeps"},
+	} {
+		if res, body := get(t, ts, tc.path); res.StatusCode != tc.status || !strings.Contains(body, tc.want) {
+			t.Errorf("%s: %d %s, want %d with %q", tc.path, res.StatusCode, body, tc.status, tc.want)
+		}
+	}
+}

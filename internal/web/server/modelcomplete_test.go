@@ -153,7 +153,8 @@ func TestModelCompletePage(t *testing.T) {
 	}
 	res, body = get(t, ts, "/model-complete?model="+id+"&select=ARM&how=most")
 	if res.StatusCode != http.StatusOK || !strings.Contains(body, "<!doctype html>") || !strings.Contains(body, "Most features: ") ||
-		!strings.Contains(body, `href="/?model=`+id+`&amp;select=ARM"`) || !strings.Contains(body, `id="apply-completion"`) {
+		!strings.Contains(body, `href="/?model=`+id+`&amp;select=ARM"`) || !strings.Contains(body, `id="apply-completion"`) ||
+		!strings.Contains(body, `href="/model-configuration?model=`+id+`&amp;select=ARM,`) {
 		t.Errorf("Complete without JavaScript: %d\n%s", res.StatusCode, body)
 	}
 	res, body = get(t, ts, "/model-complete?model="+id+"&how=best")

@@ -65,6 +65,41 @@ func (s *Server) featureCompletion(c echo.Context) (*view.ModelCompletion, error
 	if err != nil {
 		return nil, err
 	}
+	name, sp, err := s.pageSpace(ctx, st, func(sp configurator.FeatureSpace) bool {
+		_, ok := sp.(configurator.FeatureSampler)
+		return how != configurator.Uniform || ok
+	})
+	if errors.Is(err, errNoSpace) {
+		return nil, problem.New(http.StatusUnprocessableEntity, "No backend of this server that has the model ready draws configurations uniformly at random: choose fewest or most.")
+	}
+	if err != nil {
+		return nil, err
+	}
+	bctx, cancel := context.WithTimeout(ctx, s.deadline(name))
+	defer cancel()
+	sess, err := s.featureSession(bctx, sp, ds)
+	if err != nil {
+		return nil, err
+	}
+	fctx, fcancel := context.WithTimeout(bctx, time.Duration(optimizeShare*float64(s.deadline(name))))
+	defer fcancel()
+	start := time.Now()
+	done, err := sess.Finish(fctx, how, newRand())
+	if err != nil {
+		return nil, modelWorkProblem(bctx, name, err)
+	}
+	return view.NewModelCompletion(st, m, name, done, words.Duration(time.Since(start))), nil
+}
+
+// errNoSpace: no backend has the model ready with the facet asked for.
+var errNoSpace = errors.New("no backend has the model ready")
+
+// pageSpace is the space of the state's model that a request of the page
+// other than a step uses: of the first backend of the page's mode, then
+// of the server's others, whose space is ready (within the page's quick
+// wait) and that use accepts; errNoSpace when none is but some backend
+// answers, else the first backend's error.
+func (s *Server) pageSpace(ctx context.Context, st modelstate.State, use func(configurator.FeatureSpace) bool) (string, configurator.FeatureSpace, error) {
 	mode := board.Mode(s.lineup.Primary())
 	if md, ok := s.lineup.ParseMode(st.Backend); st.Backend != "" && ok {
 		mode = md
@@ -78,36 +113,21 @@ func (s *Server) featureCompletion(c echo.Context) (*view.ModelCompletion, error
 	var why error
 	for _, name := range names {
 		sp, err := s.modelSpace(ctx, st.Model, name)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, err
-			}
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return "", nil, err
+		case err != nil:
 			why = firstErr(why, err)
-			continue
+		case !use(sp.FeatureSpace):
+			why = firstErr(why, errNoSpace)
+		default:
+			return name, sp.FeatureSpace, nil
 		}
-		if _, ok := sp.FeatureSpace.(configurator.FeatureSampler); how == configurator.Uniform && !ok {
-			why = firstErr(why, problem.New(http.StatusUnprocessableEntity, "No backend of this server that has the model ready draws configurations uniformly at random: choose fewest or most."))
-			continue
-		}
-		bctx, cancel := context.WithTimeout(ctx, s.deadline(name))
-		defer cancel()
-		sess, err := s.featureSession(bctx, sp.FeatureSpace, ds)
-		if err != nil {
-			return nil, err
-		}
-		fctx, fcancel := context.WithTimeout(bctx, time.Duration(optimizeShare*float64(s.deadline(name))))
-		defer fcancel()
-		start := time.Now()
-		done, err := sess.Finish(fctx, how, newRand())
-		if err != nil {
-			return nil, modelWorkProblem(bctx, name, err)
-		}
-		return view.NewModelCompletion(st, m, name, done, words.Duration(time.Since(start))), nil
 	}
 	if why == nil {
-		why = errors.New("no backend configures this model")
+		why = errNoSpace
 	}
-	return nil, why
+	return "", nil, why
 }
 
 // firstErr keeps the first error of a search.

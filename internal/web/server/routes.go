@@ -91,6 +91,7 @@ func (s *Server) routes() *echo.Echo {
 	get("/diagram.svg", s.diagramSVG)
 	get("/model-diagram", s.modelDiagram)
 	get("/model-complete", s.modelComplete)
+	get("/model-configuration", s.modelConfiguration)
 	get("/orders", s.ordersFragment)
 	get("/static/*", s.serveStatic)
 	e.RouteNotFound("/*", s.notFound)

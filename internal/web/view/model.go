@@ -105,6 +105,9 @@ type ModelApp struct {
 	// Completes are the Complete choices (GET /model-complete), shown
 	// once the configuration is not complete.
 	Completes []Link
+	// Files are the downloads of the configuration and the way to open
+	// one.
+	Files *ConfigFiles
 
 	// Changed says first what the step did: the features it forced on
 	// and off, or freed; nil when the step decided nothing.
@@ -310,6 +313,7 @@ func NewModelApp(site *Site, r *ModelStep) *ModelApp {
 	if len(d.In(configurator.Open)) > 0 {
 		v.Completes = completeLinks(st)
 	}
+	v.Files = configFiles(st, m)
 	if r.Changed != nil {
 		v.Changed = stepChanges(st, r.Act, m, *r.Changed)
 	}

@@ -40,6 +40,8 @@ type ModelCompletion struct {
 	Note     string
 	Selected string
 	Apply    string
+	// Downloads are the configuration's files, every feature decided.
+	Downloads []Link
 	// Back is the model page the choice was made on.
 	Back string
 	Err  string
@@ -93,8 +95,10 @@ func NewModelCompletion(st modelstate.State, m *feature.Model, backend string, c
 	if n > len(names) {
 		v.Selected += fmt.Sprintf(", and %d more", n-len(names))
 	}
-	v.Apply = st.With(func(s *modelstate.State) {
+	applied := st.With(func(s *modelstate.State) {
 		s.Select, s.Deselect, s.Why = append(s.Select, sel...), append(s.Deselect, desel...), ""
-	}).Href()
+	})
+	v.Apply = applied.Href()
+	v.Downloads = configFiles(applied, m).Downloads
 	return v
 }
