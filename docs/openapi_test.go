@@ -146,6 +146,15 @@ var api = []exchange{
 	{name: "read a configuration no configuration keeps", path: "/api/v1/configuration/read?model=" + exampleID("car"), contentType: octets, body: `{"select":["Electric","Tow bar"]}`, status: 422},
 	{name: "read a configuration, GET", method: "GET", path: "/api/v1/configuration/read", status: 405},
 
+	{name: "facts, BDD", path: "/api/v1/facts", body: `{"model":"` + exampleID("car") + `"}`, status: 200},
+	{name: "facts, SAT", path: "/api/v1/facts", body: `{"model":"queens-6","backend":"sat"}`, status: 200},
+	{name: "facts, a decision", path: "/api/v1/facts", body: `{"model":"queens-6","select":["a1"]}`, status: 400, refused: true},
+	{name: "facts of an unknown model", path: "/api/v1/facts", body: `{"model":"000000000000000000000000"}`, status: 404},
+	{name: "facts of a model without configurations", path: "/api/v1/facts", body: `{"model":"queens-3"}`, status: 422},
+	{name: "facts, a body over the limit", path: "/api/v1/facts", body: oversized(), status: 413, refused: true},
+	{name: "facts, sent as text", path: "/api/v1/facts", contentType: "text/plain", body: `{"model":"queens-4"}`, status: 415, refused: true},
+	{name: "facts, GET", method: "GET", path: "/api/v1/facts", status: 405},
+
 	{name: "an endpoint that does not exist", path: "/api/v1/nothing", status: 404},
 }
 
@@ -187,6 +196,7 @@ var setups = []struct {
 				{name: "analyze a model past its deadline", path: "/api/v1/analyze", body: `{"model":"` + exampleID("car") + `"}`, status: 503},
 				{name: "explain a feature past its deadline", path: "/api/v1/explain", body: `{"model":"` + exampleID("car") + `","feature":"Body"}`, status: 503},
 				{name: "configuration past its deadline", path: "/api/v1/configuration?format=json", body: `{"model":"` + exampleID("car") + `"}`, status: 503},
+				{name: "facts past their deadline", path: "/api/v1/facts", body: `{"model":"` + exampleID("car") + `"}`, status: 503},
 				{name: "read a configuration past its deadline", path: "/api/v1/configuration/read?model=" + exampleID("car"), contentType: octets, body: `{}`, status: 503},
 			},
 			// The orders compile within the request's deadline, which no
@@ -199,6 +209,7 @@ var setups = []struct {
 				{name: "models past the client's rate", method: "GET", path: "/api/v1/models", status: 429},
 				{name: "upload past the client's rate", path: "/api/v1/models", contentType: octets, body: "features\n\tA\n", status: 429},
 				{name: "configuration past the client's rate", path: "/api/v1/configuration?format=json", body: `{"model":"queens-4"}`, status: 429},
+				{name: "facts past the client's rate", path: "/api/v1/facts", body: `{"model":"queens-4"}`, status: 429},
 				{name: "read a configuration past the client's rate", path: "/api/v1/configuration/read?model=queens-4", contentType: octets, body: "{}", status: 429},
 			})},
 	{"SAT backends alone", serverSetup{satOnly: true},

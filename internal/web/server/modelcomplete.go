@@ -21,6 +21,8 @@ type modelCompleteRequest struct {
 	How string `json:"how"`
 }
 
+func (modelCompleteRequest) fields() string { return "model, select, deselect, backend, how" }
+
 // modelCompleteResponse is the answer of /complete on a model: a
 // configuration that keeps the decisions, every feature once in select or
 // deselect (in the model's order), selected the number in select. For
