@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"math/big"
 	"net/http"
 	"time"
@@ -8,6 +9,10 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/feature"
+	"github.com/nqueens/configurator/internal/web/modelstate"
+	"github.com/nqueens/configurator/internal/web/problem"
+	"github.com/nqueens/configurator/internal/web/view"
+	"github.com/nqueens/configurator/internal/web/words"
 )
 
 // factsRequest is the body of POST /api/v1/facts.
@@ -74,4 +79,55 @@ func newFactsResponse(m *feature.Model, f *configurator.Facts) factsResponse {
 		}
 	}
 	return resp
+}
+
+// modelFacts is GET /model-facts?model=ID&backend=..: the model page's
+// panel of the model's facts, found by the first backend of the page's
+// mode that has the model ready, under its deadline; a page of its own
+// without JavaScript.
+func (s *Server) modelFacts(c echo.Context) error {
+	tmpl := "model-facts-page"
+	if isHTMX(c.Request()) {
+		tmpl = "model-facts"
+	}
+	v, err := s.pageFacts(c)
+	if err != nil {
+		p := problem.Describe(pageProblem(err))
+		if p.Status >= 500 {
+			s.logFailure(c.Request(), p, err)
+		}
+		return s.render(c, p.Status, tmpl, &view.ModelFacts{Title: "Model facts", Err: p.Message})
+	}
+	return s.render(c, http.StatusOK, tmpl, v)
+}
+
+func (s *Server) pageFacts(c echo.Context) (*view.ModelFacts, error) {
+	ctx := c.Request().Context()
+	st, err := modelstate.Parse(c.QueryParams())
+	if err != nil {
+		return nil, err
+	}
+	m, _, err := s.models.Model(ctx, st.Model)
+	if err != nil {
+		return nil, err
+	}
+	name, sp, err := s.pageSpace(ctx, st, func(configurator.FeatureSpace) bool { return true })
+	if err != nil {
+		return nil, err
+	}
+	bctx, cancel := context.WithTimeout(ctx, s.deadline(name))
+	defer cancel()
+	if a, ok := sp.(configurator.Admitter); ok {
+		done, err := a.Admit(bctx)
+		if err != nil {
+			return nil, modelWorkProblem(bctx, name, err)
+		}
+		defer done()
+	}
+	start := time.Now()
+	f, err := configurator.ModelFacts(bctx, sp)
+	if err != nil {
+		return nil, modelWorkProblem(bctx, name, err)
+	}
+	return view.NewModelFacts(st, m, name, f, words.Duration(time.Since(start))), nil
 }

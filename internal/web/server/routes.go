@@ -92,6 +92,7 @@ func (s *Server) routes() *echo.Echo {
 	get("/model-diagram", s.modelDiagram)
 	get("/model-complete", s.modelComplete)
 	get("/model-configuration", s.modelConfiguration)
+	get("/model-facts", s.modelFacts)
 	get("/orders", s.ordersFragment)
 	get("/static/*", s.serveStatic)
 	e.RouteNotFound("/*", s.notFound)

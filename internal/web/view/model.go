@@ -108,6 +108,8 @@ type ModelApp struct {
 	// Files are the downloads of the configuration and the way to open
 	// one.
 	Files *ConfigFiles
+	// FactsSrc is the address of the model's facts (GET /model-facts).
+	FactsSrc string
 
 	// Changed says first what the step did: the features it forced on
 	// and off, or freed; nil when the step decided nothing.
@@ -314,6 +316,7 @@ func NewModelApp(site *Site, r *ModelStep) *ModelApp {
 		v.Completes = completeLinks(st)
 	}
 	v.Files = configFiles(st, m)
+	v.FactsSrc = factsSrc(st)
 	if r.Changed != nil {
 		v.Changed = stepChanges(st, r.Act, m, *r.Changed)
 	}
