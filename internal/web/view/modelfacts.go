@@ -87,8 +87,7 @@ func NewModelFacts(st modelstate.State, m *feature.Model, backend string, f *con
 			return fmt.Sprintf("%s %.1f %%", m.Features[i].Name, 100*r)
 		}
 		if lo >= 0 {
-			v.Lines = append(v.Lines, FactLine{Label: "Commonality (each feature's share of them)", Count: "least common " + share(lo) + ", most common " + share(hi),
-})
+			v.Lines = append(v.Lines, FactLine{Label: "Commonality (each feature's share of them)", Count: "least common " + share(lo) + ", most common " + share(hi)})
 		}
 	}
 	v.Note = fmt.Sprintf("Found by %s in %s.", b, took)
