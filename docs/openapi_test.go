@@ -155,6 +155,17 @@ var api = []exchange{
 	{name: "facts, sent as text", path: "/api/v1/facts", contentType: "text/plain", body: `{"model":"queens-4"}`, status: 415, refused: true},
 	{name: "facts, GET", method: "GET", path: "/api/v1/facts", status: 405},
 
+	{name: "sample, pairwise", path: "/api/v1/sample", body: `{"model":"` + exampleID("car") + `","select":["Electric"],"t":2}`, status: 200},
+	{name: "sample, pairwise on SAT", path: "/api/v1/sample", body: `{"model":"queens-5","backend":"sat","t":2}`, status: 200},
+	{name: "sample, uniform", path: "/api/v1/sample", body: `{"model":"` + exampleID("car") + `","uniform":3}`, status: 200},
+	{name: "sample, uniform on SAT", path: "/api/v1/sample", body: `{"model":"` + exampleID("car") + `","uniform":3,"backend":"sat"}`, status: 422},
+	{name: "sample, t = 3", path: "/api/v1/sample", body: `{"model":"` + exampleID("car") + `","t":3}`, status: 400, refused: true},
+	{name: "sample, no kind", path: "/api/v1/sample", body: `{"model":"` + exampleID("car") + `"}`, status: 400},
+	{name: "sample of an unknown model", path: "/api/v1/sample", body: `{"model":"000000000000000000000000","t":2}`, status: 404},
+	{name: "sample, a body over the limit", path: "/api/v1/sample", body: oversized(), status: 413, refused: true},
+	{name: "sample, sent as text", path: "/api/v1/sample", contentType: "text/plain", body: `{"model":"queens-4","t":2}`, status: 415, refused: true},
+	{name: "sample, GET", method: "GET", path: "/api/v1/sample", status: 405},
+
 	{name: "an endpoint that does not exist", path: "/api/v1/nothing", status: 404},
 }
 
@@ -197,6 +208,7 @@ var setups = []struct {
 				{name: "explain a feature past its deadline", path: "/api/v1/explain", body: `{"model":"` + exampleID("car") + `","feature":"Body"}`, status: 503},
 				{name: "configuration past its deadline", path: "/api/v1/configuration?format=json", body: `{"model":"` + exampleID("car") + `"}`, status: 503},
 				{name: "facts past their deadline", path: "/api/v1/facts", body: `{"model":"` + exampleID("car") + `"}`, status: 503},
+				{name: "sample past its deadline", path: "/api/v1/sample", body: `{"model":"` + exampleID("car") + `","t":2}`, status: 503},
 				{name: "read a configuration past its deadline", path: "/api/v1/configuration/read?model=" + exampleID("car"), contentType: octets, body: `{}`, status: 503},
 			},
 			// The orders compile within the request's deadline, which no
@@ -210,6 +222,7 @@ var setups = []struct {
 				{name: "upload past the client's rate", path: "/api/v1/models", contentType: octets, body: "features\n\tA\n", status: 429},
 				{name: "configuration past the client's rate", path: "/api/v1/configuration?format=json", body: `{"model":"queens-4"}`, status: 429},
 				{name: "facts past the client's rate", path: "/api/v1/facts", body: `{"model":"queens-4"}`, status: 429},
+				{name: "sample past the client's rate", path: "/api/v1/sample", body: `{"model":"queens-4","t":2}`, status: 429},
 				{name: "read a configuration past the client's rate", path: "/api/v1/configuration/read?model=queens-4", contentType: octets, body: "{}", status: 429},
 			})},
 	{"SAT backends alone", serverSetup{satOnly: true},

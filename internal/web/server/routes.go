@@ -107,19 +107,20 @@ func (s *Server) routes() *echo.Echo {
 	api.POST("/models", s.apiAddModel)
 	api.POST("/configuration", s.apiConfiguration)
 	api.POST("/facts", s.apiFacts)
+	api.POST("/sample", s.apiSample)
 	api.POST("/configuration/read", s.apiReadConfiguration)
 	api.GET("/models", s.apiModels)
 	api.HEAD("/models", s.apiModels)
 	api.Any("/*", func(c echo.Context) error {
 		switch c.Request().URL.Path {
-		case "/api/v1/analyze", "/api/v1/explain", "/api/v1/complete", "/api/v1/diagram", "/api/v1/orders", "/api/v1/configuration", configReadPath, "/api/v1/facts":
+		case "/api/v1/analyze", "/api/v1/explain", "/api/v1/complete", "/api/v1/diagram", "/api/v1/orders", "/api/v1/configuration", configReadPath, "/api/v1/facts", "/api/v1/sample":
 			c.Response().Header().Set("Allow", http.MethodPost)
 			return problem.New(http.StatusMethodNotAllowed, "This address does not accept that method: send POST with a JSON body.")
 		case uploadPath:
 			c.Response().Header().Set("Allow", "GET, HEAD, POST")
 			return problem.New(http.StatusMethodNotAllowed, "This address does not accept that method: GET lists the models, POST uploads one.")
 		}
-		return problem.New(http.StatusNotFound, "There is no API endpoint %s %s; use POST /api/v1/analyze, /api/v1/explain, /api/v1/complete, /api/v1/diagram, /api/v1/orders, /api/v1/configuration, /api/v1/configuration/read or /api/v1/facts, or GET or POST /api/v1/models.",
+		return problem.New(http.StatusNotFound, "There is no API endpoint %s %s; use POST /api/v1/analyze, /api/v1/explain, /api/v1/complete, /api/v1/diagram, /api/v1/orders, /api/v1/configuration, /api/v1/configuration/read, /api/v1/facts or /api/v1/sample, or GET or POST /api/v1/models.",
 			c.Request().Method, words.Quote(c.Request().URL.Path))
 	})
 	return e
