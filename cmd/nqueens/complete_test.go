@@ -1,10 +1,13 @@
 package main
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/nqueens/configurator/configurator/feature/uvl"
 )
 
 // complete -model finishes the kernel's configuration: its fewest and most
@@ -102,6 +105,56 @@ func TestAnalyzeModelConfig(t *testing.T) {
 	} {
 		code, out, errOut := runArgs(tc.args...)
 		if code != tc.code || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, tc.msg) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want %d saying %q", tc.args, code, out, errOut, tc.code, tc.msg)
+		}
+	}
+}
+
+// sample -model prints the sample as CSV, a row per configuration, every
+// configuration one of the kernel's keeping the decisions, and says its
+// coverage in one line on stderr; -uniform draws on the bdd backend.
+func TestSampleModel(t *testing.T) {
+	kernel := writeModel(t, "kernel.uvl", kernelUVL)
+	m, err := uvl.Parse([]byte(kernelUVL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"sample", "-backend", "sat", "-model", kernel, "-select", "Debug"},
+		{"sample", "-model", kernel, "-select", "Debug", "-uniform", "4", "-seed", "2"},
+	} {
+		code, out, errOut := runArgs(args...)
+		rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+		if code != 0 || err != nil || len(rows) < 2 || !slices.Equal(rows[0], []string{"configuration", "Kernel", "Arch", "Linux", "Bare", "MMU", "NOMMU", "Debug", "Trace, full"}) {
+			t.Fatalf("%q: exit %d, %v\n%s%s", args, code, err, out, errOut)
+		}
+		for _, row := range rows[1:] {
+			config := make([]bool, len(m.Features))
+			for f := range config {
+				config[f] = row[f+1] == "1"
+			}
+			if !m.Valid(config) || !config[6] {
+				t.Errorf("%q: row %v is no configuration keeping Debug", args, row)
+			}
+		}
+		if args[len(args)-1] == "Debug" && !strings.Contains(errOut, "(100.0 %)") {
+			t.Errorf("%q: stderr %q, want the full coverage said", args, errOut)
+		}
+		if args[len(args)-1] == "2" && len(rows) != 5 {
+			t.Errorf("%q: %d rows, want 4 configurations", args, len(rows)-1)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"sample", "-model", kernel, "-t", "3"}, 2, "only pairs"},
+		{[]string{"sample", "-model", kernel, "-backend", "sat", "-uniform", "2"}, 1, "does not draw configurations uniformly"},
+		{[]string{"sample", "-n", "8"}, 2, "-model is required"},
+	} {
+		code, out, errOut := runArgs(tc.args...)
+		if code != tc.code || out != "" || !strings.Contains(errOut, tc.msg) {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want %d saying %q", tc.args, code, out, errOut, tc.code, tc.msg)
 		}
 	}

@@ -270,3 +270,15 @@ func TestReadErrors(t *testing.T) {
 		t.Errorf("ParseFormat(yaml): %v", err)
 	}
 }
+
+func TestWriteSample(t *testing.T) {
+	m := kernelModel(t)
+	var b bytes.Buffer
+	if err := WriteSample(&b, m, [][]bool{{true, true, true, false, true, false}, {true, true, false, true, false, false}}); err != nil {
+		t.Fatal(err)
+	}
+	want := "configuration,Kernel,Arch,Linux,Bare,MMU,NOMMU\n1,1,1,1,0,1,0\n2,1,1,0,1,0,0\n"
+	if b.String() != want {
+		t.Errorf("%q, want %q", b.String(), want)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +18,7 @@ import (
 // each file again gives the page those decisions, the forced features
 // derived again; a file that names features the model does not have, or
 // whose decisions conflict, is refused with what is wrong, the page as it
-// was.
+// was; the samples download as CSV.
 func TestBrowserModelConfiguration(t *testing.T) {
 	_, ts := newTestServer(t, modelSetup())
 	b := newBrowser(t, ts.URL)
@@ -62,6 +63,23 @@ func TestBrowserModelConfiguration(t *testing.T) {
 		}
 		if b.location() != "/?model="+id+"&select=HDD" {
 			t.Errorf("%s: the page moved to %s", tc.file, b.location())
+		}
+	}
+	// The samples download as CSV: a header of the features, a row per
+	// configuration, each keeping the decisions.
+	b.open(page)
+	for _, kind := range []string{"t=2", "uniform=10"} {
+		src := eval[string](b, fmt.Sprintf(`(function () { var a = document.querySelector('#samples a[href$="%s"]'); var x = new XMLHttpRequest(); x.open('GET', a.href, false); x.send(); return x.responseText; })()`, kind))
+		rows := strings.Split(strings.TrimSpace(src), "\n")
+		header := strings.Split(rows[0], ",")
+		arm, hdd := slices.Index(header, "ARM"), slices.Index(header, "HDD")
+		if header[0] != "configuration" || arm < 0 || hdd < 0 || len(rows) < 2 || kind == "uniform=10" && len(rows) != 11 {
+			t.Fatalf("%s: the sample is\n%s", kind, src)
+		}
+		for _, r := range rows[1:] {
+			if cells := strings.Split(r, ","); cells[arm] != "1" || cells[hdd] != "0" {
+				t.Errorf("%s: the row %s breaks +ARM, -HDD", kind, r)
+			}
 		}
 	}
 	if errs := b.consoleErrors(); len(errs) > 0 {

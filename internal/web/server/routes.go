@@ -93,6 +93,7 @@ func (s *Server) routes() *echo.Echo {
 	get("/model-complete", s.modelComplete)
 	get("/model-configuration", s.modelConfiguration)
 	get("/model-facts", s.modelFacts)
+	get("/model-sample", s.modelSample)
 	get("/orders", s.ordersFragment)
 	get("/static/*", s.serveStatic)
 	e.RouteNotFound("/*", s.notFound)

@@ -1,14 +1,21 @@
 package server
 
 import (
+	"bytes"
+	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/configfile"
 	"github.com/nqueens/configurator/configurator/feature"
+	"github.com/nqueens/configurator/internal/web/modelstate"
 	"github.com/nqueens/configurator/internal/web/problem"
+	"github.com/nqueens/configurator/internal/web/words"
 )
 
 // sampleRequest is the body of POST /api/v1/sample: the decisions, and
@@ -100,4 +107,80 @@ func (s *Server) apiSample(c echo.Context) error {
 	}
 	resp.Size, resp.ElapsedMS = len(configs), ms(time.Since(start))
 	return c.JSON(http.StatusOK, resp)
+}
+
+// modelSample is GET /model-sample?model=ID&select=..&deselect=..&
+// backend=..&t=2 (or &uniform=K): the model page's download of a sample
+// as CSV (configfile.WriteSample), found by the first backend of the
+// page's mode that has the model ready (for uniform, one that samples),
+// under its deadline.
+func (s *Server) modelSample(c echo.Context) error {
+	if err := s.pageSample(c); err != nil {
+		p := problem.Describe(pageProblem(err))
+		if p.Status >= 500 {
+			s.logFailure(c.Request(), p, err)
+		}
+		return c.String(p.Status, p.Message+"\n")
+	}
+	return nil
+}
+
+func (s *Server) pageSample(c echo.Context) error {
+	ctx := c.Request().Context()
+	v := c.QueryParams()
+	k := 0
+	if u := v.Get("uniform"); u != "" {
+		var err error
+		if k, err = strconv.Atoi(u); err != nil || k < 1 || k > configurator.MaxUniform {
+			return problem.New(http.StatusBadRequest, "uniform=%s: ask for 1 to %d configurations.", words.Quote(u), configurator.MaxUniform)
+		}
+	} else if v.Get("t") != "2" {
+		return problem.New(http.StatusBadRequest, "Say which sample: t=2 for a pairwise covering sample, or uniform=K.")
+	}
+	st, err := modelstate.Parse(v)
+	if err != nil {
+		return err
+	}
+	m, _, err := s.models.Model(ctx, st.Model)
+	if err != nil {
+		return err
+	}
+	ds, err := configurator.ParseDecisions(m, st.Select, st.Deselect)
+	if err != nil {
+		return err
+	}
+	name, sp, err := s.pageSpace(ctx, st, func(sp configurator.FeatureSpace) bool {
+		_, ok := sp.(configurator.FeatureSampler)
+		return k == 0 || ok
+	})
+	if err != nil {
+		return err
+	}
+	bctx, cancel := context.WithTimeout(ctx, s.deadline(name))
+	defer cancel()
+	if _, err := s.featureSession(bctx, sp, ds); err != nil {
+		return err
+	}
+	var configs [][]bool
+	if k > 0 {
+		configs, err = configurator.UniformSample(bctx, sp, ds, k, newRand())
+	} else {
+		var p *configurator.Pairwise
+		if p, err = configurator.PairwiseSample(bctx, sp, ds); err == nil {
+			configs = p.Configurations
+		}
+	}
+	if err != nil {
+		return modelWorkProblem(bctx, name, err)
+	}
+	var b bytes.Buffer
+	if err := configfile.WriteSample(&b, m, configs); err != nil {
+		return err
+	}
+	kind := "pairwise"
+	if k > 0 {
+		kind = "uniform"
+	}
+	c.Response().Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", fileName(configurator.ModelName(m))+"-"+kind+".csv"))
+	return c.Blob(http.StatusOK, configfile.CSV.MediaType(), b.Bytes())
 }

@@ -20,6 +20,9 @@ var formatLabels = map[configfile.Format]string{
 type ConfigFiles struct {
 	Downloads []Link
 	Read      string
+	// Samples are the downloads of samples for testing, as CSV (GET
+	// /model-sample): a pairwise covering one and some drawn uniformly.
+	Samples []Link
 }
 
 // configFiles are the configuration files of the state's decisions on m.
@@ -32,6 +35,10 @@ func configFiles(st modelstate.State, m *feature.Model) *ConfigFiles {
 		}
 		v.Downloads = append(v.Downloads, Link{Label: formatLabels[f], Href: "/model-configuration?" + q + "&format=" + string(f),
 			Title: "Your decisions and what they force, as a " + formatLabels[f] + " file"})
+	}
+	v.Samples = []Link{
+		{Label: "Pairwise", Href: "/model-sample?" + q + "&t=2", Title: "Configurations that together take every valid pair of values of two features, as CSV"},
+		{Label: "10 at random", Href: "/model-sample?" + q + "&uniform=10", Title: "Ten configurations drawn uniformly (a backend that counts them: the BDD), as CSV"},
 	}
 	read := url.Values{"model": {st.Model}}
 	if st.Backend != "" {
