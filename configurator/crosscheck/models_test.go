@@ -406,7 +406,7 @@ func TestPlantedBoardFault(t *testing.T) {
 func TestRealModelsComplete(t *testing.T) {
 	dir := featuretest.ModelsDir(t)
 	bs := modelBackends()
-	files := append(slices.Clone(realModels), "featureide/financialservices-2017-05-22.xml",
+	files := append(slices.Clone(realModels), "dimacs/linux-2.6.33.3.dimacs", "featureide/financialservices-2017-05-22.xml",
 		"featureide/pc-richmond.xml", "featureide/printer-sxfm.xml", "featureide/soletta-2015-06-30.xml", "featureide/tankwar.xml")
 	if testing.Short() {
 		files = []string{"uvl/berkeleydb.uvl", "dimacs/printer.dimacs", "featureide/tankwar.xml"}
