@@ -53,11 +53,13 @@ var (
 type FeatureOptimizer interface {
 	// ExtremeConfiguration returns a configuration that keeps the
 	// decisions and selects the fewest features (the most, when most
-	// is set), or an error wrapping ErrNoSolution. Exact says that no
-	// such configuration selects fewer (more). A search that ctx ends
-	// after it found one returns the best it found, with exact false,
-	// and no error; one that ends before gives ctx's error.
-	ExtremeConfiguration(ctx context.Context, decisions []Decision, most bool) (selected []bool, exact bool, err error)
+	// is set), or an error wrapping ErrNoSolution, and bound, what it
+	// proved: no such configuration selects fewer (more) features than
+	// bound, which equals the configuration's count when it is the
+	// extreme. A search that ctx ends after it found one returns the
+	// best it found and the bound it reached, and no error; one that
+	// ends before gives ctx's error.
+	ExtremeConfiguration(ctx context.Context, decisions []Decision, most bool) (selected []bool, bound int, err error)
 }
 
 // Completion is a configuration that Finish completed from a session's
@@ -75,8 +77,9 @@ type Completion struct {
 	// Bound, for Fewest and Most, is what is proven of the extreme: no
 	// configuration keeping the decisions selects fewer (Fewest) or
 	// more (Most) features than Bound. It equals Selections when Exact;
-	// else it is what the valid domains prove: the features selected or
-	// forced on (Fewest), all but those deselected or forced off (Most).
+	// else it is the closer of the search's own and what the valid
+	// domains prove: the features selected or forced on (Fewest), all
+	// but those deselected or forced off (Most).
 	Bound int
 }
 
@@ -110,27 +113,27 @@ func (s *FeatureSession) Finish(ctx context.Context, how How, rng *rand.Rand) (*
 	case Fewest, Most:
 		if _, ok := BoardOf(s.Model()); ok {
 			c.Selected, err = s.space.Configuration(ctx, s.decisions)
-			c.Exact = true
+			c.Bound = c.Selections()
 			break
 		}
 		op, ok := s.space.(FeatureOptimizer)
 		if !ok {
 			return nil, ErrNoOptimizer
 		}
-		c.Selected, c.Exact, err = op.ExtremeConfiguration(ctx, s.decisions, how == Most)
+		c.Selected, c.Bound, err = op.ExtremeConfiguration(ctx, s.decisions, how == Most)
 	default:
 		return nil, fmt.Errorf("finish: How(%d): %w", how, ErrHow)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("complete (%s): %w", how, err)
 	}
-	if how != Uniform {
-		c.Bound = s.bound(how)
-		if c.Exact {
-			c.Bound = c.Selections()
-		}
-		c.Exact = c.Bound == c.Selections()
+	if how == Fewest {
+		c.Bound = max(c.Bound, s.bound(how))
 	}
+	if how == Most {
+		c.Bound = min(c.Bound, s.bound(how))
+	}
+	c.Exact = how != Uniform && c.Bound == c.Selections()
 	return c, nil
 }
 

@@ -12,12 +12,16 @@ import (
 // plainSpace is a space with no facet beyond configurator.FeatureSpace.
 type plainSpace struct{ configurator.FeatureSpace }
 
-// unproven is an optimizer that never proves its answer exact.
+// unproven is an optimizer that proves nothing of its answer: a bound of
+// no features (Fewest), of all of them (Most).
 type unproven struct{ configurator.FeatureSpace }
 
-func (u unproven) ExtremeConfiguration(ctx context.Context, ds []configurator.Decision, most bool) ([]bool, bool, error) {
+func (u unproven) ExtremeConfiguration(ctx context.Context, ds []configurator.Decision, most bool) ([]bool, int, error) {
 	config, _, err := u.FeatureSpace.(configurator.FeatureOptimizer).ExtremeConfiguration(ctx, ds, most)
-	return config, false, err
+	if most {
+		return config, len(config), err
+	}
+	return config, 0, err
 }
 
 // TestFinish: on the kernel model (fewest 3: Kernel, Arch, Bare; most 5),

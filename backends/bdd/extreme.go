@@ -10,21 +10,23 @@ import (
 var _ configurator.FeatureOptimizer = (*ModelSpace)(nil)
 
 // ExtremeConfiguration returns a configuration that keeps the decisions
-// and selects the fewest features (most: the most), always exact: a
-// shortest (longest) path down the part of the diagram the decisions
-// allow, one sweep up and one walk down (robdd.Part.ExtremeSat).
-func (s *ModelSpace) ExtremeConfiguration(ctx context.Context, decisions []configurator.Decision, most bool) ([]bool, bool, error) {
+// and selects the fewest features (most: the most), always the extreme
+// (its count is the bound): a shortest (longest) path down the part of
+// the diagram the decisions allow, one sweep up and one walk down
+// (robdd.Part.ExtremeSat).
+func (s *ModelSpace) ExtremeConfiguration(ctx context.Context, decisions []configurator.Decision, most bool) ([]bool, int, error) {
 	a, err := s.assign(decisions)
 	if err != nil {
-		return nil, false, err
+		return nil, 0, err
 	}
 	var x []bool
+	ones := 0
 	ok := false
-	if err := s.sweep(ctx, a, func(p *robdd.Part) { x, _, ok = p.ExtremeSat(most) }); err != nil {
-		return nil, false, err
+	if err := s.sweep(ctx, a, func(p *robdd.Part) { x, ones, ok = p.ExtremeSat(most) }); err != nil {
+		return nil, 0, err
 	}
 	if !ok {
-		return nil, false, noConfiguration(decisions)
+		return nil, 0, noConfiguration(decisions)
 	}
-	return x, true, nil
+	return x, ones, nil
 }
