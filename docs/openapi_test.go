@@ -119,6 +119,55 @@ var api = []exchange{
 	{name: "explain a free feature", path: "/api/v1/explain", body: `{"model":"` + exampleID("car") + `","feature":"Sunroof"}`, status: 422},
 	{name: "explain a feature of an unknown model", path: "/api/v1/explain", body: `{"model":"000000000000000000000000","feature":"A"}`, status: 404},
 
+	{name: "complete a model uniformly", path: "/api/v1/complete", body: `{"model":"` + exampleID("car") + `","select":["Electric"],"how":"uniform"}`, status: 200},
+	{name: "complete a model, the fewest on SAT", path: "/api/v1/complete", body: `{"model":"` + exampleID("car") + `","backend":"sat","how":"fewest"}`, status: 200},
+	{name: "complete a board as a model, the most", path: "/api/v1/complete", body: `{"model":"queens-6","select":["b1"],"how":"most"}`, status: 200},
+	{name: "complete a model, an unknown way", path: "/api/v1/complete", body: `{"model":"` + exampleID("car") + `","how":"best"}`, status: 400, refused: true},
+	{name: "complete a model uniformly on SAT", path: "/api/v1/complete", body: `{"model":"` + exampleID("car") + `","backend":"sat","how":"uniform"}`, status: 422},
+	{name: "complete an unknown model", path: "/api/v1/complete", body: `{"model":"000000000000000000000000"}`, status: 404},
+	{name: "complete a model, decisions no configuration keeps", path: "/api/v1/complete", body: `{"model":"` + exampleID("car") + `","select":["Electric","Tow bar"]}`, status: 422},
+
+	{name: "configuration as FeatureIDE XML", path: "/api/v1/configuration?format=featureide", body: `{"model":"` + exampleID("car") + `","select":["Electric"]}`, status: 200},
+	{name: "configuration as Kconfig", path: "/api/v1/configuration?format=kconfig", body: `{"model":"queens-6","select":["b1"]}`, status: 200},
+	{name: "configuration as CSV", path: "/api/v1/configuration?format=csv", body: `{"model":"` + exampleID("car") + `","deselect":["Sunroof"],"backend":"sat"}`, status: 200},
+	{name: "configuration as JSON", path: "/api/v1/configuration?format=json", body: `{"model":"` + exampleID("car") + `","select":["Electric"]}`, status: 200},
+	{name: "configuration, Kconfig of names that are not symbols", path: "/api/v1/configuration?format=kconfig", body: `{"model":"` + exampleID("car") + `"}`, status: 422},
+	{name: "configuration, an unknown format", path: "/api/v1/configuration?format=yaml", body: `{"model":"` + exampleID("car") + `"}`, status: 400, refused: true},
+	{name: "configuration, an unknown feature", path: "/api/v1/configuration?format=json", body: `{"model":"` + exampleID("car") + `","select":["Wings"]}`, status: 400},
+	{name: "configuration of an unknown model", path: "/api/v1/configuration?format=json", body: `{"model":"000000000000000000000000"}`, status: 404},
+	{name: "configuration, a body over the limit", path: "/api/v1/configuration?format=json", body: oversized(), status: 413, refused: true},
+	{name: "configuration, sent as text", path: "/api/v1/configuration?format=json", contentType: "text/plain", body: `{"model":"queens-4"}`, status: 415, refused: true},
+	{name: "configuration, GET", method: "GET", path: "/api/v1/configuration", status: 405},
+	{name: "read a configuration", path: "/api/v1/configuration/read?model=" + exampleID("car"), contentType: octets, body: `{"select":["Electric"],"deselect":["Sunroof"]}`, status: 200},
+	{name: "read a Kconfig file", path: "/api/v1/configuration/read?model=queens-6&format=kconfig", contentType: octets, body: "CONFIG_b1=y\n# CONFIG_a3 is not set\n", status: 200},
+	{name: "read a configuration that does not read", path: "/api/v1/configuration/read?model=" + exampleID("car") + "&format=featureide", contentType: octets, body: "<configuration>\n<feature/>", status: 400},
+	{name: "read a configuration of unknown features", path: "/api/v1/configuration/read?model=" + exampleID("car"), contentType: octets, body: `{"select":["Wings"]}`, status: 400},
+	{name: "read a configuration of an unknown model", path: "/api/v1/configuration/read?model=000000000000000000000000", contentType: octets, body: `{}`, status: 404},
+	{name: "read a configuration over the limit", path: "/api/v1/configuration/read?model=" + exampleID("car"), contentType: octets, body: strings.Repeat("#\n", 8<<20+1), status: 413},
+	{name: "read a configuration sent as a form", path: "/api/v1/configuration/read?model=" + exampleID("car"), contentType: "application/x-www-form-urlencoded", body: "a=b", status: 415, refused: true},
+	{name: "read a configuration no configuration keeps", path: "/api/v1/configuration/read?model=" + exampleID("car"), contentType: octets, body: `{"select":["Electric","Tow bar"]}`, status: 422},
+	{name: "read a configuration, GET", method: "GET", path: "/api/v1/configuration/read", status: 405},
+
+	{name: "facts, BDD", path: "/api/v1/facts", body: `{"model":"` + exampleID("car") + `"}`, status: 200},
+	{name: "facts, SAT", path: "/api/v1/facts", body: `{"model":"queens-6","backend":"sat"}`, status: 200},
+	{name: "facts, a decision", path: "/api/v1/facts", body: `{"model":"queens-6","select":["a1"]}`, status: 400, refused: true},
+	{name: "facts of an unknown model", path: "/api/v1/facts", body: `{"model":"000000000000000000000000"}`, status: 404},
+	{name: "facts of a model without configurations", path: "/api/v1/facts", body: `{"model":"queens-3"}`, status: 422},
+	{name: "facts, a body over the limit", path: "/api/v1/facts", body: oversized(), status: 413, refused: true},
+	{name: "facts, sent as text", path: "/api/v1/facts", contentType: "text/plain", body: `{"model":"queens-4"}`, status: 415, refused: true},
+	{name: "facts, GET", method: "GET", path: "/api/v1/facts", status: 405},
+
+	{name: "sample, pairwise", path: "/api/v1/sample", body: `{"model":"` + exampleID("car") + `","select":["Electric"],"t":2}`, status: 200},
+	{name: "sample, pairwise on SAT", path: "/api/v1/sample", body: `{"model":"queens-5","backend":"sat","t":2}`, status: 200},
+	{name: "sample, uniform", path: "/api/v1/sample", body: `{"model":"` + exampleID("car") + `","uniform":3}`, status: 200},
+	{name: "sample, uniform on SAT", path: "/api/v1/sample", body: `{"model":"` + exampleID("car") + `","uniform":3,"backend":"sat"}`, status: 422},
+	{name: "sample, t = 3", path: "/api/v1/sample", body: `{"model":"` + exampleID("car") + `","t":3}`, status: 400, refused: true},
+	{name: "sample, no kind", path: "/api/v1/sample", body: `{"model":"` + exampleID("car") + `"}`, status: 400},
+	{name: "sample of an unknown model", path: "/api/v1/sample", body: `{"model":"000000000000000000000000","t":2}`, status: 404},
+	{name: "sample, a body over the limit", path: "/api/v1/sample", body: oversized(), status: 413, refused: true},
+	{name: "sample, sent as text", path: "/api/v1/sample", contentType: "text/plain", body: `{"model":"queens-4","t":2}`, status: 415, refused: true},
+	{name: "sample, GET", method: "GET", path: "/api/v1/sample", status: 405},
+
 	{name: "an endpoint that does not exist", path: "/api/v1/nothing", status: 404},
 }
 
@@ -162,6 +211,10 @@ var setups = []struct {
 			[]exchange{
 				{name: "analyze a model past its deadline", path: "/api/v1/analyze", body: `{"model":"` + exampleID("car") + `"}`, status: 503},
 				{name: "explain a feature past its deadline", path: "/api/v1/explain", body: `{"model":"` + exampleID("car") + `","feature":"Body"}`, status: 503},
+				{name: "configuration past its deadline", path: "/api/v1/configuration?format=json", body: `{"model":"` + exampleID("car") + `"}`, status: 503},
+				{name: "facts past their deadline", path: "/api/v1/facts", body: `{"model":"` + exampleID("car") + `"}`, status: 503},
+				{name: "sample past its deadline", path: "/api/v1/sample", body: `{"model":"` + exampleID("car") + `","t":2}`, status: 503},
+				{name: "read a configuration past its deadline", path: "/api/v1/configuration/read?model=" + exampleID("car"), contentType: octets, body: `{}`, status: 503},
 			},
 			// The orders compile within the request's deadline, which no
 			// backend's deadline shortens.
@@ -172,6 +225,10 @@ var setups = []struct {
 			[]exchange{
 				{name: "models past the client's rate", method: "GET", path: "/api/v1/models", status: 429},
 				{name: "upload past the client's rate", path: "/api/v1/models", contentType: octets, body: "features\n\tA\n", status: 429},
+				{name: "configuration past the client's rate", path: "/api/v1/configuration?format=json", body: `{"model":"queens-4"}`, status: 429},
+				{name: "facts past the client's rate", path: "/api/v1/facts", body: `{"model":"queens-4"}`, status: 429},
+				{name: "sample past the client's rate", path: "/api/v1/sample", body: `{"model":"queens-4","t":2}`, status: 429},
+				{name: "read a configuration past the client's rate", path: "/api/v1/configuration/read?model=queens-4", contentType: octets, body: "{}", status: 429},
 			})},
 	{"a store that holds one uploaded model", serverSetup{oneModel: true},
 		[]exchange{

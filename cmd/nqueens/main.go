@@ -12,8 +12,10 @@
 //	nqueens crosscheck -n 4-10 [-walks W] [-steps K] [-seed S] [-backends bdd,sat] [-exhaustive N] [-cap K] [-drop LINE]
 //
 //	nqueens count      -model FILE [-format uvl|dimacs|featureide|sxfm] [-backend bdd|sat|sat-plain] [-cap K] [-json]
-//	nqueens analyze    -model FILE [-select a,b] [-deselect c] [-backend ...] [-json]
+//	nqueens analyze    -model FILE [-config FILE] [-select a,b] [-deselect c] [-backend ...] [-json]
 //	nqueens explain    -model FILE [-select a,b] [-deselect c] -feature X [-backend ...] [-json]
+//	nqueens complete   -model FILE [-select a,b] [-deselect c] [-how uniform|fewest|most] [-timeout D] [-seed S] [-backend ...] [-json]
+//	nqueens sample     -model FILE [-select a,b] [-deselect c] [-t 2 | -uniform K] [-seed S] [-backend ...] [-json]
 //	nqueens crosscheck -model FILE [-walks W] [-steps K] [-seed S] [-backends sat,sat-plain]
 //	nqueens convert    -model FILE -to uvl|dimacs|featureide
 //
@@ -68,6 +70,8 @@ var commands = []command{
 	{"count", "count the solutions of an N×N board (the configurations of a -model) and report the size and cost of the compiled model", runCount},
 	{"analyze", "draw the board under a placement (classify a -model's features under decisions): forced, blocked, the solutions left", runAnalyze},
 	{"explain", "say why a cell is blocked or forced (a -model's feature forced), and what to remove to free it", runExplain},
+	{"complete", "finish a configuration of a -model from decisions: uniformly at random, or with the fewest or the most features", runComplete},
+	{"sample", "configurations of a -model for testing: a pairwise covering sample, or some drawn uniformly (CSV)", runSample},
 	{"crosscheck", "cross-check the backends against a brute-force oracle and print a summary", runCrosscheck},
 	{"convert", "write a -model in another format (uvl, dimacs, featureide) on stdout", runConvert},
 }
@@ -81,8 +85,10 @@ Usage:
   nqueens crosscheck -n 4-10 [-walks W] [-steps K] [-seed S] [-backends bdd,sat] [-exhaustive N] [-cap K] [-drop LINE]
 
   nqueens count      -model FILE [-format uvl|dimacs|featureide|sxfm] [-backend bdd|sat|sat-plain] [-cap K] [-json]
-  nqueens analyze    -model FILE [-select a,b] [-deselect c] [-backend ...] [-json]
+  nqueens analyze    -model FILE [-config FILE] [-select a,b] [-deselect c] [-backend ...] [-json]
   nqueens explain    -model FILE [-select a,b] [-deselect c] -feature X [-backend ...] [-json]
+  nqueens complete   -model FILE [-select a,b] [-deselect c] [-how uniform|fewest|most] [-timeout D] [-seed S] [-backend ...] [-json]
+  nqueens sample     -model FILE [-select a,b] [-deselect c] [-t 2 | -uniform K] [-seed S] [-backend ...] [-json]
   nqueens crosscheck -model FILE [-walks W] [-steps K] [-seed S] [-backends sat,sat-plain]
   nqueens convert    -model FILE -to uvl|dimacs|featureide
 
@@ -104,7 +110,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "nqueens: missing command (count, analyze, explain, crosscheck or convert; see nqueens -h)")
+		fmt.Fprintln(stderr, "nqueens: missing command (count, analyze, explain, complete, sample, crosscheck or convert; see nqueens -h)")
 		return 2
 	}
 	switch args[0] {
@@ -130,7 +136,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
-	fmt.Fprintf(stderr, "nqueens: unknown command %q (want count, analyze, explain, crosscheck or convert; see nqueens -h)\n", args[0])
+	fmt.Fprintf(stderr, "nqueens: unknown command %q (want count, analyze, explain, complete, sample, crosscheck or convert; see nqueens -h)\n", args[0])
 	return 2
 }
 

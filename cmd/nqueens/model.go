@@ -10,12 +10,14 @@ import (
 	"io"
 	"io/fs"
 	"math/big"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/nqueens/configurator/benchmarks/peakmem"
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/bytesize"
+	"github.com/nqueens/configurator/configurator/configfile"
 	"github.com/nqueens/configurator/configurator/feature"
 	"github.com/nqueens/configurator/configurator/feature/examples"
 	"github.com/nqueens/configurator/configurator/feature/modelfile"
@@ -26,6 +28,9 @@ import (
 type modelFlags struct {
 	file, format string
 	sel, desel   names
+	// config is a configuration file whose decisions come first, and
+	// configFormat its format ("": told from its content).
+	config, configFormat string
 }
 
 // register adds -model and -format to fs; decisions adds -select and
@@ -36,6 +41,8 @@ func (mf *modelFlags) register(fs *flagSet, decisions bool) {
 	if decisions {
 		fs.Var(&mf.sel, "select", "-model: the `features` to select, comma-separated (a name with a comma in double quotes); may be repeated")
 		fs.Var(&mf.desel, "deselect", "-model: the `features` to deselect, as -select")
+		fs.StringVar(&mf.config, "config", "", "-model: take the decisions of the configuration in `FILE` (FeatureIDE XML, Kconfig, CSV or JSON: what the page and POST /api/v1/configuration write), before -select and -deselect")
+		fs.StringVar(&mf.configFormat, "config-format", "", "-config: the file's format, featureide, kconfig, csv or json (default: told from its content)")
 	}
 }
 
@@ -45,7 +52,7 @@ func (mf *modelFlags) active(fs *flagSet) (bool, error) {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if mf.file == "" {
-		for _, name := range []string{"format", "select", "deselect"} {
+		for _, name := range []string{"format", "select", "deselect", "config", "config-format"} {
 			if set[name] {
 				return false, usagef("-%s needs -model (see nqueens %s -h)", name, fs.Name())
 			}
@@ -97,11 +104,37 @@ func (mf *modelFlags) load() (*feature.Model, error) {
 	return m, err
 }
 
-// decisions returns the decisions of -select and -deselect on m.
+// decisions returns the decisions of -config, then of -select and
+// -deselect, on m.
 func (mf *modelFlags) decisions(m *feature.Model) ([]configurator.Decision, error) {
-	ds, err := configurator.ParseDecisions(m, mf.sel, mf.desel)
+	var ds []configurator.Decision
+	if mf.config != "" {
+		src, err := os.ReadFile(mf.config)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, usagef("-config: %v", err)
+		}
+		if err != nil {
+			return nil, err
+		}
+		f := configfile.Detect(src)
+		if mf.configFormat != "" {
+			if f, err = configfile.ParseFormat(mf.configFormat); err != nil {
+				return nil, usagef("-config-format: %v", err)
+			}
+		}
+		conf, err := configfile.Read(src, m, f)
+		if err != nil {
+			return nil, fmt.Errorf("-config %s (%s): %w", mf.config, f, err)
+		}
+		ds = conf.Decisions()
+	}
+	more, err := configurator.ParseDecisions(m, mf.sel, mf.desel)
 	if err != nil {
 		return nil, fmt.Errorf("-select, -deselect: %w", err)
+	}
+	ds = append(ds, more...)
+	if err := configurator.CheckDecisions(m, ds); err != nil {
+		return nil, fmt.Errorf("-config with -select, -deselect: %w", err)
 	}
 	return ds, nil
 }

@@ -2,12 +2,15 @@ package crosscheck_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nqueens/configurator/backends/bdd"
 	"github.com/nqueens/configurator/backends/sat"
@@ -18,6 +21,7 @@ import (
 	"github.com/nqueens/configurator/configurator/feature"
 	"github.com/nqueens/configurator/configurator/feature/dimacs"
 	"github.com/nqueens/configurator/configurator/feature/featuretest"
+	"github.com/nqueens/configurator/configurator/feature/modelfile"
 	"github.com/nqueens/configurator/configurator/feature/uvl"
 )
 
@@ -310,9 +314,12 @@ func load(t testing.TB, dir, file string) *feature.Model {
 	t.Helper()
 	var m *feature.Model
 	var err error
-	if strings.HasSuffix(file, ".uvl") {
+	switch {
+	case strings.HasSuffix(file, ".uvl"):
 		m, err = uvl.Load(os.DirFS(dir), file)
-	} else {
+	case strings.HasSuffix(file, ".xml"):
+		m, err = modelfile.Load(filepath.Join(dir, file), "") // FeatureIDE or SXFM, told from the content
+	default:
 		var src []byte
 		if src, err = os.ReadFile(filepath.Join(dir, file)); err == nil {
 			m, err = dimacs.Parse(src)
@@ -390,4 +397,113 @@ func TestPlantedBoardFault(t *testing.T) {
 			t.Errorf("%s without the long diagonal: no disagreement found", b.Name())
 		}
 	}
+}
+
+// TestRealModelsComplete: on the real models (the FeatureIDE files too),
+// every backend's completions by each way of configurator.Finish, under
+// seeded random decisions that some configuration keeps, are
+// configurations by the model's own meaning (feature.Model.Valid), keep
+// the decisions, lie within the bound they state, and, where two backends
+// prove their fewest (most) exact, select as many features. The SAT
+// backend's search is given a few seconds, the bound it reached is the
+// answer past them; sat-plain's is the same search (package satbase), and
+// is left out.
+func TestRealModelsComplete(t *testing.T) {
+	dir := featuretest.ModelsDir(t)
+	bs := modelBackends()
+	files := append(slices.Clone(realModels), "dimacs/linux-2.6.33.3.dimacs", "featureide/financialservices-2017-05-22.xml",
+		"featureide/pc-richmond.xml", "featureide/printer-sxfm.xml", "featureide/soletta-2015-06-30.xml", "featureide/tankwar.xml")
+	if testing.Short() {
+		files = []string{"uvl/berkeleydb.uvl", "dimacs/printer.dimacs", "featureide/tankwar.xml"}
+	}
+	ctx := context.Background()
+	for _, file := range files {
+		t.Run(file, func(t *testing.T) {
+			m := load(t, dir, file)
+			rng := rand.New(rand.NewPCG(*seed, 7))
+			var ds []configurator.Decision
+			exact := map[configurator.How]int{}
+			for _, b := range bs {
+				if b.Name() == "sat-plain" || b.Name() == "bdd" && !bddModels[file] && !bddFeatureIDE[file] {
+					continue
+				}
+				sp, _, err := configurator.CompileFeatureModel(ctx, b, m)
+				if errors.Is(err, configurator.ErrTooLarge) {
+					continue
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ds == nil {
+					ds = consistentDecisions(t, sp, rng, 3)
+				}
+				s, err := configurator.NewFeatureSession(ctx, sp, ds)
+				if err != nil {
+					t.Fatalf("%s: %v", b.Name(), err)
+				}
+				for _, how := range []configurator.How{configurator.Uniform, configurator.Fewest, configurator.Most} {
+					fctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+					c, err := s.Finish(fctx, how, rand.New(rand.NewPCG(*seed, 8)))
+					cancel()
+					if how == configurator.Uniform && errors.Is(err, configurator.ErrNoSampler) {
+						continue
+					}
+					if err != nil {
+						t.Fatalf("%s, %s: %v", b.Name(), how, err)
+					}
+					if !m.Valid(c.Selected) {
+						t.Errorf("%s, %s: the completion is no configuration of the model", b.Name(), how)
+					}
+					for _, d := range ds {
+						if c.Selected[d.Feature] != d.Select {
+							t.Errorf("%s, %s: the completion breaks the decision %s", b.Name(), how, configurator.FormatDecisions(m, []configurator.Decision{d}))
+						}
+					}
+					if how == configurator.Fewest && c.Bound > c.Selections() || how == configurator.Most && c.Bound < c.Selections() {
+						t.Errorf("%s, %s: %d features selected, beyond the bound %d", b.Name(), how, c.Selections(), c.Bound)
+					}
+					if !c.Exact {
+						continue
+					}
+					if k, ok := exact[how]; ok && k != c.Selections() {
+						t.Errorf("%s, %s: %d features selected, another backend proved %d", b.Name(), how, c.Selections(), k)
+					}
+					exact[how] = c.Selections()
+				}
+			}
+			t.Logf("%d features; exact fewest and most: %v", len(m.Features), exact)
+		})
+	}
+}
+
+// bddFeatureIDE are the FeatureIDE files the BDD backend compiles within
+// seconds.
+var bddFeatureIDE = map[string]bool{
+	"featureide/pc-richmond.xml": true, "featureide/printer-sxfm.xml": true,
+	"featureide/soletta-2015-06-30.xml": true, "featureide/tankwar.xml": true,
+}
+
+// consistentDecisions draws up to k decisions on open features of sp, each
+// kept only when some configuration keeps them all.
+func consistentDecisions(t *testing.T, sp configurator.FeatureSpace, rng *rand.Rand, k int) []configurator.Decision {
+	t.Helper()
+	ds := []configurator.Decision{}
+	n := len(sp.FeatureModel().Features)
+	for range 4 * k {
+		if len(ds) == k {
+			break
+		}
+		d := configurator.Decision{Feature: rng.IntN(n), Select: rng.IntN(2) == 0}
+		if slices.ContainsFunc(ds, func(e configurator.Decision) bool { return e.Feature == d.Feature }) {
+			continue
+		}
+		ok, err := sp.Consistent(context.Background(), append(slices.Clone(ds), d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			ds = append(ds, d)
+		}
+	}
+	return ds
 }

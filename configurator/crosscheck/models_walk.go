@@ -289,8 +289,12 @@ func (w *modelWalker) makeRoom(ctx context.Context, rng *rand.Rand, forced []int
 }
 
 // complete asks every session for a configuration keeping its decisions,
-// and checks each.
+// and checks each: one from Complete, then one by each way of Finish (but
+// Uniform on a subject that does not sample), whose fewest and most must
+// select as few and as many features as the oracle's.
 func (w *modelWalker) complete(ctx context.Context, rng *rand.Rand) error {
+	var fewest, most int
+	w.ask(func() { fewest, most, _ = w.oracle.Selections(odecisions(w.ds)) })
 	for i, s := range w.sessions {
 		if s == nil {
 			continue
@@ -301,16 +305,41 @@ func (w *modelWalker) complete(ctx context.Context, rng *rand.Rand) error {
 		if stop(ctx, err) {
 			return err
 		}
-		var ok bool
-		w.ask(func() { ok = err == nil && w.oracle.IsConfiguration(config) })
-		for _, d := range w.ds {
-			ok = ok && config[d.Feature] == d.Select
-		}
-		if !ok {
+		if !w.isCompletion(config, err) {
 			w.disagree(i, w.ds, "complete", -1, fmt.Sprintf("%v, error %v", config, err), "a configuration keeping the decisions")
+		}
+		for _, how := range []configurator.How{configurator.Uniform, configurator.Fewest, configurator.Most} {
+			var c *configurator.Completion
+			w.timed(i, func() { c, err = s.Finish(ctx, how, rand.New(rand.NewPCG(rng.Uint64(), 0))) })
+			if stop(ctx, err) {
+				return err
+			}
+			if how == configurator.Uniform && errors.Is(err, configurator.ErrNoSampler) {
+				continue
+			}
+			check := "complete " + how.String()
+			switch {
+			case err != nil || !w.isCompletion(c.Selected, nil):
+				w.disagree(i, w.ds, check, -1, fmt.Sprintf("%v, error %v", c, err), "a configuration keeping the decisions")
+			case how == configurator.Fewest && (!c.Exact || c.Selections() != fewest):
+				w.disagree(i, w.ds, check, -1, fmt.Sprintf("%d selected, exact %v", c.Selections(), c.Exact), fmt.Sprintf("%d selected, exact", fewest))
+			case how == configurator.Most && (!c.Exact || c.Selections() != most):
+				w.disagree(i, w.ds, check, -1, fmt.Sprintf("%d selected, exact %v", c.Selections(), c.Exact), fmt.Sprintf("%d selected, exact", most))
+			}
 		}
 	}
 	return nil
+}
+
+// isCompletion reports whether config, which came with err, is a
+// configuration that keeps the walk's decisions.
+func (w *modelWalker) isCompletion(config []bool, err error) bool {
+	var ok bool
+	w.ask(func() { ok = err == nil && w.oracle.IsConfiguration(config) })
+	for _, d := range w.ds {
+		ok = ok && config[d.Feature] == d.Select
+	}
+	return ok
 }
 
 // conflicts opens a session on the walk's decisions and a forced feature

@@ -1,6 +1,9 @@
 package oracle
 
-import "fmt"
+import (
+	"fmt"
+	"math/bits"
+)
 
 // MaxFeatures is the most features a Features oracle enumerates: 2^20
 // assignments, each judged once.
@@ -147,6 +150,24 @@ func (o *Features) Consistent(ds []Decision) bool {
 		}
 	}
 	return false
+}
+
+// Selections returns the fewest and the most features that a
+// configuration keeping the decisions selects; ok is false when none
+// keeps them.
+func (o *Features) Selections(ds []Decision) (fewest, most int, ok bool) {
+	on, off := masks(ds)
+	fewest = o.n + 1
+	for _, c := range o.configs {
+		if keeps(c, on, off) {
+			k := bits.OnesCount64(c)
+			fewest, most, ok = min(fewest, k), max(most, k), true
+		}
+	}
+	if !ok {
+		return 0, 0, false
+	}
+	return fewest, most, true
 }
 
 // FeatureAnalysis is the oracle's view of a list of decisions: for every

@@ -32,6 +32,16 @@ func TestFeatures(t *testing.T) {
 	if a.Configurations != 0 || slices.Contains(a.On, true) || slices.Contains(a.Off, true) {
 		t.Errorf("under -a +c: %+v, want nothing", a)
 	}
+	// {r,a}, {r,b}: two selected; {r,a,c}: three; under -c only two.
+	for _, tt := range []struct {
+		ds           []Decision
+		fewest, most int
+		ok           bool
+	}{{nil, 2, 3, true}, {[]Decision{{3, false}}, 2, 2, true}, {[]Decision{{1, false}, {3, true}}, 0, 0, false}} {
+		if fewest, most, ok := o.Selections(tt.ds); fewest != tt.fewest || most != tt.most || ok != tt.ok {
+			t.Errorf("Selections(%v) = %d, %d, %v; want %d, %d, %v", tt.ds, fewest, most, ok, tt.fewest, tt.most, tt.ok)
+		}
+	}
 	// Under +c and -b: a is forced on by each alone, so two reasons.
 	ds := []Decision{{3, true}, {2, false}}
 	got, err := o.MinimalReasons(ds, 1, false)

@@ -9,6 +9,9 @@
 // - Hovering or focusing a reason of Why? marks its decisions' rows.
 // - Undo, Redo and the list of steps move through the browser's history,
 //   so that the address, Back and Forward stay in step with them.
+// - A configuration file opened (FeatureIDE XML, Kconfig, CSV, JSON) is
+//   read by the server and its decisions become the page's; a file that
+//   does not read, unknown names and conflicting decisions are said.
 // - The page that opens a model uploads a file (drop it, or choose it),
 //   says the size limit before it sends, and shows a parse error with its
 //   line quoted and the column marked.
@@ -454,4 +457,61 @@
       if (f) { send(f); }
     });
   }
+}());
+
+// ---- A configuration file opened on the model page ----
+(function () {
+  'use strict';
+
+  // names writes feature names for the address as the server reads them:
+  // comma-separated, a name with a comma, a leading quote or spaces at
+  // its ends in double quotes.
+  function names(list) {
+    return list.map(function (n) {
+      return (n.indexOf(',') >= 0 || n.charAt(0) === '"' || n !== n.trim()) ? '"' + n.replace(/"/g, '""') + '"' : n;
+    }).join(',');
+  }
+
+  function say(text, quote, column) {
+    var status = document.getElementById('config-status');
+    if (!status) { return; }
+    status.innerHTML = '';
+    var div = document.createElement('div');
+    div.className = 'notice error';
+    div.setAttribute('role', 'alert');
+    var p = document.createElement('p');
+    p.textContent = text;
+    div.appendChild(p);
+    if (quote !== undefined) {
+      var pre = document.createElement('pre');
+      pre.textContent = quote + '\n' + ' '.repeat(Math.max(0, column - 1)) + '^';
+      div.appendChild(pre);
+    }
+    status.appendChild(div);
+  }
+
+  document.addEventListener('change', function (ev) {
+    var input = ev.target;
+    if (!input || input.id !== 'config-file' || !input.files[0]) { return; }
+    var file = input.files[0], read = input.getAttribute('data-read');
+    input.value = '';
+    fetch(read, { method: 'POST', body: file, headers: { 'Content-Type': 'application/octet-stream' } }).then(function (res) {
+      return res.json().catch(function () { return {}; }).then(function (body) {
+        if (res.ok && body.model) {
+          var q = new URLSearchParams(read.slice(read.indexOf('?') + 1));
+          var href = '/?model=' + encodeURIComponent(body.model);
+          if (body.select.length) { href += '&select=' + encodeURIComponent(names(body.select)); }
+          if (body.deselect.length) { href += '&deselect=' + encodeURIComponent(names(body.deselect)); }
+          if (q.get('backend')) { href += '&backend=' + encodeURIComponent(q.get('backend')); }
+          location.assign(href);
+          return;
+        }
+        var msg = file.name + ': ' + (body.error || ('The server refused the file (' + res.status + ').'));
+        if (body.line > 0) { say(msg, (body.quote || '').slice(0, 200), body.column || 1); return; }
+        say(msg);
+      });
+    }).catch(function () {
+      say('The file could not be sent: the server did not answer.');
+    });
+  });
 }());

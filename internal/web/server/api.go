@@ -238,8 +238,18 @@ func (s *Server) apiExplain(c echo.Context) error {
 }
 
 func (s *Server) apiComplete(c echo.Context) error {
+	body, err := readJSON(c)
+	if err != nil {
+		return err
+	}
+	if hasField(body, "model") {
+		return s.apiCompleteModel(c, body)
+	}
 	var req boardRequest
-	st, backend, err := s.readBoard(c, &req)
+	if err := decodeJSON(body, &req); err != nil {
+		return err
+	}
+	st, backend, err := s.apiState(req)
 	if err != nil {
 		return err
 	}

@@ -90,6 +90,10 @@ func (s *Server) routes() *echo.Echo {
 	get("/events/compile", s.progress)
 	get("/diagram.svg", s.diagramSVG)
 	get("/model-diagram", s.modelDiagram)
+	get("/model-complete", s.modelComplete)
+	get("/model-configuration", s.modelConfiguration)
+	get("/model-facts", s.modelFacts)
+	get("/model-sample", s.modelSample)
 	get("/orders", s.ordersFragment)
 	get("/static/*", s.serveStatic)
 	e.RouteNotFound("/*", s.notFound)
@@ -102,18 +106,22 @@ func (s *Server) routes() *echo.Echo {
 	api.POST("/diagram", s.apiDiagram)
 	api.POST("/orders", s.apiOrders)
 	api.POST("/models", s.apiAddModel)
+	api.POST("/configuration", s.apiConfiguration)
+	api.POST("/facts", s.apiFacts)
+	api.POST("/sample", s.apiSample)
+	api.POST("/configuration/read", s.apiReadConfiguration)
 	api.GET("/models", s.apiModels)
 	api.HEAD("/models", s.apiModels)
 	api.Any("/*", func(c echo.Context) error {
 		switch c.Request().URL.Path {
-		case "/api/v1/analyze", "/api/v1/explain", "/api/v1/complete", "/api/v1/diagram", "/api/v1/orders":
+		case "/api/v1/analyze", "/api/v1/explain", "/api/v1/complete", "/api/v1/diagram", "/api/v1/orders", "/api/v1/configuration", configReadPath, "/api/v1/facts", "/api/v1/sample":
 			c.Response().Header().Set("Allow", http.MethodPost)
 			return problem.New(http.StatusMethodNotAllowed, "This address does not accept that method: send POST with a JSON body.")
 		case uploadPath:
 			c.Response().Header().Set("Allow", "GET, HEAD, POST")
 			return problem.New(http.StatusMethodNotAllowed, "This address does not accept that method: GET lists the models, POST uploads one.")
 		}
-		return problem.New(http.StatusNotFound, "There is no API endpoint %s %s; use POST /api/v1/analyze, /api/v1/explain, /api/v1/complete, /api/v1/diagram or /api/v1/orders, or GET or POST /api/v1/models.",
+		return problem.New(http.StatusNotFound, "There is no API endpoint %s %s; use POST /api/v1/analyze, /api/v1/explain, /api/v1/complete, /api/v1/diagram, /api/v1/orders, /api/v1/configuration, /api/v1/configuration/read, /api/v1/facts or /api/v1/sample, or GET or POST /api/v1/models.",
 			c.Request().Method, words.Quote(c.Request().URL.Path))
 	})
 	return e
@@ -123,12 +131,13 @@ func (s *Server) routes() *echo.Echo {
 // models.MaxSize, not the guard's JSON bodies: its handler bounds them.
 const uploadPath = "/api/v1/models"
 
-// bodyLimit is the guard's body limit for every request but an upload.
+// bodyLimit is the guard's body limit for every request but an upload
+// and a configuration read.
 func (s *Server) bodyLimit(limit echo.MiddlewareFunc) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		limited := limit(next)
 		return func(c echo.Context) error {
-			if c.Request().Method == http.MethodPost && c.Path() == uploadPath {
+			if c.Request().Method == http.MethodPost && (c.Path() == uploadPath || c.Path() == configReadPath) {
 				return next(c)
 			}
 			return limited(c)

@@ -113,6 +113,14 @@ type ModelApp struct {
 	CountNote string
 	Agreement *Agreement
 	Decisions []Chip
+	// Completes are the Complete choices (GET /model-complete), shown
+	// once the configuration is not complete.
+	Completes []Link
+	// Files are the downloads of the configuration and the way to open
+	// one.
+	Files *ConfigFiles
+	// FactsSrc is the address of the model's facts (GET /model-facts).
+	FactsSrc string
 
 	// Changed says first what the step did: the features it forced on
 	// and off, or freed; nil when the step decided nothing.
@@ -320,6 +328,11 @@ func NewModelApp(site *Site, r *ModelStep) *ModelApp {
 	d := lead.Domains
 	v.Count, v.Exact = configurations(lead.Backend, d), exactCount(d)
 	v.Decisions = chips(m, d)
+	if len(d.In(configurator.Open)) > 0 {
+		v.Completes = completeLinks(st)
+	}
+	v.Files = configFiles(st, m)
+	v.FactsSrc = factsSrc(st)
 	if r.Changed != nil {
 		v.Changed = stepChanges(st, r.Act, m, *r.Changed)
 	}
