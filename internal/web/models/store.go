@@ -424,9 +424,12 @@ func (s *Store) policy(client string) policy {
 			return client != "" && e != nil && e.owner == client
 		},
 		used: func(id string, mod time.Time) time.Time {
+			// What the store knows of a use is exact; a file's time, as
+			// coarse as the file system keeps it, may tie with others'
+			// and is the answer only for a model the store does not hold.
 			s.mu.Lock()
 			defer s.mu.Unlock()
-			if e := s.entries[id]; e != nil && e.used.After(mod) {
+			if e := s.entries[id]; e != nil && !e.used.IsZero() {
 				return e.used
 			}
 			return mod
