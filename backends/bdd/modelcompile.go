@@ -45,59 +45,38 @@ func (b *Backend) CompileModel(ctx context.Context, model *feature.Model) (confi
 }
 
 // termBuilder builds the diagrams of a model's terms in a Manager, at the
-// levels its variables have when each is built.
+// levels its variables have when each is built, over the representatives
+// of a reduction: a fixed feature is a constant, a merged one its
+// representative's literal.
 type termBuilder struct {
 	m     *robdd.Manager
 	model *feature.Model
-	// fixed are the features unit propagation fixed (see propagate), nil
-	// when it fixed none.
-	fixed robdd.Assignment
-	// levels is scratch of group.
-	levels []int
+	red   *reduction
 }
 
-// build returns the diagram of t, restricted by the fixed features.
+// build returns the diagram of t.
 func (b *termBuilder) build(ctx context.Context, t *term) (robdd.Node, error) {
-	var x robdd.Node
-	var err error
 	switch t.kind {
 	case termClause:
-		return b.clause(t.lits) // propagate left it no fixed feature
+		return b.clause(t.lits) // over the representatives already
 	case termGroup:
-		x, err = b.group(ctx, &b.model.Groups[t.index])
-	default:
-		x, err = b.expr(ctx, b.model.Constraints[t.index].Expr)
+		return b.group(ctx, &b.model.Groups[t.index])
 	}
-	if err != nil || b.fixed == nil {
-		return x, err
-	}
-	return b.m.Restrict(ctx, x, b.fixed)
+	return b.expr(ctx, b.model.Constraints[t.index].Expr)
 }
 
-// cube returns the conjunction of the fixed features' values.
-func (b *termBuilder) cube() (robdd.Node, error) {
-	levels := b.levels[:0]
-	for f, x := range b.fixed {
-		if x >= 0 {
-			levels = append(levels, b.m.LevelOf(f))
-		}
+// literal returns the diagram of feature f's literal, or of its value.
+func (b *termBuilder) literal(f int, selected bool) (robdd.Node, error) {
+	l, x := b.red.substitute(feature.FeatureLit(f, selected))
+	switch {
+	case x == 1:
+		return robdd.True, nil
+	case x == 0:
+		return robdd.False, nil
+	case l > 0:
+		return b.m.Var(l.Var() - 1)
 	}
-	b.levels = levels
-	slices.Sort(levels)
-	r := robdd.True
-	for i := len(levels) - 1; i >= 0; i-- {
-		l := levels[i]
-		var err error
-		if b.fixed[b.m.VarAt(l)] == 1 {
-			r, err = b.m.MakeNode(l, robdd.False, r)
-		} else {
-			r, err = b.m.MakeNode(l, r, robdd.False)
-		}
-		if err != nil {
-			return robdd.False, err
-		}
-	}
-	return r, nil
+	return b.m.NVar(l.Var() - 1)
 }
 
 // clause builds the disjunction of lits as a chain of nodes, the deepest
@@ -146,18 +125,40 @@ func btoi(b bool) int {
 }
 
 // group builds "a selected parent has between lo and hi of its children":
-// the diagram of the count of the children, a node for each child and
-// each count so far that can still end within the bounds, then the
-// implication from the parent.
+// the diagram of the count of the children's literals, one level at a
+// time from the deepest, each count so far that can still end within the
+// bounds a diagram of the literals below, then the implication from the
+// parent. A child fixed on counts at once; one fixed off does not count.
 func (b *termBuilder) group(ctx context.Context, g *feature.Group) (robdd.Node, error) {
 	lo, hi := g.Bounds()
-	levels := b.levels[:0]
-	for _, c := range g.Children {
-		levels = append(levels, b.m.LevelOf(c))
+	type child struct {
+		level int
+		lit   robdd.Node
 	}
-	b.levels = levels
-	slices.Sort(levels)
-	n := len(levels)
+	var children []child
+	for _, c := range g.Children {
+		x, err := b.literal(c, true)
+		if err != nil {
+			return robdd.False, err
+		}
+		switch x {
+		case robdd.True:
+			lo, hi = lo-1, hi-1
+		case robdd.False:
+		default:
+			children = append(children, child{b.m.Level(x), x})
+		}
+	}
+	np, err := b.literal(g.Parent, false)
+	if err != nil || np == robdd.True {
+		return robdd.True, err
+	}
+	if hi < 0 || lo > len(children) {
+		return np, nil
+	}
+	lo = max(lo, 0)
+	slices.SortStableFunc(children, func(x, y child) int { return cmp.Compare(x.level, y.level) })
+	n := len(children)
 	// next[k] is the diagram of the children below for a count k so far
 	// (k = 0..hi+1, hi+1 standing for "past hi").
 	next := make([]robdd.Node, hi+2)
@@ -170,28 +171,20 @@ func (b *termBuilder) group(ctx context.Context, g *feature.Group) (robdd.Node, 
 	}
 	for i := n - 1; i >= 0; i-- {
 		for k := 0; k <= min(i, hi+1); k++ {
-			if k == hi+1 {
-				cur[k] = robdd.False
-				continue
-			}
-			// Past what the remaining children can reach: never enough.
-			if k+n-i < lo {
+			// Past hi, or past what the remaining children can reach:
+			// never within the bounds.
+			if k == hi+1 || k+n-i < lo {
 				cur[k] = robdd.False
 				continue
 			}
 			var err error
-			if cur[k], err = b.m.MakeNode(levels[i], next[k], next[min(k+1, hi+1)]); err != nil {
+			if cur[k], err = b.m.ITE(ctx, children[i].lit, next[min(k+1, hi+1)], next[k]); err != nil {
 				return robdd.False, err
 			}
 		}
 		next, cur = cur, next
 	}
-	card := next[0]
-	np, err := b.m.NVar(g.Parent)
-	if err != nil {
-		return robdd.False, err
-	}
-	return b.m.Or(ctx, np, card)
+	return b.m.Or(ctx, np, next[0])
 }
 
 // expr builds a constraint's expression by the operations.
@@ -202,7 +195,7 @@ func (b *termBuilder) expr(ctx context.Context, e *feature.Expr) (robdd.Node, er
 	case feature.OpTrue:
 		return robdd.True, nil
 	case feature.OpVar:
-		return b.m.Var(e.Var)
+		return b.literal(e.Var, true)
 	case feature.OpNot:
 		x, err := b.expr(ctx, e.Args[0])
 		if err != nil {
@@ -274,6 +267,8 @@ type compileConfig struct {
 	groups bool
 	// resort sorts the terms left again after each sifting.
 	resort bool
+	// plain compiles without preprocessing, but for unit propagation.
+	plain bool
 }
 
 var defaultCompile = compileConfig{
@@ -293,40 +288,36 @@ const gcAt = 1 << 16
 // from the order o gives, as cfg says, and returns the Manager and the
 // root of the diagram, which the Manager holds alone.
 func compileModelFrom(ctx context.Context, model *feature.Model, o ModelOrder, budget int64, cfg compileConfig) (*robdd.Manager, robdd.Node, error) {
-	m := robdd.New(len(model.Features), budget)
-	terms, fixed, ok := propagate(len(model.Features), modelTerms(model))
+	n := len(model.Features)
+	terms, red, ok := preprocess(n, modelTerms(model), !cfg.plain)
 	if !ok {
-		return m, robdd.False, nil
+		return robdd.New(n, budget), robdd.False, nil
 	}
 	order, err := startOrder(model, terms, o)
 	if err != nil {
 		return nil, robdd.False, err
 	}
+	m := robdd.New(n, budget)
 	if _, err := m.SetOrder(ctx, order); err != nil {
 		return nil, robdd.False, fmt.Errorf("bdd: %w", err)
 	}
-	root, err := compileModel(ctx, m, model, terms, fixed, cfg)
-	return m, root, err
+	root, err := compileModel(ctx, m, model, terms, red, cfg)
+	if err != nil {
+		return nil, robdd.False, err
+	}
+	return red.expand(ctx, m, root, budget)
 }
 
-// compileModel compiles model into m, whose variables are the model's
-// features and whose order is the one to start from, and returns the root
-// of the diagram of its configurations; m then holds that diagram alone.
-// A term that takes m past its budget is retried once after a sifting;
-// then the compile fails with an error wrapping robdd.ErrNodeLimit.
-func compileModel(ctx context.Context, m *robdd.Manager, model *feature.Model, terms []term, fixed []int8, cfg compileConfig) (robdd.Node, error) {
-	b := &termBuilder{m: m, model: model}
-	if slices.ContainsFunc(fixed, func(x int8) bool { return x >= 0 }) {
-		b.fixed = robdd.Assignment(fixed)
-	}
-	if cfg.groups && len(model.Groups) > 0 {
-		var groups [][]int
-		for gi := range model.Groups {
-			if g := model.Groups[gi].Children; len(g) > 1 {
-				groups = append(groups, g)
-			}
-		}
-		cfg.sifting.Groups = groups
+// compileModel compiles the terms of model, preprocessed into red, into
+// m, whose variables are the model's features and whose order is the one
+// to start from, and returns the root of their conjunction over the
+// representatives; m then holds that diagram alone. A term that takes m
+// past its budget is retried once after a sifting; then the compile fails
+// with an error wrapping robdd.ErrNodeLimit.
+func compileModel(ctx context.Context, m *robdd.Manager, model *feature.Model, terms []term, red *reduction, cfg compileConfig) (robdd.Node, error) {
+	b := &termBuilder{m: m, model: model, red: red}
+	if cfg.groups {
+		cfg.sifting.Groups = siftingGroups(model, red)
 	}
 	if cfg.reorderAt > 0 {
 		if err := m.SetSifting(cfg.sifting); err != nil {
@@ -342,14 +333,32 @@ func compileModel(ctx context.Context, m *robdd.Manager, model *feature.Model, t
 	} else {
 		root, err = c.chain(ctx, terms)
 	}
-	if err == nil && b.fixed != nil {
-		root, err = c.fix(ctx, root)
-	}
 	if err != nil {
 		m.Compact()
 		return robdd.False, err
 	}
 	return m.Compact(root)[0], nil
+}
+
+// siftingGroups returns the groups of model as blocks of group sifting:
+// the representatives of each group's children, a representative in the
+// first group that has it, blocks of one left out.
+func siftingGroups(model *feature.Model, red *reduction) [][]int {
+	var groups [][]int
+	in := make([]bool, len(model.Features))
+	for gi := range model.Groups {
+		var g []int
+		for _, c := range model.Groups[gi].Children {
+			if l, x := red.lit(c); x < 0 && !in[l.Var()-1] {
+				in[l.Var()-1] = true
+				g = append(g, l.Var()-1)
+			}
+		}
+		if len(g) > 1 {
+			groups = append(groups, g)
+		}
+	}
+	return groups
 }
 
 // sortTerms sorts terms for the schedule by the levels of their variables
@@ -471,15 +480,6 @@ func (c *modelCompiler) reorder(ctx context.Context) {
 	// notices ctx itself.
 	c.m.Reorder(ctx)
 	c.nextReorder = max(c.cfg.reorderAt, 2*c.m.Size())
-}
-
-// fix returns acc ∧ the cube of the fixed features.
-func (c *modelCompiler) fix(ctx context.Context, acc robdd.Node) (robdd.Node, error) {
-	cube, err := c.b.cube()
-	if err != nil {
-		return robdd.False, err
-	}
-	return c.m.And(ctx, acc, cube)
 }
 
 // tree conjoins terms as a balanced tree: neighbours pairwise, then the

@@ -202,6 +202,7 @@ var compileConfigs = map[string]compileConfig{
 	"sifting":            {schedule: bottomUp, reorderAt: 1},
 	"group sifting":      {schedule: topDown, reorderAt: 1, groups: true},
 	"sifting, re-sorted": {schedule: bottomUp, reorderAt: 1, resort: true},
+	"not preprocessed":   {schedule: bottomUp, reorderAt: 1, plain: true},
 }
 
 func TestModelSpaceAgreesWithBruteForce(t *testing.T) {
