@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/nqueens/configurator/backends/bdd/robdd"
 	"github.com/nqueens/configurator/configurator"
@@ -74,9 +75,9 @@ func (b *termBuilder) literal(f int, selected bool) (robdd.Node, error) {
 	case x == 0:
 		return robdd.False, nil
 	case l > 0:
-		return b.m.Var(l.Var() - 1)
+		return b.m.Var(int(b.red.index[l.Var()-1]))
 	}
-	return b.m.NVar(l.Var() - 1)
+	return b.m.NVar(int(b.red.index[l.Var()-1]))
 }
 
 // clause builds the disjunction of lits as a chain of nodes, the deepest
@@ -293,11 +294,11 @@ func compileModelFrom(ctx context.Context, model *feature.Model, o ModelOrder, b
 	if !ok {
 		return robdd.New(n, budget), robdd.False, nil
 	}
-	order, err := startOrder(model, terms, o)
+	order, err := startOrder(len(red.vars), terms, o)
 	if err != nil {
 		return nil, robdd.False, err
 	}
-	m := robdd.New(n, budget)
+	m := robdd.New(len(red.vars), budget)
 	if _, err := m.SetOrder(ctx, order); err != nil {
 		return nil, robdd.False, fmt.Errorf("bdd: %w", err)
 	}
@@ -334,24 +335,50 @@ func compileModel(ctx context.Context, m *robdd.Manager, model *feature.Model, t
 		root, err = c.chain(ctx, terms)
 	}
 	if err != nil {
+		nodes := m.Size()
 		m.Compact()
-		return robdd.False, err
+		total := len(terms)
+		if cfg.schedule == balanced {
+			total = max(total-1, 0)
+		}
+		why := stopped(err)
+		if !c.passed.IsZero() && errors.Is(err, robdd.ErrNodeLimit) {
+			why += fmt.Sprintf(" (first passed %v before it gave up)", time.Since(c.passed).Round(time.Millisecond))
+		}
+		return robdd.False, fmt.Errorf("%s after %d of %d conjunctions, with %d nodes in store: %w", why, c.done, total, nodes, err)
 	}
 	return m.Compact(root)[0], nil
 }
 
+// stopped says in words why a compile stopped with err.
+func stopped(err error) string {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return "the compile stopped at its deadline"
+	case errors.Is(err, context.Canceled):
+		return "the compile was cancelled"
+	case errors.Is(err, robdd.ErrNodeLimit):
+		return "the diagram passed its budget"
+	}
+	return "the compile failed"
+}
+
 // siftingGroups returns the groups of model as blocks of group sifting:
-// the representatives of each group's children, a representative in the
-// first group that has it, blocks of one left out.
+// the variables of the representatives of each group's children, each in
+// the first group that has it, blocks of one left out.
 func siftingGroups(model *feature.Model, red *reduction) [][]int {
 	var groups [][]int
-	in := make([]bool, len(model.Features))
+	in := make([]bool, len(red.vars))
 	for gi := range model.Groups {
 		var g []int
 		for _, c := range model.Groups[gi].Children {
-			if l, x := red.lit(c); x < 0 && !in[l.Var()-1] {
-				in[l.Var()-1] = true
-				g = append(g, l.Var()-1)
+			l, x := red.lit(c)
+			if x >= 0 {
+				continue
+			}
+			if v := red.index[l.Var()-1]; v >= 0 && !in[v] {
+				in[v] = true
+				g = append(g, int(v))
 			}
 		}
 		if len(g) > 1 {
@@ -404,6 +431,10 @@ type modelCompiler struct {
 	// nextReorder is the live size at which the next sifting runs, nextGC
 	// the store size at which garbage is next collected.
 	nextReorder, nextGC int
+	// done counts the conjunctions made, and passed is when the diagram
+	// first passed the budget, for the error of a compile that stops.
+	done   int
+	passed time.Time
 }
 
 // chain conjoins the terms one by one into one diagram.
@@ -418,6 +449,7 @@ func (c *modelCompiler) chain(ctx context.Context, terms []term) (robdd.Node, er
 		if err != nil {
 			return robdd.False, err
 		}
+		c.done = i + 1
 		acc.Set(r)
 		if r == robdd.False {
 			break
@@ -430,20 +462,39 @@ func (c *modelCompiler) chain(ctx context.Context, terms []term) (robdd.Node, er
 }
 
 // conjoin returns acc ∧ t. When the budget runs out it collects garbage,
-// sifts and tries once more.
+// sifts for rescueTime at most and tries once more.
 func (c *modelCompiler) conjoin(ctx context.Context, acc robdd.Node, t *term) (robdd.Node, error) {
 	r, err := c.and(ctx, acc, t)
 	if err == nil || !errors.Is(err, robdd.ErrNodeLimit) {
 		return r, err
 	}
+	if c.passed.IsZero() {
+		c.passed = time.Now()
+	}
 	h := c.m.Hold(acc)
 	defer h.Release()
 	c.m.Compact()
 	if c.cfg.reorderAt > 0 {
+		s := c.cfg.sifting
+		if s.MaxTime == 0 || s.MaxTime > rescueTime {
+			s.MaxTime = rescueTime
+		}
+		if err := c.m.SetSifting(s); err != nil {
+			return robdd.False, err
+		}
 		c.reorder(ctx)
+		if err := c.m.SetSifting(c.cfg.sifting); err != nil {
+			return robdd.False, err
+		}
 	}
 	return c.and(ctx, h.Node(), t)
 }
+
+// rescueTime bounds the sifting that tries to make room when a term takes
+// the diagram past its budget, so that a compile past its budget stops
+// within seconds, whether the sifting made room or not; a sifting of a
+// diagram the budget allows takes as long as it needs.
+const rescueTime = 2 * time.Second
 
 func (c *modelCompiler) and(ctx context.Context, acc robdd.Node, t *term) (robdd.Node, error) {
 	x, err := c.b.build(ctx, t)
@@ -510,6 +561,7 @@ func (c *modelCompiler) tree(ctx context.Context, terms []term) (robdd.Node, err
 				if err == nil {
 					err = ctx.Err()
 				}
+				c.done++
 				if err != nil {
 					release(roots[:k])
 					release(roots[i:])

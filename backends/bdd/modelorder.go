@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/nqueens/configurator/backends/bdd/varorder"
-	"github.com/nqueens/configurator/configurator/feature"
 )
 
 // ModelOrder is the heuristic that gives a feature model's diagram the
@@ -59,23 +58,24 @@ func (o ModelOrder) resolve() ModelOrder {
 	return o
 }
 
-// startOrder returns the order, by the heuristic o, that compiling a
-// model of these terms starts from: order[l] the feature at level l.
-func startOrder(m *feature.Model, terms []term, o ModelOrder) ([]int, error) {
-	order := varorder.Identity(len(m.Features))
+// startOrder returns the order, by the heuristic o, that compiling
+// these terms over n variables starts from: order[l] the variable at
+// level l.
+func startOrder(n int, terms []term, o ModelOrder) ([]int, error) {
+	order := varorder.Identity(n)
 	switch o.resolve() {
 	case OrderModel:
 		return order, nil
 	case OrderForce:
-		return varorder.Force(hypergraph(m, terms), order), nil
+		return varorder.Force(hypergraph(n, terms), order), nil
 	}
 	return nil, fmt.Errorf("bdd: %v: %w", o, ErrModelOrder)
 }
 
 // hypergraph is the structure of a model's terms: one edge for each term,
 // its variables.
-func hypergraph(m *feature.Model, terms []term) *varorder.Hypergraph {
-	h := &varorder.Hypergraph{N: len(m.Features), Edges: make([][]int32, len(terms))}
+func hypergraph(n int, terms []term) *varorder.Hypergraph {
+	h := &varorder.Hypergraph{N: n, Edges: make([][]int32, len(terms))}
 	for i := range terms {
 		h.Edges[i] = terms[i].vars
 	}

@@ -30,6 +30,11 @@ type reduction struct {
 	// rep[f], for a feature not fixed, is the literal f equals, over its
 	// representative: f's own positive literal for a representative.
 	rep []feature.Lit
+	// vars are the representatives that the terms left mention, in the
+	// model's order: the variables of the compile, variable i feature
+	// vars[i]; index[f] is f's variable, -1 for a feature not among them.
+	vars  []int
+	index []int32
 }
 
 // newReduction returns the reduction that changes none of n features.
@@ -137,7 +142,44 @@ func preprocess(n int, terms []term, merge bool) ([]term, *reduction, bool) {
 	if merge {
 		terms = dropSubsumed(terms)
 	}
+	red.number(terms)
 	return terms, red, true
+}
+
+// number sets the variables of the compile, the representatives that
+// terms mention, and renumbers the terms' variables and literals to them.
+func (r *reduction) number(terms []term) {
+	r.index = make([]int32, len(r.rep))
+	for f := range r.index {
+		r.index[f] = -1
+	}
+	for _, t := range terms {
+		for _, v := range t.vars {
+			r.index[v] = 0
+		}
+	}
+	r.vars = r.vars[:0]
+	for f, x := range r.index {
+		if x == 0 {
+			r.index[f] = int32(len(r.vars))
+			r.vars = append(r.vars, f)
+		}
+	}
+	for i := range terms {
+		t := &terms[i]
+		vars := make([]int32, len(t.vars))
+		for k, v := range t.vars {
+			vars[k] = r.index[v]
+		}
+		t.vars = vars
+		if t.kind == termClause {
+			lits := make([]feature.Lit, len(t.lits))
+			for k, l := range t.lits {
+				lits[k] = feature.FeatureLit(int(r.index[l.Var()-1]), l > 0)
+			}
+			t.lits = lits
+		}
+	}
 }
 
 // mergeEquivalent finds the literals that the binary clauses among terms
@@ -362,8 +404,9 @@ func subset(a, b []feature.Lit) bool {
 
 // expand returns, in a new Manager of the given budget, the diagram of
 // every feature's configurations from the diagram root of m over the
-// representatives: the fixed features on the top levels, each merged
-// feature just below its representative, the other features in m's order.
+// variables of the compile: the fixed features on the top levels, the
+// representatives in m's order, each merged feature just below its
+// representative, and the representatives no term mentions below them.
 // It copies root, builds the diagram of the fixed values and the
 // equalities (blocks one above the other), and conjoins them.
 func (r *reduction) expand(ctx context.Context, m *robdd.Manager, root robdd.Node, budget int64) (*robdd.Manager, robdd.Node, error) {
@@ -380,14 +423,18 @@ func (r *reduction) expand(ctx context.Context, m *robdd.Manager, root robdd.Nod
 		}
 	}
 	fixedLevels := len(order)
-	for l := range n {
-		v := m.VarAt(l)
-		if r.fixed[v] >= 0 || r.rep[v].Var()-1 != v {
-			continue
-		}
-		order = append(order, v)
-		for _, x := range members[v] {
+	block := func(f int) {
+		order = append(order, f)
+		for _, x := range members[f] {
 			order = append(order, x.Var()-1)
+		}
+	}
+	for l := range m.Vars() {
+		block(r.vars[m.VarAt(l)])
+	}
+	for f := range n {
+		if _, x := r.lit(f); x < 0 && r.rep[f].Var()-1 == f && r.index[f] < 0 {
+			block(f) // a representative that no term mentions
 		}
 	}
 	dst := robdd.New(n, budget)
@@ -405,8 +452,8 @@ func (r *reduction) expand(ctx context.Context, m *robdd.Manager, root robdd.Nod
 				return nil, robdd.False, err
 			}
 		}
-		v := m.VarAt(m.Level(id))
-		x, err := dst.MakeNode(dst.LevelOf(v), copied[m.Low(id)], copied[m.High(id)])
+		f := r.vars[m.VarAt(m.Level(id))]
+		x, err := dst.MakeNode(dst.LevelOf(f), copied[m.Low(id)], copied[m.High(id)])
 		if err != nil {
 			return nil, robdd.False, err
 		}

@@ -72,9 +72,13 @@ func TestPreprocess(t *testing.T) {
 			if !slices.Equal(lits, tc.lits[:len(m.Features)]) {
 				t.Errorf("features stand for %v, want %v", lits, tc.lits)
 			}
-			var clauses [][]feature.Lit
+			var clauses [][]feature.Lit // over the features
 			for _, tt := range terms {
-				clauses = append(clauses, tt.lits)
+				var c []feature.Lit
+				for _, l := range tt.lits {
+					c = append(c, feature.FeatureLit(red.vars[l.Var()-1], l > 0))
+				}
+				clauses = append(clauses, c)
 			}
 			if !slices.EqualFunc(clauses, tc.clauses, slices.Equal) {
 				t.Errorf("clauses left %v, want %v", clauses, tc.clauses)
