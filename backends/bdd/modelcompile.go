@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/nqueens/configurator/backends/bdd/robdd"
@@ -28,7 +29,7 @@ func (b *Backend) CompileModel(ctx context.Context, model *feature.Model) (confi
 	m, root, loaded := store.loadModel(model, o, b.opts.Budget)
 	if !loaded {
 		var err error
-		m, root, err = compileModelFrom(ctx, model, o, b.opts.Budget, defaultCompile)
+		m, root, err = compileModelStages(ctx, model, o, b.opts.Budget, compileStages)
 		if errors.Is(err, robdd.ErrNodeLimit) {
 			return nil, fmt.Errorf("bdd: the BDD of this model passes %s in this order (%v): the SAT backend answers it: %w: %w",
 				bytesize.Format(b.opts.Budget), o, configurator.ErrTooLarge, err)
@@ -246,10 +247,8 @@ const (
 	// topDown conjoins the terms whose deepest variable lies highest
 	// first.
 	topDown
-	// balanced sorts as bottomUp and conjoins neighbours pairwise, a
-	// balanced tree of conjunctions.
-	balanced
-	// asRead conjoins the terms in the model's order.
+	// asRead conjoins the terms in the model's order: a CNF file written
+	// from a model keeps the clauses of one part of it together.
 	asRead
 )
 
@@ -258,6 +257,10 @@ const (
 // tests and benchmarks try others.
 type compileConfig struct {
 	schedule schedule
+	// tree conjoins the terms, in the schedule's order, as a balanced
+	// tree: neighbours pairwise, then the pairs pairwise, and so on;
+	// otherwise one by one into one diagram.
+	tree bool
 	// reorderAt is the live nodes at which the first sifting runs, and
 	// every later one at twice what the last left; 0 never sifts.
 	reorderAt int
@@ -270,15 +273,72 @@ type compileConfig struct {
 	resort bool
 	// plain compiles without preprocessing, but for unit propagation.
 	plain bool
+	// overFeatures runs FORCE over every feature of the model, those that
+	// no term mentions keeping their places, and takes the order of the
+	// variables of the compile from it: anchors that hold the order near
+	// the model's own.
+	overFeatures bool
 }
 
+// defaultCompile is the first compile CompileModel tries (see
+// compileStages): the terms bottom up, one by one, from FORCE over every
+// feature.
 var defaultCompile = compileConfig{
 	schedule:  bottomUp,
 	reorderAt: 1 << 14,
 	// A sifting of thousands of variables over a large diagram is bounded
 	// as CUDD bounds its own (siftMaxSwap), so that a model past the
 	// budget fails in bounded time rather than sifting on.
-	sifting: robdd.Sifting{MaxSwaps: 2_000_000},
+	sifting:      robdd.Sifting{MaxSwaps: 2_000_000},
+	overFeatures: true,
+}
+
+// treeCompile is the second: the terms in the model's order as a
+// balanced tree, from FORCE over the variables of the compile, each
+// sifting bounded to the variables with the most nodes as CUDD's is.
+var treeCompile = compileConfig{
+	schedule:  asRead,
+	tree:      true,
+	reorderAt: 1 << 14,
+	sifting:   robdd.Sifting{MaxSwaps: 2_000_000, MaxVars: 300},
+}
+
+// compileStage is one compile of those CompileModel tries in turn, and the
+// time it has before the next one starts; the last one has the time left.
+type compileStage struct {
+	cfg   compileConfig
+	slice time.Duration
+}
+
+// compileStages are the compiles CompileModel tries. No order and schedule
+// compiles every model fast: each real model that compiles fast compiles
+// fast in one of these, and slowly or not at all in the other.
+var compileStages = []compileStage{
+	{defaultCompile, 20 * time.Second},
+	{treeCompile, 0},
+}
+
+// compileModelStages compiles model by the stages in turn: a stage that
+// runs out of its time gives way to the next; one that fails otherwise
+// (the budget, ctx) ends the compile with its error.
+func compileModelStages(ctx context.Context, model *feature.Model, o ModelOrder, budget int64, stages []compileStage) (*robdd.Manager, robdd.Node, error) {
+	var tried []string
+	for i, st := range stages {
+		sctx, cancel := ctx, context.CancelFunc(func() {})
+		if i < len(stages)-1 && st.slice > 0 {
+			sctx, cancel = context.WithTimeout(ctx, st.slice)
+		}
+		m, root, err := compileModelFrom(sctx, model, o, budget, st.cfg)
+		cancel()
+		if err == nil || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) || i == len(stages)-1 {
+			if err != nil && len(tried) > 0 {
+				err = fmt.Errorf("%w (before it, %s)", err, strings.Join(tried, "; "))
+			}
+			return m, root, err
+		}
+		tried = append(tried, fmt.Sprintf("compile %d of %d gave up after %v: %v", i+1, len(stages), st.slice, err))
+	}
+	return nil, robdd.False, errors.New("bdd: no compile to try")
 }
 
 // gcAt is the store size, garbage included, below which the compile does
@@ -294,7 +354,13 @@ func compileModelFrom(ctx context.Context, model *feature.Model, o ModelOrder, b
 	if !ok {
 		return robdd.New(n, budget), robdd.False, nil
 	}
-	order, err := startOrder(len(red.vars), terms, o)
+	var order []int
+	var err error
+	if cfg.overFeatures {
+		order, err = featureOrder(n, red, terms, o)
+	} else {
+		order, err = startOrder(len(red.vars), terms, o)
+	}
 	if err != nil {
 		return nil, robdd.False, err
 	}
@@ -329,7 +395,7 @@ func compileModel(ctx context.Context, m *robdd.Manager, model *feature.Model, t
 	sortTerms(m, terms, cfg.schedule)
 	var root robdd.Node
 	var err error
-	if cfg.schedule == balanced {
+	if cfg.tree {
 		root, err = c.tree(ctx, terms)
 	} else {
 		root, err = c.chain(ctx, terms)
@@ -338,7 +404,7 @@ func compileModel(ctx context.Context, m *robdd.Manager, model *feature.Model, t
 		nodes := m.Size()
 		m.Compact()
 		total := len(terms)
-		if cfg.schedule == balanced {
+		if cfg.tree {
 			total = max(total-1, 0)
 		}
 		why := stopped(err)
@@ -561,12 +627,12 @@ func (c *modelCompiler) tree(ctx context.Context, terms []term) (robdd.Node, err
 				if err == nil {
 					err = ctx.Err()
 				}
-				c.done++
 				if err != nil {
 					release(roots[:k])
 					release(roots[i:])
 					return robdd.False, err
 				}
+				c.done++
 				roots[i].Set(r)
 				roots[i+1].Release()
 			}
