@@ -29,7 +29,7 @@ func (b *Backend) CompileModel(ctx context.Context, model *feature.Model) (confi
 	m, root, loaded := store.loadModel(model, o, b.opts.Budget)
 	if !loaded {
 		var err error
-		m, root, err = compileModelStages(ctx, model, o, b.opts.Budget, compileStages)
+		m, root, err = raceCompiles(ctx, model, o, b.opts.Budget, compileRace)
 		if errors.Is(err, robdd.ErrNodeLimit) {
 			return nil, fmt.Errorf("bdd: the BDD of this model passes %s in this order (%v): the SAT backend answers it: %w: %w",
 				bytesize.Format(b.opts.Budget), o, configurator.ErrTooLarge, err)
@@ -280,8 +280,8 @@ type compileConfig struct {
 	overFeatures bool
 }
 
-// defaultCompile is the first compile CompileModel tries (see
-// compileStages): the terms bottom up, one by one, from FORCE over every
+// defaultCompile is one of the compiles CompileModel runs (see
+// compileRace): the terms bottom up, one by one, from FORCE over every
 // feature.
 var defaultCompile = compileConfig{
 	schedule:  bottomUp,
@@ -293,7 +293,7 @@ var defaultCompile = compileConfig{
 	overFeatures: true,
 }
 
-// treeCompile is the second: the terms in the model's order as a
+// treeCompile is the other: the terms in the model's order as a
 // balanced tree, from FORCE over the variables of the compile, each
 // sifting bounded to the variables with the most nodes as CUDD's is.
 var treeCompile = compileConfig{
@@ -303,42 +303,60 @@ var treeCompile = compileConfig{
 	sifting:   robdd.Sifting{MaxSwaps: 2_000_000, MaxVars: 300},
 }
 
-// compileStage is one compile of those CompileModel tries in turn, and the
-// time it has before the next one starts; the last one has the time left.
-type compileStage struct {
-	cfg   compileConfig
-	slice time.Duration
-}
+// compileRace are the compiles CompileModel runs side by side: no order
+// and schedule compiles every real model fast, and each of those that
+// compile fast compiles fast in one of these and slowly or not at all in
+// the other.
+var compileRace = []compileConfig{defaultCompile, treeCompile}
 
-// compileStages are the compiles CompileModel tries. No order and schedule
-// compiles every model fast: each real model that compiles fast compiles
-// fast in one of these, and slowly or not at all in the other.
-var compileStages = []compileStage{
-	{defaultCompile, 20 * time.Second},
-	{treeCompile, 0},
-}
-
-// compileModelStages compiles model by the stages in turn: a stage that
-// runs out of its time gives way to the next; one that fails otherwise
-// (the budget, ctx) ends the compile with its error.
-func compileModelStages(ctx context.Context, model *feature.Model, o ModelOrder, budget int64, stages []compileStage) (*robdd.Manager, robdd.Node, error) {
-	var tried []string
-	for i, st := range stages {
-		sctx, cancel := ctx, context.CancelFunc(func() {})
-		if i < len(stages)-1 && st.slice > 0 {
-			sctx, cancel = context.WithTimeout(ctx, st.slice)
-		}
-		m, root, err := compileModelFrom(sctx, model, o, budget, st.cfg)
-		cancel()
-		if err == nil || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) || i == len(stages)-1 {
-			if err != nil && len(tried) > 0 {
-				err = fmt.Errorf("%w (before it, %s)", err, strings.Join(tried, "; "))
-			}
-			return m, root, err
-		}
-		tried = append(tried, fmt.Sprintf("compile %d of %d gave up after %v: %v", i+1, len(stages), st.slice, err))
+// raceCompiles compiles model by every compile of cfgs at once, each in a
+// Manager of an equal share of the budget, and returns the first diagram
+// made; the others stop then. When every one fails, the error says why
+// each did (the budget, ctx).
+func raceCompiles(ctx context.Context, model *feature.Model, o ModelOrder, budget int64, cfgs []compileConfig) (*robdd.Manager, robdd.Node, error) {
+	type result struct {
+		i    int
+		m    *robdd.Manager
+		root robdd.Node
+		err  error
 	}
-	return nil, robdd.False, errors.New("bdd: no compile to try")
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	share := budget / int64(len(cfgs))
+	results := make(chan result, len(cfgs))
+	for i, cfg := range cfgs {
+		go func() {
+			m, root, err := compileModelFrom(ctx, model, o, share, cfg)
+			results <- result{i, m, root, err}
+		}()
+	}
+	var won *result
+	errs := make([]error, len(cfgs))
+	for range cfgs {
+		r := <-results
+		switch {
+		case r.err == nil && won == nil:
+			won = &r
+			cancel() // the others stop
+		case r.err != nil:
+			errs[r.i] = r.err
+		}
+	}
+	if won != nil {
+		return won.m, won.root, nil
+	}
+	if len(cfgs) == 1 {
+		return nil, robdd.False, errs[0]
+	}
+	// Every compile's error, each within its share of the budget.
+	format := make([]string, len(errs))
+	args := make([]any, len(errs))
+	for i, err := range errs {
+		format[i] = fmt.Sprintf("compile %d of %d: %%w", i+1, len(errs))
+		args[i] = err
+	}
+	head := fmt.Sprintf("%d compiles side by side, each within %s: ", len(cfgs), bytesize.Format(share))
+	return nil, robdd.False, fmt.Errorf(head+strings.Join(format, "; "), args...)
 }
 
 // gcAt is the store size, garbage included, below which the compile does

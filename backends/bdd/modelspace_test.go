@@ -505,3 +505,34 @@ func TestHopelessCompileStopsSoon(t *testing.T) {
 		})
 	}
 }
+
+// TestRaceCompiles: the compiles that run side by side give the diagram of
+// the one that makes it, whichever fails; when all fail, the error holds
+// each one's. Equivalences x_i <=> x_{i+n/2} in the file's order take
+// 2^(n/2) nodes unless preprocessing merges them.
+func TestRaceCompiles(t *testing.T) {
+	const n = 40
+	var b strings.Builder
+	fmt.Fprintf(&b, "p cnf %d %d\n", n, n)
+	for i := 1; i <= n/2; i++ {
+		fmt.Fprintf(&b, "%d %d 0\n%d %d 0\n", -i, i+n/2, i, -(i + n/2))
+	}
+	m, err := dimacs.Parse([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hopeless := compileConfig{schedule: asRead, plain: true}
+	for _, cfgs := range [][]compileConfig{{hopeless, defaultCompile}, {defaultCompile, hopeless}} {
+		mgr, root, err := raceCompiles(t.Context(), m, OrderModel, 1<<20, cfgs)
+		if err != nil {
+			t.Fatalf("a race with a compile that makes it: %v", err)
+		}
+		if got, want := mgr.SatCount(root), new(big.Int).Lsh(big.NewInt(1), n/2); got.Cmp(want) != 0 {
+			t.Errorf("%v configurations, want %v", got, want)
+		}
+	}
+	_, _, err = raceCompiles(t.Context(), m, OrderModel, 1<<20, []compileConfig{hopeless, hopeless})
+	if !errors.Is(err, robdd.ErrNodeLimit) || strings.Count(err.Error(), "BDD node budget exceeded") != 2 {
+		t.Errorf("a race that every compile loses: %v", err)
+	}
+}
