@@ -19,10 +19,13 @@ import (
 // configurations, one variable per feature, and returns it as a
 // *ModelSpace: loaded from Options.Dir when a sound file of it (the same
 // model, the same Options.ModelOrder) is there, compiled and saved there
-// otherwise. The compile starts from the order Options.ModelOrder gives
-// and sifts it as the diagram grows (see compileModel). A model whose
-// diagram passes the budget fails with an error wrapping
-// configurator.ErrTooLarge and robdd.ErrNodeLimit that says so.
+// otherwise. The compile preprocesses the model (preprocess), starts from
+// the order Options.ModelOrder gives and sifts it as the diagram grows
+// (see compileModel), two schedules side by side (compileRace). A model
+// whose diagram passes the budget fails with an error wrapping
+// configurator.ErrTooLarge and robdd.ErrNodeLimit that says so, within
+// seconds of passing it; one that ctx ends fails with ctx's error, how
+// far it got in words.
 func (b *Backend) CompileModel(ctx context.Context, model *feature.Model) (configurator.FeatureSpace, error) {
 	o := b.opts.ModelOrder.resolve()
 	store := b.opts.store()
