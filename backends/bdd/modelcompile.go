@@ -312,9 +312,15 @@ var treeCompile = compileConfig{
 // the other.
 var compileRace = []compileConfig{defaultCompile, treeCompile}
 
-// raceCompiles compiles model by every compile of cfgs at once, each in a
-// Manager of an equal share of the budget, and returns the first diagram
-// made; the others stop then. When every one fails, the error says why
+// raceDelay is how long after the first compile of a race each later one
+// starts: long enough for the models the first compiles fast, short enough
+// to leave the second most of two minutes.
+const raceDelay = 30 * time.Second
+
+// raceCompiles compiles model by every compile of cfgs side by side, the
+// i-th starting i×raceDelay after the first, each in a Manager of an equal
+// share of the budget, and returns the first diagram made; the others stop
+// then. When every one fails, the error says why
 // each did (the budget, ctx).
 func raceCompiles(ctx context.Context, model *feature.Model, o ModelOrder, budget int64, cfgs []compileConfig) (*robdd.Manager, robdd.Node, error) {
 	type result struct {
@@ -327,8 +333,25 @@ func raceCompiles(ctx context.Context, model *feature.Model, o ModelOrder, budge
 	defer cancel()
 	share := budget / int64(len(cfgs))
 	results := make(chan result, len(cfgs))
+	// start[i] closes when compile i may start before its time: every
+	// compile before it has failed.
+	start := make([]chan struct{}, len(cfgs))
 	for i, cfg := range cfgs {
+		start[i] = make(chan struct{})
 		go func() {
+			// A later compile starts late: a model the first compiles in
+			// seconds is not slowed down, on one core, by the others.
+			if i > 0 {
+				t := time.NewTimer(time.Duration(i) * raceDelay)
+				defer t.Stop()
+				select {
+				case <-t.C:
+				case <-start[i]:
+				case <-ctx.Done():
+					results <- result{i: i, err: ctx.Err()}
+					return
+				}
+			}
 			m, root, err := compileModelFrom(ctx, model, o, share, cfg)
 			results <- result{i, m, root, err}
 		}()
@@ -343,6 +366,14 @@ func raceCompiles(ctx context.Context, model *feature.Model, o ModelOrder, budge
 			cancel() // the others stop
 		case r.err != nil:
 			errs[r.i] = r.err
+			// The first compile not failed yet starts now.
+			if k := slices.IndexFunc(errs, func(err error) bool { return err == nil }); k > 0 && won == nil {
+				select {
+				case <-start[k]:
+				default:
+					close(start[k])
+				}
+			}
 		}
 	}
 	if won != nil {

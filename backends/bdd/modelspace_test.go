@@ -507,8 +507,8 @@ func TestHopelessCompileStopsSoon(t *testing.T) {
 }
 
 // TestRaceCompiles: the compiles that run side by side give the diagram of
-// the one that makes it, whichever fails; when all fail, the error holds
-// each one's. Equivalences x_i <=> x_{i+n/2} in the file's order take
+// the one that makes it, whichever fails, a later one starting at once
+// when the earlier ones fail; when all fail, the error holds each one's. Equivalences x_i <=> x_{i+n/2} in the file's order take
 // 2^(n/2) nodes unless preprocessing merges them.
 func TestRaceCompiles(t *testing.T) {
 	const n = 40
@@ -523,9 +523,14 @@ func TestRaceCompiles(t *testing.T) {
 	}
 	hopeless := compileConfig{schedule: asRead, plain: true}
 	for _, cfgs := range [][]compileConfig{{hopeless, defaultCompile}, {defaultCompile, hopeless}} {
+		start := time.Now()
 		mgr, root, err := raceCompiles(t.Context(), m, OrderModel, 1<<20, cfgs)
 		if err != nil {
 			t.Fatalf("a race with a compile that makes it: %v", err)
+		}
+		// The second compile starts as soon as the first fails.
+		if took := time.Since(start); took >= raceDelay {
+			t.Errorf("the race took %v", took)
 		}
 		if got, want := mgr.SatCount(root), new(big.Int).Lsh(big.NewInt(1), n/2); got.Cmp(want) != 0 {
 			t.Errorf("%v configurations, want %v", got, want)
