@@ -20,9 +20,12 @@
 //
 // The Backend compiles feature models too (CompileModel): the diagram of
 // a model's configurations, one variable per feature, built from its tree,
-// groups, constraints or clauses directly, from a variable order that a
-// heuristic gives (Options.ModelOrder; package varorder) and that sifting
-// improves as the diagram grows. A ModelSpace answers valid domains,
+// groups, constraints or clauses directly, after preprocessing that fixes
+// the forced features and merges the equal ones (their diagram is put back
+// at the end), from a variable order that a heuristic gives
+// (Options.ModelOrder; package varorder) and that sifting improves as the
+// diagram grows; two schedules run side by side and the first diagram
+// made is kept. A ModelSpace answers valid domains,
 // counts, sampling and marginals under decisions by the same sweeps, and
 // is kept in Options.Dir with its order.
 package bdd

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/nqueens/configurator/backends/bdd/robdd"
 	"github.com/nqueens/configurator/configurator"
@@ -17,17 +19,20 @@ import (
 // configurations, one variable per feature, and returns it as a
 // *ModelSpace: loaded from Options.Dir when a sound file of it (the same
 // model, the same Options.ModelOrder) is there, compiled and saved there
-// otherwise. The compile starts from the order Options.ModelOrder gives
-// and sifts it as the diagram grows (see compileModel). A model whose
-// diagram passes the budget fails with an error wrapping
-// configurator.ErrTooLarge and robdd.ErrNodeLimit that says so.
+// otherwise. The compile preprocesses the model (preprocess), starts from
+// the order Options.ModelOrder gives and sifts it as the diagram grows
+// (see compileModel), two schedules side by side (compileRace). A model
+// whose diagram passes the budget fails with an error wrapping
+// configurator.ErrTooLarge and robdd.ErrNodeLimit that says so, within
+// seconds of passing it; one that ctx ends fails with ctx's error, how
+// far it got in words.
 func (b *Backend) CompileModel(ctx context.Context, model *feature.Model) (configurator.FeatureSpace, error) {
 	o := b.opts.ModelOrder.resolve()
 	store := b.opts.store()
 	m, root, loaded := store.loadModel(model, o, b.opts.Budget)
 	if !loaded {
 		var err error
-		m, root, err = compileModelFrom(ctx, model, o, b.opts.Budget, defaultCompile)
+		m, root, err = raceCompiles(ctx, model, o, b.opts.Budget, compileRace)
 		if errors.Is(err, robdd.ErrNodeLimit) {
 			return nil, fmt.Errorf("bdd: the BDD of this model passes %s in this order (%v): the SAT backend answers it: %w: %w",
 				bytesize.Format(b.opts.Budget), o, configurator.ErrTooLarge, err)
@@ -45,59 +50,38 @@ func (b *Backend) CompileModel(ctx context.Context, model *feature.Model) (confi
 }
 
 // termBuilder builds the diagrams of a model's terms in a Manager, at the
-// levels its variables have when each is built.
+// levels its variables have when each is built, over the representatives
+// of a reduction: a fixed feature is a constant, a merged one its
+// representative's literal.
 type termBuilder struct {
 	m     *robdd.Manager
 	model *feature.Model
-	// fixed are the features unit propagation fixed (see propagate), nil
-	// when it fixed none.
-	fixed robdd.Assignment
-	// levels is scratch of group.
-	levels []int
+	red   *reduction
 }
 
-// build returns the diagram of t, restricted by the fixed features.
+// build returns the diagram of t.
 func (b *termBuilder) build(ctx context.Context, t *term) (robdd.Node, error) {
-	var x robdd.Node
-	var err error
 	switch t.kind {
 	case termClause:
-		return b.clause(t.lits) // propagate left it no fixed feature
+		return b.clause(t.lits) // over the representatives already
 	case termGroup:
-		x, err = b.group(ctx, &b.model.Groups[t.index])
-	default:
-		x, err = b.expr(ctx, b.model.Constraints[t.index].Expr)
+		return b.group(ctx, &b.model.Groups[t.index])
 	}
-	if err != nil || b.fixed == nil {
-		return x, err
-	}
-	return b.m.Restrict(ctx, x, b.fixed)
+	return b.expr(ctx, b.model.Constraints[t.index].Expr)
 }
 
-// cube returns the conjunction of the fixed features' values.
-func (b *termBuilder) cube() (robdd.Node, error) {
-	levels := b.levels[:0]
-	for f, x := range b.fixed {
-		if x >= 0 {
-			levels = append(levels, b.m.LevelOf(f))
-		}
+// literal returns the diagram of feature f's literal, or of its value.
+func (b *termBuilder) literal(f int, selected bool) (robdd.Node, error) {
+	l, x := b.red.substitute(feature.FeatureLit(f, selected))
+	switch {
+	case x == 1:
+		return robdd.True, nil
+	case x == 0:
+		return robdd.False, nil
+	case l > 0:
+		return b.m.Var(int(b.red.index[l.Var()-1]))
 	}
-	b.levels = levels
-	slices.Sort(levels)
-	r := robdd.True
-	for i := len(levels) - 1; i >= 0; i-- {
-		l := levels[i]
-		var err error
-		if b.fixed[b.m.VarAt(l)] == 1 {
-			r, err = b.m.MakeNode(l, robdd.False, r)
-		} else {
-			r, err = b.m.MakeNode(l, r, robdd.False)
-		}
-		if err != nil {
-			return robdd.False, err
-		}
-	}
-	return r, nil
+	return b.m.NVar(int(b.red.index[l.Var()-1]))
 }
 
 // clause builds the disjunction of lits as a chain of nodes, the deepest
@@ -146,18 +130,40 @@ func btoi(b bool) int {
 }
 
 // group builds "a selected parent has between lo and hi of its children":
-// the diagram of the count of the children, a node for each child and
-// each count so far that can still end within the bounds, then the
-// implication from the parent.
+// the diagram of the count of the children's literals, one level at a
+// time from the deepest, each count so far that can still end within the
+// bounds a diagram of the literals below, then the implication from the
+// parent. A child fixed on counts at once; one fixed off does not count.
 func (b *termBuilder) group(ctx context.Context, g *feature.Group) (robdd.Node, error) {
 	lo, hi := g.Bounds()
-	levels := b.levels[:0]
-	for _, c := range g.Children {
-		levels = append(levels, b.m.LevelOf(c))
+	type child struct {
+		level int
+		lit   robdd.Node
 	}
-	b.levels = levels
-	slices.Sort(levels)
-	n := len(levels)
+	var children []child
+	for _, c := range g.Children {
+		x, err := b.literal(c, true)
+		if err != nil {
+			return robdd.False, err
+		}
+		switch x {
+		case robdd.True:
+			lo, hi = lo-1, hi-1
+		case robdd.False:
+		default:
+			children = append(children, child{b.m.Level(x), x})
+		}
+	}
+	np, err := b.literal(g.Parent, false)
+	if err != nil || np == robdd.True {
+		return robdd.True, err
+	}
+	if hi < 0 || lo > len(children) {
+		return np, nil
+	}
+	lo = max(lo, 0)
+	slices.SortStableFunc(children, func(x, y child) int { return cmp.Compare(x.level, y.level) })
+	n := len(children)
 	// next[k] is the diagram of the children below for a count k so far
 	// (k = 0..hi+1, hi+1 standing for "past hi").
 	next := make([]robdd.Node, hi+2)
@@ -170,28 +176,20 @@ func (b *termBuilder) group(ctx context.Context, g *feature.Group) (robdd.Node, 
 	}
 	for i := n - 1; i >= 0; i-- {
 		for k := 0; k <= min(i, hi+1); k++ {
-			if k == hi+1 {
-				cur[k] = robdd.False
-				continue
-			}
-			// Past what the remaining children can reach: never enough.
-			if k+n-i < lo {
+			// Past hi, or past what the remaining children can reach:
+			// never within the bounds.
+			if k == hi+1 || k+n-i < lo {
 				cur[k] = robdd.False
 				continue
 			}
 			var err error
-			if cur[k], err = b.m.MakeNode(levels[i], next[k], next[min(k+1, hi+1)]); err != nil {
+			if cur[k], err = b.m.ITE(ctx, children[i].lit, next[min(k+1, hi+1)], next[k]); err != nil {
 				return robdd.False, err
 			}
 		}
 		next, cur = cur, next
 	}
-	card := next[0]
-	np, err := b.m.NVar(g.Parent)
-	if err != nil {
-		return robdd.False, err
-	}
-	return b.m.Or(ctx, np, card)
+	return b.m.Or(ctx, np, next[0])
 }
 
 // expr builds a constraint's expression by the operations.
@@ -202,7 +200,7 @@ func (b *termBuilder) expr(ctx context.Context, e *feature.Expr) (robdd.Node, er
 	case feature.OpTrue:
 		return robdd.True, nil
 	case feature.OpVar:
-		return b.m.Var(e.Var)
+		return b.literal(e.Var, true)
 	case feature.OpNot:
 		x, err := b.expr(ctx, e.Args[0])
 		if err != nil {
@@ -252,10 +250,8 @@ const (
 	// topDown conjoins the terms whose deepest variable lies highest
 	// first.
 	topDown
-	// balanced sorts as bottomUp and conjoins neighbours pairwise, a
-	// balanced tree of conjunctions.
-	balanced
-	// asRead conjoins the terms in the model's order.
+	// asRead conjoins the terms in the model's order: a CNF file written
+	// from a model keeps the clauses of one part of it together.
 	asRead
 )
 
@@ -264,6 +260,10 @@ const (
 // tests and benchmarks try others.
 type compileConfig struct {
 	schedule schedule
+	// tree conjoins the terms, in the schedule's order, as a balanced
+	// tree: neighbours pairwise, then the pairs pairwise, and so on;
+	// otherwise one by one into one diagram.
+	tree bool
 	// reorderAt is the live nodes at which the first sifting runs, and
 	// every later one at twice what the last left; 0 never sifts.
 	reorderAt int
@@ -274,15 +274,123 @@ type compileConfig struct {
 	groups bool
 	// resort sorts the terms left again after each sifting.
 	resort bool
+	// plain compiles without preprocessing, but for unit propagation.
+	plain bool
+	// overFeatures runs FORCE over every feature of the model, those that
+	// no term mentions keeping their places, and takes the order of the
+	// variables of the compile from it: anchors that hold the order near
+	// the model's own.
+	overFeatures bool
 }
 
+// defaultCompile is one of the compiles CompileModel runs (see
+// compileRace): the terms bottom up, one by one, from FORCE over every
+// feature.
 var defaultCompile = compileConfig{
 	schedule:  bottomUp,
 	reorderAt: 1 << 14,
 	// A sifting of thousands of variables over a large diagram is bounded
 	// as CUDD bounds its own (siftMaxSwap), so that a model past the
 	// budget fails in bounded time rather than sifting on.
-	sifting: robdd.Sifting{MaxSwaps: 2_000_000},
+	sifting:      robdd.Sifting{MaxSwaps: 2_000_000},
+	overFeatures: true,
+}
+
+// treeCompile is the other: the terms in the model's order as a
+// balanced tree, from FORCE over the variables of the compile, each
+// sifting bounded to the variables with the most nodes as CUDD's is.
+var treeCompile = compileConfig{
+	schedule:  asRead,
+	tree:      true,
+	reorderAt: 1 << 14,
+	sifting:   robdd.Sifting{MaxSwaps: 2_000_000, MaxVars: 300},
+}
+
+// compileRace are the compiles CompileModel runs side by side: no order
+// and schedule compiles every real model fast, and each of those that
+// compile fast compiles fast in one of these and slowly or not at all in
+// the other.
+var compileRace = []compileConfig{defaultCompile, treeCompile}
+
+// raceDelay is how long after the first compile of a race each later one
+// starts: long enough for the models the first compiles fast, short enough
+// to leave the second most of two minutes.
+const raceDelay = 30 * time.Second
+
+// raceCompiles compiles model by every compile of cfgs side by side, the
+// i-th starting i×raceDelay after the first, each in a Manager of an equal
+// share of the budget, and returns the first diagram made; the others stop
+// then. When every one fails, the error says why
+// each did (the budget, ctx).
+func raceCompiles(ctx context.Context, model *feature.Model, o ModelOrder, budget int64, cfgs []compileConfig) (*robdd.Manager, robdd.Node, error) {
+	type result struct {
+		i    int
+		m    *robdd.Manager
+		root robdd.Node
+		err  error
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	share := budget / int64(len(cfgs))
+	results := make(chan result, len(cfgs))
+	// start[i] closes when compile i may start before its time: every
+	// compile before it has failed.
+	start := make([]chan struct{}, len(cfgs))
+	for i, cfg := range cfgs {
+		start[i] = make(chan struct{})
+		go func() {
+			// A later compile starts late: a model the first compiles in
+			// seconds is not slowed down, on one core, by the others.
+			if i > 0 {
+				t := time.NewTimer(time.Duration(i) * raceDelay)
+				defer t.Stop()
+				select {
+				case <-t.C:
+				case <-start[i]:
+				case <-ctx.Done():
+					results <- result{i: i, err: ctx.Err()}
+					return
+				}
+			}
+			m, root, err := compileModelFrom(ctx, model, o, share, cfg)
+			results <- result{i, m, root, err}
+		}()
+	}
+	var won *result
+	errs := make([]error, len(cfgs))
+	for range cfgs {
+		r := <-results
+		switch {
+		case r.err == nil && won == nil:
+			won = &r
+			cancel() // the others stop
+		case r.err != nil:
+			errs[r.i] = r.err
+			// The first compile not failed yet starts now.
+			if k := slices.IndexFunc(errs, func(err error) bool { return err == nil }); k > 0 && won == nil {
+				select {
+				case <-start[k]:
+				default:
+					close(start[k])
+				}
+			}
+		}
+	}
+	if won != nil {
+		return won.m, won.root, nil
+	}
+	if len(cfgs) == 1 {
+		return nil, robdd.False, errs[0]
+	}
+	// Every compile's error, each within its share of the budget.
+	format := make([]string, len(errs))
+	args := make([]any, len(errs))
+	for i, err := range errs {
+		format[i] = fmt.Sprintf("compile %d of %d: %%w", i+1, len(errs))
+		args[i] = err
+	}
+	head := fmt.Sprintf("%d compiles side by side, each within %s: ", len(cfgs), bytesize.Format(share))
+	return nil, robdd.False, fmt.Errorf(head+strings.Join(format, "; "), args...)
 }
 
 // gcAt is the store size, garbage included, below which the compile does
@@ -293,40 +401,42 @@ const gcAt = 1 << 16
 // from the order o gives, as cfg says, and returns the Manager and the
 // root of the diagram, which the Manager holds alone.
 func compileModelFrom(ctx context.Context, model *feature.Model, o ModelOrder, budget int64, cfg compileConfig) (*robdd.Manager, robdd.Node, error) {
-	m := robdd.New(len(model.Features), budget)
-	terms, fixed, ok := propagate(len(model.Features), modelTerms(model))
+	n := len(model.Features)
+	terms, red, ok := preprocess(n, modelTerms(model), !cfg.plain)
 	if !ok {
-		return m, robdd.False, nil
+		return robdd.New(n, budget), robdd.False, nil
 	}
-	order, err := startOrder(model, terms, o)
+	var order []int
+	var err error
+	if cfg.overFeatures {
+		order, err = featureOrder(n, red, terms, o)
+	} else {
+		order, err = startOrder(len(red.vars), terms, o)
+	}
 	if err != nil {
 		return nil, robdd.False, err
 	}
+	m := robdd.New(len(red.vars), budget)
 	if _, err := m.SetOrder(ctx, order); err != nil {
 		return nil, robdd.False, fmt.Errorf("bdd: %w", err)
 	}
-	root, err := compileModel(ctx, m, model, terms, fixed, cfg)
-	return m, root, err
+	root, err := compileModel(ctx, m, model, terms, red, cfg)
+	if err != nil {
+		return nil, robdd.False, err
+	}
+	return red.expand(ctx, m, root, budget)
 }
 
-// compileModel compiles model into m, whose variables are the model's
-// features and whose order is the one to start from, and returns the root
-// of the diagram of its configurations; m then holds that diagram alone.
-// A term that takes m past its budget is retried once after a sifting;
-// then the compile fails with an error wrapping robdd.ErrNodeLimit.
-func compileModel(ctx context.Context, m *robdd.Manager, model *feature.Model, terms []term, fixed []int8, cfg compileConfig) (robdd.Node, error) {
-	b := &termBuilder{m: m, model: model}
-	if slices.ContainsFunc(fixed, func(x int8) bool { return x >= 0 }) {
-		b.fixed = robdd.Assignment(fixed)
-	}
-	if cfg.groups && len(model.Groups) > 0 {
-		var groups [][]int
-		for gi := range model.Groups {
-			if g := model.Groups[gi].Children; len(g) > 1 {
-				groups = append(groups, g)
-			}
-		}
-		cfg.sifting.Groups = groups
+// compileModel compiles the terms of model, preprocessed into red, into
+// m, whose variables are the model's features and whose order is the one
+// to start from, and returns the root of their conjunction over the
+// representatives; m then holds that diagram alone. A term that takes m
+// past its budget is retried once after a sifting; then the compile fails
+// with an error wrapping robdd.ErrNodeLimit.
+func compileModel(ctx context.Context, m *robdd.Manager, model *feature.Model, terms []term, red *reduction, cfg compileConfig) (robdd.Node, error) {
+	b := &termBuilder{m: m, model: model, red: red}
+	if cfg.groups {
+		cfg.sifting.Groups = siftingGroups(model, red)
 	}
 	if cfg.reorderAt > 0 {
 		if err := m.SetSifting(cfg.sifting); err != nil {
@@ -337,19 +447,63 @@ func compileModel(ctx context.Context, m *robdd.Manager, model *feature.Model, t
 	sortTerms(m, terms, cfg.schedule)
 	var root robdd.Node
 	var err error
-	if cfg.schedule == balanced {
+	if cfg.tree {
 		root, err = c.tree(ctx, terms)
 	} else {
 		root, err = c.chain(ctx, terms)
 	}
-	if err == nil && b.fixed != nil {
-		root, err = c.fix(ctx, root)
-	}
 	if err != nil {
+		nodes := m.Size()
 		m.Compact()
-		return robdd.False, err
+		total := len(terms)
+		if cfg.tree {
+			total = max(total-1, 0)
+		}
+		why := stopped(err)
+		if !c.passed.IsZero() && errors.Is(err, robdd.ErrNodeLimit) {
+			why += fmt.Sprintf(" (first passed %v before it gave up)", time.Since(c.passed).Round(time.Millisecond))
+		}
+		return robdd.False, fmt.Errorf("%s after %d of %d conjunctions, with %d nodes in store: %w", why, c.done, total, nodes, err)
 	}
 	return m.Compact(root)[0], nil
+}
+
+// stopped says in words why a compile stopped with err.
+func stopped(err error) string {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return "the compile stopped at its deadline"
+	case errors.Is(err, context.Canceled):
+		return "the compile was cancelled"
+	case errors.Is(err, robdd.ErrNodeLimit):
+		return "the diagram passed its budget"
+	}
+	return "the compile failed"
+}
+
+// siftingGroups returns the groups of model as blocks of group sifting:
+// the variables of the representatives of each group's children, each in
+// the first group that has it, blocks of one left out.
+func siftingGroups(model *feature.Model, red *reduction) [][]int {
+	var groups [][]int
+	in := make([]bool, len(red.vars))
+	for gi := range model.Groups {
+		var g []int
+		for _, c := range model.Groups[gi].Children {
+			l, x := red.lit(c)
+			if x >= 0 {
+				continue
+			}
+			if v := red.index[l.Var()-1]; v >= 0 && !in[v] {
+				in[v] = true
+				g = append(g, int(v))
+			}
+		}
+		if len(g) > 1 {
+			groups = append(groups, g)
+		}
+	}
+	return groups
 }
 
 // sortTerms sorts terms for the schedule by the levels of their variables
@@ -395,6 +549,10 @@ type modelCompiler struct {
 	// nextReorder is the live size at which the next sifting runs, nextGC
 	// the store size at which garbage is next collected.
 	nextReorder, nextGC int
+	// done counts the conjunctions made, and passed is when the diagram
+	// first passed the budget, for the error of a compile that stops.
+	done   int
+	passed time.Time
 }
 
 // chain conjoins the terms one by one into one diagram.
@@ -409,6 +567,7 @@ func (c *modelCompiler) chain(ctx context.Context, terms []term) (robdd.Node, er
 		if err != nil {
 			return robdd.False, err
 		}
+		c.done = i + 1
 		acc.Set(r)
 		if r == robdd.False {
 			break
@@ -421,20 +580,39 @@ func (c *modelCompiler) chain(ctx context.Context, terms []term) (robdd.Node, er
 }
 
 // conjoin returns acc ∧ t. When the budget runs out it collects garbage,
-// sifts and tries once more.
+// sifts for rescueTime at most and tries once more.
 func (c *modelCompiler) conjoin(ctx context.Context, acc robdd.Node, t *term) (robdd.Node, error) {
 	r, err := c.and(ctx, acc, t)
 	if err == nil || !errors.Is(err, robdd.ErrNodeLimit) {
 		return r, err
 	}
+	if c.passed.IsZero() {
+		c.passed = time.Now()
+	}
 	h := c.m.Hold(acc)
 	defer h.Release()
 	c.m.Compact()
 	if c.cfg.reorderAt > 0 {
+		s := c.cfg.sifting
+		if s.MaxTime == 0 || s.MaxTime > rescueTime {
+			s.MaxTime = rescueTime
+		}
+		if err := c.m.SetSifting(s); err != nil {
+			return robdd.False, err
+		}
 		c.reorder(ctx)
+		if err := c.m.SetSifting(c.cfg.sifting); err != nil {
+			return robdd.False, err
+		}
 	}
 	return c.and(ctx, h.Node(), t)
 }
+
+// rescueTime bounds the sifting that tries to make room when a term takes
+// the diagram past its budget, so that a compile past its budget stops
+// within seconds, whether the sifting made room or not; a sifting of a
+// diagram the budget allows takes as long as it needs.
+const rescueTime = 2 * time.Second
 
 func (c *modelCompiler) and(ctx context.Context, acc robdd.Node, t *term) (robdd.Node, error) {
 	x, err := c.b.build(ctx, t)
@@ -473,15 +651,6 @@ func (c *modelCompiler) reorder(ctx context.Context) {
 	c.nextReorder = max(c.cfg.reorderAt, 2*c.m.Size())
 }
 
-// fix returns acc ∧ the cube of the fixed features.
-func (c *modelCompiler) fix(ctx context.Context, acc robdd.Node) (robdd.Node, error) {
-	cube, err := c.b.cube()
-	if err != nil {
-		return robdd.False, err
-	}
-	return c.m.And(ctx, acc, cube)
-}
-
 // tree conjoins terms as a balanced tree: neighbours pairwise, then the
 // pairs pairwise, and so on.
 func (c *modelCompiler) tree(ctx context.Context, terms []term) (robdd.Node, error) {
@@ -515,6 +684,7 @@ func (c *modelCompiler) tree(ctx context.Context, terms []term) (robdd.Node, err
 					release(roots[i:])
 					return robdd.False, err
 				}
+				c.done++
 				roots[i].Set(r)
 				roots[i+1].Release()
 			}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/nqueens/configurator/backends/bdd/varorder"
-	"github.com/nqueens/configurator/configurator/feature"
 )
 
 // ModelOrder is the heuristic that gives a feature model's diagram the
@@ -59,25 +58,60 @@ func (o ModelOrder) resolve() ModelOrder {
 	return o
 }
 
-// startOrder returns the order, by the heuristic o, that compiling a
-// model of these terms starts from: order[l] the feature at level l.
-func startOrder(m *feature.Model, terms []term, o ModelOrder) ([]int, error) {
-	order := varorder.Identity(len(m.Features))
+// startOrder returns the order, by the heuristic o, that compiling
+// these terms over n variables starts from: order[l] the variable at
+// level l.
+func startOrder(n int, terms []term, o ModelOrder) ([]int, error) {
+	return startOrderOf(hypergraph(n, terms), o)
+}
+
+// startOrderOf returns the order, by the heuristic o, of the variables of
+// h.
+func startOrderOf(h *varorder.Hypergraph, o ModelOrder) ([]int, error) {
+	order := varorder.Identity(h.N)
 	switch o.resolve() {
 	case OrderModel:
 		return order, nil
 	case OrderForce:
-		return varorder.Force(hypergraph(m, terms), order), nil
+		return varorder.Force(h, order), nil
 	}
 	return nil, fmt.Errorf("bdd: %v: %w", o, ErrModelOrder)
 }
 
 // hypergraph is the structure of a model's terms: one edge for each term,
 // its variables.
-func hypergraph(m *feature.Model, terms []term) *varorder.Hypergraph {
-	h := &varorder.Hypergraph{N: len(m.Features), Edges: make([][]int32, len(terms))}
+func hypergraph(n int, terms []term) *varorder.Hypergraph {
+	h := &varorder.Hypergraph{N: n, Edges: make([][]int32, len(terms))}
 	for i := range terms {
 		h.Edges[i] = terms[i].vars
 	}
 	return h
+}
+
+// featureOrder returns the order, by the heuristic o, that compiling
+// these terms over the variables of red starts from, found over the n
+// features of the model: the terms' edges over their features, the
+// features that no term mentions in no edge (FORCE keeps them in their
+// places, anchors of the model's order), the order of the variables of
+// the compile taken from the features'.
+func featureOrder(n int, red *reduction, terms []term, o ModelOrder) ([]int, error) {
+	h := &varorder.Hypergraph{N: n, Edges: make([][]int32, len(terms))}
+	for i := range terms {
+		e := make([]int32, len(terms[i].vars))
+		for k, v := range terms[i].vars {
+			e[k] = int32(red.vars[v])
+		}
+		h.Edges[i] = e
+	}
+	full, err := startOrderOf(h, o)
+	if err != nil {
+		return nil, err
+	}
+	order := make([]int, 0, len(red.vars))
+	for _, f := range full {
+		if v := red.index[f]; v >= 0 {
+			order = append(order, int(v))
+		}
+	}
+	return order, nil
 }

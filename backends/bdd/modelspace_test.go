@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -197,11 +198,13 @@ var compileConfigs = map[string]compileConfig{
 	"default":            defaultCompile,
 	"bottom up":          {schedule: bottomUp},
 	"top down":           {schedule: topDown},
-	"balanced":           {schedule: balanced},
+	"balanced":           {schedule: bottomUp, tree: true},
+	"balanced as read":   {schedule: asRead, tree: true, reorderAt: 1, sifting: robdd.Sifting{MaxVars: 3}},
 	"as read":            {schedule: asRead},
 	"sifting":            {schedule: bottomUp, reorderAt: 1},
 	"group sifting":      {schedule: topDown, reorderAt: 1, groups: true},
 	"sifting, re-sorted": {schedule: bottomUp, reorderAt: 1, resort: true},
+	"not preprocessed":   {schedule: bottomUp, reorderAt: 1, plain: true},
 }
 
 func TestModelSpaceAgreesWithBruteForce(t *testing.T) {
@@ -422,5 +425,119 @@ func TestModelSpaceHoldsWorkSpace(t *testing.T) {
 	}
 	if l := b.Occupancy(); l != (configurator.Occupancy{}) {
 		t.Errorf("Occupancy() = %+v after the queries, want nothing", l)
+	}
+}
+
+// randomCNF is a random 3-CNF of vars variables and clauses clauses, as a
+// model: near 4.26 clauses a variable its diagram is exponential in every
+// order.
+func randomCNF(t testing.TB, rng *rand.Rand, vars, clauses int) *feature.Model {
+	t.Helper()
+	var b strings.Builder
+	fmt.Fprintf(&b, "p cnf %d %d\n", vars, clauses)
+	for range clauses {
+		for range 3 {
+			l := 1 + rng.IntN(vars)
+			if rng.IntN(2) == 0 {
+				l = -l
+			}
+			fmt.Fprintf(&b, "%d ", l)
+		}
+		b.WriteString("0\n")
+	}
+	m, err := dimacs.Parse([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestHopelessCompileStopsSoon: a compile that cannot end within its
+// budget or its deadline stops within a few seconds of passing it, with
+// an error that says which, in words and as a value.
+func TestHopelessCompileStopsSoon(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles for seconds")
+	}
+	// The bound: what a stop may take past the budget or the deadline,
+	// with room for a machine shared with other work.
+	const slack = 5 * time.Second
+	m := randomCNF(t, rand.New(rand.NewPCG(7, 7)), 400, 1700)
+	for _, tc := range []struct {
+		name    string
+		budget  int64
+		timeout time.Duration
+		want    []error
+		words   string
+	}{
+		{"budget", 4 << 20, time.Minute, []error{configurator.ErrTooLarge, robdd.ErrNodeLimit}, "passes 4 MiB"},
+		{"deadline", 0, 2 * time.Second, []error{context.DeadlineExceeded}, "stopped at its deadline"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), tc.timeout)
+			defer cancel()
+			start := time.Now()
+			_, err := New(Options{Budget: tc.budget}).CompileModel(ctx, m)
+			took := time.Since(start)
+			for _, want := range tc.want {
+				if !errors.Is(err, want) {
+					t.Errorf("CompileModel: %v, want %v", err, want)
+				}
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.words) || !strings.Contains(err.Error(), "conjunctions") {
+				t.Errorf("CompileModel: %v, want it to say %q and how far it got", err, tc.words)
+			}
+			if tc.timeout < time.Minute && took > tc.timeout+slack {
+				t.Errorf("CompileModel stopped %v after its deadline", took-tc.timeout)
+			}
+			if tc.budget > 0 {
+				// The error says how long the compile went on past the
+				// budget.
+				sub := regexp.MustCompile(`first passed (\S+) before it gave up`).FindStringSubmatch(fmt.Sprint(err))
+				if sub == nil {
+					t.Fatalf("CompileModel: %v, want it to say when it passed the budget", err)
+				}
+				if d, err := time.ParseDuration(sub[1]); err != nil || d > slack {
+					t.Errorf("CompileModel stopped %s after passing its budget, want %v at most", sub[1], slack)
+				}
+			}
+			t.Logf("%v: %v", took, err)
+		})
+	}
+}
+
+// TestRaceCompiles: the compiles that run side by side give the diagram of
+// the one that makes it, whichever fails, a later one starting at once
+// when the earlier ones fail; when all fail, the error holds each one's. Equivalences x_i <=> x_{i+n/2} in the file's order take
+// 2^(n/2) nodes unless preprocessing merges them.
+func TestRaceCompiles(t *testing.T) {
+	const n = 40
+	var b strings.Builder
+	fmt.Fprintf(&b, "p cnf %d %d\n", n, n)
+	for i := 1; i <= n/2; i++ {
+		fmt.Fprintf(&b, "%d %d 0\n%d %d 0\n", -i, i+n/2, i, -(i + n/2))
+	}
+	m, err := dimacs.Parse([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hopeless := compileConfig{schedule: asRead, plain: true}
+	for _, cfgs := range [][]compileConfig{{hopeless, defaultCompile}, {defaultCompile, hopeless}} {
+		start := time.Now()
+		mgr, root, err := raceCompiles(t.Context(), m, OrderModel, 1<<20, cfgs)
+		if err != nil {
+			t.Fatalf("a race with a compile that makes it: %v", err)
+		}
+		// The second compile starts as soon as the first fails.
+		if took := time.Since(start); took >= raceDelay {
+			t.Errorf("the race took %v", took)
+		}
+		if got, want := mgr.SatCount(root), new(big.Int).Lsh(big.NewInt(1), n/2); got.Cmp(want) != 0 {
+			t.Errorf("%v configurations, want %v", got, want)
+		}
+	}
+	_, _, err = raceCompiles(t.Context(), m, OrderModel, 1<<20, []compileConfig{hopeless, hopeless})
+	if !errors.Is(err, robdd.ErrNodeLimit) || strings.Count(err.Error(), "BDD node budget exceeded") != 2 {
+		t.Errorf("a race that every compile loses: %v", err)
 	}
 }

@@ -83,10 +83,50 @@ func modelTerms(m *feature.Model) []term {
 			terms = append(terms, term{kind: termGroup, index: int32(gi), vars: vars})
 		}
 	}
+	direct := directClauses(m)
 	for i, c := range m.Constraints {
+		if cl, ok := direct[i]; ok {
+			for _, lits := range cl {
+				clause(lits...)
+			}
+			continue
+		}
 		terms = append(terms, term{kind: termConstraint, index: int32(i), vars: exprVars(c.Expr, nil)})
 	}
 	return terms
+}
+
+// directClauses returns the clauses of each constraint of m that the
+// model's CNF (feature.Model.CNF) writes over the features alone, by the
+// constraint's index: as clauses, a constraint takes part in
+// preprocessing (its units, its equivalences). A constraint that the CNF
+// writes with auxiliary variables stays an expression.
+func directClauses(m *feature.Model) map[int][][]feature.Lit {
+	if len(m.Constraints) == 0 {
+		return nil
+	}
+	c := m.CNF()
+	direct := map[int][][]feature.Lit{}
+	aux := map[int]bool{}
+	for i := range c.Len() {
+		o := c.Origin(i)
+		if o.Kind != feature.OriginConstraint || aux[o.Index] {
+			continue
+		}
+		lits := slices.Clone(c.Clause(i))
+		if slices.ContainsFunc(lits, func(l feature.Lit) bool { return c.Aux(l.Var()) }) {
+			aux[o.Index] = true
+			delete(direct, o.Index)
+			continue
+		}
+		direct[o.Index] = append(direct[o.Index], lits)
+	}
+	for i := range m.Constraints {
+		if _, ok := direct[i]; !ok && !aux[i] {
+			direct[i] = nil // a constraint that always holds: no clause
+		}
+	}
+	return direct
 }
 
 // exprVars appends the features of e to vars, each once.

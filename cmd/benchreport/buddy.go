@@ -163,8 +163,10 @@ func buddySection(b *strings.Builder, res *Results) {
 	p("their lowest variable, in the file's order), each within %s. Times are the compile's, the file's reading\n", fmtDur(res.BuDDyTimeout))
 	p("apart; memory is the process's peak resident set. BuDDy reads CNF only: the UVL models are the bdd backend's alone.\n\n")
 	p("%s\n\n", buddyHeadline(res.BuDDy))
-	p("| model | features | bdd nodes | bdd time | bdd peak | BuDDy nodes | BuDDy time | BuDDy peak | BuDDy time / bdd time | configurations | counts agree |\n")
-	p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	p("*Published* is the size of a monolithic diagram of the same model published elsewhere, without its time\n")
+	p("(%s), for comparison.\n\n", publishedModelSource)
+	p("| model | features | bdd nodes | bdd time | bdd peak | BuDDy nodes | BuDDy time | BuDDy peak | BuDDy time / bdd time | configurations | counts agree | published |\n")
+	p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n")
 	for _, r := range res.BuDDy {
 		agree := "–"
 		if r.BuDDy != nil && r.BDD.Failed == "" && r.BuDDy.Failed == "" {
@@ -182,7 +184,11 @@ func buddySection(b *strings.Builder, res *Results) {
 		if r.BDD.Features > 0 {
 			features = fmtInt(r.BDD.Features)
 		}
-		p("| %s | %s | %s | %s | %s | %s | %s |\n", r.Model, features, compileCells(&r.BDD), compileCells(r.BuDDy), ratio, count, agree)
+		published := "–"
+		if n, ok := publishedModelNodes[r.Model]; ok {
+			published = fmtInt(n)
+		}
+		p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Model, features, compileCells(&r.BDD), compileCells(r.BuDDy), ratio, count, agree, published)
 	}
 	p("\n")
 }

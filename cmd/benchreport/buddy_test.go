@@ -19,6 +19,7 @@ func TestBuDDySectionVerdict(t *testing.T) {
 	ptr := func(r benchmarks.ModelCompile) *benchmarks.ModelCompile { return &r }
 	both := BuDDyRow{Model: "dimacs/a.dimacs", BDD: done(10, 2.5, time.Millisecond), BuDDy: ptr(done(12, 2.5, 40*time.Millisecond))}
 	bddOnly := BuDDyRow{Model: "dimacs/b.dimacs", BDD: done(900, 96.7, time.Second), BuDDy: ptr(failed)}
+	published := BuDDyRow{Model: "dimacs/embtoolkit.dimacs", BDD: done(5000, 96.7, time.Second), BuDDy: ptr(failed)}
 	neither := BuDDyRow{Model: "dimacs/c.dimacs", BDD: failed, BuDDy: ptr(failed)}
 	uvl := BuDDyRow{Model: "uvl/d.uvl", BDD: done(5, 1, time.Millisecond)}
 	for _, tt := range []struct {
@@ -26,7 +27,8 @@ func TestBuDDySectionVerdict(t *testing.T) {
 		rows []BuDDyRow
 		want []string
 	}{
-		{"met", []BuDDyRow{uvl, both, bddOnly, neither}, []string{"**met**", "| dimacs/a.dimacs | – | 10 | 1.00 ms", "×40 | 10^2.50 | yes |", "not compiled"}},
+		{"met", []BuDDyRow{uvl, both, bddOnly, neither}, []string{"**met**", "| dimacs/a.dimacs | – | 10 | 1.00 ms", "×40 | 10^2.50 | yes | – |", "not compiled"}},
+		{"published", []BuDDyRow{published}, []string{"| 10^96.70 | – | 7,156 |"}},
 		{"none BuDDy does not", []BuDDyRow{both, neither}, []string{"**not met**"}},
 		{"slower", []BuDDyRow{{Model: "dimacs/a.dimacs", BDD: done(10, 2.5, time.Second), BuDDy: ptr(done(12, 2.5, time.Millisecond))}, bddOnly}, []string{"**not met**", "×0.0"}},
 		{"another count", []BuDDyRow{{Model: "dimacs/a.dimacs", BDD: done(10, 2.5, time.Millisecond), BuDDy: ptr(done(12, 2.6, time.Second))}, bddOnly}, []string{"**not met**", "| **no** |"}},

@@ -37,6 +37,10 @@ type Sifting struct {
 	// reordering stops, without error.
 	MaxSwaps int
 	MaxTime  time.Duration
+	// MaxVars bounds the blocks that one reordering sifts: those whose
+	// levels hold the most nodes, as CUDD's siftMaxVar does; 0 is no
+	// bound.
+	MaxVars int
 	// Groups are blocks of variables that reordering keeps on adjacent
 	// levels, in the order given, and sifts as one (group sifting): a
 	// variable and its children in a feature model, say, or the bits of
@@ -52,8 +56,8 @@ const defaultGrowth = 1.2
 // SetSifting sets how m reorders (see Sifting).
 func (m *Manager) SetSifting(s Sifting) error {
 	switch {
-	case s.Auto < 0 || s.MaxSwaps < 0 || s.MaxTime < 0:
-		return fmt.Errorf("sifting: negative bound (auto %d, swaps %d, time %v)", s.Auto, s.MaxSwaps, s.MaxTime)
+	case s.Auto < 0 || s.MaxSwaps < 0 || s.MaxTime < 0 || s.MaxVars < 0:
+		return fmt.Errorf("sifting: negative bound (auto %d, swaps %d, time %v, variables %d)", s.Auto, s.MaxSwaps, s.MaxTime, s.MaxVars)
 	case s.MaxGrowth != 0 && !(s.MaxGrowth >= 1):
 		return fmt.Errorf("sifting: growth %v below 1", s.MaxGrowth)
 	}
@@ -200,6 +204,9 @@ func (sf *sifter) sift() error {
 		}
 	}
 	slices.SortStableFunc(order, func(a, b sized) int { return b.nodes - a.nodes })
+	if sf.s.MaxVars > 0 && len(order) > sf.s.MaxVars {
+		order = order[:sf.s.MaxVars]
+	}
 	for _, b := range order {
 		if b.nodes == 0 {
 			break // no node tests them: no level changes the size

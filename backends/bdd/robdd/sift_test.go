@@ -111,6 +111,7 @@ func TestSiftingBounds(t *testing.T) {
 		{"10 swaps", ctx, Sifting{MaxSwaps: 10}, nil, 10 + n*n},
 		{"100 swaps", ctx, Sifting{MaxSwaps: 100}, nil, 100 + n*n},
 		{"growth 1", ctx, Sifting{MaxGrowth: 1}, nil, full},
+		{"one variable", ctx, Sifting{MaxVars: 1}, nil, 3 * n * n},
 		{"a nanosecond", ctx, Sifting{MaxTime: time.Nanosecond}, nil, n * n},
 		{"cancelled", done, Sifting{}, context.Canceled, 0},
 	}
@@ -331,12 +332,51 @@ func TestVariablesAfterReordering(t *testing.T) {
 	}
 }
 
+// TestSiftingFewVariables checks that a sifting bounded to k variables
+// moves those k alone, the ones whose levels hold the most nodes: the
+// order after it is the order before with k variables taken out and put
+// back elsewhere.
+func TestSiftingFewVariables(t *testing.T) {
+	const n = 6
+	for _, k := range []int{1, 2, 5} {
+		m, f := scrambled(t, n, 3)
+		before := m.Order()
+		sizes := make([]int, n*n) // nodes at each level
+		for id := Node(2); int(id) < m.Size(); id++ {
+			sizes[m.Level(id)]++
+		}
+		levels := make([]int, n*n)
+		for l := range levels {
+			levels[l] = l
+		}
+		slices.SortStableFunc(levels, func(a, b int) int { return sizes[b] - sizes[a] })
+		heaviest := map[int]bool{}
+		for _, l := range levels[:k] {
+			heaviest[before[l]] = true
+		}
+		kept, _, err := sift(m, Sifting{MaxVars: k}, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		others := func(order []int) []int {
+			return slices.DeleteFunc(slices.Clone(order), func(v int) bool { return heaviest[v] })
+		}
+		if !slices.Equal(others(before), others(m.Order())) {
+			t.Errorf("%d variables: the order went from %v to %v, moving others than %v", k, before, m.Order(), heaviest)
+		}
+		if got := m.SatCount(kept[0]).Int64(); got != 4 {
+			t.Errorf("%d variables: %d solutions of 6 queens", k, got)
+		}
+	}
+}
+
 func TestSetSiftingRefusesBadSettings(t *testing.T) {
 	m := New(4, 0)
 	bad := []Sifting{
 		{Auto: -1},
 		{MaxSwaps: -1},
 		{MaxTime: -time.Second},
+		{MaxVars: -1},
 		{MaxGrowth: 0.5},
 		{Groups: [][]int{{}}},
 		{Groups: [][]int{{0, 4}}},

@@ -1,0 +1,140 @@
+package bdd
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/nqueens/configurator/configurator/feature"
+	"github.com/nqueens/configurator/configurator/feature/dimacs"
+)
+
+// TestPreprocess checks what preprocessing makes of small CNF files: the
+// features it fixes and merges, the clauses it keeps, and a contradiction
+// that only the merging finds.
+func TestPreprocess(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cnf  string
+		// lits is what each feature stands for: a literal of its
+		// representative (as DIMACS, features from 1), or "T"/"F".
+		lits    []string
+		clauses [][]feature.Lit
+		unsat   bool
+	}{{
+		name:    "an equivalence, a duplicate and a subsumed clause",
+		cnf:     "p cnf 4 5\n-1 2 0\n-2 1 0\n1 3 0\n3 1 0\n1 3 4 0\n",
+		lits:    []string{"1", "1", "3", "4"},
+		clauses: [][]feature.Lit{{1, 3}},
+	}, {
+		name:    "a negated class",
+		cnf:     "p cnf 4 3\n1 2 0\n-1 -2 0\n-3 2 4 0\n",
+		lits:    []string{"1", "-1", "3", "4"},
+		clauses: [][]feature.Lit{{-3, -1, 4}},
+	}, {
+		name: "a class made one by a unit",
+		cnf:  "p cnf 4 5\n-1 2 0\n-2 3 0\n-3 1 0\n2 0\n1 -3 4 0\n",
+		lits: []string{"T", "T", "T", "4"},
+	}, {
+		name:    "merging shortens a clause",
+		cnf:     "p cnf 3 3\n-1 2 0\n-2 1 0\n-1 -2 3 0\n",
+		lits:    []string{"1", "1", "3"},
+		clauses: [][]feature.Lit{{-1, 3}},
+	}, {
+		name:  "a feature equal to its negation",
+		cnf:   "p cnf 3 4\n-1 2 0\n-2 -1 0\n1 3 0\n-3 1 0\n",
+		unsat: true,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := dimacs.Parse([]byte(tc.cnf))
+			if err != nil {
+				t.Fatal(err)
+			}
+			terms, red, ok := preprocess(len(m.Features), modelTerms(m), true)
+			if ok == tc.unsat {
+				t.Fatalf("satisfiable %v, want %v", ok, !tc.unsat)
+			}
+			if !ok {
+				return
+			}
+			var lits []string
+			for f := range m.Features {
+				switch l, x := red.lit(f); x {
+				case 1:
+					lits = append(lits, "T")
+				case 0:
+					lits = append(lits, "F")
+				default:
+					lits = append(lits, strconv.Itoa(int(l)))
+				}
+			}
+			if !slices.Equal(lits, tc.lits[:len(m.Features)]) {
+				t.Errorf("features stand for %v, want %v", lits, tc.lits)
+			}
+			var clauses [][]feature.Lit // over the features
+			for _, tt := range terms {
+				var c []feature.Lit
+				for _, l := range tt.lits {
+					c = append(c, feature.FeatureLit(red.vars[l.Var()-1], l > 0))
+				}
+				clauses = append(clauses, c)
+			}
+			if !slices.EqualFunc(clauses, tc.clauses, slices.Equal) {
+				t.Errorf("clauses left %v, want %v", clauses, tc.clauses)
+			}
+		})
+	}
+}
+
+// TestPreprocessedCompileKeepsTheModel compiles random models with and
+// without preprocessing and checks that the two diagrams have the same
+// configurations, over every feature, and that the random models do give
+// preprocessing features to merge and clauses to drop (so that the
+// brute-force tests of every compile exercise them).
+func TestPreprocessedCompileKeepsTheModel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 33))
+	merged, fixed := 0, 0
+	for trial := range 80 {
+		m := randomModel(t, rng, trial, 12)
+		_, red, ok := preprocess(len(m.Features), modelTerms(m), true)
+		if ok {
+			for f := range m.Features {
+				switch l, x := red.lit(f); {
+				case x >= 0:
+					fixed++
+				case l.Var()-1 != f:
+					merged++
+				}
+			}
+		}
+		plainCfg := defaultCompile
+		plainCfg.plain = true
+		pm, proot, err := compileModelFrom(t.Context(), m, OrderForce, 0, plainCfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		qm, qroot, err := compileModelFrom(t.Context(), m, OrderForce, 0, defaultCompile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p, q := pm.SatCount(proot), qm.SatCount(qroot); p.Cmp(q) != 0 {
+			t.Fatalf("trial %d: %v configurations preprocessed, %v not", trial, q, p)
+		}
+		// Every configuration of one diagram is one of the other: walk
+		// the assignments of up to 12 features.
+		n := len(m.Features)
+		a := pm.NewAssignment()
+		for bits := range uint64(1) << n {
+			for f := range n {
+				a[f] = int8(bits >> f & 1)
+			}
+			if pm.Count(proot, a).Cmp(qm.Count(qroot, a)) != 0 {
+				t.Fatalf("trial %d: %v is a configuration of one diagram only", trial, a)
+			}
+		}
+	}
+	if merged == 0 || fixed == 0 {
+		t.Errorf("the random models gave %d features to merge and %d to fix; want some of each", merged, fixed)
+	}
+}
