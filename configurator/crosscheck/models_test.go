@@ -307,6 +307,7 @@ var bddModels = map[string]bool{
 	"uvl/berkeleydb.uvl": true, "uvl/axtls.uvl": true, "uvl/uclibc.uvl": true,
 	"uvl/busybox-2007-05-20.uvl": true, "uvl/dopler-asej1.uvl": true,
 	"dimacs/printer.dimacs": true, "dimacs/berkeleydb.dimacs": true, "dimacs/embtoolkit.dimacs": true,
+	"dimacs/busybox-1.18.0.dimacs": true,
 }
 
 // load reads a real model.
