@@ -335,18 +335,7 @@ func (a *attackRun) do(ctx context.Context, c *http.Client, label, method, path,
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	begin := time.Now()
-	res, err := c.Do(req)
-	if err != nil {
-		if ctx.Err() == nil {
-			a.record(label, 0, 0)
-		}
-		return 0, err.Error()
-	}
-	b, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	a.record(label, res.StatusCode, time.Since(begin))
-	return res.StatusCode, string(b)
+	return a.send(ctx, c, label, req)
 }
 
 // prepare asks for bodies one at a time, so that the spaces the attack
@@ -962,4 +951,22 @@ func toInt64(m map[int]int) map[int]int64 {
 		out[k] = int64(v)
 	}
 	return out
+}
+
+// send makes req with c and records its answer under label (a request
+// that failed with no answer, but not one the attack's end cut, as 0),
+// and returns its status and body.
+func (a *attackRun) send(ctx context.Context, c *http.Client, label string, req *http.Request) (int, string) {
+	begin := time.Now()
+	res, err := c.Do(req)
+	if err != nil {
+		if ctx.Err() == nil {
+			a.record(label, 0, 0)
+		}
+		return 0, err.Error()
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	a.record(label, res.StatusCode, time.Since(begin))
+	return res.StatusCode, string(b)
 }

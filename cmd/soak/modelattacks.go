@@ -61,18 +61,7 @@ func (a *attackRun) upload(ctx context.Context, c *http.Client, label, name stri
 	}
 	req.ContentLength = size
 	req.Header.Set("Content-Type", "application/octet-stream")
-	begin := time.Now()
-	res, err := c.Do(req)
-	if err != nil {
-		if ctx.Err() == nil {
-			a.record(label, 0, 0)
-		}
-		return 0, err.Error()
-	}
-	b, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	a.record(label, res.StatusCode, time.Since(begin))
-	return res.StatusCode, string(b)
+	return a.send(ctx, c, label, req)
 }
 
 // fail records a check the attack does not pass.
