@@ -96,3 +96,67 @@ func TestBoardAsFeatureModel(t *testing.T) {
 		}
 	}
 }
+
+// A board's Why? through the feature model's path gives the board's own
+// proof a person can check (by propagation over its lines, else by cases),
+// the same as the board's path gives for every reason that is not an
+// attack, on positions whose reasons need each kind.
+func TestBoardFeatureExplainArgument(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		n      int
+		queens []configurator.Cell
+		cell   configurator.Cell
+		cases  bool // the proof goes by cases
+	}{
+		{8, []configurator.Cell{{Row: 0, Col: 0}, {Row: 4, Col: 2}}, configurator.Cell{Row: 2, Col: 1}, true},
+		{6, []configurator.Cell{{Row: 0, Col: 1}}, configurator.Cell{Row: 1, Col: 4}, true},
+		{5, []configurator.Cell{{Row: 0, Col: 0}}, configurator.Cell{Row: 1, Col: 4}, false},
+	} {
+		m := configuratortest.Model(t, tc.n, configurator.RowMajor)
+		board := configuratortest.Space(t, backends[0], m)
+		bs, err := configurator.NewSession(ctx, board, tc.queens)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := bs.Explain(ctx, tc.cell)
+		if err != nil {
+			t.Fatalf("N=%d %v: the board's Explain: %v", tc.n, tc.cell, err)
+		}
+		ds := make([]configurator.Decision, len(tc.queens))
+		for i, q := range tc.queens {
+			ds[i] = configurator.Decision{Feature: m.Var(q), Select: true}
+		}
+		sess, err := configurator.NewFeatureSession(ctx, configurator.BoardFeatures(board), ds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := sess.Explain(ctx, m.Var(tc.cell))
+		if err != nil {
+			t.Fatalf("N=%d %v: the feature model's Explain: %v", tc.n, tc.cell, err)
+		}
+		if len(got.Reasons) != len(want.Reasons) {
+			t.Fatalf("N=%d %v: %d reasons, the board gives %d", tc.n, tc.cell, len(got.Reasons), len(want.Reasons))
+		}
+		for i, cause := range want.Reasons {
+			var lines []string
+			switch {
+			case cause.Proof != nil:
+				for _, d := range cause.Proof {
+					lines = append(lines, d.String())
+				}
+			case cause.Split != nil:
+				lines = cause.Split.Lines()
+			}
+			if (cause.Split != nil) != tc.cases && i == 0 {
+				t.Errorf("N=%d %v: the board's first proof by cases is %v, want %v", tc.n, tc.cell, cause.Split != nil, tc.cases)
+			}
+			if cause.Reason == configurator.Attack {
+				continue // an attack is one clause: the model's own words say it
+			}
+			if !slices.Equal(got.Reasons[i].Argument, lines) || len(lines) == 0 {
+				t.Errorf("N=%d %v reason %d: the feature path argues\n%q\nthe board\n%q", tc.n, tc.cell, i, got.Reasons[i].Argument, lines)
+			}
+		}
+	}
+}

@@ -37,6 +37,11 @@ type FeatureReason struct {
 	// FeatureCorer) within its time (proofBudget); nil when neither is
 	// known.
 	Constraints []feature.Origin
+	// Argument is a proof a person can check in the words of a model
+	// that has its own (a board's: by propagation over its ranks, files
+	// and diagonals, else by cases, see RefuteByCases), one line a step;
+	// nil for other models and where no such proof fits on a screen.
+	Argument []string
 }
 
 // FeatureExplanation says why a feature is forced, in terms of the
@@ -161,9 +166,12 @@ func (s *FeatureSession) explain(ctx context.Context, f int, firstOnly bool) (*F
 	defer cancel()
 	for _, set := range found {
 		r := FeatureReason{Decisions: pickDecisions(ds, set)}
-		var err error
-		r.Proof, r.Constraints, err = s.prove(ctx, pctx, append(slices.Clone(r.Decisions), other))
-		if err != nil {
+		premises := append(slices.Clone(r.Decisions), other)
+		if r.Argument = s.boardArgument(premises); r.Argument != nil {
+			e.Reasons = append(e.Reasons, r)
+			continue
+		}
+		if err := s.prove(ctx, pctx, &r, premises); err != nil {
 			return nil, fmt.Errorf("explain %q: %w", m.Features[f].Name, err)
 		}
 		e.Reasons = append(e.Reasons, r)
@@ -188,12 +196,12 @@ func proofContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, budget)
 }
 
-// prove finds what refutes decisions that no configuration keeps: a proof
-// by propagation over the model's clauses and the parts of the model it
-// uses, or, where propagation does not refute them, the minimal set of
-// parts a FeatureCorer finds within pctx (a context of ctx); none when it
-// finds none in that time. It fails only when ctx ends.
-func (s *FeatureSession) prove(ctx, pctx context.Context, decisions []Decision) ([]Implication, []feature.Origin, error) {
+// prove finds, for r, what refutes decisions that no configuration
+// keeps: a proof by propagation over the model's clauses and the parts of the
+// model it uses; or, where propagation does not refute them, the minimal
+// set of parts a FeatureCorer finds within pctx (a context of ctx); none
+// when it finds none in that time. It fails only when ctx ends.
+func (s *FeatureSession) prove(ctx, pctx context.Context, r *FeatureReason, decisions []Decision) error {
 	if s.prop == nil {
 		s.cnf = s.Model().CNF()
 		s.prop = feature.NewPropagator(s.cnf)
@@ -203,18 +211,49 @@ func (s *FeatureSession) prove(ctx, pctx context.Context, decisions []Decision) 
 		lits[i] = d.Lit()
 	}
 	if proof := refute(s.cnf, s.prop, lits); proof != nil {
-		return proof, origins(proof), nil
+		r.Proof, r.Constraints = proof, origins(proof)
+		return nil
 	}
 	c, ok := s.space.(FeatureCorer)
 	if !ok {
-		return nil, nil, nil
+		return nil
 	}
 	core, err := c.Core(pctx, decisions)
 	if err != nil && ctx.Err() != nil {
-		return nil, nil, err
+		return err
 	}
-	if err != nil {
-		return nil, nil, nil
+	if err == nil {
+		r.Constraints = core
 	}
-	return nil, core, nil
+	return nil
+}
+
+// boardArgument is the board's own proof that decisions (a queen on each
+// selected square, none on a deselected one) hold in no solution, when
+// the session's model is a board (BoardOf): by propagation over its lines
+// (Refute), else by cases (RefuteByCases); nil otherwise.
+func (s *FeatureSession) boardArgument(decisions []Decision) []string {
+	bm, ok := BoardOf(s.Model())
+	if !ok {
+		return nil
+	}
+	var with, without []Cell
+	for _, d := range decisions {
+		if d.Select {
+			with = append(with, bm.Cell(d.Feature))
+		} else {
+			without = append(without, bm.Cell(d.Feature))
+		}
+	}
+	if steps := Refute(bm, with, without); steps != nil {
+		lines := make([]string, len(steps))
+		for i, st := range steps {
+			lines[i] = st.String()
+		}
+		return lines
+	}
+	if split := RefuteByCases(bm, with, without); split != nil {
+		return split.Lines()
+	}
+	return nil
 }

@@ -330,10 +330,11 @@ func (s *FeatureSession) conflict(ctx context.Context, decisions []Decision) err
 	e.Decisions = pickDecisions(decisions, rs.found[0])
 	pctx, cancel := proofContext(ctx)
 	defer cancel()
-	var err error
-	if e.Proof, e.Constraints, err = s.prove(ctx, pctx, e.Decisions); err != nil {
+	var r FeatureReason
+	if err := s.prove(ctx, pctx, &r, e.Decisions); err != nil {
 		return err
 	}
+	e.Proof, e.Constraints = r.Proof, r.Constraints
 	if c, ok := s.space.(FeatureCorer); ok && len(e.Decisions) == 0 && e.Proof != nil {
 		// The chain of a proof may use more parts than conflict: the
 		// parts of a model without configurations are a minimal set.

@@ -524,6 +524,7 @@ func (s *Server) apiExplainModel(c echo.Context, body []byte) error {
 		for _, p := range r.Proof {
 			rj.Proof = append(rj.Proof, p.Text(m))
 		}
+		rj.Proof = append(rj.Proof, r.Argument...)
 		resp.Reasons = append(resp.Reasons, rj)
 	}
 	resp.Constraints = append(resp.Constraints, describeAll(m, ex.Constraints())...)

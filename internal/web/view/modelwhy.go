@@ -24,11 +24,13 @@ type WhyPanel struct {
 }
 
 // WhyReason is one minimal reason: the decisions that force the feature
-// (their rows' ids in Rows, for highlighting) and the parts of the model
-// that carry it.
+// (their rows' ids in Rows, for highlighting), the parts of the model
+// that carry it, and, where the model words one, a proof a person can
+// check (a board's, a line a step).
 type WhyReason struct {
 	Text, Rows  string
 	Constraints []string
+	Proof       []string
 }
 
 // whyPanel words an explanation.
@@ -77,7 +79,8 @@ func whyPanel(st modelstate.State, m *feature.Model, e *configurator.FeatureExpl
 		for _, o := range r.Constraints {
 			wr.Constraints = append(wr.Constraints, m.Describe(o))
 		}
-		if len(wr.Constraints) == 0 {
+		wr.Proof = r.Argument
+		if len(wr.Constraints) == 0 && wr.Proof == nil {
 			wr.Constraints = []string{"(the parts of the model that carry it were not found within the time)"}
 		}
 		p.Reasons = append(p.Reasons, wr)
