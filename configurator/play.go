@@ -104,34 +104,6 @@ func Play(ctx context.Context, sp Space, queens, remove []Cell, place *Cell) (*S
 	return nil, &Refusal{Cell: *place, Why: why}
 }
 
-// FeasiblePrefix returns the longest start of queens that some solution
-// holds, found by binary search (a placement that no solution holds stays
-// so when queens are added), one satisfiability test a step. Pages use it to
-// show the part of a hand-edited address that still makes sense. It stops
-// at ctx's end with the longest start proved so far.
-func FeasiblePrefix(ctx context.Context, sp Space, queens []Cell) []Cell {
-	lo, hi := 0, len(queens) // queens[:lo] is held (the empty start is assumed)
-	if sp.Model().Check(queens) != nil {
-		hi = 0
-		for hi < len(queens) && sp.Model().Check(queens[:hi+1]) == nil {
-			hi++
-		}
-	}
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		ok, err := sp.Satisfiable(ctx, queens[:mid], nil)
-		if err != nil {
-			break
-		}
-		if ok {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
-	}
-	return slices.Clone(queens[:lo])
-}
-
 // ListCells names cells for a sentence: "a1", "a1 and c5", "a1, c5 and e2".
 func ListCells(cells []Cell) string {
 	names := make([]string, len(cells))

@@ -3,7 +3,6 @@ package configurator_test
 import (
 	"context"
 	"errors"
-	"slices"
 	"strings"
 	"testing"
 
@@ -120,70 +119,6 @@ func TestInfeasibleNamesThePair(t *testing.T) {
 		if got := configurator.FormatCells(inf.Attack); got != "a1,h8" {
 			t.Errorf("%s: attacking pair %q, want a1,h8 (the first in placement order)", b.Name(), got)
 		}
-	}
-}
-
-// TestFeasiblePrefix: the longest start of a hand-edited placement that
-// some solution holds, checked against the oracle's count of each start.
-func TestFeasiblePrefix(t *testing.T) {
-	tests := []struct {
-		n      int
-		queens string
-		want   string
-	}{
-		{8, "", ""},
-		{8, "a1,c5", "a1,c5"},
-		{8, "a1,c5,b2,h8", "a1,c5"},
-		{8, "a1,b3", "a1"},          // b3 is in no solution with a1, though not attacked
-		{8, "a1,a1,c5", "a1"},       // a duplicate ends the sound start
-		{8, "b2,a1", "b2"},          // order matters: the first queen stays
-		{4, "a1", ""},               // no 4×4 solution uses a corner
-		{6, "b1,d2,f3", "b1,d2,f3"}, // one of the four 6×6 solutions
-	}
-	for _, b := range backends {
-		for _, tt := range tests {
-			sp := space(t, b, tt.n)
-			got := configurator.FeasiblePrefix(context.Background(), sp, configuratortest.Cells(t, tt.queens))
-			if configurator.FormatCells(got) != tt.want {
-				t.Errorf("%s %d×%d [%s]: prefix %q, want %q", b.Name(), tt.n, tt.n, tt.queens, configurator.FormatCells(got), tt.want)
-			}
-		}
-	}
-}
-
-// TestCompare: answers of two backends to the same step agree; answers to
-// different placements differ on cells and counts, said in words.
-func TestCompare(t *testing.T) {
-	ctx := context.Background()
-	bs, ss := space(t, backends[0], 8), space(t, backends[1], 8)
-	answer := func(name string, sp configurator.Space, queens string) *configurator.Answer {
-		s, err := configurator.NewSession(ctx, sp, configuratortest.Cells(t, queens))
-		return &configurator.Answer{Backend: name, Session: s, Err: err}
-	}
-	if d := configurator.Compare(answer("bdd", bs, "a1,c5"), answer("sat", ss, "a1,c5")); !d.None() {
-		t.Errorf("same step: %+v, want agreement", d)
-	}
-	d := configurator.Compare(answer("bdd", bs, "a1"), answer("sat", ss, "a1,c5"))
-	if len(d.Cells) == 0 {
-		t.Error("a1 against a1,c5: no cell differs")
-	}
-	for _, c := range d.Cells {
-		if c.States[0] == c.States[1] {
-			t.Errorf("%v listed with equal states %v", c.Cell, c.States)
-		}
-	}
-	if !slices.Contains(d.Other, "BDD counts 4 solutions, SAT counts 1") {
-		t.Errorf("other differences %q, want the counts", d.Other)
-	}
-	// A failure that is not an answer (a deadline) is no disagreement; a
-	// refusal where the reference finds a board is one.
-	late := &configurator.Answer{Backend: "sat", Err: context.DeadlineExceeded}
-	if d := configurator.Compare(answer("bdd", bs, "a1"), late); !d.None() {
-		t.Errorf("deadline: %+v, want no disagreement", d)
-	}
-	refused := &configurator.Answer{Backend: "sat", Err: configurator.ErrNoSolution}
-	if d := configurator.Compare(answer("bdd", bs, "a1"), refused); len(d.Other) != 1 || !strings.HasPrefix(d.Other[0], "SAT finds no solution here, BDD does") {
-		t.Errorf("refusal: %q, want SAT finds no solution here", d.Other)
 	}
 }
 

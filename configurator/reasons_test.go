@@ -369,30 +369,6 @@ func TestReasonsBounded(t *testing.T) {
 	}
 }
 
-// TestCompareReasons: two backends' explanations agree when they list the
-// same reasons; a reason one of them misses is a disagreement.
-func TestCompareReasons(t *testing.T) {
-	ctx := context.Background()
-	var answers []*configurator.Answer
-	for _, b := range backends {
-		s := session(t, space(t, b, 8), "a1,b5")
-		e, err := s.Explain(ctx, configuratortest.Cell(t, "d7"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		answers = append(answers, &configurator.Answer{Backend: b.Name(), Session: s, Explanation: e})
-	}
-	if d := configurator.Compare(answers[0], answers[1]); !d.None() {
-		t.Errorf("same reasons: %+v, want agreement", d)
-	}
-	short := *answers[1].Explanation
-	short.Reasons = short.Reasons[:1]
-	d := configurator.Compare(answers[0], &configurator.Answer{Backend: "sat", Session: answers[1].Session, Explanation: &short})
-	if want := "BDD finds 2 reasons, SAT 1: [b5] [a1] against [b5]"; !slices.Equal(d.Other, []string{want}) {
-		t.Errorf("a reason missing: %q, want %q", d.Other, want)
-	}
-}
-
 // TestWhy: Why gives one of the minimal reasons Explain lists (the same
 // first one when it is an attack), with its words and proof, More when
 // other queens may form others, and no room; on every blocked and forced

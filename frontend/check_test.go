@@ -93,7 +93,7 @@ func TestCheckFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"static/vendor/htmx.min.js", "static/vendor/sse.min.js", "static/vendor/panzoom.min.js"} {
+	for _, f := range []string{"static/vendor/htmx.min.js", "static/vendor/panzoom.min.js"} {
 		if !slices.Contains(got, f) {
 			t.Errorf("the pages do not load %s: %q", f, got)
 		}

@@ -164,15 +164,6 @@ func (g *Guard) Harden(next echo.HandlerFunc) echo.HandlerFunc {
 // ctxStart is the Echo context key of the time a request was admitted.
 const ctxStart = "guard.start"
 
-// Start is when the request was admitted by Quotas (now, for a request
-// that did not pass through it): the start of its deadline.
-func Start(c echo.Context) time.Time {
-	if t, ok := c.Get(ctxStart).(time.Time); ok {
-		return t
-	}
-	return time.Now()
-}
-
 // Quotas is the middleware of the per-client quotas: every route but the
 // free ones (route patterns, as Echo names them) goes through it, keyed by
 // the client's address (Echo's RealIP, as IPExtractor finds it: never a

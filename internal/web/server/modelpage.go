@@ -83,6 +83,14 @@ func (s *Server) modelPage(c echo.Context, v url.Values) error {
 		return s.modelFail(c, st, err)
 	}
 	r.RuleOut, r.Name = modelstate.RuleOut(v), info.Name
+	if n, ok := configurator.ParseBoardID(st.Model); ok {
+		// What the order does is the board's own lesson: the figures of
+		// the orders the cache holds, and a button that makes the others.
+		bst := board.State{N: n, Mode: board.Mode(s.lineup.Primary())}
+		if f := s.orderFacts(ctx, bst, false); f != nil {
+			r.Orders = view.NewOrdersPanel(bst, f)
+		}
+	}
 	r.Trail = board.ParseTrail(v.Get("t"), s.cfg.Guard.RequestDeadline)
 	if !v.Has("poll") {
 		// The page asking again by itself (poll) is no step of the

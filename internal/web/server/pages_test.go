@@ -19,8 +19,6 @@ import (
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/bytesize"
 	"github.com/nqueens/configurator/configurator/configuratortest"
-	"github.com/nqueens/configurator/internal/web/board"
-	"github.com/nqueens/configurator/internal/web/view"
 )
 
 // TestPages is the specification of the HTML routes: every address a
@@ -386,49 +384,6 @@ func TestTooLargeForTheBudget(t *testing.T) {
 	// the limit never reach the BDD compiler.
 	if n := compiles.total("bdd"); n != 2 {
 		t.Errorf("%d BDD compiles, want 2", n)
-	}
-}
-
-// TestDisagreementIsLoud feeds the Both view two analyses that differ, as
-// a faulty backend would give, and checks that the page says so loudly and
-// marks the squares.
-func TestDisagreementIsLoud(t *testing.T) {
-	s, _ := newTestServer(t, testConfig())
-	ctx := context.Background()
-	st := board.State{N: 8, Mode: board.All, Queens: []configurator.Cell{{Row: 0, Col: 0}}}
-	entries, err := s.spacesFor(ctx, st, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := s.stepOn(ctx, st, board.Action{Kind: board.Show}, entries)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !r.Agree() {
-		t.Fatalf("the backends disagree on a1: %v", r.Differ)
-	}
-	// The SAT run now answers for the empty board instead of a1.
-	wrong, err := configurator.NewSession(ctx, entries[1].Space, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.Runs[1].Session = wrong
-	compare(r)
-	var b strings.Builder
-	if err := s.tmpl.Execute(&b, "app", view.StepApp(s.site, r, nil, s.prep(r.State))); err != nil {
-		t.Fatal(err)
-	}
-	page := html.UnescapeString(b.String())
-	for _, want := range []string{`class="alarm" id="agreement" role="alert"`, "BDD and SAT DISAGREE",
-		"a1: BDD says queen, SAT says free", "b1: BDD says blocked, SAT says free", "BDD counts 4 solutions, SAT counts 92"} {
-		if !strings.Contains(page, want) {
-			t.Errorf("the page lacks %q", want)
-		}
-	}
-	// Under a1, 41 squares are blocked and a1 holds the queen; on the empty
-	// board all 64 are free.
-	if n := countIn(page, " differ\""); n != 42 {
-		t.Errorf("%d squares marked as differing, want 42", n)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/internal/web/modelstate"
 	"github.com/nqueens/configurator/internal/web/problem"
 	"github.com/nqueens/configurator/internal/web/spaces"
 	"github.com/nqueens/configurator/internal/web/view"
@@ -84,11 +85,9 @@ func (s *Server) routes() *echo.Echo {
 		e.GET(path, h)
 		e.HEAD(path, h)
 	}
-	get("/", s.board)
-	get("/play", s.board)
+	get("/", s.page)
+	get("/play", s.page)
 	get("/models", s.modelsPage)
-	get("/events/compile", s.progress)
-	get("/diagram.svg", s.diagramSVG)
 	get("/model-diagram", s.modelDiagram)
 	get("/model-complete", s.modelComplete)
 	get("/model-configuration", s.modelConfiguration)
@@ -145,15 +144,6 @@ func (s *Server) bodyLimit(limit echo.MiddlewareFunc) echo.MiddlewareFunc {
 	}
 }
 
-// fatalApp is the app of a page with no board: the controls of a fresh
-// board and the notice of p.
-func (s *Server) fatalApp(p *problem.Problem) *view.App {
-	st := s.lineup.Default()
-	v := view.NewApp(s.site, st, "", s.prep(st))
-	v.Notice, v.Fatal = view.NoticeOf(p), true
-	return v
-}
-
 // handleError answers every error a handler or middleware returns: JSON
 // {"error": ...} under /api/, a notice swapped into the page for htmx
 // requests (the board stays as it was), a page with the notice above a
@@ -189,7 +179,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 		if p.RetryAfter > 0 {
 			c.Response().Header().Set("Retry-After", strconv.Itoa(p.RetryAfter))
 		}
-		werr = s.render(c, p.Status, "page", view.NewPage(s.site, s.fatalApp(p)))
+		werr = s.render(c, p.Status, "model-page", view.NewModelPage(s.site, view.ModelNotice(modelstate.State{}, p)))
 	case isHTMX(req):
 		if p.Status >= 500 {
 			s.logFailure(req, p, err)
@@ -202,7 +192,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 		if p.RetryAfter > 0 {
 			c.Response().Header().Set("Retry-After", strconv.Itoa(p.RetryAfter))
 		}
-		werr = s.render(c, p.Status, "page", view.NewPage(s.site, s.fatalApp(p)))
+		werr = s.render(c, p.Status, "model-page", view.NewModelPage(s.site, view.ModelNotice(modelstate.State{}, p)))
 	}
 	if werr != nil {
 		s.log.Warn("writing an error response", "err", werr)

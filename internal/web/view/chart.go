@@ -175,11 +175,6 @@ func labelWidth(s string) float64 { return float64(utf8.RuneCountInString(s)) * 
 // the points' titles keep the whole numbers.
 var countAxis = axis{label: words.ShortCount}
 
-// mark draws a vertical marker at x with a label.
-func (c *Chart) mark(x float64, label string) {
-	c.Marker = &Marker{X: round1(c.px(x)), Label: label}
-}
-
 // niceCeil rounds v up to 1, 2 or 5 times a power of ten.
 func niceCeil(v float64) float64 {
 	if v <= 0 {

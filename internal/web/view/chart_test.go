@@ -84,28 +84,3 @@ func TestChartNamesItsAxes(t *testing.T) {
 		t.Errorf("a long count %s on the axis", m)
 	}
 }
-
-// TestCrossover checks the scaling chart's crossover against the
-// benchmark figures it is drawn from.
-func TestCrossover(t *testing.T) {
-	sat := []float64{8, 20}
-	satT := []float64{2.7e6, 0.35e6}
-	for _, tt := range []struct {
-		bdd  map[int]float64
-		want int
-		ok   bool
-	}{
-		{map[int]float64{8: 0.36e6, 9: 1.76e6, 10: 5.85e6, 11: 23e6}, 10, true},
-		{map[int]float64{8: 0.1e6, 9: 0.1e6}, 0, false},
-		{map[int]float64{6: 9e6, 7: 9e6}, 0, false}, // where SAT was not measured
-		{map[int]float64{8: 3e6}, 8, true},
-	} {
-		n, ok := crossover(tt.bdd, sat, satT)
-		if n != tt.want || ok != tt.ok {
-			t.Errorf("crossover(%v) = %d, %v; want %d, %v", tt.bdd, n, ok, tt.want, tt.ok)
-		}
-	}
-	if c := scalingChart(); c == nil || len(c.Series) != 4 || c.Marker == nil {
-		t.Errorf("the scaling chart of the embedded results: %+v", c)
-	}
-}

@@ -129,3 +129,17 @@ func featureGrid(l *lister, ruleOut bool) *FeatureGrid {
 	}
 	return fg
 }
+// boardSize is the class that sizes a board of n squares a side: its
+// squares, labels and marks shrink as it grows.
+func boardSize(n int) string {
+	switch {
+	case n <= 8:
+		return "size-s"
+	case n <= 14:
+		return "size-m"
+	case n <= 22:
+		return "size-l"
+	}
+	return "size-xl"
+}
+

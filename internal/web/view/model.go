@@ -54,6 +54,8 @@ type ModelStep struct {
 	// Pending are the backends of the mode still compiling the model,
 	// which the page asks again by itself.
 	Pending []string
+	// Orders is the order panel of a board's page; nil on any other.
+	Orders *OrdersPanel
 	// Name is the model's name as the store knows it (its namespace, or
 	// its file's name); "" to name it from the model alone.
 	Name string
@@ -141,6 +143,31 @@ type ModelApp struct {
 
 	Why    *WhyPanel
 	Timing *ModelTiming
+	// Sizes chooses another board, on a board's page; nil on any other.
+	Sizes *BoardSizes
+	// Orders is a board's order panel: what the variable order does to
+	// its diagram; nil on any other page.
+	Orders *OrdersPanel
+}
+
+// BoardSizes is the choice of a board's size: every board some backend of
+// the server serves, each the model queens-N, on the page's backend.
+type BoardSizes struct {
+	Options []Option
+	Backend string
+}
+
+// boardSizes is the size choice of the page of an n×n board.
+func boardSizes(site *Site, n int, backend string) *BoardSizes {
+	hi := 0
+	for _, b := range site.Lineup.Names() {
+		hi = max(hi, site.Lineup.MaxN(b))
+	}
+	bs := &BoardSizes{Backend: backend}
+	for k := 1; k <= hi; k++ {
+		bs.Options = append(bs.Options, Option{Value: configurator.BoardID(k), Label: fmt.Sprintf("%d × %d", k, k), Selected: k == n})
+	}
+	return bs
 }
 
 // ModelHead says which model the page configures.
@@ -187,6 +214,9 @@ func NewModelApp(site *Site, r *ModelStep) *ModelApp {
 		Trail: board.FormatTrail(r.Trail),
 	}
 	v.Title = v.title()
+	if g := m.Grid; g != nil && g.Queens {
+		v.Sizes = boardSizes(site, g.Rows, st.Backend)
+	}
 	v.DiagramSrc = "/model-diagram?" + modelstate.State{Model: st.Model, Backend: st.Backend, Select: st.Select, Deselect: st.Deselect}.Query()
 	v.Diagram = st.Diagram
 	v.DiagramToggle = st.With(func(s *modelstate.State) { s.Diagram = !s.Diagram }).Href()
@@ -241,6 +271,7 @@ func NewModelApp(site *Site, r *ModelStep) *ModelApp {
 		v.Why = whyPanel(st, m, r.Why, r.WhyErr)
 	}
 	v.Timing = modelTiming(r)
+	v.Orders = r.Orders
 	return v
 }
 

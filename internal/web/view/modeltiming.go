@@ -29,6 +29,9 @@ type TimingRow struct {
 	Cells        []string
 }
 
+// WorkLine is a backend's work for the step.
+type WorkLine struct{ Backend, Text string }
+
 // modelTiming is the comparison panel.
 func modelTiming(r *ModelStep) *ModelTiming {
 	t := &ModelTiming{}

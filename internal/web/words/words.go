@@ -134,19 +134,6 @@ func Plural(x int64, noun string) string {
 	return s
 }
 
-// Solutions is a count of solutions for a sentence: "1 solution", "at
-// least 1,000 solutions".
-func Solutions(n *big.Int, atLeast bool) string {
-	word := " solutions"
-	if n.Cmp(big.NewInt(1)) == 0 {
-		word = " solution"
-	}
-	if atLeast {
-		return "at least " + Group(n) + word
-	}
-	return Group(n) + word
-}
-
 // ShortCount writes a count of up to three significant digits with K
 // (thousand), M (million) or G (billion), as an axis's tick labels do, so
 // that a label stays readable on a phone.
@@ -209,36 +196,6 @@ func Seconds(n int) string {
 		return "a second"
 	}
 	return fmt.Sprintf("%d seconds", n)
-}
-
-// Times writes a factor of at least 1: "1.4×", "48×", "1,250×".
-func Times(x float64) string {
-	if x < 10 {
-		return strconv.FormatFloat(x, 'f', 1, 64) + "×"
-	}
-	return Number(int64(x+0.5)) + "×"
-}
-
-// Faster says which of two times is the smaller and by how much, in words
-// that read at any size: "SAT 48× faster than BDD", "BDD 3.1× faster than
-// SAT", "BDD and SAT about as fast"; never "0.0×".
-func Faster(a string, da time.Duration, b string, db time.Duration) string {
-	if db < da {
-		a, b, da, db = b, a, db, da
-	}
-	x := float64(db) / float64(da)
-	if x < 1.05 {
-		return a + " and " + b + " about as fast"
-	}
-	return a + " " + Times(x) + " faster than " + b
-}
-
-// OnOff names a toggle's step: "heat on", "heat off".
-func OnOff(name string, on bool) string {
-	if on {
-		return name + " on"
-	}
-	return name + " off"
 }
 
 // orderLabels are the variable orders as the page names them.

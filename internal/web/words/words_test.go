@@ -3,7 +3,6 @@ package words
 import (
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestQuote is the specification of how messages repeat user input.
@@ -29,27 +28,6 @@ func TestQuote(t *testing.T) {
 				t.Errorf("Quote(%q) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
-	}
-}
-
-// TestFaster is the specification of the ratio's words: the faster
-// backend named, the factor readable at any size, never "0.0×".
-func TestFaster(t *testing.T) {
-	for _, tt := range []struct {
-		da, db time.Duration
-		want   string
-	}{
-		{21 * time.Millisecond, 423 * time.Microsecond, "SAT 50× faster than BDD"},
-		{2390 * time.Microsecond, 292 * time.Millisecond, "BDD 122× faster than SAT"},
-		{1310 * time.Microsecond, 1060 * time.Microsecond, "SAT 1.2× faster than BDD"},
-		{time.Millisecond, time.Millisecond, "BDD and SAT about as fast"},
-		{time.Millisecond, 1040 * time.Microsecond, "BDD and SAT about as fast"},
-		{time.Microsecond, 3 * time.Second, "BDD 3,000,000× faster than SAT"},
-		{9990 * time.Microsecond, time.Millisecond, "SAT 10.0× faster than BDD"},
-	} {
-		if got := Faster("BDD", tt.da, "SAT", tt.db); got != tt.want {
-			t.Errorf("Faster(BDD %v, SAT %v) = %q, want %q", tt.da, tt.db, got, tt.want)
-		}
 	}
 }
 

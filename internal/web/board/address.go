@@ -1,0 +1,70 @@
+package board
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/internal/web/modelstate"
+	"github.com/nqueens/configurator/internal/web/problem"
+	"github.com/nqueens/configurator/internal/web/words"
+)
+
+// ModelHref is the address of the model page that shows what a board's
+// own address asks (/?n=8&q=a1,c5&backend=sat, with its actions place,
+// remove, why and room): the board's model queens-N with those queens
+// selected, so that addresses people saved keep working on the one page.
+// A size the server's backends cannot serve is left to the model page,
+// which says so; the default board is that of l. The board page's own
+// settings (the variable order, the heat map) have no place in the model
+// page's address and are dropped.
+func ModelHref(v url.Values, l *Lineup) (string, error) {
+	for _, name := range append(slices.Clone(stateParams), "place", "remove", "why", "room") {
+		if _, err := single(v, name); err != nil {
+			return "", err
+		}
+	}
+	n := l.Default().N
+	if s := v.Get("n"); s != "" {
+		k, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || k < 1 || k > configurator.MaxN {
+			return "", problem.New(http.StatusBadRequest, "Board size %s is out of range: pick a size from 1 to %d.", words.Quote(s), configurator.MaxN)
+		}
+		n = k
+	}
+	queens, err := parseQueens(v.Get("q"), n)
+	if err != nil {
+		return "", err
+	}
+	diagram, err := parseFlag(v.Get("diagram"), "diagram")
+	if err != nil {
+		return "", err
+	}
+	act, err := ParseAction(v, State{N: n})
+	if err != nil {
+		return "", err
+	}
+	st := modelstate.State{Model: configurator.BoardID(n), Backend: strings.ToLower(v.Get("backend")), Diagram: diagram}
+	if st.Backend == l.Primary() {
+		st.Backend = ""
+	}
+	queens = slices.DeleteFunc(queens, func(q configurator.Cell) bool { return slices.Contains(act.Remove, q) })
+	room := ""
+	switch act.Kind {
+	case Place:
+		if !slices.Contains(queens, act.Cell) {
+			queens = append(queens, act.Cell)
+		}
+	case Why:
+		st.Why = act.Cell.String()
+	case Room:
+		room = "&room=" + url.QueryEscape(act.Cell.String())
+	}
+	for _, q := range queens {
+		st.Select = append(st.Select, q.String())
+	}
+	return st.Href() + room, nil
+}
