@@ -30,7 +30,7 @@ type outcome struct {
 	Explanation *configurator.Explanation
 	Room        []configurator.Cell
 	entry       *spaces.Space
-	took  time.Duration // the whole request on this backend
+	took        time.Duration // the whole request on this backend
 }
 
 // compileProblem words a failed compile.

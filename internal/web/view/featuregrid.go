@@ -129,6 +129,7 @@ func featureGrid(l *lister, ruleOut bool) *FeatureGrid {
 	}
 	return fg
 }
+
 // boardSize is the class that sizes a board of n squares a side: its
 // squares, labels and marks shrink as it grows.
 func boardSize(n int) string {
@@ -142,4 +143,3 @@ func boardSize(n int) string {
 	}
 	return "size-xl"
 }
-
