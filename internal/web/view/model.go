@@ -1,6 +1,7 @@
 package view
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/big"
 	"slices"
@@ -148,6 +149,17 @@ type ModelApp struct {
 	// Orders is a board's order panel: what the variable order does to
 	// its diagram; nil on any other page.
 	Orders *OrdersPanel
+	// DiagramBoard is a board's own diagram (its rank view and its BDD
+	// in the board's order) in place of the model's, while no square is
+	// ruled out (the board's diagram knows queens only); nil otherwise.
+	DiagramBoard *DiagramBoard
+}
+
+// DiagramBoard is what the diagram viewer asks the board's diagram for
+// (POST /api/v1/diagram): the size and the queens, as JSON pairs.
+type DiagramBoard struct {
+	N      int
+	Queens string
 }
 
 // BoardSizes is the choice of a board's size: every board some backend of
@@ -155,6 +167,19 @@ type ModelApp struct {
 type BoardSizes struct {
 	Options []Option
 	Backend string
+}
+
+// diagramBoard is the board diagram's request of the queens named by
+// selected on the board model m.
+func diagramBoard(m *feature.Model, selected []string) *DiagramBoard {
+	pairs := make([][2]int, 0, len(selected))
+	for _, name := range selected {
+		if f, ok := m.ID(name); ok {
+			pairs = append(pairs, [2]int{f / m.Grid.Cols, f % m.Grid.Cols})
+		}
+	}
+	q, _ := json.Marshal(pairs)
+	return &DiagramBoard{N: m.Grid.Rows, Queens: string(q)}
 }
 
 // boardSizes is the size choice of the page of an n×n board.
@@ -216,6 +241,9 @@ func NewModelApp(site *Site, r *ModelStep) *ModelApp {
 	v.Title = v.title()
 	if g := m.Grid; g != nil && g.Queens {
 		v.Sizes = boardSizes(site, g.Rows, st.Backend)
+		if len(st.Deselect) == 0 {
+			v.DiagramBoard = diagramBoard(m, st.Select)
+		}
 	}
 	v.DiagramSrc = "/model-diagram?" + modelstate.State{Model: st.Model, Backend: st.Backend, Select: st.Select, Deselect: st.Deselect}.Query()
 	v.Diagram = st.Diagram
