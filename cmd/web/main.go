@@ -239,7 +239,7 @@ func parseFlags(args []string, out io.Writer, memory func() (sysmem.Limit, error
 	// Other names of -rate and -burst, which scripts pass.
 	fs.Float64Var(&c.Guard.Client.Rate, "api-rate", c.Guard.Client.Rate, "older name of -rate")
 	fs.IntVar(&c.Guard.Client.Burst, "api-burst", c.Guard.Client.Burst, "older name of -burst")
-	fs.IntVar(&c.DiagramNodes, "diagram-nodes", c.DiagramNodes, "largest decision diagram drawn, in nodes")
+	fs.IntVar(&c.DiagramNodes, "diagram-nodes", c.DiagramNodes, "largest decision diagram of a feature model the page draws whole, in nodes (past it, the profile of its levels)")
 	fs.DurationVar(&c.DiagramDeadline, "diagram-deadline", c.DiagramDeadline, "deadline of drawing one diagram")
 	fs.StringVar(&c.DebugAddr, "debug-addr", c.DebugAddr, "loopback address (127.0.0.1:6060) of /debug/stats and /debug/pprof; empty: none")
 	fs.IntVar(&c.Guard.MaxConns, "max-conns", c.Guard.MaxConns, "connections open at once on the public listener; more are answered 503 and closed at once (0: no cap)")

@@ -222,12 +222,10 @@ func (g *Guard) BodyLimit() echo.MiddlewareFunc {
 	return middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: strconv.FormatInt(g.cfg.BodyLimit, 10)})
 }
 
-// Deadline is the middleware that gives every request but those skip
-// names (a stream that lasts as long as its client watches) the request
+// Deadline is the middleware that gives every request the request
 // deadline.
-func (g *Guard) Deadline(skip middleware.Skipper) echo.MiddlewareFunc {
+func (g *Guard) Deadline() echo.MiddlewareFunc {
 	return middleware.ContextTimeoutWithConfig(middleware.ContextTimeoutConfig{
-		Skipper:      skip,
 		Timeout:      g.cfg.RequestDeadline,
 		ErrorHandler: func(err error, c echo.Context) error { return err },
 	})

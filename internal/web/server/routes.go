@@ -38,7 +38,6 @@ func (s *Server) routes() *echo.Echo {
 	e.HTTPErrorHandler = s.handleError
 	e.Use(withClient, headStartsNoWork)
 
-	streaming := func(c echo.Context) bool { return c.Path() == "/events/compile" }
 	e.Use(s.measureRequests)
 	e.Use(middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
 		HandleError: true,
@@ -73,10 +72,10 @@ func (s *Server) routes() *echo.Echo {
 	// compressor for every answer, the short ones it then sends plain
 	// included, and only the fastest level's reset costs nothing; the
 	// server's bottleneck is its cores, not the wire.
-	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{Skipper: streaming, MinLength: 1024, Level: gzip.BestSpeed}))
+	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{MinLength: 1024, Level: gzip.BestSpeed}))
 	e.Use(s.guard.Drain)
 	e.Use(s.bodyLimit(s.guard.BodyLimit()))
-	e.Use(s.guard.Deadline(streaming))
+	e.Use(s.guard.Deadline())
 
 	// Every GET route answers HEAD too, with the same status and headers:
 	// the handler runs as for GET and net/http drops the body (the

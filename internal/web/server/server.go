@@ -46,7 +46,6 @@ import (
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/frontend"
 	"github.com/nqueens/configurator/internal/web/board"
-	"github.com/nqueens/configurator/internal/web/draw"
 	"github.com/nqueens/configurator/internal/web/guard"
 	"github.com/nqueens/configurator/internal/web/models"
 	"github.com/nqueens/configurator/internal/web/spaces"
@@ -78,7 +77,6 @@ type Server struct {
 	site     *view.Site
 	tmpl     *view.Templates
 	static   fs.FS
-	draw     *draw.Drawer
 	guard    *guard.Guard
 	metrics  *metrics // what /metrics on the debug listener serves
 	quit     chan struct{}
@@ -113,9 +111,8 @@ func New(cfg Config, log *slog.Logger, engines ...Engine) (*Server, error) {
 		engines: make(map[string]Engine),
 		lineup:  lineup,
 		quit:    make(chan struct{}),
-		draw:    draw.New(),
 		guard:   guard.New(cfg.Guard),
-		site:    &view.Site{Lineup: lineup, Titles: map[string]string{}, DiagramNodes: cfg.DiagramNodes},
+		site:    &view.Site{Lineup: lineup, Titles: map[string]string{}},
 	}
 	for _, e := range engines {
 		name := e.Backend.Name()
@@ -218,7 +215,6 @@ func (s *Server) Close() {
 	s.beginShutdown()
 	s.spaces.Close()
 	s.models.Close()
-	s.draw.Close()
 }
 
 // hashFiles returns a short digest of every file under fsys.

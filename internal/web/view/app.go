@@ -33,8 +33,6 @@ import (
 type Site struct {
 	Lineup *board.Lineup
 	Titles map[string]string // by backend name
-	// DiagramNodes is the largest diagram the server draws with Graphviz.
-	DiagramNodes int
 	// Version is a digest of the static files, for cache busting.
 	Version string
 }
