@@ -138,16 +138,13 @@ fuzz:
 # (boards to 14x14; a few minutes), `make bench-full` the extended ranges
 # (compile, disk and walks to 16x16, the 15- and 16-queens compiles in a
 # child process capped at 7 and 13 GiB resident, each started only with
-# 2 GiB to spare beyond its cap; SAT to N=100; hours). Both refresh
-# SCALING_COPY, the copy of RESULTS.json that the server embeds for its
-# scaling chart (cmd/benchreport's tests hold it equal to its source).
-SCALING_COPY = internal/web/view/benchmarks.json
+# 2 GiB to spare beyond its cap; SAT to N=100; hours).
 
 bench:
-	$(GO) run ./cmd/benchreport -out benchmarks -copy $(SCALING_COPY)
+	$(GO) run ./cmd/benchreport -out benchmarks
 
 bench-full:
-	$(GO) run ./cmd/benchreport -full -out benchmarks -copy $(SCALING_COPY)
+	$(GO) run ./cmd/benchreport -full -out benchmarks
 
 # The larger boards alone, into benchmarks/large: the compiles, loads and
 # walks of 13x13 to 16x16 (the walks of 15x15 and 16x16 before and after

@@ -1,13 +1,10 @@
 // Command benchreport runs the benchmark suite of the BDD/SAT configurator and
 // writes its report: RESULTS.md, the raw figures in RESULTS.json and the
-// plots as SVG files, all in the output directory. With -copy it writes
-// RESULTS.json once more to the file given, byte for byte: `make bench` and
-// `make bench-full` name the copy the server embeds for its scaling chart
-// (internal/web/view/benchmarks.json), so that the page shows the last run.
+// plots as SVG files, all in the output directory.
 //
 // Usage:
 //
-//	go run ./cmd/benchreport [-full] [-out benchmarks] [-copy internal/web/view/benchmarks.json] [-sections compile,disk,bdd,sat,server,paint] [-boards 15,16]
+//	go run ./cmd/benchreport [-full] [-out benchmarks] [-sections compile,disk,bdd,sat,server,paint] [-boards 15,16]
 //	go run ./cmd/benchreport -sections models [-models ../shared/models] -out benchmarks/models
 //	go run ./cmd/benchreport -render benchmarks/RESULTS.json
 //
@@ -43,7 +40,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/nqueens/configurator/benchmarks"
 	"io/fs"
 	"log"
 	"os"
@@ -52,6 +48,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/nqueens/configurator/benchmarks"
 )
 
 func main() {
@@ -73,7 +71,6 @@ func main() {
 	out := flag.String("out", "benchmarks", "directory of RESULTS.md, RESULTS.json and the plots")
 	sections := flag.String("sections", strings.Join(allSections, ","), "sections to run, comma-separated")
 	web := flag.String("web", "", "cmd/web binary for the server benchmark; empty: build it")
-	copyTo := flag.String("copy", "", "`file` to write RESULTS.json to as well (the copy the server embeds; make bench sets it)")
 	render := flag.String("render", "", "render the report from this RESULTS.json instead of measuring")
 	seed := flag.Uint64("seed", 1, "seed of the random walks and the load")
 	modelsDir := flag.String("models", defaultModelsDir(), "`directory` of the real models (.uvl, .dimacs, .cnf) of the section models")
@@ -93,7 +90,7 @@ func main() {
 	if *render != "" {
 		res, err := load(*render)
 		if err == nil {
-			err = write(*out, *copyTo, res)
+			err = write(*out, res)
 		}
 		if err != nil {
 			log.Fatal(err)
@@ -134,7 +131,7 @@ func main() {
 			log.Printf("the report of the larger boards not shown: %v", err)
 		}
 	}
-	if err := write(*out, *copyTo, res); err != nil {
+	if err := write(*out, res); err != nil {
 		log.Fatal(err)
 	}
 	log.Printf("wrote %s in %v", filepath.Join(*out, "RESULTS.md"), res.Elapsed.Round(time.Second))
@@ -175,9 +172,8 @@ func larger(out string) (*LargerRun, error) {
 	return &LargerRun{Date: large.Date, Machine: large.Machine, Compile: large.Compile}, nil
 }
 
-// write saves the figures as JSON, the plots and the report in dir, and
-// the same JSON to the file copyTo unless it is empty.
-func write(dir, copyTo string, res *Results) error {
+// write saves the figures as JSON, the plots and the report in dir.
+func write(dir string, res *Results) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -188,11 +184,6 @@ func write(dir, copyTo string, res *Results) error {
 	b = append(b, '\n')
 	if err := os.WriteFile(filepath.Join(dir, "RESULTS.json"), b, 0o644); err != nil {
 		return err
-	}
-	if copyTo != "" {
-		if err := os.WriteFile(copyTo, b, 0o644); err != nil {
-			return fmt.Errorf("the copy of RESULTS.json: %w", err)
-		}
 	}
 	plots, err := writePlots(dir, res)
 	if err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -262,17 +261,8 @@ func TestMarkdown(t *testing.T) {
 func TestWriteAndRender(t *testing.T) {
 	dir := t.TempDir()
 	res := sample()
-	copyTo := filepath.Join(t.TempDir(), "benchmarks.json")
-	if err := write(dir, copyTo, res); err != nil {
+	if err := write(dir, res); err != nil {
 		t.Fatal(err)
-	}
-	// The copy is RESULTS.json byte for byte.
-	orig, err := os.ReadFile(filepath.Join(dir, "RESULTS.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cp, err := os.ReadFile(copyTo); err != nil || !bytes.Equal(cp, orig) {
-		t.Errorf("the copy: %d bytes (err %v), want the %d of RESULTS.json", len(cp), err, len(orig))
 	}
 	for _, f := range []string{"RESULTS.md", "RESULTS.json", "compile_time.svg", "compile_memory.svg", "disk.svg", "bytes_per_node.svg", "bdd_step.svg", "server.svg", "sat_step.svg"} {
 		b, err := os.ReadFile(filepath.Join(dir, f))
@@ -293,27 +283,6 @@ func TestWriteAndRender(t *testing.T) {
 	}
 	if a, b := markdown(res, nil), markdown(back, nil); a != b {
 		t.Errorf("the report rendered from RESULTS.json differs from the original")
-	}
-}
-
-// TestScalingCopy holds the copy of the report that the server embeds for
-// its scaling chart equal to the report itself: make bench writes both.
-func TestScalingCopy(t *testing.T) {
-	// The paths from the repository's root, two levels up.
-	const (
-		source = "benchmarks/RESULTS.json"
-		copied = "internal/web/view/benchmarks.json"
-	)
-	want, err := os.ReadFile(filepath.Join("..", "..", source))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile(filepath.Join("..", "..", copied))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from %s: refresh it with make bench, or cp %[2]s %[1]s at the root", copied, source)
 	}
 }
 
@@ -364,7 +333,7 @@ func TestLarger(t *testing.T) {
 	large.Machine.Commit = "abc1234"
 	large.Compile = append(large.Compile, benchmarks.CompileResult{Method: benchmarks.Direct, N: 17, Nodes: 1700000000,
 		Solutions: new(big.Int).SetInt64(95815104), Time: 20 * time.Minute, PeakRSS: 22 << 30, Child: true})
-	if err := write(filepath.Join(out, LargerDir), "", large); err != nil {
+	if err := write(filepath.Join(out, LargerDir), large); err != nil {
 		t.Fatal(err)
 	}
 	l, err := larger(out)
