@@ -205,42 +205,67 @@ func (e *featureEngine) decide(ctx context.Context, q *satbase.FeatureQuery, dec
 	}
 	cand := make([]bool, nf)
 	open := make([]bool, nf)
-	var candidates []int
+	// closed lists the candidates neither open nor forced yet, in the
+	// model's order; sweep drops those decided since.
+	var closed []int
 	for f := range nf {
 		if value[f] == 0 {
 			cand[f] = model[f]
-			candidates = append(candidates, f)
+			closed = append(closed, f)
 		}
 	}
+	isClosed := func(f int) bool { return f < nf && !open[f] && value[f] == 0 }
+	sweep := func() { closed = slices.DeleteFunc(closed, func(f int) bool { return !isClosed(f) }) }
 	// filter opens every candidate whose value in model is not its
 	// candidate value, or can be flipped there.
 	filter := func(model []bool, means uint8) {
-		for _, f := range candidates {
+		for _, f := range closed {
 			switch {
-			case open[f] || value[f] != 0:
 			case model[f] != cand[f]:
 				open[f], by[f] = true, means
 			case flippable(e.sp.CNF, p, model, f+1):
 				open[f], by[f] = true, byWitness
 			}
 		}
+		sweep()
 	}
-	filter(model, bySolver)
-	for _, m := range e.keeping(decisions) {
-		for _, f := range candidates {
-			if !open[f] && value[f] == 0 && m[f] != cand[f] {
+	// near is filter for a configuration that differs from model, which
+	// filter has seen, in the variables of changed only: a candidate
+	// still closed can be open there only if it is one of them, or
+	// shares a clause with one (a flip elsewhere meets the clauses it met
+	// in model).
+	near := func(repaired []bool, changed []feature.Lit) {
+		for _, l := range changed {
+			if f := l.Var() - 1; isClosed(f) && repaired[f] != cand[f] {
 				open[f], by[f] = true, byWitness
 			}
 		}
+		for _, l := range changed {
+			for _, side := range [2]feature.Lit{l, -l} {
+				for _, i := range p.Occurrences(side) {
+					for _, k := range e.sp.CNF.Clause(int(i)) {
+						if g := k.Var() - 1; isClosed(g) && flippable(e.sp.CNF, p, repaired, g+1) {
+							open[g], by[g] = true, byWitness
+						}
+					}
+				}
+			}
+		}
+	}
+	filter(model, bySolver)
+	for _, m := range e.keeping(decisions) {
+		for _, f := range closed {
+			if m[f] != cand[f] {
+				open[f], by[f] = true, byWitness
+			}
+		}
+		sweep()
 	}
 	// Configurations that prefer every candidate still closed to take
 	// its other value, for as long as each opens a tenth of them.
-	for {
-		prefer := e.unlike(candidates, cand, value, open)
-		if len(prefer) == 0 {
-			break
-		}
-		next, err := e.ask(ctx, q, assume, prefer)
+	for len(closed) > 0 {
+		before := len(closed)
+		next, err := e.ask(ctx, q, assume, unlike(closed, cand))
 		if err != nil {
 			return nil, err
 		}
@@ -249,14 +274,17 @@ func (e *featureEngine) decide(ctx context.Context, q *satbase.FeatureQuery, dec
 		}
 		model = next
 		filter(model, bySolver)
-		if len(e.unlike(candidates, cand, value, open)) > len(prefer)*9/10 {
+		if len(closed) > before*9/10 {
 			break
 		}
 	}
 	// Each candidate left: its other value propagated, then repaired
-	// into the last configuration found, then asked of the solver.
-	for _, f := range candidates {
-		if open[f] || value[f] != 0 {
+	// into the last configuration found (built in scratch, a copy of
+	// model), then asked of the solver.
+	var scratch []bool
+	var changed []feature.Lit
+	for _, f := range slices.Clone(closed) {
+		if !isClosed(f) {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
@@ -265,22 +293,29 @@ func (e *featureEngine) decide(ctx context.Context, q *satbase.FeatureQuery, dec
 		other := feature.FeatureLit(f, !cand[f])
 		mark := p.Mark()
 		failed := !p.Assume(other)
-		var repaired []bool
+		repaired := false
 		if !failed {
-			repaired = repair(e.sp.CNF, p, mark, model)
+			if scratch == nil {
+				scratch = slices.Clone(model)
+			}
+			changed, repaired = repair(e.sp.CNF, p, mark, scratch, changed)
+			if repaired {
+				near(scratch, changed)
+			}
+			restore(scratch, model, changed)
 		}
 		p.Undo(mark)
-		if repaired != nil {
-			filter(repaired, byWitness)
+		if repaired {
 			continue
 		}
 		if !failed {
-			next, err := e.ask(ctx, q, append(assume, other), e.unlike(candidates, cand, value, open))
+			sweep()
+			next, err := e.ask(ctx, q, append(assume, other), unlike(closed, cand))
 			if err != nil {
 				return nil, err
 			}
 			if next != nil {
-				model = next
+				model, scratch = next, nil
 				filter(model, bySolver)
 				continue
 			}
@@ -296,12 +331,16 @@ func (e *featureEngine) decide(ctx context.Context, q *satbase.FeatureQuery, dec
 		}
 		forced := -other
 		assume = append(assume, forced)
+		mark = p.Mark()
 		if !p.Assume(forced) {
 			return nil, fmt.Errorf("%w: propagation refutes a value a configuration found has", satbase.ErrSolver)
 		}
-		for _, g := range candidates {
-			if v := p.Value(feature.FeatureLit(g, true)); value[g] == 0 && !open[g] && v != 0 {
-				value[g], by[g] = v, byPropagation
+		for _, l := range p.Since(mark) {
+			if g := l.Var() - 1; isClosed(g) {
+				value[g], by[g] = -1, byPropagation
+				if l > 0 {
+					value[g] = 1
+				}
 			}
 		}
 	}
@@ -335,15 +374,13 @@ func (e *featureEngine) decide(ctx context.Context, q *satbase.FeatureQuery, dec
 	return d, nil
 }
 
-// unlike returns the literals that give every candidate still closed its
-// other value: a configuration found preferring them flips as many of
-// them as it can.
-func (e *featureEngine) unlike(candidates []int, cand []bool, value []int8, open []bool) []feature.Lit {
-	var out []feature.Lit
-	for _, f := range candidates {
-		if !open[f] && value[f] == 0 {
-			out = append(out, feature.FeatureLit(f, !cand[f]))
-		}
+// unlike returns the literals that give each feature of closed its other
+// value than cand's: a configuration found preferring them flips as many
+// of them as it can.
+func unlike(closed []int, cand []bool) []feature.Lit {
+	out := make([]feature.Lit, len(closed))
+	for i, f := range closed {
+		out[i] = feature.FeatureLit(f, !cand[f])
 	}
 	return out
 }
@@ -370,26 +407,28 @@ const repairTries = 16
 // set since mark (the consequences of one more literal under the
 // assumptions model keeps): model with those literals, then, while a
 // clause is broken, one of its literals that p leaves open made true and
-// propagated, at most repairTries times. It returns the assignment when it
-// breaks no clause of c, or nil. Only the clauses of the variables that
-// differ from model can break, and only those are checked (p lists the
-// clauses of each literal). p may have set more when it returns.
-func repair(c *feature.CNF, p *feature.Propagator, mark int, model []bool) []bool {
-	out := slices.Clone(model)
-	var changed []feature.Lit
+// propagated, at most repairTries times. It builds it in out, which holds
+// model on the call, and returns the literals it set there that differ
+// from model's, appended to changed[:0], and whether out then breaks no
+// clause of c. The caller sets those variables back (restore) before its
+// next call. Only the clauses of the variables that differ from model can
+// break, and only those are checked (p lists the clauses of each
+// literal). p may have set more when it returns.
+func repair(c *feature.CNF, p *feature.Propagator, mark int, out []bool, changed []feature.Lit) ([]feature.Lit, bool) {
+	changed = changed[:0]
+	seen := mark
 	for tries := 0; ; tries++ {
-		for _, l := range p.Since(mark) {
+		since := p.Since(mark)
+		for _, l := range since[seen-mark:] {
 			if v := l.Var(); out[v-1] != (l > 0) {
 				out[v-1] = l > 0
 				changed = append(changed, l)
 			}
 		}
+		seen = mark + len(since)
 		broken := -1
 	search:
 		for _, l := range changed {
-			if out[l.Var()-1] != (l > 0) {
-				continue // changed back since
-			}
 			for _, i := range p.Occurrences(-l) {
 				if !satisfied(c.Clause(int(i)), out) {
 					broken = int(i)
@@ -398,10 +437,10 @@ func repair(c *feature.CNF, p *feature.Propagator, mark int, model []bool) []boo
 			}
 		}
 		if broken < 0 {
-			return out
+			return changed, true
 		}
 		if tries == repairTries {
-			return nil
+			return changed, false
 		}
 		fix := feature.Lit(0)
 		for _, l := range c.Clause(broken) {
@@ -411,8 +450,16 @@ func repair(c *feature.CNF, p *feature.Propagator, mark int, model []bool) []boo
 			}
 		}
 		if fix == 0 || !p.Assume(fix) {
-			return nil
+			return changed, false
 		}
+	}
+}
+
+// restore sets the variables of changed in out back to their value in
+// model.
+func restore(out, model []bool, changed []feature.Lit) {
+	for _, l := range changed {
+		out[l.Var()-1] = model[l.Var()-1]
 	}
 }
 
