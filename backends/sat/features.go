@@ -47,8 +47,13 @@ func (b *Backend) CompileModel(ctx context.Context, m *feature.Model) (configura
 // at once (Janota, Lynce and Marques-Silva, "Algorithms for computing
 // backbones of propositional formulae", 2015), after cheaper means:
 //
+//   - The answers of the last questions (keepAnswers of them): the same
+//     decisions again take the states remembered; more decisions take
+//     the features forced under fewer as forced, since a decision only
+//     removes configurations.
 //   - Unit propagation of the decisions over the CNF (and of the
-//     features the model alone forces, learned once per space: the
+//     features forced under the answer remembered under the most of
+//     them, or else the model alone forces, learned once per space: the
 //     backbone of the empty configuration): what it sets is forced.
 //   - One configuration from the solver; each feature it leaves unset is
 //     a candidate for the value it has there. The configurations found by
@@ -84,6 +89,10 @@ type featureEngine struct {
 	seenMu sync.Mutex
 	seen   [keepSeen][]bool
 	nseen  int
+	// answers are the last answers, for Decide.
+	answersMu sync.Mutex
+	answers   [keepAnswers]answer
+	nanswers  int
 }
 
 // keepSeen is how many configurations a space keeps (featureEngine.seen).
@@ -117,7 +126,15 @@ func (b *Backend) newFeatureEngine(sp *satbase.FeatureSpace) satbase.FeatureEngi
 }
 
 // Decide classifies every feature under the decisions (see featureEngine).
+// The same decisions as an answer remembered (an undo, a page reloaded)
+// take its states again, with no work; more decisions than one take the
+// features forced under it as forced.
 func (e *featureEngine) Decide(ctx context.Context, q *satbase.FeatureQuery, decisions []configurator.Decision) (*configurator.Domains, error) {
+	key := decisionKey(decisions)
+	same, under := e.recall(key)
+	if same != nil {
+		return &configurator.Domains{States: same}, nil
+	}
 	root := e.root.Load()
 	if root == nil && len(decisions) > 0 {
 		d, err := e.decide(ctx, q, nil, nil)
@@ -128,8 +145,8 @@ func (e *featureEngine) Decide(ctx context.Context, q *satbase.FeatureQuery, dec
 		root = &r
 		e.root.Store(root)
 	}
-	var known []int8
-	if root != nil {
+	known := under
+	if known == nil && root != nil {
 		known = *root
 	}
 	d, err := e.decide(ctx, q, decisions, known)
@@ -140,7 +157,67 @@ func (e *featureEngine) Decide(ctx context.Context, q *satbase.FeatureQuery, dec
 		r := backbone(d.States)
 		e.root.Store(&r)
 	}
+	e.keep(key, d.States)
 	return d, nil
+}
+
+// keepAnswers is how many answers a space remembers (featureEngine.answers).
+const keepAnswers = 16
+
+// answer is an answer remembered: the literals of its decisions, sorted,
+// and the states.
+type answer struct {
+	key    []feature.Lit
+	states []configurator.FeatureState
+}
+
+// decisionKey returns the literals of decisions, sorted: the same for the
+// same decisions in any order.
+func decisionKey(decisions []configurator.Decision) []feature.Lit {
+	key := satbase.Lits(decisions)
+	slices.Sort(key)
+	return key
+}
+
+// keep remembers the states decided under the decisions of key.
+func (e *featureEngine) keep(key []feature.Lit, states []configurator.FeatureState) {
+	e.answersMu.Lock()
+	defer e.answersMu.Unlock()
+	e.answers[e.nanswers%keepAnswers] = answer{key: key, states: slices.Clone(states)}
+	e.nanswers++
+}
+
+// recall returns the states remembered under the decisions of key, or
+// else the forced values (see backbone) of the answer remembered under
+// the most decisions that key holds every one of (nil: none).
+func (e *featureEngine) recall(key []feature.Lit) (same []configurator.FeatureState, under []int8) {
+	e.answersMu.Lock()
+	defer e.answersMu.Unlock()
+	var best *answer
+	for i := range e.answers[:min(e.nanswers, keepAnswers)] {
+		a := &e.answers[i]
+		switch {
+		case slices.Equal(a.key, key):
+			return slices.Clone(a.states), nil
+		case subset(a.key, key) && (best == nil || len(a.key) > len(best.key)):
+			best = a
+		}
+	}
+	if best == nil {
+		return nil, nil
+	}
+	return nil, backbone(best.states)
+}
+
+// subset reports whether every literal of a, sorted, is in b, sorted.
+func subset(a, b []feature.Lit) bool {
+	i := 0
+	for _, l := range b {
+		if i < len(a) && a[i] == l {
+			i++
+		}
+	}
+	return i == len(a)
 }
 
 // backbone returns the forced values of states: 1 for a feature forced

@@ -403,9 +403,10 @@ func b2i(b bool) int {
 
 // On a generated model of the large real ones' shape and size
 // (featuretest.LargeModel, largeFeatures features), the valid domains of
-// the empty configuration and after each decision of a seeded walk of 20
-// (a feature the last answer showed open, selected or deselected at
-// random) are the backbone's (checkBackbone), every feature of them. With
+// the empty configuration and after each step of a seeded walk of 20 (a
+// feature the last answer showed open, selected or deselected at random,
+// or one step in four a decision undone) are the backbone's
+// (checkBackbone), every feature of them. With
 // -short, two walks on two models of 2,000 features, sparse and dense in
 // constraints.
 func TestLargeModelBackbones(t *testing.T) {
@@ -432,6 +433,14 @@ func TestLargeModelBackbones(t *testing.T) {
 				open := s.Domains().In(configurator.Open)
 				if step == 20 || len(open) == 0 {
 					break
+				}
+				if ds := s.Decisions(); len(ds) > 0 && rng.IntN(4) == 0 {
+					// An undo: of the last decision, the same decisions as
+					// a step before; of another, decisions not asked yet.
+					if err := s.Undo(ctx, ds[rng.IntN(len(ds))].Feature); err != nil {
+						t.Fatal(err)
+					}
+					continue
 				}
 				if err := s.Decide(ctx, configurator.Decision{Feature: open[rng.IntN(len(open))], Select: rng.IntN(2) == 0}); err != nil {
 					t.Fatal(err)
