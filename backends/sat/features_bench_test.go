@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -130,18 +129,12 @@ func BenchmarkModelWalk(b *testing.B) {
 // generated one of largeFeatures features (featuretest.LargeModel).
 var largeModels = []string{
 	"dimacs/linux-2.6.33.3.dimacs", "dimacs/busybox-1.18.0.dimacs", "dimacs/uclibc-0.9.33.2.dimacs",
-	"dimacs/automotive01.dimacs", "uvl/automotive01.uvl", "generated",
+	"dimacs/automotive01.dimacs", "uvl/automotive01.uvl", "generated-20000",
 }
 
-func envInt(k string, d int) int {
-	if v, err := strconv.Atoi(os.Getenv(k)); err == nil {
-		return v
-	}
-	return d
-}
-
-// largeFeatures and largeConstraints size the generated model.
-const largeFeatures, largeConstraints = 20000, 300000
+// largeFeatures and largeConstraints size the generated model, as
+// cmd/benchreport's models section does.
+const largeFeatures, largeConstraints = 20000, 20000
 
 // largeModel returns the generated model of featuretest.LargeModel with
 // the given size, seeded (1, 2).
@@ -167,8 +160,8 @@ func BenchmarkLargeWalk(b *testing.B) {
 	for _, file := range largeModels {
 		b.Run(file, func(b *testing.B) {
 			var m *feature.Model
-			if file == "generated" {
-				m = largeModel(b, largeFeatures, envInt("LARGE_CONSTRAINTS", largeConstraints))
+			if file == "generated-20000" {
+				m = largeModel(b, largeFeatures, largeConstraints)
 			} else {
 				m = loadModel(b, dir, file)
 			}
