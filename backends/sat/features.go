@@ -310,8 +310,14 @@ func (e *featureEngine) decide(ctx context.Context, q *satbase.FeatureQuery, dec
 	// filter has seen, in the variables of changed only: a candidate
 	// still closed can be open there only if it is one of them, or
 	// shares a clause with one (a flip elsewhere meets the clauses it met
-	// in model).
+	// in model). Each neighbour is looked at once per call (checked[g] is
+	// the call's stamp), and the clauses of a literal in more than
+	// nearMax of them are passed over: a flip missed costs a repair or a
+	// call later, never a wrong answer.
+	checked := make([]uint32, nf)
+	stamp := uint32(0)
 	near := func(repaired []bool, changed []feature.Lit) {
+		stamp++
 		for _, l := range changed {
 			if f := l.Var() - 1; isClosed(f) && repaired[f] != cand[f] {
 				open[f], by[f] = true, byWitness
@@ -319,9 +325,18 @@ func (e *featureEngine) decide(ctx context.Context, q *satbase.FeatureQuery, dec
 		}
 		for _, l := range changed {
 			for _, side := range [2]feature.Lit{l, -l} {
-				for _, i := range p.Occurrences(side) {
+				occ := p.Occurrences(side)
+				if len(occ) > nearMax {
+					continue
+				}
+				for _, i := range occ {
 					for _, k := range e.sp.CNF.Clause(int(i)) {
-						if g := k.Var() - 1; isClosed(g) && flippable(e.sp.CNF, p, repaired, g+1) {
+						g := k.Var() - 1
+						if !isClosed(g) || checked[g] == stamp {
+							continue
+						}
+						checked[g] = stamp
+						if flippable(e.sp.CNF, p, repaired, g+1) {
 							open[g], by[g] = true, byWitness
 						}
 					}
@@ -476,6 +491,10 @@ func (e *featureEngine) ask(ctx context.Context, q *satbase.FeatureQuery, lits, 
 	}
 	return model, err
 }
+
+// nearMax bounds the clauses of one literal through which the valid
+// domains look for candidates a repaired configuration opens.
+const nearMax = 64
 
 // repairTries bounds the literals repair chooses for one candidate.
 const repairTries = 16
