@@ -513,8 +513,13 @@ const repairTries = 16
 func repair(c *feature.CNF, p *feature.Propagator, mark int, out []bool, changed []feature.Lit) ([]feature.Lit, bool) {
 	changed = changed[:0]
 	seen := mark
+	// broken holds the clauses found broken, some mended since: a clause
+	// can break only when one of its literals is made false, so each
+	// literal's clauses are looked at once, when it is set.
+	var broken []int32
 	for tries := 0; ; tries++ {
 		since := p.Since(mark)
+		start := len(changed)
 		for _, l := range since[seen-mark:] {
 			if v := l.Var(); out[v-1] != (l > 0) {
 				out[v-1] = l > 0
@@ -522,24 +527,22 @@ func repair(c *feature.CNF, p *feature.Propagator, mark int, out []bool, changed
 			}
 		}
 		seen = mark + len(since)
-		broken := -1
-	search:
-		for _, l := range changed {
+		for _, l := range changed[start:] {
 			for _, i := range p.Occurrences(-l) {
 				if !satisfied(c.Clause(int(i)), out) {
-					broken = int(i)
-					break search
+					broken = append(broken, i)
 				}
 			}
 		}
-		if broken < 0 {
+		broken = slices.DeleteFunc(broken, func(i int32) bool { return satisfied(c.Clause(int(i)), out) })
+		if len(broken) == 0 {
 			return changed, true
 		}
 		if tries == repairTries {
 			return changed, false
 		}
 		fix := feature.Lit(0)
-		for _, l := range c.Clause(broken) {
+		for _, l := range c.Clause(int(broken[0])) {
 			if p.Value(l) == 0 {
 				fix = l
 				break
