@@ -55,8 +55,13 @@ const (
 	generatedName                           = "generated-20000.uvl"
 )
 
-// cmsBudget bounds CryptoMiniSat's backbones on one model.
-const cmsBudget = 5 * time.Minute
+// cmsBudget bounds CryptoMiniSat's backbones on one model;
+// modelBDDCompile is the longest the server's BDD compile of a model
+// takes before the backend refuses it, for the run's deadline.
+const (
+	cmsBudget       = 2 * time.Minute
+	modelBDDCompile = 2 * time.Minute
+)
 
 // ModelsResults is the feature-model section.
 type ModelsResults struct {
