@@ -15,6 +15,10 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/nqueens/configurator/benchmarks/peers"
+	"github.com/nqueens/configurator/configurator/feature"
+	"github.com/nqueens/configurator/configurator/feature/modelfile"
 )
 
 // The feature-model benchmark measures the backends on a real model
@@ -41,6 +45,27 @@ type ModelOptions struct {
 	Seed         uint64
 	// Timeout bounds one request.
 	Timeout time.Duration
+	// CMS, when not empty, is the program peers.BuildCMS built: it finds
+	// the backbone of the empty configuration and of every step of the
+	// walks from scratch with CryptoMiniSat, within CMSBudget, in a
+	// directory of its own (Scratch) where the model's CNF is written.
+	CMS       string
+	CMSBudget time.Duration
+	Scratch   string
+}
+
+// ModelPeer is a from-scratch backbone's figures on one model: its time
+// on the empty configuration and on the walks' steps it reached within
+// its budget (Cut says why it stopped short), its solver calls on the
+// empty configuration, and the steps on which its forced features are not
+// the first backend's.
+type ModelPeer struct {
+	Name          string
+	Empty         time.Duration
+	EmptyCalls    int
+	Steps         Latency
+	Cut           string `json:",omitempty"`
+	Disagreements int
 }
 
 // ModelResult is one model's figures.
@@ -53,6 +78,9 @@ type ModelResult struct {
 	Load     string
 	Backends []ModelBackend
 	Baseline *ModelBackend `json:",omitempty"`
+	// CMS is CryptoMiniSat's backbone from scratch on the same questions
+	// (ModelOptions.CMS).
+	CMS *ModelPeer `json:",omitempty"`
 	// Disagreements counts the steps on which the backends measured with
 	// the walks named different forced features.
 	Disagreements int
@@ -68,8 +96,11 @@ type ModelBackend struct {
 	// reports it; Nodes the decision diagram's size (0 without one).
 	Compile time.Duration
 	Nodes   int64 `json:",omitempty"`
-	// Empty is the empty configuration's analysis, the space compiled:
-	// the request's time, and the backend's own (elapsed_ms).
+	// First is the model's first request on the backend, the empty
+	// configuration, the space's compile included. Empty is the empty
+	// configuration's analysis again, the space compiled: the request's
+	// time, and the backend's own (elapsed_ms).
+	First               time.Duration
 	Empty, EmptyServer  time.Duration
 	ForcedOn, ForcedOff int
 	Configurations      string `json:",omitempty"`
@@ -236,7 +267,8 @@ func MeasureModel(ctx context.Context, base, path string, opt ModelOptions) (Mod
 	// The walks: the first backend that answers picks the decisions
 	// among its free features; every one answers each step.
 	rng := rand.New(rand.NewPCG(opt.Seed, uint64(len(src))))
-	var walks [][][]decision // per walk, the decisions after each step
+	var walks [][][]decision   // per walk, the decisions after each step
+	var answers []*modelAnswer // the first answering backend's, per step
 	steps := make([][]time.Duration, len(opt.Backends))
 	server := make([][]time.Duration, len(opt.Backends))
 	domains := make([][]time.Duration, len(opt.Backends))
@@ -272,6 +304,7 @@ func MeasureModel(ctx context.Context, base, path string, opt ModelOptions) (Mod
 				}
 			}
 			a = first
+			answers = append(answers, first)
 		}
 		walks = append(walks, walk)
 	}
@@ -280,6 +313,17 @@ func MeasureModel(ctx context.Context, base, path string, opt ModelOptions) (Mod
 		mb.Steps, mb.Server, mb.Domains, mb.Count = Summarize(steps[i]), Summarize(server[i]), Summarize(domains[i]), Summarize(count[i])
 	}
 
+	if opt.CMS != "" {
+		empty, _, err := c.analyze(ctx, info.Model, opt.Backends[answering[0]], nil)
+		if err != nil {
+			return res, err
+		}
+		peer, err := cmsBackbones(ctx, path, opt, walks, append([]*modelAnswer{empty}, answers...))
+		if err != nil {
+			return res, err
+		}
+		res.CMS = peer
+	}
 	if opt.Baseline != "" {
 		mb, err := replay(ctx, c, info.Model, opt, walks)
 		if err != nil {
@@ -290,10 +334,128 @@ func MeasureModel(ctx context.Context, base, path string, opt ModelOptions) (Mod
 	return res, nil
 }
 
+// BuildCMS builds CryptoMiniSat's backbone from scratch
+// (peers.BuildCMS) in dir, for ModelOptions.CMS.
+func BuildCMS(ctx context.Context, dir string) (string, error) { return peers.BuildCMS(ctx, dir) }
+
+// cmsBackbones asks CryptoMiniSat (ModelOptions.CMS) for the backbone of
+// the model at path from scratch under the empty configuration and then
+// every step of the walks, in order, within CMSBudget, and compares each
+// with the answer the first backend gave (answers, the empty
+// configuration's first).
+func cmsBackbones(ctx context.Context, path string, opt ModelOptions, walks [][][]decision, answers []*modelAnswer) (*ModelPeer, error) {
+	m, err := modelfile.Load(path, "")
+	if err != nil {
+		return nil, err
+	}
+	c := m.CNF()
+	cnf := filepath.Join(opt.Scratch, "model.cnf")
+	var b strings.Builder
+	fmt.Fprintf(&b, "p cnf %d %d\n", c.Vars, c.Len())
+	for i := range c.Len() {
+		for _, l := range c.Clause(i) {
+			fmt.Fprintf(&b, "%d ", l)
+		}
+		b.WriteString("0\n")
+	}
+	if err := os.WriteFile(cnf, []byte(b.String()), 0o644); err != nil {
+		return nil, err
+	}
+	index := make(map[string]int, len(m.Features))
+	for f, ft := range m.Features {
+		index[ft.Name] = f
+	}
+	lits := func(ds []decision) ([]int, error) {
+		out := make([]int, len(ds))
+		for i, d := range ds {
+			f, ok := index[d.feature]
+			if !ok {
+				return nil, fmt.Errorf("%s: no feature %q in the model read here", filepath.Base(path), d.feature)
+			}
+			out[i] = int(feature.FeatureLit(f, d.sel))
+		}
+		return out, nil
+	}
+	questions := [][]int{{}}
+	var decided [][]decision
+	for _, walk := range walks {
+		for _, ds := range walk {
+			q, err := lits(ds)
+			if err != nil {
+				return nil, err
+			}
+			questions = append(questions, q)
+			decided = append(decided, ds)
+		}
+	}
+	bctx, cancel := context.WithTimeout(ctx, opt.CMSBudget)
+	defer cancel()
+	got, err := peers.RunCMS(bctx, opt.CMS, cnf, len(m.Features), questions)
+	if err != nil {
+		return nil, err
+	}
+	peer := &ModelPeer{Name: "cryptominisat5, from scratch"}
+	if len(got) == 0 {
+		peer.Cut = fmt.Sprintf("the empty configuration took more than the budget of %v", opt.CMSBudget)
+		return peer, nil
+	}
+	peer.Empty, peer.EmptyCalls = got[0].Elapsed, got[0].Calls
+	var steps []time.Duration
+	for i, a := range got {
+		if i > 0 {
+			steps = append(steps, a.Elapsed)
+		}
+		var ds []decision
+		if i > 0 {
+			ds = decided[i-1]
+		}
+		if !sameBackbone(m.Features, a, answers[i], ds) {
+			peer.Disagreements++
+		}
+	}
+	peer.Steps = Summarize(steps)
+	if len(got) < len(questions) {
+		peer.Cut = fmt.Sprintf("%d of %d steps within the budget of %v", len(got)-1, len(questions)-1, opt.CMSBudget)
+	}
+	return peer, nil
+}
+
+// sameBackbone reports whether CryptoMiniSat's forced literals, less the
+// decisions ds, name the forced features of the answer a.
+func sameBackbone(features []feature.Feature, cms peers.CMSAnswer, a *modelAnswer, ds []decision) bool {
+	if cms.Unsat {
+		return false
+	}
+	decided := make(map[string]bool, len(ds))
+	for _, d := range ds {
+		decided[d.feature] = true
+	}
+	var on, off []string
+	for _, l := range cms.Forced {
+		name := features[abs(l)-1].Name
+		switch {
+		case decided[name]:
+		case l > 0:
+			on = append(on, name)
+		default:
+			off = append(off, name)
+		}
+	}
+	return sameForced(a, &modelAnswer{ForcedOn: on, ForcedOff: off})
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
 // emptyConfiguration measures the empty configuration on mb's backend,
 // or notes why the backend refuses the model.
 func emptyConfiguration(ctx context.Context, c *modelClient, id string, mb *ModelBackend) error {
-	if _, _, err := c.analyze(ctx, id, mb.Backend, nil); err != nil {
+	_, first, err := c.analyze(ctx, id, mb.Backend, nil)
+	if err != nil {
 		var ae *apiError
 		if errors.As(err, &ae) && (ae.Status == http.StatusRequestEntityTooLarge || ae.Status == http.StatusBadRequest) {
 			mb.Refused = ae.Msg
@@ -305,6 +467,7 @@ func emptyConfiguration(ctx context.Context, c *modelClient, id string, mb *Mode
 	if err != nil {
 		return fmt.Errorf("%s, the empty configuration: %w", mb.Backend, err)
 	}
+	mb.First = first
 	mb.Compile, mb.Nodes = msDuration(a.CompileMS), a.Work.Nodes
 	mb.Empty, mb.EmptyServer = took, msDuration(a.ElapsedMS)
 	mb.ForcedOn, mb.ForcedOff = len(a.ForcedOn), len(a.ForcedOff)

@@ -47,8 +47,13 @@ func (b *Backend) CompileModel(ctx context.Context, m *feature.Model) (configura
 // at once (Janota, Lynce and Marques-Silva, "Algorithms for computing
 // backbones of propositional formulae", 2015), after cheaper means:
 //
+//   - The answers of the last questions (keepAnswers of them): the same
+//     decisions again take the states remembered; more decisions take
+//     the features forced under fewer as forced, since a decision only
+//     removes configurations.
 //   - Unit propagation of the decisions over the CNF (and of the
-//     features the model alone forces, learned once per space: the
+//     features forced under the answer remembered under the most of
+//     them, or else the model alone forces, learned once per space: the
 //     backbone of the empty configuration): what it sets is forced.
 //   - One configuration from the solver; each feature it leaves unset is
 //     a candidate for the value it has there. The configurations found by
@@ -84,6 +89,10 @@ type featureEngine struct {
 	seenMu sync.Mutex
 	seen   [keepSeen][]bool
 	nseen  int
+	// answers are the last answers, for Decide.
+	answersMu sync.Mutex
+	answers   [keepAnswers]answer
+	nanswers  int
 }
 
 // keepSeen is how many configurations a space keeps (featureEngine.seen).
@@ -117,7 +126,15 @@ func (b *Backend) newFeatureEngine(sp *satbase.FeatureSpace) satbase.FeatureEngi
 }
 
 // Decide classifies every feature under the decisions (see featureEngine).
+// The same decisions as an answer remembered (an undo, a page reloaded)
+// take its states again, with no work; more decisions than one take the
+// features forced under it as forced.
 func (e *featureEngine) Decide(ctx context.Context, q *satbase.FeatureQuery, decisions []configurator.Decision) (*configurator.Domains, error) {
+	key := decisionKey(decisions)
+	same, under := e.recall(key)
+	if same != nil {
+		return &configurator.Domains{States: same}, nil
+	}
 	root := e.root.Load()
 	if root == nil && len(decisions) > 0 {
 		d, err := e.decide(ctx, q, nil, nil)
@@ -128,8 +145,8 @@ func (e *featureEngine) Decide(ctx context.Context, q *satbase.FeatureQuery, dec
 		root = &r
 		e.root.Store(root)
 	}
-	var known []int8
-	if root != nil {
+	known := under
+	if known == nil && root != nil {
 		known = *root
 	}
 	d, err := e.decide(ctx, q, decisions, known)
@@ -140,7 +157,67 @@ func (e *featureEngine) Decide(ctx context.Context, q *satbase.FeatureQuery, dec
 		r := backbone(d.States)
 		e.root.Store(&r)
 	}
+	e.keep(key, d.States)
 	return d, nil
+}
+
+// keepAnswers is how many answers a space remembers (featureEngine.answers).
+const keepAnswers = 16
+
+// answer is an answer remembered: the literals of its decisions, sorted,
+// and the states.
+type answer struct {
+	key    []feature.Lit
+	states []configurator.FeatureState
+}
+
+// decisionKey returns the literals of decisions, sorted: the same for the
+// same decisions in any order.
+func decisionKey(decisions []configurator.Decision) []feature.Lit {
+	key := satbase.Lits(decisions)
+	slices.Sort(key)
+	return key
+}
+
+// keep remembers the states decided under the decisions of key.
+func (e *featureEngine) keep(key []feature.Lit, states []configurator.FeatureState) {
+	e.answersMu.Lock()
+	defer e.answersMu.Unlock()
+	e.answers[e.nanswers%keepAnswers] = answer{key: key, states: slices.Clone(states)}
+	e.nanswers++
+}
+
+// recall returns the states remembered under the decisions of key, or
+// else the forced values (see backbone) of the answer remembered under
+// the most decisions that key holds every one of (nil: none).
+func (e *featureEngine) recall(key []feature.Lit) (same []configurator.FeatureState, under []int8) {
+	e.answersMu.Lock()
+	defer e.answersMu.Unlock()
+	var best *answer
+	for i := range e.answers[:min(e.nanswers, keepAnswers)] {
+		a := &e.answers[i]
+		switch {
+		case slices.Equal(a.key, key):
+			return slices.Clone(a.states), nil
+		case subset(a.key, key) && (best == nil || len(a.key) > len(best.key)):
+			best = a
+		}
+	}
+	if best == nil {
+		return nil, nil
+	}
+	return nil, backbone(best.states)
+}
+
+// subset reports whether every literal of a, sorted, is in b, sorted.
+func subset(a, b []feature.Lit) bool {
+	i := 0
+	for _, l := range b {
+		if i < len(a) && a[i] == l {
+			i++
+		}
+	}
+	return i == len(a)
 }
 
 // backbone returns the forced values of states: 1 for a feature forced
@@ -205,42 +282,82 @@ func (e *featureEngine) decide(ctx context.Context, q *satbase.FeatureQuery, dec
 	}
 	cand := make([]bool, nf)
 	open := make([]bool, nf)
-	var candidates []int
+	// closed lists the candidates neither open nor forced yet, in the
+	// model's order; sweep drops those decided since.
+	var closed []int
 	for f := range nf {
 		if value[f] == 0 {
 			cand[f] = model[f]
-			candidates = append(candidates, f)
+			closed = append(closed, f)
 		}
 	}
+	isClosed := func(f int) bool { return f < nf && !open[f] && value[f] == 0 }
+	sweep := func() { closed = slices.DeleteFunc(closed, func(f int) bool { return !isClosed(f) }) }
 	// filter opens every candidate whose value in model is not its
 	// candidate value, or can be flipped there.
 	filter := func(model []bool, means uint8) {
-		for _, f := range candidates {
+		for _, f := range closed {
 			switch {
-			case open[f] || value[f] != 0:
 			case model[f] != cand[f]:
 				open[f], by[f] = true, means
 			case flippable(e.sp.CNF, p, model, f+1):
 				open[f], by[f] = true, byWitness
 			}
 		}
+		sweep()
 	}
-	filter(model, bySolver)
-	for _, m := range e.keeping(decisions) {
-		for _, f := range candidates {
-			if !open[f] && value[f] == 0 && m[f] != cand[f] {
+	// near is filter for a configuration that differs from model, which
+	// filter has seen, in the variables of changed only: a candidate
+	// still closed can be open there only if it is one of them, or
+	// shares a clause with one (a flip elsewhere meets the clauses it met
+	// in model). Each neighbour is looked at once per call (checked[g] is
+	// the call's stamp), and the clauses of a literal in more than
+	// nearMax of them are passed over: a flip missed costs a repair or a
+	// call later, never a wrong answer.
+	checked := make([]uint32, nf)
+	stamp := uint32(0)
+	near := func(repaired []bool, changed []feature.Lit) {
+		stamp++
+		for _, l := range changed {
+			if f := l.Var() - 1; isClosed(f) && repaired[f] != cand[f] {
 				open[f], by[f] = true, byWitness
 			}
 		}
+		for _, l := range changed {
+			for _, side := range [2]feature.Lit{l, -l} {
+				occ := p.Occurrences(side)
+				if len(occ) > nearMax {
+					continue
+				}
+				for _, i := range occ {
+					for _, k := range e.sp.CNF.Clause(int(i)) {
+						g := k.Var() - 1
+						if !isClosed(g) || checked[g] == stamp {
+							continue
+						}
+						checked[g] = stamp
+						if flippable(e.sp.CNF, p, repaired, g+1) {
+							open[g], by[g] = true, byWitness
+						}
+					}
+				}
+			}
+		}
+	}
+	filter(model, bySolver)
+	for _, m := range e.keeping(decisions) {
+		for _, f := range closed {
+			if m[f] != cand[f] {
+				open[f], by[f] = true, byWitness
+			}
+		}
+		sweep()
 	}
 	// Configurations that prefer every candidate still closed to take
 	// its other value, for as long as each opens a tenth of them.
-	for {
-		prefer := e.unlike(candidates, cand, value, open)
-		if len(prefer) == 0 {
-			break
-		}
-		next, err := e.ask(ctx, q, assume, prefer)
+	for len(closed) > 0 {
+		before := len(closed)
+		next, err := e.ask(ctx, q, assume, unlike(closed, cand))
 		if err != nil {
 			return nil, err
 		}
@@ -249,14 +366,17 @@ func (e *featureEngine) decide(ctx context.Context, q *satbase.FeatureQuery, dec
 		}
 		model = next
 		filter(model, bySolver)
-		if len(e.unlike(candidates, cand, value, open)) > len(prefer)*9/10 {
+		if len(closed) > before*9/10 {
 			break
 		}
 	}
 	// Each candidate left: its other value propagated, then repaired
-	// into the last configuration found, then asked of the solver.
-	for _, f := range candidates {
-		if open[f] || value[f] != 0 {
+	// into the last configuration found (built in scratch, a copy of
+	// model), then asked of the solver.
+	var scratch []bool
+	var changed []feature.Lit
+	for _, f := range slices.Clone(closed) {
+		if !isClosed(f) {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
@@ -265,22 +385,29 @@ func (e *featureEngine) decide(ctx context.Context, q *satbase.FeatureQuery, dec
 		other := feature.FeatureLit(f, !cand[f])
 		mark := p.Mark()
 		failed := !p.Assume(other)
-		var repaired []bool
+		repaired := false
 		if !failed {
-			repaired = repair(e.sp.CNF, p, mark, model)
+			if scratch == nil {
+				scratch = slices.Clone(model)
+			}
+			changed, repaired = repair(e.sp.CNF, p, mark, scratch, changed)
+			if repaired {
+				near(scratch, changed)
+			}
+			restore(scratch, model, changed)
 		}
 		p.Undo(mark)
-		if repaired != nil {
-			filter(repaired, byWitness)
+		if repaired {
 			continue
 		}
 		if !failed {
-			next, err := e.ask(ctx, q, append(assume, other), e.unlike(candidates, cand, value, open))
+			sweep()
+			next, err := e.ask(ctx, q, append(assume, other), unlike(closed, cand))
 			if err != nil {
 				return nil, err
 			}
 			if next != nil {
-				model = next
+				model, scratch = next, nil
 				filter(model, bySolver)
 				continue
 			}
@@ -296,12 +423,16 @@ func (e *featureEngine) decide(ctx context.Context, q *satbase.FeatureQuery, dec
 		}
 		forced := -other
 		assume = append(assume, forced)
+		mark = p.Mark()
 		if !p.Assume(forced) {
 			return nil, fmt.Errorf("%w: propagation refutes a value a configuration found has", satbase.ErrSolver)
 		}
-		for _, g := range candidates {
-			if v := p.Value(feature.FeatureLit(g, true)); value[g] == 0 && !open[g] && v != 0 {
-				value[g], by[g] = v, byPropagation
+		for _, l := range p.Since(mark) {
+			if g := l.Var() - 1; isClosed(g) {
+				value[g], by[g] = -1, byPropagation
+				if l > 0 {
+					value[g] = 1
+				}
 			}
 		}
 	}
@@ -335,15 +466,13 @@ func (e *featureEngine) decide(ctx context.Context, q *satbase.FeatureQuery, dec
 	return d, nil
 }
 
-// unlike returns the literals that give every candidate still closed its
-// other value: a configuration found preferring them flips as many of
-// them as it can.
-func (e *featureEngine) unlike(candidates []int, cand []bool, value []int8, open []bool) []feature.Lit {
-	var out []feature.Lit
-	for _, f := range candidates {
-		if !open[f] && value[f] == 0 {
-			out = append(out, feature.FeatureLit(f, !cand[f]))
-		}
+// unlike returns the literals that give each feature of closed its other
+// value than cand's: a configuration found preferring them flips as many
+// of them as it can.
+func unlike(closed []int, cand []bool) []feature.Lit {
+	out := make([]feature.Lit, len(closed))
+	for i, f := range closed {
+		out[i] = feature.FeatureLit(f, !cand[f])
 	}
 	return out
 }
@@ -363,6 +492,10 @@ func (e *featureEngine) ask(ctx context.Context, q *satbase.FeatureQuery, lits, 
 	return model, err
 }
 
+// nearMax bounds the clauses of one literal through which the valid
+// domains look for candidates a repaired configuration opens.
+const nearMax = 64
+
 // repairTries bounds the literals repair chooses for one candidate.
 const repairTries = 16
 
@@ -370,49 +503,62 @@ const repairTries = 16
 // set since mark (the consequences of one more literal under the
 // assumptions model keeps): model with those literals, then, while a
 // clause is broken, one of its literals that p leaves open made true and
-// propagated, at most repairTries times. It returns the assignment when it
-// breaks no clause of c, or nil. Only the clauses of the variables that
-// differ from model can break, and only those are checked (p lists the
-// clauses of each literal). p may have set more when it returns.
-func repair(c *feature.CNF, p *feature.Propagator, mark int, model []bool) []bool {
-	out := slices.Clone(model)
-	var changed []feature.Lit
+// propagated, at most repairTries times. It builds it in out, which holds
+// model on the call, and returns the literals it set there that differ
+// from model's, appended to changed[:0], and whether out then breaks no
+// clause of c. The caller sets those variables back (restore) before its
+// next call. Only the clauses of the variables that differ from model can
+// break, and only those are checked (p lists the clauses of each
+// literal). p may have set more when it returns.
+func repair(c *feature.CNF, p *feature.Propagator, mark int, out []bool, changed []feature.Lit) ([]feature.Lit, bool) {
+	changed = changed[:0]
+	seen := mark
+	// broken holds the clauses found broken, some mended since: a clause
+	// can break only when one of its literals is made false, so each
+	// literal's clauses are looked at once, when it is set.
+	var broken []int32
 	for tries := 0; ; tries++ {
-		for _, l := range p.Since(mark) {
+		since := p.Since(mark)
+		start := len(changed)
+		for _, l := range since[seen-mark:] {
 			if v := l.Var(); out[v-1] != (l > 0) {
 				out[v-1] = l > 0
 				changed = append(changed, l)
 			}
 		}
-		broken := -1
-	search:
-		for _, l := range changed {
-			if out[l.Var()-1] != (l > 0) {
-				continue // changed back since
-			}
+		seen = mark + len(since)
+		for _, l := range changed[start:] {
 			for _, i := range p.Occurrences(-l) {
 				if !satisfied(c.Clause(int(i)), out) {
-					broken = int(i)
-					break search
+					broken = append(broken, i)
 				}
 			}
 		}
-		if broken < 0 {
-			return out
+		broken = slices.DeleteFunc(broken, func(i int32) bool { return satisfied(c.Clause(int(i)), out) })
+		if len(broken) == 0 {
+			return changed, true
 		}
 		if tries == repairTries {
-			return nil
+			return changed, false
 		}
 		fix := feature.Lit(0)
-		for _, l := range c.Clause(broken) {
+		for _, l := range c.Clause(int(broken[0])) {
 			if p.Value(l) == 0 {
 				fix = l
 				break
 			}
 		}
 		if fix == 0 || !p.Assume(fix) {
-			return nil
+			return changed, false
 		}
+	}
+}
+
+// restore sets the variables of changed in out back to their value in
+// model.
+func restore(out, model []bool, changed []feature.Lit) {
+	for _, l := range changed {
+		out[l.Var()-1] = model[l.Var()-1]
 	}
 }
 

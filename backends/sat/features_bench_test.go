@@ -14,6 +14,7 @@ import (
 	"github.com/nqueens/configurator/configurator/feature"
 	"github.com/nqueens/configurator/configurator/feature/dimacs"
 	"github.com/nqueens/configurator/configurator/feature/featuretest"
+	"github.com/nqueens/configurator/configurator/feature/uvl"
 )
 
 // realModelFiles are the files of ../shared/models.
@@ -119,6 +120,88 @@ func BenchmarkModelWalk(b *testing.B) {
 			b.ReportMetric(float64(times[at(0.5)].Microseconds())/1000, "p50-ms")
 			b.ReportMetric(float64(times[at(0.99)].Microseconds())/1000, "p99-ms")
 			b.ReportMetric(float64(calls[at(0.5)]), "calls")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
+
+// largeModels are the largest real models of ../shared/models and the
+// generated one of largeFeatures features (featuretest.LargeModel).
+var largeModels = []string{
+	"dimacs/linux-2.6.33.3.dimacs", "dimacs/busybox-1.18.0.dimacs", "dimacs/uclibc-0.9.33.2.dimacs",
+	"dimacs/automotive01.dimacs", "uvl/automotive01.uvl", "generated-20000",
+}
+
+// largeFeatures and largeConstraints size the generated model, as
+// cmd/benchreport's models section does.
+const largeFeatures, largeConstraints = 20000, 20000
+
+// largeModel returns the generated model of featuretest.LargeModel with
+// the given size, seeded (1, 2).
+func largeModel(tb testing.TB, features, constraints int) *feature.Model {
+	tb.Helper()
+	src := featuretest.LargeModel(rand.New(rand.NewPCG(1, 2)), features, constraints)
+	m, err := uvl.Parse([]byte(src))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m
+}
+
+// BenchmarkLargeWalk is the first analysis of each large model on a space
+// compiled afresh (the compile included) and then the valid domains after
+// each of 20 seeded decisions through the session, as a person meets
+// them: it reports the first analysis and the median, 99th percentile and
+// slowest of the decisions.
+//
+//	go test -run '^$' -bench LargeWalk -benchtime 1x ./backends/sat
+func BenchmarkLargeWalk(b *testing.B) {
+	dir := featuretest.ModelsDir(b)
+	for _, file := range largeModels {
+		b.Run(file, func(b *testing.B) {
+			var m *feature.Model
+			if file == "generated-20000" {
+				m = largeModel(b, largeFeatures, largeConstraints)
+			} else {
+				m = loadModel(b, dir, file)
+			}
+			ctx := context.Background()
+			var first, times []time.Duration
+			walk := uint64(0)
+			for b.Loop() {
+				start := time.Now()
+				sp, err := New(Options{}).CompileModel(ctx, m)
+				if err != nil {
+					b.Fatal(err)
+				}
+				s, err := configurator.NewFeatureSession(ctx, sp, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				first = append(first, time.Since(start))
+				rng := rand.New(rand.NewPCG(walk, 21))
+				walk++
+				for range 20 {
+					open := s.Domains().In(configurator.Open)
+					if len(open) == 0 {
+						break
+					}
+					d := configurator.Decision{Feature: open[rng.IntN(len(open))], Select: rng.IntN(2) == 0}
+					start := time.Now()
+					if err := s.Decide(ctx, d); err != nil {
+						b.Fatal(err)
+					}
+					times = append(times, time.Since(start))
+				}
+			}
+			slices.Sort(times)
+			slices.Sort(first)
+			at := func(q float64) int { return int(q * float64(len(times)-1)) }
+			ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+			b.ReportMetric(ms(first[len(first)/2]), "first-ms")
+			b.ReportMetric(ms(times[at(0.5)]), "p50-ms")
+			b.ReportMetric(ms(times[at(0.99)]), "p99-ms")
+			b.ReportMetric(ms(times[len(times)-1]), "max-ms")
 			b.ReportMetric(0, "ns/op")
 		})
 	}

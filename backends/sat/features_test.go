@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/crillab/gophersat/solver"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -286,5 +287,165 @@ func TestModelFacets(t *testing.T) {
 	}
 	if _, err := c.Core(context.Background(), []configurator.Decision{{Feature: linux, Select: true}}); err == nil {
 		t.Error("a core of consistent decisions")
+	}
+}
+
+// checkBackbone checks the states of m's features under the decisions
+// apart from the engine, with gophersat solvers of its own, built afresh
+// from m's CNF with the decisions assumed (as its unit clauses, which
+// gophersat's Assume would forget otherwise): no configuration gives some
+// feature shown forced its other value (one call, the CNF and a clause of
+// those other values: unsatisfiable), and for every feature shown open
+// and each of its values some configuration, verified with
+// feature.Model.Valid, has it (one call per value not yet seen, the
+// values not yet seen of the other features preferred). No propagation,
+// flip, repair or answer of an earlier question.
+func checkBackbone(t testing.TB, m *feature.Model, decisions []configurator.Decision, states []configurator.FeatureState) {
+	t.Helper()
+	c := m.CNF()
+	var clauses [][]int
+	var units []solver.Lit
+	for _, d := range decisions {
+		units = append(units, solver.IntToLit(int32(d.Lit())))
+	}
+	for i := range c.Len() {
+		var cl []int
+		taut := false
+		for _, l := range c.Clause(i) {
+			taut = taut || slices.Contains(cl, -int(l))
+			if !slices.Contains(cl, int(l)) {
+				cl = append(cl, int(l))
+			}
+		}
+		switch {
+		case taut:
+		case len(cl) == 1:
+			units = append(units, solver.IntToLit(int32(cl[0])))
+		default:
+			clauses = append(clauses, cl)
+		}
+	}
+	nf := len(m.Features)
+	var other []int
+	for f, st := range states {
+		switch st {
+		case configurator.ForcedOn:
+			other = append(other, -(f + 1))
+		case configurator.ForcedOff:
+			other = append(other, f+1)
+		}
+	}
+	if len(other) > 0 {
+		s := solver.New(solver.ParseSliceNb(append(slices.Clone(clauses), other), c.Vars))
+		if s.Assume(units) != solver.Unsat && s.Solve() == solver.Sat {
+			model := s.Model()
+			for _, l := range other {
+				if model[abs(l)-1] == (l > 0) {
+					t.Fatalf("decisions %v: feature %d is %v, but a configuration (valid: %v) gives it the other value", decisions, abs(l)-1, states[abs(l)-1], m.Valid(model[:nf]))
+				}
+			}
+		}
+	}
+	s := solver.New(solver.ParseSliceNb(clauses, c.Vars))
+	seen := make([][2]bool, nf)
+	var prefer []solver.Lit
+	ask := func(lits ...solver.Lit) bool {
+		if s.Assume(append(slices.Clone(units), lits...)) == solver.Unsat {
+			return false
+		}
+		s.Prefer(prefer)
+		if s.Solve() != solver.Sat {
+			return false
+		}
+		model := s.Model()
+		if !m.Valid(model[:nf]) {
+			t.Fatal("gophersat's configuration breaks the model")
+		}
+		for f := range nf {
+			seen[f][b2i(model[f])] = true
+		}
+		return true
+	}
+	if !ask() {
+		t.Fatalf("no configuration keeps %v", decisions)
+	}
+	for f, st := range states {
+		if st != configurator.Open || seen[f][0] && seen[f][1] {
+			continue
+		}
+		prefer = prefer[:0]
+		for g := f + 1; g < nf; g++ {
+			if states[g] == configurator.Open && !seen[g][0] {
+				prefer = append(prefer, solver.IntToLit(int32(-(g + 1))))
+			} else if states[g] == configurator.Open && !seen[g][1] {
+				prefer = append(prefer, solver.IntToLit(int32(g+1)))
+			}
+		}
+		if !ask(solver.IntToLit(int32(feature.FeatureLit(f, !seen[f][1])))) {
+			t.Fatalf("decisions %v: feature %d is open, but no configuration gives it the value %v", decisions, f, !seen[f][1])
+		}
+	}
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// On a generated model of the large real ones' shape and size
+// (featuretest.LargeModel, largeFeatures features), the valid domains of
+// the empty configuration and after each step of a seeded walk of 20 (a
+// feature the last answer showed open, selected or deselected at random,
+// or one step in four a decision undone) are the backbone's
+// (checkBackbone), every feature of them. With
+// -short, two walks on two models of 2,000 features, sparse and dense in
+// constraints.
+func TestLargeModelBackbones(t *testing.T) {
+	features, densities, walks := largeFeatures, []int{1}, uint64(1)
+	if testing.Short() {
+		features, densities, walks = 2000, []int{6, 1}, 2
+	}
+	ctx := context.Background()
+	for _, per := range densities {
+		constraints := features / per
+		m := largeModel(t, features, constraints)
+		sp, err := New(Options{}).CompileModel(ctx, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for walk := range walks {
+			rng := rand.New(rand.NewPCG(walk, 34))
+			s, err := configurator.NewFeatureSession(ctx, sp, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for step := 0; ; step++ {
+				checkBackbone(t, m, s.Decisions(), s.Domains().States)
+				open := s.Domains().In(configurator.Open)
+				if step == 20 || len(open) == 0 {
+					break
+				}
+				if ds := s.Decisions(); len(ds) > 0 && rng.IntN(4) == 0 {
+					// An undo: of the last decision, the same decisions as
+					// a step before; of another, decisions not asked yet.
+					if err := s.Undo(ctx, ds[rng.IntN(len(ds))].Feature); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				if err := s.Decide(ctx, configurator.Decision{Feature: open[rng.IntN(len(open))], Select: rng.IntN(2) == 0}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
 	}
 }

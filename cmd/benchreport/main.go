@@ -118,6 +118,12 @@ func main() {
 		files, _ := benchmarks.ModelFiles(p.ModelsDir) // runBuDDy reports a bad directory
 		p.Deadline += 2 * time.Duration(len(files)) * p.BuDDyTimeout
 	}
+	if slices.Contains(p.Sections, secModels) {
+		// Each model, and the generated one, may take the baseline's
+		// budget, CryptoMiniSat's and the BDD's compile budget.
+		files, _ := benchmarks.ModelFiles(p.ModelsDir) // runModels reports a bad directory
+		p.Deadline += time.Duration(len(files)+1) * (p.ModelBaselineBudget + cmsBudget + modelBDDCompile)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), p.Deadline)
 	defer cancel()
 	res, err := run(ctx, p)
