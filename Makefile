@@ -15,7 +15,7 @@ ADDR        ?= 127.0.0.1:8080
 CACHE_DIR   ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/nqueens
 FUZZTIME    ?= 5000x
 
-.PHONY: run test deps npm vendor chromium check-fmt vet lint unit unit-full unit-race fuzz-short fuzz bench bench-full bench-large bench-models bench-buddy soak
+.PHONY: run test deps npm vendor chromium peers check-fmt vet lint unit unit-full unit-race fuzz-short fuzz bench bench-full bench-large bench-models bench-buddy soak
 
 run: deps
 	@echo "Serving the configurator on http://$(ADDR)/"
@@ -159,14 +159,31 @@ bench-large:
 # compile on each backend, the empty configuration and seeded walks of 20
 # decisions, against sat-plain on the same decisions (a minute per model),
 # with the interactive bound of 250 ms per decision as the target.
-bench-models:
+bench-models: peers
 	$(GO) run ./cmd/benchreport -sections models -out benchmarks/models
 
 # The real models compiled to BDDs by the bdd backend and, the CNF files,
 # by BuDDy 2.4 with sifting in the same run, into benchmarks/buddy; needs
 # cc and Debian's libbdd-dev.
-bench-buddy:
+bench-buddy: peers
 	$(GO) run ./cmd/benchreport -sections buddy -out benchmarks/buddy
+
+# The peers the benchmarks measure beside the backends, from Debian: BuDDy
+# (libbdd-dev) and CryptoMiniSat (libcryptominisat5-dev), compiled by the
+# benchmarks with cc. As root they are installed when missing; otherwise
+# the benchmark says which peer it leaves out.
+peers:
+	@for pkg in libbdd-dev libcryptominisat5-dev; do \
+		if ! dpkg -s $$pkg >/dev/null 2>&1; then \
+			if [ "$$(id -u)" = 0 ]; then \
+				echo "installing $$pkg for the benchmarks' peers"; \
+				(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$pkg >/dev/null) || \
+				echo "WARNING: could not install $$pkg; its peer is left out"; \
+			else \
+				echo "WARNING: $$pkg is missing and this is not root: its peer is left out"; \
+			fi; \
+		fi; \
+	done
 
 # The soak: the real server binary on a loopback port under the mixed
 # workload of benchmarks/loadgen (API and pages, both backends, every board
