@@ -52,7 +52,7 @@ func TestHittingSetExact(t *testing.T) {
 	for trial := range 400 {
 		n, m, k := 2+rng.IntN(12), 1+rng.IntN(10), 1+rng.IntN(4)
 		sets := randomSets(rng, n, m, k)
-		got, exact, lower, err := hittingSet(context.Background(), sets)
+		got, exact, lower, _, err := hittingSet(context.Background(), sets, hitNodes, nil)
 		want := fewestHitting(sets)
 		if err != nil || !exact || lower != len(want) || !slices.Equal(got, want) {
 			t.Fatalf("trial %d, %v: %v exact %v lower %d, %v; want %v", trial, sets, got, exact, lower, err, want)
@@ -72,7 +72,7 @@ func TestHittingSetBounded(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	start := time.Now()
-	got, exact, lower, err := hittingSet(ctx, pairs)
+	got, exact, lower, _, err := hittingSet(ctx, pairs, hitNodes, nil)
 	if err != nil || !exact || len(got) != 60 || lower != 60 || got[0] != 0 || got[59] != 118 {
 		t.Fatalf("sixty pairs: %v exact %v lower %d, %v", got, exact, lower, err)
 	}
@@ -80,7 +80,7 @@ func TestHittingSetBounded(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	hard := randomSets(rng, 120, 400, 3)
 	hard = slices.DeleteFunc(hard, func(s []int) bool { return len(s) < 3 })
-	got, exact, lower, err = hittingSet(ctx, hard)
+	got, exact, lower, _, err = hittingSet(ctx, hard, hitNodes, nil)
 	if err != nil || !hitsAll(got, hard) || lower < 1 || lower > len(got) {
 		t.Fatalf("a hard instance: %d elements, exact %v, lower %d, %v", len(got), exact, lower, err)
 	}
