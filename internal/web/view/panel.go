@@ -94,6 +94,10 @@ func panel(r *Step, v *App) *Panel {
 			queens = "queens"
 		}
 		pv.Text = fmt.Sprintf("Removing the %s on %s frees %v; no smaller set of your queens does.", queens, configurator.ListCells(p.Room), c)
+		if ex.RoomAtLeast > 0 {
+			pv.Text = fmt.Sprintf("Removing the %s on %s frees %v. A smaller set may exist: the search stopped at its limit before it knew the fewest, which has at least %s.",
+				queens, configurator.ListCells(p.Room), c, words.Plural(int64(ex.RoomAtLeast), "queen"))
+		}
 		for _, q := range p.Room {
 			var broken []string
 			for _, i := range ex.Breaks(q) {
