@@ -37,8 +37,9 @@ func lane(ctx context.Context, t Turner) (done func(), err error) {
 
 // turns holds, for one search, the turn of its own work on a Turner: hold
 // before work on a core, pause before a question to the space (which
-// takes turns of its own: holding one across it could wait on itself),
-// end when done. The zero turns (no Turner) only watch ctx.
+// takes turns of its own: holding one across it could wait on itself)
+// and when done. Without a Turner hold only watches ctx; a nil turns
+// (a search asked outside run and room) does nothing.
 type turns struct {
 	ctx     context.Context
 	t       Turner
