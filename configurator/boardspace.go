@@ -39,6 +39,19 @@ type boardSpace struct {
 // Admit passes the board space's turns on.
 func (b *boardSpace) Admit(ctx context.Context) (func(), error) { return Admit(ctx, b.sp) }
 
+// Lane passes the board space's lane on (see Turner); a space that is no
+// Turner has none.
+func (b *boardSpace) Lane(ctx context.Context) (func(), error) { return lane(ctx, turnerOf(b.sp)) }
+
+// Turn passes the board space's turns on (see Turner); on a space that is
+// no Turner the turn is ctx itself, never wanted by another.
+func (b *boardSpace) Turn(ctx context.Context, resumed bool) (context.Context, func(), error) {
+	if t := turnerOf(b.sp); t != nil {
+		return t.Turn(ctx, resumed)
+	}
+	return ctx, func() {}, ctx.Err()
+}
+
 func (b *boardSpace) FeatureModel() *feature.Model { return b.fm }
 
 // cells splits decisions into the queens and the squares ruled out.

@@ -93,7 +93,8 @@ func (e *FeatureExplanation) Constraints() []feature.Origin {
 // deletion, then the others by increasing size, each set asked once (is
 // there a configuration keeping it with f's other value?), every set
 // inside the decisions a configuration found keeps skipped, within a
-// budget.
+// budget. On a Turner the search runs in the space's lane and its own
+// work takes the space's turns (see Turner).
 func (s *FeatureSession) Explain(ctx context.Context, f int) (*FeatureExplanation, error) {
 	return s.explain(ctx, f, false)
 }
@@ -125,10 +126,17 @@ func (s *FeatureSession) explain(ctx context.Context, f int, firstOnly bool) (*F
 	if e.State != ForcedOn && e.State != ForcedOff {
 		return nil, fmt.Errorf("explain %q (%v): %w", m.Features[f].Name, e.State, ErrNotForced)
 	}
+	if !firstOnly {
+		done, err := lane(ctx, turnerOf(s.space))
+		if err != nil {
+			return nil, fmt.Errorf("explain %q: %w", m.Features[f].Name, err)
+		}
+		defer done()
+	}
 	// other is the value no remaining configuration gives f.
 	other := Decision{Feature: f, Select: e.State == ForcedOff}
 	ds := s.decisions
-	rs := &reasonSearch{n: len(ds), firstOnly: firstOnly,
+	rs := &reasonSearch{n: len(ds), firstOnly: firstOnly, turner: turnerOf(s.space),
 		rules: func(ctx context.Context, set []int) (bool, []int, error) {
 			config, err := s.space.Configuration(ctx, append(pickDecisions(ds, set), other))
 			if errors.Is(err, ErrNoSolution) {

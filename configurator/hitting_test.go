@@ -2,6 +2,7 @@ package configurator
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -52,7 +53,7 @@ func TestHittingSetExact(t *testing.T) {
 	for trial := range 400 {
 		n, m, k := 2+rng.IntN(12), 1+rng.IntN(10), 1+rng.IntN(4)
 		sets := randomSets(rng, n, m, k)
-		got, exact, lower, err := hittingSet(context.Background(), sets)
+		got, exact, lower, _, err := hittingSet(context.Background(), sets, hitNodes, nil)
 		want := fewestHitting(sets)
 		if err != nil || !exact || lower != len(want) || !slices.Equal(got, want) {
 			t.Fatalf("trial %d, %v: %v exact %v lower %d, %v; want %v", trial, sets, got, exact, lower, err, want)
@@ -72,7 +73,7 @@ func TestHittingSetBounded(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	start := time.Now()
-	got, exact, lower, err := hittingSet(ctx, pairs)
+	got, exact, lower, _, err := hittingSet(ctx, pairs, hitNodes, nil)
 	if err != nil || !exact || len(got) != 60 || lower != 60 || got[0] != 0 || got[59] != 118 {
 		t.Fatalf("sixty pairs: %v exact %v lower %d, %v", got, exact, lower, err)
 	}
@@ -80,7 +81,7 @@ func TestHittingSetBounded(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	hard := randomSets(rng, 120, 400, 3)
 	hard = slices.DeleteFunc(hard, func(s []int) bool { return len(s) < 3 })
-	got, exact, lower, err = hittingSet(ctx, hard)
+	got, exact, lower, _, err = hittingSet(ctx, hard, hitNodes, nil)
 	if err != nil || !hitsAll(got, hard) || lower < 1 || lower > len(got) {
 		t.Fatalf("a hard instance: %d elements, exact %v, lower %d, %v", len(got), exact, lower, err)
 	}
@@ -120,5 +121,101 @@ func TestSplit(t *testing.T) {
 		if n >= 64 && len(got) <= 2 && asked > 32 {
 			t.Errorf("trial %d: %d questions for a reason of %d among %d", trial, asked, len(got), n)
 		}
+	}
+}
+
+// triangles are the edges of t disjoint triangles on the elements
+// 0..3t-1: a set meets them all when it holds two corners of each
+// triangle (one corner leaves the edge between the other two unmet), so
+// the fewest has 2t elements, by construction.
+func triangles(t int) [][]int {
+	var sets [][]int
+	for i := range t {
+		a, b, c := 3*i, 3*i+1, 3*i+2
+		sets = append(sets, []int{a, b}, []int{b, c}, []int{a, c})
+	}
+	return sets
+}
+
+// A search that runs out of its nodes says so (exact false), and the
+// size it gives every set meeting them all is a true lower bound: at most
+// the fewest, which the instance's construction knows; the set it returns
+// meets them all. Where the bound proves the set found, it is exact
+// however few the nodes.
+func TestHittingSetLowerBound(t *testing.T) {
+	if got := fewestHitting(triangles(3)); len(got) != 6 {
+		t.Fatalf("three triangles: the fewest set is %v, want 6 elements", got)
+	}
+	for _, tt := range []struct {
+		triangles, budget int
+	}{{4, 8}, {10, 100}, {20, 1000}, {20, hitNodes}} {
+		sets, fewest := triangles(tt.triangles), 2*tt.triangles
+		got, exact, lower, used, err := hittingSet(context.Background(), sets, tt.budget, nil)
+		switch {
+		case err != nil:
+			t.Fatalf("%d triangles: %v", tt.triangles, err)
+		case !hitsAll(got, sets):
+			t.Errorf("%d triangles: %v misses a set", tt.triangles, got)
+		case exact:
+			t.Errorf("%d triangles in %d nodes: said exact (%d elements) without the nodes to prove it", tt.triangles, tt.budget, len(got))
+		case lower < 1 || lower > fewest || len(got) < fewest:
+			t.Errorf("%d triangles: %d elements, at least %d; the fewest has %d", tt.triangles, len(got), lower, fewest)
+		case used > tt.budget+1:
+			t.Errorf("%d triangles: %d nodes, budget %d", tt.triangles, used, tt.budget)
+		}
+	}
+	var pairs [][]int
+	for i := range 60 {
+		pairs = append(pairs, []int{2 * i, 2*i + 1})
+	}
+	if got, exact, lower, _, err := hittingSet(context.Background(), pairs, 1, nil); err != nil || !exact || lower != 60 || !hitsAll(got, pairs) {
+		t.Errorf("sixty pairs in one node: %v exact %v lower %d, %v; want a set of 60, proved by the bound", got, exact, lower, err)
+	}
+}
+
+// The search calls yield as it goes, and stops with yield's error: its
+// work takes turns, and gives its turn up (or fails) when told.
+func TestHittingSetYields(t *testing.T) {
+	sets := triangles(20)
+	calls := 0
+	_, _, _, used, err := hittingSet(context.Background(), sets, hitNodes, func() error { calls++; return nil })
+	if err != nil || calls < used/256 || calls == 0 {
+		t.Fatalf("%d nodes, yield called %d times, %v; want once every 256 nodes", used, calls, err)
+	}
+	stop := errors.New("stop")
+	calls = 0
+	_, _, _, used, err = hittingSet(context.Background(), sets, hitNodes, func() error {
+		if calls++; calls == 3 {
+			return stop
+		}
+		return nil
+	})
+	if !errors.Is(err, stop) || calls != 3 || used > 3*256 {
+		t.Fatalf("yield failing at its third call: %d calls, %d nodes, %v; want the search stopped with its error", calls, used, err)
+	}
+}
+
+// room under a bound it cannot prove within: the reasons are the edges
+// of twenty triangles among sixty choices (the fewest set to undo has
+// forty), asked of a rules that knows them; room returns a set that frees
+// the target and a true lower bound, said (atLeast > 0).
+func TestRoomAtLeast(t *testing.T) {
+	reasons := triangles(20)
+	rs := &reasonSearch{n: 60, rules: func(_ context.Context, set []int) (bool, []int, error) {
+		return slices.ContainsFunc(reasons, func(r []int) bool { return subset(r, set) }), nil, nil
+	}}
+	ctx := context.Background()
+	if err := rs.run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	set, atLeast, err := rs.room(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hitsAll(set, reasons) {
+		t.Fatalf("room %v leaves a reason whole", set)
+	}
+	if atLeast < 1 || atLeast > 40 || len(set) < 40 {
+		t.Fatalf("room: %d choices, at least %d; the fewest has 40, and the search cannot prove it in %d nodes", len(set), atLeast, hitNodes)
 	}
 }

@@ -150,7 +150,9 @@ func (e *Explanation) Breaks(q Cell) []int {
 // Analyzer, a search for a solution otherwise), never twice; so each set
 // found is minimal. When no queen attacks c, one reason is first found by deletion
 // (each queen in turn dropped while the rest still rules c), so that there
-// is always one, however little time the search gets.
+// is always one, however little time the search gets. On a Turner the
+// search runs in the space's lane and its own work takes the space's
+// turns (see Turner).
 func (s *Session) Explain(ctx context.Context, c Cell) (*Explanation, error) {
 	if err := s.onBoard(c); err != nil {
 		return nil, err
@@ -160,6 +162,11 @@ func (s *Session) Explain(ctx context.Context, c Cell) (*Explanation, error) {
 	if e.State != Blocked && e.State != Forced {
 		return nil, fmt.Errorf("explain %v (%v): %w", c, e.State, ErrNotExplained)
 	}
+	done, err := lane(ctx, turnerOf(s.space))
+	if err != nil {
+		return nil, fmt.Errorf("explain %v: %w", c, err)
+	}
+	defer done()
 	cr := s.cellReasons(c, e.State == Blocked)
 	rs := cr.search(false)
 	if err := rs.run(ctx); err != nil {
@@ -266,7 +273,7 @@ func (s *Session) cellReasons(c Cell, blocked bool) *cellReasons {
 // search returns the reason search of the cell: the queens that attack a
 // blocked cell are known reasons.
 func (cr *cellReasons) search(firstOnly bool) *reasonSearch {
-	rs := &reasonSearch{n: len(cr.queens), rules: cr.rules, firstOnly: firstOnly}
+	rs := &reasonSearch{n: len(cr.queens), rules: cr.rules, firstOnly: firstOnly, turner: turnerOf(cr.space)}
 	if cr.blocked {
 		for j, q := range cr.queens {
 			if cr.space.Model().Attacks(q, cr.cell) {

@@ -42,6 +42,10 @@ type reasonSearch struct {
 	// firstOnly stops run at the first reason: the known ones, or the
 	// one shrink finds.
 	firstOnly bool
+	// turner, when not nil, gives the search's own work its turns (see
+	// Turner); tu holds them while run or room runs.
+	turner Turner
+	tu     *turns
 
 	found   [][]int         // minimal reasons, the known ones first
 	nknown  int             // found[:nknown] are the known ones
@@ -58,6 +62,7 @@ func (rs *reasonSearch) ask(ctx context.Context, set []int) (bool, error) {
 	if ok, seen := rs.asked[key]; seen {
 		return ok, nil
 	}
+	rs.tu.pause() // the space's question takes turns of its own
 	ok, held, err := rs.rules(ctx, set)
 	if err != nil {
 		return false, err
@@ -81,9 +86,16 @@ func setKey(set []int) string {
 	return string(b)
 }
 
+// begin starts the search's turns for ctx (see turns).
+func (rs *reasonSearch) begin(ctx context.Context) {
+	rs.tu = &turns{ctx: ctx, t: rs.turner}
+}
+
 // run finds the reasons: the empty set, the known ones, one reason by
 // deletion when none is known, then the rest by size within the budget.
 func (rs *reasonSearch) run(ctx context.Context) error {
+	rs.begin(ctx)
+	defer rs.tu.pause()
 	if rs.n == 0 {
 		// The target is ruled with no choice at all: the empty set is
 		// the reason, and no question needs asking.
@@ -211,14 +223,25 @@ func union(a, b []int) []int {
 // choices are beyond counting.
 const reasonSets = 1 << 16
 
+// prunedRun is how many sets in a row bySize prunes before it takes the
+// search's turn: a run of sets pruned is work on a core, where a set
+// asked about is mostly the space's question, in the space's turns.
+const prunedRun = 64
+
 // bySize tries the sets of rest by increasing size, stopping once more
 // than MaxReasons are known: the one past the cap proves that more exist.
-// Past reasonSets sets it stops too, and says more may exist.
+// Past reasonSets sets it stops too, and says more may exist. A long run
+// of sets pruned without a question takes the search's turns (prunedRun).
 func (rs *reasonSearch) bySize(ctx context.Context, rest []int) error {
-	seen := 0
+	seen, skipped := 0, 0
 	for set := range subsetsBySize(rest, 1) {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if skipped > 0 && skipped%prunedRun == 0 {
+			if err := rs.tu.hold(); err != nil {
+				return err
+			}
 		}
 		if seen++; seen > reasonSets {
 			rs.more = true
@@ -228,8 +251,10 @@ func (rs *reasonSearch) bySize(ctx context.Context, rest []int) error {
 			return nil
 		}
 		if rs.pruned(set) {
+			skipped++
 			continue
 		}
+		skipped = 0
 		ok, err := rs.ask(ctx, set)
 		if err != nil {
 			return err
@@ -278,97 +303,151 @@ func (rs *reasonSearch) capped() (reasons [][]int, more bool) {
 // room returns a fewest set of choices whose removal frees the target. A
 // fewest set meeting every reason found is a lower bound on the answer
 // (every set that frees the target meets every reason); when removing it
-// frees the target it is the answer, and otherwise the choices it leaves
-// still rule the target and hold a reason not yet found, which is added
-// before trying again. When the search for a fewest set meeting the
-// reasons runs out of its budget (see hittingSet), room returns the
-// smallest set it found that frees the target, and atLeast, the size a
-// fewest one has at least; atLeast is 0 when set is a fewest one.
+// frees the target it is the answer. Otherwise the choices it leaves still
+// rule the target and hold reasons not yet found: each is found (split)
+// and one of its choices added to the set, until the set frees the
+// target; then a fewest set meeting the reasons, now more, is sought
+// again. The rounds are at most roomRounds and their searches for a
+// fewest set share hitNodes nodes (see hittingSet), so that a question
+// among many choices costs a bounded amount of work. When the bound is
+// reached before a fewest set is proved, room returns the smallest set
+// found that frees the target, and atLeast, the size a fewest one has at
+// least; atLeast is 0 when set is a fewest one. Its own work takes the
+// search's turns (see turns), its questions the space's.
 func (rs *reasonSearch) room(ctx context.Context) (set []int, atLeast int, err error) {
+	rs.begin(ctx)
+	defer rs.tu.pause()
 	all := slices.Clone(rs.found)
-	least, exact := 0, true
-	for {
-		hit, ok, lower, err := hittingSet(ctx, all)
+	budget, least := hitNodes, 0
+	var best []int // the smallest set found that frees the target
+	for round := 1; ; round++ {
+		if err := rs.tu.hold(); err != nil {
+			return nil, 0, err
+		}
+		hit, _, lower, used, err := hittingSet(ctx, all, budget, rs.tu.hold)
 		if err != nil {
 			return nil, 0, err
 		}
+		budget -= used
 		least = max(least, lower)
-		exact = exact && ok
-		var kept []int
-		for j := range rs.n {
-			if !slices.Contains(hit, j) {
-				kept = append(kept, j)
+		grown, fresh := hit, 0
+		for {
+			kept := rs.without(grown)
+			rules, err := rs.ask(ctx, kept)
+			if err != nil {
+				return nil, 0, err
 			}
-		}
-		rules, err := rs.ask(ctx, kept)
-		if err != nil {
-			return nil, 0, err
-		}
-		if !rules {
-			if exact || least >= len(hit) {
-				return hit, 0, nil
+			if !rules {
+				break
 			}
-			return hit, least, nil
+			r, err := rs.split(ctx, kept)
+			if err != nil {
+				return nil, 0, err
+			}
+			all = append(all, r)
+			rs.add(r)
+			grown, fresh = union(grown, r[:1]), fresh+1
 		}
-		r, err := rs.split(ctx, kept)
-		if err != nil {
-			return nil, 0, err
+		if best == nil || len(grown) < len(best) {
+			best = grown
 		}
-		all = append(all, r)
-		if !slices.ContainsFunc(rs.found, func(f []int) bool { return slices.Equal(f, r) }) {
-			rs.found = append(rs.found, r)
-			rs.more = rs.more || len(rs.found) > MaxReasons
-			rs.sort()
+		switch {
+		case len(best) <= least:
+			return best, 0, nil
+		case fresh == 0 || round == roomRounds:
+			// No reason is left to find that would raise the bound (the
+			// fewest set meeting those known frees the target, unproved
+			// within the nodes), or the rounds are spent.
+			return best, least, nil
 		}
 	}
 }
 
-// hitNodes bounds the search for a fewest hitting set, in the nodes of
-// its tree: a few milliseconds of one core. Past it, the search returns
-// the smallest set found, so that a question whose answer is a large set
-// among many choices (a fix that undoes sixty of a hundred and twenty
-// decisions, whose subsets by size are beyond counting) costs what a
-// small one does instead of its whole deadline on a core.
+// roomRounds bounds the rounds of room: each finds the reasons its set
+// leaves, one split each.
+const roomRounds = 8
+
+// without is the set of every choice not in set, an increasing list.
+func (rs *reasonSearch) without(set []int) []int {
+	var kept []int
+	for j := range rs.n {
+		if !slices.Contains(set, j) {
+			kept = append(kept, j)
+		}
+	}
+	return kept
+}
+
+// add adds r, a minimal reason, to those found unless it is there.
+func (rs *reasonSearch) add(r []int) {
+	if slices.ContainsFunc(rs.found, func(f []int) bool { return slices.Equal(f, r) }) {
+		return
+	}
+	rs.found = append(rs.found, r)
+	rs.more = rs.more || len(rs.found) > MaxReasons
+	rs.sort()
+}
+
+// hitNodes bounds the searches of one room for a fewest hitting set, in
+// the nodes of their trees: a few milliseconds of one core. Past it, a
+// search returns the smallest set found, so that a question whose answer
+// is a large set among many choices costs what a small one does instead
+// of its whole deadline on a core.
 const hitNodes = 1 << 14
 
 // hittingSet returns a fewest set of indices that meets every set of sets
-// (none is empty), the first such set in increasing lexicographic order
-// of its size when the search ends within its budget: the choices made
-// earliest go first; exact is true. The
-// search is a branch and bound (on the elements of a set not yet met with
-// the fewest elements left, each branch forbidding the elements of the
-// branches before it; bounded by the sets not yet met that share no
-// element, which need one element each), started from a greedy set. When
-// it passes hitNodes nodes it returns the smallest set found, exact false,
-// and lower, a size that every set meeting them all has at least (exact
-// still when that is the size found); exact, lower is the size of set.
-func hittingSet(ctx context.Context, sets [][]int) (set []int, exact bool, lower int, err error) {
+// (none is empty), the first such set in lexicographic order of its
+// increasing list (the choices made earliest go first) when the search
+// ends within budget nodes: exact is true and lower is the size of set.
+//
+// The search is a branch and bound on the elements in increasing order,
+// each taken before it is left out, so that it meets the sets of each
+// size in lexicographic order, and keeps the first set of a size smaller
+// than any found (or than the greedy set it starts from). A branch ends
+// when the sets not yet met that share no element left allowed, which
+// need one element each, show it cannot do better. It calls yield every
+// few hundred nodes (the search's turns: see turns) and stops when yield
+// fails or ctx ends, with their error.
+//
+// When the search passes budget nodes it returns the smallest set found,
+// exact false, and lower, a size every set meeting them all has at least
+// (exact still when that is the size found). used is the nodes it took.
+func hittingSet(ctx context.Context, sets [][]int, budget int, yield func() error) (set []int, exact bool, lower, used int, err error) {
 	if slices.ContainsFunc(sets, func(s []int) bool { return len(s) == 0 }) {
-		return nil, false, 0, errors.New("no set meets every reason") // an empty reason has no hitting set
+		return nil, false, 0, 0, errors.New("no set meets every reason") // an empty reason has no hitting set
 	}
 	h := newHitter(sets)
+	h.budget, h.yield, h.ctx = budget, yield, ctx
 	h.best = h.greedy()
 	lower = h.bound()
-	h.search(ctx)
-	if err := ctx.Err(); err != nil {
-		return nil, false, 0, err
+	h.search()
+	if h.err != nil {
+		return nil, false, 0, h.nodes, h.err
 	}
 	if !h.stopped || lower == len(h.best) {
-		return h.best, true, len(h.best), nil
+		return h.best, true, len(h.best), h.nodes, nil
 	}
-	return h.best, false, lower, nil
+	return h.best, false, lower, h.nodes, nil
 }
 
 // hitter is the state of hittingSet's search.
 type hitter struct {
-	sets    [][]int // each increasing
+	sets    [][]int // each increasing, fewest elements first
 	holding [][]int // by element, the sets that hold it
 	met     []int   // by set, how many chosen elements it holds
-	banned  []int   // by element, how many branches above forbid it
-	cur     []int   // the elements chosen, in the order chosen
+	banned  []bool  // by element, left out by a branch above
+	cur     []int   // the elements chosen, increasing
 	best    []int   // the smallest set found, increasing
+	// searched: best was found by the search, so no later set of its
+	// size comes first.
+	searched bool
+
+	ctx     context.Context
+	yield   func() error
+	budget  int
 	nodes   int
-	stopped bool  // the search passed hitNodes (or its context ended)
+	stopped bool  // the search passed its budget or failed
+	err     error // why it failed: yield's or ctx's error
 	seen    []int // scratch of bound: the epoch an element was last used in
 	epoch   int
 }
@@ -378,7 +457,9 @@ func newHitter(sets [][]int) *hitter {
 	for _, s := range sets {
 		n = max(n, slices.Max(s)+1)
 	}
-	h := &hitter{sets: sets, holding: make([][]int, n), met: make([]int, len(sets)), banned: make([]int, n), seen: make([]int, n)}
+	sets = slices.Clone(sets)
+	slices.SortStableFunc(sets, func(a, b []int) int { return len(a) - len(b) })
+	h := &hitter{sets: sets, holding: make([][]int, n), met: make([]int, len(sets)), banned: make([]bool, n), seen: make([]int, n)}
 	for i, s := range sets {
 		for _, j := range s {
 			h.holding[j] = append(h.holding[j], i)
@@ -404,9 +485,12 @@ func (h *hitter) unchoose(j int) {
 // greedy returns a set meeting every set: the element that meets the
 // most sets not yet met, the smallest on a tie, until every set is met.
 func (h *hitter) greedy() []int {
+	var chosen []int
 	defer func() {
-		for _, j := range slices.Clone(h.cur) {
-			h.unchoose(j)
+		for _, j := range chosen {
+			for _, i := range h.holding[j] {
+				h.met[i]--
+			}
 		}
 	}()
 	for {
@@ -423,16 +507,18 @@ func (h *hitter) greedy() []int {
 			}
 		}
 		if bestJ < 0 {
-			out := slices.Clone(h.cur)
-			slices.Sort(out)
-			return out
+			slices.Sort(chosen)
+			return slices.Clone(chosen)
 		}
-		h.choose(bestJ)
+		chosen = append(chosen, bestJ)
+		for _, i := range h.holding[bestJ] {
+			h.met[i]++
+		}
 	}
 }
 
 // bound returns how many more elements every completion of the chosen
-// ones needs at least: the number of sets not yet met, taken smallest
+// ones needs at least: the number of sets not yet met, fewest elements
 // first, that share no element left allowed; -1 when a set not yet met
 // has no element left allowed (no completion exists).
 func (h *hitter) bound() int {
@@ -444,7 +530,7 @@ func (h *hitter) bound() int {
 		}
 		free, clash := 0, false
 		for _, j := range s {
-			if h.banned[j] > 0 {
+			if h.banned[j] {
 				continue
 			}
 			free++
@@ -464,61 +550,65 @@ func (h *hitter) bound() int {
 	return n
 }
 
-// search explores the completions of the chosen elements, keeping the
-// smallest found (the first in increasing lexicographic order among the
-// smallest).
-func (h *hitter) search(ctx context.Context) {
-	if h.stopped {
-		return
-	}
-	if h.nodes++; h.nodes > hitNodes || (h.nodes%256 == 0 && ctx.Err() != nil) {
-		h.stopped = true
-		return
-	}
-	// The set not yet met with the fewest elements left allowed.
-	pick, fewest := -1, 0
+// next returns the smallest element left allowed of the sets not yet
+// met, -1 when every set is met.
+func (h *hitter) next() int {
+	e := -1
 	for i, s := range h.sets {
 		if h.met[i] > 0 {
 			continue
 		}
-		free := 0
 		for _, j := range s {
-			if h.banned[j] == 0 {
-				free++
+			if !h.banned[j] {
+				if e < 0 || j < e {
+					e = j
+				}
+				break
 			}
 		}
-		if free == 0 {
+	}
+	return e
+}
+
+// search explores the completions of the chosen elements: with the
+// smallest element left of the sets not yet met, then without it. Every
+// element below it is decided (chosen, left out, or in no set not yet
+// met), so the chosen elements stay increasing and the sets are met in
+// lexicographic order.
+func (h *hitter) search() {
+	if h.stopped {
+		return
+	}
+	if h.nodes++; h.nodes > h.budget {
+		h.stopped = true
+		return
+	}
+	if h.nodes%256 == 0 {
+		if h.err = h.ctx.Err(); h.err == nil && h.yield != nil {
+			h.err = h.yield()
+		}
+		if h.err != nil {
+			h.stopped = true
 			return
 		}
-		if pick < 0 || free < fewest {
-			pick, fewest = i, free
-		}
 	}
-	if pick < 0 {
-		found := slices.Clone(h.cur)
-		slices.Sort(found)
-		if len(found) < len(h.best) || (len(found) == len(h.best) && slices.Compare(found, h.best) < 0) {
-			h.best = found
-		}
+	lb := h.bound()
+	if lb < 0 || len(h.cur)+lb > len(h.best) || h.searched && len(h.cur)+lb >= len(h.best) {
 		return
 	}
-	if lb := h.bound(); lb < 0 || len(h.cur)+lb > len(h.best) {
+	e := h.next()
+	if e < 0 {
+		// Every set is met: smaller than best, or as small and first in
+		// order while best is the greedy set.
+		h.best, h.searched = slices.Clone(h.cur), true
 		return
 	}
-	var tried []int
-	for _, j := range h.sets[pick] {
-		if h.banned[j] > 0 {
-			continue
-		}
-		h.choose(j)
-		h.search(ctx)
-		h.unchoose(j)
-		h.banned[j]++
-		tried = append(tried, j)
-	}
-	for _, j := range tried {
-		h.banned[j]--
-	}
+	h.choose(e)
+	h.search()
+	h.unchoose(e)
+	h.banned[e] = true
+	h.search()
+	h.banned[e] = false
 }
 
 // hitsAll reports whether set shares an element with every one of sets.

@@ -94,6 +94,9 @@ type Backend struct {
 	// (see lend).
 	slotsMu sync.Mutex
 	slots   map[string]*slot
+	// searches is the lane of the configurator's long searches (see
+	// lane): half the solver turns, one per client.
+	searches *fair.Sem
 	// callsWaiting counts the solver calls waiting for a turn, at most
 	// callBound: the call queue.
 	callsWaiting atomic.Int64
@@ -112,6 +115,7 @@ func New(opts Options) *Backend {
 		queue:     queue,
 		callBound: int64(max(queue, serve)), // the admitted requests' calls always fit
 		requests:  fair.New(fair.Bounds{Turns: serve, Share: 1, ClientQueue: queue}),
+		searches:  fair.New(fair.Bounds{Turns: max(1, solverlock.Turns()/2), Share: 1, ClientQueue: queue}),
 		slots:     make(map[string]*slot),
 	}
 	b.base = satbase.Backend{

@@ -310,6 +310,20 @@ func explainBombs(ctx context.Context, a *attackRun) error {
 	time.Sleep(time.Second)
 	a.victim(ctx, "8×8 analyze under attack", placements8)
 	stop()
+	// The bomb's answer is still right: undo one of each pair, sixty
+	// decisions, known to be the fewest.
+	c = client(0, time.Minute)
+	defer c.CloseIdleConnections()
+	status, body = a.do(ctx, c, "explanation after the bombs", http.MethodPost, "/api/v1/explain", bomb)
+	var e struct {
+		MakeRoom *struct {
+			Select []string `json:"select"`
+		} `json:"make_room"`
+		AtLeast int `json:"make_room_at_least"`
+	}
+	if err := json.Unmarshal([]byte(body), &e); status != http.StatusOK || err != nil || e.MakeRoom == nil || len(e.MakeRoom.Select) != len(sel)/2 || e.AtLeast != 0 {
+		a.fail("the explanation after the bombs: %d, want make room of %d decisions, exact: %.300s", status, len(sel)/2, body)
+	}
 	return nil
 }
 

@@ -109,6 +109,10 @@ func newWorkJSON(sp any, w configurator.Work) workJSON {
 // its proof by propagation when there is one. MakeRoom is a fewest set of
 // queens to remove to free a blocked square (null for a forced one, and
 // for a square no solution uses).
+//
+// MakeRoomAtLeast, when set, says MakeRoom is the smallest set the search
+// found within its bounds, which frees the square, and that a fewest set
+// has at least this many queens (as a feature model's make_room_at_least).
 type explainResponse struct {
 	Cell      [2]int       `json:"cell"`
 	State     string       `json:"state"`
@@ -120,6 +124,8 @@ type explainResponse struct {
 	Details   []reasonJSON `json:"details"`
 	MakeRoom  [][2]int     `json:"make_room"`
 	ElapsedMS float64      `json:"elapsed_ms"`
+
+	MakeRoomAtLeast int `json:"make_room_at_least,omitempty"`
 }
 
 // reasonJSON is one reason of /explain in words: its kind, the sentence
@@ -153,7 +159,7 @@ func newExplainResponse(ex *configurator.Explanation, took time.Duration) explai
 		resp.Details = append(resp.Details, d)
 	}
 	if ex.Room != nil {
-		resp.MakeRoom = pairs(ex.Room)
+		resp.MakeRoom, resp.MakeRoomAtLeast = pairs(ex.Room), ex.RoomAtLeast
 	}
 	return resp
 }

@@ -21,6 +21,10 @@ type WhyPanel struct {
 	Room  string
 	Took  string
 	Error string
+
+	// RoomAtLeast says, when Room is not known to be a fewest set, that a
+	// smaller may exist and how many decisions a fewest set has at least.
+	RoomAtLeast string
 }
 
 // WhyReason is one minimal reason: the decisions that force the feature
@@ -90,6 +94,10 @@ func whyPanel(st modelstate.State, m *feature.Model, e *configurator.FeatureExpl
 	}
 	if len(e.Room) > 0 {
 		p.Room = configurator.FormatDecisions(m, e.Room)
+	}
+	if e.RoomAtLeast > 0 {
+		p.RoomAtLeast = fmt.Sprintf("Make room undoes %s, the fewest the search found before it stopped at its limit; a smaller set may exist, of at least %s.",
+			words.Plural(int64(len(e.Room)), "decision"), words.Plural(int64(e.RoomAtLeast), "decision"))
 	}
 	return p
 }
