@@ -9,6 +9,7 @@
 //
 //	go run ./cmd/benchreport [-full] [-out benchmarks] [-copy internal/web/view/benchmarks.json] [-sections compile,disk,bdd,sat,server,paint] [-boards 15,16]
 //	go run ./cmd/benchreport -sections models [-models ../shared/models] -out benchmarks/models
+//	go run ./cmd/benchreport -sections samples [-models ../shared/models] -out benchmarks/samples
 //	go run ./cmd/benchreport -render benchmarks/RESULTS.json
 //
 // The quick suite (the default, `make bench`) takes a few minutes; -full
@@ -35,6 +36,12 @@
 // every backend that configures models, against sat-plain on the same
 // decisions (benchmarks.MeasureModel), with the interactive bound of
 // 250 ms per decision as its target.
+//
+// The section of pairwise samples (`make bench-samples`, run only when
+// named) draws the pairwise covering sample of every real model of
+// -models on the bdd and the sat backend (benchmarks.SampleModelFile) and
+// shows each beside the samples YASA and IncLing drew of the same model,
+// as published.
 package main
 
 import (
@@ -120,6 +127,11 @@ func main() {
 		// backend's.
 		files, _ := benchmarks.ModelFiles(p.ModelsDir) // runBuDDy reports a bad directory
 		p.Deadline += 2 * time.Duration(len(files)) * p.BuDDyTimeout
+	}
+	if slices.Contains(p.Sections, secSamples) {
+		// Each model may take its time on each backend.
+		files, _ := benchmarks.ModelFiles(p.ModelsDir) // runSamples reports a bad directory
+		p.Deadline += 2 * time.Duration(len(files)) * p.SampleTimeout
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), p.Deadline)
 	defer cancel()
