@@ -40,7 +40,7 @@ func SampleModelFile(ctx context.Context, path string, b configurator.Backend, t
 	}
 	r.Features = len(m.Features)
 	if r.Features > configurator.MaxSampleFeatures {
-		r.Failed = fmt.Sprintf("beyond the %d features a pairwise sample covers", configurator.MaxSampleFeatures)
+		r.Failed = fmt.Sprintf("beyond %d features", configurator.MaxSampleFeatures)
 		return r, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)

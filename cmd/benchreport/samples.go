@@ -58,6 +58,65 @@ func runSamples(ctx context.Context, p plan, res *Results) error {
 	return nil
 }
 
+// samplesHeadline tallies the samples and sets the smaller of each model's
+// two beside the median of YASA's (m=1) published for the same model.
+func samplesHeadline(rows []SampleRow) string {
+	var sampled, both, short, compared, noLarger int
+	worst := 0.0
+	for _, r := range rows {
+		smallest, done := 0, 0
+		for _, s := range r.Samples {
+			if s.Failed == "" && (!s.Complete || s.Covered != s.Pairs) {
+				short++
+			}
+			if s.Failed == "" {
+				done++
+				if smallest == 0 || s.Configurations < smallest {
+					smallest = s.Configurations
+				}
+			}
+		}
+		if done > 0 {
+			sampled++
+		}
+		if done == len(r.Samples) && done > 0 {
+			both++
+		}
+		ref, ok := publishedSamples[r.Model]
+		if !ok || done == 0 || len(ref.Samples) == 0 {
+			continue
+		}
+		compared++
+		yasa := medianSize(ref.Samples[0])
+		if smallest <= yasa {
+			noLarger++
+		}
+		worst = max(worst, float64(smallest)/float64(yasa))
+	}
+	h := fmt.Sprintf("Pairwise samples: %d of %d real models sampled (%d on both backends)", sampled, len(rows), both)
+	switch {
+	case short > 0:
+		h += fmt.Sprintf(", **%d sample short of every valid pair**.", short)
+	case sampled > 0:
+		h += ", every sample covering every valid pair."
+	default:
+		h += "."
+	}
+	if compared > 0 {
+		h += fmt.Sprintf(" Of the %d with a published sample of the same model, the smaller of this run's two is no larger than the median of YASA's (m=1) on %d; the largest difference from it is %+.1f %%.",
+			compared, noLarger, 100*(worst-1))
+	}
+	return h
+}
+
+// medianSize is the median size of the runs of ps that finished, the
+// upper of the middle two of an even number.
+func medianSize(ps publishedSample) int {
+	sizes := slices.Clone(ps.Sizes)
+	slices.Sort(sizes)
+	return sizes[len(sizes)/2]
+}
+
 // sampleCell is one sample in a few words: its size and time, or why
 // there is none.
 func sampleCell(s benchmarks.ModelSample) string {
@@ -149,7 +208,7 @@ func publishedSizes(ps publishedSample) string {
 	if len(sizes) == 1 {
 		return fmtInt(sizes[0])
 	}
-	return fmt.Sprintf("%s (%s–%s; %d of %d runs)", fmtInt(sizes[len(sizes)/2]), fmtInt(sizes[0]), fmtInt(sizes[len(sizes)-1]), len(sizes), ps.Runs)
+	return fmt.Sprintf("%s (%s–%s; %d of %d runs)", fmtInt(medianSize(ps)), fmtInt(sizes[0]), fmtInt(sizes[len(sizes)-1]), len(sizes), ps.Runs)
 }
 
 // publishedTimes is the median time of the runs that finished, as
