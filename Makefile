@@ -15,7 +15,7 @@ ADDR        ?= 127.0.0.1:8080
 CACHE_DIR   ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/nqueens
 FUZZTIME    ?= 5000x
 
-.PHONY: run test deps npm vendor chromium peers check-fmt vet lint unit unit-full unit-race fuzz-short fuzz bench bench-full bench-large bench-models bench-buddy soak
+.PHONY: run test deps npm vendor chromium peers check-fmt vet lint unit unit-full unit-race fuzz-short fuzz bench bench-full bench-large bench-models bench-buddy bench-samples soak
 
 run: deps
 	@echo "Serving the configurator on http://$(ADDR)/"
@@ -184,6 +184,13 @@ peers:
 			fi; \
 		fi; \
 	done
+
+# The pairwise covering samples of the real models of up to
+# configurator.MaxSampleFeatures features, on the bdd and the sat backend,
+# beside the samples YASA and IncLing drew of the same models as published,
+# into benchmarks/samples.
+bench-samples:
+	$(GO) run ./cmd/benchreport -sections samples -out benchmarks/samples
 
 # The soak: the real server binary on a loopback port under the mixed
 # workload of benchmarks/loadgen (API and pages, both backends, every board

@@ -6,6 +6,7 @@
 //
 //	go run ./cmd/benchreport [-full] [-out benchmarks] [-sections compile,disk,bdd,sat,server,paint] [-boards 15,16]
 //	go run ./cmd/benchreport -sections models [-models ../shared/models] -out benchmarks/models
+//	go run ./cmd/benchreport -sections samples [-models ../shared/models] -out benchmarks/samples
 //	go run ./cmd/benchreport -render benchmarks/RESULTS.json
 //
 // The quick suite (the default, `make bench`) takes a few minutes; -full
@@ -32,6 +33,12 @@
 // every backend that configures models, against sat-plain on the same
 // decisions (benchmarks.MeasureModel), with the interactive bound of
 // 250 ms per decision as its target.
+//
+// The section of pairwise samples (`make bench-samples`, run only when
+// named) draws the pairwise covering sample of every real model of
+// -models on the bdd and the sat backend (benchmarks.SampleModelFile) and
+// shows each beside the samples YASA and IncLing drew of the same model,
+// as published.
 package main
 
 import (
@@ -123,6 +130,11 @@ func main() {
 		// budget, CryptoMiniSat's and the BDD's compile budget.
 		files, _ := benchmarks.ModelFiles(p.ModelsDir) // runModels reports a bad directory
 		p.Deadline += time.Duration(len(files)+1) * (p.ModelBaselineBudget + cmsBudget + modelBDDCompile)
+	}
+	if slices.Contains(p.Sections, secSamples) {
+		// Each model may take its time on each backend.
+		files, _ := benchmarks.ModelFiles(p.ModelsDir) // runSamples reports a bad directory
+		p.Deadline += 2 * time.Duration(len(files)) * p.SampleTimeout
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), p.Deadline)
 	defer cancel()

@@ -62,6 +62,9 @@ func markdown(res *Results, figs []figure) string {
 	if len(res.BuDDy) > 0 {
 		buddySection(&b, res)
 	}
+	if len(res.Samples) > 0 {
+		samplesSection(&b, res)
+	}
 	if len(res.Compile) > 0 || res.Server != nil {
 		memorySection(&b, res)
 	}
@@ -398,6 +401,8 @@ func command(res *Results) string {
 		target = "make bench-full"
 	case "go run ./cmd/benchreport -sections models":
 		target = "make bench-models"
+	case "go run ./cmd/benchreport -sections samples":
+		target = "make bench-samples"
 	}
 	if target == "" {
 		return "`" + args + "`"

@@ -376,6 +376,7 @@ func TestCommand(t *testing.T) {
 			"`go run ./cmd/benchreport -full -sections compile,disk,bdd -boards 13,14,15,16`"},
 		{"quick", []string{"server"}, nil, "`go run ./cmd/benchreport -sections server`"},
 		{"quick", []string{"models"}, nil, "`make bench-models` (`go run ./cmd/benchreport -sections models`)"},
+		{"quick", []string{"samples"}, nil, "`make bench-samples` (`go run ./cmd/benchreport -sections samples`)"},
 	} {
 		res := &Results{Mode: tt.mode, Sections: tt.sections, Boards: tt.boards}
 		if got := command(res); got != tt.want {

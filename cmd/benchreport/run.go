@@ -34,7 +34,7 @@ const (
 // unless told otherwise; extraSections those it measures only when named.
 var (
 	allSections   = []string{secCompile, secDisk, secBDD, secSAT, secServer, secPaint}
-	extraSections = []string{secModels, secBuDDy}
+	extraSections = []string{secModels, secBuDDy, secSamples}
 )
 
 // plan is what a run measures and within which bounds.
@@ -105,6 +105,10 @@ type plan struct {
 	// BuDDyTimeout.
 	BuDDyTimeout time.Duration
 	BuDDyBudget  int64
+
+	// Samples: every model file of ModelsDir sampled pairwise on the bdd
+	// and the sat backend, each within SampleTimeout.
+	SampleTimeout time.Duration
 }
 
 // Budget bounds a baseline on one board: the steps of the walks, and the
@@ -179,6 +183,7 @@ func quickPlan() plan {
 		PaintRuns:           3,
 		BuDDyTimeout:        120 * time.Second, // BuDDy's on these models in shared/README.md
 		BuDDyBudget:         2 << 30,
+		SampleTimeout:       5 * time.Minute,
 	}
 }
 
@@ -260,7 +265,10 @@ type Results struct {
 	BuDDy        []BuDDyRow    `json:",omitempty"`
 	BuDDyTimeout time.Duration `json:",omitempty"`
 	BuDDyBudget  int64         `json:",omitempty"`
-	Notes        []string
+	// Samples are the real models' pairwise samples, each backend's.
+	Samples       []SampleRow   `json:",omitempty"`
+	SampleTimeout time.Duration `json:",omitempty"`
+	Notes         []string
 	// Larger is the compile section of the report of the larger boards
 	// (LargerDir, `make bench-large`) as a quick run found it, for the
 	// node counts it alone measures.
@@ -317,6 +325,7 @@ func run(ctx context.Context, p plan) (*Results, error) {
 		{secModels, runModels},
 		{secPaint, runPaint},
 		{secBuDDy, runBuDDy},
+		{secSamples, runSamples},
 	}
 	for _, s := range steps {
 		if !slices.Contains(p.Sections, s.name) {

@@ -423,5 +423,8 @@ func headlines(res *Results) []string {
 	if len(res.BuDDy) > 0 {
 		hs = append(hs, buddyHeadline(res.BuDDy))
 	}
+	if len(res.Samples) > 0 {
+		hs = append(hs, samplesHeadline(res.Samples))
+	}
 	return hs
 }

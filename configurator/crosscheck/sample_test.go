@@ -72,6 +72,7 @@ func checkPairwise(t *testing.T, what string, m *feature.Model, o *oracle.Featur
 		}
 	}
 	*pairsChecked += valid
+	checkNoSpare(t, what, m, free, p.Configurations)
 	if !p.Complete || p.Pairs != valid || p.Covered != valid || p.Coverage() != 1 {
 		t.Errorf("%s: %d pairs, %d covered, complete %v; want %d, all", what, p.Pairs, p.Covered, p.Complete, valid)
 	}
@@ -139,6 +140,39 @@ func TestPairwiseSample(t *testing.T) {
 	}
 }
 
+// checkNoSpare checks that each configuration takes a pair of values of
+// two of the features free that no other configuration takes: the sample
+// holds no configuration it could do without.
+func checkNoSpare(t *testing.T, what string, m *feature.Model, free []int, configs [][]bool) {
+	t.Helper()
+	count := map[[4]int]int{}
+	pairs := func(c []bool, f func([4]int)) {
+		for x := range free {
+			for y := x + 1; y < len(free); y++ {
+				f([4]int{x, y, b2i(c[free[x]]), b2i(c[free[y]])})
+			}
+		}
+	}
+	for _, c := range configs {
+		pairs(c, func(p [4]int) { count[p]++ })
+	}
+	for i, c := range configs {
+		alone := false
+		pairs(c, func(p [4]int) { alone = alone || count[p] == 1 })
+		if !alone && len(free) > 1 {
+			t.Errorf("%s: every pair configuration %d of %d takes, another takes too", what, i, len(configs))
+		}
+	}
+}
+
+// b2i is 1 for true, 0 for false.
+func b2i(v bool) int {
+	if v {
+		return 1
+	}
+	return 0
+}
+
 // odecisions are decisions in the oracle's terms.
 func odecisions(ds []configurator.Decision) []oracle.Decision {
 	out := make([]oracle.Decision, len(ds))
@@ -204,6 +238,7 @@ func TestRealModelsPairwise(t *testing.T) {
 						}
 					}
 				}
+				checkNoSpare(t, sub.Name, m, free, p.Configurations)
 				if p.Pairs != valid || p.Coverage() != 1 || !p.Complete {
 					t.Errorf("%s: %d pairs said, %d valid", sub.Name, p.Pairs, valid)
 				}
