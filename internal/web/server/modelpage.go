@@ -163,6 +163,9 @@ func pageProblem(err error) error {
 		return &problem.Problem{Status: http.StatusNotFound, Err: err,
 			Message: "This server has no such model: it may have been forgotten to make room for others. Open it again from its file."}
 	case errors.Is(err, configurator.ErrTooLarge):
+		if p := (*problem.Problem)(nil); errors.As(err, &p) {
+			return p // a board's, in the board's words (boardSpaces)
+		}
 		// The backend's own words say which of its bounds the model passes.
 		return &problem.Problem{Status: http.StatusRequestEntityTooLarge, Message: words.Sentence(err.Error()), Err: err}
 	case errors.As(err, new(*stillCompiling)):
@@ -499,7 +502,7 @@ func fallbackNote(backend, instead string, err error) string {
 	if errors.Is(err, configurator.ErrBoardsOnly) {
 		return fmt.Sprintf("%s configures N-Queens boards only, not feature models: %s answers this model instead.", b, i)
 	}
-	return fmt.Sprintf("%s cannot answer this model: %s %s answers it instead.", b, strings.TrimSuffix(problem.Describe(err).Message, "."), i)
+	return fmt.Sprintf("%s cannot answer this model, so %s answers it instead: %s", b, i, words.Sentence(problem.Describe(err).Message))
 }
 
 // answer is what a backend said of one state: the classification and,
