@@ -19,6 +19,7 @@ import (
 	"github.com/nqueens/configurator/internal/web/models"
 	"github.com/nqueens/configurator/internal/web/modelstate"
 	"github.com/nqueens/configurator/internal/web/problem"
+	"github.com/nqueens/configurator/internal/web/spaces"
 	"github.com/nqueens/configurator/internal/web/view"
 	"github.com/nqueens/configurator/internal/web/words"
 )
@@ -488,6 +489,11 @@ func (s *Server) modelSpace(ctx context.Context, id, backend string) (*models.Sp
 		if since, ok := s.models.Compiling(id, backend); ok {
 			return nil, &stillCompiling{since: since, err: err}
 		}
+	}
+	if errors.Is(err, spaces.ErrNoWork) {
+		// A HEAD request starts no heavy compile of a board: it answers
+		// as a GET would once the compile outlasts its quick wait.
+		return nil, &stillCompiling{since: time.Now(), err: err}
 	}
 	return sp, err
 }
