@@ -256,10 +256,11 @@ func NewModelApp(site *Site, r *ModelStep) *ModelApp {
 	if !v.Shares {
 		v.ShareNote = "Each feature's share of the configurations needs a backend that counts them for every feature (the BDD)."
 	}
-	v.Agreement, v.CountNote = modelAgreement(r.Runs)
+	v.Agreement, v.CountNote = modelAgreement(m, r.Runs)
 	l := newLister(st, m, d, r.Marginals)
 	if m.Grid != nil {
 		v.Grid = featureGrid(l, r.RuleOut)
+		v.Grid.ShareNote = v.ShareNote
 	}
 	v.Tree = l.tree()
 	if v.Tree {
@@ -346,6 +347,10 @@ func modelModes(site *Site, st modelstate.State) []Link {
 func configurations(backend string, d *configurator.Domains) string {
 	n := d.Configurations
 	switch {
+	case n == nil && len(d.In(configurator.Open)) == 0:
+		// Every feature decided or forced, and the decisions kept: one
+		// configuration is left, counted or not.
+		return "1 configuration"
 	case n == nil:
 		return fmt.Sprintf("%s does not count the configurations of this model", strings.ToUpper(backend))
 	case d.AtLeast:
@@ -397,9 +402,10 @@ func chips(m *feature.Model, d *configurator.Domains) []Chip {
 }
 
 // modelAgreement compares every run with the first that answered: the
-// badge of Both, and the other backends' counts when they differ in kind
+// badge of Both, the alarm that names the first features of m on which
+// they differ, and the other backends' counts when they differ in kind
 // (one exact, one a lower bound).
-func modelAgreement(runs []ModelRun) (*Agreement, string) {
+func modelAgreement(m *feature.Model, runs []ModelRun) (*Agreement, string) {
 	if len(runs) < 2 {
 		return nil, ""
 	}
@@ -421,7 +427,8 @@ func modelAgreement(runs []ModelRun) (*Agreement, string) {
 		for f, s := range o.Domains.States {
 			if s != lead.Domains.States[f] {
 				if differ < 10 {
-					a.Details = append(a.Details, fmt.Sprintf("feature %d: %s says %s, %s says %s", f, strings.ToUpper(lead.Backend), lead.Domains.States[f], name, s))
+					a.Details = append(a.Details, fmt.Sprintf("%s: %s says %s, %s says %s", m.Features[f].Name,
+						strings.ToUpper(lead.Backend), stateTexts[lead.Domains.States[f]], name, stateTexts[s]))
 				}
 				differ++
 			}
