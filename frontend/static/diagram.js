@@ -472,7 +472,7 @@
 
   function lightBoard(cells, on) {
     cells.forEach(function (c) {
-      var b = document.querySelector('#board-form button[data-cell="' + cellName(c) + '"]');
+      var b = document.querySelector('#fgrid button[data-name="' + cellName(c) + '"]');
       if (b) { b.classList.toggle('dg-lit', on); }
     });
   }
@@ -536,9 +536,9 @@
 
   // A square of the board lights the nodes and edges that stand for it.
   function overSquare(ev, on) {
-    var b = ev.target.closest ? ev.target.closest('#board-form button[data-cell]') : null;
+    var b = ev.target.closest ? ev.target.closest('#fgrid button[data-name]') : null;
     if (!b || !current) { return; }
-    var sels = current.cells.get(b.getAttribute('data-cell')) || [];
+    var sels = current.cells.get(b.getAttribute('data-name')) || [];
     sels.forEach(function (sel) {
       var x = current.svg.querySelector(sel);
       if (x) { x.classList.toggle('dg-lit', on); }

@@ -127,7 +127,7 @@
   // ---- Reasons ----
 
   function mark(ids) {
-    document.querySelectorAll('.frow.because').forEach(function (r) { r.classList.remove('because'); });
+    document.querySelectorAll('.frow.because, .cell.because').forEach(function (r) { r.classList.remove('because'); });
     (ids || '').split(' ').forEach(function (id) {
       var r = id && document.getElementById(id);
       if (r) { r.classList.add('because'); }
