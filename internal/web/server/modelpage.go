@@ -14,6 +14,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/bytesize"
 	"github.com/nqueens/configurator/configurator/feature"
 	"github.com/nqueens/configurator/internal/web/board"
 	"github.com/nqueens/configurator/internal/web/models"
@@ -458,14 +459,37 @@ func (s *Server) modelsPage(c echo.Context) error {
 }
 
 // stillCompiling is a backend whose compile of the model outlasts the
-// page's quick wait, and since when it runs.
+// page's quick wait, since when it runs and, for a board, what it is
+// doing (underWay).
 type stillCompiling struct {
 	since time.Time
-	err   error // the quick wait's end
+	what  string // "" for a compile of a model
+	err   error  // the quick wait's end
 }
 
 func (e *stillCompiling) Error() string {
-	return "still compiling the model (for " + words.Since(e.since) + " so far)"
+	what := "compiling the model"
+	if e.what != "" {
+		what = e.what
+	}
+	return "still " + what + " (for " + words.Since(e.since) + " so far)"
+}
+
+// underWay says in a board's words what the cache is doing to make k's
+// space: loading it from its compiled file, compiling it, counting its
+// empty board or computing the answers it keeps.
+func (s *Server) underWay(k spaces.Key) string {
+	space := fmt.Sprintf("the %d×%d board", k.N, k.N)
+	if _, ok := s.spaces.Counting(k); ok {
+		return "counting all the solutions of " + space
+	}
+	if _, ok := s.spaces.Settling(k); ok {
+		return "computing the answers " + space + " keeps for the first clicks"
+	}
+	if f, ok := s.loading(k); ok {
+		return fmt.Sprintf("loading %s from its compiled file of %s", space, bytesize.Format(f.Bytes))
+	}
+	return "compiling " + space
 }
 
 func (e *stillCompiling) Unwrap() error { return e.err }
@@ -488,7 +512,11 @@ func (s *Server) modelSpace(ctx context.Context, id, backend string) (*models.Sp
 	sp, err := s.models.Space(qctx, id, backend)
 	if err != nil && ctx.Err() == nil && qctx.Err() != nil {
 		if since, ok := s.models.Compiling(id, backend); ok {
-			return nil, &stillCompiling{since: since, err: err}
+			sc := &stillCompiling{since: since, err: err}
+			if n, ok := models.Board(id); ok {
+				sc.what = s.underWay(s.spaces.Key(backend, n, configurator.RowMajor))
+			}
+			return nil, sc
 		}
 	}
 	if errors.Is(err, spaces.ErrNoWork) {
@@ -503,8 +531,12 @@ func (s *Server) modelSpace(ctx context.Context, id, backend string) (*models.Sp
 func fallbackNote(backend, instead string, err error) string {
 	b, i := strings.ToUpper(backend), strings.ToUpper(instead)
 	if sc := (*stillCompiling)(nil); errors.As(err, &sc) {
-		return fmt.Sprintf("%s is still compiling this model (for %s so far): %s answers meanwhile, and the page asks %s again every few seconds, by itself, until it answers.",
-			b, words.Since(sc.since), i, b)
+		what := "compiling this model"
+		if sc.what != "" {
+			what = sc.what
+		}
+		return fmt.Sprintf("%s is still %s (for %s so far): %s answers meanwhile, and the page asks %s again every few seconds, by itself, until it answers.",
+			b, what, words.Since(sc.since), i, b)
 	}
 	if errors.Is(err, configurator.ErrBoardsOnly) {
 		return fmt.Sprintf("%s configures N-Queens boards only, not feature models: %s answers this model instead.", b, i)

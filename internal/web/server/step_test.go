@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -121,30 +122,34 @@ func postJSON(t *testing.T, ctx context.Context, ts *httptest.Server, path, body
 	return res.StatusCode, string(b), err
 }
 
-// TestCompileUnderWaySaysLoadOrCompile: while a space is being made, the
-// page's progress and the API's 503 say what is happening, a load from
-// its compiled file (with the file's size) when the backend says it holds
-// one, a compile otherwise, and then the count of its empty board.
+// TestCompileUnderWaySaysLoadOrCompile: while a board's space is being
+// made, the one page does not wait for it: another backend answers
+// meanwhile, and the page says what the board's backend is doing (a load
+// from its compiled file, with the file's size, when the backend says it
+// holds one, a compile otherwise, then the count of its empty board) and
+// asks again by itself until it answers; the order panel says whether
+// its button loads or compiles; the API's 503 says the same.
 func TestCompileUnderWaySaysLoadOrCompile(t *testing.T) {
 	tests := []struct {
 		name     string
 		file     configurator.SpaceFile
 		page     string
 		api      string
-		option   string // the order menu's entry of the board
+		button   string // the order panel's
 		notWords []string
 	}{
 		{"a load", configurator.SpaceFile{Path: "/cache/queens-12-row.bdd", Bytes: 3 << 30, Command: "nqueens count -n 12 -budget 12G"},
-			"Loading the 12×12 BDD (rank by rank) from its compiled file (3 GiB): ",
+			"BDD is still loading the 12×12 board from its compiled file of 3 GiB (for ",
 			"The 12×12 BDD is still being loaded from its compiled file (3 GiB, for ",
-			`<option value="row" selected>rank by rank (loads first)</option>`,
-			[]string{"Compiling the", "being compiled"}},
+			"Load 4 orders from disk",
+			[]string{"compiling the", "being compiled"}},
 		{"a compile", configurator.SpaceFile{Command: "nqueens count -n 12 -budget 12G"},
-			"Compiling the 12×12 BDD (rank by rank): ",
+			"BDD is still compiling the 12×12 board (for ",
 			"The 12×12 BDD is still being compiled (for ",
-			`<option value="row" selected>rank by rank (compiles first)</option>`,
-			[]string{"Loading the", "compiled file"}},
+			"Compile 4 orders",
+			[]string{"loading the", "compiled file"}},
 	}
+	mode := regexp.MustCompile(`<p class="mode-note" id="mode-note">([^<]*)</p>`)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b := newHeldBackend(tt.file)
@@ -156,26 +161,37 @@ func TestCompileUnderWaySaysLoadOrCompile(t *testing.T) {
 			// however long a loaded machine takes for it.
 			cfg.Spaces.Grace = 10 * time.Minute
 			s, ts, _ := serveWith(t, cfg, Engine{Backend: b, Deadline: 10 * time.Second, Title: "BDD"}, satEngine())
-			res, body := get(t, ts, "/?n=12&backend=bdd")
-			if res.StatusCode != 200 || !strings.Contains(body, `class="compiling card"`) || !strings.Contains(html.UnescapeString(body), tt.page) {
-				t.Errorf("page while held: %d, want %q in\n%s", res.StatusCode, tt.page, excerpt(body))
+			// SAT's clauses are ready: the held compile's reservation
+			// would keep them waiting for room.
+			if _, err := s.models.Space(context.Background(), "queens-12", "sat"); err != nil {
+				t.Fatal(err)
 			}
-			if !strings.Contains(body, tt.option) {
-				t.Errorf("the order menu while held lacks %s", tt.option)
+			page := "/?model=queens-12&backend=bdd"
+			res, body := get(t, ts, page)
+			body = html.UnescapeString(body)
+			note := mode.FindStringSubmatch(body)
+			if res.StatusCode != 200 || note == nil || !strings.HasPrefix(note[1], tt.page) || !strings.Contains(note[1], "SAT answers meanwhile") {
+				t.Errorf("page while held: %d, note %q, want %q", res.StatusCode, note, tt.page)
+			}
+			if !strings.Contains(body, `id="poll"`) || !strings.Contains(body, `aria-label="12 by 12 board"`) {
+				t.Fatalf("page while held: no board, or it does not ask again:\n%s", excerpt(body))
+			}
+			if button := between(body, `id="orders-compile"`, `</button>`); !strings.Contains(button, ">"+tt.button+"<") {
+				t.Errorf("the order panel's button while held: %q, want %q", button, tt.button)
 			}
 			status, api, err := postJSON(t, context.Background(), ts, "/api/v1/analyze", `{"n":12,"backend":"bdd"}`)
 			if err != nil || status != 503 || !strings.Contains(api, tt.api) || !strings.Contains(api, "so far); try again in a few seconds.") {
 				t.Errorf("API while held: %d %s %v, want 503 with %q", status, api, err, tt.api)
 			}
 			for _, w := range tt.notWords {
-				if strings.Contains(body, w) || strings.Contains(api, w) {
-					t.Errorf("%q said while held: page %q, API %s", w, tt.page, api)
+				if strings.Contains(note[1], w) || strings.Contains(api, w) {
+					t.Errorf("%q said while held: page %q, API %s", w, note[1], api)
 				}
 			}
 			close(b.compileGate)
 			configuratortest.WaitFor(t, "the count of the empty board", func() bool { return b.counts.Load() == 1 })
-			counting := "Counting all the solutions of the 12×12 BDD (rank by rank), a sweep of its whole diagram: "
-			if _, body := get(t, ts, "/?n=12&backend=bdd"); !strings.Contains(html.UnescapeString(body), counting) {
+			counting := "BDD is still counting all the solutions of the 12×12 board (for "
+			if _, body := get(t, ts, page); !strings.Contains(html.UnescapeString(body), counting) {
 				t.Errorf("page while counting: want %q in\n%s", counting, excerpt(body))
 			}
 			want := "The 12×12 BDD is made and counting all its solutions (for "
@@ -184,6 +200,10 @@ func TestCompileUnderWaySaysLoadOrCompile(t *testing.T) {
 			}
 			close(b.countGate)
 			configuratortest.WaitFor(t, "the compile", func() bool { return s.spaces.Cached(spaces.Key{Backend: "bdd", N: 12}) })
+			res, body = get(t, ts, page+"&poll=1", "HX-Request", "true")
+			if res.StatusCode != 200 || !strings.Contains(body, `id="count">14,200 configurations<`) || strings.Contains(body, `id="poll"`) || strings.Contains(body, `id="mode-note"`) {
+				t.Errorf("the page's asking again once ready: %d, want the BDD's 14,200 configurations and no more asking\n%s", res.StatusCode, excerpt(body))
+			}
 			status, api, err = postJSON(t, context.Background(), ts, "/api/v1/analyze", `{"n":12,"backend":"bdd"}`)
 			if err != nil || status != 200 || !strings.Contains(api, `"solutions":"14200"`) {
 				t.Errorf("API once ready: %d %s %v, want the 14,200 solutions of 12×12", status, api, err)
