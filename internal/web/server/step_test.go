@@ -278,37 +278,32 @@ func TestEmptyBoardCountOutlivesItsWaiters(t *testing.T) {
 // TestTotalFilledInAfterItsWaitersLeft: when every request waiting for a
 // fresh space gives up before its empty board is counted, the space is
 // cached without its total, and the count, which goes on detached, fills
-// the total in when it ends: a solved board then reads "one of 4".
+// the total in when it ends; meanwhile the one page answers on the space
+// without waiting for the count.
 func TestTotalFilledInAfterItsWaitersLeft(t *testing.T) {
 	cfg := testConfig().Config
 	cfg.Spaces.Grace = time.Millisecond
 	cfg.Spaces.Recycle = 0 // the held space reports no size: keep it however often it is asked for
 	s, ts, _, b, k := waiterLeavesTheCount(t, cfg)
-	solved := "/?n=6&q=b1,d2,f3,a4,c5,e6&backend=bdd"
-	if _, body := get(t, ts, solved); !strings.Contains(body, `Solved: a complete solution<`) {
-		t.Fatalf("a solved board before the count ended:\n%s", excerpt(body))
-	}
-
-	close(b.countGate)
-	want := "Solved: a complete solution, one of 4<"
-	var body string
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if _, body = get(t, ts, solved); strings.Contains(body, want) {
-			break
-		}
-	}
-	if !strings.Contains(body, want) {
-		t.Errorf("5 s after the count ended, no %q:\n%s", want, excerpt(body))
-	}
-	if n := b.counts.Load(); n != 1 {
-		t.Errorf("the empty board was counted %d times, want once", n)
+	solved := "/?model=queens-6&select=b1,d2,f3,a4,c5,e6&backend=bdd"
+	if res, body := get(t, ts, solved); res.StatusCode != 200 || !strings.Contains(body, `id="count">1 configuration<`) {
+		t.Fatalf("a solved board before the count ended: %d\n%s", res.StatusCode, excerpt(body))
 	}
 	e, err := s.spaces.Get(context.Background(), k)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if total, atLeast := e.Total(); total == nil || total.Int64() != 4 || atLeast {
+	if total, _ := e.Total(); total != nil {
+		t.Fatalf("the total is %v before its count ended", total)
+	}
+
+	close(b.countGate)
+	configuratortest.WaitFor(t, "the total filled in", func() bool { total, _ := e.Total(); return total != nil })
+	if total, atLeast := e.Total(); total.Int64() != 4 || atLeast {
 		t.Errorf("the cached total is %v (at least %v), want 4", total, atLeast)
+	}
+	if n := b.counts.Load(); n != 1 {
+		t.Errorf("the empty board was counted %d times, want once", n)
 	}
 }
 
@@ -324,32 +319,27 @@ func TestCrowdedSaysWhatItNeeds(t *testing.T) {
 	}
 }
 
-// TestMissingFacetsAreLearned: what the page says of a missing heat map,
-// diagram or graph names the backends whose spaces are known to have the
-// facet, from the spaces the server compiled: none before the BDD has
-// compiled a space, the BDD after.
+// TestMissingFacetsAreLearned: what the API says of a missing diagram
+// names the backends whose spaces are known to have one, from the spaces
+// the server compiled: none before the BDD has compiled a space (here
+// for the one page), the BDD after. The one page says what a backend
+// without counts per square or a diagram lacks, and which backend has it.
 func TestMissingFacetsAreLearned(t *testing.T) {
 	_, ts := newTestServer(t, testConfig())
-	check := func(when, path string, want ...string) {
-		t.Helper()
-		_, body := get(t, ts, path)
-		body = html.UnescapeString(body)
-		for _, w := range want {
-			if !strings.Contains(body, w) {
-				t.Errorf("%s: %s lacks %q", when, path, w)
-			}
-		}
-	}
-	check("before any BDD space", "/?n=8&backend=sat&heat=1&diagram=1",
-		"which the SAT backend does not count.<", "The SAT backend keeps clauses, not a diagram.<")
 	if res, body := post(t, ts, "/api/v1/diagram", `{"n":8,"backend":"sat"}`); res.StatusCode != 400 || !strings.Contains(body, `"The sat backend keeps no diagram to show."`) {
 		t.Errorf("the diagram API before any BDD space: %d %s", res.StatusCode, body)
 	}
-	check("the BDD's first space", "/?n=6")
-	check("after", "/?n=8&backend=sat&heat=1&diagram=1",
-		"which only the BDD backend counts. Switch to BDD or Both to see it.",
-		"Only the BDD backend has a diagram to draw: the SAT backend keeps clauses, not a diagram. Switch to BDD or Both to see it.")
+	if res, _ := get(t, ts, "/?model=queens-6"); res.StatusCode != 200 {
+		t.Fatalf("the BDD's first space, for the one page: %d", res.StatusCode)
+	}
 	if res, body := post(t, ts, "/api/v1/diagram", `{"n":8,"backend":"sat"}`); res.StatusCode != 400 || !strings.Contains(body, `The sat backend keeps no diagram to show: use \"backend\": \"bdd\".`) {
 		t.Errorf("the diagram API after: %d %s", res.StatusCode, body)
+	}
+	res, body := get(t, ts, "/?model=queens-8&backend=sat")
+	if want := `<p class="hint" id="share-note">Each feature's share of the configurations needs a backend that counts them for every feature (the BDD).</p>`; res.StatusCode != 200 || !strings.Contains(html.UnescapeString(body), want) || strings.Contains(body, `class="pct"`) {
+		t.Errorf("the board on SAT: %d, want no shares and %s", res.StatusCode, want)
+	}
+	if res, body := get(t, ts, "/model-diagram?model=queens-8&backend=sat"); res.StatusCode != 404 || !strings.Contains(body, `"The sat backend keeps no decision diagram: choose a BDD to see one."`) {
+		t.Errorf("the board's diagram on SAT: %d %s", res.StatusCode, body)
 	}
 }
