@@ -42,8 +42,8 @@ func boardDomains(t *testing.T, b configurator.Backend, queens ...string) (*feat
 // TestModelAgreementAlarm: in Both, backends that answer the same say so
 // in a badge; two runs whose domains or counts differ, as a faulty
 // backend's would, raise the alarm on the page, naming the squares they
-// differ on and the counts; a backend that could not answer is named in
-// the count's note, with no badge to compare.
+// differ on and the counts; a backend that gives no count, or could not
+// answer, is named in the count's note.
 func TestModelAgreementAlarm(t *testing.T) {
 	bddB, satB := bdd.New(bdd.Options{}), sat.New(sat.Options{CountCap: 1000})
 	lineup, err := board.NewLineup(bddB, satB)
@@ -60,6 +60,8 @@ func TestModelAgreementAlarm(t *testing.T) {
 	_, satEmpty := boardDomains(t, satB)
 	recount := *satA1
 	recount.Configurations = satEmpty.Configurations // a1's domains, the empty board's count
+	uncounted := *satA1
+	uncounted.Configurations = nil // as past the boards SAT counts
 
 	for _, tc := range []struct {
 		name    string
@@ -80,6 +82,9 @@ func TestModelAgreementAlarm(t *testing.T) {
 		{"the same domains, another count", ModelRun{Backend: "sat", Domains: &recount},
 			[]string{`<strong>BDD and SAT DISAGREE</strong>`, `<li>BDD counts 4 configurations, SAT 92</li>`},
 			[]string{`says free`}},
+		{"a backend that does not count", ModelRun{Backend: "sat", Domains: &uncounted},
+			[]string{`✓ BDD and SAT agree on every feature`, `<p class="count-note" id="count-note">SAT does not count the configurations of this model.</p>`},
+			nil},
 		{"a backend that could not answer", ModelRun{Backend: "sat", Err: configurator.ErrTooLarge},
 			[]string{`<p class="count-note" id="count-note">SAT could not answer: `},
 			[]string{`id="agreement"`}},

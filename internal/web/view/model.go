@@ -441,7 +441,11 @@ func modelAgreement(m *feature.Model, runs []ModelRun) (*Agreement, string) {
 			a.Agree = false
 			a.Details = append(a.Details, fmt.Sprintf("%s counts %s configurations, %s %s", strings.ToUpper(lead.Backend), words.Group(c1), name, words.Group(c2)))
 		}
-		if c2 != nil && (c1 == nil || lead.Domains.AtLeast != o.Domains.AtLeast) {
+		switch {
+		case c2 == nil && c1 != nil && len(o.Domains.In(configurator.Open)) > 0:
+			// The count shown is the leader's alone.
+			notes = append(notes, name+" does not count the configurations of this model")
+		case c2 != nil && (c1 == nil || lead.Domains.AtLeast != o.Domains.AtLeast):
 			notes = append(notes, name+": "+configurations(o.Backend, o.Domains))
 		}
 	}
