@@ -26,6 +26,13 @@ func (b boardSpaces) Space(ctx context.Context, n int, backend string) (*models.
 	if _, ok := b.s.engines[backend]; !ok {
 		return nil, fmt.Errorf("backend %q: %w", backend, models.ErrNoBackend)
 	}
+	if n > b.s.lineup.MaxN(backend) {
+		// Past the backend's largest board, as the board's API refuses
+		// it: in the board's words, and no compile is tried.
+		p := b.s.lineup.TooLarge(n, board.Mode(backend))
+		p.Err = configurator.ErrTooLarge
+		return nil, p
+	}
 	k := b.key(n, backend)
 	e, err := b.s.space(ctx, k)
 	if err != nil {
@@ -38,20 +45,14 @@ func (b boardSpaces) Compiling(n int, backend string) (time.Time, bool) {
 	return b.s.spaces.Compiling(b.key(n, backend))
 }
 
-// refusal words a backend's refusal of a board as the board's own
-// address worded it: past the backend's largest board, the limit and the
-// backend that takes the board; else the node budget, the memory for
-// compiled spaces or the compiled file it lacks (compileProblem). The
-// problem still says configurator.ErrTooLarge, which the model page reads
-// to let another backend answer. Other errors are left as they are.
+// refusal words a backend's refusal of a board as the board's API words
+// it (compileProblem): the node budget, the memory for compiled spaces or
+// the compiled file it lacks. The problem still says
+// configurator.ErrTooLarge, which the model page reads to let another
+// backend answer. Other errors are left as they are.
 func (b boardSpaces) refusal(ctx context.Context, k spaces.Key, err error) error {
 	if !errors.Is(err, configurator.ErrTooLarge) {
 		return err
-	}
-	if k.N > b.s.lineup.MaxN(k.Backend) {
-		p := b.s.lineup.TooLarge(k.N, board.Mode(k.Backend))
-		p.Err = err
-		return p
 	}
 	return b.s.compileProblem(ctx, k, err)
 }
