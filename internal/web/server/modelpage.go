@@ -495,17 +495,20 @@ func (s *Server) underWay(k spaces.Key) string {
 func (e *stillCompiling) Unwrap() error { return e.err }
 
 // modelSpace is a backend's space of the model, waited for at most the
-// page's quick wait (not at all when its compile is known to run): a longer compile goes on (for as long as the store
-// lets a compile nobody waits for run, and each step asks again) while
-// the backends that are ready answer, and the page says so. A person
-// never waits on one backend's compile for a page.
+// page's quick wait from the compile's start (a step that finds the
+// compile running waits only what is left of it): a longer compile goes
+// on (for as long as the store lets a compile nobody waits for run, and
+// each step asks again) while the backends that are ready answer, and
+// the page says so. A person never waits on one backend's compile for a
+// page.
 func (s *Server) modelSpace(ctx context.Context, id, backend string) (*models.Space, error) {
 	wait := s.cfg.QuickWait
-	if _, running := s.models.Compiling(id, backend); running {
-		// A step never waits on a compile it knows is running: asking
-		// joins it (so that it goes on while the page is open) and the
-		// backends that are ready answer at once.
-		wait = 0
+	if since, running := s.models.Compiling(id, backend); running {
+		// Asking joins the compile (so that it goes on while the page is
+		// open); two people who open a board at once both wait the few
+		// milliseconds of its compile, and a step on a page that waits
+		// for a long one does not wait again.
+		wait = max(0, wait-time.Since(since))
 	}
 	qctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
