@@ -37,6 +37,9 @@ import (
 // place of the one shown (a search, a subtree opened).
 func (s *Server) modelPage(c echo.Context, v url.Values) error {
 	ctx := c.Request().Context()
+	if v.Has("poll") {
+		ctx = context.WithValue(ctx, askingAgain{}, true)
+	}
 	st, err := modelstate.Parse(v)
 	if err != nil {
 		return s.modelFail(c, st, err)
@@ -458,6 +461,13 @@ func (s *Server) modelsPage(c echo.Context) error {
 	return s.render(c, http.StatusOK, "models-page", view.NewModelsPage(s.site, examples, boards, models.MaxSize, nil))
 }
 
+// askingAgain marks the context of the page's own asking again while a
+// backend compiles (poll): it waits the whole quick wait for the compile,
+// so that a compile queued behind others (the cache's lanes and room)
+// starts when its turn comes, which it does only while a request waits
+// for it (spaces.Cache).
+type askingAgain struct{}
+
 // stillCompiling is a backend whose compile of the model outlasts the
 // page's quick wait, since when it runs and, for a board, what it is
 // doing (underWay).
@@ -503,7 +513,7 @@ func (e *stillCompiling) Unwrap() error { return e.err }
 // page.
 func (s *Server) modelSpace(ctx context.Context, id, backend string) (*models.Space, error) {
 	wait := s.cfg.QuickWait
-	if since, running := s.models.Compiling(id, backend); running {
+	if since, running := s.models.Compiling(id, backend); running && ctx.Value(askingAgain{}) == nil {
 		// Asking joins the compile (so that it goes on while the page is
 		// open); two people who open a board at once both wait the few
 		// milliseconds of its compile, and a step on a page that waits

@@ -343,3 +343,40 @@ func TestMissingFacetsAreLearned(t *testing.T) {
 		t.Errorf("the board's diagram on SAT: %d %s", res.StatusCode, body)
 	}
 }
+
+// TestQueuedCompileStartsWhileThePageAsks: a board's compile queued
+// behind another of its size (one slot) begins when its turn comes only
+// while a request waits for it; the page that says it is still compiling
+// asks again by itself and waits the quick wait each time, so that the
+// compile begins on the page's next asking and the BDD answers.
+func TestQueuedCompileStartsWhileThePageAsks(t *testing.T) {
+	b := newHeldBackend(configurator.SpaceFile{Command: "nqueens count -n 12 -budget 12G"})
+	cfg := testConfig().Config
+	cfg.QuickWait = 50 * time.Millisecond
+	cfg.Spaces.Slots = 1
+	cfg.Spaces.Grace = 10 * time.Minute
+	s, ts, _ := serveWith(t, cfg, Engine{Backend: b, Deadline: 10 * time.Second, Title: "BDD"}, satEngine())
+	if _, err := s.models.Space(context.Background(), "queens-12", "sat"); err != nil {
+		t.Fatal(err)
+	}
+	// File by file takes the one slot of 12×12, held.
+	col := spaces.Key{Backend: "bdd", N: 12, Order: configurator.ColMajor}
+	go s.spaces.Get(context.Background(), col)
+	configuratortest.WaitFor(t, "the compile of file by file", func() bool { _, ok := s.spaces.Compiling(col); return ok })
+	page := "/?model=queens-12&backend=bdd"
+	res, body := get(t, ts, page)
+	if res.StatusCode != 200 || !strings.Contains(body, `id="poll"`) {
+		t.Fatalf("the page while rank by rank waits for its slot: %d, want the page asking again\n%s", res.StatusCode, excerpt(body))
+	}
+	close(b.compileGate)
+	close(b.countGate)
+	configuratortest.WaitFor(t, "file by file", func() bool { return s.spaces.Cached(col) })
+	// Rank by rank has the slot now, and nobody waiting for it: the
+	// page's asking again begins it.
+	row := spaces.Key{Backend: "bdd", N: 12}
+	get(t, ts, page+"&poll=1", "HX-Request", "true")
+	configuratortest.WaitFor(t, "rank by rank, once the page asked again", func() bool { return s.spaces.Cached(row) })
+	if _, body := get(t, ts, page+"&poll=1", "HX-Request", "true"); !strings.Contains(body, `id="count">14,200 configurations<`) || strings.Contains(body, `id="poll"`) {
+		t.Errorf("the page's asking again once the BDD is ready:\n%s", excerpt(body))
+	}
+}
