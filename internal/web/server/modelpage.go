@@ -122,7 +122,7 @@ func (s *Server) modelRender(c echo.Context, st modelstate.State, act modelstate
 	}
 	if isHTMX(c.Request()) {
 		h := c.Response().Header()
-		if act.Kept() {
+		if act.Kept() || otherPage(c.Request(), st) {
 			h.Set("HX-Push-Url", st.Href())
 		} else {
 			h.Set("HX-Replace-Url", st.Href())
@@ -130,6 +130,19 @@ func (s *Server) modelRender(c echo.Context, st modelstate.State, act modelstate
 		return s.render(c, status, "model-app", app)
 	}
 	return s.render(c, status, "model-page", view.NewModelPage(s.site, app))
+}
+
+// otherPage reports whether an htmx request asks for another model or
+// backend than the page it came from (htmx's HX-Current-URL): a board
+// size or a backend chosen is an entry of the browser's history of its
+// own, which Back undoes, as a decision is.
+func otherPage(r *http.Request, st modelstate.State) bool {
+	cur, err := url.Parse(r.Header.Get("HX-Current-URL"))
+	if err != nil || cur.RawQuery == "" {
+		return false
+	}
+	q := cur.Query()
+	return q.Get("model") != st.Model || strings.ToLower(q.Get("backend")) != st.Backend
 }
 
 // modelFail answers a request of the model page that cannot show its
