@@ -41,12 +41,21 @@
     return null;
   }
 
+  // squareByName is a grid's square of the feature (a board's).
+  function squareByName(name) {
+    var sq = document.querySelectorAll('#fgrid button[data-name]');
+    for (var i = 0; i < sq.length; i++) {
+      if (sq[i].getAttribute('data-name') === name) { return sq[i]; }
+    }
+    return null;
+  }
+
   function restore() {
     if (!focus) { return; }
     var f = focus, el = null;
     focus = null;
     // Why? asked: to the panel, where the answer is; closed: back to the
-    // feature's row.
+    // feature's row, or its square on a grid.
     if (f.name === 'ask') { el = document.getElementById('panel'); }
     if (!el && f.id) { el = document.getElementById(f.id); }
     if (!el && f.row) {
@@ -54,10 +63,16 @@
       if (row) {
         var line = row.querySelector('.fline');
         el = line.querySelector('button[name="' + f.name + '"]') || line.querySelector('button.why, button.act, button.twist');
+      } else {
+        el = squareByName(f.row);
       }
     }
     if (!el && f.name === 'undo') { el = document.querySelector('#decisions .chip'); }
     if (!el) { el = document.getElementById('features'); }
+    // The diagram's panel, opened, comes into view as a whole, not its
+    // heading alone at the foot of the window.
+    var dg = document.getElementById('diagram');
+    if (f.id === 'diagram-h' && dg && dg.open) { dg.scrollIntoView({ block: 'start' }); }
     // A part swapped around the control in use (the search's results
     // while the person types on) leaves the control as it is.
     if (!el || el === document.activeElement) { return; }
