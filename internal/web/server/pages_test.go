@@ -611,22 +611,22 @@ func TestBoardWithoutItsCompiledFile(t *testing.T) {
 	}
 }
 
-// TestBrowserBoardWithoutItsCompiledFile: in a browser, the page of a
-// board without its compiled file shows the command as code, and the
-// address and the list of steps name the board the page shows.
+// TestBrowserBoardWithoutItsCompiledFile: in a browser, a board's saved
+// address of a board without its compiled file opens the one page, SAT's
+// answer under a note that gives the command, and the address bar names
+// the board shown.
 func TestBrowserBoardWithoutItsCompiledFile(t *testing.T) {
 	ts := missingFileSetup(t, t.TempDir())
 	b := newBrowser(t, ts.URL)
 	b.open("/?n=10&q=a1")
-	b.wait("the list of steps", `document.querySelector("#history-steps li")`)
-	if got := b.location(); got != "/?n=8&backend=bdd" {
-		t.Errorf("address %q, want the board shown, /?n=8&backend=bdd", got)
+	if got := b.location(); got != "/?model=queens-10&select=a1" {
+		t.Errorf("address %q, want the board shown, /?model=queens-10&select=a1", got)
 	}
-	if got := b.text("#history-steps li"); got != "8×8, empty" {
-		t.Errorf("first step %q, want the board shown, 8×8, empty", got)
+	if got := b.text("#count"); got != "64 configurations" {
+		t.Errorf("the count %q, want SAT's 64 configurations", got)
 	}
-	if got := b.text("#notice code"); !strings.HasPrefix(got, "nqueens count -n 10 -budget 12G") {
-		t.Errorf("the notice's code %q", got)
+	if got := b.text("#mode-note"); !strings.Contains(got, "make it once with nqueens count -n 10 -budget 12G") {
+		t.Errorf("the note %q does not give the command", got)
 	}
 	if errs := b.consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
