@@ -73,6 +73,8 @@ func TestHead(t *testing.T) {
 		{"the API", "/api/v1/analyze", 405},
 	}
 	ignore := map[string]bool{"Date": true, "Content-Length": true, "Server-Timing": true} // the last two are measured afresh
+	// The diagram says how long it took: its length varies.
+	timed := map[string]bool{"the diagram": true}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res, body := rawHead(t, ts, tt.path)
@@ -103,7 +105,7 @@ func TestHead(t *testing.T) {
 					t.Errorf("header %s: HEAD %q, GET %q", k, g, w)
 				}
 			}
-			if g, w := res.Header.Get("Content-Length"), want.Header.Get("Content-Length"); g != "" && w != "" && g != w {
+			if g, w := res.Header.Get("Content-Length"), want.Header.Get("Content-Length"); !timed[tt.name] && g != "" && w != "" && g != w {
 				t.Errorf("Content-Length: HEAD %s, GET %s", g, w)
 			}
 		})
