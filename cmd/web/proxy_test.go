@@ -30,7 +30,7 @@ func TestTrustedProxies(t *testing.T) {
 			defer stopServer(t, cancel, exited)
 			var got []int
 			for _, client := range []string{"203.0.113.1", "203.0.113.1", "203.0.113.2", "203.0.113.2"} {
-				req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/?n=4", nil)
+				req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/?model=queens-4", nil)
 				req.Header.Set("X-Forwarded-For", client)
 				res, err := http.DefaultClient.Do(req)
 				if err != nil {
