@@ -296,27 +296,6 @@ func TestWriteAndRender(t *testing.T) {
 	}
 }
 
-// TestScalingCopy holds the copy of the report that the server embeds for
-// its scaling chart equal to the report itself: make bench writes both.
-func TestScalingCopy(t *testing.T) {
-	// The paths from the repository's root, two levels up.
-	const (
-		source = "benchmarks/RESULTS.json"
-		copied = "internal/web/view/benchmarks.json"
-	)
-	want, err := os.ReadFile(filepath.Join("..", "..", source))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile(filepath.Join("..", "..", copied))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from %s: refresh it with make bench, or cp %[2]s %[1]s at the root", copied, source)
-	}
-}
-
 // TestPlans: the quick plan keeps every board to 14×14 and measures the
 // server's ratio targets at 32 clients for longer than the other runs; the
 // full plan takes the compile, the disk and the walks to 16×16, the two
