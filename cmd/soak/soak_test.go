@@ -168,7 +168,7 @@ func TestKillMidCompile(t *testing.T) {
 	took := time.Since(start)
 	// The page shows the board, answered by SAT while the BDD compiles
 	// (or by the BDD, if its compile was quicker).
-	shown := strings.Contains(body, `class="cell queen dark" data-name="a1"`) && strings.Contains(body, `class="cell queen dark" data-name="c2"`)
+	shown := strings.Contains(body, `data-name="a1" name="undo"`) && strings.Contains(body, `data-name="c2" name="undo"`)
 	if status != 200 || took > 10*time.Second || !shown {
 		t.Errorf("the same address after the restart: %d in %v\n%s", status, took, excerpt(body))
 	}
