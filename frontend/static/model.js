@@ -7,6 +7,8 @@
 // - Keys on a feature: + selects, - deselects, ? asks why, u takes back;
 //   / goes to the search; Escape closes Why?.
 // - Hovering or focusing a reason of Why? marks its decisions' rows.
+// - A square clicked while a step is in flight is clicked again once
+//   that step's answer has settled.
 // - Undo, Redo and the list of steps move through the browser's history,
 //   so that the address, Back and Forward stay in step with them.
 // - A configuration file opened (FeatureIDE XML, Kconfig, CSV, JSON) is
@@ -90,6 +92,39 @@
     marks();
     history_.render();
   });
+
+  // ---- Clicks while a step is in flight ----
+  //
+  // A step replaces the one in flight (hx-sync): a square clicked while
+  // one is under way (a slow backend) would lose the step before it. It
+  // is kept instead, marked, and clicked again once the step in flight
+  // has settled, on the board its answer shows.
+
+  var inFlight = 0, queued = [];
+  function steps(ev) { return ev.detail && ev.detail.target && ev.detail.target.id === 'app'; }
+  function next() {
+    if (inFlight || !queued.length) { return; }
+    var b = squareByName(queued.shift());
+    if (b && !b.disabled) { b.click(); }
+  }
+  document.addEventListener('htmx:beforeSend', function (ev) { if (steps(ev)) { inFlight++; } });
+  // The answer has settled when its request ends (htmx ends it after
+  // the settle).
+  ['htmx:afterRequest', 'htmx:sendAbort'].forEach(function (name) {
+    document.addEventListener(name, function (ev) {
+      if (!steps(ev)) { return; }
+      inFlight = Math.max(0, inFlight - 1);
+      setTimeout(next, 0);
+    });
+  });
+  document.addEventListener('click', function (ev) {
+    var b = ev.target.closest ? ev.target.closest('#fgrid button[data-name]') : null;
+    if (!b || !inFlight) { return; }
+    ev.preventDefault();
+    ev.stopPropagation();
+    queued.push(b.getAttribute('data-name'));
+    b.classList.add('queued');
+  }, true);
 
   // ---- Keys ----
 

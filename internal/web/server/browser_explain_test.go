@@ -3,6 +3,7 @@ package server
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -114,11 +115,13 @@ func TestBrowserExplain(t *testing.T) {
 	})
 
 	t.Run("two clicks 50 ms apart are both applied", func(t *testing.T) {
-		b.t = t
-		// A 16×16 SAT step may take longer than 50 ms here, so that the
-		// second click comes while the first is in flight; c1 and f2 do
-		// not attack each other and some solution holds both.
+		b := newBrowser(t, ts.URL)
+		// The answers of the steps are held half a second, as a slow
+		// backend's would be, so that the second click comes while the
+		// first is in flight; c1 and f2 do not attack each other and some
+		// solution holds both.
 		b.open("/?model=queens-16&backend=sat")
+		b.holdAnswers(500 * time.Millisecond)
 		b.do("two clicks", chromedp.Evaluate[chromedp.Void](`window.secondInFlight = null;
 			document.querySelector('`+sq("c1")+`').click();
 			setTimeout(function () {
@@ -132,7 +135,10 @@ func TestBrowserExplain(t *testing.T) {
 			}
 		}
 		if !eval[bool](b, `window.secondInFlight === true`) {
-			t.Logf("the first step had ended before the second click: the queue was not exercised")
+			t.Errorf("the first step had ended before the second click: the queue was not exercised")
+		}
+		if errs := b.consoleErrors(); len(errs) > 0 {
+			t.Errorf("console errors: %q", errs)
 		}
 	})
 
