@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/nqueens/configurator/configurator"
@@ -25,13 +24,14 @@ const (
 	Explain Kind = "explain"
 	// Complete: POST /api/v1/complete.
 	Complete Kind = "complete"
-	// Page: GET / with a board in its address, as a link or a reload,
-	// sometimes with the heat map.
+	// Page: GET / with a board (its model, queens-N) in its address, as
+	// a link or a reload, sometimes with the diagram's panel open.
 	Page Kind = "page"
-	// Play: GET /play as the page's htmx controls send it: place a queen,
-	// remove one, ask why, make room, complete.
+	// Play: a step of the page as its htmx controls send it: place a
+	// queen or rule a square out, take one back, ask why, make room,
+	// complete (GET /model-complete).
 	Play Kind = "play"
-	// Diagram: GET /diagram.svg of a small board with no queen or one.
+	// Diagram: GET /model-diagram of a small board with no queen or one.
 	Diagram Kind = "diagram"
 	// Bad: a request the server must refuse with a 4xx: malformed JSON,
 	// wrong types, sizes out of range, bad squares, hostile markup, an
@@ -292,15 +292,15 @@ func (g *mixGen) api(k Kind, backend string, n int, queens []configurator.Cell, 
 	return Request{Label: string(k) + " " + backend, Method: http.MethodPost, Path: "/api/v1/" + string(k), Body: b, Want: wantOK}
 }
 
-// boardQuery is the query string of a board state.
-func boardQuery(n int, queens []configurator.Cell, backend, order string) string {
-	q := "n=" + strconv.Itoa(n)
+// boardQuery is the query string of a board on the page: its model
+// (queens-N) with the queens selected, and the backend.
+func boardQuery(n int, queens []configurator.Cell, backend string) string {
+	q := "model=" + configurator.BoardID(n)
 	if len(queens) > 0 {
-		q += "&q=" + configurator.FormatCells(queens)
+		q += "&select=" + configurator.FormatCells(queens)
 	}
-	q += "&backend=" + backend
-	if order != "" {
-		q += "&order=" + order
+	if backend != "" {
+		q += "&backend=" + backend
 	}
 	return q
 }
@@ -310,10 +310,7 @@ func (g *mixGen) page(rng *rand.Rand, backend string, n int, queens []configurat
 	if rng.IntN(4) == 0 && n <= g.bdd && n <= g.sat && len(g.mix.BDD) > 0 && len(g.mix.SAT) > 0 {
 		backend = "both"
 	}
-	q := boardQuery(n, queens, backend, g.order(rng, backend, n))
-	if rng.IntN(3) == 0 {
-		q += "&heat=1"
-	}
+	q := boardQuery(n, queens, backend)
 	if rng.IntN(10) == 0 {
 		// The diagram panel counts the nodes of the restricted diagram,
 		// a copy of it as large as the whole on an empty board.
@@ -324,34 +321,37 @@ func (g *mixGen) page(rng *rand.Rand, backend string, n int, queens []configurat
 
 func (g *mixGen) play(rng *rand.Rand, backend string, n int, queens []configurator.Cell) Request {
 	m := g.models[n]
-	q := boardQuery(n, queens, backend, "")
-	var action string
+	q := boardQuery(n, queens, backend)
+	path := "/?" + q + "&"
 	switch r := rng.IntN(6); {
 	case r < 2 || len(queens) == 0:
 		c := configurator.Cell{Row: rng.IntN(n), Col: rng.IntN(n)}
-		if slices.Contains(queens, c) {
-			action = "complete=1"
-		} else {
-			action = "place=" + c.String()
+		switch {
+		case slices.Contains(queens, c):
+			path += "undo=" + c.String()
+		case rng.IntN(4) == 0:
+			path += "square=" + c.String() + "&rule=1"
+		default:
+			path += "square=" + c.String()
 		}
 	case r == 2:
-		action = "remove=" + queens[rng.IntN(len(queens))].String()
+		path += "undo=" + queens[rng.IntN(len(queens))].String()
 	case r == 3:
-		action = "why=" + explainCell(rng, m, queens).String()
+		path += "ask=" + explainCell(rng, m, queens).String()
 	case r == 4:
-		action = "room=" + explainCell(rng, m, queens).String()
+		path += "room=" + explainCell(rng, m, queens).String()
 	default:
-		action = "complete=1"
+		path = "/model-complete?" + q + "&how=" + []string{"fewest", "most"}[rng.IntN(2)]
 	}
 	h := http.Header{"Hx-Request": {"true"}}
 	label := "play " + backend
 	if rng.IntN(8) == 0 {
-		// Without JavaScript the forms land on /play too, and an action
-		// that changes the board redirects to its address.
+		// Without JavaScript the form lands on the page, and a step
+		// redirects to the address of its state.
 		h = nil
 		label = "play nojs " + backend
 	}
-	return Request{Label: label, Path: "/play?" + q + "&" + action, Header: h, Want: wantRedirect}
+	return Request{Label: label, Path: path, Header: h, Want: wantRedirect}
 }
 
 func (g *mixGen) diagram(rng *rand.Rand) Request {
@@ -363,16 +363,17 @@ func (g *mixGen) diagram(rng *rand.Rand) Request {
 	return diagramRequest(n, queens)
 }
 
-// diagramRequest asks for the drawing of a board. The diagram of a board
-// without solutions, or one too large to draw, is refused (422, 413).
+// diagramRequest asks for the diagram of a board. The diagram of a board
+// without solutions, or one the BDD does not take, is refused (422,
+// 413).
 func diagramRequest(n int, queens []configurator.Cell) Request {
-	return Request{Label: "diagram", Path: "/diagram.svg?" + boardQuery(n, queens, "bdd", ""),
+	return Request{Label: "diagram", Path: "/model-diagram?" + boardQuery(n, queens, ""),
 		Want: []int{http.StatusOK, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity}}
 }
 
-// DiagramPaths lists the paths of every drawing the mix's Diagram
+// DiagramPaths lists the paths of every diagram the mix's Diagram
 // requests ask for (boards up to DiagramMaxN with no queen or one), so
-// that a soak can fill the server's drawing cache before its baseline.
+// that a soak can ask for each once before its baseline.
 func DiagramPaths(m Mix) []string {
 	maxN := m.DiagramMaxN
 	if maxN == 0 {
@@ -435,22 +436,33 @@ var badCases = []badCase{
 	{"get on the api", func(*mixGen, *rand.Rand) Request {
 		return Request{Path: "/api/v1/analyze", Want: []int{405}}
 	}},
-	{"page n in words", func(*mixGen, *rand.Rand) Request { return Request{Path: "/?n=eight", Want: []int{400}} }},
-	{"page square z99", func(*mixGen, *rand.Rand) Request { return Request{Path: "/?n=8&q=z99", Want: []int{400}} }},
-	{"page square a0", func(*mixGen, *rand.Rand) Request { return Request{Path: "/?n=8&q=a0", Want: []int{400}} }},
-	{"page empty square", func(*mixGen, *rand.Rand) Request { return Request{Path: "/?n=8&q=a1,,c5", Want: []int{400}} }},
-	{"page script", func(_ *mixGen, rng *rand.Rand) Request {
-		params := []string{"n", "q", "backend", "order", "heat", "diagram"}
-		return Request{Path: "/?" + params[rng.IntN(len(params))] + "=" + url.QueryEscape(hostile), Want: []int{400}}
+	{"page square z99", func(*mixGen, *rand.Rand) Request {
+		return Request{Path: "/?model=queens-8&select=z99", Want: []int{400}}
 	}},
+	{"page square a0", func(*mixGen, *rand.Rand) Request {
+		return Request{Path: "/?model=queens-8&select=a0", Want: []int{400}}
+	}},
+	{"page queen twice", func(*mixGen, *rand.Rand) Request {
+		return Request{Path: "/?model=queens-8&select=a1,a1", Want: []int{400}}
+	}},
+	{"page script", func(_ *mixGen, rng *rand.Rand) Request {
+		params := []string{"model", "select", "backend", "diagram"}
+		p := params[rng.IntN(len(params))]
+		if p == "model" {
+			return Request{Path: "/?model=" + url.QueryEscape(hostile), Want: []int{400}}
+		}
+		return Request{Path: "/?model=queens-8&" + p + "=" + url.QueryEscape(hostile), Want: []int{400}}
+	}},
+	{"a saved board address, n in words", func(*mixGen, *rand.Rand) Request { return Request{Path: "/?n=eight", Want: []int{400}} }},
+	{"a saved board address, square z99", func(*mixGen, *rand.Rand) Request { return Request{Path: "/?n=8&q=z99", Want: []int{400}} }},
 	{"play on a blocked square", func(*mixGen, *rand.Rand) Request {
-		return Request{Path: "/play?n=8&q=a1&backend=bdd&place=b2", Header: http.Header{"Hx-Request": {"true"}}, Want: []int{422}}
+		return Request{Path: "/?model=queens-8&select=a1&backend=bdd&square=b2", Header: http.Header{"Hx-Request": {"true"}}, Want: []int{422}}
 	}},
 	// Past the server's 8 KiB query limit (414, in words) and within its
 	// 16 KiB header cap (a request line past the cap gets the guard's plain
 	// 414; the server's own tests cover it).
 	{"a 12 KB address", func(*mixGen, *rand.Rand) Request {
-		return Request{Path: "/?n=8&q=" + strings.Repeat("a1,", 4000), Want: []int{414}}
+		return Request{Path: "/?model=queens-8&select=" + strings.Repeat("a1,", 4000), Want: []int{414}}
 	}},
 	{"out of the static tree", func(*mixGen, *rand.Rand) Request { return Request{Path: "/static/../go.mod", Want: []int{404}} }},
 }

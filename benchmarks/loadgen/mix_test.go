@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -102,20 +101,23 @@ func TestSoakMix(t *testing.T) {
 				t.Fatal(err)
 			}
 			v := u.Query()
-			n, err := strconv.Atoi(v.Get("n"))
-			if err != nil {
-				t.Fatalf("%s: %v", r.Path, err)
+			n, ok := configurator.ParseBoardID(v.Get("model"))
+			if !ok {
+				t.Fatalf("%s: no board", r.Path)
 			}
-			queens, err := configurator.ParseCells(v.Get("q"))
+			queens, err := configurator.ParseCells(v.Get("select"))
 			if err != nil {
 				t.Fatalf("%s: %v", r.Path, err)
 			}
 			checkQueens(r, n, queens)
-			if kind == "diagram" && (n > 5 || len(queens) > 1 || u.Path != "/diagram.svg") {
+			if kind == "diagram" && (n > 5 || len(queens) > 1 || u.Path != "/model-diagram") {
 				t.Fatalf("diagram request %s", r.Path)
 			}
-			if b := v.Get("backend"); b != "both" && b != "bdd" && b != "sat" {
+			if b := v.Get("backend"); kind != "diagram" && b != "both" && b != "bdd" && b != "sat" {
 				t.Fatalf("%s: backend %q", r.Path, b)
+			}
+			if kind == "play" && u.Path != "/" && u.Path != "/model-complete" {
+				t.Fatalf("%s: a step of no page", r.Path)
 			}
 			if kind == "play" && r.Header.Get("HX-Request") != "true" && !strings.HasPrefix(r.Label, "play nojs") {
 				t.Fatalf("%s: an htmx control without HX-Request", r.Path)
@@ -177,7 +179,7 @@ func TestBenchmarkMix(t *testing.T) {
 func TestDiagramPaths(t *testing.T) {
 	paths := DiagramPaths(Mix{BDD: []int{4}})
 	// 1 + 1, 1 + 4, 1 + 9, 1 + 16 drawings for the boards 1×1 to 4×4.
-	if len(paths) != 34 || paths[0] != "/diagram.svg?n=1&backend=bdd" || !slices.Contains(paths, "/diagram.svg?n=4&q=d4&backend=bdd") {
+	if len(paths) != 34 || paths[0] != "/model-diagram?model=queens-1" || !slices.Contains(paths, "/model-diagram?model=queens-4&select=d4") {
 		t.Errorf("%d paths: %v", len(paths), paths)
 	}
 	if n := len(DiagramPaths(Mix{BDD: []int{14}})); n != 5+1+4+9+16+25 {

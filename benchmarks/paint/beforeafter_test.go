@@ -24,9 +24,9 @@ func TestBeforeAfter(t *testing.T) {
 		t.Skip("BA_BEFORE and BA_AFTER name no servers to compare")
 	}
 	walks := []Walk{
-		{Name: "8×8 BDD", Path: "/?n=8&backend=bdd", Clicks: 40, Warm: 3, Queens: 5, Traced: 10},
-		{Name: "14×14 BDD", Path: "/?n=14&backend=bdd", Clicks: 40, Warm: 3, Queens: 6, Traced: 10},
-		{Name: "30×30 SAT", Path: "/?n=30&backend=sat", Clicks: 30, Warm: 2, Queens: 8, Traced: 10},
+		{Name: "8×8 BDD", Path: "/?model=queens-8&backend=bdd", Clicks: 40, Warm: 3, Queens: 5, Traced: 10},
+		{Name: "14×14 BDD", Path: "/?model=queens-14&backend=bdd", Clicks: 40, Warm: 3, Queens: 6, Traced: 10},
+		{Name: "30×30 SAT", Path: "/?model=queens-30&backend=sat", Clicks: 30, Warm: 2, Queens: 8, Traced: 10},
 	}
 	if f := os.Getenv("BA_WALKS"); f != "" {
 		var keep []Walk

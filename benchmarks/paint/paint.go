@@ -34,9 +34,9 @@ import (
 // Walk is one board, or one model, and the clicks made on it.
 type Walk struct {
 	Name string // "8×8 BDD"
-	// Path is the page's address: a board's ("/?n=8&backend=bdd") or a
-	// model's ("/?model=queens-8&backend=bdd"); with Upload, "{id}" in it
-	// stands for the uploaded model's ID.
+	// Path is the page's address: a model's, a board's included
+	// ("/?model=queens-8&backend=bdd"); with Upload, "{id}" in it stands
+	// for the uploaded model's ID.
 	Path string
 	// Upload is a model file the walk uploads first (POST
 	// /api/v1/models), "" for none.
@@ -149,7 +149,7 @@ func walk(actx context.Context, base string, w Walk, opt Options, seed uint64) (
 		path = strings.ReplaceAll(path, "{id}", id)
 	}
 	if err := chromedp.Do(open, chromedp.EmulateViewport(opt.Width, opt.Height), chromedp.Navigate(base+path),
-		chromedp.Poll[chromedp.Void](`document.querySelector("#board-form button[data-cell], #fgrid button[data-name], li.frow") !== null`, chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
+		chromedp.Poll[chromedp.Void](`document.querySelector("#fgrid button[data-name], li.frow") !== null`, chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
 		return res, fmt.Errorf("open %s: %w", path, err)
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
@@ -198,11 +198,11 @@ type clicked struct {
 
 // squares reads the page: the controls that decide a free square or
 // feature and those that take back one of the person's own decisions, each
-// as a CSS selector. A board's squares, a model's grid (a board as a
-// model) and a model's list of features are each read by what they show.
+// as a CSS selector. A model's grid (a board) and a model's list of
+// features are each read by what they show.
 const squares = `(() => {
 	const out = {free: [], mine: []};
-	document.querySelectorAll("#board-form button[data-cell], #fgrid button[data-name]").forEach(b => {
+	document.querySelectorAll("#fgrid button[data-name]").forEach(b => {
 		if (b.classList.contains("free")) { out.free.push("#" + b.id); }
 		if (b.classList.contains("queen")) { out.mine.push("#" + b.id); }
 	});

@@ -90,14 +90,15 @@ func (w PaintWalk) Bytes() int {
 // paintWalks are the pages of the click-to-paint targets: the boards 8×8
 // and 14×14 on the BDD (settled: the first analysis of the empty board,
 // which opening the page makes, computes the boards of one queen) and
-// 30×30 on SAT; the same two boards as models (queens-N, the model page's
-// grid); and two real feature models of modelsDir, decided feature by
-// feature in their tree.
+// 30×30 on SAT, on the one page (queens-N, its grid), under the names
+// their figures have had since the board had a page of its own, and
+// again under their models' names; and two real feature models of
+// modelsDir, decided feature by feature in their tree.
 func paintWalks(modelsDir string) []paint.Walk {
 	return []paint.Walk{
-		{Name: "8×8 BDD", Path: "/?n=8&backend=bdd", Clicks: 40, Warm: 3, Queens: 5, Traced: 10},
-		{Name: "14×14 BDD", Path: "/?n=14&backend=bdd", Clicks: 40, Warm: 3, Queens: 6, Traced: 10},
-		{Name: "30×30 SAT", Path: "/?n=30&backend=sat", Clicks: 30, Warm: 2, Queens: 8, Traced: 10},
+		{Name: "8×8 BDD", Path: "/?model=queens-8&backend=bdd", Clicks: 40, Warm: 3, Queens: 5, Traced: 10},
+		{Name: "14×14 BDD", Path: "/?model=queens-14&backend=bdd", Clicks: 40, Warm: 3, Queens: 6, Traced: 10},
+		{Name: "30×30 SAT", Path: "/?model=queens-30&backend=sat", Clicks: 30, Warm: 2, Queens: 8, Traced: 10},
 		{Name: "queens-8 BDD", Path: "/?model=queens-8&backend=bdd", Clicks: 40, Warm: 3, Queens: 5, Traced: 10},
 		{Name: "queens-14 BDD", Path: "/?model=queens-14&backend=bdd", Clicks: 40, Warm: 3, Queens: 6, Traced: 10},
 		{Name: "busybox BDD", Upload: filepath.Join(modelsDir, "uvl", "busybox-2007-05-20.uvl"), Path: "/?model={id}&backend=bdd", Clicks: 30, Warm: 3, Queens: 6, Traced: 10},

@@ -80,7 +80,7 @@ var commonArgs = []string{"-cache-dir", "off"}
 // first, then the connections, then memory.
 var attacks = []attack{
 	{name: "diagram14", attackers: 8, args: []string{"-bdd-max-n", "14"},
-		about: "8×8 analyses (the victim) while attackers ask 14×14 diagrams of one queen (/diagram.svg?n=14&q=a1: the restricted diagram copied, then refused as too large to draw)",
+		about: "8×8 analyses (the victim) while attackers ask 14×14 diagrams of one queen (/model-diagram?model=queens-14&select=a1: the restricted diagram copied, then too large to draw, its profile)",
 		run:   smallBehindDiagrams},
 	{name: "compile12", attackers: 2, args: []string{"-bdd-max-n", "14"},
 		about: "a 12×12 compile (the victim) while attackers compile 14×14 in other variable orders",
@@ -89,10 +89,10 @@ var attacks = []attack{
 		about: "the twelve 12-14 size/order pairs cycled, one request at a time, through the cache (-- -cache 1G makes it smaller than they are); the victim is every request",
 		run:   cyclePairs},
 	{name: "headers", attackers: 3000, args: []string{},
-		about: "connections that each send 1 MiB of a header line never finished; the victim asks /?n=8 meanwhile",
+		about: "connections that each send 1 MiB of a header line never finished; the victim asks /?model=queens-8 meanwhile",
 		run:   unfinishedHeaders},
 	{name: "idle", attackers: 19000, args: []string{},
-		about: "idle keep-alive connections, each after one request; the victim asks /?n=8 from a new connection meanwhile",
+		about: "idle keep-alive connections, each after one request; the victim asks /?model=queens-8 from a new connection meanwhile",
 		run:   idleConnections},
 	{name: "sat32", attackers: 1, args: []string{"-sat-max-n", "32"},
 		about: "SAT 20×20 analyses (the victim) while each attacker repeats the hill-climbed 32×32 placement of 13 queens",
@@ -107,10 +107,10 @@ var attacks = []attack{
 		about: "SAT 20×20 analyses (the victim) while each attacker repeats the 72×72 pigeonhole of 36 queens",
 		run:   func(ctx context.Context, a *attackRun) error { return hostileSAT(ctx, a, 72, hostile72) }},
 	{name: "memory14", attackers: 8, args: []string{"-bdd-max-n", "14"},
-		about: "attackers on the 14×14 page in Both with the heat map and the diagram panel, and its /diagram.svg; the figure is the peak memory",
+		about: "attackers on the 14×14 page in Both with the diagram panel, and its diagram (/model-diagram); the figure is the peak memory",
 		run:   memory14},
 	{name: "heavy", attackers: 8, args: []string{},
-		about: "8×8 analyses (the victim) while attackers drive the heaviest routes at 14×14 and 15×15: every order compiled (/api/v1/orders, /orders?compile=1), diagrams of one queen (/api/v1/diagram, /diagram.svg), the progress stream of an order's compile (/events/compile); the figures are the victim's latencies and the peak memory",
+		about: "8×8 analyses (the victim) while attackers drive the heaviest routes at 14×14 and 15×15: every order compiled (/api/v1/orders, /orders?compile=1), diagrams of one queen (/api/v1/diagram, /model-diagram), the page asking again while its board compiles (poll=1); the figures are the victim's latencies and the peak memory",
 		run:   heavyRoutes,
 		target: &latencyTarget{Label: "8×8 analyze under attack", Quantile: 0.99, Under: 50 * time.Millisecond,
 			About: "small queries (8×8 analyses) from another client keep p99 < 50 ms while eight clients drive the heaviest routes at 14×14 and 15×15"}},
@@ -338,6 +338,17 @@ func (a *attackRun) do(ctx context.Context, c *http.Client, label, method, path,
 	return a.send(ctx, c, label, req)
 }
 
+// doHTMX sends a GET of path as the page's htmx sends it (HX-Request),
+// records it under label and returns its status and body.
+func (a *attackRun) doHTMX(ctx context.Context, c *http.Client, label, path string) (int, string) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.p.URL()+path, nil)
+	if err != nil {
+		return 0, err.Error()
+	}
+	req.Header.Set("HX-Request", "true")
+	return a.send(ctx, c, label, req)
+}
+
 // prepare asks for bodies one at a time, so that the spaces the attack
 // needs are compiled before it starts: a 503 (a compile longer than the
 // server's compile deadline goes on in the background) is asked again
@@ -453,7 +464,7 @@ func smallBehindDiagrams(ctx context.Context, a *attackRun) error {
 		// copied (a fifth to two fifths of the whole), then found too
 		// large to draw.
 		q := configurator.Cell{Col: (i - 1) % 14}
-		a.do(ctx, c, "14×14 diagram", http.MethodGet, "/diagram.svg?n=14&backend=bdd&q="+q.String(), "")
+		a.do(ctx, c, "14×14 diagram", http.MethodGet, "/model-diagram?model=queens-14&backend=bdd&select="+q.String(), "")
 	})
 	defer stop()
 	if err := a.waitBusy(ctx, "bdd"); err != nil {
@@ -615,7 +626,7 @@ func unfinishedHeaders(ctx context.Context, a *attackRun) error {
 		})
 	}
 	time.Sleep(2 * time.Second)
-	a.victim(ctx, "/?n=8 meanwhile", func(int) (string, string, string) { return http.MethodGet, "/?n=8", "" })
+	a.victim(ctx, "/?model=queens-8 meanwhile", func(int) (string, string, string) { return http.MethodGet, "/?model=queens-8", "" })
 	wg.Wait()
 	close(conns)
 	for c := range conns {
@@ -659,7 +670,7 @@ func idleConnections(ctx context.Context, a *attackRun) error {
 	}
 	wg.Wait()
 	a.note("%d connections answered and left idle, %d refused", kept.Load(), refused.Load())
-	a.victim(ctx, "/?n=8 from a new connection", func(int) (string, string, string) { return http.MethodGet, "/?n=8", "" })
+	a.victim(ctx, "/?model=queens-8 from a new connection", func(int) (string, string, string) { return http.MethodGet, "/?model=queens-8", "" })
 	// How many of the idle connections the server closed by now.
 	closed := 0
 	close(conns)
@@ -740,9 +751,9 @@ func cpuTime(pid int) (time.Duration, error) {
 	return time.Duration(u+s) * 10 * time.Millisecond, nil
 }
 
-// memory14 sends the attackers to the 14×14 page in Both with the heat
-// map and the diagram, and to its drawing: the figure is the server's
-// peak resident memory.
+// memory14 sends the attackers to the 14×14 page in Both with the
+// diagram's panel, and to its diagram: the figure is the server's peak
+// resident memory.
 func memory14(ctx context.Context, a *attackRun) error {
 	if err := a.prepare(ctx, queensBody("bdd", 14, "", nil), queensBody("sat", 14, "", nil)); err != nil {
 		return err
@@ -750,10 +761,10 @@ func memory14(ctx context.Context, a *attackRun) error {
 	stop := a.attackers(ctx, a.cfg.Attackers, func(ctx context.Context, c *http.Client, i int) {
 		q := ""
 		if i%2 == 0 {
-			q = "&q=" + configurator.FormatCells([]configurator.Cell{{Row: 0, Col: i % 14}})
+			q = "&select=" + configurator.FormatCells([]configurator.Cell{{Row: 0, Col: i % 14}})
 		}
-		a.do(ctx, c, "14×14 page, Both, heat map, diagram", http.MethodGet, "/?n=14&backend=both&heat=1&diagram=1"+q, "")
-		a.do(ctx, c, "14×14 /diagram.svg", http.MethodGet, "/diagram.svg?n=14&backend=bdd"+q, "")
+		a.do(ctx, c, "14×14 page, Both, diagram", http.MethodGet, "/?model=queens-14&backend=both&diagram=1"+q, "")
+		a.do(ctx, c, "14×14 /model-diagram", http.MethodGet, "/model-diagram?model=queens-14&backend=bdd"+q, "")
 	})
 	select {
 	case <-ctx.Done():
@@ -765,7 +776,8 @@ func memory14(ctx context.Context, a *attackRun) error {
 
 // heavyRoutes times 8×8 analyses alone, then while the attackers drive
 // the heaviest routes at 14×14 and 15×15 (orders compiled, diagrams of one
-// queen drawn and refused, progress streams left after two seconds): the
+// queen drawn or profiled, the page asking again while its board
+// compiles, left after two seconds): the
 // one memory bound, the compile lanes and the work space's lane of small
 // queries keep the victim served. It notes the server's memory when the
 // attackers stop and 20 s later, with its CPU then: work nobody waits for
@@ -787,12 +799,13 @@ func heavyRoutes(ctx context.Context, a *attackRun) error {
 			case 2:
 				a.do(ctx, c, "order panel, compile", http.MethodGet, fmt.Sprintf("/orders?n=%d&compile=1", n), "")
 			case 3:
-				// Watch an order's compile for two seconds, then leave.
+				// The page of the board asking again while it compiles,
+				// for two seconds at most, then leave.
 				sctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-				a.do(sctx, c, "progress stream", http.MethodGet, fmt.Sprintf("/events/compile?n=%d&backend=bdd&order=%s", n, configurator.Orders()[i%4]), "")
+				a.doHTMX(sctx, c, "page asking again", fmt.Sprintf("/?model=queens-%d&backend=bdd&poll=1", n))
 				cancel()
 			case 4:
-				a.do(ctx, c, "diagram.svg of a queen", http.MethodGet, fmt.Sprintf("/diagram.svg?n=%d&backend=bdd&q=%s", n, q), "")
+				a.do(ctx, c, "model diagram of a queen", http.MethodGet, fmt.Sprintf("/model-diagram?model=queens-%d&backend=bdd&select=%s", n, q), "")
 			}
 		}
 	})

@@ -13,13 +13,13 @@ import (
 // space against the real server binary, built without the race detector:
 // while eight clients ask for 14×14 diagrams of one queen (each copies the
 // diagram restricted to the queen, millions of nodes, taking the work
-// space of large queries, and gets 413 as too large to draw), so that the
+// space of large queries, and gets its profile, too large to draw), so that the
 // work space is saturated and queries wait for it, twenty 8×8 analyses
 // from another address are answered about as fast as without the attack,
 // not after the diagrams. The server compiles the 14×14 diagram first into
 // a cache directory of its own; its deadlines outlast a diagram's copy
 // however loaded the machine, so that the attack's requests are answered
-// as too large to draw, not as too slow.
+// with the diagram's profile, not as too slow.
 func TestSmallQueriesPass14x14Diagrams(t *testing.T) {
 	needServer(t)
 	if testing.Short() {
@@ -42,8 +42,8 @@ func TestSmallQueriesPass14x14Diagrams(t *testing.T) {
 		}
 	}
 	attack := r.Figures["14×14 diagram"]
-	if attack == nil || attack.status[http.StatusRequestEntityTooLarge] == 0 {
-		t.Fatalf("the 14×14 diagram requests were not answered 413 (too large to draw): %+v", attack)
+	if attack == nil || attack.status[http.StatusOK] == 0 {
+		t.Fatalf("the 14×14 diagram requests were not answered (their profile, too large to draw): %+v", attack)
 	}
 	probes := r.Figures["8×8 analyze under attack"]
 	if probes == nil || probes.status[http.StatusOK] != 20 {

@@ -16,7 +16,7 @@ import (
 // TestSizedToThreeGiB starts the server binary as if on a machine of
 // 3 GiB (-memory 3G, every other flag but the cache directory its
 // default): its log says what it sized and from what, 14×14 is compiled
-// and served, 15×15 is refused with a 413 that says what fits, and its
+// and served, 15×15 is refused by the BDD in words that say what fits, and its
 // peak resident memory stays under its bound, and under 3 GiB.
 func TestSizedToThreeGiB(t *testing.T) {
 	needServer(t)
@@ -71,9 +71,14 @@ func TestSizedToThreeGiB(t *testing.T) {
 	if status != 200 || !strings.Contains(body, `"solutions":"`) {
 		t.Errorf("14×14: %d %.300s", status, body)
 	}
-	for _, path := range []string{"/?n=15", "/diagram.svg?n=15"} {
-		if status, body := ask(http.MethodGet, path, ""); status != http.StatusRequestEntityTooLarge || !strings.Contains(body, "14×14") {
-			t.Errorf("GET %s: %d %.300s; want a 413 that names 14×14", path, status, body)
+	// The one page lets SAT answer 15×15 and says why the BDD does not;
+	// the BDD's diagram of it is refused.
+	for _, tt := range []struct {
+		path   string
+		status int
+	}{{"/?model=queens-15", http.StatusOK}, {"/model-diagram?model=queens-15", http.StatusRequestEntityTooLarge}} {
+		if status, body := ask(http.MethodGet, tt.path, ""); status != tt.status || !strings.Contains(body, "holds boards up to 14×14") {
+			t.Errorf("GET %s: %d %.300s; want %d with words that name 14×14", tt.path, status, body, tt.status)
 		}
 	}
 	if status, body := ask(http.MethodPost, "/api/v1/analyze", `{"n":15}`); status != http.StatusRequestEntityTooLarge ||

@@ -128,9 +128,9 @@ var midCompile = []string{"-bdd-max-n", "14", "-cache-dir", "off", "-deadline", 
 // and without -cache-dir off it would be loaded from the user's cache,
 // either quicker than the kill), starts it again on the same address and checks that nothing
 // was lost: the board's address shows the same board at once (its state
-// is the address; the page shows the compile's progress), a small board
-// answers at once, the large one is served once compiled, and SIGTERM then
-// stops the server cleanly.
+// is the address; SAT answers while the BDD compiles, and the page says
+// so), a small board answers at once, the large one is served once
+// compiled, and SIGTERM then stops the server cleanly.
 func TestKillMidCompile(t *testing.T) {
 	needServer(t)
 	p, err := launch.Start(context.Background(), webBinary, launch.Options{}, midCompile...)
@@ -138,9 +138,9 @@ func TestKillMidCompile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Kill()
-	const board = "/?n=14&q=a1,c2&backend=bdd"
+	const board = "/?model=queens-14&select=a1,c2&backend=bdd"
 	status, body := fetch(t, p.URL()+board)
-	if status != 200 || !strings.Contains(body, "Compiling the 14×14 BDD") {
+	if status != 200 || !strings.Contains(strings.ToLower(body), "still compiling the 14×14 board") {
 		t.Fatalf("the 14×14 board before the kill: %d\n%s", status, excerpt(body))
 	}
 	answered := make(chan error, 1)
@@ -166,11 +166,10 @@ func TestKillMidCompile(t *testing.T) {
 	start := time.Now()
 	status, body = fetch(t, p2.URL()+board)
 	took := time.Since(start)
-	// The page shows the compile's progress with the board's state in
-	// its controls, or, if the compile was quicker, the board itself.
-	compiling := strings.Contains(body, "Compiling the 14×14 BDD") && strings.Contains(body, `<input type="hidden" name="q" value="a1,c2">`)
-	shown := strings.Contains(body, `id="cell-a1" class="cell dark queen"`) && strings.Contains(body, `id="cell-c2" class="cell dark queen"`)
-	if status != 200 || took > 10*time.Second || !(compiling || shown) {
+	// The page shows the board, answered by SAT while the BDD compiles
+	// (or by the BDD, if its compile was quicker).
+	shown := strings.Contains(body, `data-name="a1" name="undo"`) && strings.Contains(body, `data-name="c2" name="undo"`)
+	if status != 200 || took > 10*time.Second || !shown {
 		t.Errorf("the same address after the restart: %d in %v\n%s", status, took, excerpt(body))
 	}
 	// The small board's own compile, milliseconds, can outlast the
@@ -178,13 +177,13 @@ func TestKillMidCompile(t *testing.T) {
 	// shows its progress, and the board when asked again.
 	start = time.Now()
 	for {
-		status, body = fetch(t, p2.URL()+"/?n=8&q=a1")
-		if status != 200 || strings.Contains(body, `id="count">4 solutions<`) || time.Since(start) > 5*time.Second {
+		status, body = fetch(t, p2.URL()+"/?model=queens-8&select=a1")
+		if status != 200 || strings.Contains(body, `id="count">4 configurations<`) || time.Since(start) > 5*time.Second {
 			break
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if took := time.Since(start); status != 200 || took > 5*time.Second || !strings.Contains(body, `id="count">4 solutions<`) {
+	if took := time.Since(start); status != 200 || took > 5*time.Second || !strings.Contains(body, `id="count">4 configurations<`) {
 		t.Errorf("a small board while the large one compiles: %d in %v\n%s", status, took, excerpt(body))
 	}
 	// The compile may outlast a request's deadline on a busy machine:
@@ -221,8 +220,8 @@ func TestTermDrains(t *testing.T) {
 	defer p.Kill()
 	answered := make(chan answer, 1)
 	go func() { answered <- post(p.URL()+"/api/v1/analyze", `{"n":14}`) }()
-	status, body := fetch(t, p.URL()+"/?n=14")
-	if status != 200 || !strings.Contains(body, "Compiling the 14×14 BDD") {
+	status, body := fetch(t, p.URL()+"/?model=queens-14")
+	if status != 200 || !strings.Contains(strings.ToLower(body), "still compiling the 14×14 board") {
 		t.Fatalf("the 14×14 board is not compiling: %d", status)
 	}
 	if err := p.Stop(10 * time.Minute); err != nil {

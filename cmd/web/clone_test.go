@@ -100,7 +100,7 @@ func TestFreshClone(t *testing.T) {
 	}
 	scale := `+document.getElementById("dg").dataset.scale`
 
-	do("open the 6×6 board with its diagram (its old address)", chromedp.Navigate(base+"/?n=6&diagram=1"))
+	do("open the 6×6 board with its diagram", chromedp.Navigate(base+"/?model=queens-6&diagram=1"))
 	// Every script the page names arrived: a missing one is a 404 here
 	// before it is an error in a script that needs it.
 	wait("the page loaded", `document.readyState === "complete"`)
@@ -122,8 +122,9 @@ func TestFreshClone(t *testing.T) {
 	// htmx swaps in the answer to a click: the page, and what this script
 	// left on it, stay.
 	do("mark the page", chromedp.Evaluate[chromedp.Void](`window.notReloaded = true`))
-	do("place a queen on b1", chromedp.Click(chromedp.CSS(`#fgrid button[data-name="b1"]`), chromedp.NodeVisible))
-	wait("b1 holds a queen, answered by htmx", `window.notReloaded === true && document.querySelector('#fgrid button[data-name="b1"]').classList.contains("queen")`)
+	b1 := `#fgrid button[data-name="b1"]`
+	do("place a queen on b1", chromedp.Click(chromedp.CSS(b1), chromedp.NodeVisible))
+	wait("b1 holds a queen, answered by htmx", `window.notReloaded === true && document.querySelector('`+b1+`').classList.contains("queen")`)
 
 	mu.Lock()
 	defer mu.Unlock()

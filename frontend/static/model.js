@@ -7,6 +7,8 @@
 // - Keys on a feature: + selects, - deselects, ? asks why, u takes back;
 //   / goes to the search; Escape closes Why?.
 // - Hovering or focusing a reason of Why? marks its decisions' rows.
+// - A square clicked while a step is in flight is clicked again once
+//   that step's answer has settled.
 // - Undo, Redo and the list of steps move through the browser's history,
 //   so that the address, Back and Forward stay in step with them.
 // - A configuration file opened (FeatureIDE XML, Kconfig, CSV, JSON) is
@@ -41,12 +43,21 @@
     return null;
   }
 
+  // squareByName is a grid's square of the feature (a board's).
+  function squareByName(name) {
+    var sq = document.querySelectorAll('#fgrid button[data-name]');
+    for (var i = 0; i < sq.length; i++) {
+      if (sq[i].getAttribute('data-name') === name) { return sq[i]; }
+    }
+    return null;
+  }
+
   function restore() {
     if (!focus) { return; }
     var f = focus, el = null;
     focus = null;
     // Why? asked: to the panel, where the answer is; closed: back to the
-    // feature's row.
+    // feature's row, or its square on a grid.
     if (f.name === 'ask') { el = document.getElementById('panel'); }
     if (!el && f.id) { el = document.getElementById(f.id); }
     if (!el && f.row) {
@@ -54,10 +65,16 @@
       if (row) {
         var line = row.querySelector('.fline');
         el = line.querySelector('button[name="' + f.name + '"]') || line.querySelector('button.why, button.act, button.twist');
+      } else {
+        el = squareByName(f.row);
       }
     }
     if (!el && f.name === 'undo') { el = document.querySelector('#decisions .chip'); }
     if (!el) { el = document.getElementById('features'); }
+    // The diagram's panel, opened, comes into view as a whole, not its
+    // heading alone at the foot of the window.
+    var dg = document.getElementById('diagram');
+    if (f.id === 'diagram-h' && dg && dg.open) { dg.scrollIntoView({ block: 'start' }); }
     // A part swapped around the control in use (the search's results
     // while the person types on) leaves the control as it is.
     if (!el || el === document.activeElement) { return; }
@@ -75,6 +92,39 @@
     marks();
     history_.render();
   });
+
+  // ---- Clicks while a step is in flight ----
+  //
+  // A step replaces the one in flight (hx-sync): a square clicked while
+  // one is under way (a slow backend) would lose the step before it. It
+  // is kept instead, marked, and clicked again once the step in flight
+  // has settled, on the board its answer shows.
+
+  var inFlight = 0, queued = [];
+  function steps(ev) { return ev.detail && ev.detail.target && ev.detail.target.id === 'app'; }
+  function next() {
+    if (inFlight || !queued.length) { return; }
+    var b = squareByName(queued.shift());
+    if (b && !b.disabled) { b.click(); }
+  }
+  document.addEventListener('htmx:beforeSend', function (ev) { if (steps(ev)) { inFlight++; } });
+  // The answer has settled when its request ends (htmx ends it after
+  // the settle).
+  ['htmx:afterRequest', 'htmx:sendAbort'].forEach(function (name) {
+    document.addEventListener(name, function (ev) {
+      if (!steps(ev)) { return; }
+      inFlight = Math.max(0, inFlight - 1);
+      setTimeout(next, 0);
+    });
+  });
+  document.addEventListener('click', function (ev) {
+    var b = ev.target.closest ? ev.target.closest('#fgrid button[data-name]') : null;
+    if (!b || !inFlight) { return; }
+    ev.preventDefault();
+    ev.stopPropagation();
+    queued.push(b.getAttribute('data-name'));
+    b.classList.add('queued');
+  }, true);
 
   // ---- Keys ----
 
@@ -127,7 +177,7 @@
   // ---- Reasons ----
 
   function mark(ids) {
-    document.querySelectorAll('.frow.because').forEach(function (r) { r.classList.remove('because'); });
+    document.querySelectorAll('.frow.because, .cell.because').forEach(function (r) { r.classList.remove('because'); });
     (ids || '').split(' ').forEach(function (id) {
       var r = id && document.getElementById(id);
       if (r) { r.classList.add('because'); }

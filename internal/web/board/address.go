@@ -1,6 +1,7 @@
 package board
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"slices"
@@ -17,10 +18,12 @@ import (
 // own address asks (/?n=8&q=a1,c5&backend=sat, with its actions place,
 // remove, why and room): the board's model queens-N with those queens
 // selected, so that addresses people saved keep working on the one page.
-// A size the server's backends cannot serve is left to the model page,
-// which says so; the default board is that of l. The board page's own
-// settings (the variable order, the heat map) have no place in the model
-// page's address and are dropped.
+// A size that is no board is a 400, and one beyond every backend of the
+// server a 413, each in words that name the sizes the server serves; a
+// size some backend serves is left to the model page, which says which
+// backend answers it. The default board is that of l. The board page's
+// own settings (the variable order, the heat map) have no place in the
+// model page's address and are dropped.
 func ModelHref(v url.Values, l *Lineup) (string, error) {
 	for _, name := range append(slices.Clone(stateParams), "place", "remove", "why", "room") {
 		if _, err := single(v, name); err != nil {
@@ -29,9 +32,9 @@ func ModelHref(v url.Values, l *Lineup) (string, error) {
 	}
 	n := l.Default().N
 	if s := v.Get("n"); s != "" {
-		k, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || k < 1 || k > configurator.MaxN {
-			return "", problem.New(http.StatusBadRequest, "Board size %s is out of range: pick a size from 1 to %d.", words.Quote(s), configurator.MaxN)
+		k, err := parseAnySize(s, l)
+		if err != nil {
+			return "", err
 		}
 		n = k
 	}
@@ -67,4 +70,27 @@ func ModelHref(v url.Values, l *Lineup) (string, error) {
 		st.Select = append(st.Select, q.String())
 	}
 	return st.Href() + room, nil
+}
+
+// parseAnySize reads a board size that some backend of l serves: a whole
+// number from 1 to the largest board of any backend.
+func parseAnySize(s string, l *Lineup) (int, error) {
+	top, hi := l.Primary(), 0
+	for _, b := range l.Names() {
+		if l.MaxN(b) > hi {
+			top, hi = b, l.MaxN(b)
+		}
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	switch {
+	case errors.Is(err, strconv.ErrRange):
+		return 0, problem.New(http.StatusBadRequest, "Board size %s is out of range: pick a size from 1 to %d.", words.Quote(s), hi)
+	case err != nil:
+		return 0, problem.New(http.StatusBadRequest, "Board size %s is not a whole number: pick a size from 1 to %d.", words.Quote(s), hi)
+	case n < 1:
+		return 0, problem.New(http.StatusBadRequest, "Board size %d is out of range: pick a size from 1 to %d.", n, hi)
+	case n > hi:
+		return 0, l.TooLarge(n, Mode(top))
+	}
+	return n, nil
 }

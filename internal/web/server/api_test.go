@@ -400,8 +400,9 @@ func checkComplete(t *testing.T, ts *httptest.Server, backend string, o *oracle.
 	}
 }
 
-// checkPlay places a queen through the page's htmx control on a square the
-// oracle says is free, and checks the count the fragment shows.
+// checkPlay places a queen through the one page's htmx control on a
+// square the oracle says is free, and checks the count the app shows and
+// the address it pushes.
 func checkPlay(t *testing.T, ts *httptest.Server, backend string, o *oracle.Board, q []oracle.Cell, rng *rand.Rand) {
 	t.Helper()
 	n := o.N()
@@ -425,15 +426,23 @@ func checkPlay(t *testing.T, ts *httptest.Server, backend string, o *oracle.Boar
 		}
 		return strings.Join(s, ",")
 	}
-	path := fmt.Sprintf("/play?n=%d&q=%s&backend=%s&place=%s", n, names(q), backend, names([]oracle.Cell{c}))
+	path := fmt.Sprintf("/?model=queens-%d&select=%s&backend=%s&square=%s", n, names(q), backend, names([]oracle.Cell{c}))
 	res, body := get(t, ts, path, "HX-Request", "true")
 	after := append(slices.Clone(q), c)
-	if want := o.CountWith(after); res.StatusCode != 200 || !strings.Contains(body, fmt.Sprintf("%d solution", want)) && !strings.Contains(body, "Solved") {
-		t.Errorf("%s: status %d, want %d solutions", path, res.StatusCode, want)
+	if want := configurationsText(o.CountWith(after)); res.StatusCode != 200 || !strings.Contains(body, `id="count">`+want+`<`) {
+		t.Errorf("%s: status %d, want %s", path, res.StatusCode, want)
 	}
-	if got, want := res.Header.Get("HX-Push-Url"), fmt.Sprintf("/?n=%d&q=%s&backend=%s", n, names(after), backend); got != want {
+	if got, want := res.Header.Get("HX-Push-Url"), fmt.Sprintf("/?model=queens-%d&select=%s&backend=%s", n, names(after), backend); got != want {
 		t.Errorf("%s: pushes %q, want %q", path, got, want)
 	}
+}
+
+// configurationsText is the one page's count of n configurations.
+func configurationsText(n int) string {
+	if n == 1 {
+		return "1 configuration"
+	}
+	return fmt.Sprintf("%d configurations", n)
 }
 
 // pairsOf converts oracle cells to [row, col] pairs.
@@ -483,8 +492,8 @@ func TestConcurrentRequests(t *testing.T) {
 					for _, c := range q {
 						names = append(names, configurator.Cell{Row: c.Row, Col: c.Col}.String())
 					}
-					res, body := get(t, ts, fmt.Sprintf("/?n=%d&q=%s&backend=%s", n, strings.Join(names, ","), mode))
-					want := fmt.Sprintf("%d solution", o.CountWith(q))
+					res, body := get(t, ts, fmt.Sprintf("/?model=queens-%d&select=%s&backend=%s", n, strings.Join(names, ","), mode))
+					want := `id="count">` + configurationsText(o.CountWith(q)) + `<`
 					if res.StatusCode != 200 || !strings.Contains(body, want) {
 						t.Errorf("page n=%d q=%v %s: status %d, want %q", n, names, mode, res.StatusCode, want)
 					}

@@ -154,21 +154,6 @@ func (b *browser) clickCSS(sel string) {
 // attributes).
 const settled = `document.getElementById("app") && !document.getElementById("app").dataset.stale && !document.querySelector(".htmx-request, .htmx-swapping, .htmx-settling, .htmx-added")`
 
-// class is the class attribute of an element.
-func (b *browser) class(id string) string {
-	b.t.Helper()
-	return eval[string](b, fmt.Sprintf(`(document.getElementById(%q)||{}).className||""`, id))
-}
-
-// wantClass reports an error unless the class of the element id contains
-// want; when says at which step.
-func (b *browser) wantClass(id, want, when string) {
-	b.t.Helper()
-	if c := b.class(id); !strings.Contains(c, want) {
-		b.t.Errorf("%s: %s has class %q, want %q", when, id, c, want)
-	}
-}
-
 // location is the address the browser shows, without scheme and host.
 func (b *browser) location() string {
 	b.t.Helper()
@@ -246,6 +231,13 @@ func (b *browser) consoleErrors() []string {
 	return errs
 }
 
+// sq is the CSS selector of a board's square on the one page.
+func sq(name string) string { return `#fgrid button[data-name="` + name + `"]` }
+
+// TestBrowser is a person at the one page with a board: placing queens
+// and seeing what they force, taking them back through the history, the
+// size menu, Why? and Make room, Complete, the backends, the keyboard, a
+// refusal, the diagram, a phone and large boards.
 func TestBrowser(t *testing.T) {
 	cfg := testConfig()
 	_, ts := newTestServer(t, cfg)
@@ -253,68 +245,82 @@ func TestBrowser(t *testing.T) {
 
 	t.Run("place queens, see blocked and forced squares", func(t *testing.T) {
 		b.t = t
-		b.open("/?n=8&backend=bdd")
-		if got := b.text("#count"); got != "92 solutions" {
-			t.Fatalf("fresh 8×8 board says %q, want 92 solutions", got)
+		b.open("/?model=queens-8")
+		if got := b.text("#count"); got != "92 configurations" {
+			t.Fatalf("a fresh 8×8 board says %q, want 92 configurations", got)
 		}
-		b.click("cell-a1")
-		if got := b.text("#count"); got != "4 solutions" {
-			t.Fatalf("after a1: %q, want 4 solutions", got)
+		b.clickCSS(sq("a1"))
+		if got := b.text("#count"); got != "4 configurations" {
+			t.Fatalf("after a1: %q, want 4 configurations", got)
 		}
-		if got := b.location(); got != "/?n=8&q=a1&backend=bdd" {
+		if got := b.location(); got != "/?model=queens-8&select=a1" {
 			t.Errorf("address after a1 = %q", got)
 		}
-		b.wantClass("cell-a1", "queen", "after a1")
-		label := eval[string](b, `document.getElementById("cell-b2").getAttribute("aria-label")`)
-		if label != "b2, blocked: attacked by a1" {
+		if c := eval[string](b, `document.querySelector('`+sq("a1")+`').className`); !strings.Contains(c, "queen") {
+			t.Errorf("after a1, a1 has class %q", c)
+		}
+		if label := eval[string](b, `document.querySelector('`+sq("b2")+`').getAttribute("aria-label")`); label != "b2, forced off" {
 			t.Errorf("b2 label %q", label)
 		}
-		b.click("cell-e2")
-		if got := b.text("#count"); got != "1 solution: complete it?" {
+		b.clickCSS(sq("e2"))
+		if got := b.text("#count"); got != "1 configuration" {
 			t.Fatalf("after a1, e2: %q", got)
 		}
-		forced := eval[[]string](b, `[...document.querySelectorAll("button.forced")].map(e => e.dataset.cell + " " + e.title)`)
+		forced := eval[[]string](b, `[...document.querySelectorAll("#fgrid button.forced")].map(e => e.dataset.name + " " + e.title)`)
 		if len(forced) != 6 {
 			t.Fatalf("a1, e2 force the other 6 queens; the page shows %d forced: %q", len(forced), forced)
 		}
 		for _, f := range forced {
-			if !strings.Contains(f, "forced") {
-				t.Errorf("forced square's tooltip %q does not say forced", f)
+			if !strings.Contains(f, "forced on") {
+				t.Errorf("forced square's tooltip %q does not say forced on", f)
 			}
+		}
+		if got := b.text("#changed"); !strings.HasPrefix(got, "+e2 forced on 6 squares: ") {
+			t.Errorf("the step's changes say %q", got)
 		}
 		b.screenshot("board-8x8-forced.png")
 	})
 
-	t.Run("remove a queen, back restores it, forward removes it again", func(t *testing.T) {
+	t.Run("take a queen back, Back restores it, Forward takes it back again", func(t *testing.T) {
 		b.t = t
-		b.click("cell-e2") // a user queen: removes it
-		if got := b.text("#count"); got != "4 solutions" {
-			t.Fatalf("after removing e2: %q", got)
+		b.clickCSS(sq("e2")) // a queen of yours: takes it back
+		if got := b.text("#count"); got != "4 configurations" {
+			t.Fatalf("after taking e2 back: %q", got)
 		}
-		b.wantClass("cell-e2", "free", "after removal")
+		if c := eval[string](b, `document.querySelector('`+sq("e2")+`').className`); !strings.Contains(c, "free") {
+			t.Errorf("after taking e2 back, e2 has class %q", c)
+		}
 		b.do("mark", chromedp.Evaluate[chromedp.Void](`document.getElementById("app").dataset.stale = "1"`))
 		b.do("back", chromedp.NavigateBack())
-		b.wait("back shows a1, e2 again", settled+` && document.querySelector("#count").textContent === "1 solution: complete it?"`)
-		b.wantClass("cell-e2", "queen", "after back")
-		if got := b.location(); got != "/?n=8&q=a1,e2&backend=bdd" {
+		b.wait("back shows a1, e2 again", settled+` && document.querySelector("#count").textContent === "1 configuration"`)
+		if c := eval[string](b, `document.querySelector('`+sq("e2")+`').className`); !strings.Contains(c, "queen") {
+			t.Errorf("after Back, e2 has class %q", c)
+		}
+		if got := b.location(); got != "/?model=queens-8&select=a1,e2" {
 			t.Errorf("after back the address is %q", got)
 		}
 		b.do("mark", chromedp.Evaluate[chromedp.Void](`document.getElementById("app").dataset.stale = "1"`))
 		b.do("forward", chromedp.NavigateForward())
-		b.wait("forward removes e2 again", settled+` && document.querySelector("#count").textContent === "4 solutions"`)
+		b.wait("forward takes e2 back again", settled+` && document.querySelector("#count").textContent === "4 configurations"`)
 	})
 
-	t.Run("the tab title follows the board, also after a swap and Back", func(t *testing.T) {
+	t.Run("the tab title follows the board, also after a size chosen and Back", func(t *testing.T) {
 		b.t = t
-		b.open("/?n=8&backend=bdd")
+		b.open("/?model=queens-8")
 		for _, step := range []struct {
 			what, action, want string
 		}{
-			{"on load", "", "8×8 · BDD/SAT configurator"},
-			{"after choosing 6×6", `(() => { const s = document.getElementById("size"); s.value = "6"; s.dispatchEvent(new Event("change", {bubbles: true})); })()`, "6×6 · BDD/SAT configurator"},
-			{"after Back", "history.back()", "8×8 · BDD/SAT configurator"},
+			{"on load", "", "8-queens · BDD/SAT configurator"},
+			{"after choosing 6×6", `(() => { const s = document.getElementById("size"); s.value = "queens-6"; s.dispatchEvent(new Event("change", {bubbles: true})); })()`, "6-queens · BDD/SAT configurator"},
+			{"after Back", "back", "8-queens · BDD/SAT configurator"},
 		} {
-			if step.action != "" {
+			switch step.action {
+			case "":
+			case "back":
+				b.do("mark", chromedp.Evaluate[chromedp.Void](`document.getElementById("app").dataset.stale = "1"`))
+				b.do(step.what, chromedp.NavigateBack())
+				b.wait(step.what, settled+` && document.title === "`+step.want+`"`)
+			default:
 				b.do("mark", chromedp.Evaluate[chromedp.Void](`document.getElementById("app").dataset.stale = "1"`))
 				b.do(step.what, chromedp.Evaluate[chromedp.Void](step.action))
 				b.wait(step.what, settled+` && document.title === "`+step.want+`"`)
@@ -323,145 +329,178 @@ func TestBrowser(t *testing.T) {
 				t.Errorf("%s the tab title is %q, want %q", step.what, got, step.want)
 			}
 		}
+		if got := b.location(); got != "/?model=queens-8" {
+			t.Errorf("after Back the address is %q", got)
+		}
 	})
 
-	t.Run("Why? highlights the queens responsible", func(t *testing.T) {
+	t.Run("Why? marks the queens responsible", func(t *testing.T) {
 		b.t = t
-		b.open("/?n=8&q=a1&backend=bdd")
-		b.click("cell-b2") // blocked: asks why
-		if got := b.text("#panel-h"); got != "Why is b2 blocked?" {
+		b.open("/?model=queens-8&select=a1")
+		b.clickCSS(sq("b2")) // forced off: asks why
+		if got := b.text("#panel-h"); got != "Why is “b2” forced off?" {
 			t.Fatalf("panel title %q", got)
 		}
-		if got := b.text("#panel-text"); got != "Attacked by a1." {
+		if got := b.text("#panel-text"); !strings.HasPrefix(got, "1 reason, ") {
 			t.Errorf("panel text %q", got)
 		}
-		if got := b.text("#announce"); got != "4 solutions. Why is b2 blocked? Attacked by a1." {
+		if got := b.text("#announce"); !strings.HasPrefix(got, "4 configurations. Why is “b2” forced off? 1 reason, ") {
 			t.Errorf("the screen-reader announcement is %q", got)
 		}
-		b.wantClass("cell-a1", "because", "why b2")
-		// c2 is attacked by nothing, yet no solution holds a1 and c2.
-		b.click("cell-c2")
-		if got := b.text("#panel-text"); !strings.HasPrefix(got, "No solution holds queens on a1 and here.") {
+		if got := b.location(); got != "/?model=queens-8&select=a1&why=b2" {
+			t.Errorf("address with Why? open: %q", got)
+		}
+		// A reason, pointed at, marks its queens on the board, and no
+		// more once the pointer leaves.
+		b.do("point at the reason", chromedp.Evaluate[chromedp.Void](`document.querySelector("#reasons li.reason").dispatchEvent(new MouseEvent("mouseover", {bubbles: true}))`))
+		if c := eval[string](b, `document.querySelector('`+sq("a1")+`').className`); !strings.Contains(c, "because") {
+			t.Errorf("pointing at the reason: a1 has class %q", c)
+		}
+		b.do("leave the reason", chromedp.Evaluate[chromedp.Void](`document.querySelector("#reasons li.reason").dispatchEvent(new MouseEvent("mouseout", {bubbles: true, relatedTarget: document.body}))`))
+		if n := eval[int](b, `document.querySelectorAll("#fgrid .because").length`); n != 0 {
+			t.Errorf("after leaving the reason, %d squares stay marked", n)
+		}
+		// c2 is attacked by nothing, yet no configuration holds a1 and
+		// c2: the board's proof says why.
+		b.clickCSS(sq("c2"))
+		if got := b.text("#panel-h"); got != "Why is “c2” forced off?" {
 			t.Errorf("why c2: %q", got)
 		}
-		b.wantClass("cell-a1", "because", "why c2")
-	})
-
-	t.Run("Make room shows the queens that go, then removes them", func(t *testing.T) {
-		b.t = t
-		b.open("/?n=8&q=a1,g2&backend=bdd")
-		b.click("cell-e2") // blocked: attacked by g2, and a1 and e2 share a solution
-		b.clickCSS(`#panel a[title^="Show the fewest"]`)
-		if got := b.text("#panel-h"); got != "Make room on e2" {
-			t.Fatalf("panel title %q", got)
-		}
-		if got := b.text("#panel-text"); got != "Removing the queen on g2 frees e2; no smaller set of your queens does." {
-			t.Errorf("make room says %q", got)
-		}
-		gone := eval[[]string](b, `[...document.querySelectorAll("button.gone")].map(e => e.dataset.cell)`)
-		if len(gone) != 1 || gone[0] != "g2" {
-			t.Fatalf("make room on e2 marks %q to remove, want g2\n%s", gone, b.dump())
-		}
-		b.clickCSS(`#panel .panel-actions a:first-child`)
-		if c := b.class("cell-g2"); strings.Contains(c, "queen") {
-			t.Errorf("g2 is still a queen after make room")
-		}
-		b.wantClass("cell-e2", "free", "after make room")
-		if got := b.location(); got != "/?n=8&q=a1&backend=bdd" {
-			t.Errorf("address after make room %q", got)
+		if n := eval[int](b, `document.querySelectorAll("#reasons details.proof ol.steps li").length`); n == 0 {
+			t.Errorf("why c2: no proof")
 		}
 	})
 
-	t.Run("Complete fills in a solution", func(t *testing.T) {
+	t.Run("Make room takes back the queens that free a square", func(t *testing.T) {
 		b.t = t
-		b.open("/?n=8&q=a1&backend=bdd")
-		b.click("complete")
-		if got := b.text("#count"); got != "Solved: a complete solution, one of 92" {
-			t.Fatalf("after complete: %q", got)
+		b.open("/?model=queens-8&select=a1,g2")
+		b.clickCSS(sq("e2")) // forced off: attacked by g2, and a1 and e2 share a configuration
+		if got := b.text("#make-room"); got != "Make room: undo +g2" {
+			t.Fatalf("Make room says %q", got)
 		}
-		if n := eval[int](b, `document.querySelectorAll("button.queen").length`); n != 8 {
+		b.click("make-room")
+		if c := eval[string](b, `document.querySelector('`+sq("g2")+`').className`); strings.Contains(c, "queen") {
+			t.Errorf("g2 is still a queen after Make room")
+		}
+		if c := eval[string](b, `document.querySelector('`+sq("e2")+`').className`); !strings.Contains(c, "free") {
+			t.Errorf("after Make room, e2 has class %q", c)
+		}
+		if got := b.location(); got != "/?model=queens-8&select=a1" {
+			t.Errorf("address after Make room %q", got)
+		}
+		if got := b.text("#changed"); !strings.HasPrefix(got, "make room for e2 freed ") {
+			t.Errorf("the step's changes say %q", got)
+		}
+	})
+
+	t.Run("Complete fills in a configuration", func(t *testing.T) {
+		b.t = t
+		b.open("/?model=queens-8&select=a1")
+		b.do("ask for the fewest features", chromedp.Click(chromedp.CSS(`#complete a[href*="how=fewest"]`), chromedp.NodeVisible))
+		b.wait("the completion", `document.getElementById("completion-result")`)
+		if got := b.text("#completion-result .completion-head"); got != "Fewest features: 8 of 64 features selected" {
+			t.Errorf("the completion says %q", got)
+		}
+		b.click("apply-completion")
+		if got := b.text("#count"); got != "1 configuration" {
+			t.Fatalf("after completing: %q", got)
+		}
+		if n := eval[int](b, `document.querySelectorAll("#fgrid button.queen").length`); n != 8 {
 			t.Errorf("complete left %d queens", n)
 		}
-		if !strings.HasPrefix(b.location(), "/?n=8&q=a1,") {
+		if !strings.HasPrefix(b.location(), "/?model=queens-8&select=a1,") {
 			t.Errorf("address after complete %q", b.location())
 		}
 	})
 
 	t.Run("switch to SAT, then Both", func(t *testing.T) {
 		b.t = t
-		b.open("/?n=8&q=a1,g2&backend=bdd")
+		b.open("/?model=queens-8&select=a1,g2")
 		b.clickCSS(`.modes a[title^="SAT"]`)
-		if got := b.location(); got != "/?n=8&q=a1,g2&backend=sat" {
+		if got := b.location(); got != "/?model=queens-8&select=a1,g2&backend=sat" {
 			t.Errorf("address on SAT %q", got)
 		}
-		if got := b.text("#count"); got != "2 solutions" {
-			t.Errorf("SAT counts %q, want 2 solutions", got)
+		if got := b.text("#count"); got != "2 configurations" {
+			t.Errorf("SAT counts %q, want 2 configurations", got)
 		}
-		if got := b.text("#steps thead"); !strings.Contains(got, "SAT") || strings.Contains(got, "BDD") {
+		if got := b.text("#questions thead"); !strings.Contains(got, "SAT") || strings.Contains(got, "BDD") {
 			t.Errorf("timing columns on SAT: %q", got)
 		}
-		b.click("heat-toggle")
-		if got := b.text("#heat-reason"); !strings.Contains(got, "only the BDD backend counts") {
-			t.Errorf("heat map on SAT: %q", got)
+		if got := b.text("#share-note"); !strings.Contains(got, "needs a backend that counts them for every feature (the BDD)") {
+			t.Errorf("no shares on SAT, and the page says %q", got)
 		}
-		b.clickCSS(`.modes a[title^="Run both"]`)
-		if got := b.text("#agreement"); !strings.Contains(got, "BDD and SAT agree on every square") {
+		b.clickCSS(`.modes a[title^="Every backend"]`)
+		if got := b.text("#agreement"); !strings.Contains(got, "BDD and SAT agree on every feature") {
 			t.Errorf("agreement badge %q", got)
 		}
-		if got := b.text("#steps thead"); !strings.Contains(got, "BDD") || !strings.Contains(got, "SAT") {
+		if got := b.text("#questions thead"); !strings.Contains(got, "BDD") || !strings.Contains(got, "SAT") {
 			t.Errorf("timing columns on Both: %q", got)
 		}
-		if n := eval[int](b, `document.querySelectorAll("#steps tbody tr").length`); n < 2 {
-			t.Errorf("the timing panel shows %d steps, want the last few", n)
+		if n := eval[int](b, `document.querySelectorAll("#fgrid.heat button .pct").length`); n == 0 {
+			t.Errorf("Both shows no shares")
 		}
-		if n := eval[int](b, `document.querySelectorAll(".board.heat button.heat-0, .board.heat button.heat-9, .board.heat button[class*=heat-]").length`); n == 0 {
-			t.Errorf("Both shows no heat map")
+		b.clickCSS(`#fgrid button.free`)
+		if n := eval[int](b, `document.querySelectorAll("#session-chart polyline").length`); n != 2 {
+			t.Errorf("the chart of the last steps has %d lines, want one per backend", n)
 		}
-		b.click("cell-f3")
 		b.screenshot("board-8x8.png")
 	})
 
-	t.Run("keyboard: arrows move, Enter places and removes", func(t *testing.T) {
+	t.Run("keyboard: arrows move, Enter places, Space takes back", func(t *testing.T) {
 		b.t = t
-		b.open("/?n=8&backend=bdd")
-		b.do("focus a1", chromedp.Focus(chromedp.ID("cell-a1")))
+		b.open("/?model=queens-8")
+		b.do("focus a1", chromedp.Focus(chromedp.CSS(sq("a1"))))
 		b.do("right, up", chromedp.KeyEvent(kb.ArrowRight), chromedp.KeyEvent(kb.ArrowUp))
-		if got := eval[string](b, `document.activeElement.dataset.cell`); got != "b2" {
+		if got := eval[string](b, `document.activeElement.dataset.name`); got != "b2" {
 			t.Fatalf("after right and up the focus is on %q, want b2", got)
 		}
 		b.do("mark", chromedp.Evaluate[chromedp.Void](`document.getElementById("app").dataset.stale = "1"`))
 		b.do("enter", chromedp.KeyEvent(kb.Enter))
-		b.wait("b2 placed", settled+` && document.getElementById("cell-b2").classList.contains("queen")`)
-		if got := eval[string](b, `document.activeElement.dataset.cell`); got != "b2" {
+		b.wait("b2 placed", settled+` && document.querySelector('`+sq("b2")+`').classList.contains("queen")`)
+		if got := eval[string](b, `document.activeElement.dataset.name`); got != "b2" {
 			t.Errorf("after placing, the focus is on %q, want b2", got)
 		}
 		b.do("mark", chromedp.Evaluate[chromedp.Void](`document.getElementById("app").dataset.stale = "1"`))
 		b.do("space", chromedp.KeyEvent(" "))
-		b.wait("b2 removed", settled+` && document.getElementById("cell-b2").classList.contains("free")`)
+		b.wait("b2 taken back", settled+` && document.querySelector('`+sq("b2")+`').classList.contains("free")`)
 	})
 
-	t.Run("a refused move leaves the board and says why", func(t *testing.T) {
+	t.Run("a refused step leaves the board and says why", func(t *testing.T) {
 		b.t = t
-		b.open("/?n=8&q=a1&backend=bdd")
-		b.do("a forged request to place on b2", chromedp.Evaluate[chromedp.Void](`htmx.ajax("GET", "/play?n=8&q=a1&backend=bdd&place=b2", {target: "#app", swap: "outerHTML"})`))
+		b.open("/?model=queens-8&select=a1")
+		b.do("a forged request to place on b2", chromedp.Evaluate[chromedp.Void](`htmx.ajax("GET", "/?model=queens-8&select=a1&square=b2", {target: "#app", swap: "morph"})`))
 		b.wait("the notice", `document.querySelector("#notice .notice")`)
-		if got := b.text("#notice p"); got != "b2 is blocked: attacked by a1." {
+		if got := b.text("#notice p"); got != "No configuration keeps +a1, +b2: diagonal a1-h8: at most one of a1, b2, c3, d4, e5, f6, g7, h8." {
 			t.Errorf("notice %q", got)
 		}
-		b.wantClass("cell-a1", "queen", "after the refused move")
+		if c := eval[string](b, `document.querySelector('`+sq("a1")+`').className`); !strings.Contains(c, "queen") {
+			t.Errorf("after the refused step, a1 has class %q", c)
+		}
 	})
 
-	t.Run("the diagram of a small board", func(t *testing.T) {
+	t.Run("the diagram of a small board, and the board, light each other", func(t *testing.T) {
 		b.t = t
-		b.open("/?n=6&backend=bdd&diagram=1")
-		b.drawn("the diagram viewer", 22) // the rank view of 6×6
+		b.open("/?model=queens-6&diagram=1")
+		b.drawn("the 6×6 diagram", -1)
+		if s := b.text("#dg-status"); !strings.Contains(s, "4 configurations left") {
+			t.Errorf("status %q", s)
+		}
+		b.hover(`#dg-stage .dg-node.dg-root`)
+		if got := eval[string](b, `[...document.querySelectorAll("#fgrid button.dg-lit")].map(x => x.dataset.name).join(",")`); got != "a1" {
+			t.Errorf("pointing at the root lights the squares %q, want a1, its feature", got)
+		}
+		b.hover(sq("d4"))
+		lit := eval[[]string](b, `[...document.querySelectorAll("#dg-stage .dg-node.dg-lit")].map(n => n.querySelector("title") ? n.querySelector("title").textContent : n.textContent)`)
+		if len(lit) == 0 {
+			t.Errorf("pointing at d4 lights no node of the diagram")
+		}
 		b.screenshot("diagram.png")
 	})
 
 	t.Run("a phone", func(t *testing.T) {
 		b.t = t
 		b.do("375 px", chromedp.EmulateViewport(375, 812, chromedp.EmulateScale(2)))
-		b.open("/?n=8&q=a1,g2&backend=both&heat=1")
+		b.open("/?model=queens-8&select=a1,g2&backend=both")
 		width := eval[int](b, `document.documentElement.scrollWidth`)
 		if width > 375 {
 			t.Errorf("the page is %d px wide on a 375 px phone", width)
@@ -503,12 +542,12 @@ func TestBrowser(t *testing.T) {
 			base, path string
 			width      int64
 		}{
-			{ts.URL, "/?n=12&q=a1,c2,e3&backend=sat", 1280},
-			{ts.URL, "/?n=12&q=a1,c2,e3&backend=sat", 375},
-			{ts.URL, "/?n=16&q=a1,c2,e3&backend=sat", 1280},
-			{ts.URL, "/?n=16&q=a1,c2,e3&backend=sat", 375},
-			{wide.URL, "/?n=32&q=a1,c2,e3&backend=sat", 1280},
-			{wide.URL, "/?n=32&q=a1,c2,e3&backend=sat", 375},
+			{ts.URL, "/?model=queens-12&select=a1,c2,e3&backend=sat", 1280},
+			{ts.URL, "/?model=queens-12&select=a1,c2,e3&backend=sat", 375},
+			{ts.URL, "/?model=queens-16&select=a1,c2,e3&backend=sat", 1280},
+			{ts.URL, "/?model=queens-16&select=a1,c2,e3&backend=sat", 375},
+			{wide.URL, "/?model=queens-32&select=a1,c2,e3&backend=sat", 1280},
+			{wide.URL, "/?model=queens-32&select=a1,c2,e3&backend=sat", 375},
 		} {
 			what := fmt.Sprintf("%s at %d px", tt.path, tt.width)
 			b.do(what, chromedp.EmulateViewport(tt.width, 900), chromedp.Navigate(tt.base+tt.path), chromedp.WaitVisible(chromedp.ID("count")))
@@ -538,16 +577,23 @@ func TestBrowser(t *testing.T) {
 }
 
 // TestBrowserProgress opens a board whose compile outlasts the page's
-// quick wait: the page shows progress, stays usable, and the board
-// arrives by itself.
+// quick wait: the page says so and asks again by itself, and the board's
+// own backend answers it when its compile ends.
 func TestBrowserProgress(t *testing.T) {
 	cfg := testConfig()
-	cfg.QuickWait = time.Nanosecond
+	cfg.BDD.MaxN = 11
+	// Long enough for a compile to begin while the page waits (a compile
+	// begins only while a request waits for it), far shorter than the
+	// 11×11 BDD's.
+	cfg.QuickWait = 20 * time.Millisecond
 	_, ts := newTestServer(t, cfg)
 	b := newBrowser(t, ts.URL)
-	b.open("/?n=10&backend=bdd")
-	b.wait("the board arrives", `document.querySelector("#count") && document.querySelector("#count").textContent === "724 solutions"`)
-	if got := b.location(); got != "/?n=10&backend=bdd" {
+	b.open("/?model=queens-11&backend=bdd")
+	if !eval[bool](b, `!!document.getElementById("poll")`) {
+		t.Logf("the 11×11 BDD was ready within the quick wait: the page never waited")
+	}
+	b.wait("the BDD's board arrives", `document.querySelector("#count") && document.querySelector("#count").textContent === "2,680 configurations" && !document.getElementById("poll") && /^BDD: /.test(document.querySelector("#compiles li").textContent)`)
+	if got := b.location(); got != "/?model=queens-11&backend=bdd" {
 		t.Errorf("address %q", got)
 	}
 	if errs := b.consoleErrors(); len(errs) > 0 {

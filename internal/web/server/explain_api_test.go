@@ -222,36 +222,29 @@ func countMinimal(q []oracle.Cell, rules func([]oracle.Cell) bool) int {
 	return k
 }
 
-// TestWhyProofs: the Why? panel proves a reason by propagation when the
-// rules alone refute it, and otherwise says how each backend did, the SAT
-// backend with the work of its search.
+// TestWhyProofs: the one page's Why? panel of a board proves a reason by
+// propagation over the board's lines when they alone refute it, else by
+// cases, step by step; where no such proof fits a screen, it says so and
+// that the backend's search settled it, on every backend.
 func TestWhyProofs(t *testing.T) {
 	_, ts := newTestServer(t, testConfig())
 	tests := []struct {
 		path string
 		want []string
 	}{
-		{"/play?n=6&q=b1&backend=bdd&why=d6", []string{
-			`Suppose a queen on b1 and a queen on d6.`,
-			`<li>On rank 5, the queens on b1 and d6 leave only a5: a queen must go there.</li>`,
-			`<li>On rank 3, the queens on b1, d6, a5 and f2 leave no square: no queen can go there.</li>`}},
+		{"/?model=queens-6&select=b1&backend=bdd&why=d6", []string{
+			`<ol class="steps"><li>On rank 5, the queens on b1 and d6 leave only a5: a queen must go there.</li>`,
+			`<li>On rank 3, the queens on b1, d6, a5 and f2 leave no square: no queen can go there.</li></ol>`}},
 		// The README's example: propagation stops short, and a case
-		// split over rank 5 proves reason 2.
-		{"/play?n=8&q=a1,b5&backend=both&why=d7", []string{
-			`Suppose a queen on a1 and a queen on d7.`,
-			`No line runs out of squares by propagation alone, so the proof goes by cases:`,
-			`<li>The queen of rank 5 can only go on c5, g5 or h5 (the queens on a1 and d7 cover its other squares); each is refuted in turn.</li>`,
-			`<li>If c5 and g8: On file b, the queens on a1, d7, c5 and g8 leave no square: no queen can go there.</li>`,
-			`<caption>Each backend's answer</caption>`,
-			`2 reasons: [b5] [a1]`,
-			`The backends agree on every reason.`}},
-		// Neither propagation nor cases within a screen, and too many
-		// solutions to list: each backend's refutation.
-		{"/play?n=9&q=a1,c2&backend=both&why=g4", []string{
-			`Suppose a queen on a1 and a queen on g4. No rank or file runs out of squares by propagation alone, so a search settled it:`,
-			`BDD: no path of the decision diagram takes queens on a1 and on g4`,
-			`SAT: the solver, given these queens as assumptions, proved the clauses unsatisfiable`,
-			`Its analysis of the board with only a1 took`}},
+		// split over rank 5 proves the reason of a1.
+		{"/?model=queens-8&select=a1,b5&backend=both&why=d7", []string{
+			`<ol class="steps"><li>The queen of rank 5 can only go on c5, g5 or h5 (the queens on a1 and d7 cover its other squares); each is refuted in turn.</li>`,
+			`<li>If c5 and g8: On file b, the queens on a1, d7, c5 and g8 leave no square: no queen can go there.</li>`}},
+		// Neither propagation nor cases within a screen.
+		{"/?model=queens-9&select=a1,c2&backend=both&why=g4", []string{
+			`<p class="reason-text">You selected “a1”</p><ul class="carry"><li>(no proof by propagation over the ranks, files and diagonals, nor by cases, fits on a screen: the backend&#39;s search settled it)</li></ul>`}},
+		{"/?model=queens-9&select=a1,c2&backend=sat&why=g4", []string{
+			`(no proof by propagation over the ranks, files and diagonals, nor by cases, fits on a screen: the backend&#39;s search settled it)`}},
 	}
 	for _, tt := range tests {
 		res, body := get(t, ts, tt.path, "HX-Request", "true")
@@ -261,7 +254,7 @@ func TestWhyProofs(t *testing.T) {
 		}
 		for _, w := range tt.want {
 			if !strings.Contains(body, w) {
-				t.Errorf("%s: the panel lacks %q", tt.path, w)
+				t.Errorf("%s: the panel lacks %q\n%s", tt.path, w, between(body, `id="panel"`, `</section>`))
 			}
 		}
 	}

@@ -147,6 +147,14 @@ func (m *metrics) stepped(backend string, o *outcome) {
 	}
 }
 
+// modelStepped records one step of the model page on a backend that
+// answered it afresh (a remembered answer is no analysis): its time and
+// the solver calls behind its domains.
+func (m *metrics) modelStepped(backend string, took time.Duration, w configurator.Work) {
+	m.analyses.WithLabelValues(backend).Observe(took.Seconds())
+	m.solverCalls.WithLabelValues(backend).Observe(float64(w.SolverCalls))
+}
+
 // stateCollector reads, at each scrape, what the server holds: the cache's
 // bytes and spaces, and each backend's admitted work (a
 // configurator.Occupier).

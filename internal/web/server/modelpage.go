@@ -14,11 +14,13 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/bytesize"
 	"github.com/nqueens/configurator/configurator/feature"
 	"github.com/nqueens/configurator/internal/web/board"
 	"github.com/nqueens/configurator/internal/web/models"
 	"github.com/nqueens/configurator/internal/web/modelstate"
 	"github.com/nqueens/configurator/internal/web/problem"
+	"github.com/nqueens/configurator/internal/web/spaces"
 	"github.com/nqueens/configurator/internal/web/view"
 	"github.com/nqueens/configurator/internal/web/words"
 )
@@ -35,6 +37,9 @@ import (
 // place of the one shown (a search, a subtree opened).
 func (s *Server) modelPage(c echo.Context, v url.Values) error {
 	ctx := c.Request().Context()
+	if v.Has("poll") {
+		ctx = context.WithValue(ctx, askingAgain{}, true)
+	}
 	st, err := modelstate.Parse(v)
 	if err != nil {
 		return s.modelFail(c, st, err)
@@ -117,7 +122,7 @@ func (s *Server) modelRender(c echo.Context, st modelstate.State, act modelstate
 	}
 	if isHTMX(c.Request()) {
 		h := c.Response().Header()
-		if act.Kept() {
+		if act.Kept() || otherPage(c.Request(), st) {
 			h.Set("HX-Push-Url", st.Href())
 		} else {
 			h.Set("HX-Replace-Url", st.Href())
@@ -125,6 +130,19 @@ func (s *Server) modelRender(c echo.Context, st modelstate.State, act modelstate
 		return s.render(c, status, "model-app", app)
 	}
 	return s.render(c, status, "model-page", view.NewModelPage(s.site, app))
+}
+
+// otherPage reports whether an htmx request asks for another model or
+// backend than the page it came from (htmx's HX-Current-URL): a board
+// size or a backend chosen is an entry of the browser's history of its
+// own, which Back undoes, as a decision is.
+func otherPage(r *http.Request, st modelstate.State) bool {
+	cur, err := url.Parse(r.Header.Get("HX-Current-URL"))
+	if err != nil || cur.RawQuery == "" {
+		return false
+	}
+	q := cur.Query()
+	return q.Get("model") != st.Model || strings.ToLower(q.Get("backend")) != st.Backend
 }
 
 // modelFail answers a request of the model page that cannot show its
@@ -163,6 +181,9 @@ func pageProblem(err error) error {
 		return &problem.Problem{Status: http.StatusNotFound, Err: err,
 			Message: "This server has no such model: it may have been forgotten to make room for others. Open it again from its file."}
 	case errors.Is(err, configurator.ErrTooLarge):
+		if p := (*problem.Problem)(nil); errors.As(err, &p) {
+			return p // a board's, in the board's words (boardSpaces)
+		}
 		// The backend's own words say which of its bounds the model passes.
 		return &problem.Problem{Status: http.StatusRequestEntityTooLarge, Message: words.Sentence(err.Error()), Err: err}
 	case errors.As(err, new(*stillCompiling)):
@@ -350,6 +371,7 @@ func (s *Server) modelStep(ctx context.Context, before, st modelstate.State, act
 			r.Marginals = a.marginals
 		}
 		run.Domains, run.Took = a.domains, time.Since(start)
+		s.metrics.modelStepped(cp.name, run.Took, a.domains.Work)
 		r.Runs = append(r.Runs, run)
 	}
 	r.Runs = append(r.Runs, refused...)
@@ -452,39 +474,81 @@ func (s *Server) modelsPage(c echo.Context) error {
 	return s.render(c, http.StatusOK, "models-page", view.NewModelsPage(s.site, examples, boards, models.MaxSize, nil))
 }
 
+// askingAgain marks the context of the page's own asking again while a
+// backend compiles (poll): it waits the whole quick wait for the compile,
+// so that a compile queued behind others (the cache's lanes and room)
+// starts when its turn comes, which it does only while a request waits
+// for it (spaces.Cache).
+type askingAgain struct{}
+
 // stillCompiling is a backend whose compile of the model outlasts the
-// page's quick wait, and since when it runs.
+// page's quick wait, since when it runs and, for a board, what it is
+// doing (underWay).
 type stillCompiling struct {
 	since time.Time
-	err   error // the quick wait's end
+	what  string // "" for a compile of a model
+	err   error  // the quick wait's end
 }
 
 func (e *stillCompiling) Error() string {
-	return "still compiling the model (for " + words.Since(e.since) + " so far)"
+	what := "compiling the model"
+	if e.what != "" {
+		what = e.what
+	}
+	return "still " + what + " (for " + words.Since(e.since) + " so far)"
+}
+
+// underWay says in a board's words what the cache is doing to make k's
+// space: loading it from its compiled file, compiling it, counting its
+// empty board or computing the answers it keeps.
+func (s *Server) underWay(k spaces.Key) string {
+	space := fmt.Sprintf("the %d×%d board", k.N, k.N)
+	if _, ok := s.spaces.Counting(k); ok {
+		return "counting all the solutions of " + space
+	}
+	if _, ok := s.spaces.Settling(k); ok {
+		return "computing the answers " + space + " keeps for the first clicks"
+	}
+	if f, ok := s.loading(k); ok {
+		return fmt.Sprintf("loading %s from its compiled file of %s", space, bytesize.Format(f.Bytes))
+	}
+	return "compiling " + space
 }
 
 func (e *stillCompiling) Unwrap() error { return e.err }
 
 // modelSpace is a backend's space of the model, waited for at most the
-// page's quick wait (not at all when its compile is known to run): a longer compile goes on (for as long as the store
-// lets a compile nobody waits for run, and each step asks again) while
-// the backends that are ready answer, and the page says so. A person
-// never waits on one backend's compile for a page.
+// page's quick wait from the compile's start (a step that finds the
+// compile running waits only what is left of it): a longer compile goes
+// on (for as long as the store lets a compile nobody waits for run, and
+// each step asks again) while the backends that are ready answer, and
+// the page says so. A person never waits on one backend's compile for a
+// page.
 func (s *Server) modelSpace(ctx context.Context, id, backend string) (*models.Space, error) {
 	wait := s.cfg.QuickWait
-	if _, running := s.models.Compiling(id, backend); running {
-		// A step never waits on a compile it knows is running: asking
-		// joins it (so that it goes on while the page is open) and the
-		// backends that are ready answer at once.
-		wait = 0
+	if since, running := s.models.Compiling(id, backend); running && ctx.Value(askingAgain{}) == nil {
+		// Asking joins the compile (so that it goes on while the page is
+		// open); two people who open a board at once both wait the few
+		// milliseconds of its compile, and a step on a page that waits
+		// for a long one does not wait again.
+		wait = max(0, wait-time.Since(since))
 	}
 	qctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	sp, err := s.models.Space(qctx, id, backend)
 	if err != nil && ctx.Err() == nil && qctx.Err() != nil {
 		if since, ok := s.models.Compiling(id, backend); ok {
-			return nil, &stillCompiling{since: since, err: err}
+			sc := &stillCompiling{since: since, err: err}
+			if n, ok := models.Board(id); ok {
+				sc.what = s.underWay(s.spaces.Key(backend, n, configurator.RowMajor))
+			}
+			return nil, sc
 		}
+	}
+	if errors.Is(err, spaces.ErrNoWork) {
+		// A HEAD request starts no heavy compile of a board: it answers
+		// as a GET would once the compile outlasts its quick wait.
+		return nil, &stillCompiling{since: time.Now(), err: err}
 	}
 	return sp, err
 }
@@ -493,13 +557,17 @@ func (s *Server) modelSpace(ctx context.Context, id, backend string) (*models.Sp
 func fallbackNote(backend, instead string, err error) string {
 	b, i := strings.ToUpper(backend), strings.ToUpper(instead)
 	if sc := (*stillCompiling)(nil); errors.As(err, &sc) {
-		return fmt.Sprintf("%s is still compiling this model (for %s so far): %s answers meanwhile, and the page asks %s again every few seconds, by itself, until it answers.",
-			b, words.Since(sc.since), i, b)
+		what := "compiling this model"
+		if sc.what != "" {
+			what = sc.what
+		}
+		return fmt.Sprintf("%s is still %s (for %s so far): %s answers meanwhile, and the page asks %s again every few seconds, by itself, until it answers.",
+			b, what, words.Since(sc.since), i, b)
 	}
 	if errors.Is(err, configurator.ErrBoardsOnly) {
 		return fmt.Sprintf("%s configures N-Queens boards only, not feature models: %s answers this model instead.", b, i)
 	}
-	return fmt.Sprintf("%s cannot answer this model: %s %s answers it instead.", b, strings.TrimSuffix(problem.Describe(err).Message, "."), i)
+	return fmt.Sprintf("%s cannot answer this model, so %s answers it instead: %s", b, i, words.Sentence(problem.Describe(err).Message))
 }
 
 // answer is what a backend said of one state: the classification and,

@@ -398,3 +398,29 @@ func TestModelPageWhileEveryBackendCompiles(t *testing.T) {
 		}
 	}
 }
+
+// TestModelPageSwitchesArePushed: through htmx, a board size or a backend
+// chosen is an entry of the browser's history of its own (Back returns
+// to the board before), as a decision is; a subtree opened over the same
+// model and backend takes the place of the entry shown.
+func TestModelPageSwitchesArePushed(t *testing.T) {
+	_, ts := newTestServer(t, modelSetup())
+	id, _ := exampleID(t, "computer")
+	for _, tc := range []struct {
+		name, from, path string
+		header, value    string
+	}{
+		{"another size", "/?model=queens-8&select=a1", "/?model=queens-6", "HX-Push-Url", "/?model=queens-6"},
+		{"another backend", "/?model=queens-8&select=a1", "/?model=queens-8&select=a1&backend=sat", "HX-Push-Url", "/?model=queens-8&select=a1&backend=sat"},
+		{"the primary again", "/?model=queens-8&select=a1&backend=sat", "/?model=queens-8&select=a1", "HX-Push-Url", "/?model=queens-8&select=a1"},
+		{"a subtree opened", "/?model=" + id, "/?model=" + id + "&toggle=-Ports", "HX-Replace-Url", "/?model=" + id + "&open=-Ports"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, _ := get(t, ts, tc.path, "HX-Request", "true", "HX-Current-URL", ts.URL+tc.from)
+			if res.StatusCode != http.StatusOK || res.Header.Get(tc.header) != tc.value {
+				t.Errorf("%d, %s %q, want %q (push %q, replace %q)", res.StatusCode, tc.header, res.Header.Get(tc.header), tc.value,
+					res.Header.Get("HX-Push-Url"), res.Header.Get("HX-Replace-Url"))
+			}
+		})
+	}
+}

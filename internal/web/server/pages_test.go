@@ -21,13 +21,16 @@ import (
 	"github.com/nqueens/configurator/configurator/configuratortest"
 )
 
-// TestPages is the specification of the HTML routes: every address a
-// person or a hand-edited link can produce, with the status and the words
-// the page must answer with. Bad input is refused with a message in
-// words, inside a page that still works.
+// TestPages is the specification of the one page's HTML routes for a
+// board (the model queens-N): every address a person or a hand-edited
+// link can produce, with the status and the words the page must answer
+// with. Bad input is refused with a message in words, inside a page that
+// still works.
 func TestPages(t *testing.T) {
 	_, ts := newTestServer(t, testConfig())
-	long := "/?n=8&q=" + strings.Repeat("a1,", 34000) // about 100 KB
+	long := "/?model=queens-8&select=" + strings.Repeat("a1,", 34000) // about 100 KB
+	solution16 := "a1,c2,e3,b4,m5,i6,n7,l8,o9,f10,p11,g12,d13,k14,h15"
+	computer, _ := exampleID(t, "computer")
 	tests := []struct {
 		name    string
 		path    string
@@ -38,139 +41,133 @@ func TestPages(t *testing.T) {
 		header  map[string]string
 	}{
 		// Boards.
-		{name: "a fresh board", path: "/", status: 200,
-			want: []string{`id="count">92 solutions<`, `aria-label="8 by 8 board"`, `role="grid"`, `<option value="8" selected>8 × 8</option>`}},
-		{name: "4×4", path: "/?n=4", status: 200, want: []string{`id="count">2 solutions<`}},
-		{name: "one queen in the corner", path: "/?n=8&q=a1", status: 200,
-			want: []string{`id="count">4 solutions<`, `id="cell-a1" class="cell dark queen"`, `aria-label="b2, blocked: attacked by a1"`}},
-		{name: "a unique completion forces six queens", path: "/?n=8&q=a1,e2", status: 200,
-			want: []string{`1 solution: complete it?`, `id="complete"`}},
-		{name: "a full solution is solved", path: "/?n=8&q=a1,e2,h3,f4,c5,g6,b7,d8", status: 200,
-			want: []string{`Solved: a complete solution, one of 92`}, notWant: []string{`id="complete"`}},
-		{name: "the SAT backend counts too", path: "/?n=8&q=a1&backend=sat", status: 200,
-			want: []string{`id="count">4 solutions<`, `<th scope="col">SAT</th>`}},
-		{name: "both backends agree", path: "/?n=8&q=a1,g2&backend=both", status: 200,
-			want: []string{`id="count">2 solutions<`, `BDD and SAT agree on every square`, `SAT counts 2 solutions`, `id="ratios"`, `<dt>SAT</dt>`}},
-		{name: "3×3 has no solution", path: "/?n=3", status: 200,
-			want: []string{`No solutions: a 3×3 board has none`, `aria-label="a1, blocked: this board has no solution"`}},
-		{name: "the tab title names the board", path: "/?n=10", status: 200,
-			want: []string{`<title>10×10 · BDD/SAT configurator</title>`, `data-title="10×10 · BDD/SAT configurator"`}},
-		{name: "3×3 squares do not invite a question", path: "/?n=3", status: 200,
-			want: []string{`aria-label="a1, blocked: this board has no solution"`, `disabled tabindex`}, notWant: []string{`name="why"`}},
-		{name: "a full board on a backend that does not count is solved", path: "/?n=16&backend=sat&q=a1,c2,e3,b4,m5,i6,n7,l8,o9,f10,p11,g12,d13,k14,h15,j16", status: 200,
-			want: []string{`Solved: a complete solution`}, notWant: []string{`not counted`, `id="complete"`}},
-		{name: "a board one forced step from solved on a backend that does not count", path: "/?n=16&backend=sat&q=a1,c2,e3,b4,m5,i6,n7,l8,o9,f10,p11,g12,d13,k14,h15", status: 200,
-			want: []string{`1 solution: complete it?`, `id="complete"`}, notWant: []string{`not counted`}},
-		{name: "a heat map with every square forced", path: "/?n=8&q=a1,e2&heat=1", status: 200,
-			want: []string{`id="heat-forced">One solution left: every square is decided`}, notWant: []string{`the likeliest square has a queen in`}},
-		{name: "1×1 is one forced queen", path: "/?n=1", status: 200, want: []string{`1 solution: complete it?`, `class="cell dark forced"`}},
-		{name: "other variable orders give the same answers", path: "/?n=8&q=a1&order=diag", status: 200,
-			want: []string{`id="count">4 solutions<`, `<option value="diag" selected>by diagonal</option>`, "BDD 8×8, by diagonal"}},
-		{name: "the heat map", path: "/?n=8&q=a1&heat=1", status: 200,
-			want: []string{`class="board size-s heat"`, `heat-`, `in 50% of the remaining solutions`}},
-		{name: "no heat map with SAT", path: "/?n=8&backend=sat&heat=1", status: 200,
-			want: []string{`only the BDD backend counts`}},
-		{name: "a small diagram", path: "/?n=4&q=b1&diagram=1", status: 200,
-			want: []string{`<div class="dg" id="dg" data-n="4" data-queens="[[0,1]]" data-order="row">`,
-				`<a href="/diagram.svg?n=4&amp;q=b1&amp;backend=bdd&amp;diagram=1" target="_blank" rel="noopener">Graphviz drawing (SVG)</a>`}},
-		{name: "a diagram past Graphviz", path: "/?n=8&order=col&diagram=1", status: 200,
-			want:    []string{`<div class="dg" id="dg" data-n="8" data-queens="[]" data-order="col">`},
-			notWant: []string{`Graphviz drawing`}},
-		{name: "no diagram with SAT", path: "/?n=8&backend=sat&diagram=1", status: 200,
-			want: []string{`Only the BDD backend has a diagram`}},
+		{name: "the bare address opens the default board", path: "/", status: 303,
+			header: map[string]string{"Location": "/?model=queens-8"}},
+		{name: "a fresh board", path: "/?model=queens-8", status: 200,
+			want: []string{`id="count">92 configurations<`, `aria-label="8 by 8 board"`, `role="grid"`, `<option value="queens-8" selected>8 × 8</option>`,
+				`<option value="queens-16">16 × 16</option>`, `id="orders"`}},
+		{name: "4×4", path: "/?model=queens-4", status: 200, want: []string{`id="count">2 configurations<`}},
+		{name: "one queen in the corner", path: "/?model=queens-8&select=a1", status: 200,
+			want: []string{`id="count">4 configurations<`, `class="cell queen dark" data-name="a1" name="undo"`, `aria-label="b2, forced off"`}},
+		{name: "a unique completion forces six queens", path: "/?model=queens-8&select=a1,e2", status: 200,
+			want: []string{`id="count">1 configuration<`, `aria-label="h3, forced on"`, `aria-label="b7, forced on"`}},
+		{name: "a full solution is decided", path: "/?model=queens-8&select=a1,e2,h3,f4,c5,g6,b7,d8", status: 200,
+			want: []string{`id="count">1 configuration<`}, notWant: []string{`id="complete"`, `, free"`}},
+		{name: "the SAT backend counts too", path: "/?model=queens-8&select=a1&backend=sat", status: 200,
+			want: []string{`id="count">4 configurations<`, `<th scope="col">SAT</th>`}, notWant: []string{`<th scope="col">BDD</th>`}},
+		{name: "both backends agree", path: "/?model=queens-8&select=a1,g2&backend=both", status: 200,
+			want: []string{`id="count">2 configurations<`, `✓ BDD and SAT agree on every feature`, `<dt>BDD</dt>`, `<dt>SAT</dt>`}},
+		{name: "3×3 has no configuration", path: "/?model=queens-3", status: 422, want: []string{`3-queens has no configuration.`}},
+		{name: "the tab title names the board", path: "/?model=queens-10", status: 200,
+			want: []string{`<title>10-queens · BDD/SAT configurator</title>`, `data-title="10-queens · BDD/SAT configurator"`}},
+		{name: "a full board on a backend that does not count is one configuration", path: "/?model=queens-16&backend=sat&select=" + solution16 + ",j16", status: 200,
+			want: []string{`id="count">1 configuration<`}, notWant: []string{`does not count`, `id="complete"`}},
+		{name: "a board one forced square from decided, on a backend that does not count", path: "/?model=queens-16&backend=sat&select=" + solution16, status: 200,
+			want: []string{`id="count">1 configuration<`, `aria-label="j16, forced on"`}, notWant: []string{`does not count`}},
+		{name: "a board past the boards a backend counts", path: "/?model=queens-12&select=a1&backend=sat", status: 200,
+			want: []string{`id="count">SAT does not count the configurations of this model<`}},
+		{name: "1×1 is one forced queen", path: "/?model=queens-1", status: 200,
+			want: []string{`id="count">1 configuration<`, `class="cell forced dark" data-name="a1"`}},
+		{name: "each free square's share of what is left", path: "/?model=queens-8&select=a1", status: 200,
+			want: []string{`class="board fgrid size-s heat"`, `title="c8: free; click to place a queen (50% of the configurations left)"`}},
+		{name: "no shares on a backend that does not count per square", path: "/?model=queens-8&backend=sat", status: 200,
+			want: []string{`id="share-note">Each feature&#39;s share of the configurations needs a backend that counts them for every feature (the BDD).<`}, notWant: []string{`class="pct"`}},
+		{name: "the diagram's panel open", path: "/?model=queens-4&select=b1&diagram=1", status: 200,
+			want: []string{`<details class="card diagram model-diagram" id="diagram" open>`, `data-src="/model-diagram?model=queens-4&amp;select=b1"`}},
+		{name: "the order panel of a board", path: "/?model=queens-8", status: 200,
+			want: []string{`<h2 id="orders-h">What the variable order does</h2>`, `<td class="nodes">2,451</td>`,
+				`hx-get="/orders?n=8&amp;backend=bdd&amp;compile=1"`, `>Compile the other 3 orders<`}},
+		{name: "a feature model has no board size nor order panel", path: "/?model=" + computer, status: 200,
+			want: []string{`id="ftree"`}, notWant: []string{`id="size"`, `id="orders"`, `id="fgrid"`}},
 
-		// Actions through htmx: the fragment only, and the new address.
-		{name: "place", path: "/play?n=8&q=a1&backend=bdd&place=e2", htmx: true, status: 200,
-			want: []string{`id="app"`, `data-title="8×8 · BDD/SAT configurator"`, `1 solution: complete it?`}, notWant: []string{`<html`},
-			header: map[string]string{"HX-Push-Url": "/?n=8&q=a1,e2&backend=bdd"}},
-		{name: "remove any queen, not only the last", path: "/play?n=8&q=a1,e2&backend=bdd&remove=a1", htmx: true, status: 200,
-			header: map[string]string{"HX-Push-Url": "/?n=8&q=e2&backend=bdd"}},
-		{name: "why, for an attack", path: "/play?n=8&q=a1&why=b2", htmx: true, status: 200,
-			want:   []string{`Why is b2 blocked?`, `Attacked by a1.`, `id="cell-a1" class="cell dark queen because"`, `Make room`},
-			header: map[string]string{"HX-Push-Url": ""}},
-		{name: "why, with no attacker", path: "/play?n=8&q=a1&why=c2", htmx: true, status: 200,
-			want: []string{`No solution holds queens on a1 and here.`}},
-		{name: "why, for a forced queen", path: "/play?n=8&q=a1,g2&why=c8", htmx: true, status: 200,
-			want: []string{`Why is c8 forced?`, `Make it my queen`}},
-		{name: "make room", path: "/play?n=8&q=a1,g2&room=e2", htmx: true, status: 200,
-			want: []string{`Removing the queen on g2 frees e2; no smaller set of your queens does.`, `class="cell light queen gone"`}},
-		{name: "make room, then place", path: "/play?n=8&q=a1,g2&remove=g2&place=e2", htmx: true, status: 200,
-			header: map[string]string{"HX-Push-Url": "/?n=8&q=a1,e2&backend=bdd"}},
-		{name: "complete", path: "/play?n=8&q=a1&complete=1", htmx: true, status: 200,
-			want: []string{`Solved: a complete solution, one of 92`}},
-		{name: "history restore asks for the whole page", path: "/?n=8&q=a1", htmx: true, status: 200,
+		// Steps through htmx: the app only, and the address to push.
+		{name: "place", path: "/?model=queens-8&select=a1&backend=bdd&square=e2", htmx: true, status: 200,
+			want: []string{`id="app"`, `data-title="8-queens · BDD/SAT configurator"`, `id="count">1 configuration<`, `<b>&#43;e2</b> forced on 6 squares`}, notWant: []string{`<html`},
+			header: map[string]string{"HX-Push-Url": "/?model=queens-8&select=a1,e2&backend=bdd"}},
+		{name: "take back any queen, not only the last", path: "/?model=queens-8&select=a1,e2&undo=a1", htmx: true, status: 200,
+			want: []string{`id="count">8 configurations<`}, header: map[string]string{"HX-Push-Url": "/?model=queens-8&select=e2"}},
+		{name: "rule a square out", path: "/?model=queens-8&select=a1&square=e2&rule=1", htmx: true, status: 200,
+			want: []string{`class="cell ruled light" data-name="e2"`, `<b>−e2</b>`}, header: map[string]string{"HX-Push-Url": "/?model=queens-8&select=a1&deselect=e2"}},
+		{name: "why, for an attack", path: "/?model=queens-8&select=a1&ask=b2", htmx: true, status: 200,
+			want: []string{`Why is “b2” forced off?`, `<p class="reason-text">You selected “a1”</p>`, `diagonal a1-h8: at most one of a1, b2, c3, d4, e5, f6, g7, h8`,
+				`>Make room: undo &#43;a1<`}, notWant: []string{`<details class="proof"`},
+			header: map[string]string{"HX-Push-Url": "/?model=queens-8&select=a1&why=b2"}},
+		{name: "why, with no attacker: the board's proof", path: "/?model=queens-8&select=a1&ask=c2", htmx: true, status: 200,
+			want: []string{`Why is “c2” forced off?`, `<details class="proof"><summary>Proof</summary><ol class="steps"><li>The queen of rank 4 can only go on b4, f4, g4 or h4 (the queens on a1 and c2 cover its other squares); each is refuted in turn.</li>`}},
+		{name: "why, for a forced queen", path: "/?model=queens-8&select=a1,g2&ask=c8", htmx: true, status: 200,
+			want: []string{`Why is “c8” forced on?`, `>Make room: undo &#43;a1<`}},
+		{name: "make room", path: "/?model=queens-8&select=a1,g2&why=e2&room=e2", htmx: true, status: 200,
+			want:   []string{`<b>make room for e2</b> freed 11 squares`, `id="count">4 configurations<`},
+			header: map[string]string{"HX-Push-Url": "/?model=queens-8&select=a1"}},
+		{name: "history restore asks for the whole page", path: "/?model=queens-8&select=a1", htmx: true, status: 200,
 			want: []string{`<!doctype html>`}},
-		{name: "without JavaScript an action redirects to the new address", path: "/play?n=8&q=a1&place=e2", status: 303,
-			header: map[string]string{"Location": "/?n=8&q=a1,e2&backend=bdd"}},
+		{name: "without JavaScript a step redirects to the new address", path: "/?model=queens-8&select=a1&square=e2", status: 303,
+			header: map[string]string{"Location": "/?model=queens-8&select=a1,e2"}},
 
-		// Refusals of actions through htmx: a notice, and the board stays.
-		{name: "placing on a blocked square", path: "/play?n=8&q=a1&place=b2", htmx: true, status: 422,
-			want:   []string{`b2 is blocked: attacked by a1.`, `class="notice error"`},
-			header: map[string]string{"HX-Retarget": "#notice", "HX-Reswap": "innerHTML"}},
-		{name: "placing where no solution goes on", path: "/play?n=8&q=a1&place=c2", htmx: true, status: 422,
-			want: []string{`c2 is blocked: no solution holds queens on a1 and here.`}},
-		{name: "placing on a queen", path: "/play?n=8&q=a1&place=a1", htmx: true, status: 422, want: []string{`a1 already holds your queen.`}},
-		{name: "removing a queen that is not there", path: "/play?n=8&q=a1&remove=h8", htmx: true, status: 422,
-			want: []string{`There is no queen of yours on h8 to remove.`}},
-		{name: "why on a free square", path: "/play?n=8&q=a1&why=e2", htmx: true, status: 422,
-			want: []string{`e2 is free: a queen can go there, so there is nothing to explain.`}},
-		{name: "make room on a queen", path: "/play?n=8&q=a1&room=a1", htmx: true, status: 422, want: []string{`a1 holds your own queen`}},
-		{name: "two actions at once", path: "/play?n=8&why=a1&room=a1", htmx: true, status: 400, want: []string{`One action at a time`}},
-		{name: "a bad square in an action", path: "/play?n=8&place=z0", htmx: true, status: 400, want: []string{`“z0” is not a square`}},
-		{name: "an empty square in an action", path: "/play?n=8&q=a1&place=", htmx: true, status: 400,
-			want: []string{`The parameter &#34;place&#34; names one square, like c5.`}, header: map[string]string{"HX-Retarget": "#notice"}},
-		{name: "a 100 KB address through htmx keeps the board", path: "/play?n=8&q=a1&place=" + strings.Repeat("b", 100<<10), htmx: true, status: 414,
+		// Refusals of steps through htmx: a notice, and the board stays.
+		{name: "placing on a blocked square", path: "/?model=queens-8&select=a1&square=b2", htmx: true, status: 422,
+			want:   []string{`No configuration keeps &#43;a1, &#43;b2: diagonal a1-h8: at most one of a1, b2, c3, d4, e5, f6, g7, h8.`, `class="notice error"`, `id="count">4 configurations<`},
+			header: map[string]string{"HX-Replace-Url": "/?model=queens-8&select=a1"}},
+		{name: "placing where no configuration goes on", path: "/?model=queens-8&select=a1&square=c2", htmx: true, status: 422,
+			want: []string{`No configuration keeps &#43;a1, &#43;c2.`}},
+		{name: "placing on a queen", path: "/?model=queens-8&select=a1&square=a1", htmx: true, status: 400,
+			want: []string{`Decide &#34;a1&#34;: feature already decided.`}, header: map[string]string{"HX-Retarget": "#notice", "HX-Reswap": "innerHTML"}},
+		{name: "taking back a queen that is not there", path: "/?model=queens-8&select=a1&undo=h8", htmx: true, status: 400,
+			want: []string{`Undo &#34;h8&#34;: no decision of yours on that feature.`}},
+		{name: "make room on a square that is not forced", path: "/?model=queens-8&select=a1&room=a1", htmx: true, status: 422,
+			want: []string{`That feature is not forced, so there is nothing to explain.`}},
+		{name: "two steps at once", path: "/?model=queens-8&ask=a1&room=a1", htmx: true, status: 400, want: []string{`The address asks for two steps at once (room and ask); ask for one.`}},
+		{name: "a bad square in a step", path: "/?model=queens-8&square=z0", htmx: true, status: 400,
+			want: []string{`Feature &#34;z0&#34;: no such feature.`}, header: map[string]string{"HX-Retarget": "#notice"}},
+		{name: "a 100 KB address through htmx keeps the board", path: "/?model=queens-8&select=a1&square=" + strings.Repeat("b", 100<<10), htmx: true, status: 414,
 			want: []string{`This address is too long`}, notWant: []string{`id="app"`}, header: map[string]string{"HX-Retarget": "#notice"}},
-		{name: "placing on a blocked square without JavaScript keeps the board", path: "/play?n=8&q=a1&place=b2", status: 422,
-			want: []string{`b2 is blocked: attacked by a1.`, `id="cell-a1" class="cell dark queen"`, `id="count">4 solutions<`}},
+		{name: "placing on a blocked square without JavaScript keeps the board", path: "/?model=queens-8&select=a1&square=b2", status: 422,
+			want: []string{`No configuration keeps &#43;a1, &#43;b2`, `class="cell queen dark" data-name="a1"`, `id="count">4 configurations<`}},
 
-		// Bad addresses: a 4xx page with the message and a board that works.
-		{name: "size in words", path: "/?n=eight", status: 400,
-			want: []string{`Board size “eight” is not a whole number: pick a size from 1 to 10.`, `id="count">92 solutions<`}},
-		{name: "size zero", path: "/?n=0", status: 400, want: []string{`Board size 0 is out of range: pick a size from 1 to 10.`}},
-		{name: "size minus one", path: "/?n=-1", status: 400, want: []string{`Board size -1 is out of range`}},
-		{name: "size 10^18", path: "/?n=1000000000000000000", status: 400, want: []string{`Board size 1000000000000000000 is out of range`}},
-		{name: "size beyond the BDD's limit", path: "/?n=11", status: 413,
-			want: []string{`A 11×11 board is beyond the limit of the BDD backend (10×10). The SAT backend handles boards up to 16×16: switch to SAT.`}},
-		{name: "size beyond every limit", path: "/?n=17&backend=sat", status: 413, want: []string{`A 17×17 board is beyond the limit of the SAT backend (16×16).`}},
-		{name: "a square off the board", path: "/?n=8&q=z99", status: 400, want: []string{`“z99” is off the 8×8 board.`}},
-		{name: "rank zero", path: "/?n=8&q=a0", status: 400, want: []string{`“a0” is not a square: name squares by file letter and rank, like a1 or c5.`}},
-		{name: "an empty square name", path: "/?n=8&q=a1,,b3", status: 400, want: []string{`The list of queens has an empty entry`}},
-		{name: "a queen twice", path: "/?n=8&q=a1,a1", status: 400, want: []string{`a1 is listed twice among the queens.`}},
-		{name: "queens that attack each other keep the first", path: "/?n=8&q=a1,b2", status: 422,
-			want: []string{`No solution holds these queens: a1 and b2 attack each other.`, `id="cell-a1" class="cell dark queen"`, `id="count">4 solutions<`}},
-		{name: "queens no solution holds keep the longest good start", path: "/?n=8&q=a1,e2,b3", status: 422,
-			want: []string{`No solution holds queens on a1, e2 and b3 together: there is no way to fill the remaining ranks.`, `id="cell-e2" class="cell light queen"`}},
-		{name: "more queens than ranks", path: "/?n=4&q=a1,b3,c1,d4,a4", status: 422, want: []string{`A solution on a 4×4 board has 4 queens; the address lists 5.`}},
-		{name: "unknown backend", path: "/?backend=zdd", status: 400, want: []string{`“zdd” is not a backend: choose bdd, sat or both.`}},
-		{name: "unknown order", path: "/?order=zigzag", status: 400, want: []string{`“zigzag” is not a variable order`}},
-		{name: "a flag that is not a flag", path: "/?heat=maybe", status: 400, want: []string{`The parameter &#34;heat&#34; takes 1 or 0, not “maybe”.`}},
-		{name: "a parameter twice", path: "/?n=8&n=9", status: 400, want: []string{`The parameter &#34;n&#34; appears more than once`}},
-		{name: "a malformed escape", path: "/?n=%zz", status: 400, want: []string{`The address is malformed: “n=%zz” has a % that is not followed by two hexadecimal digits.`}},
-		{name: "a semicolon", path: "/?n=8&q=a1;drop", status: 400, want: []string{`The address is malformed: “q=a1;drop” holds a semicolon; separate the parameters with &amp; and the queens with commas (q=a1,c5).`}},
-		{name: "invalid UTF-8", path: "/?backend=%ff%fe", status: 400, want: []string{"“\uFFFD” is not a backend"}},
-		{name: "invalid UTF-8 in a square", path: "/?n=8&q=a1,%ff", status: 400, want: []string{"“\uFFFD” is not a square"}},
-		{name: "invalid UTF-8 in the size", path: "/?n=8%c3%28", status: 400, want: []string{"Board size “8\uFFFD(” is not a whole number"}},
-		{name: "a bad size for the diagram", path: "/diagram.svg?n=eight", status: 400, want: []string{`Board size “eight” is not a whole number`}},
-		{name: "a bad size for the progress stream", path: "/events/compile?n=0", status: 400, want: []string{`Board size 0 is out of range`}},
+		// Bad addresses: a 4xx page with the message, and a board that works
+		// where the address names one.
+		{name: "a square off the board", path: "/?model=queens-8&select=z99", status: 400, want: []string{`Feature &#34;z99&#34;: no such feature.`}},
+		{name: "rank zero", path: "/?model=queens-8&select=a0", status: 400, want: []string{`Feature &#34;a0&#34;: no such feature.`}},
+		{name: "a queen twice", path: "/?model=queens-8&select=a1,a1", status: 400, want: []string{`Feature &#34;a1&#34;: feature decided twice.`}},
+		{name: "queens that attack each other are left out", path: "/?model=queens-8&select=a1,b2", status: 422,
+			want: []string{`No configuration keeps &#43;a1, &#43;b2: diagonal a1-h8: at most one of a1, b2, c3, d4, e5, f6, g7, h8. The page shows the configuration without a1 and b2.`,
+				`id="count">92 configurations<`}},
+		{name: "queens no solution holds leave out the fewest", path: "/?model=queens-8&select=a1,e2,b3", status: 422,
+			want: []string{`The page shows the configuration without a1 and b3.`, `class="cell queen light" data-name="e2"`, `id="count">8 configurations<`}},
+		{name: "more queens than ranks", path: "/?model=queens-4&select=a1,b3,c1,d4,a4", status: 422, want: []string{`No configuration keeps`}},
+		{name: "unknown backend", path: "/?model=queens-8&backend=zdd", status: 400,
+			want: []string{`“zdd” is not a backend: choose bdd, sat or both. The page shows the first.`, `id="count">92 configurations<`}},
+		{name: "a flag that is not a flag", path: "/?model=queens-8&diagram=maybe", status: 400, want: []string{`The parameter &#34;diagram&#34; takes 1 or 0, not “maybe”.`}},
+		{name: "a parameter twice", path: "/?model=queens-8&model=queens-9", status: 400, want: []string{`The parameter &#34;model&#34; appears more than once`}},
+		{name: "a malformed escape", path: "/?model=%zz", status: 400, want: []string{`The address is malformed: “model=%zz” has a % that is not followed by two hexadecimal digits.`}},
+		{name: "a semicolon", path: "/?model=queens-8&select=a1;drop", status: 400, want: []string{`The address is malformed: “select=a1;drop” holds a semicolon`}},
+		{name: "invalid UTF-8", path: "/?model=queens-8&backend=%ff%fe", status: 400, want: []string{"“\uFFFD\uFFFD” is not a backend"}},
+		{name: "invalid UTF-8 in a square", path: "/?model=queens-8&select=a1,%ff", status: 400, want: []string{"no such feature."}},
+		{name: "a board beyond the BDD's limit", path: "/?model=queens-11", status: 200,
+			want: []string{`<p class="mode-note" id="mode-note">BDD cannot answer this model, so SAT answers it instead: A 11×11 board is beyond the limit of the BDD backend (10×10). The SAT backend handles boards up to 16×16: switch to SAT.</p>`,
+				`aria-label="11 by 11 board"`}},
+		{name: "a board beyond every limit", path: "/?model=queens-17&backend=sat", status: 413,
+			want: []string{`A 17×17 board is beyond the limit of the SAT backend (16×16).`}},
+		{name: "a board past the built-in ones", path: "/?model=queens-99", status: 404, want: []string{`This server has no such model`}},
 		{name: "a 100 KB address", path: long, status: 414, want: []string{`This address is too long (99.6 KiB of parameters; the limit is 8 KiB).`}},
-		{name: "a page that does not exist", path: "/nope", status: 404, want: []string{`There is nothing at this address.`, `id="count">92 solutions<`}},
+		{name: "a page that does not exist", path: "/nope", status: 404, want: []string{`There is nothing at this address.`, `<a href="/models">Open a model</a>`}},
+		{name: "the board page's diagram is gone", path: "/diagram.svg?n=8", status: 404, want: []string{`There is nothing at this address.`}},
+		{name: "the board page's progress stream is gone", path: "/events/compile?n=8", status: 404, want: []string{`There is nothing at this address.`}},
 
 		// Hostile input comes back escaped, never as markup.
-		{name: "script in the size", path: "/?n=" + url.QueryEscape(`<script>alert(1)</script>`), status: 400,
-			want: []string{`Board size “&lt;script&gt;alert(1)&lt;/script…” is not a whole number`}, notWant: []string{`<script>alert`}},
-		{name: "markup in the backend", path: "/?backend=" + url.QueryEscape(`"><img src=x onerror=alert(1)>`), status: 400,
+		{name: "script in the model", path: "/?model=" + url.QueryEscape(`<script>alert(1)</script>`), status: 400,
+			want: []string{`“&lt;script&gt;alert(1)&lt;/script…” names no model`}, notWant: []string{`<script>alert`}},
+		{name: "markup in the backend", path: "/?model=queens-8&backend=" + url.QueryEscape(`"><img src=x onerror=alert(1)>`), status: 400,
 			want: []string{`“&#34;&gt;&lt;img src=x onerror=ale…” is not a backend`}, notWant: []string{`<img src=x`}},
-		{name: "markup in a square", path: "/?q=" + url.QueryEscape(`<b>x</b>`), status: 400, notWant: []string{`<b>x</b>`}},
-		{name: "markup in the trail", path: "/?n=8&t=" + url.QueryEscape(`<i>x</i>_8_1_1`), status: 200, notWant: []string{`<i>x</i>`}},
-		{name: "markup through htmx", path: "/play?n=8&place=" + url.QueryEscape(`<svg onload=alert(1)>`), htmx: true, status: 400,
+		{name: "markup in a square", path: "/?model=queens-8&select=" + url.QueryEscape(`<b>x</b>`), status: 400, notWant: []string{`<b>x</b>`}},
+		{name: "markup in the trail", path: "/?model=queens-8&t=" + url.QueryEscape(`<i>x</i>_8_1_1`), status: 200, notWant: []string{`<i>x</i>`}},
+		{name: "markup through htmx", path: "/?model=queens-8&square=" + url.QueryEscape(`<svg onload=alert(1)>`), htmx: true, status: 400,
 			notWant: []string{`<svg onload`}},
 
 		// Static files come from the embedded tree only.
 		{name: "the style sheet", path: "/static/style.css", status: 200, want: []string{`.board`},
 			header: map[string]string{"Content-Type": "text/css; charset=utf-8"}},
 		{name: "htmx, embedded from npm (run `make frontend` if this fails)", path: "/static/vendor/htmx.min.js", status: 200, want: []string{`htmx`}},
-		{name: "the htmx SSE extension", path: "/static/vendor/sse.min.js", status: 200, want: []string{`sse`}},
 		{name: "no escape from the static tree", path: "/static/../go.mod", status: 404, notWant: []string{"module github.com/nqueens"}},
 		{name: "no escape, encoded", path: "/static/%2e%2e/go.mod", status: 404, notWant: []string{"module github.com/nqueens"}},
 		{name: "no escape, deeper", path: "/static/vendor/../../embed.go", status: 404, notWant: []string{"package frontend"}},
@@ -220,7 +217,7 @@ func TestPages(t *testing.T) {
 		})
 	}
 	// After all that, the server goes on serving.
-	if res, body := get(t, ts, "/?n=8&q=a1"); res.StatusCode != 200 || !strings.Contains(body, `id="count">4 solutions<`) {
+	if res, body := get(t, ts, "/?model=queens-8&select=a1"); res.StatusCode != 200 || !strings.Contains(body, `id="count">4 configurations<`) {
 		t.Errorf("after the bad requests: status %d", res.StatusCode)
 	}
 }
@@ -229,10 +226,14 @@ func TestPages(t *testing.T) {
 // inline scripts, inline styles and event handler attributes.
 var inlineCode = regexp.MustCompile(`(?i)<script(?:\s[^>]*)?>\s*[^<\s]|<style|<[a-z][^>]*\sstyle\s*=|<[a-z][^>]*\son[a-z]+\s*=`)
 
+// attrValue is an attribute's quoted value, which holds text, never an
+// attribute: an address's words may read like one, escaped.
+var attrValue = regexp.MustCompile(`="[^"]*"`)
+
 // checkStrictHTML fails when the page holds inline script or style.
 func checkStrictHTML(t *testing.T, body string) {
 	t.Helper()
-	if m := inlineCode.FindString(body); m != "" {
+	if m := inlineCode.FindString(attrValue.ReplaceAllString(body, `=""`)); m != "" {
 		t.Errorf("the page has inline code or style, which the CSP forbids: %q", m)
 	}
 }
@@ -252,60 +253,81 @@ func checkSecureHeaders(t *testing.T, h http.Header) {
 }
 
 // TestTimingTrail checks that each step's timings travel to the next
-// request and that the panel shows the last few, newest first.
+// request (the form's field t, newest first, a time per backend) and that
+// the comparison charts the last few steps, a line per backend, each
+// point named by its step.
 func TestTimingTrail(t *testing.T) {
 	_, ts := newTestServer(t, testConfig())
-	_, body := get(t, ts, "/?n=8&backend=both")
-	path := "/play?n=8&backend=both&l=open"
-	for _, cell := range []string{"a1", "e2"} {
-		trail := regexp.MustCompile(`name="t" value="([^"]*)"`).FindStringSubmatch(body)
+	field := regexp.MustCompile(`name="t" value="([^"]*)"`)
+	_, body := get(t, ts, "/?model=queens-8&backend=both")
+	selected := ""
+	for _, square := range []string{"a1", "e2"} {
+		trail := field.FindStringSubmatch(body)
 		if trail == nil {
 			t.Fatalf("no trail in the page")
 		}
-		q := regexp.MustCompile(`name="q" value="([^"]*)"`).FindStringSubmatch(body)
-		path = "/play?n=8&backend=both&place=" + cell + "&t=" + url.QueryEscape(html.UnescapeString(trail[1]))
-		if q != nil {
-			path += "&q=" + html.UnescapeString(q[1])
+		path := "/?model=queens-8&backend=both&square=" + square + "&t=" + url.QueryEscape(html.UnescapeString(trail[1]))
+		if selected != "" {
+			path += "&select=" + selected
 		}
-		_, body = get(t, ts, path, "HX-Request", "true")
+		var res *http.Response
+		res, body = get(t, ts, path, "HX-Request", "true")
+		if res.StatusCode != 200 {
+			t.Fatalf("%s: %d", path, res.StatusCode)
+		}
+		selected = strings.TrimPrefix(selected+","+square, ",")
 	}
-	rows := regexp.MustCompile(`<tr(?: class="current")?><td>([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td></tr>`).FindAllStringSubmatch(body, -1)
+	trail := field.FindStringSubmatch(body)
+	if trail == nil {
+		t.Fatalf("no trail after two steps")
+	}
 	var labels []string
-	for _, r := range rows {
-		labels = append(labels, html.UnescapeString(r[1]))
-		for _, d := range r[2:4] {
-			if !regexp.MustCompile(`^[0-9.]+ (ns|µs|ms|s)$`).MatchString(d) {
-				t.Errorf("step %s: time %q is not a duration", r[1], d)
-			}
+	for _, step := range strings.Split(html.UnescapeString(trail[1]), "~") {
+		f := strings.Split(step, "_")
+		labels = append(labels, f[0])
+		if len(f) != 4 || f[2] == "0" || f[3] == "0" {
+			t.Errorf("step %q: want a time of each backend", step)
 		}
 	}
-	if want := []string{"+e2", "+a1", "open"}; strings.Join(labels, " ") != strings.Join(want, " ") {
+	if want := []string{"select", "select", "show"}; strings.Join(labels, " ") != strings.Join(want, " ") {
 		t.Errorf("steps %q, want %q", labels, want)
+	}
+	chart := between(body, `id="session-chart"`, `</svg>`)
+	if n := strings.Count(chart, "<polyline"); n != 2 {
+		t.Errorf("the chart of the steps has %d lines, want one per backend", n)
+	}
+	for _, w := range []string{"<title>BDD: show, ", "<title>SAT: select, "} {
+		if !strings.Contains(chart, w) {
+			t.Errorf("no point %s… in the chart of the steps", w)
+		}
 	}
 	if n := countIn(body, "compiled in"); n != 2 {
 		t.Errorf("%d compile times, want one per backend", n)
 	}
 }
 
-// TestProgressPage checks the answer while a board is still compiling:
-// the controls, and a progress stream that ends with "done".
+// TestProgressPage checks the answer while a board is still compiling and
+// no backend can answer it yet: a page that says so and asks again by
+// itself, with the board's controls, until the board is ready.
 func TestProgressPage(t *testing.T) {
 	cfg := testConfig()
 	cfg.QuickWait = time.Nanosecond
-	_, ts := newTestServer(t, cfg)
-	res, body := get(t, ts, "/?n=9&backend=bdd")
-	if res.StatusCode != 200 || !strings.Contains(body, `sse-connect="/events/compile?n=9&amp;backend=bdd"`) || !strings.Contains(body, "Compiling the 9×9 BDD") {
+	cfg.Spaces.Grace = 10 * time.Minute // the compile goes on between the page's askings
+	s, ts, _ := serveWith(t, cfg.config(), cfg.engines()[0])
+	res, body := get(t, ts, "/?model=queens-9")
+	if strings.Contains(body, `id="fgrid"`) {
+		t.Skip("the 9×9 BDD compiled within a nanosecond")
+	}
+	poll := regexp.MustCompile(`<span class="poll" id="poll" data-poll hx-get="([^"]*)"`).FindStringSubmatch(body)
+	if res.StatusCode != 200 || poll == nil || !strings.Contains(body, "Still compiling the 9×9 board (for ") {
 		t.Fatalf("no progress page (status %d):\n%s", res.StatusCode, excerpt(body))
 	}
-	if !strings.Contains(body, `id="size"`) {
-		t.Errorf("the controls are missing while compiling")
+	if _, err := s.models.Space(context.Background(), "queens-9", "bdd"); err != nil {
+		t.Fatal(err)
 	}
-	res, body = get(t, ts, "/events/compile?n=9&backend=bdd")
-	if ct := res.Header.Get("Content-Type"); ct != "text/event-stream" {
-		t.Errorf("progress stream content type %q", ct)
-	}
-	if !strings.Contains(body, "event: done\ndata: ready\n\n") {
-		t.Errorf("the stream does not end with done:\n%s", body)
+	res, body = get(t, ts, html.UnescapeString(poll[1])+"&poll=1", "HX-Request", "true")
+	if res.StatusCode != 200 || !strings.Contains(body, `id="count">352 configurations<`) || strings.Contains(body, `id="poll"`) {
+		t.Errorf("the page's asking again once the board is ready: %d\n%s", res.StatusCode, excerpt(body))
 	}
 }
 
@@ -334,39 +356,43 @@ func excerpt(s string) string {
 }
 
 // TestTooLargeForTheBudget checks the answer to a board whose BDD outgrows
-// the node budget: a fast 413 that says so, names the largest board that
-// fits and points to SAT, on the page and in the API. With a budget of
+// the node budget: the page says so, names the largest board that fits
+// and lets SAT answer; the API's 413 says the same. With a budget of
 // exactly what an 8×8 needs (row order), the server takes boards up to
-// 8×8 and refuses 9×9 and up before compiling anything; an 8×8 in the
-// diagonal order (2,787 nodes instead of 2,451) is refused by the compile
-// itself, and a repeat does not compile again.
+// 8×8 and refuses 9×9 and up before compiling anything; the order panel
+// says that an 8×8 in the diagonal order (2,787 nodes instead of 2,451)
+// does not fit, which the compile itself finds, and a repeat does not
+// compile again.
 func TestTooLargeForTheBudget(t *testing.T) {
 	cfg := testConfig()
 	// The 8×8 diagram's 2,451 nodes and two terminals at 32 bytes each:
-	// 8×8 fits in row order, not in diagonal order, and 9×9 not at all.
+	// 8×8 fits in row and file order, not in diagonal or middle order,
+	// and 9×9 not at all.
 	cfg.BDD.Budget = 32 * (2451 + 2)
 	var compiles compileCounter
 	_, ts, _ := serveWith(t, cfg.config(), compiles.wrap(cfg.engines())...)
 	budget := bytesize.Format(cfg.BDD.Budget)
-	if res, body := get(t, ts, "/?n=8"); res.StatusCode != 200 || !strings.Contains(body, `id="count">92 solutions<`) {
+	if res, body := get(t, ts, "/?model=queens-8"); res.StatusCode != 200 || !strings.Contains(body, `id="count">92 configurations<`) || strings.Contains(body, `id="mode-note"`) {
 		t.Fatalf("8×8 within the budget: status %d", res.StatusCode)
 	}
+	beyond := "A 10×10 board is beyond the limit of the BDD backend (8×8: its node budget of " + budget + " holds boards up to 8×8). " +
+		"The SAT backend handles boards up to 16×16: switch to SAT."
 	tests := []struct {
 		path, body string
-		want       string
+		note, want string // the note that names the page's stand-in, and the words
 	}{
-		{"/?n=10", `{"n":10}`, "A 10×10 board is beyond the limit of the BDD backend (8×8: its node budget of " + budget + " holds boards up to 8×8). " +
-			"The SAT backend handles boards up to 16×16: switch to SAT."},
-		{"/?n=9&backend=both", `{"n":9,"backend":"bdd"}`, "A 9×9 board is beyond the limit of the"},
-		{"/?n=8&order=diag", `{"n":8,"order":"diag"}`, "The 8×8 board does not fit the BDD backend's node budget of " + budget + " in the order “by diagonal”; " +
-			"rank by rank needs the fewest nodes. The SAT backend handles boards up to 16×16: switch to SAT."},
+		{"/?model=queens-10", `{"n":10}`, `id="mode-note">BDD cannot answer this model, so SAT answers it instead: `, beyond},
+		{"/?model=queens-9&backend=both", `{"n":9,"backend":"bdd"}`, `id="count-note">BDD could not answer: a 9×9 board is beyond the limit of the`, "A 9×9 board is beyond the limit of the"},
 	}
 	for _, tt := range tests {
 		for range 2 {
-			start := time.Now()
 			res, body := get(t, ts, tt.path)
-			if res.StatusCode != 413 || !strings.Contains(html.UnescapeString(body), tt.want) {
-				t.Errorf("page %s: status %d, body:\n%s", tt.path, res.StatusCode, excerpt(body))
+			body = html.UnescapeString(body)
+			if res.StatusCode != 200 || !strings.Contains(body, tt.note) || !strings.Contains(body, `id="count">`) {
+				t.Errorf("page %s: status %d, no %s in:\n%s", tt.path, res.StatusCode, tt.note, excerpt(body))
+			}
+			if strings.HasPrefix(tt.want, "A 10") && !strings.Contains(body, tt.want) {
+				t.Errorf("page %s: no %q", tt.path, tt.want)
 			}
 			if !strings.Contains(body, `id="size"`) {
 				t.Errorf("page %s: the page lost its controls", tt.path)
@@ -375,15 +401,20 @@ func TestTooLargeForTheBudget(t *testing.T) {
 			if res.StatusCode != 413 || !strings.Contains(body, tt.want) {
 				t.Errorf("API %s: status %d: %s", tt.body, res.StatusCode, body)
 			}
-			if d := time.Since(start); d > 5*time.Second {
-				t.Errorf("%s: refusing took %v", tt.path, d)
-			}
 		}
 	}
-	// 8×8 in row order, and once 8×8 in diagonal order; the boards beyond
-	// the limit never reach the BDD compiler.
-	if n := compiles.total("bdd"); n != 2 {
-		t.Errorf("%d BDD compiles, want 2", n)
+	diag := "The 8×8 board does not fit the BDD backend's node budget of " + budget + " in the order “by diagonal”; " +
+		"rank by rank needs the fewest nodes. The SAT backend handles boards up to 16×16: switch to SAT."
+	for range 2 {
+		res, body := get(t, ts, "/orders?n=8&compile=1")
+		if res.StatusCode != 200 || !strings.Contains(html.UnescapeString(body), `<th scope="row">by diagonal</th><td colspan="3" class="unavailable">`+diag+`</td>`) {
+			t.Errorf("the order panel: %d, no row saying %q:\n%s", res.StatusCode, diag, excerpt(body))
+		}
+	}
+	// 8×8 in each of the four orders once; the boards beyond the limit
+	// never reach the BDD compiler.
+	if n := compiles.total("bdd"); n != 4 {
+		t.Errorf("%d BDD compiles, want 4", n)
 	}
 }
 
@@ -401,7 +432,7 @@ func TestPanicsAreCaught(t *testing.T) {
 	e.GET("/boom", func(echo.Context) error { panic("kaboom") })
 	ts := httptest.NewServer(e)
 	defer ts.Close()
-	for _, path := range []string{"/boom", "/boom?n=8"} {
+	for _, path := range []string{"/boom", "/boom?model=queens-8"} {
 		res, body := get(t, ts, path)
 		if res.StatusCode != 500 || !strings.Contains(body, "Something went wrong on our side") {
 			t.Errorf("%s: status %d: %s", path, res.StatusCode, excerpt(body))
@@ -414,7 +445,7 @@ func TestPanicsAreCaught(t *testing.T) {
 		t.Errorf("the panic is not logged:\n%s", log)
 	}
 	// The server goes on serving.
-	if res, _ := get(t, ts, "/?n=4"); res.StatusCode != 200 {
+	if res, body := get(t, ts, "/?model=queens-4"); res.StatusCode != 200 || !strings.Contains(body, `id="count">2 configurations<`) {
 		t.Errorf("after a panic: status %d", res.StatusCode)
 	}
 }
@@ -424,7 +455,7 @@ func TestPanicsAreCaught(t *testing.T) {
 func TestGzip(t *testing.T) {
 	_, ts := newTestServer(t, testConfig())
 	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
-	for _, path := range []string{"/?n=8", "/static/style.css", "/static/vendor/htmx.min.js"} {
+	for _, path := range []string{"/?model=queens-8", "/static/style.css", "/static/vendor/htmx.min.js"} {
 		req, _ := http.NewRequest(http.MethodGet, ts.URL+path, nil)
 		req.Header.Set("Accept-Encoding", "gzip")
 		res, err := client.Do(req)
@@ -444,17 +475,30 @@ func TestGzip(t *testing.T) {
 }
 
 // TestHostileParameters puts markup into every parameter the server reads,
-// on the page, through htmx and in the API: the answer is never a 5xx and
+// on the one page and through htmx, in a board's saved address (which is
+// sent to the one page) and in the API: the answer is never a 5xx and
 // never carries the markup unescaped.
 func TestHostileParameters(t *testing.T) {
 	_, ts := newTestServer(t, testConfig())
 	const evil = `"><script>alert(1)</script><img src=x onerror=alert(2)>`
+	var paths []string
+	for _, name := range []string{"model", "select", "deselect", "backend", "why", "find", "show", "open", "from", "diagram", "t", "rule", "poll",
+		"pick", "drop", "undo", "room", "toggle", "ask", "close", "square"} {
+		path := "/?model=queens-8&select=a1&" + name + "=" + url.QueryEscape(evil)
+		if name == "model" || name == "select" {
+			path = "/?" + name + "=" + url.QueryEscape(evil)
+		}
+		paths = append(paths, path)
+	}
 	for _, name := range []string{"n", "q", "backend", "order", "heat", "diagram", "t", "l", "place", "remove", "why", "room", "complete", "refresh"} {
+		path := "/play?n=8&q=a1&" + name + "=" + url.QueryEscape(evil)
+		if name == "n" || name == "q" {
+			path = "/play?" + name + "=" + url.QueryEscape(evil)
+		}
+		paths = append(paths, path)
+	}
+	for _, path := range paths {
 		for _, htmx := range []bool{false, true} {
-			path := "/play?n=8&q=a1&" + name + "=" + url.QueryEscape(evil)
-			if name == "n" || name == "q" {
-				path = "/play?" + name + "=" + url.QueryEscape(evil)
-			}
 			var res *http.Response
 			var body string
 			if htmx {
@@ -463,10 +507,13 @@ func TestHostileParameters(t *testing.T) {
 				res, body = get(t, ts, path)
 			}
 			if res.StatusCode >= 500 {
-				t.Errorf("%s (htmx %v): status %d", name, htmx, res.StatusCode)
+				t.Errorf("%s (htmx %v): status %d", path, htmx, res.StatusCode)
 			}
 			if strings.Contains(body, "<script>alert") || strings.Contains(body, "<img src=x") {
-				t.Errorf("%s (htmx %v): the markup comes back unescaped", name, htmx)
+				t.Errorf("%s (htmx %v): the markup comes back unescaped", path, htmx)
+			}
+			if h := res.Header.Get("HX-Redirect") + res.Header.Get("HX-Push-Url") + res.Header.Get("HX-Replace-Url"); strings.ContainsAny(h, "<>\"") {
+				t.Errorf("%s (htmx %v): an address with markup for the browser: %q", path, htmx, h)
 			}
 			checkStrictHTML(t, body)
 		}
@@ -489,13 +536,11 @@ func missingFileSetup(t *testing.T, dir string) *httptest.Server {
 }
 
 // TestBoardWithoutItsCompiledFile: a board the BDD serves from a compiled
-// file alone, when the file is missing, is a 413 whose notice is one
-// sentence that gives the command making the file, as code on the page
-// and as text in the API; the page shows the board it falls back to and
-// names it (data-href, which address.js puts in the address bar) so that
-// the address and the list of steps say what the page shows. A file of
-// the board in another order does not serve it: the same sentence names
-// the order and its command.
+// file alone, when the file is missing, is said in one sentence that
+// gives the command making the file: on the one page, in the note over
+// the board SAT answers instead (or under the count in Both), as code in
+// the notice of a server with no other backend, and as text in the API's
+// 413. Once the file is made, the BDD serves the board from it.
 func TestBoardWithoutItsCompiledFile(t *testing.T) {
 	dir := t.TempDir()
 	ts := missingFileSetup(t, dir)
@@ -504,23 +549,22 @@ func TestBoardWithoutItsCompiledFile(t *testing.T) {
 			cmd + " and restart the server, or switch to SAT, which handles boards up to 16×16."
 	}
 	command := "nqueens count -n 10 -budget 12G -cache-dir " + dir
-	code := "<code>" + command + "</code>"
 	tests := []struct {
 		name    string
 		path    string
 		htmx    bool
-		status  int
 		want    []string
 		notWant []string
 	}{
-		{name: "the page", path: "/?n=10&q=a1", status: 413,
-			want: []string{`<p>` + sentence("10×10 board", code) + `</p>`, `data-href="/?n=8&amp;backend=bdd"`, `id="count">92 solutions<`}},
-		{name: "the page in Both", path: "/?n=10&backend=both", status: 413,
-			want: []string{`<p>` + sentence("10×10 board", code) + `</p>`, `data-href="/?n=8&amp;backend=both"`}},
-		{name: "a click of htmx", path: "/play?n=10&q=a1", htmx: true, status: 413,
-			want: []string{`<p>` + sentence("10×10 board", code) + `</p>`}, notWant: []string{`data-href`}},
-		{name: "a board within the limits", path: "/?n=9", status: 200,
-			want: []string{`id="count">352 solutions<`}, notWant: []string{`data-href`, `class="notice error"`}},
+		{name: "the page", path: "/?model=queens-10&select=a1",
+			want: []string{`<p class="mode-note" id="mode-note">BDD cannot answer this model, so SAT answers it instead: ` + sentence("10×10 board", command) + `</p>`,
+				`data-href="/?model=queens-10&amp;select=a1"`, `id="count">64 configurations<`}},
+		{name: "the page in Both", path: "/?model=queens-10&backend=both",
+			want: []string{`<p class="count-note" id="count-note">BDD could not answer: t` + sentence("10×10 board", command)[1:] + `</p>`, `id="count">724 configurations<`}},
+		{name: "a click of htmx", path: "/?model=queens-10&select=a1&square=c2", htmx: true,
+			want: []string{`id="mode-note">BDD cannot answer this model, so SAT answers it instead: ` + sentence("10×10 board", command) + `</p>`, `id="count">4 configurations<`}},
+		{name: "a board within the limits", path: "/?model=queens-9",
+			want: []string{`id="count">352 configurations<`}, notWant: []string{`id="mode-note"`, `class="notice error"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -529,8 +573,8 @@ func TestBoardWithoutItsCompiledFile(t *testing.T) {
 				headers = []string{"HX-Request", "true"}
 			}
 			res, body := get(t, ts, tt.path, headers...)
-			if res.StatusCode != tt.status {
-				t.Errorf("status %d, want %d", res.StatusCode, tt.status)
+			if res.StatusCode != 200 {
+				t.Errorf("status %d, want 200", res.StatusCode)
 			}
 			for _, w := range tt.want {
 				if !strings.Contains(body, w) {
@@ -548,101 +592,107 @@ func TestBoardWithoutItsCompiledFile(t *testing.T) {
 	if want := `{"error":"` + sentence("10×10 board", command) + `"}`; err != nil || status != 413 || strings.TrimSpace(api) != want {
 		t.Errorf("API: %d %s %v\nwant 413 %s", status, api, err, want)
 	}
+	// Without SAT to answer, the page's notice shows the command as code.
+	_, alone, _ := serveWith(t, testConfig().Config, Engine{Backend: bdd.New(bdd.Options{Dir: dir, MaxN: 10, CompileMaxN: 9}), Deadline: 10 * time.Second, Title: "BDD"})
+	res, body := get(t, alone, "/?model=queens-10")
+	if want := `<p>The BDD backend serves a 10×10 board only from its compiled file, which this server does not have: make it once with <code>` + command + `</code> and restart the server.</p>`; res.StatusCode != 413 || !strings.Contains(body, want) {
+		t.Errorf("the BDD alone: %d, want 413 with %s\n%s", res.StatusCode, want, excerpt(body))
+	}
 
 	// The row-major file, as its command writes it: a server started now
-	// serves 10×10 rank by rank, and no other order.
+	// serves 10×10 from it.
 	if _, err := bdd.New(bdd.Options{Dir: dir}).Compile(context.Background(), configuratortest.Model(t, 10, configurator.RowMajor)); err != nil {
 		t.Fatal(err)
 	}
 	ts = missingFileSetup(t, dir)
-	if res, body := get(t, ts, "/?n=10&q=a1"); res.StatusCode != 200 || !strings.Contains(body, `id="count">64 solutions<`) {
+	if res, body := get(t, ts, "/?model=queens-10&select=a1"); res.StatusCode != 200 || !strings.Contains(body, `id="count">64 configurations<`) ||
+		!strings.Contains(body, "<li>BDD: loaded from its saved file in ") || strings.Contains(body, `id="mode-note"`) {
 		t.Errorf("10×10 with its file: %d\n%s", res.StatusCode, excerpt(body))
-	}
-	col := "<code>nqueens count -n 10 -order col -budget 12G -cache-dir " + dir + "</code>"
-	res, body := get(t, ts, "/?n=10&order=col")
-	for _, w := range []string{`<p>` + sentence("10×10 board in the order “file by file”", col) + `</p>`,
-		`id="count">724 solutions<`, `data-href="/?n=10&amp;backend=bdd"`} { // rank by rank, under the notice
-		if res.StatusCode != 413 || !strings.Contains(body, w) {
-			t.Errorf("10×10 file by file: %d, no %s\n%s", res.StatusCode, w, excerpt(body))
-		}
 	}
 }
 
-// TestBrowserBoardWithoutItsCompiledFile: in a browser, the page of a
-// board without its compiled file shows the command as code, and the
-// address and the list of steps name the board the page shows.
+// TestBrowserBoardWithoutItsCompiledFile: in a browser, a board's saved
+// address of a board without its compiled file opens the one page, SAT's
+// answer under a note that gives the command, and the address bar names
+// the board shown.
 func TestBrowserBoardWithoutItsCompiledFile(t *testing.T) {
 	ts := missingFileSetup(t, t.TempDir())
 	b := newBrowser(t, ts.URL)
 	b.open("/?n=10&q=a1")
-	b.wait("the list of steps", `document.querySelector("#history-steps li")`)
-	if got := b.location(); got != "/?n=8&backend=bdd" {
-		t.Errorf("address %q, want the board shown, /?n=8&backend=bdd", got)
+	if got := b.location(); got != "/?model=queens-10&select=a1" {
+		t.Errorf("address %q, want the board shown, /?model=queens-10&select=a1", got)
 	}
-	if got := b.text("#history-steps li"); got != "8×8, empty" {
-		t.Errorf("first step %q, want the board shown, 8×8, empty", got)
+	if got := b.text("#count"); got != "64 configurations" {
+		t.Errorf("the count %q, want SAT's 64 configurations", got)
 	}
-	if got := b.text("#notice code"); !strings.HasPrefix(got, "nqueens count -n 10 -budget 12G") {
-		t.Errorf("the notice's code %q", got)
+	if got := b.text("#mode-note"); !strings.Contains(got, "make it once with nqueens count -n 10 -budget 12G") {
+		t.Errorf("the note %q does not give the command", got)
 	}
 	if errs := b.consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
 	}
 }
 
-// TestFallbackBoardWithinTheLimit: a page whose board is refused falls
-// back to the primary's largest board when 8×8 is beyond it, not to no
-// board at all.
+// TestFallbackBoardWithinTheLimit: when 8×8 is beyond the primary, the
+// bare address opens the primary's largest board, not a board it cannot
+// show, and its size is the one the size menu has chosen; a board the
+// primary refuses is answered by the backend that takes it.
 func TestFallbackBoardWithinTheLimit(t *testing.T) {
 	_, ts, _ := serveWith(t, testConfig().Config,
 		Engine{Backend: bdd.New(bdd.Options{Dir: t.TempDir(), MaxN: 6, CompileMaxN: 5}), Deadline: 10 * time.Second, Title: "BDD"}, satEngine())
-	for _, path := range []string{"/?n=6&q=a1", "/nowhere", "/"} {
-		res, body := get(t, ts, path)
-		if !strings.Contains(body, `id="count">10 solutions<`) || !strings.Contains(body, `<option value="5" selected>5 × 5</option>`) {
-			t.Errorf("%s: %d, want the 5×5 board\n%s", path, res.StatusCode, excerpt(body))
-		}
+	res, body := get(t, ts, "/")
+	if got := res.Request.URL.RequestURI(); got != "/?model=queens-5" || !strings.Contains(body, `id="count">10 configurations<`) ||
+		!strings.Contains(body, `<option value="queens-5" selected>5 × 5</option>`) || strings.Contains(body, `id="mode-note"`) {
+		t.Errorf("/ lands on %s: %d, want the BDD's 5×5 board\n%s", got, res.StatusCode, excerpt(body))
+	}
+	res, body = get(t, ts, "/?model=queens-6")
+	if !strings.Contains(body, `id="count">4 configurations<`) || !strings.Contains(body, `id="mode-note">BDD cannot answer this model, so SAT answers it instead: The BDD backend serves a 6×6 board only from its compiled file`) {
+		t.Errorf("6×6: %d, want SAT's 4 configurations and why\n%s", res.StatusCode, excerpt(body))
 	}
 }
 
-// TestOrderMenuSaysWhatAnOrderNeeds: the order menu of a large board says,
-// before anyone chooses, what each order not in memory takes: a load
-// from its compiled file, a compile, or, past the largest board the BDD
-// compiles, the compiled file it lacks.
-func TestOrderMenuSaysWhatAnOrderNeeds(t *testing.T) {
+// TestOrderPanelOfALargeBoard: the one page of a large board shows the
+// order panel, which says before anyone asks what each order not in
+// memory takes: a load from its compiled file, a compile, or, past the
+// largest board the BDD compiles, the compiled file it lacks.
+func TestOrderPanelOfALargeBoard(t *testing.T) {
 	dir := t.TempDir()
 	for _, o := range []configurator.Order{configurator.RowMajor, configurator.ColMajor} {
 		if _, err := bdd.New(bdd.Options{Dir: dir}).Compile(context.Background(), configuratortest.Model(t, 12, o)); err != nil {
 			t.Fatal(err)
 		}
 	}
+	noFile := func(order string) string {
+		return `<td colspan="3" class="unavailable">no compiled file: <code>nqueens count -n 12 -order ` + order + ` -budget 12G -cache-dir ` + dir + `</code></td>`
+	}
 	for _, tt := range []struct {
 		compileMaxN int
 		want        []string
 	}{
-		{11, []string{`<option value="row" selected>rank by rank</option>`, `<option value="col">file by file (loads first)</option>`,
-			`<option value="diag">by diagonal (not on disk)</option>`, `<option value="middle">middle ranks first (not on disk)</option>`}},
-		{0, []string{`<option value="row" selected>rank by rank</option>`, `<option value="col">file by file (loads first)</option>`,
-			`<option value="diag">by diagonal (compiles first)</option>`, `<option value="middle">middle ranks first (compiles first)</option>`}},
+		{11, []string{`<tr class="current"><th scope="row">rank by rank</th><td class="nodes">`, `<th scope="row">file by file</th><td colspan="3" class="unavailable">not compiled yet</td>`,
+			noFile("diag"), noFile("middle"), `>Load 1 other order from disk<`, `id="orders-unservable"`}},
+		{0, []string{`<tr class="current"><th scope="row">rank by rank</th><td class="nodes">`, `>Compile 2 orders, load 1 order<`}},
 	} {
 		_, ts, _ := serveWith(t, testConfig().Config,
 			Engine{Backend: bdd.New(bdd.Options{Dir: dir, MaxN: 12, CompileMaxN: tt.compileMaxN}), Deadline: 10 * time.Second, Title: "BDD"})
-		res, body := get(t, ts, "/?n=12")
+		res, body := get(t, ts, "/?model=queens-12")
+		panel := between(body, `id="orders"`, `</section>`)
 		for _, w := range tt.want {
-			if res.StatusCode != 200 || !strings.Contains(body, w) {
-				t.Errorf("-bdd-compile-max-n %d: status %d, no %s", tt.compileMaxN, res.StatusCode, w)
+			if res.StatusCode != 200 || !strings.Contains(panel, w) {
+				t.Errorf("-bdd-compile-max-n %d: status %d, no %s in\n%s", tt.compileMaxN, res.StatusCode, w, panel)
 			}
 		}
 	}
 }
 
 // TestBothPastTheBoardsSATCounts: in Both, on a board past those the SAT
-// backend counts, the note under the count says SAT gives no count of
-// this board, not that it never counts.
+// backend counts, the count is the BDD's, and the note under it says SAT
+// gives no count.
 func TestBothPastTheBoardsSATCounts(t *testing.T) {
 	_, ts, _ := serveWith(t, testConfig().Config,
 		Engine{Backend: bdd.New(bdd.Options{MaxN: 11}), Deadline: 10 * time.Second, Title: "BDD"}, satEngine())
-	res, body := get(t, ts, "/?n=11&backend=both")
-	if want := `<p class="count-note">SAT does not count solutions on this board</p>`; res.StatusCode != 200 || !strings.Contains(body, `id="count">2,680 solutions<`) || !strings.Contains(body, want) {
-		t.Errorf("11×11 in Both: %d, want 2,680 solutions and %s\n%s", res.StatusCode, want, excerpt(body))
+	res, body := get(t, ts, "/?model=queens-11&backend=both")
+	if want := `<p class="count-note" id="count-note">SAT does not count the configurations of this model.</p>`; res.StatusCode != 200 || !strings.Contains(body, `id="count">2,680 configurations<`) || !strings.Contains(body, want) {
+		t.Errorf("11×11 in Both: %d, want 2,680 configurations and %s\n%s", res.StatusCode, want, excerpt(body))
 	}
 }

@@ -17,10 +17,11 @@ type renamed struct {
 
 func (r renamed) Name() string { return r.name }
 
-// TestThirdBackend registers a third backend and checks that the page, the
-// API and the comparison take it with no change to the server: it is a
-// mode of its own, "both" runs all three against the primary, and the
-// messages of a board too large name it when it takes the board.
+// TestThirdBackend registers a third backend and checks that the one
+// page, the API and the comparison take it with no change to the server:
+// it is a mode of its own, "both" runs all three against the primary, and
+// the words of a board too large for the primary name the backend that
+// takes it.
 func TestThirdBackend(t *testing.T) {
 	cfg := testConfig()
 	third := cfg.engines()[1]
@@ -34,12 +35,12 @@ func TestThirdBackend(t *testing.T) {
 		status int
 		want   []string
 	}{
-		{"/?n=8&q=a1&backend=sat-two", 200, []string{`id="count">4 solutions<`, `<th scope="col">SAT-TWO</th>`, `>SAT-TWO<`, "The SAT backend again"}},
-		{"/?n=8&q=a1,g2&backend=both", 200, []string{`id="count">2 solutions<`, `BDD, SAT and SAT-TWO agree on every square`,
-			"Run all 3 backends and compare their answers with the BDD's", `<dt>SAT</dt>`, `<dt>SAT-TWO</dt>`, `id="ratios"`}},
-		{"/?n=11&backend=sat-two", 200, []string{`aria-label="11 by 11 board"`}},
-		{"/?n=11", 413, []string{"The SAT backend handles boards up to 16×16: switch to SAT."}},
-		{"/?backend=zdd", 400, []string{"“zdd” is not a backend: choose bdd, sat, sat-two or both."}},
+		{"/?model=queens-8&select=a1&backend=sat-two", 200, []string{`id="count">4 configurations<`, `<th scope="col">SAT-TWO</th>`, `>SAT-TWO<`, "The SAT backend again"}},
+		{"/?model=queens-8&select=a1,g2&backend=both", 200, []string{`id="count">2 configurations<`, `BDD, SAT and SAT-TWO agree on every feature`,
+			`<dt>SAT</dt>`, `<dt>SAT-TWO</dt>`}},
+		{"/?model=queens-11&backend=sat-two", 200, []string{`aria-label="11 by 11 board"`}},
+		{"/?model=queens-11", 200, []string{"BDD cannot answer this model, so SAT answers it instead: ", "The SAT backend handles boards up to 16×16: switch to SAT."}},
+		{"/?model=queens-8&backend=zdd", 400, []string{"“zdd” is not a backend: choose bdd, sat, sat-two or both."}},
 	}
 	for _, tt := range tests {
 		res, body := get(t, ts, tt.path)
@@ -53,7 +54,7 @@ func TestThirdBackend(t *testing.T) {
 			}
 		}
 	}
-	if _, body := get(t, ts, "/?n=6&backend=both"); countIn(body, "compiled in") != 3 {
+	if _, body := get(t, ts, "/?model=queens-6&backend=both"); countIn(body, "compiled in") != 3 {
 		t.Errorf("%d compile times in Both, want one per backend", countIn(body, "compiled in"))
 	}
 	res, body := post(t, ts, "/api/v1/analyze", `{"n":8,"queens":[[0,0]],"backend":"sat-two"}`)

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -121,30 +122,34 @@ func postJSON(t *testing.T, ctx context.Context, ts *httptest.Server, path, body
 	return res.StatusCode, string(b), err
 }
 
-// TestCompileUnderWaySaysLoadOrCompile: while a space is being made, the
-// page's progress and the API's 503 say what is happening, a load from
-// its compiled file (with the file's size) when the backend says it holds
-// one, a compile otherwise, and then the count of its empty board.
+// TestCompileUnderWaySaysLoadOrCompile: while a board's space is being
+// made, the one page does not wait for it: another backend answers
+// meanwhile, and the page says what the board's backend is doing (a load
+// from its compiled file, with the file's size, when the backend says it
+// holds one, a compile otherwise, then the count of its empty board) and
+// asks again by itself until it answers; the order panel says whether
+// its button loads or compiles; the API's 503 says the same.
 func TestCompileUnderWaySaysLoadOrCompile(t *testing.T) {
 	tests := []struct {
 		name     string
 		file     configurator.SpaceFile
 		page     string
 		api      string
-		option   string // the order menu's entry of the board
+		button   string // the order panel's
 		notWords []string
 	}{
 		{"a load", configurator.SpaceFile{Path: "/cache/queens-12-row.bdd", Bytes: 3 << 30, Command: "nqueens count -n 12 -budget 12G"},
-			"Loading the 12×12 BDD (rank by rank) from its compiled file (3 GiB): ",
+			"BDD is still loading the 12×12 board from its compiled file of 3 GiB (for ",
 			"The 12×12 BDD is still being loaded from its compiled file (3 GiB, for ",
-			`<option value="row" selected>rank by rank (loads first)</option>`,
-			[]string{"Compiling the", "being compiled"}},
+			"Load 4 orders from disk",
+			[]string{"compiling the", "being compiled"}},
 		{"a compile", configurator.SpaceFile{Command: "nqueens count -n 12 -budget 12G"},
-			"Compiling the 12×12 BDD (rank by rank): ",
+			"BDD is still compiling the 12×12 board (for ",
 			"The 12×12 BDD is still being compiled (for ",
-			`<option value="row" selected>rank by rank (compiles first)</option>`,
-			[]string{"Loading the", "compiled file"}},
+			"Compile 4 orders",
+			[]string{"loading the", "compiled file"}},
 	}
+	mode := regexp.MustCompile(`<p class="mode-note" id="mode-note">([^<]*)</p>`)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b := newHeldBackend(tt.file)
@@ -156,26 +161,37 @@ func TestCompileUnderWaySaysLoadOrCompile(t *testing.T) {
 			// however long a loaded machine takes for it.
 			cfg.Spaces.Grace = 10 * time.Minute
 			s, ts, _ := serveWith(t, cfg, Engine{Backend: b, Deadline: 10 * time.Second, Title: "BDD"}, satEngine())
-			res, body := get(t, ts, "/?n=12&backend=bdd")
-			if res.StatusCode != 200 || !strings.Contains(body, `class="compiling card"`) || !strings.Contains(html.UnescapeString(body), tt.page) {
-				t.Errorf("page while held: %d, want %q in\n%s", res.StatusCode, tt.page, excerpt(body))
+			// SAT's clauses are ready: the held compile's reservation
+			// would keep them waiting for room.
+			if _, err := s.models.Space(context.Background(), "queens-12", "sat"); err != nil {
+				t.Fatal(err)
 			}
-			if !strings.Contains(body, tt.option) {
-				t.Errorf("the order menu while held lacks %s", tt.option)
+			page := "/?model=queens-12&backend=bdd"
+			res, body := get(t, ts, page)
+			body = html.UnescapeString(body)
+			note := mode.FindStringSubmatch(body)
+			if res.StatusCode != 200 || note == nil || !strings.HasPrefix(note[1], tt.page) || !strings.Contains(note[1], "SAT answers meanwhile") {
+				t.Errorf("page while held: %d, note %q, want %q", res.StatusCode, note, tt.page)
+			}
+			if !strings.Contains(body, `id="poll"`) || !strings.Contains(body, `aria-label="12 by 12 board"`) {
+				t.Fatalf("page while held: no board, or it does not ask again:\n%s", excerpt(body))
+			}
+			if button := between(body, `id="orders-compile"`, `</button>`); !strings.Contains(button, ">"+tt.button+"<") {
+				t.Errorf("the order panel's button while held: %q, want %q", button, tt.button)
 			}
 			status, api, err := postJSON(t, context.Background(), ts, "/api/v1/analyze", `{"n":12,"backend":"bdd"}`)
 			if err != nil || status != 503 || !strings.Contains(api, tt.api) || !strings.Contains(api, "so far); try again in a few seconds.") {
 				t.Errorf("API while held: %d %s %v, want 503 with %q", status, api, err, tt.api)
 			}
 			for _, w := range tt.notWords {
-				if strings.Contains(body, w) || strings.Contains(api, w) {
-					t.Errorf("%q said while held: page %q, API %s", w, tt.page, api)
+				if strings.Contains(note[1], w) || strings.Contains(api, w) {
+					t.Errorf("%q said while held: page %q, API %s", w, note[1], api)
 				}
 			}
 			close(b.compileGate)
 			configuratortest.WaitFor(t, "the count of the empty board", func() bool { return b.counts.Load() == 1 })
-			counting := "Counting all the solutions of the 12×12 BDD (rank by rank), a sweep of its whole diagram: "
-			if _, body := get(t, ts, "/?n=12&backend=bdd"); !strings.Contains(html.UnescapeString(body), counting) {
+			counting := "BDD is still counting all the solutions of the 12×12 board (for "
+			if _, body := get(t, ts, page); !strings.Contains(html.UnescapeString(body), counting) {
 				t.Errorf("page while counting: want %q in\n%s", counting, excerpt(body))
 			}
 			want := "The 12×12 BDD is made and counting all its solutions (for "
@@ -184,6 +200,10 @@ func TestCompileUnderWaySaysLoadOrCompile(t *testing.T) {
 			}
 			close(b.countGate)
 			configuratortest.WaitFor(t, "the compile", func() bool { return s.spaces.Cached(spaces.Key{Backend: "bdd", N: 12}) })
+			res, body = get(t, ts, page+"&poll=1", "HX-Request", "true")
+			if res.StatusCode != 200 || !strings.Contains(body, `id="count">14,200 configurations<`) || strings.Contains(body, `id="poll"`) || strings.Contains(body, `id="mode-note"`) {
+				t.Errorf("the page's asking again once ready: %d, want the BDD's 14,200 configurations and no more asking\n%s", res.StatusCode, excerpt(body))
+			}
 			status, api, err = postJSON(t, context.Background(), ts, "/api/v1/analyze", `{"n":12,"backend":"bdd"}`)
 			if err != nil || status != 200 || !strings.Contains(api, `"solutions":"14200"`) {
 				t.Errorf("API once ready: %d %s %v, want the 14,200 solutions of 12×12", status, api, err)
@@ -258,37 +278,32 @@ func TestEmptyBoardCountOutlivesItsWaiters(t *testing.T) {
 // TestTotalFilledInAfterItsWaitersLeft: when every request waiting for a
 // fresh space gives up before its empty board is counted, the space is
 // cached without its total, and the count, which goes on detached, fills
-// the total in when it ends: a solved board then reads "one of 4".
+// the total in when it ends; meanwhile the one page answers on the space
+// without waiting for the count.
 func TestTotalFilledInAfterItsWaitersLeft(t *testing.T) {
 	cfg := testConfig().Config
 	cfg.Spaces.Grace = time.Millisecond
 	cfg.Spaces.Recycle = 0 // the held space reports no size: keep it however often it is asked for
 	s, ts, _, b, k := waiterLeavesTheCount(t, cfg)
-	solved := "/?n=6&q=b1,d2,f3,a4,c5,e6&backend=bdd"
-	if _, body := get(t, ts, solved); !strings.Contains(body, `Solved: a complete solution<`) {
-		t.Fatalf("a solved board before the count ended:\n%s", excerpt(body))
-	}
-
-	close(b.countGate)
-	want := "Solved: a complete solution, one of 4<"
-	var body string
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if _, body = get(t, ts, solved); strings.Contains(body, want) {
-			break
-		}
-	}
-	if !strings.Contains(body, want) {
-		t.Errorf("5 s after the count ended, no %q:\n%s", want, excerpt(body))
-	}
-	if n := b.counts.Load(); n != 1 {
-		t.Errorf("the empty board was counted %d times, want once", n)
+	solved := "/?model=queens-6&select=b1,d2,f3,a4,c5,e6&backend=bdd"
+	if res, body := get(t, ts, solved); res.StatusCode != 200 || !strings.Contains(body, `id="count">1 configuration<`) {
+		t.Fatalf("a solved board before the count ended: %d\n%s", res.StatusCode, excerpt(body))
 	}
 	e, err := s.spaces.Get(context.Background(), k)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if total, atLeast := e.Total(); total == nil || total.Int64() != 4 || atLeast {
+	if total, _ := e.Total(); total != nil {
+		t.Fatalf("the total is %v before its count ended", total)
+	}
+
+	close(b.countGate)
+	configuratortest.WaitFor(t, "the total filled in", func() bool { total, _ := e.Total(); return total != nil })
+	if total, atLeast := e.Total(); total.Int64() != 4 || atLeast {
 		t.Errorf("the cached total is %v (at least %v), want 4", total, atLeast)
+	}
+	if n := b.counts.Load(); n != 1 {
+		t.Errorf("the empty board was counted %d times, want once", n)
 	}
 }
 
@@ -304,32 +319,64 @@ func TestCrowdedSaysWhatItNeeds(t *testing.T) {
 	}
 }
 
-// TestMissingFacetsAreLearned: what the page says of a missing heat map,
-// diagram or graph names the backends whose spaces are known to have the
-// facet, from the spaces the server compiled: none before the BDD has
-// compiled a space, the BDD after.
+// TestMissingFacetsAreLearned: what the API says of a missing diagram
+// names the backends whose spaces are known to have one, from the spaces
+// the server compiled: none before the BDD has compiled a space (here
+// for the one page), the BDD after. The one page says what a backend
+// without counts per square or a diagram lacks, and which backend has it.
 func TestMissingFacetsAreLearned(t *testing.T) {
 	_, ts := newTestServer(t, testConfig())
-	check := func(when, path string, want ...string) {
-		t.Helper()
-		_, body := get(t, ts, path)
-		body = html.UnescapeString(body)
-		for _, w := range want {
-			if !strings.Contains(body, w) {
-				t.Errorf("%s: %s lacks %q", when, path, w)
-			}
-		}
-	}
-	check("before any BDD space", "/?n=8&backend=sat&heat=1&diagram=1",
-		"which the SAT backend does not count.<", "The SAT backend keeps clauses, not a diagram.<")
 	if res, body := post(t, ts, "/api/v1/diagram", `{"n":8,"backend":"sat"}`); res.StatusCode != 400 || !strings.Contains(body, `"The sat backend keeps no diagram to show."`) {
 		t.Errorf("the diagram API before any BDD space: %d %s", res.StatusCode, body)
 	}
-	check("the BDD's first space", "/?n=6")
-	check("after", "/?n=8&backend=sat&heat=1&diagram=1",
-		"which only the BDD backend counts. Switch to BDD or Both to see it.",
-		"Only the BDD backend has a diagram to draw: the SAT backend keeps clauses, not a diagram. Switch to BDD or Both to see it.")
+	if res, _ := get(t, ts, "/?model=queens-6"); res.StatusCode != 200 {
+		t.Fatalf("the BDD's first space, for the one page: %d", res.StatusCode)
+	}
 	if res, body := post(t, ts, "/api/v1/diagram", `{"n":8,"backend":"sat"}`); res.StatusCode != 400 || !strings.Contains(body, `The sat backend keeps no diagram to show: use \"backend\": \"bdd\".`) {
 		t.Errorf("the diagram API after: %d %s", res.StatusCode, body)
+	}
+	res, body := get(t, ts, "/?model=queens-8&backend=sat")
+	if want := `<p class="hint" id="share-note">Each feature's share of the configurations needs a backend that counts them for every feature (the BDD).</p>`; res.StatusCode != 200 || !strings.Contains(html.UnescapeString(body), want) || strings.Contains(body, `class="pct"`) {
+		t.Errorf("the board on SAT: %d, want no shares and %s", res.StatusCode, want)
+	}
+	if res, body := get(t, ts, "/model-diagram?model=queens-8&backend=sat"); res.StatusCode != 404 || !strings.Contains(body, `"The sat backend keeps no decision diagram: choose a BDD to see one."`) {
+		t.Errorf("the board's diagram on SAT: %d %s", res.StatusCode, body)
+	}
+}
+
+// TestQueuedCompileStartsWhileThePageAsks: a board's compile queued
+// behind another of its size (one slot) begins when its turn comes only
+// while a request waits for it; the page that says it is still compiling
+// asks again by itself and waits the quick wait each time, so that the
+// compile begins on the page's next asking and the BDD answers.
+func TestQueuedCompileStartsWhileThePageAsks(t *testing.T) {
+	b := newHeldBackend(configurator.SpaceFile{Command: "nqueens count -n 12 -budget 12G"})
+	cfg := testConfig().Config
+	cfg.QuickWait = 50 * time.Millisecond
+	cfg.Spaces.Slots = 1
+	cfg.Spaces.Grace = 10 * time.Minute
+	s, ts, _ := serveWith(t, cfg, Engine{Backend: b, Deadline: 10 * time.Second, Title: "BDD"}, satEngine())
+	if _, err := s.models.Space(context.Background(), "queens-12", "sat"); err != nil {
+		t.Fatal(err)
+	}
+	// File by file takes the one slot of 12×12, held.
+	col := spaces.Key{Backend: "bdd", N: 12, Order: configurator.ColMajor}
+	go s.spaces.Get(context.Background(), col)
+	configuratortest.WaitFor(t, "the compile of file by file", func() bool { _, ok := s.spaces.Compiling(col); return ok })
+	page := "/?model=queens-12&backend=bdd"
+	res, body := get(t, ts, page)
+	if res.StatusCode != 200 || !strings.Contains(body, `id="poll"`) {
+		t.Fatalf("the page while rank by rank waits for its slot: %d, want the page asking again\n%s", res.StatusCode, excerpt(body))
+	}
+	close(b.compileGate)
+	close(b.countGate)
+	configuratortest.WaitFor(t, "file by file", func() bool { return s.spaces.Cached(col) })
+	// Rank by rank has the slot now, and nobody waiting for it: the
+	// page's asking again begins it.
+	row := spaces.Key{Backend: "bdd", N: 12}
+	get(t, ts, page+"&poll=1", "HX-Request", "true")
+	configuratortest.WaitFor(t, "rank by rank, once the page asked again", func() bool { return s.spaces.Cached(row) })
+	if _, body := get(t, ts, page+"&poll=1", "HX-Request", "true"); !strings.Contains(body, `id="count">14,200 configurations<`) || strings.Contains(body, `id="poll"`) {
+		t.Errorf("the page's asking again once the BDD is ready:\n%s", excerpt(body))
 	}
 }

@@ -19,6 +19,8 @@ type FeatureGrid struct {
 	// than select it; Queens names the selection as a queen.
 	RuleOut, Queens bool
 	Heat            bool // free squares shaded by their share
+	// ShareNote says why the squares show no share, when they do not.
+	ShareNote string
 }
 
 // FeatureGridRow is one row of the grid, labelled as the board labels

@@ -284,10 +284,11 @@ func NewModelApp(site *Site, r *ModelStep) *ModelApp {
 	if !v.Shares {
 		v.ShareNote = "Each feature's share of the configurations needs a backend that counts them for every feature (the BDD)."
 	}
-	v.Agreement, v.CountNote = modelAgreement(r.Runs)
+	v.Agreement, v.CountNote = modelAgreement(m, r.Runs)
 	l := newLister(st, m, d, r.Marginals)
 	if m.Grid != nil {
 		v.Grid = featureGrid(l, r.RuleOut)
+		v.Grid.ShareNote = v.ShareNote
 	}
 	v.Tree = l.tree()
 	if v.Tree {
@@ -374,6 +375,10 @@ func modelModes(site *Site, st modelstate.State) []Link {
 func configurations(backend string, d *configurator.Domains) string {
 	n := d.Configurations
 	switch {
+	case n == nil && len(d.In(configurator.Open)) == 0:
+		// Every feature decided or forced, and the decisions kept: one
+		// configuration is left, counted or not.
+		return "1 configuration"
 	case n == nil:
 		return fmt.Sprintf("%s does not count the configurations of this model", strings.ToUpper(backend))
 	case d.AtLeast:
@@ -425,9 +430,10 @@ func chips(m *feature.Model, d *configurator.Domains) []Chip {
 }
 
 // modelAgreement compares every run with the first that answered: the
-// badge of Both, and the other backends' counts when they differ in kind
+// badge of Both, the alarm that names the first features of m on which
+// they differ, and the other backends' counts when they differ in kind
 // (one exact, one a lower bound).
-func modelAgreement(runs []ModelRun) (*Agreement, string) {
+func modelAgreement(m *feature.Model, runs []ModelRun) (*Agreement, string) {
 	if len(runs) < 2 {
 		return nil, ""
 	}
@@ -449,7 +455,8 @@ func modelAgreement(runs []ModelRun) (*Agreement, string) {
 		for f, s := range o.Domains.States {
 			if s != lead.Domains.States[f] {
 				if differ < 10 {
-					a.Details = append(a.Details, fmt.Sprintf("feature %d: %s says %s, %s says %s", f, strings.ToUpper(lead.Backend), lead.Domains.States[f], name, s))
+					a.Details = append(a.Details, fmt.Sprintf("%s: %s says %s, %s says %s", m.Features[f].Name,
+						strings.ToUpper(lead.Backend), stateTexts[lead.Domains.States[f]], name, stateTexts[s]))
 				}
 				differ++
 			}
@@ -462,7 +469,11 @@ func modelAgreement(runs []ModelRun) (*Agreement, string) {
 			a.Agree = false
 			a.Details = append(a.Details, fmt.Sprintf("%s counts %s configurations, %s %s", strings.ToUpper(lead.Backend), words.Group(c1), name, words.Group(c2)))
 		}
-		if c2 != nil && (c1 == nil || lead.Domains.AtLeast != o.Domains.AtLeast) {
+		switch {
+		case c2 == nil && c1 != nil && len(o.Domains.In(configurator.Open)) > 0:
+			// The count shown is the leader's alone.
+			notes = append(notes, name+" does not count the configurations of this model")
+		case c2 != nil && (c1 == nil || lead.Domains.AtLeast != o.Domains.AtLeast):
 			notes = append(notes, name+": "+configurations(o.Backend, o.Domains))
 		}
 	}

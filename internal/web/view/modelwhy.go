@@ -84,7 +84,13 @@ func whyPanel(st modelstate.State, m *feature.Model, e *configurator.FeatureExpl
 			wr.Constraints = append(wr.Constraints, m.Describe(o))
 		}
 		wr.Proof = r.Argument
-		if len(wr.Constraints) == 0 && wr.Proof == nil {
+		switch {
+		case len(wr.Constraints) > 0 || wr.Proof != nil:
+		case m.Grid != nil && m.Grid.Queens:
+			// The board's own proofs (by propagation over its lines, by
+			// cases) were tried first and none fits a screen.
+			wr.Constraints = []string{"(no proof by propagation over the ranks, files and diagonals, nor by cases, fits on a screen: the backend's search settled it)"}
+		default:
 			wr.Constraints = []string{"(the parts of the model that carry it were not found within the time)"}
 		}
 		p.Reasons = append(p.Reasons, wr)
