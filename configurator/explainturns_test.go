@@ -2,7 +2,6 @@ package configurator_test
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -10,25 +9,8 @@ import (
 
 	"github.com/nqueens/configurator/backends/sat"
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/feature/featuretest"
 )
-
-// trianglesModel is a model in which T is forced off by any two of the
-// three features of each of k triangles, and the decisions selecting all
-// of them: freeing T undoes two of each triangle, 2k decisions at the
-// fewest, by construction.
-func trianglesModel(k int) (src string, sel []string) {
-	var b strings.Builder
-	b.WriteString("features\n\tRoot\n\t\toptional\n\t\t\tT\n")
-	for i := range k {
-		fmt.Fprintf(&b, "\t\t\tA%d\n\t\t\tB%d\n\t\t\tC%d\n", i, i, i)
-	}
-	b.WriteString("constraints\n")
-	for i := range k {
-		fmt.Fprintf(&b, "\tA%d & B%d => !T\n\tB%d & C%d => !T\n\tA%d & C%d => !T\n", i, i, i, i, i, i)
-		sel = append(sel, fmt.Sprintf("+A%d", i), fmt.Sprintf("+B%d", i), fmt.Sprintf("+C%d", i))
-	}
-	return b.String(), sel
-}
 
 // An explanation whose fewest set to undo the search cannot prove within
 // its bounds says so: Room frees the feature, and RoomAtLeast is a true
@@ -36,12 +18,12 @@ func trianglesModel(k int) (src string, sel []string) {
 // where it can (a few triangles), the answer is exact.
 func TestFeatureExplainAtLeast(t *testing.T) {
 	for _, k := range []int{3, 20} {
-		src, sel := trianglesModel(k)
+		src, names := featuretest.Triangles(k)
 		sp := featureSpace(t, sat.New(sat.Options{}), src)
 		m := sp.FeatureModel()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		s, err := configurator.NewFeatureSession(ctx, sp, decisions(t, m, strings.Join(sel, ",")))
+		s, err := configurator.NewFeatureSession(ctx, sp, decisions(t, m, "+"+strings.Join(names, ",+")))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -154,13 +136,13 @@ func (s *turnSpy) Configuration(ctx context.Context, ds []configurator.Decision)
 // could wait on itself). The model's reasons are many (twenty triangles),
 // so that the search tries and prunes sets and makes room in rounds.
 func TestFeatureExplainTakesTurns(t *testing.T) {
-	src, sel := trianglesModel(20)
+	src, names := featuretest.Triangles(20)
 	sp := featureSpace(t, sat.New(sat.Options{}), src)
 	spy := &turnSpy{FeatureSpace: sp, t: sp.(configurator.Turner)}
 	m := sp.FeatureModel()
 	ctx, cancel := context.WithTimeout(configurator.WithClient(context.Background(), "a"), time.Minute)
 	defer cancel()
-	s, err := configurator.NewFeatureSession(ctx, spy, decisions(t, m, strings.Join(sel, ",")))
+	s, err := configurator.NewFeatureSession(ctx, spy, decisions(t, m, "+"+strings.Join(names, ",+")))
 	if err != nil {
 		t.Fatal(err)
 	}

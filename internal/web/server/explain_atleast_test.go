@@ -10,25 +10,8 @@ import (
 	"testing"
 
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/feature/featuretest"
 )
-
-// trianglesModel is a model in which T is forced off by any two of the
-// three features of each of k triangles, and the names of all of them:
-// freeing T undoes two of each triangle, 2k decisions at the fewest, by
-// construction.
-func trianglesModel(k int) (src string, names []string) {
-	var b strings.Builder
-	b.WriteString("features\n\tRoot\n\t\toptional\n\t\t\tT\n")
-	for i := range k {
-		fmt.Fprintf(&b, "\t\t\tA%d\n\t\t\tB%d\n\t\t\tC%d\n", i, i, i)
-	}
-	b.WriteString("constraints\n")
-	for i := range k {
-		fmt.Fprintf(&b, "\tA%d & B%d => !T\n\tB%d & C%d => !T\n\tA%d & C%d => !T\n", i, i, i, i, i, i)
-		names = append(names, fmt.Sprintf("A%d", i), fmt.Sprintf("B%d", i), fmt.Sprintf("C%d", i))
-	}
-	return b.String(), names
-}
 
 // Why? on a feature whose fewest set to undo is beyond the search's
 // bounds to prove (twenty triangles: forty decisions): the answer says
@@ -39,7 +22,7 @@ func trianglesModel(k int) (src string, names []string) {
 func TestModelExplainAtLeast(t *testing.T) {
 	s, ts := newTestServer(t, testConfig())
 	for _, k := range []int{3, 20} {
-		src, names := trianglesModel(k)
+		src, names := featuretest.Triangles(k)
 		id := uploadModel(t, ts, fmt.Sprintf("triangles%d.uvl", k), []byte(src))
 		fewest := 2 * k
 		for _, backend := range modelBackends(s) {
