@@ -435,6 +435,7 @@ func TestModelAPIErrors(t *testing.T) {
 	}{
 		{"unknown model", "/api/v1/analyze", modelBody(strings.Repeat("0", 24), nil, nil, ""), 404, `There is no model “000000000000000000000000” on this server`},
 		{"not an ID", "/api/v1/analyze", modelBody("../../etc/passwd", nil, nil, ""), 404, `There is no model`},
+		{"a board past the built-in ones", "/api/v1/analyze", modelBody("queens-99", nil, nil, ""), 404, `There is no board “queens-99”: the built-in boards are queens-1 to queens-32.`},
 		{"no model", "/api/v1/analyze", `{"model":""}`, 400, `Say which model`},
 		{"null model", "/api/v1/analyze", `{"model":null}`, 400, `Say which model`},
 		{"unknown feature", "/api/v1/analyze", modelBody(id, []string{"Jet engine"}, nil, ""), 400, `Feature \"Jet engine\": no such feature`},

@@ -49,6 +49,9 @@ func (s *Server) modelPage(c echo.Context, v url.Values) error {
 		return s.modelFail(c, st, err)
 	}
 	m, info, err := s.models.Model(ctx, st.Model)
+	if p := noBoard(st.Model, err); p != nil {
+		return s.modelFail(c, st, p)
+	}
 	if err != nil {
 		return s.modelFail(c, st, err)
 	}
@@ -169,6 +172,17 @@ func (s *Server) modelFail(c echo.Context, st modelstate.State, err error) error
 		return s.renderNotice(c, p)
 	}
 	return s.render(c, p.Status, "model-page", view.NewModelPage(s.site, view.ModelNotice(st, p)))
+}
+
+// noBoard is the problem of a board's name with a size no built-in board
+// has (queens-99), for which no model was ever forgotten: it says which
+// boards there are; nil for any other model or error.
+func noBoard(id string, err error) *problem.Problem {
+	if !errors.Is(err, models.ErrNotFound) || !strings.HasPrefix(id, "queens-") {
+		return nil
+	}
+	return problem.New(http.StatusNotFound, "There is no board %s: the built-in boards are %s to %s.",
+		words.Quote(id), configurator.BoardID(1), configurator.BoardID(models.MaxBoard))
 }
 
 // pageProblem words the errors of models that only the server knows

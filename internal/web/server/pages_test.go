@@ -150,9 +150,10 @@ func TestPages(t *testing.T) {
 				`aria-label="11 by 11 board"`}},
 		{name: "a board beyond every limit", path: "/?model=queens-17&backend=sat", status: 413,
 			want: []string{`A 17×17 board is beyond the limit of the SAT backend (16×16).`}},
-		{name: "a board past the built-in ones", path: "/?model=queens-99", status: 404, want: []string{`This server has no such model`}},
 		{name: "a 100 KB address", path: long, status: 414, want: []string{`This address is too long (99.6 KiB of parameters; the limit is 8 KiB).`}},
 		{name: "a page that does not exist", path: "/nope", status: 404, want: []string{`There is nothing at this address.`, `<a href="/models">Open a model</a>`}},
+		{name: "a board past the built-in ones", path: "/?model=queens-99", status: 404,
+			want: []string{`There is no board “queens-99”: the built-in boards are queens-1 to queens-32.`}, notWant: []string{`forgotten`}},
 		{name: "the board page's diagram is gone", path: "/diagram.svg?n=8", status: 404, want: []string{`There is nothing at this address.`}},
 		{name: "the board page's progress stream is gone", path: "/events/compile?n=8", status: 404, want: []string{`There is nothing at this address.`}},
 
