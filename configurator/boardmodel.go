@@ -2,6 +2,7 @@ package configurator
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/nqueens/configurator/configurator/feature"
@@ -56,14 +57,17 @@ func (m *Model) featureModel() (*feature.Model, error) {
 // BoardName is the name of the n×n board as a model: "8-queens".
 func BoardName(n int) string { return fmt.Sprintf("%d-queens", n) }
 
+// BoardIDPrefix starts every BoardID, and no other model's ID.
+const BoardIDPrefix = "queens-"
+
 // BoardID is the ID that names the n×n board as a model wherever models
 // are named (the server's store, the command line): "queens-8".
-func BoardID(n int) string { return fmt.Sprintf("queens-%d", n) }
+func BoardID(n int) string { return BoardIDPrefix + strconv.Itoa(n) }
 
 // ParseBoardID reads a BoardID: the board size, 1 to MaxN, written
 // without a sign or leading zeros.
 func ParseBoardID(id string) (n int, ok bool) {
-	digits, ok := strings.CutPrefix(id, "queens-")
+	digits, ok := strings.CutPrefix(id, BoardIDPrefix)
 	if !ok || digits == "" || len(digits) > 4 || digits[0] == '0' {
 		return 0, false
 	}

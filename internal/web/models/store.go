@@ -621,6 +621,9 @@ func (s *Store) Model(ctx context.Context, id string) (*feature.Model, Info, err
 		m, info := s.board(n)
 		return m, info, nil
 	}
+	if strings.HasPrefix(id, configurator.BoardIDPrefix) {
+		return nil, Info{}, &NoBoard{ID: id}
+	}
 	e, err := s.entry(ctx, id)
 	if err != nil {
 		return nil, Info{}, err

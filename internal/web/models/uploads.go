@@ -11,6 +11,7 @@ import (
 
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/bytesize"
+	"github.com/nqueens/configurator/internal/web/words"
 )
 
 // Quota bounds what one client uploads: at most Models new models and
@@ -56,6 +57,17 @@ func (e *Evicted) Error() string {
 }
 
 func (e *Evicted) Unwrap() error { return ErrNotFound }
+
+// NoBoard is the error of a built-in board's name with a size no built-in
+// board has (queens-99): no model of that ID was ever kept, so it says
+// which boards there are. It wraps ErrNotFound.
+type NoBoard struct{ ID string }
+
+func (e *NoBoard) Error() string {
+	return fmt.Sprintf("there is no board %s: the built-in boards are %s to %s", words.Quote(e.ID), BoardID(1), BoardID(MaxBoard))
+}
+
+func (e *NoBoard) Unwrap() error { return ErrNotFound }
 
 // maxEvicted bounds the IDs of removed models the store remembers.
 const maxEvicted = 1 << 12

@@ -430,8 +430,8 @@ func (s *Server) modelProblem(id, backend string, err error) error {
 	case errors.As(err, new(*models.Evicted)):
 		return &problem.Problem{Status: http.StatusGone, Err: err,
 			Message: words.Sentence(err.Error()) + ". Upload its file again with POST /api/v1/models: the same file gets the same ID."}
-	case noBoard(id, err) != nil:
-		return noBoard(id, err)
+	case errors.As(err, new(*models.NoBoard)):
+		return &problem.Problem{Status: http.StatusNotFound, Message: words.Sentence(err.Error()), Err: err}
 	case errors.Is(err, models.ErrNotFound):
 		return &problem.Problem{Status: http.StatusNotFound, Err: err,
 			Message: fmt.Sprintf("There is no model %s on this server (or no longer): upload its file again with POST /api/v1/models; GET /api/v1/models lists the models it has.", words.Quote(id))}

@@ -49,9 +49,6 @@ func (s *Server) modelPage(c echo.Context, v url.Values) error {
 		return s.modelFail(c, st, err)
 	}
 	m, info, err := s.models.Model(ctx, st.Model)
-	if p := noBoard(st.Model, err); p != nil {
-		return s.modelFail(c, st, p)
-	}
 	if err != nil {
 		return s.modelFail(c, st, err)
 	}
@@ -174,23 +171,14 @@ func (s *Server) modelFail(c echo.Context, st modelstate.State, err error) error
 	return s.render(c, p.Status, "model-page", view.NewModelPage(s.site, view.ModelNotice(st, p)))
 }
 
-// noBoard is the problem of a board's name with a size no built-in board
-// has (queens-99), for which no model was ever forgotten: it says which
-// boards there are; nil for any other model or error.
-func noBoard(id string, err error) *problem.Problem {
-	if !errors.Is(err, models.ErrNotFound) || !strings.HasPrefix(id, "queens-") {
-		return nil
-	}
-	return problem.New(http.StatusNotFound, "There is no board %s: the built-in boards are %s to %s.",
-		words.Quote(id), configurator.BoardID(1), configurator.BoardID(models.MaxBoard))
-}
-
 // pageProblem words the errors of models that only the server knows
 // (a model no longer kept, a compile still running) and a backend's
 // bounds and deadline in a model's terms; problem.Describe words the others, those
 // of the sessions and the readers included.
 func pageProblem(err error) error {
 	switch {
+	case errors.As(err, new(*models.NoBoard)):
+		return &problem.Problem{Status: http.StatusNotFound, Message: words.Sentence(err.Error()), Err: err}
 	case errors.Is(err, models.ErrNotFound):
 		return &problem.Problem{Status: http.StatusNotFound, Err: err,
 			Message: "This server has no such model: it may have been forgotten to make room for others. Open it again from its file."}
