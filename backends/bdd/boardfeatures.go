@@ -2,7 +2,6 @@ package bdd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/big"
 	"math/rand/v2"
@@ -195,24 +194,9 @@ func (s *Space) FeatureGraph(ctx context.Context, decisions []configurator.Decis
 		return nil, err
 	}
 	defer release()
-	m, root, profile := s.m, s.root, s.levels
-	if len(decisions) > 0 {
-		m, root, err = s.m.Extract(ctx, s.root, a, budget)
-		if errors.Is(err, robdd.ErrNodeLimit) {
-			return nil, fmt.Errorf("the diagram under %d decisions has more than %d nodes, more than this server copies at once: %w: %w",
-				len(decisions), budget/robdd.BytesPerNode, configurator.ErrTooLarge, err)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("graph under %d decisions: %w", len(decisions), err)
-		}
-		profile = func() []int { return m.LevelProfile(root) }
-	}
-	if root == robdd.False {
-		return nil, noConfiguration(decisions)
-	}
-	g := &configurator.Graph{View: configurator.ReducedView, Root: -1, One: -1, Profile: profile(), Whole: s.levels()}
-	for _, k := range g.Profile {
-		g.DiagramNodes += k
+	m, root, g, err := restrictedGraph(ctx, s.m, s.root, a, decisions, budget, s.levels, s.levels)
+	if err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -24,29 +24,18 @@ func (s *ModelSpace) FeatureGraph(ctx context.Context, decisions []configurator.
 	if err != nil {
 		return nil, err
 	}
-	m, root, profile := s.m, s.root, s.m.LevelSizes
+	budget := s.m.Budget()
 	if len(decisions) > 0 {
-		budget, release, err := s.beginDrawingPart(ctx, a, true, s.m.Budget())
+		var release func()
+		budget, release, err = s.beginDrawingPart(ctx, a, true, budget)
 		if err != nil {
 			return nil, err
 		}
 		defer release()
-		m, root, err = s.m.Extract(ctx, s.root, a, budget)
-		if errors.Is(err, robdd.ErrNodeLimit) {
-			return nil, fmt.Errorf("the diagram under %d decisions has more than %d nodes, more than this server copies at once: %w: %w",
-				len(decisions), budget/robdd.BytesPerNode, configurator.ErrTooLarge, err)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("graph under %d decisions: %w", len(decisions), err)
-		}
-		profile = func() []int { return m.LevelProfile(root) }
 	}
-	if root == robdd.False {
-		return nil, noConfiguration(decisions)
-	}
-	g := &configurator.Graph{View: configurator.ReducedView, Root: -1, One: -1, Profile: profile(), Whole: s.m.LevelSizes()}
-	for _, k := range g.Profile {
-		g.DiagramNodes += k
+	m, root, g, err := restrictedGraph(ctx, s.m, s.root, a, decisions, budget, s.m.LevelSizes, s.m.LevelSizes)
+	if err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -77,6 +66,36 @@ func (s *ModelSpace) FeatureGraph(ctx context.Context, decisions []configurator.
 	}
 	fillPaths(g, func(from, to int) uint { return free[levelOf(to)] - free[levelOf(from)+1] })
 	return g, nil
+}
+
+// restrictedGraph begins a FeatureGraph of the diagram root of m: under
+// decisions (a), the restriction copied into a Manager of its own within
+// budget bytes, so that the shared diagram is only read, else the whole
+// diagram in place; and the graph's head: its nodes per level (profile of
+// the whole diagram, or of the copy), the whole diagram's beside them, and
+// its node count. Decisions no configuration keeps give the error that
+// says so.
+func restrictedGraph(ctx context.Context, m *robdd.Manager, root robdd.Node, a robdd.Assignment, decisions []configurator.Decision, budget int64, profile, whole func() []int) (*robdd.Manager, robdd.Node, *configurator.Graph, error) {
+	if len(decisions) > 0 {
+		var err error
+		m, root, err = m.Extract(ctx, root, a, budget)
+		if errors.Is(err, robdd.ErrNodeLimit) {
+			return nil, 0, nil, fmt.Errorf("the diagram under %d decisions has more than %d nodes, more than this server copies at once: %w: %w",
+				len(decisions), budget/robdd.BytesPerNode, configurator.ErrTooLarge, err)
+		}
+		if err != nil {
+			return nil, 0, nil, fmt.Errorf("graph under %d decisions: %w", len(decisions), err)
+		}
+		profile = func() []int { return m.LevelProfile(root) }
+	}
+	if root == robdd.False {
+		return nil, 0, nil, noConfiguration(decisions)
+	}
+	g := &configurator.Graph{View: configurator.ReducedView, Root: -1, One: -1, Profile: profile(), Whole: whole()}
+	for _, k := range g.Profile {
+		g.DiagramNodes += k
+	}
+	return m, root, g, nil
 }
 
 // DiagramOrder returns the features from the diagram's top level down and
