@@ -58,6 +58,9 @@ func ModelFacts(ctx context.Context, sp FeatureSpace) (*Facts, error) {
 		}
 		return &Facts{Dead: all, Configurations: new(big.Int)}, nil
 	}
+	if err == nil && !d.Settled() {
+		err = ErrUnsettled
+	}
 	if err != nil {
 		return nil, err
 	}

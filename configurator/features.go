@@ -2,8 +2,10 @@ package configurator
 
 import (
 	"context"
+	"errors"
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/nqueens/configurator/configurator/feature"
@@ -44,12 +46,17 @@ const (
 	// ForcedOff: no remaining configuration selects it, and the person has
 	// not decided it.
 	ForcedOff
+	// Unsettled: the backend's deadline came before it settled the
+	// feature, which may be open or forced (see Domains). A person may
+	// still decide it: the next step settles it, or says which decisions
+	// conflict.
+	Unsettled
 )
 
-var featureStateNames = [...]string{Open: "free", Selected: "select", Deselected: "deselect", ForcedOn: "forced_on", ForcedOff: "forced_off"}
+var featureStateNames = [...]string{Open: "free", Selected: "select", Deselected: "deselect", ForcedOn: "forced_on", ForcedOff: "forced_off", Unsettled: "unsettled"}
 
 // String is the state's name as the JSON API spells it: free, select,
-// deselect, forced_on, forced_off.
+// deselect, forced_on, forced_off, unsettled.
 func (s FeatureState) String() string {
 	return nameIn(featureStateNames[:], int(s), "FeatureState(?)")
 }
@@ -59,6 +66,12 @@ func (s FeatureState) String() string {
 // backtrack-free: a feature shown Open can take either value in some
 // configuration that keeps every decision) and how many configurations
 // remain.
+//
+// A backend whose deadline (ctx's) comes after it found a configuration
+// that keeps the decisions, but before it settled every feature, may
+// answer with what it settled and mark the rest Unsettled, instead of
+// losing the whole answer: every other state is then as true as in a
+// whole answer. Callers that need every feature settled check Settled.
 type Domains struct {
 	// States has one entry per feature of the model.
 	States []FeatureState
@@ -72,6 +85,14 @@ type Domains struct {
 	// Work is what the backend did to answer, in its own terms.
 	Work Work
 }
+
+// Settled reports whether the backend settled every feature: no feature
+// is Unsettled.
+func (d *Domains) Settled() bool { return !slices.Contains(d.States, Unsettled) }
+
+// ErrUnsettled: an answer that leaves features Unsettled where every
+// feature must be settled (facts of a model, samples).
+var ErrUnsettled = errors.New("the backend's deadline came before it settled every feature")
 
 // In lists the features in state s, in the model's order.
 func (d *Domains) In(s FeatureState) []int {

@@ -205,21 +205,41 @@ func (s *FeatureSession) Decide(ctx context.Context, d Decision) error {
 	if d.Feature < 0 || d.Feature >= len(m.Features) {
 		return fmt.Errorf("decide feature %d of a model of %d: %w", d.Feature, len(m.Features), ErrUnknownFeature)
 	}
-	name := m.Features[d.Feature].Name
 	switch st := s.domains.States[d.Feature]; {
 	case st == Selected || st == Deselected:
-		return fmt.Errorf("decide %q: %w", name, ErrDecided)
+		return fmt.Errorf("decide %q: %w", m.Features[d.Feature].Name, ErrDecided)
 	case st == ForcedOn && !d.Select, st == ForcedOff && d.Select:
-		why, err := s.explain(ctx, d.Feature, true)
-		if err != nil && ctx.Err() != nil {
+		return s.excluded(ctx, d)
+	case st == Unsettled:
+		err := s.set(ctx, append(slices.Clone(s.decisions), d))
+		if !errors.Is(err, ErrNoSolution) {
 			return err
 		}
-		if err != nil {
-			why = nil
+		// A deadline left the feature unsettled, and it is forced the
+		// other way: the session knows it now, and says why.
+		settled := *s.domains
+		settled.States = slices.Clone(settled.States)
+		settled.States[d.Feature] = ForcedOn
+		if d.Select {
+			settled.States[d.Feature] = ForcedOff
 		}
-		return &Excluded{Model: m, Decision: d, Why: why}
+		s.domains = &settled
+		return s.excluded(ctx, d)
 	}
 	return s.set(ctx, append(slices.Clone(s.decisions), d))
+}
+
+// excluded is the *Excluded of decision d, on a feature forced the other
+// way, with its first reason when the search finds one.
+func (s *FeatureSession) excluded(ctx context.Context, d Decision) error {
+	why, err := s.explain(ctx, d.Feature, true)
+	if err != nil && ctx.Err() != nil {
+		return err
+	}
+	if err != nil {
+		why = nil
+	}
+	return &Excluded{Model: s.Model(), Decision: d, Why: why}
 }
 
 // Undo takes back the person's decisions on the given features, whichever

@@ -106,6 +106,9 @@ func PairwiseSample(ctx context.Context, sp FeatureSpace, decisions []Decision) 
 		return nil, fmt.Errorf("a pairwise sample of %d features (at most %d): %w", n, MaxSampleFeatures, ErrSampleSize)
 	}
 	d, err := sp.Domains(ctx, decisions)
+	if err == nil && !d.Settled() {
+		err = ErrUnsettled
+	}
 	if err != nil {
 		return nil, err
 	}

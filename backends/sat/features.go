@@ -2,6 +2,7 @@ package sat
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -157,8 +158,16 @@ func (e *featureEngine) Decide(ctx context.Context, q *satbase.FeatureQuery, dec
 		r := backbone(d.States)
 		e.root.Store(&r)
 	}
-	e.keep(key, d.States)
+	if d.Settled() {
+		e.keep(key, d.States)
+	}
 	return d, nil
+}
+
+// pastDeadline reports whether err, a question's failure, came of ctx's
+// deadline passing: decide then answers with the features it settled.
+func pastDeadline(ctx context.Context, err error) bool {
+	return err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded)
 }
 
 // keepAnswers is how many answers a space remembers (featureEngine.answers).
@@ -355,9 +364,16 @@ func (e *featureEngine) decide(ctx context.Context, q *satbase.FeatureQuery, dec
 	}
 	// Configurations that prefer every candidate still closed to take
 	// its other value, for as long as each opens a tenth of them.
+	// partial: ctx's deadline came before every candidate was settled;
+	// those left are answered Unsettled (see configurator.Domains).
+	partial := false
 	for len(closed) > 0 {
 		before := len(closed)
 		next, err := e.ask(ctx, q, assume, unlike(closed, cand))
+		if pastDeadline(ctx, err) {
+			partial = true
+			break
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -376,10 +392,16 @@ func (e *featureEngine) decide(ctx context.Context, q *satbase.FeatureQuery, dec
 	var scratch []bool
 	var changed []feature.Lit
 	for _, f := range slices.Clone(closed) {
+		if partial {
+			break
+		}
 		if !isClosed(f) {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
+			if partial = pastDeadline(ctx, err); partial {
+				break
+			}
 			return nil, err
 		}
 		other := feature.FeatureLit(f, !cand[f])
@@ -403,6 +425,9 @@ func (e *featureEngine) decide(ctx context.Context, q *satbase.FeatureQuery, dec
 		if !failed {
 			sweep()
 			next, err := e.ask(ctx, q, append(assume, other), unlike(closed, cand))
+			if partial = pastDeadline(ctx, err); partial {
+				break
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -444,6 +469,8 @@ func (e *featureEngine) decide(ctx context.Context, q *satbase.FeatureQuery, dec
 			d.States[f] = configurator.ForcedOn
 		case value[f] < 0:
 			d.States[f] = configurator.ForcedOff
+		case partial && isClosed(f):
+			d.States[f] = configurator.Unsettled
 		}
 	}
 	for _, dc := range decisions {

@@ -449,3 +449,107 @@ func TestLargeModelBackbones(t *testing.T) {
 		}
 	}
 }
+
+// A deadline that comes after the backend found a configuration but
+// before it settled every feature loses no answer: each feature it
+// settled is as an answer without a deadline has it, the others are
+// Unsettled. A decision on an unsettled feature forced the other way is
+// Excluded, and the session knows the feature forced from then on; one
+// on an unsettled feature that is open is taken.
+func TestDeadlineLeavesUnsettled(t *testing.T) {
+	ctx := context.Background()
+	m := largeModel(t, 3000, 3000)
+	fresh := func() configurator.FeatureSpace {
+		sp, err := New(Options{}).CompileModel(ctx, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sp
+	}
+	start := time.Now()
+	want, err := fresh().Domains(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := time.Since(start)
+	partials := 0
+	for k := 1; k < 16; k++ {
+		sp := fresh() // no answers remembered from the run before
+		dctx, cancel := context.WithTimeout(ctx, whole*time.Duration(k)/16)
+		s, err := configurator.NewFeatureSession(dctx, sp, nil)
+		cancel()
+		if err != nil {
+			if dctx.Err() == nil {
+				t.Fatalf("deadline %d/16 of the whole answer's time: %v", k, err)
+			}
+			continue // the deadline came before any configuration was found
+		}
+		got := s.Domains().States
+		var unsettled []int
+		for f, st := range got {
+			switch {
+			case st == configurator.Unsettled:
+				unsettled = append(unsettled, f)
+			case st != want.States[f]:
+				t.Errorf("deadline %d/16: %s is %v, %v without a deadline", k, m.Features[f].Name, st, want.States[f])
+			}
+		}
+		if len(unsettled) == 0 {
+			continue
+		}
+		partials++
+		if partials > 1 {
+			continue
+		}
+		// Decide unsettled features, without a deadline, each from the
+		// partial answer: the value no configuration gives a forced one,
+		// and either value of an open one.
+		t.Logf("deadline %d/16 of %v: %d unsettled", k, whole, len(unsettled))
+		from := partialSpace{sp, s.Domains()}
+		tried := map[bool]int{} // by whether the feature is forced
+		for _, f := range unsettled {
+			st := want.States[f]
+			if forced := st != configurator.Open; tried[forced] < 6 {
+				tried[forced]++
+			} else {
+				continue
+			}
+			s, err := configurator.NewFeatureSession(ctx, from, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = s.Decide(ctx, configurator.Decision{Feature: f, Select: st != configurator.ForcedOn})
+			var ex *configurator.Excluded
+			switch {
+			case st == configurator.Open && err != nil:
+				t.Errorf("%s (open) selected: %v", m.Features[f].Name, err)
+			case st != configurator.Open && !errors.As(err, &ex):
+				t.Errorf("%s (%v) decided the other way: %v, want an *Excluded", m.Features[f].Name, st, err)
+			case st != configurator.Open && s.Domains().States[f] != st:
+				t.Errorf("%s is %v after its decision was excluded, want %v", m.Features[f].Name, s.Domains().States[f], st)
+			}
+		}
+		if tried[true] == 0 || tried[false] == 0 {
+			t.Errorf("the unsettled features hold %d forced and %d open ones, want both", tried[true], tried[false])
+		}
+	}
+	if partials == 0 {
+		t.Errorf("no deadline from 1/16 to 15/16 of the whole answer's time (%v) gave an answer with unsettled features", whole)
+	}
+}
+
+// partialSpace answers the empty configuration with a partial answer, and
+// every other question as its space does.
+type partialSpace struct {
+	configurator.FeatureSpace
+	partial *configurator.Domains
+}
+
+func (p partialSpace) Domains(ctx context.Context, ds []configurator.Decision) (*configurator.Domains, error) {
+	if len(ds) == 0 {
+		d := *p.partial
+		d.States = slices.Clone(d.States)
+		return &d, nil
+	}
+	return p.FeatureSpace.Domains(ctx, ds)
+}
