@@ -164,10 +164,11 @@ func (c Changes) Empty() bool {
 
 // Changed compares the domains after a step with those before it, feature
 // by feature, in the model's order. A feature the person decided, now or
-// before, is the step itself, not a consequence of it, and is left out.
+// before, is the step itself, not a consequence of it, and is left out; so
+// is one unsettled before or after, of which the change is not known.
 func Changed(before, after *Domains) Changes {
 	var c Changes
-	decided := func(s FeatureState) bool { return s == Selected || s == Deselected }
+	decided := func(s FeatureState) bool { return s == Selected || s == Deselected || s == Unsettled }
 	forced := func(s FeatureState) bool { return s == ForcedOn || s == ForcedOff }
 	for f, now := range after.States {
 		was := before.States[f]

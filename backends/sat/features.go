@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/nqueens/configurator/backends/sat/internal/satbase"
 	"github.com/nqueens/configurator/configurator"
@@ -82,7 +83,9 @@ type featureEngine struct {
 	// props holds idle propagators of the CNF, its units propagated.
 	props sync.Pool
 	// root is the backbone of the empty configuration, per feature 1
-	// (forced on), -1 (forced off) or 0, once a question has found it.
+	// (forced on), -1 (forced off) or 0, once a question has found it: of
+	// a partial answer (a deadline's) until a whole one is found, so
+	// that its zeros may hide forced features, never its other values.
 	root atomic.Pointer[[]int8]
 	// seen keeps the last configurations the solver found, whole
 	// assignments of the CNF's variables: a later question whose
@@ -138,13 +141,25 @@ func (e *featureEngine) Decide(ctx context.Context, q *satbase.FeatureQuery, dec
 	}
 	root := e.root.Load()
 	if root == nil && len(decisions) > 0 {
-		d, err := e.decide(ctx, q, nil, nil)
-		if err != nil {
+		// The empty configuration's answer, kept for every question after
+		// this one, takes at most half of what is left before ctx's
+		// deadline: the rest is the decisions' own. Its forced values are
+		// true even when it is partial, and are kept until a whole answer
+		// of no decisions takes their place.
+		rctx, cancel := ctx, context.CancelFunc(func() {})
+		if dl, ok := ctx.Deadline(); ok {
+			rctx, cancel = context.WithDeadline(ctx, time.Now().Add(time.Until(dl)/2))
+		}
+		d, err := e.decide(rctx, q, nil, nil)
+		cancel()
+		switch {
+		case err == nil:
+			r := backbone(d.States)
+			root = &r
+			e.root.Store(root)
+		case ctx.Err() != nil || !errors.Is(rctx.Err(), context.DeadlineExceeded):
 			return nil, err
 		}
-		r := backbone(d.States)
-		root = &r
-		e.root.Store(root)
 	}
 	known := under
 	if known == nil && root != nil {
@@ -154,7 +169,7 @@ func (e *featureEngine) Decide(ctx context.Context, q *satbase.FeatureQuery, dec
 	if err != nil {
 		return nil, err
 	}
-	if root == nil {
+	if len(decisions) == 0 && d.Settled() {
 		r := backbone(d.States)
 		e.root.Store(&r)
 	}

@@ -107,13 +107,16 @@ func newDecisionsJSON(m *feature.Model, ds []configurator.Decision) decisionsJSO
 // free (in the model's order); configurations a decimal string, at_least
 // when it is a lower bound, null when the backend did not count.
 type modelAnalyzeResponse struct {
-	Model          string   `json:"model"`
-	Backend        string   `json:"backend"`
-	Select         []string `json:"select"`
-	Deselect       []string `json:"deselect"`
-	ForcedOn       []string `json:"forced_on"`
-	ForcedOff      []string `json:"forced_off"`
-	Free           []string `json:"free"`
+	Model     string   `json:"model"`
+	Backend   string   `json:"backend"`
+	Select    []string `json:"select"`
+	Deselect  []string `json:"deselect"`
+	ForcedOn  []string `json:"forced_on"`
+	ForcedOff []string `json:"forced_off"`
+	Free      []string `json:"free"`
+	// Unsettled lists the features the backend's deadline came before it
+	// settled (configurator.Unsettled); absent when it settled every one.
+	Unsettled      []string `json:"unsettled,omitempty"`
 	Configurations *string  `json:"configurations"`
 	AtLeast        bool     `json:"at_least"`
 	Work           workJSON `json:"work"`
@@ -464,16 +467,20 @@ func (s *Server) apiAnalyzeModel(c echo.Context, body []byte) error {
 	m, d := mo.model, mo.session.Domains()
 	var changed *changesJSON
 	if n := len(mo.decisions); n > 0 {
-		before, err := mo.session.Space().Domains(mo.ctx, mo.decisions[:n-1])
+		// The answer before the last decision has a deadline of its own,
+		// as on the page: the step's may be spent on a partial answer.
+		bctx, cancel := context.WithTimeout(c.Request().Context(), s.deadline(mo.backend))
+		defer cancel()
+		before, err := mo.session.Space().Domains(bctx, mo.decisions[:n-1])
 		if err != nil {
-			return modelWorkProblem(mo.ctx, mo.backend, err)
+			return modelWorkProblem(bctx, mo.backend, err)
 		}
 		changed = newChangesJSON(m, configurator.Changed(before, d))
 	}
 	dec := newDecisionsJSON(m, mo.decisions)
 	resp := modelAnalyzeResponse{Model: mo.id, Backend: mo.backend, Select: dec.Select, Deselect: dec.Deselect,
 		ForcedOn: featureNames(m, d.In(configurator.ForcedOn)), ForcedOff: featureNames(m, d.In(configurator.ForcedOff)), Free: featureNames(m, d.In(configurator.Open)),
-		AtLeast: d.AtLeast, Work: newWorkJSON(mo.session.Space(), d.Work), ElapsedMS: ms(mo.took), CompileMS: ms(mo.compiled), Changed: changed}
+		Unsettled: featureNames(m, d.In(configurator.Unsettled)), AtLeast: d.AtLeast, Work: newWorkJSON(mo.session.Space(), d.Work), ElapsedMS: ms(mo.took), CompileMS: ms(mo.compiled), Changed: changed}
 	if d.Configurations != nil {
 		n := d.Configurations.String()
 		resp.Configurations = &n
@@ -544,6 +551,8 @@ func stateWords(st configurator.FeatureState) string {
 		return "selected by you"
 	case configurator.Deselected:
 		return "deselected by you"
+	case configurator.Unsettled:
+		return "not settled yet (the backend's deadline came first; ask again)"
 	}
 	return "free (some configuration selects it and some does not)"
 }

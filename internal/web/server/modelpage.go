@@ -368,7 +368,10 @@ func (s *Server) modelStep(ctx context.Context, before, st modelstate.State, act
 		if a.marginals, err = sess.Marginals(bctx); err != nil {
 			return nil, err
 		}
-		s.answers.put(answerKey(st.Model, cp.name, ds), a)
+		if a.domains.Settled() {
+			// A partial answer is asked again at the next request.
+			s.answers.put(answerKey(st.Model, cp.name, ds), a)
+		}
 		if r.Marginals == nil {
 			r.Marginals = a.marginals
 		}

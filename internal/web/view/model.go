@@ -114,6 +114,9 @@ type ModelApp struct {
 	Count     string
 	Exact     string // a count too long for the headline, in full
 	CountNote string
+	// Unsettled says which features the lead backend's deadline left
+	// unsettled (configurator.Unsettled); "" when it settled every one.
+	Unsettled string
 	Agreement *Agreement
 	Decisions []Chip
 	// Completes are the Complete choices (GET /model-complete), shown
@@ -272,8 +275,12 @@ func NewModelApp(site *Site, r *ModelStep) *ModelApp {
 	d := lead.Domains
 	v.Count, v.Exact = configurations(lead.Backend, d), exactCount(d)
 	v.Decisions = chips(m, d)
-	if len(d.In(configurator.Open)) > 0 {
+	if len(d.In(configurator.Open)) > 0 || !d.Settled() {
 		v.Completes = completeLinks(st)
+	}
+	if n := len(d.In(configurator.Unsettled)); n > 0 {
+		v.Unsettled = fmt.Sprintf("%s's deadline came before it settled %s (marked ?): each may be free or forced. The others are settled; your next step, or a reload, asks again.",
+			strings.ToUpper(lead.Backend), words.Plural(int64(n), "feature"))
 	}
 	v.Files = configFiles(st, m)
 	v.FactsSrc = factsSrc(st)
@@ -375,7 +382,7 @@ func modelModes(site *Site, st modelstate.State) []Link {
 func configurations(backend string, d *configurator.Domains) string {
 	n := d.Configurations
 	switch {
-	case n == nil && len(d.In(configurator.Open)) == 0:
+	case n == nil && len(d.In(configurator.Open)) == 0 && d.Settled():
 		// Every feature decided or forced, and the decisions kept: one
 		// configuration is left, counted or not.
 		return "1 configuration"

@@ -75,6 +75,7 @@ var stateTexts = map[configurator.FeatureState]string{
 	configurator.Deselected: "deselected by you",
 	configurator.ForcedOn:   "forced on",
 	configurator.ForcedOff:  "forced off",
+	configurator.Unsettled:  "not settled yet (free or forced)",
 }
 
 var stateGlyphs = map[configurator.FeatureState]string{
@@ -83,6 +84,7 @@ var stateGlyphs = map[configurator.FeatureState]string{
 	configurator.Deselected: "☒",
 	configurator.ForcedOn:   "▣",
 	configurator.ForcedOff:  "⊘",
+	configurator.Unsettled:  "?",
 }
 
 func rowID(f int) string { return fmt.Sprintf("f-%d", f) }
@@ -137,7 +139,9 @@ func (l *lister) row(f int) *FeatureRow {
 	ft := &l.m.Features[f]
 	s := l.d.States[f]
 	r := &FeatureRow{ID: rowID(f), Name: ft.Name, State: s.String(), StateText: stateTexts[s], Glyph: stateGlyphs[s], Abstract: ft.Abstract}
-	r.CanDecide = s == configurator.Open
+	// An unsettled feature may be decided: the next step settles it, or
+	// says which decisions exclude the value chosen.
+	r.CanDecide = s == configurator.Open || s == configurator.Unsettled
 	r.CanUndo = s == configurator.Selected || s == configurator.Deselected
 	r.CanWhy = s == configurator.ForcedOn || s == configurator.ForcedOff
 	r.Asked = ft.Name == l.st.Why
