@@ -378,6 +378,9 @@ func (s *Server) openModel(c echo.Context, req modelRequest) (*modelSession, err
 		return nil, &conflictError{body: newConflictJSON(m, conflict), err: err}
 	case err != nil:
 		mo.done()
+		if c.Request().Context().Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			s.missed.note(id, backend, time.Now())
+		}
 		return nil, modelWorkProblem(ctx, backend, err)
 	}
 	return mo, nil

@@ -268,7 +268,15 @@ func (s *Server) modelStep(ctx context.Context, before, st modelstate.State, act
 	}
 	var answering []compiled
 	var refused []view.ModelRun
+	// Both leaves out the backends (never its first) that missed their
+	// deadline on this model lately, and every mode says so beforehand.
+	both := s.lineup.Backends(board.All)
+	left := s.missed.leftOut(st.Model, both[1:], time.Now())
+	r.LeftOut = leftOutNote(left, s.deadline)
 	for _, name := range s.lineup.Backends(mode) {
+		if mode == board.All && slices.Contains(left, name) {
+			continue
+		}
 		sp, err := s.modelSpace(ctx, st.Model, name)
 		if err != nil {
 			if ctx.Err() != nil || !(errors.Is(err, configurator.ErrTooLarge) || errors.Is(err, configurator.ErrBoardsOnly) || errors.As(err, new(*stillCompiling))) {
@@ -331,6 +339,9 @@ func (s *Server) modelStep(ctx context.Context, before, st modelstate.State, act
 		bctx, cancel := context.WithTimeout(ctx, s.deadline(cp.name))
 		defer cancel()
 		sess, err := s.featureSession(bctx, cp.sp.FeatureSpace, ds)
+		if err != nil && ctx.Err() == nil && errors.Is(bctx.Err(), context.DeadlineExceeded) {
+			s.missed.note(st.Model, cp.name, time.Now())
+		}
 		if err != nil {
 			if i == 0 {
 				return nil, err

@@ -72,8 +72,9 @@ type Server struct {
 	engines  map[string]Engine // by name
 	lineup   *board.Lineup     // the backends in the order registered: the first is the primary
 	spaces   *spaces.Cache
-	models   *models.Store // the feature models and their compiled spaces
-	answers  answerCache   // the model page's last answers
+	models   *models.Store   // the feature models and their compiled spaces
+	answers  answerCache     // the model page's last answers
+	missed   missedDeadlines // the backends Both leaves out, by model
 	site     *view.Site
 	tmpl     *view.Templates
 	static   fs.FS

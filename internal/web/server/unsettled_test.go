@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -94,4 +95,70 @@ func TestDeadlineAnswersUnsettled(t *testing.T) {
 		return
 	}
 	t.Error("no deadline from 1 ms to 1 s gave an answer with unsettled features")
+}
+
+// A backend that took longer than its deadline on a step of a model is
+// left out of Both's next steps on that model, and every mode says so
+// before Both is chosen (the note and the Both switch's title); a model
+// it kept up with keeps it.
+func TestBothLeavesOutABackendThatMissedItsDeadline(t *testing.T) {
+	s, ts := newTestServer(t, modelSetup())
+	ctx := context.Background()
+	both := s.lineup.Backends("both")
+	if len(both) < 3 {
+		t.Fatalf("Both runs %v", both)
+	}
+	slow := both[len(both)-1]
+	var ids []string
+	for i := range 2 {
+		info, _, err := s.models.Add(ctx, fmt.Sprintf("big-%d.uvl", i), []byte(bigModel(10+i)), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, info.ID)
+	}
+	note := regexp.MustCompile(`<p class="mode-note" id="left-out">([^<]*)</p>`)
+	// The slow backend misses its deadline on the first model, in Both.
+	e := s.engines[slow]
+	deadline := e.Deadline
+	e.Deadline = time.Nanosecond
+	s.engines[slow] = e
+	_, html := get(t, ts, "/?model="+ids[0]+"&backend=both")
+	e.Deadline = deadline
+	s.engines[slow] = e
+	if got := note.FindStringSubmatch(html); got != nil {
+		t.Errorf("the first step already leaves a backend out: %q", got[1])
+	}
+	name := strings.ToUpper(slow)
+	for _, c := range []struct {
+		path  string
+		left  bool
+		lists bool // Both's runs list the slow backend
+	}{
+		{"/?model=" + ids[0] + "&backend=both", true, false},
+		{"/?model=" + ids[0] + "&backend=sat", true, false},
+		{"/?model=" + ids[1] + "&backend=both", false, true},
+	} {
+		res, html := get(t, ts, c.path)
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("%s: status %d", c.path, res.StatusCode)
+		}
+		got := note.FindStringSubmatch(html)
+		switch {
+		case c.left && (got == nil || !strings.HasPrefix(got[1], "Both leaves out "+name+": it took longer than its deadline")):
+			t.Errorf("%s: the note is %q, want Both leaving out %s", c.path, got, name)
+		case !c.left && got != nil:
+			t.Errorf("%s: the note is %q, want none", c.path, got[1])
+		}
+		title := regexp.MustCompile(`title="([^"]*)"[^>]*>Both</a>`).FindStringSubmatch(html)
+		if title == nil || strings.Contains(title[1], "leaves out") != c.left {
+			t.Errorf("%s: the Both switch's title is %q", c.path, title)
+		}
+		if strings.Contains(c.path, "both") {
+			table := between(html, `id="questions"`, `</table>`)
+			if listed := strings.Contains(table, name); listed != c.lists {
+				t.Errorf("%s: Both's answers list %s: %v, want %v", c.path, name, listed, c.lists)
+			}
+		}
+	}
 }

@@ -60,6 +60,9 @@ type ModelStep struct {
 	// Name is the model's name as the store knows it (its namespace, or
 	// its file's name); "" to name it from the model alone.
 	Name string
+	// LeftOut says which backends Both leaves out on this model, and why
+	// (they missed their deadline at an earlier step); "" for none.
+	LeftOut string
 }
 
 // ModelRun is one backend's answer to a step of the model page.
@@ -106,6 +109,7 @@ type ModelApp struct {
 	Trail         string
 	Modes         []Link
 	ModeNote      string
+	LeftOut       string // the backends Both leaves out, and why
 	// Poll is the address the page asks again, after a pause, while a
 	// backend of its mode is still compiling the model; "" otherwise.
 	Poll  string
@@ -255,7 +259,12 @@ func NewModelApp(site *Site, r *ModelStep) *ModelApp {
 	v.Reset = Link{Label: "Reset", Href: st.With(func(s *modelstate.State) { s.Select, s.Deselect, s.Why = nil, nil, "" }).Href(),
 		Title: "Take back every decision"}
 	v.Modes = modelModes(site, st)
-	v.ModeNote = r.Fallback
+	v.ModeNote, v.LeftOut = r.Fallback, r.LeftOut
+	for i := range v.Modes {
+		if v.Modes[i].Label == board.All.Label() && r.LeftOut != "" {
+			v.Modes[i].Title += ". " + r.LeftOut
+		}
+	}
 	if len(r.Pending) > 0 {
 		// The page asks again by itself until the compile ends, and so
 		// keeps it going while the page is open.
