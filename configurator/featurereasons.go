@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/nqueens/configurator/configurator/feature"
@@ -42,6 +43,12 @@ type FeatureReason struct {
 	// and diagonals, else by cases, see RefuteByCases), one line a step;
 	// nil for other models and where no such proof fits on a screen.
 	Argument []string
+	// Solutions, on a board where no Argument fits and the reason's
+	// decisions are all queens, lists every solution that holds them
+	// (each as the squares it selects, rank by rank) when there are at
+	// most MaxListed: none has a queen on the square, or each has, as the
+	// reason says. Nil otherwise.
+	Solutions [][]int
 }
 
 // FeatureExplanation says why a feature is forced, in terms of the
@@ -136,7 +143,7 @@ func (s *FeatureSession) explain(ctx context.Context, f int, firstOnly bool) (*F
 	// other is the value no remaining configuration gives f.
 	other := Decision{Feature: f, Select: e.State == ForcedOff}
 	ds := s.decisions
-	rs := &reasonSearch{n: len(ds), firstOnly: firstOnly, turner: turnerOf(s.space),
+	rs := &reasonSearch{n: len(ds), firstOnly: firstOnly, turner: turnerOf(s.space), known: s.attacks(f, e.State),
 		rules: func(ctx context.Context, set []int) (bool, []int, error) {
 			config, err := s.space.Configuration(ctx, append(pickDecisions(ds, set), other))
 			if errors.Is(err, ErrNoSolution) {
@@ -179,6 +186,7 @@ func (s *FeatureSession) explain(ctx context.Context, f int, firstOnly bool) (*F
 			e.Reasons = append(e.Reasons, r)
 			continue
 		}
+		r.Solutions = s.boardSolutions(r.Decisions)
 		if err := s.prove(ctx, pctx, &r, premises); err != nil {
 			return nil, fmt.Errorf("explain %q: %w", m.Features[f].Name, err)
 		}
@@ -264,4 +272,100 @@ func (s *FeatureSession) boardArgument(decisions []Decision) []string {
 		return split.Lines()
 	}
 	return nil
+}
+
+// attacks are the queens (selected squares) that attack square f, when
+// the session's model is a board and the decisions block f: reasons of
+// one decision each, known without asking the space, and listed first.
+func (s *FeatureSession) attacks(f int, st FeatureState) []int {
+	bm, ok := BoardOf(s.Model())
+	if !ok || st != ForcedOff {
+		return nil
+	}
+	var out []int
+	for j, d := range s.decisions {
+		if d.Select && bm.Attacks(bm.Cell(d.Feature), bm.Cell(f)) {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// boardSolutions lists, when the session's model is a board and
+// decisions are all queens, every solution that holds them, each as the
+// squares it selects, when there are at most MaxListed (Completions); nil
+// otherwise.
+func (s *FeatureSession) boardSolutions(decisions []Decision) [][]int {
+	bm, ok := BoardOf(s.Model())
+	if !ok {
+		return nil
+	}
+	queens := make([]Cell, len(decisions))
+	for i, d := range decisions {
+		if !d.Select {
+			return nil
+		}
+		queens[i] = bm.Cell(d.Feature)
+	}
+	sols, ok := Completions(bm, queens, MaxListed)
+	if !ok {
+		return nil
+	}
+	out := make([][]int, len(sols))
+	for i, sol := range sols {
+		for _, q := range sol {
+			out[i] = append(out[i], bm.Var(q))
+		}
+	}
+	return out
+}
+
+// BoardState is the state of a board's square in the board's words: a
+// selected square holds the person's Queen, a square forced on a Forced
+// queen, one forced off or ruled out is Blocked, an open one Free.
+func BoardState(st FeatureState) State {
+	switch st {
+	case Selected:
+		return Queen
+	case ForcedOn:
+		return Forced
+	case ForcedOff, Deselected:
+		return Blocked
+	}
+	return Free
+}
+
+// BoardReason says reason r of explanation e, the explanation of a
+// square of the board bm, in the board's words: its kind, "attack" (one
+// queen attacks the square), "no-completion" (no solution holds the
+// reason's queens with one on the square) or "forced" (every solution
+// holding them has one there), and the sentence the board's API and
+// command line give ("attacked by a1", "no solution holds queens on a1,
+// c5 and here"). Squares the reason rules out are named after its queens.
+func BoardReason(bm *Model, e *FeatureExplanation, r FeatureReason) (kind, text string) {
+	target := bm.Cell(e.Feature)
+	var queens, empty []string
+	for _, d := range r.Decisions {
+		if d.Select {
+			queens = append(queens, bm.Cell(d.Feature).String())
+		} else {
+			empty = append(empty, bm.Cell(d.Feature).String())
+		}
+	}
+	list := strings.Join(queens, ", ")
+	if len(empty) > 0 {
+		list = strings.TrimPrefix(list+", none on "+strings.Join(empty, ", "), ", ")
+	}
+	attack := len(r.Decisions) == 1 && r.Decisions[0].Select && bm.Attacks(bm.Cell(r.Decisions[0].Feature), target)
+	switch {
+	case e.State == ForcedOff && attack:
+		return "attack", "attacked by " + list
+	case e.State == ForcedOff && len(r.Decisions) == 0:
+		return "no-completion", "no solution has a queen here, whatever else is placed"
+	case e.State == ForcedOff:
+		return "no-completion", "no solution holds queens on " + list + " and here"
+	case len(r.Decisions) == 0:
+		return "forced", "every solution has a queen here"
+	}
+	return "forced", "every solution with queens on " + list + " has a queen here"
 }
