@@ -205,22 +205,12 @@ func (s *Server) boardSession(c echo.Context, st board.State, backend string) (*
 	s.spaces.Use(e)
 	fs := configurator.BoardFeatures(e.Space)
 	mo := &modelSession{id: configurator.BoardID(st.N), backend: backend, model: fs.FeatureModel(),
-		decisions: boardDecisions(e.Space.Model(), st.Queens), compiled: e.Took}
+		decisions: configurator.BoardDecisions(e.Space.Model(), st.Queens), compiled: e.Took}
 	mo, err = s.openSession(c.Request().Context(), mo, fs)
 	if err != nil {
 		return nil, e, boardProblem(e.Space.Model(), st.Queens, err)
 	}
 	return mo, e, nil
-}
-
-// boardDecisions are the decisions that place queens: their squares
-// selected, in the order placed.
-func boardDecisions(bm *configurator.Model, queens []configurator.Cell) []configurator.Decision {
-	ds := make([]configurator.Decision, len(queens))
-	for i, q := range queens {
-		ds[i] = configurator.Decision{Feature: bm.Var(q), Select: true}
-	}
-	return ds
 }
 
 // squares are the squares of features of the board bm.
@@ -355,12 +345,7 @@ func newExplainResponse(bm *configurator.Model, ex *configurator.FeatureExplanat
 	resp := explainResponse{Cell: pair(bm.Cell(ex.Feature)), State: configurator.BoardState(ex.State).String(), Because: [][2]int{},
 		Reasons: [][][2]int{}, More: ex.More, Details: []reasonJSON{}, ElapsedMS: ms(took)}
 	for i, r := range ex.Reasons {
-		var queens []configurator.Cell
-		for _, d := range r.Decisions {
-			if d.Select {
-				queens = append(queens, bm.Cell(d.Feature))
-			}
-		}
+		queens := configurator.BoardQueens(bm, r.Decisions)
 		kind, text := configurator.BoardReason(bm, ex, r)
 		d := reasonJSON{Kind: kind, Text: text}
 		if kind != "attack" {
@@ -376,18 +361,9 @@ func newExplainResponse(bm *configurator.Model, ex *configurator.FeatureExplanat
 		resp.Details = append(resp.Details, d)
 	}
 	if ex.State == configurator.ForcedOff && !ex.Core {
-		resp.MakeRoom, resp.MakeRoomAtLeast = pairs(squares(bm, decided(ex.Room))), ex.RoomAtLeast
+		resp.MakeRoom, resp.MakeRoomAtLeast = pairs(configurator.BoardQueens(bm, ex.Room)), ex.RoomAtLeast
 	}
 	return resp
-}
-
-// decided lists the features of decisions.
-func decided(ds []configurator.Decision) []int {
-	out := make([]int, len(ds))
-	for i, d := range ds {
-		out[i] = d.Feature
-	}
-	return out
 }
 
 // apiCompleteBoard is POST /api/v1/complete with a board: a solution that
@@ -425,7 +401,7 @@ func (s *Server) apiCompleteBoard(c echo.Context, body []byte) error {
 // holds, as the board's session does (boardProblem); err when they are
 // held after all, or the session fails otherwise.
 func boardConflict(ctx context.Context, sp configurator.Space, queens []configurator.Cell, err error) error {
-	if _, serr := configurator.NewFeatureSession(ctx, configurator.BoardFeatures(sp), boardDecisions(sp.Model(), queens)); serr != nil {
+	if _, serr := configurator.NewFeatureSession(ctx, configurator.BoardFeatures(sp), configurator.BoardDecisions(sp.Model(), queens)); serr != nil {
 		return boardProblem(sp.Model(), queens, serr)
 	}
 	return err
