@@ -43,6 +43,9 @@ type FeatureReason struct {
 	// and diagonals, else by cases, see RefuteByCases), one line a step;
 	// nil for other models and where no such proof fits on a screen.
 	Argument []string
+	// Attack, on a board, marks the reason of one queen that attacks the
+	// square by the board's lines, known without asking the space.
+	Attack bool
 	// Solutions, on a board where no Argument fits and the reason's
 	// decisions are all queens, lists every solution that holds them
 	// (each as the squares it selects, rank by rank) when there are at
@@ -173,6 +176,15 @@ func (s *FeatureSession) explain(ctx context.Context, f int, firstOnly bool) (*F
 	}
 	found, more := rs.capped()
 	e.More = more
+	// The reasons by size, then by the order of the decisions: a board's
+	// attacks, found first, take their place among the others.
+	found = slices.Clone(found)
+	slices.SortStableFunc(found, func(a, b []int) int {
+		if len(a) != len(b) {
+			return len(a) - len(b)
+		}
+		return slices.Compare(a, b)
+	})
 	if firstOnly {
 		found = found[:1]
 		e.More = !rs.nowhere && len(found[0]) < len(ds)
@@ -180,7 +192,7 @@ func (s *FeatureSession) explain(ctx context.Context, f int, firstOnly bool) (*F
 	pctx, cancel := proofContext(ctx)
 	defer cancel()
 	for _, set := range found {
-		r := FeatureReason{Decisions: pickDecisions(ds, set)}
+		r := FeatureReason{Decisions: pickDecisions(ds, set), Attack: len(set) == 1 && slices.Contains(rs.known, set[0])}
 		premises := append(slices.Clone(r.Decisions), other)
 		if r.Argument = s.boardArgument(premises); r.Argument != nil {
 			e.Reasons = append(e.Reasons, r)
@@ -249,7 +261,7 @@ func (s *FeatureSession) prove(ctx, pctx context.Context, r *FeatureReason, deci
 // the session's model is a board (BoardOf): by propagation over its lines
 // (Refute), else by cases (RefuteByCases); nil otherwise.
 func (s *FeatureSession) boardArgument(decisions []Decision) []string {
-	bm, ok := BoardOf(s.Model())
+	bm, ok := s.board()
 	if !ok {
 		return nil
 	}
@@ -274,11 +286,25 @@ func (s *FeatureSession) boardArgument(decisions []Decision) []string {
 	return nil
 }
 
+// board returns the board the session's space answers: the model of the
+// board's Space it answers (BoardFeatures), whose lines are those the
+// space was compiled from, else the board its feature model lays out
+// (BoardOf).
+func (s *FeatureSession) board() (*Model, bool) {
+	switch sp := s.space.(type) {
+	case *boardSpace:
+		return sp.sp.Model(), true
+	case Space:
+		return sp.Model(), true
+	}
+	return BoardOf(s.Model())
+}
+
 // attacks are the queens (selected squares) that attack square f, when
 // the session's model is a board and the decisions block f: reasons of
-// one decision each, known without asking the space, and listed first.
+// one decision each, known without asking the space.
 func (s *FeatureSession) attacks(f int, st FeatureState) []int {
-	bm, ok := BoardOf(s.Model())
+	bm, ok := s.board()
 	if !ok || st != ForcedOff {
 		return nil
 	}
@@ -296,7 +322,7 @@ func (s *FeatureSession) attacks(f int, st FeatureState) []int {
 // squares it selects, when there are at most MaxListed (Completions); nil
 // otherwise.
 func (s *FeatureSession) boardSolutions(decisions []Decision) [][]int {
-	bm, ok := BoardOf(s.Model())
+	bm, ok := s.board()
 	if !ok {
 		return nil
 	}
@@ -337,13 +363,12 @@ func BoardState(st FeatureState) State {
 
 // BoardReason says reason r of explanation e, the explanation of a
 // square of the board bm, in the board's words: its kind, "attack" (one
-// queen attacks the square), "no-completion" (no solution holds the
+// queen attacks the square: r.Attack), "no-completion" (no solution holds the
 // reason's queens with one on the square) or "forced" (every solution
 // holding them has one there), and the sentence the board's API and
 // command line give ("attacked by a1", "no solution holds queens on a1,
 // c5 and here"). Squares the reason rules out are named after its queens.
 func BoardReason(bm *Model, e *FeatureExplanation, r FeatureReason) (kind, text string) {
-	target := bm.Cell(e.Feature)
 	var queens, empty []string
 	for _, d := range r.Decisions {
 		if d.Select {
@@ -356,9 +381,8 @@ func BoardReason(bm *Model, e *FeatureExplanation, r FeatureReason) (kind, text 
 	if len(empty) > 0 {
 		list = strings.TrimPrefix(list+", none on "+strings.Join(empty, ", "), ", ")
 	}
-	attack := len(r.Decisions) == 1 && r.Decisions[0].Select && bm.Attacks(bm.Cell(r.Decisions[0].Feature), target)
 	switch {
-	case e.State == ForcedOff && attack:
+	case r.Attack:
 		return "attack", "attacked by " + list
 	case e.State == ForcedOff && len(r.Decisions) == 0:
 		return "no-completion", "no solution has a queen here, whatever else is placed"

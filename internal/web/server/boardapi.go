@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -340,15 +341,21 @@ func (s *Server) apiExplainBoard(c echo.Context, body []byte) error {
 }
 
 // newExplainResponse writes the explanation of a board's square in the
-// board's words (configurator.BoardReason): an attack needs no proof.
+// board's words (configurator.BoardReason), the attacks first: an attack
+// needs no proof.
 func newExplainResponse(bm *configurator.Model, ex *configurator.FeatureExplanation, took time.Duration) explainResponse {
 	resp := explainResponse{Cell: pair(bm.Cell(ex.Feature)), State: configurator.BoardState(ex.State).String(), Because: [][2]int{},
 		Reasons: [][][2]int{}, More: ex.More, Details: []reasonJSON{}, ElapsedMS: ms(took)}
-	for i, r := range ex.Reasons {
+	// The attacks first, as the board has always listed them.
+	reasons := slices.Clone(ex.Reasons)
+	slices.SortStableFunc(reasons, func(a, b configurator.FeatureReason) int {
+		return cmp.Compare(b2i(b.Attack), b2i(a.Attack))
+	})
+	for i, r := range reasons {
 		queens := configurator.BoardQueens(bm, r.Decisions)
 		kind, text := configurator.BoardReason(bm, ex, r)
 		d := reasonJSON{Kind: kind, Text: text}
-		if kind != "attack" {
+		if !r.Attack {
 			d.Proof = r.Argument
 			for _, sol := range r.Solutions {
 				d.Solutions = append(d.Solutions, pairs(squares(bm, sol)))
@@ -405,6 +412,14 @@ func boardConflict(ctx context.Context, sp configurator.Space, queens []configur
 		return boardProblem(sp.Model(), queens, serr)
 	}
 	return err
+}
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // pair writes a square as a [row, col] pair.
