@@ -3,6 +3,7 @@ package configurator
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/big"
 	"math/rand/v2"
 	"time"
@@ -275,3 +276,13 @@ var (
 	// ErrBusy: the backend's queue is full; try again shortly.
 	ErrBusy = errors.New("backend busy, try again shortly")
 )
+
+// Compile compiles m with b and measures how long that took.
+func Compile(ctx context.Context, b Backend, m *Model) (Space, time.Duration, error) {
+	start := time.Now()
+	sp, err := b.Compile(ctx, m)
+	if err != nil {
+		return nil, 0, fmt.Errorf("compile %d-queens with %s: %w", m.N(), b.Name(), err)
+	}
+	return sp, time.Since(start), nil
+}

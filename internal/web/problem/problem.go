@@ -64,8 +64,6 @@ func Describe(err error) *Problem {
 	if errors.As(err, &he) {
 		return describeHTTP(he)
 	}
-	var inf *configurator.Infeasible
-	var ref *configurator.Refusal
 	var conflict *configurator.Conflict
 	var excluded *configurator.Excluded
 	var fe *feature.Error
@@ -74,17 +72,6 @@ func Describe(err error) *Problem {
 		return &Problem{Status: http.StatusUnprocessableEntity, Message: words.Sentence(err.Error()), Err: err}
 	case errors.As(err, &fe):
 		return &Problem{Status: ParseStatus(fe), Message: "The model does not read: " + fe.Error(), Err: err}
-	case errors.As(err, &ref) && ref.Why != nil:
-		return &Problem{Status: http.StatusUnprocessableEntity, Err: err, Message: fmt.Sprintf("%v is blocked: %s.", ref.Cell, ref.Why)}
-	case errors.As(err, &ref):
-		return &Problem{Status: http.StatusUnprocessableEntity, Err: err,
-			Message: fmt.Sprintf("%v is blocked: no remaining solution has a queen there.", ref.Cell)}
-	case errors.As(err, &inf) && inf.Attack != nil:
-		return &Problem{Status: http.StatusUnprocessableEntity, Err: err,
-			Message: fmt.Sprintf("No solution holds these queens: %v and %v attack each other.", inf.Attack[0], inf.Attack[1])}
-	case errors.As(err, &inf):
-		return &Problem{Status: http.StatusUnprocessableEntity, Err: err,
-			Message: fmt.Sprintf("No solution holds queens on %s together: there is no way to fill the remaining ranks.", configurator.ListCells(inf.Queens))}
 	}
 	for _, k := range known {
 		if errors.Is(err, k.err) {
