@@ -125,7 +125,7 @@ type Occupancy struct {
 // Every method takes the user's queens, which the caller has checked with
 // Model.Check (on the board, no duplicates). Optional capabilities are
 // separate interfaces discovered by type assertion, as io.WriterTo is:
-// Admitter, Analyzer, Sampler, Marginaler, Diagrammer, Grapher,
+// Admitter, Sampler, Marginaler, Diagrammer, Grapher,
 // RankProfiler, Finder, Sizer and Sourcer. A Backend's own are Occupier and Filer.
 // Callers decide what to offer from these facets alone, never from a
 // backend's name.
@@ -258,18 +258,10 @@ func (a *Analysis) In(s State) []Cell {
 	return cells
 }
 
-// Errors of the session logic and the backends.
+// Errors of the backends and the sessions.
 var (
 	// ErrNoSolution: no solution holds the queens placed.
 	ErrNoSolution = errors.New("no solution holds these queens")
-	// ErrBlocked: a placement on a cell that no remaining solution uses.
-	ErrBlocked = errors.New("cell is blocked")
-	// ErrOccupied: a placement on a cell that already holds a queen.
-	ErrOccupied = errors.New("cell already holds a queen")
-	// ErrNoQueen: a removal from a cell without a user queen.
-	ErrNoQueen = errors.New("no queen of yours on that cell")
-	// ErrNotExplained: Why? or Make room on a cell that needs no reason.
-	ErrNotExplained = errors.New("cell is neither blocked nor forced")
 	// ErrTooLarge: the request exceeds a backend's limits (board size,
 	// node budget).
 	ErrTooLarge = errors.New("too large for this backend")

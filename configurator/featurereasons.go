@@ -99,11 +99,12 @@ func (e *FeatureExplanation) Constraints() []feature.Origin {
 // carry it, and the fewest decisions to undo to free it. A feature that
 // is not forced gives ErrNotForced.
 //
-// The reasons come from the search the board's Explain uses: one by
-// deletion, then the others by increasing size, each set asked once (is
-// there a configuration keeping it with f's other value?), every set
-// inside the decisions a configuration found keeps skipped, within a
-// budget. On a Turner the search runs in the space's lane and its own
+// The reasons come from the shared reason search (search.go): on a board,
+// the queens that attack the square first, known without a question (each
+// marked Attack); else one by deletion; then the others by increasing
+// size, each set asked once (is there a configuration keeping it with f's
+// other value?), every set inside the decisions a configuration found
+// keeps skipped, within a budget. On a Turner the search runs in the space's lane and its own
 // work takes the space's turns (see Turner).
 func (s *FeatureSession) Explain(ctx context.Context, f int) (*FeatureExplanation, error) {
 	return s.explain(ctx, f, false)

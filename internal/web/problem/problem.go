@@ -102,10 +102,6 @@ var known = []struct {
 	{context.Canceled, http.StatusServiceUnavailable, 1, "The request was cancelled before it finished."},
 	{configurator.ErrTooLarge, http.StatusRequestEntityTooLarge, 0, "That board is too large for this backend."},
 	{configurator.ErrNoSolution, http.StatusUnprocessableEntity, 0, "No solution holds these queens together."},
-	{configurator.ErrBlocked, http.StatusUnprocessableEntity, 0, "That square is blocked: no remaining solution has a queen there."},
-	{configurator.ErrOccupied, http.StatusUnprocessableEntity, 0, "That square already holds your queen."},
-	{configurator.ErrNoQueen, http.StatusUnprocessableEntity, 0, "There is no queen of yours on that square."},
-	{configurator.ErrNotExplained, http.StatusUnprocessableEntity, 0, "That square is neither blocked nor forced, so there is nothing to explain."},
 	{configurator.ErrNotForced, http.StatusUnprocessableEntity, 0, "That feature is not forced, so there is nothing to explain."},
 	{configurator.ErrBoardsOnly, http.StatusBadRequest, 0, "This backend configures N-Queens boards only, not feature models; choose another backend."},
 }
