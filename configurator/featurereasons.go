@@ -394,3 +394,20 @@ func BoardReason(bm *Model, e *FeatureExplanation, r FeatureReason) (kind, text 
 	}
 	return "forced", "every solution with queens on " + list + " has a queen here"
 }
+
+// BoardReasons lists the reasons of e, the explanation of a board's
+// square, as the board's words give them: the attacks first, then the
+// others in their order.
+func BoardReasons(e *FeatureExplanation) []FeatureReason {
+	out := slices.Clone(e.Reasons)
+	slices.SortStableFunc(out, func(a, b FeatureReason) int {
+		switch {
+		case a.Attack == b.Attack:
+			return 0
+		case a.Attack:
+			return -1
+		}
+		return 1
+	})
+	return out
+}

@@ -231,14 +231,15 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	state := configurator.BoardState(e.State)
-	kind, text := configurator.BoardReason(m, e, e.Reasons[0])
-	because := configurator.BoardQueens(m, e.Reasons[0].Decisions)
+	listed := configurator.BoardReasons(e)
+	kind, text := configurator.BoardReason(m, e, listed[0])
+	because := configurator.BoardQueens(m, listed[0].Decisions)
 	var room []configurator.Cell
 	if state == configurator.Blocked && !e.Core {
 		room = configurator.BoardQueens(m, e.Room)
 	}
-	reasons := make([][][2]int, len(e.Reasons))
-	for i, r := range e.Reasons {
+	reasons := make([][][2]int, len(listed))
+	for i, r := range listed {
 		reasons[i] = jsonCells(configurator.BoardQueens(m, r.Decisions))
 	}
 	if *asJSON {
@@ -260,8 +261,8 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	default:
 		fmt.Fprintf(&out, "%-10s remove %s\n", "make room", configurator.FormatCells(room))
 	}
-	if len(e.Reasons) > 1 || e.More {
-		for i, r := range e.Reasons {
+	if len(listed) > 1 || e.More {
+		for i, r := range listed {
 			label := ""
 			if i == 0 {
 				label = "reasons"

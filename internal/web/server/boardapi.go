@@ -1,7 +1,6 @@
 package server
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -346,12 +345,7 @@ func (s *Server) apiExplainBoard(c echo.Context, body []byte) error {
 func newExplainResponse(bm *configurator.Model, ex *configurator.FeatureExplanation, took time.Duration) explainResponse {
 	resp := explainResponse{Cell: pair(bm.Cell(ex.Feature)), State: configurator.BoardState(ex.State).String(), Because: [][2]int{},
 		Reasons: [][][2]int{}, More: ex.More, Details: []reasonJSON{}, ElapsedMS: ms(took)}
-	// The attacks first, as the board has always listed them.
-	reasons := slices.Clone(ex.Reasons)
-	slices.SortStableFunc(reasons, func(a, b configurator.FeatureReason) int {
-		return cmp.Compare(b2i(b.Attack), b2i(a.Attack))
-	})
-	for i, r := range reasons {
+	for i, r := range configurator.BoardReasons(ex) {
 		queens := configurator.BoardQueens(bm, r.Decisions)
 		kind, text := configurator.BoardReason(bm, ex, r)
 		d := reasonJSON{Kind: kind, Text: text}
@@ -412,14 +406,6 @@ func boardConflict(ctx context.Context, sp configurator.Space, queens []configur
 		return boardProblem(sp.Model(), queens, serr)
 	}
 	return err
-}
-
-// b2i is 1 for true, 0 for false.
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // pair writes a square as a [row, col] pair.
