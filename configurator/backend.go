@@ -3,6 +3,7 @@ package configurator
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/big"
 	"math/rand/v2"
 	"time"
@@ -62,9 +63,10 @@ type Admitter interface {
 	Admit(ctx context.Context) (done func(), err error)
 }
 
-// Admit waits for a turn on sp when sp is an Admitter and returns the
-// function that ends it; on any other space it returns at once.
-func Admit(ctx context.Context, sp Space) (done func(), err error) {
+// Admit waits for a turn on sp (a board's Space or a FeatureSpace) when
+// sp is an Admitter and returns the function that ends it; on any other
+// space it returns at once, unless ctx has ended.
+func Admit(ctx context.Context, sp any) (done func(), err error) {
 	if a, ok := sp.(Admitter); ok {
 		return a.Admit(ctx)
 	}
@@ -123,7 +125,7 @@ type Occupancy struct {
 // Every method takes the user's queens, which the caller has checked with
 // Model.Check (on the board, no duplicates). Optional capabilities are
 // separate interfaces discovered by type assertion, as io.WriterTo is:
-// Admitter, Analyzer, Sampler, Marginaler, Diagrammer, Grapher,
+// Admitter, Sampler, Marginaler, Diagrammer, Grapher,
 // RankProfiler, Finder, Sizer and Sourcer. A Backend's own are Occupier and Filer.
 // Callers decide what to offer from these facets alone, never from a
 // backend's name.
@@ -256,21 +258,23 @@ func (a *Analysis) In(s State) []Cell {
 	return cells
 }
 
-// Errors of the session logic and the backends.
+// Errors of the backends and the sessions.
 var (
 	// ErrNoSolution: no solution holds the queens placed.
 	ErrNoSolution = errors.New("no solution holds these queens")
-	// ErrBlocked: a placement on a cell that no remaining solution uses.
-	ErrBlocked = errors.New("cell is blocked")
-	// ErrOccupied: a placement on a cell that already holds a queen.
-	ErrOccupied = errors.New("cell already holds a queen")
-	// ErrNoQueen: a removal from a cell without a user queen.
-	ErrNoQueen = errors.New("no queen of yours on that cell")
-	// ErrNotExplained: Why? or Make room on a cell that needs no reason.
-	ErrNotExplained = errors.New("cell is neither blocked nor forced")
 	// ErrTooLarge: the request exceeds a backend's limits (board size,
 	// node budget).
 	ErrTooLarge = errors.New("too large for this backend")
 	// ErrBusy: the backend's queue is full; try again shortly.
 	ErrBusy = errors.New("backend busy, try again shortly")
 )
+
+// Compile compiles m with b and measures how long that took.
+func Compile(ctx context.Context, b Backend, m *Model) (Space, time.Duration, error) {
+	start := time.Now()
+	sp, err := b.Compile(ctx, m)
+	if err != nil {
+		return nil, 0, fmt.Errorf("compile %d-queens with %s: %w", m.N(), b.Name(), err)
+	}
+	return sp, time.Since(start), nil
+}

@@ -91,3 +91,26 @@ func BoardOf(fm *feature.Model) (*Model, bool) {
 	m, err := New(g.Rows, RowMajor)
 	return m, err == nil
 }
+
+// BoardDecisions are the decisions that place queens on the squares of
+// the board m, in the order placed: their features selected.
+func BoardDecisions(m *Model, queens []Cell) []Decision {
+	ds := make([]Decision, len(queens))
+	for i, q := range queens {
+		ds[i] = Decision{Feature: m.Var(q), Select: true}
+	}
+	return ds
+}
+
+// BoardQueens is BoardDecisions' inverse: the squares of the board m that
+// decisions select, in their order (the squares they rule out left
+// aside).
+func BoardQueens(m *Model, ds []Decision) []Cell {
+	var out []Cell
+	for _, d := range ds {
+		if d.Select {
+			out = append(out, m.Cell(d.Feature))
+		}
+	}
+	return out
+}

@@ -6,9 +6,24 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/nqueens/configurator/backends/bdd"
+	"github.com/nqueens/configurator/backends/sat"
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/configuratortest"
+	"github.com/nqueens/configurator/configurator/oracle"
 )
+
+// backends are the backends the package's tests compile boards with.
+var backends = []configurator.Backend{bdd.New(bdd.Options{}), sat.New(sat.Options{})}
+
+// oracleCells converts cells to the oracle's.
+func oracleCells(cs []configurator.Cell) []oracle.Cell {
+	out := make([]oracle.Cell, len(cs))
+	for i, c := range cs {
+		out[i] = oracle.Cell(c)
+	}
+	return out
+}
 
 // stateOf maps a square's state on the board to its feature's state.
 var stateOf = map[configurator.State]configurator.FeatureState{
@@ -97,17 +112,16 @@ func TestBoardAsFeatureModel(t *testing.T) {
 	}
 }
 
-// A board's Why? through the feature model's path gives the board's own
-// proof a person can check (by propagation over its lines, else by cases),
-// the same as the board's path gives for every reason that is not an
-// attack, on positions whose reasons need each kind.
+// A board's Why? gives the board's own proof a person can check (by
+// propagation over its lines, else by cases) for every reason that is not
+// an attack, on positions whose reasons need each kind.
 func TestBoardFeatureExplainArgument(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		n      int
 		queens []configurator.Cell
 		cell   configurator.Cell
-		cases  bool // the proof goes by cases
+		cases  bool // the first proof goes by cases
 	}{
 		{8, []configurator.Cell{{Row: 0, Col: 0}, {Row: 4, Col: 2}}, configurator.Cell{Row: 2, Col: 1}, true},
 		{6, []configurator.Cell{{Row: 0, Col: 1}}, configurator.Cell{Row: 1, Col: 4}, true},
@@ -115,47 +129,33 @@ func TestBoardFeatureExplainArgument(t *testing.T) {
 	} {
 		m := configuratortest.Model(t, tc.n, configurator.RowMajor)
 		board := configuratortest.Space(t, backends[0], m)
-		bs, err := configurator.NewSession(ctx, board, tc.queens)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := bs.Explain(ctx, tc.cell)
-		if err != nil {
-			t.Fatalf("N=%d %v: the board's Explain: %v", tc.n, tc.cell, err)
-		}
-		ds := make([]configurator.Decision, len(tc.queens))
-		for i, q := range tc.queens {
-			ds[i] = configurator.Decision{Feature: m.Var(q), Select: true}
-		}
-		sess, err := configurator.NewFeatureSession(ctx, configurator.BoardFeatures(board), ds)
+		sess, err := configurator.NewFeatureSession(ctx, configurator.BoardFeatures(board), configurator.BoardDecisions(m, tc.queens))
 		if err != nil {
 			t.Fatal(err)
 		}
 		got, err := sess.Explain(ctx, m.Var(tc.cell))
 		if err != nil {
-			t.Fatalf("N=%d %v: the feature model's Explain: %v", tc.n, tc.cell, err)
+			t.Fatalf("N=%d %v: Explain: %v", tc.n, tc.cell, err)
 		}
-		if len(got.Reasons) != len(want.Reasons) {
-			t.Fatalf("N=%d %v: %d reasons, the board gives %d", tc.n, tc.cell, len(got.Reasons), len(want.Reasons))
-		}
-		for i, cause := range want.Reasons {
+		for i, r := range got.Reasons {
+			if r.Attack {
+				continue // an attack is one line: the model's own words say it
+			}
+			with := append(configurator.BoardQueens(m, r.Decisions), tc.cell)
 			var lines []string
-			switch {
-			case cause.Proof != nil:
-				for _, d := range cause.Proof {
-					lines = append(lines, d.String())
-				}
-			case cause.Split != nil:
-				lines = cause.Split.Lines()
+			steps := configurator.Refute(m, with, nil)
+			for _, d := range steps {
+				lines = append(lines, d.String())
 			}
-			if (cause.Split != nil) != tc.cases && i == 0 {
-				t.Errorf("N=%d %v: the board's first proof by cases is %v, want %v", tc.n, tc.cell, cause.Split != nil, tc.cases)
+			split := configurator.RefuteByCases(m, with, nil)
+			if steps == nil && split != nil {
+				lines = split.Lines()
 			}
-			if cause.Reason == configurator.Attack {
-				continue // an attack is one clause: the model's own words say it
+			if i == 0 && (steps == nil) != tc.cases {
+				t.Errorf("N=%d %v: the first proof is by cases: %v, want %v", tc.n, tc.cell, steps == nil, tc.cases)
 			}
-			if !slices.Equal(got.Reasons[i].Argument, lines) || len(lines) == 0 {
-				t.Errorf("N=%d %v reason %d: the feature path argues\n%q\nthe board\n%q", tc.n, tc.cell, i, got.Reasons[i].Argument, lines)
+			if !slices.Equal(r.Argument, lines) || len(lines) == 0 {
+				t.Errorf("N=%d %v reason %d: the session argues\n%q\nthe board's proof is\n%q", tc.n, tc.cell, i, r.Argument, lines)
 			}
 		}
 	}

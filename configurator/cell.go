@@ -93,3 +93,18 @@ func FormatCells(cells []Cell) string {
 
 // ErrNotation reports a cell name that is not chess notation.
 var ErrNotation = errors.New("not a cell in chess notation (file letters then rank, like a1 or c5)")
+
+// ListCells names cells for a sentence: "a1", "a1 and c5", "a1, c5 and e2".
+func ListCells(cells []Cell) string {
+	names := make([]string, len(cells))
+	for i, c := range cells {
+		names[i] = c.String()
+	}
+	switch len(names) {
+	case 0:
+		return "no squares"
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}

@@ -111,7 +111,7 @@ func (s *FeatureSession) Finish(ctx context.Context, how How, rng *rand.Rand) (*
 		}
 		c.Selected, err = sm.SampleConfiguration(ctx, s.decisions, rng)
 	case Fewest, Most:
-		if _, ok := BoardOf(s.Model()); ok {
+		if _, ok := s.board(); ok {
 			c.Selected, err = s.space.Configuration(ctx, s.decisions)
 			c.Bound = c.Selections()
 			break

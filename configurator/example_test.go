@@ -38,29 +38,32 @@ func ExampleCompile() {
 	// with a queen on a1: 4 solutions; blocked on b2
 }
 
-// A session is one person's placement: each queen placed is analysed at
-// once, every cell classified as free, blocked or forced, and the solutions
-// that remain counted.
-func ExampleSession() {
+// A board is configured as the feature model it is: a feature per square,
+// a queen the decision that selects it. Each queen placed is analysed at
+// once, every square classified as free, blocked or forced, and the
+// solutions that remain counted.
+func ExampleBoardFeatures() {
 	ctx := context.Background()
 	space := eightQueens(ctx)
-	s, err := configurator.NewSession(ctx, space, nil)
+	m := space.Model()
+	s, err := configurator.NewFeatureSession(ctx, configurator.BoardFeatures(space), nil)
 	if err != nil {
 		panic(err)
 	}
-	summary(s)
-	for _, c := range cells("a1,g2") {
-		if err := s.Place(ctx, c); err != nil {
+	summary(m, s)
+	for _, d := range configurator.BoardDecisions(m, cells("a1,g2")) {
+		if err := s.Decide(ctx, d); err != nil {
 			panic(err)
 		}
-		summary(s)
+		summary(m, s)
 	}
-	fmt.Print(board(s.Analysis()))
+	fmt.Print(board(m, s.Domains()))
 
-	// A queen on a blocked cell is refused, and the session stays as it was.
-	c4 := configurator.Cell{Row: 3, Col: 2}
-	fmt.Println(s.Place(ctx, c4))
-	fmt.Println("queens:", configurator.FormatCells(s.Queens()))
+	// A queen on a blocked square is refused, and the session stays as
+	// it was.
+	c4 := configurator.BoardDecisions(m, cells("c4"))[0]
+	fmt.Println(s.Decide(ctx, c4))
+	fmt.Println("queens:", configurator.FormatCells(configurator.BoardQueens(m, s.Decisions())))
 	// Output:
 	// queens "": 92 solutions; 64 free, 0 blocked, 0 forced
 	// queens "a1": 4 solutions; 22 free, 41 blocked, 0 forced
@@ -73,62 +76,42 @@ func ExampleSession() {
 	// xxx..xxx
 	// xxxxxxQx
 	// Qxxxxxxx
-	// place c4: cell is blocked
+	// cannot select "c4": the decisions force it the other way (+a1, +g2)
 	// queens: a1,g2
 }
 
-// Play is one click of the page: the session that results from the queens
-// on the board, some taken off, and one placed. A placement on a blocked
-// cell is refused with the reason.
-func ExamplePlay() {
+// Explain says why a square is blocked or forced, in terms of the
+// person's own queens (BoardReason says it in the board's words), and
+// which of them to take off to free a blocked square.
+func ExampleBoardReason() {
 	ctx := context.Background()
 	space := eightQueens(ctx)
-	queens := cells("a1,g2")
-	c4 := configurator.Cell{Row: 3, Col: 2}
-	_, err := configurator.Play(ctx, space, queens, nil, &c4)
-	fmt.Println(err)
-
-	// Taking a1 off in the same click makes room for c4.
-	s, err := configurator.Play(ctx, space, queens, queens[:1], &c4)
+	m := space.Model()
+	s, err := configurator.NewFeatureSession(ctx, configurator.BoardFeatures(space), configurator.BoardDecisions(m, cells("a1,g2")))
 	if err != nil {
 		panic(err)
 	}
-	summary(s)
-	// Output:
-	// c4 is blocked: no solution holds queens on a1, g2 and here
-	// queens "g2,c4": 2 solutions; 8 free, 52 blocked, 2 forced
-}
-
-// Explain says why a cell is blocked or forced, in terms of the person's
-// own queens, and MakeRoom which of them to take off to free a blocked
-// cell.
-func ExampleSession_Explain() {
-	ctx := context.Background()
-	space := eightQueens(ctx)
-	queens := cells("a1,g2")
-	s, err := configurator.NewSession(ctx, space, queens)
-	if err != nil {
-		panic(err)
-	}
-	explained := cells("a5,b3,c4,c8")
-	for _, c := range explained {
-		why, err := s.Explain(ctx, c)
+	for _, c := range cells("a5,b3,c4,c8") {
+		why, err := s.Explain(ctx, m.Var(c))
 		if err != nil {
 			panic(err)
 		}
-		fmt.Printf("%v is %v: %v\n", c, why.State, why)
+		_, text := configurator.BoardReason(m, why, why.Reasons[0])
+		fmt.Printf("%v is %v: %s\n", c, configurator.BoardState(why.State), text)
 	}
 
-	c4 := explained[2]
+	c4 := m.Var(cells("c4")[0])
 	room, err := s.MakeRoom(ctx, c4)
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println("to free c4, take off", configurator.ListCells(room))
-	if err := s.Remove(ctx, room...); err != nil {
-		panic(err)
+	fmt.Println("to free c4, take off", configurator.ListCells(configurator.BoardQueens(m, room)))
+	for _, d := range room {
+		if err := s.Undo(ctx, d.Feature); err != nil {
+			panic(err)
+		}
 	}
-	fmt.Println("then c4 is", s.Analysis().At(c4))
+	fmt.Println("then c4 is", configurator.BoardState(s.Domains().States[c4]))
 	// Output:
 	// a5 is blocked: attacked by a1
 	// b3 is blocked: no solution holds queens on a1 and here
@@ -161,23 +144,24 @@ func cells(list string) []configurator.Cell {
 	return cells
 }
 
-// summary prints the solutions left under the session's placement and how
-// many cells are in each state.
-func summary(s *configurator.Session) {
-	a := s.Analysis()
+// summary prints the solutions left under the session's queens and how
+// many squares are in each state.
+func summary(m *configurator.Model, s *configurator.FeatureSession) {
+	d := s.Domains()
 	fmt.Printf("queens %q: %v solutions; %d free, %d blocked, %d forced\n",
-		configurator.FormatCells(s.Queens()), a.Solutions,
-		len(a.In(configurator.Free)), len(a.In(configurator.Blocked)), len(a.In(configurator.Forced)))
+		configurator.FormatCells(configurator.BoardQueens(m, s.Decisions())), d.Configurations,
+		len(d.In(configurator.Open)), len(d.In(configurator.ForcedOff)), len(d.In(configurator.ForcedOn)))
 }
 
-// board draws an analysis rank 8 first, as a chess board is seen: Q a
-// queen placed, F a forced one, x a blocked cell, . a free one.
-func board(a *configurator.Analysis) string {
+// board draws the squares of the board m under the domains d, rank 8
+// first, as a chess board is seen: Q a queen placed, F a forced one, x a
+// blocked square, . a free one.
+func board(m *configurator.Model, d *configurator.Domains) string {
 	marks := map[configurator.State]byte{configurator.Queen: 'Q', configurator.Forced: 'F', configurator.Blocked: 'x', configurator.Free: '.'}
 	var b strings.Builder
-	for row := a.N - 1; row >= 0; row-- {
-		for col := range a.N {
-			b.WriteByte(marks[a.At(configurator.Cell{Row: row, Col: col})])
+	for row := m.N() - 1; row >= 0; row-- {
+		for col := range m.N() {
+			b.WriteByte(marks[configurator.BoardState(d.States[m.Var(configurator.Cell{Row: row, Col: col})])])
 		}
 		b.WriteByte('\n')
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/nqueens/configurator/configurator/feature"
@@ -42,6 +43,15 @@ type FeatureReason struct {
 	// and diagonals, else by cases, see RefuteByCases), one line a step;
 	// nil for other models and where no such proof fits on a screen.
 	Argument []string
+	// Attack, on a board, marks the reason of one queen that attacks the
+	// square by the board's lines, known without asking the space.
+	Attack bool
+	// Solutions, on a board where no Argument fits and the reason's
+	// decisions are all queens, lists every solution that holds them
+	// (each as the squares it selects, rank by rank) when there are at
+	// most MaxListed: none has a queen on the square, or each has, as the
+	// reason says. Nil otherwise.
+	Solutions [][]int
 }
 
 // FeatureExplanation says why a feature is forced, in terms of the
@@ -89,11 +99,12 @@ func (e *FeatureExplanation) Constraints() []feature.Origin {
 // carry it, and the fewest decisions to undo to free it. A feature that
 // is not forced gives ErrNotForced.
 //
-// The reasons come from the search the board's Explain uses: one by
-// deletion, then the others by increasing size, each set asked once (is
-// there a configuration keeping it with f's other value?), every set
-// inside the decisions a configuration found keeps skipped, within a
-// budget. On a Turner the search runs in the space's lane and its own
+// The reasons come from the shared reason search (search.go): on a board,
+// the queens that attack the square first, known without a question (each
+// marked Attack); else one by deletion; then the others by increasing
+// size, each set asked once (is there a configuration keeping it with f's
+// other value?), every set inside the decisions a configuration found
+// keeps skipped, within a budget. On a Turner the search runs in the space's lane and its own
 // work takes the space's turns (see Turner).
 func (s *FeatureSession) Explain(ctx context.Context, f int) (*FeatureExplanation, error) {
 	return s.explain(ctx, f, false)
@@ -136,7 +147,7 @@ func (s *FeatureSession) explain(ctx context.Context, f int, firstOnly bool) (*F
 	// other is the value no remaining configuration gives f.
 	other := Decision{Feature: f, Select: e.State == ForcedOff}
 	ds := s.decisions
-	rs := &reasonSearch{n: len(ds), firstOnly: firstOnly, turner: turnerOf(s.space),
+	rs := &reasonSearch{n: len(ds), firstOnly: firstOnly, turner: turnerOf(s.space), known: s.attacks(f, e.State),
 		rules: func(ctx context.Context, set []int) (bool, []int, error) {
 			config, err := s.space.Configuration(ctx, append(pickDecisions(ds, set), other))
 			if errors.Is(err, ErrNoSolution) {
@@ -166,6 +177,15 @@ func (s *FeatureSession) explain(ctx context.Context, f int, firstOnly bool) (*F
 	}
 	found, more := rs.capped()
 	e.More = more
+	// The reasons by size, then by the order of the decisions: a board's
+	// attacks, found first, take their place among the others.
+	found = slices.Clone(found)
+	slices.SortStableFunc(found, func(a, b []int) int {
+		if len(a) != len(b) {
+			return len(a) - len(b)
+		}
+		return slices.Compare(a, b)
+	})
 	if firstOnly {
 		found = found[:1]
 		e.More = !rs.nowhere && len(found[0]) < len(ds)
@@ -173,12 +193,13 @@ func (s *FeatureSession) explain(ctx context.Context, f int, firstOnly bool) (*F
 	pctx, cancel := proofContext(ctx)
 	defer cancel()
 	for _, set := range found {
-		r := FeatureReason{Decisions: pickDecisions(ds, set)}
+		r := FeatureReason{Decisions: pickDecisions(ds, set), Attack: len(set) == 1 && slices.Contains(rs.known, set[0])}
 		premises := append(slices.Clone(r.Decisions), other)
 		if r.Argument = s.boardArgument(premises); r.Argument != nil {
 			e.Reasons = append(e.Reasons, r)
 			continue
 		}
+		r.Solutions = s.boardSolutions(r.Decisions)
 		if err := s.prove(ctx, pctx, &r, premises); err != nil {
 			return nil, fmt.Errorf("explain %q: %w", m.Features[f].Name, err)
 		}
@@ -241,7 +262,7 @@ func (s *FeatureSession) prove(ctx, pctx context.Context, r *FeatureReason, deci
 // the session's model is a board (BoardOf): by propagation over its lines
 // (Refute), else by cases (RefuteByCases); nil otherwise.
 func (s *FeatureSession) boardArgument(decisions []Decision) []string {
-	bm, ok := BoardOf(s.Model())
+	bm, ok := s.board()
 	if !ok {
 		return nil
 	}
@@ -264,4 +285,129 @@ func (s *FeatureSession) boardArgument(decisions []Decision) []string {
 		return split.Lines()
 	}
 	return nil
+}
+
+// board returns the board the session's space answers: the model of the
+// board's Space it answers (BoardFeatures), whose lines are those the
+// space was compiled from, else the board its feature model lays out
+// (BoardOf).
+func (s *FeatureSession) board() (*Model, bool) {
+	switch sp := s.space.(type) {
+	case *boardSpace:
+		return sp.sp.Model(), true
+	case Space:
+		return sp.Model(), true
+	}
+	return BoardOf(s.Model())
+}
+
+// attacks are the queens (selected squares) that attack square f, when
+// the session's model is a board and the decisions block f: reasons of
+// one decision each, known without asking the space.
+func (s *FeatureSession) attacks(f int, st FeatureState) []int {
+	bm, ok := s.board()
+	if !ok || st != ForcedOff {
+		return nil
+	}
+	var out []int
+	for j, d := range s.decisions {
+		if d.Select && bm.Attacks(bm.Cell(d.Feature), bm.Cell(f)) {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// boardSolutions lists, when the session's model is a board and
+// decisions are all queens, every solution that holds them, each as the
+// squares it selects, when there are at most MaxListed (Completions); nil
+// otherwise.
+func (s *FeatureSession) boardSolutions(decisions []Decision) [][]int {
+	bm, ok := s.board()
+	if !ok {
+		return nil
+	}
+	queens := make([]Cell, len(decisions))
+	for i, d := range decisions {
+		if !d.Select {
+			return nil
+		}
+		queens[i] = bm.Cell(d.Feature)
+	}
+	sols, ok := Completions(bm, queens, MaxListed)
+	if !ok {
+		return nil
+	}
+	out := make([][]int, len(sols))
+	for i, sol := range sols {
+		for _, q := range sol {
+			out[i] = append(out[i], bm.Var(q))
+		}
+	}
+	return out
+}
+
+// BoardState is the state of a board's square in the board's words: a
+// selected square holds the person's Queen, a square forced on a Forced
+// queen, one forced off or ruled out is Blocked, an open one Free.
+func BoardState(st FeatureState) State {
+	switch st {
+	case Selected:
+		return Queen
+	case ForcedOn:
+		return Forced
+	case ForcedOff, Deselected:
+		return Blocked
+	}
+	return Free
+}
+
+// BoardReason says reason r of explanation e, the explanation of a
+// square of the board bm, in the board's words: its kind, "attack" (one
+// queen attacks the square: r.Attack), "no-completion" (no solution holds the
+// reason's queens with one on the square) or "forced" (every solution
+// holding them has one there), and the sentence the board's API and
+// command line give ("attacked by a1", "no solution holds queens on a1,
+// c5 and here"). Squares the reason rules out are named after its queens.
+func BoardReason(bm *Model, e *FeatureExplanation, r FeatureReason) (kind, text string) {
+	var queens, empty []string
+	for _, d := range r.Decisions {
+		if d.Select {
+			queens = append(queens, bm.Cell(d.Feature).String())
+		} else {
+			empty = append(empty, bm.Cell(d.Feature).String())
+		}
+	}
+	list := strings.Join(queens, ", ")
+	if len(empty) > 0 {
+		list = strings.TrimPrefix(list+", none on "+strings.Join(empty, ", "), ", ")
+	}
+	switch {
+	case r.Attack:
+		return "attack", "attacked by " + list
+	case e.State == ForcedOff && len(r.Decisions) == 0:
+		return "no-completion", "no solution has a queen here, whatever else is placed"
+	case e.State == ForcedOff:
+		return "no-completion", "no solution holds queens on " + list + " and here"
+	case len(r.Decisions) == 0:
+		return "forced", "every solution has a queen here"
+	}
+	return "forced", "every solution with queens on " + list + " has a queen here"
+}
+
+// BoardReasons lists the reasons of e, the explanation of a board's
+// square, as the board's words give them: the attacks first, then the
+// others in their order.
+func BoardReasons(e *FeatureExplanation) []FeatureReason {
+	out := slices.Clone(e.Reasons)
+	slices.SortStableFunc(out, func(a, b FeatureReason) int {
+		switch {
+		case a.Attack == b.Attack:
+			return 0
+		case a.Attack:
+			return -1
+		}
+		return 1
+	})
+	return out
 }

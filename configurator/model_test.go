@@ -274,15 +274,10 @@ func TestCheck(t *testing.T) {
 	}
 }
 
-func TestStateReasonNames(t *testing.T) {
+func TestStateNames(t *testing.T) {
 	for s, want := range map[configurator.State]string{configurator.Free: "free", configurator.Blocked: "blocked", configurator.Queen: "queen", configurator.Forced: "forced", 9: "State(?)"} {
 		if s.String() != want {
 			t.Errorf("State %d: %q, want %q", s, s.String(), want)
-		}
-	}
-	for r, want := range map[configurator.Reason]string{configurator.Attack: "attack", configurator.NoCompletion: "no-completion", configurator.Forcing: "forced", 9: "Reason(?)"} {
-		if r.String() != want {
-			t.Errorf("Reason %d: %q, want %q", r, r.String(), want)
 		}
 	}
 }
@@ -300,20 +295,36 @@ func TestAnalysisAtIn(t *testing.T) {
 	}
 }
 
-func TestExplanationString(t *testing.T) {
+// TestBoardReason: a reason of a board's square in the board's words.
+func TestBoardReason(t *testing.T) {
+	m, err := configurator.New(8, configurator.RowMajor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	queens := func(list string) []configurator.Decision {
+		cells, err := configurator.ParseCells(list)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return configurator.BoardDecisions(m, cells)
+	}
 	tests := []struct {
-		e    configurator.Explanation
-		want string
+		state      configurator.FeatureState
+		reason     configurator.FeatureReason
+		kind, want string
 	}{
-		{configurator.Explanation{State: configurator.Blocked, Reason: configurator.Attack, Because: []configurator.Cell{{Row: 3, Col: 3}}}, "attacked by d4"},
-		{configurator.Explanation{State: configurator.Blocked, Reason: configurator.NoCompletion, Because: []configurator.Cell{{Row: 0, Col: 0}, {Row: 4, Col: 2}}}, "no solution holds queens on a1, c5 and here"},
-		{configurator.Explanation{State: configurator.Blocked, Reason: configurator.NoCompletion}, "no solution has a queen here, whatever else is placed"},
-		{configurator.Explanation{State: configurator.Forced, Reason: configurator.Forcing, Because: []configurator.Cell{{Row: 0, Col: 1}}}, "every solution with queens on b1 has a queen here"},
-		{configurator.Explanation{State: configurator.Forced, Reason: configurator.Forcing}, "every solution has a queen here"},
+		{configurator.ForcedOff, configurator.FeatureReason{Decisions: queens("d4"), Attack: true}, "attack", "attacked by d4"},
+		{configurator.ForcedOff, configurator.FeatureReason{Decisions: queens("a1,c5")}, "no-completion", "no solution holds queens on a1, c5 and here"},
+		{configurator.ForcedOff, configurator.FeatureReason{}, "no-completion", "no solution has a queen here, whatever else is placed"},
+		{configurator.ForcedOn, configurator.FeatureReason{Decisions: queens("b1")}, "forced", "every solution with queens on b1 has a queen here"},
+		{configurator.ForcedOn, configurator.FeatureReason{}, "forced", "every solution has a queen here"},
+		{configurator.ForcedOff, configurator.FeatureReason{Decisions: append(queens("a1"), configurator.Decision{Feature: m.Var(configurator.Cell{Row: 1, Col: 2})})}, "no-completion",
+			"no solution holds queens on a1, none on c2 and here"},
 	}
 	for _, tt := range tests {
-		if got := tt.e.String(); got != tt.want {
-			t.Errorf("%+v: %q, want %q", tt.e, got, tt.want)
+		e := &configurator.FeatureExplanation{Feature: m.Var(configurator.Cell{Row: 7, Col: 7}), State: tt.state, Reasons: []configurator.FeatureReason{tt.reason}}
+		if kind, got := configurator.BoardReason(m, e, tt.reason); kind != tt.kind || got != tt.want {
+			t.Errorf("%v %+v: %s %q, want %s %q", tt.state, tt.reason, kind, got, tt.kind, tt.want)
 		}
 	}
 }

@@ -24,9 +24,9 @@ const reasonBudget = 2 * time.Second
 // reasonSearch finds the minimal reasons of one target: the
 // subset-minimal sets of a person's choices (the queens of a board, the
 // decisions on a feature model) that rule it (block or force a cell, force
-// a feature, refute each other). The board's sessions and the feature
-// models' share it; each says what "rules" means and the search does the
-// rest. Sets of choices are increasing lists of indices into the choices,
+// a feature, refute each other). The feature session's explanations and
+// conflicts share it; each says what "rules" means and the search does
+// the rest. Sets of choices are increasing lists of indices into the choices,
 // 0..n-1.
 type reasonSearch struct {
 	n int

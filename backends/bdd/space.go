@@ -31,7 +31,7 @@ import (
 // saved beside the compiled file (see memo and Precompute). A Space is
 // immutable but for that memo, and safe for concurrent use.
 //
-// Besides configurator.Space it is a configurator.Analyzer, Sampler,
+// Besides configurator.Space it is a configurator.Sampler,
 // Marginaler, Diagrammer and Sizer, and a configurator.FeatureSpace with
 // its sampler and marginals for the board's feature model.
 type Space struct {

@@ -943,46 +943,63 @@ func TestConcurrent(t *testing.T) {
 	wg.Wait()
 }
 
-// TestSession drives the configurator's session logic over the SAT space:
-// explanations come from Satisfiable.
+// TestSession drives the configurator's session logic over the SAT space,
+// answered as the board's feature model: a queen on an attacked square is
+// refused, the domains after a placement are the oracle's, every blocked
+// square's reasons rule it out and are minimal, and a completion is a
+// solution.
 func TestSession(t *testing.T) {
 	ctx := context.Background()
 	sp := nqueens(t, New(Options{}), 8)
-	s, err := configurator.NewSession(ctx, sp, configuratortest.Cells(t, "a1"))
+	m := sp.Model()
+	s, err := configurator.NewFeatureSession(ctx, configurator.BoardFeatures(sp), configurator.BoardDecisions(m, configuratortest.Cells(t, "a1")))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Place(ctx, configuratortest.Cells(t, "b2")[0]); !errors.Is(err, configurator.ErrBlocked) {
-		t.Errorf("placing on an attacked cell: %v", err)
+	if err := s.Decide(ctx, configurator.BoardDecisions(m, configuratortest.Cells(t, "b2"))[0]); !errors.Is(err, configurator.ErrExcluded) {
+		t.Errorf("placing on an attacked square: %v", err)
 	}
-	if err := s.Place(ctx, configuratortest.Cells(t, "e2")[0]); err != nil {
+	if err := s.Decide(ctx, configurator.BoardDecisions(m, configuratortest.Cells(t, "e2"))[0]); err != nil {
 		t.Fatal(err)
 	}
-	want := queensOracle(sp.Model()).analyze(configuratortest.Cells(t, "a1,e2"))
-	if d := sameAnalysis(s.Analysis(), want, true); d != "" {
-		t.Errorf("a1 e2: %s", d)
+	want := queensOracle(m).analyze(configuratortest.Cells(t, "a1,e2"))
+	for f, st := range s.Domains().States {
+		if got, w := configurator.BoardState(st), want.Cells[f]; got != w {
+			t.Errorf("a1 e2: %v is %v, want %v", m.Cell(f), got, w)
+		}
 	}
-	for _, c := range s.Analysis().In(configurator.Blocked) {
-		e, err := s.Explain(ctx, c)
+	for _, f := range s.Domains().In(configurator.ForcedOff) {
+		c := m.Cell(f)
+		e, err := s.Explain(ctx, f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		// The reason holds with Because and with no smaller set.
-		if ok, _ := sp.Satisfiable(ctx, append(slices.Clone(e.Because), c), nil); ok {
-			t.Errorf("explanation of %v does not rule it out: %v", c, e)
-		}
-		for i := range e.Because {
-			rest := slices.Delete(slices.Clone(e.Because), i, i+1)
-			if ok, _ := sp.Satisfiable(ctx, append(rest, c), nil); !ok {
-				t.Errorf("explanation of %v not minimal: %v", c, e)
+		// Every reason holds with its queens and with no smaller set.
+		for _, r := range e.Reasons {
+			queens := configurator.BoardQueens(m, r.Decisions)
+			if ok, _ := sp.Satisfiable(ctx, append(slices.Clone(queens), c), nil); ok {
+				t.Errorf("reason %v of %v does not rule it out", queens, c)
+			}
+			for i := range queens {
+				rest := slices.Delete(slices.Clone(queens), i, i+1)
+				if ok, _ := sp.Satisfiable(ctx, append(rest, c), nil); !ok {
+					t.Errorf("reason %v of %v not minimal", queens, c)
+				}
 			}
 		}
 	}
-	if err := s.Complete(ctx, nil); err != nil {
+	config, err := s.Complete(ctx, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if got := len(s.Analysis().In(configurator.Queen)); got != 8 {
-		t.Errorf("completed board has %d queens", got)
+	var sol []configurator.Cell
+	for f, on := range config {
+		if on {
+			sol = append(sol, m.Cell(f))
+		}
+	}
+	if a, err := sp.Analyze(ctx, sol); err != nil || len(sol) != 8 || a.Solutions.Int64() != 1 {
+		t.Errorf("the completion %v is no solution (%v)", sol, err)
 	}
 }
 

@@ -27,36 +27,49 @@ type analyzeResult struct {
 	ElapsedMS float64  `json:"elapsed_ms"`
 }
 
-// openSession parses the -queens flag, compiles the model and analyzes the
-// placement.
-func openSession(ctx context.Context, b *backendFlags, queensFlag string) (*configurator.Session, time.Duration, error) {
+// openSession parses the -queens flag, compiles the board and classifies
+// its squares under the queens, as the board's feature model
+// (configurator.BoardFeatures) with their squares selected.
+func openSession(ctx context.Context, b *backendFlags, queensFlag string) (*configurator.FeatureSession, *configurator.Model, []configurator.Cell, time.Duration, error) {
 	m, err := b.model()
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, nil, 0, err
 	}
 	queens, err := parseQueens(m, queensFlag)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, nil, 0, err
 	}
 	be, err := b.backend()
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, nil, 0, err
 	}
 	sp, compile, err := configurator.Compile(ctx, be, m)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, nil, 0, err
 	}
-	s, err := configurator.NewSession(ctx, sp, queens)
+	s, err := configurator.NewFeatureSession(ctx, configurator.BoardFeatures(sp), configurator.BoardDecisions(m, queens))
 	if errors.Is(err, configurator.ErrNoSolution) && len(queens) == 0 {
-		return nil, 0, fmt.Errorf("the %d×%d board has no solution", b.n, b.n)
+		return nil, nil, nil, 0, fmt.Errorf("the %d×%d board has no solution", b.n, b.n)
 	}
 	if errors.Is(err, configurator.ErrNoSolution) {
-		return nil, 0, fmt.Errorf("no solution holds queens on %s", configurator.FormatCells(queens))
+		return nil, nil, nil, 0, fmt.Errorf("no solution holds queens on %s", configurator.FormatCells(queens))
 	}
 	if err != nil {
-		return nil, 0, fmt.Errorf("analyze: %w", err)
+		return nil, nil, nil, 0, fmt.Errorf("analyze: %w", err)
 	}
-	return s, compile, nil
+	return s, m, queens, compile, nil
+}
+
+// squaresIn lists the squares of the board m in state st under the
+// session's domains, rank by rank.
+func squaresIn(m *configurator.Model, d *configurator.Domains, st configurator.State) []configurator.Cell {
+	var out []configurator.Cell
+	for f, fst := range d.States {
+		if configurator.BoardState(fst) == st {
+			out = append(out, m.Cell(f))
+		}
+	}
+	return out
 }
 
 func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -76,41 +89,42 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		return analyzeModel(ctx, &b, &mf, *asJSON, stdout)
 	}
-	s, compile, err := openSession(ctx, &b, *queensFlag)
+	s, m, queens, compile, err := openSession(ctx, &b, *queensFlag)
 	if err != nil {
 		return err
 	}
-	a := s.Analysis()
+	d := s.Domains()
 	var solutions string
 	var count *string
-	if a.Solutions != nil {
-		solutions = a.Solutions.String()
+	if d.Configurations != nil {
+		solutions = d.Configurations.String()
 		count = &solutions
 	}
+	forced := squaresIn(m, d, configurator.Forced)
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(analyzeResult{
 			N: b.n, Backend: b.name,
-			Queens:    jsonCells(s.Queens()),
-			Forced:    jsonCells(a.In(configurator.Forced)),
-			Blocked:   jsonCells(a.In(configurator.Blocked)),
-			Solutions: count, AtLeast: a.AtLeast,
-			CompileMS: millis(compile), ElapsedMS: millis(a.Elapsed),
+			Queens:    jsonCells(queens),
+			Forced:    jsonCells(forced),
+			Blocked:   jsonCells(squaresIn(m, d, configurator.Blocked)),
+			Solutions: count, AtLeast: d.AtLeast,
+			CompileMS: millis(compile), ElapsedMS: millis(d.Elapsed),
 		})
 	}
 	var out strings.Builder
-	writeBoard(&out, a)
+	writeBoard(&out, m, d)
 	out.WriteString("\nQ your queen   q forced queen   x blocked   . free\n\n")
 	switch {
-	case a.Solutions == nil:
+	case d.Configurations == nil:
 		solutions = "not counted by this backend (sat counts boards up to 10×10)"
-	case a.AtLeast:
+	case d.AtLeast:
 		solutions = "at least " + solutions
 	}
-	fmt.Fprintf(&out, "%-10s %s\n", "queens", orNone(configurator.FormatCells(s.Queens())))
-	fmt.Fprintf(&out, "%-10s %s\n", "forced", orNone(configurator.FormatCells(a.In(configurator.Forced))))
+	fmt.Fprintf(&out, "%-10s %s\n", "queens", orNone(configurator.FormatCells(queens)))
+	fmt.Fprintf(&out, "%-10s %s\n", "forced", orNone(configurator.FormatCells(forced)))
 	fmt.Fprintf(&out, "%-10s %s\n", "solutions", solutions)
 	fmt.Fprintf(&out, "%-10s %s (%s)\n", "compile", human(compile), b.name)
-	fmt.Fprintf(&out, "%-10s %s\n", "step", human(a.Elapsed))
+	fmt.Fprintf(&out, "%-10s %s\n", "step", human(d.Elapsed))
 	_, err = io.WriteString(stdout, out.String())
 	return err
 }
@@ -125,10 +139,11 @@ func orNone(s string) string {
 // symbols draws the cell states.
 var symbols = [...]byte{configurator.Free: '.', configurator.Blocked: 'x', configurator.Queen: 'Q', configurator.Forced: 'q'}
 
-// writeBoard draws the analysis as a grid with rank 1 at the bottom, files
-// lettered below and above, ranks numbered left and right.
-func writeBoard(w *strings.Builder, a *configurator.Analysis) {
-	n := a.N
+// writeBoard draws the squares of the board m under the domains d as a
+// grid with rank 1 at the bottom, files lettered below and above, ranks
+// numbered left and right.
+func writeBoard(w *strings.Builder, m *configurator.Model, d *configurator.Domains) {
+	n := m.N()
 	rankW := len(fmt.Sprint(n))
 	fileW := len(configurator.FileName(n - 1))
 	files := make([]string, n)
@@ -143,7 +158,7 @@ func writeBoard(w *strings.Builder, a *configurator.Analysis) {
 			if c > 0 {
 				w.WriteByte(' ')
 			}
-			w.WriteByte(symbols[a.At(configurator.Cell{Row: r, Col: c})])
+			w.WriteByte(symbols[configurator.BoardState(d.States[m.Var(configurator.Cell{Row: r, Col: c})])])
 			w.WriteString(strings.Repeat(" ", fileW-1))
 		}
 		fmt.Fprintf(w, "  %d\n", r+1)
@@ -204,55 +219,56 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if cell.Row >= b.n || cell.Col >= b.n {
 		return fmt.Errorf("-cell %v on a %d×%d board: %w", cell, b.n, b.n, configurator.ErrOffBoard)
 	}
-	s, compile, err := openSession(ctx, &b, *queensFlag)
+	s, m, queens, compile, err := openSession(ctx, &b, *queensFlag)
 	if err != nil {
 		return err
 	}
-	e, err := s.Explain(ctx, cell)
-	if errors.Is(err, configurator.ErrNotExplained) {
-		return fmt.Errorf("%v is %v: nothing to explain (only blocked and forced cells have reasons)", cell, s.Analysis().At(cell))
+	e, err := s.Explain(ctx, m.Var(cell))
+	if errors.Is(err, configurator.ErrNotForced) {
+		return fmt.Errorf("%v is %v: nothing to explain (only blocked and forced cells have reasons)", cell, configurator.BoardState(s.Domains().States[m.Var(cell)]))
 	}
 	if err != nil {
 		return err
 	}
+	state := configurator.BoardState(e.State)
+	listed := configurator.BoardReasons(e)
+	kind, text := configurator.BoardReason(m, e, listed[0])
+	because := configurator.BoardQueens(m, listed[0].Decisions)
 	var room []configurator.Cell
-	var roomErr error
-	if e.State == configurator.Blocked {
-		room, roomErr = s.MakeRoom(ctx, cell)
-		if roomErr != nil && !errors.Is(roomErr, configurator.ErrNoSolution) {
-			return roomErr
-		}
+	if state == configurator.Blocked && !e.Core {
+		room = configurator.BoardQueens(m, e.Room)
 	}
-	reasons := make([][][2]int, len(e.Reasons))
-	for i, r := range e.Reasons {
-		reasons[i] = jsonCells(r.Queens)
+	reasons := make([][][2]int, len(listed))
+	for i, r := range listed {
+		reasons[i] = jsonCells(configurator.BoardQueens(m, r.Decisions))
 	}
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(explainResult{
 			Reasons: reasons, More: e.More,
-			N: b.n, Backend: b.name, Queens: jsonCells(s.Queens()),
-			Cell: [2]int{cell.Row, cell.Col}, State: e.State.String(), Reason: e.Reason.String(),
-			Because: jsonCells(e.Because), Text: e.String(), MakeRoom: jsonCells(room),
+			N: b.n, Backend: b.name, Queens: jsonCells(queens),
+			Cell: [2]int{cell.Row, cell.Col}, State: state.String(), Reason: kind,
+			Because: jsonCells(because), Text: text, MakeRoom: jsonCells(room),
 			CompileMS: millis(compile), ElapsedMS: millis(e.Elapsed),
 		})
 	}
 	var out strings.Builder
-	fmt.Fprintf(&out, "%v is %v: %s\n", cell, e.State, e.String())
-	fmt.Fprintf(&out, "%-10s %s\n", "because", orNone(configurator.FormatCells(e.Because)))
+	fmt.Fprintf(&out, "%v is %v: %s\n", cell, state, text)
+	fmt.Fprintf(&out, "%-10s %s\n", "because", orNone(configurator.FormatCells(because)))
 	switch {
-	case e.State != configurator.Blocked:
-	case roomErr != nil:
+	case state != configurator.Blocked:
+	case e.Core:
 		fmt.Fprintf(&out, "%-10s impossible: no solution has a queen on %v\n", "make room", cell)
 	default:
 		fmt.Fprintf(&out, "%-10s remove %s\n", "make room", configurator.FormatCells(room))
 	}
-	if len(e.Reasons) > 1 || e.More {
-		for i, r := range e.Reasons {
+	if len(listed) > 1 || e.More {
+		for i, r := range listed {
 			label := ""
 			if i == 0 {
 				label = "reasons"
 			}
-			fmt.Fprintf(&out, "%-10s %d. %s\n", label, i+1, r)
+			_, text := configurator.BoardReason(m, e, r)
+			fmt.Fprintf(&out, "%-10s %d. %s\n", label, i+1, text)
 		}
 		if e.More {
 			fmt.Fprintf(&out, "%-10s (more may exist: the list stops at %d or at the deadline)\n", "", configurator.MaxReasons)

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -16,7 +17,7 @@ import (
 
 func runCrosscheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("crosscheck", "cross-check the backends against a brute-force oracle, on boards or on a -model", stdout)
-	sizes := fs.String("n", "4-10", "board sizes: `N` or a range like 4-10")
+	sizes := fs.String("n", "4-8", "board sizes: `N` or a range like 4-8")
 	walks := fs.Int("walks", 100, "random walks per board size")
 	steps := fs.Int("steps", 20, "steps per walk")
 	seed := fs.Uint64("seed", 1, "seed of the random walks")
@@ -80,27 +81,38 @@ func runCrosscheck(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if _, err := io.WriteString(stdout, header); err != nil {
 		return err
 	}
-	var smallest *crosscheck.Disagreement
+	var smallest *crosscheck.ModelDisagreement
 	total := 0
 	for n := lo; n <= hi; n++ {
-		subjects := make([]crosscheck.Subject, len(backends))
+		// The board as the feature model it is, checked against the
+		// board oracle; each backend compiles the model of the flags
+		// (without -drop's line) and answers it as that model.
+		board, err := configurator.New(n, configurator.RowMajor)
+		if err != nil {
+			return err
+		}
+		fm, err := board.FeatureModel()
+		if err != nil {
+			return err
+		}
+		subjects := make([]crosscheck.FeatureSubject, len(backends))
 		times := make([]time.Duration, len(backends)) // compilation, then checks
 		for i, be := range backends {
 			sp, d, err := configurator.Compile(ctx, be, models[n])
 			if err != nil {
 				return err
 			}
-			subjects[i], times[i] = crosscheck.Subject{Name: be.Name(), Space: sp}, d
+			subjects[i], times[i] = crosscheck.FeatureSubject{Name: be.Name(), Space: configurator.BoardFeatures(sp)}, d
 		}
-		var reps []*crosscheck.Report
+		var reps []*crosscheck.ModelReport
 		if n <= *exhaustive {
-			rep, err := crosscheck.Exhaustive(ctx, subjects)
+			rep, err := crosscheck.ExhaustiveModel(ctx, fm, subjects)
 			if err != nil {
 				return err
 			}
 			reps = append(reps, rep)
 		}
-		rep, err := crosscheck.Walk(ctx, subjects, crosscheck.WalkOptions{Walks: *walks, Steps: *steps, Seed: *seed})
+		rep, err := crosscheck.WalkModel(ctx, fm, subjects, crosscheck.WalkOptions{Walks: *walks, Steps: *steps, Seed: *seed})
 		if err != nil {
 			return err
 		}
@@ -109,7 +121,7 @@ func runCrosscheck(ctx context.Context, args []string, stdout, stderr io.Writer)
 		var placements, nwalks, nsteps, count int
 		var oracleTime time.Duration
 		for _, r := range reps {
-			placements += r.Placements
+			placements += r.Visited
 			nwalks += r.Walks
 			nsteps += r.Steps
 			count += r.Count
@@ -117,7 +129,7 @@ func runCrosscheck(ctx context.Context, args []string, stdout, stderr io.Writer)
 				times[i] += d
 			}
 			oracleTime += r.OracleTime
-			if d, ok := r.Smallest(); ok && (smallest == nil || len(d.Queens) < len(smallest.Queens)) {
+			if d, ok := r.Smallest(); ok && (smallest == nil || len(d.Decisions) < len(smallest.Decisions)) {
 				smallest = &d
 			}
 		}
@@ -137,17 +149,26 @@ func runCrosscheck(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return err
 	}
 	d := smallest
-	fmt.Fprintf(stdout, "smallest reproducing placement: N=%d queens [%s]\n  %v\n  reproduce: %s\n",
-		d.N, configurator.FormatCells(d.Queens), d, reproduce(d, *drop))
+	fmt.Fprintf(stdout, "smallest reproducing decisions: %s [%s]\n  %v\n  reproduce: %s\n",
+		configurator.ModelName(d.Model), configurator.FormatDecisions(d.Model, d.Decisions), d, reproduce(d, *drop))
 	return fmt.Errorf("%d disagreements with the oracle", total)
 }
 
-// reproduce is the command that shows disagreement d again.
-func reproduce(d *crosscheck.Disagreement, drop string) string {
-	cmd := fmt.Sprintf("nqueens analyze -n %d -queens %q -backend %s", d.N, configurator.FormatCells(d.Queens), d.Subject)
-	if d.HasCell && (d.Check == "explain" || d.Check == "make-room") {
-		cmd = fmt.Sprintf("nqueens explain -n %d -queens %q -cell %v -backend %s", d.N, configurator.FormatCells(d.Queens), d.Cell, d.Subject)
+// reproduce is the command that shows disagreement d, on a board, again.
+func reproduce(d *crosscheck.ModelDisagreement, drop string) string {
+	board, _ := configurator.BoardOf(d.Model)
+	cmd := fmt.Sprintf("nqueens analyze -model %s", configurator.BoardID(board.N()))
+	if d.Feature >= 0 && (d.Check == "explain" || d.Check == "make-room") {
+		cmd = fmt.Sprintf("nqueens explain -model %s -feature %s", configurator.BoardID(board.N()), d.Model.Features[d.Feature].Name)
 	}
+	sel, desel := configurator.DecisionNames(d.Model, d.Decisions)
+	if len(sel) > 0 {
+		cmd += " -select " + strings.Join(sel, ",")
+	}
+	if len(desel) > 0 {
+		cmd += " -deselect " + strings.Join(desel, ",")
+	}
+	cmd += " -backend " + d.Subject
 	if drop != "" {
 		cmd += fmt.Sprintf(" (on the model without %s)", drop)
 	}
@@ -168,6 +189,11 @@ func without(m *configurator.Model, name string) (*configurator.Model, error) {
 	return configurator.Custom(m.N(), m.Order(), cs)
 }
 
+// maxCrosscheck is the largest board the oracle checks: the largest
+// whose squares it holds as the features of a configuration
+// (oracle.MaxListed).
+var maxCrosscheck = int(math.Sqrt(oracle.MaxListed))
+
 // parseRange parses N or LO-HI, within the oracle's reach.
 func parseRange(s string) (lo, hi int, err error) {
 	a, b, isRange := strings.Cut(s, "-")
@@ -179,8 +205,8 @@ func parseRange(s string) (lo, hi int, err error) {
 	switch {
 	case err1 != nil || err2 != nil:
 		return 0, 0, usagef("-n %q: want a board size or a range like 4-10", s)
-	case lo < 1 || hi < lo || hi > oracle.MaxN:
-		return 0, 0, usagef("-n %q: sizes from 1 to %d (the oracle's limit), low to high", s, oracle.MaxN)
+	case lo < 1 || hi < lo || hi > maxCrosscheck:
+		return 0, 0, usagef("-n %q: sizes from 1 to %d (the oracle's limit), low to high", s, maxCrosscheck)
 	}
 	return lo, hi, nil
 }

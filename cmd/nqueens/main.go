@@ -9,7 +9,7 @@
 //	nqueens count      -n N [-backend bdd|sat] [-order row|col|diag|middle] [-method direct|apply] [-budget BYTES] [-cap K] [-cache-dir DIR|off] [-json]
 //	nqueens analyze    -n N -queens a1,c5 [-backend bdd|sat] [-cache-dir DIR|off] [-json]
 //	nqueens explain    -n N -queens a1,c5 -cell b3 [-backend bdd|sat] [-cache-dir DIR|off] [-json]
-//	nqueens crosscheck -n 4-10 [-walks W] [-steps K] [-seed S] [-backends bdd,sat] [-exhaustive N] [-cap K] [-drop LINE]
+//	nqueens crosscheck -n 4-8 [-walks W] [-steps K] [-seed S] [-backends bdd,sat] [-exhaustive N] [-cap K] [-drop LINE]
 //
 //	nqueens count      -model FILE [-format uvl|dimacs|featureide|sxfm] [-backend bdd|sat|sat-plain] [-cap K] [-json]
 //	nqueens analyze    -model FILE [-config FILE] [-select a,b] [-deselect c] [-backend ...] [-json]
@@ -82,7 +82,7 @@ Usage:
   nqueens count      -n N [-backend bdd|sat] [-order row|col|diag|middle] [-method direct|apply] [-budget BYTES] [-cap K] [-cache-dir DIR|off] [-json]
   nqueens analyze    -n N -queens a1,c5 [-backend bdd|sat] [-cache-dir DIR|off] [-json]
   nqueens explain    -n N -queens a1,c5 -cell b3 [-backend bdd|sat] [-cache-dir DIR|off] [-json]
-  nqueens crosscheck -n 4-10 [-walks W] [-steps K] [-seed S] [-backends bdd,sat] [-exhaustive N] [-cap K] [-drop LINE]
+  nqueens crosscheck -n 4-8 [-walks W] [-steps K] [-seed S] [-backends bdd,sat] [-exhaustive N] [-cap K] [-drop LINE]
 
   nqueens count      -model FILE [-format uvl|dimacs|featureide|sxfm] [-backend bdd|sat|sat-plain] [-cap K] [-json]
   nqueens analyze    -model FILE [-config FILE] [-select a,b] [-deselect c] [-backend ...] [-json]

@@ -46,7 +46,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"explain", "-queens", "a1"}, "-cell is required"},
 		{[]string{"explain", "-queens", "a1", "-cell", "1a"}, `-cell: cell "1a": not a cell in chess notation`},
 		{[]string{"explain", "-queens", "a1", "-cell", "i1"}, "-cell i1 on a 8×8 board: cell is off the board"},
-		{[]string{"crosscheck", "-n", "4-99"}, `-n "4-99": sizes from 1 to 13`},
+		{[]string{"crosscheck", "-n", "4-99"}, `-n "4-99": sizes from 1 to 8`},
 		{[]string{"crosscheck", "-n", "9-4"}, `-n "9-4"`},
 		{[]string{"crosscheck", "-n", "x"}, `-n "x": want a board size or a range`},
 		{[]string{"crosscheck", "-n", "4", "-backends", "bdd,zdd"}, `-backend "zdd"`},
@@ -370,9 +370,9 @@ func TestCrosscheckPlantedFault(t *testing.T) {
 	// Only explanations show this fault: with a queen on b1, a2 is
 	// blocked by the oracle's rule because b1 attacks it.
 	for _, want := range []string{
-		"smallest reproducing placement: N=6 queens [b1]\n",
-		"bdd, N=6, queens [b1]: explain a2: got no-completion [b1]",
-		`reproduce: nqueens explain -n 6 -queens "b1" -cell a2 -backend bdd (on the model without anti-diagonal b1-a2)`,
+		"smallest reproducing decisions: 6-queens [+b1]\n",
+		`bdd, 6-queens, decisions [+b1]: explain "a2": got no attack [+b1], want attack`,
+		`reproduce: nqueens explain -model queens-6 -feature a2 -select b1 -backend bdd (on the model without anti-diagonal b1-a2)`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

@@ -16,10 +16,11 @@ import (
 	"github.com/nqueens/configurator/backends/sat/plain"
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/crosscheck"
+	"github.com/nqueens/configurator/configurator/feature"
 )
 
 var (
-	long  = flag.Bool("crosscheck.long", false, "also walk boards up to N=12, longer and more often")
+	long  = flag.Bool("crosscheck.long", false, "walk longer and more often")
 	seed  = flag.Uint64("crosscheck.seed", 7, "seed of the random walks")
 	walks = flag.Int("crosscheck.walks", 0, "walks per board size (0: the test's default)")
 )
@@ -27,43 +28,40 @@ var (
 // a000170 is OEIS A000170, the number of solutions of N-Queens, N = 1..12.
 var a000170 = []int64{1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200}
 
-// compile compiles the N-Queens model of an n×n board with every backend.
-func compile(t testing.TB, n int) []crosscheck.Subject {
+// backends are the backends every board is checked with: bdd, sat (with
+// the given options) and sat-plain (with the same count cap).
+func backends(satOpts sat.Options) []configurator.Backend {
+	return []configurator.Backend{bdd.New(bdd.Options{}), sat.New(satOpts), plain.New(plain.Options{CountCap: satOpts.CountCap})}
+}
+
+// board returns the n×n board and its feature model.
+func board(t testing.TB, n int) (*configurator.Model, *feature.Model) {
 	t.Helper()
-	m, err := configurator.New(n, configurator.RowMajor)
+	b, err := configurator.New(n, configurator.RowMajor)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return compileModel(t, m, sat.Options{})
+	m, err := b.FeatureModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, m
 }
 
-// compileModel compiles m with the bdd backend, the sat backend (with the
-// given options) and the sat-plain backend (with the same count cap), named
-// bdd, sat and sat-plain.
-func compileModel(t testing.TB, m *configurator.Model, satOpts sat.Options) []crosscheck.Subject {
+// compileBoard compiles the board b with every backend of bs, each space
+// answered as the board's feature model (configurator.BoardFeatures),
+// named by its backend.
+func compileBoard(t testing.TB, b *configurator.Model, bs []configurator.Backend) []crosscheck.FeatureSubject {
 	t.Helper()
-	var subjects []crosscheck.Subject
-	for _, b := range []configurator.Backend{bdd.New(bdd.Options{}), sat.New(satOpts), plain.New(plain.Options{CountCap: satOpts.CountCap})} {
-		sp, _, err := configurator.Compile(context.Background(), b, m)
+	var subjects []crosscheck.FeatureSubject
+	for _, be := range bs {
+		sp, _, err := configurator.Compile(context.Background(), be, b)
 		if err != nil {
 			t.Fatal(err)
 		}
-		subjects = append(subjects, crosscheck.Subject{Name: b.Name(), Space: sp})
+		subjects = append(subjects, crosscheck.FeatureSubject{Name: be.Name(), Space: configurator.BoardFeatures(sp)})
 	}
 	return subjects
-}
-
-// assertAgree fails the test with the disagreements of rep, smallest first.
-func assertAgree(t *testing.T, rep *crosscheck.Report) {
-	t.Helper()
-	if rep.Count == 0 {
-		return
-	}
-	d, _ := rep.Smallest()
-	t.Errorf("N=%d: %d disagreements; smallest: %v", rep.N, rep.Count, d)
-	for _, d := range rep.Disagreements[:min(len(rep.Disagreements), 20)] {
-		t.Log(d)
-	}
 }
 
 // TestCountsA000170: every backend counts the solutions of the empty board
@@ -71,11 +69,12 @@ func assertAgree(t *testing.T, rep *crosscheck.Report) {
 // to N=9 exactly and never above the truth.
 func TestCountsA000170(t *testing.T) {
 	for n := 1; n <= 9; n++ {
+		b, _ := board(t, n)
 		var counts []string
-		for _, s := range compile(t, n) {
-			a, err := s.Space.Analyze(context.Background(), nil)
+		for _, s := range compileBoard(t, b, backends(sat.Options{})) {
+			d, err := s.Space.Domains(context.Background(), nil)
 			if a000170[n-1] == 0 {
-				// No solution: the empty placement is refused.
+				// No solution: the empty board is refused.
 				if !errors.Is(err, configurator.ErrNoSolution) {
 					t.Errorf("%s N=%d: %v, want ErrNoSolution", s.Name, n, err)
 				}
@@ -85,22 +84,20 @@ func TestCountsA000170(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s N=%d: %v", s.Name, n, err)
 			}
-			if a.Solutions == nil || a.AtLeast || a.Solutions.Cmp(big.NewInt(a000170[n-1])) != 0 {
-				t.Errorf("%s N=%d: %v solutions (at least: %v), want %d", s.Name, n, a.Solutions, a.AtLeast, a000170[n-1])
+			if d.Configurations == nil || d.AtLeast || d.Configurations.Cmp(big.NewInt(a000170[n-1])) != 0 {
+				t.Errorf("%s N=%d: %v solutions (at least: %v), want %d", s.Name, n, d.Configurations, d.AtLeast, a000170[n-1])
 			}
-			counts = append(counts, fmt.Sprint(a.Solutions))
+			counts = append(counts, fmt.Sprint(d.Configurations))
 		}
-		if counts[0] != counts[1] {
-			t.Errorf("N=%d: bdd counts %s, sat %s", n, counts[0], counts[1])
-		}
-		if counts[0] != counts[2] {
-			t.Errorf("N=%d: bdd counts %s, sat-plain %s", n, counts[0], counts[2])
+		if counts[0] != counts[1] || counts[0] != counts[2] {
+			t.Errorf("N=%d: bdd, sat and sat-plain count %v", n, counts)
 		}
 	}
 }
 
 // TestExhaustive checks every placement reachable by legal clicks on boards
-// up to 6×6 (4×4 with -short), in depth, with every backend.
+// up to 6×6 (4×4 with -short), in depth, with every backend, as the
+// boards' feature models.
 func TestExhaustive(t *testing.T) {
 	// Placements: every subset of every solution, counted as sets.
 	want := map[int]int{1: 2, 2: 1, 3: 1, 4: 31, 5: 286, 6: 253}
@@ -110,20 +107,21 @@ func TestExhaustive(t *testing.T) {
 	}
 	for n := 1; n <= hi; n++ {
 		start := time.Now()
-		rep, err := crosscheck.Exhaustive(context.Background(), compile(t, n))
+		b, m := board(t, n)
+		rep, err := crosscheck.ExhaustiveModel(context.Background(), m, compileBoard(t, b, backends(sat.Options{})))
 		if err != nil {
 			t.Fatal(err)
 		}
-		assertAgree(t, rep)
-		if rep.Placements != want[n] {
-			t.Errorf("N=%d: %d placements checked, want %d", n, rep.Placements, want[n])
+		assertModelAgree(t, rep)
+		if rep.Visited != want[n] {
+			t.Errorf("N=%d: %d placements checked, want %d", n, rep.Visited, want[n])
 		}
-		t.Logf("N=%d: %d placements in %v (%s)", n, rep.Placements, time.Since(start).Round(time.Millisecond), times(rep))
+		t.Logf("N=%d: %d placements in %v (%s)", n, rep.Visited, time.Since(start).Round(time.Millisecond), times(rep))
 	}
 }
 
 // times lists the time each subject and the oracle took.
-func times(rep *crosscheck.Report) string {
+func times(rep *crosscheck.ModelReport) string {
 	var b strings.Builder
 	for i, name := range rep.Subjects {
 		fmt.Fprintf(&b, "%s %v, ", name, rep.Time[i].Round(time.Millisecond))
@@ -132,41 +130,29 @@ func times(rep *crosscheck.Report) string {
 	return b.String()
 }
 
-// TestWalks takes seeded random walks on boards 7×7 to 10×10 (to 12×12
-// with -crosscheck.long, and longer; with -short, two walks on 7×7 and
-// 8×8).
-//
-// The SAT backends count solutions one by one (a SAT call each), which on
-// sparse boards dominates the time: from N=10 on they run with a cap of
-// 100, so their counts there are checked as lower bounds
-// (Analysis.AtLeast), and their exact counts up to N=9.
+// TestWalks takes seeded random walks on the boards 7×7 and 8×8, the
+// largest whose solutions the feature oracle holds (with -short, two
+// walks; with -crosscheck.long, many more and longer).
 func TestWalks(t *testing.T) {
-	hi, nwalks, steps := 10, 10, 25
+	nwalks, steps := 10, 25
 	switch {
 	case *long:
-		hi, nwalks, steps = 12, 200, 60
+		nwalks, steps = 200, 60
 	case testing.Short():
-		hi, nwalks = 8, 2
+		nwalks = 2
 	}
 	if *walks > 0 {
 		nwalks = *walks
 	}
-	for n := 7; n <= hi; n++ {
+	for n := 7; n <= 8; n++ {
 		t.Run(fmt.Sprintf("N=%d", n), func(t *testing.T) {
-			m, err := configurator.New(n, configurator.RowMajor)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var satOpts sat.Options
-			if n >= 10 {
-				satOpts.CountCap = 100
-			}
+			b, m := board(t, n)
 			start := time.Now()
-			rep, err := crosscheck.Walk(context.Background(), compileModel(t, m, satOpts), crosscheck.WalkOptions{Walks: nwalks, Steps: steps, Seed: *seed})
+			rep, err := crosscheck.WalkModel(context.Background(), m, compileBoard(t, b, backends(sat.Options{})), crosscheck.WalkOptions{Walks: nwalks, Steps: steps, Seed: *seed})
 			if err != nil {
 				t.Fatal(err)
 			}
-			assertAgree(t, rep)
+			assertModelAgree(t, rep)
 			if rep.Walks != nwalks || rep.Steps != nwalks*steps {
 				t.Errorf("%d walks, %d steps; want %d, %d", rep.Walks, rep.Steps, nwalks, nwalks*steps)
 			}
@@ -175,15 +161,12 @@ func TestWalks(t *testing.T) {
 	}
 }
 
-// faulty returns the N-Queens model of an n×n board without the
-// anti-diagonal named drop: a planted bug in the shared model, which both
-// backends compile faithfully and only the oracle can notice.
+// faulty returns the N-Queens model of an n×n board without the line
+// named drop: a planted bug in the shared model, which every backend
+// compiles faithfully and only the oracle can notice.
 func faulty(t testing.TB, n int, drop string) *configurator.Model {
 	t.Helper()
-	full, err := configurator.New(n, configurator.RowMajor)
-	if err != nil {
-		t.Fatal(err)
-	}
+	full, _ := board(t, n)
 	var cs []configurator.Constraint
 	for _, c := range full.Constraints() {
 		if c.Name != drop {
@@ -200,35 +183,38 @@ func faulty(t testing.TB, n int, drop string) *configurator.Model {
 	return m
 }
 
-// TestPlantedFault: a model missing one anti-diagonal is caught, and the
-// suite names the smallest placement that shows it.
+// TestPlantedFault: a board missing one anti-diagonal, checked as the
+// board's feature model, is caught, and the suite names the smallest
+// placement that shows it.
 func TestPlantedFault(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two exhaustive checks of 6×6: not with -short")
 	}
 	tests := []struct {
-		n      int
-		drop   string
-		check  string // of the smallest disagreement
-		queens string
+		n         int
+		drop      string
+		check     string // of the smallest disagreement
+		decisions string
+		got, want string
 	}{
 		// The longest anti-diagonal: queens on it no longer exclude each
 		// other, so f1 is free on the empty board where no solution
 		// uses it.
-		{6, "anti-diagonal f1-a6", "analyze", ""},
-		// A corner line of two cells: no new solution appears (the
-		// counts all agree) and only the kind of an explanation shows
-		// it: with a queen on b1, a2 is blocked, by the oracle's rule
-		// because b1 attacks it, by the faulty model for want of a
-		// completion.
-		{6, "anti-diagonal b1-a2", "explain", "b1"},
+		{6, "anti-diagonal f1-a6", "domains", "", "free", "forced_off"},
+		// A corner line of two squares: no new solution appears (the
+		// domains and counts all agree) and only the kind of a reason
+		// shows it: with a queen on b1, a2 is blocked, by the oracle's
+		// rule because b1 attacks it, by the faulty model for want of a
+		// solution.
+		{6, "anti-diagonal b1-a2", "explain", "+b1", "no attack [+b1]", "attack"},
 	}
 	for _, tt := range tests {
-		subjects := compileModel(t, faulty(t, tt.n, tt.drop), sat.Options{})
+		_, m := board(t, tt.n)
+		subjects := compileBoard(t, faulty(t, tt.n, tt.drop), backends(sat.Options{})[:2])
 		for i := range subjects {
 			subjects[i].Name += " without " + tt.drop
 		}
-		rep, err := crosscheck.Exhaustive(context.Background(), subjects)
+		rep, err := crosscheck.ExhaustiveModel(context.Background(), m, subjects)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -238,59 +224,62 @@ func TestPlantedFault(t *testing.T) {
 			continue
 		}
 		t.Logf("N=%d without %s: %d disagreements; smallest: %v", tt.n, tt.drop, rep.Count, d)
-		if got := configurator.FormatCells(d.Queens); got != tt.queens || d.Check != tt.check {
-			t.Errorf("N=%d without %s: smallest disagreement %v, want %s on [%s]", tt.n, tt.drop, d, tt.check, tt.queens)
+		if got := configurator.FormatDecisions(m, d.Decisions); got != tt.decisions || d.Check != tt.check || d.Got != tt.got || d.Want != tt.want {
+			t.Errorf("N=%d without %s: smallest disagreement %v, want %s on [%s]: got %s, want %s", tt.n, tt.drop, d, tt.check, tt.decisions, tt.got, tt.want)
 		}
 		// Both backends compiled the same wrong model, so both disagree.
 		for _, s := range subjects {
-			if !slices.ContainsFunc(rep.Disagreements, func(d crosscheck.Disagreement) bool { return d.Subject == s.Name }) {
+			if !slices.ContainsFunc(rep.Disagreements, func(d crosscheck.ModelDisagreement) bool { return d.Subject == s.Name }) {
 				t.Errorf("no disagreement reported for %s", s.Name)
 			}
 		}
 	}
 }
 
-// TestPlantedFaultWalk: random walks catch the fault too and reduce it to
-// a smallest placement.
+// TestPlantedFaultWalk: random walks catch a planted fault too: the very
+// first count, of the empty 8×8 board, counts the placements the missing
+// line lets through.
 func TestPlantedFaultWalk(t *testing.T) {
-	subjects := compileModel(t, faulty(t, 8, "anti-diagonal e1-a5"), sat.Options{})[:1]
-	rep, err := crosscheck.Walk(context.Background(), subjects, crosscheck.WalkOptions{Walks: 3, Steps: 10, Seed: 1})
+	_, m := board(t, 8)
+	subjects := compileBoard(t, faulty(t, 8, "anti-diagonal e1-a5"), backends(sat.Options{})[:1])
+	rep, err := crosscheck.WalkModel(context.Background(), m, subjects, crosscheck.WalkOptions{Walks: 3, Steps: 10, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, ok := rep.Smallest()
-	if !ok {
-		t.Fatal("no disagreement found")
+	t.Logf("%d disagreements", rep.Count)
+	i := slices.IndexFunc(rep.Disagreements, func(d crosscheck.ModelDisagreement) bool { return d.Check == "count" })
+	if i < 0 {
+		t.Fatalf("no count disagreement among %d: %v", rep.Count, rep.Disagreements)
 	}
-	t.Logf("%d disagreements; smallest: %v", rep.Count, d)
-	// The missing line lets 20 more placements count as solutions: the
-	// very first analysis, of the empty board, shows it.
-	if d.Check != "count" || len(d.Queens) != 0 || d.Got != "112" || d.Want != "92" || d.Walk != 0 || d.Step != 0 {
-		t.Errorf("smallest disagreement %v, want the count of the empty board, 112 against 92, at walk 0 step 0", d)
+	d := rep.Disagreements[i]
+	if len(d.Decisions) != 0 || d.Got != "112" || d.Want != "92" || d.Walk != 0 || d.Step != 0 {
+		t.Errorf("first count disagreement %v, want the count of the empty board, 112 against 92, at walk 0 step 0", d)
 	}
-	if !strings.Contains(d.String(), "N=8, queens []: count: got 112, want 92") {
+	if !strings.Contains(d.String(), "8-queens, decisions []: count: got 112, want 92") {
 		t.Errorf("disagreement reads %q", d)
 	}
 }
 
 func TestSubjectsMustMatch(t *testing.T) {
-	a, b := compile(t, 4), compile(t, 5)
-	if _, err := crosscheck.Exhaustive(context.Background(), []crosscheck.Subject{a[0], b[0]}); err == nil {
-		t.Error("subjects of two board sizes accepted")
+	b, _ := board(t, 5)
+	_, m := board(t, 4)
+	if _, err := crosscheck.ExhaustiveModel(context.Background(), m, compileBoard(t, b, backends(sat.Options{})[:1])); !errors.Is(err, crosscheck.ErrSubjects) {
+		t.Errorf("a subject of another board: %v, want ErrSubjects", err)
 	}
-	if _, err := crosscheck.Walk(context.Background(), nil, crosscheck.WalkOptions{}); err == nil {
-		t.Error("no subjects accepted")
+	if _, err := crosscheck.WalkModel(context.Background(), m, nil, crosscheck.WalkOptions{}); !errors.Is(err, crosscheck.ErrSubjects) {
+		t.Errorf("no subjects: %v, want ErrSubjects", err)
 	}
 }
 
 func TestCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	subjects := compile(t, 8)
-	if _, err := crosscheck.Exhaustive(ctx, subjects); !errors.Is(err, context.Canceled) {
+	b, m := board(t, 6)
+	subjects := compileBoard(t, b, backends(sat.Options{}))
+	if _, err := crosscheck.ExhaustiveModel(ctx, m, subjects); !errors.Is(err, context.Canceled) {
 		t.Errorf("a cancelled exhaustive check: %v, want context.Canceled", err)
 	}
-	if _, err := crosscheck.Walk(ctx, subjects, crosscheck.WalkOptions{Walks: 1000, Steps: 1000}); !errors.Is(err, context.Canceled) {
+	if _, err := crosscheck.WalkModel(ctx, m, subjects, crosscheck.WalkOptions{Walks: 1000, Steps: 1000}); !errors.Is(err, context.Canceled) {
 		t.Errorf("a cancelled walk: %v, want context.Canceled", err)
 	}
 }

@@ -1,6 +1,27 @@
+// Package crosscheck drives the backends' spaces and a brute-force oracle
+// over the same decisions and reports every disagreement between them.
+//
+// Each space answers through the real session logic
+// (configurator.FeatureSession), so a check covers the backend and the
+// shared code on top of it: the domains, counts and shares of the
+// features, refused decisions, every reason of a forced feature (minimal,
+// the list complete, the parts of the model that carry it, on a board an
+// attack named as one by the oracle's own rule), make room (a fewest
+// undoing), conflicts, completions and consistency. A board is checked
+// as the feature model it is (configurator.BoardFeatures), against the
+// solutions the board oracle finds by its own search.
+//
+// ExhaustiveModel checks every set of decisions reachable by selections
+// on a model with few configurations (a board up to 6×6); WalkModel
+// follows seeded random walks on larger ones; CompareModel checks
+// backends against each other beyond the oracle's reach. The oracle, not
+// the spaces, decides which moves are legal, so a space that disagrees
+// does not steer the walk.
 package crosscheck
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,6 +31,29 @@ import (
 	"github.com/nqueens/configurator/configurator/feature"
 	"github.com/nqueens/configurator/configurator/oracle"
 )
+
+// WalkOptions says how many random walks to take and how long.
+type WalkOptions struct {
+	Walks, Steps int
+	// Seed makes the walks reproducible.
+	Seed uint64
+}
+
+// MaxKept bounds the disagreements a report lists; its Count counts them
+// all.
+const MaxKept = 200
+
+// ErrSubjects reports subjects that cannot be checked together: none, or
+// compiled from another model, or a model beyond the oracle.
+var ErrSubjects = errors.New("crosscheck: bad subjects")
+
+// stop reports whether err ends the whole check (the context is done)
+// rather than being an answer to compare.
+func stop(ctx context.Context, err error) bool {
+	return err != nil && ctx.Err() != nil
+}
+
+func ocell(x configurator.Cell) oracle.Cell { return oracle.Cell{Row: x.Row, Col: x.Col} }
 
 // FeatureSubject is a compiled feature model under test and the name it is
 // reported by.
@@ -48,7 +92,9 @@ func (d ModelDisagreement) String() string {
 	if d.Reported != "" {
 		fmt.Fprintf(&b, " (as %s answers)", d.Reported)
 	}
-	fmt.Fprintf(&b, " (walk %d, step %d)", d.Walk, d.Step)
+	if d.Walk >= 0 {
+		fmt.Fprintf(&b, " (walk %d, step %d)", d.Walk, d.Step)
+	}
 	return b.String()
 }
 
@@ -61,7 +107,10 @@ type ModelReport struct {
 	Subjects   []string
 	Time       []time.Duration
 	OracleTime time.Duration
-	// Walks and Steps count the walks and their steps.
+	// Visited is the number of distinct sets of decisions
+	// ExhaustiveModel checked in depth; Walks and Steps count the walks
+	// and their steps.
+	Visited      int
 	Walks, Steps int
 	// Disagreements lists the first MaxKept disagreements; Count is how
 	// many there were.
@@ -87,7 +136,8 @@ func (r *ModelReport) Smallest() (ModelDisagreement, bool) {
 // modelChecker holds what the check of one feature model needs.
 type modelChecker struct {
 	m        *feature.Model
-	cnf      *feature.CNF // for the parts' clauses, made on first use
+	board    *configurator.Model // the board m lays out, nil for other models
+	cnf      *feature.CNF        // for the parts' clauses, made on first use
 	oracle   *oracle.Features
 	subjects []FeatureSubject
 	rep      *ModelReport
@@ -109,7 +159,8 @@ func newModelChecker(m *feature.Model, subjects []FeatureSubject) (*modelChecker
 	for _, s := range subjects {
 		rep.Subjects = append(rep.Subjects, s.Name)
 	}
-	return &modelChecker{m: m, subjects: subjects, rep: rep, walk: -1, step: -1}, nil
+	board, _ := configurator.BoardOf(m)
+	return &modelChecker{m: m, board: board, subjects: subjects, rep: rep, walk: -1, step: -1}, nil
 }
 
 // disagree records a disagreement of subject i under decisions ds.

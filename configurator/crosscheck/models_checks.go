@@ -287,6 +287,10 @@ func (c *modelChecker) checkExplain(ctx context.Context, i int, s *configurator.
 			c.disagree(i, ds, "explain", f, "["+configurator.FormatDecisions(c.m, r.Decisions)+"]", problem)
 			return nil
 		}
+		if attack := c.attack(f, st, r); r.Attack != attack {
+			c.disagree(i, ds, "explain", f, kind(r.Attack)+" ["+configurator.FormatDecisions(c.m, r.Decisions)+"]", kind(attack))
+			return nil
+		}
 		got = append(got, set)
 	}
 	if merr == nil && !e.More && !sameSets(got, minimal) {
@@ -299,6 +303,24 @@ func (c *modelChecker) checkExplain(ctx context.Context, i int, s *configurator.
 	}
 	c.checkRoom(i, ds, f, other, e.Core, e.Room, "explain")
 	return nil
+}
+
+// attack reports whether reason r of feature f, in state st, is an
+// attack on a board: one queen that attacks the square f, blocked, by the
+// oracle's own rule.
+func (c *modelChecker) attack(f int, st configurator.FeatureState, r configurator.FeatureReason) bool {
+	if c.board == nil || st != configurator.ForcedOff || len(r.Decisions) != 1 || !r.Decisions[0].Select {
+		return false
+	}
+	return oracle.Attacks(ocell(c.board.Cell(r.Decisions[0].Feature)), ocell(c.board.Cell(f)))
+}
+
+// kind names a reason's kind as the board's words do: an attack or not.
+func kind(attack bool) string {
+	if attack {
+		return "attack"
+	}
+	return "no attack"
 }
 
 // reasonProblem checks one reason: decisions of the session, each once,

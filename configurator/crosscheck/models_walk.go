@@ -50,6 +50,22 @@ func featureOracle(m *feature.Model) (*oracle.Features, error) {
 // subject's domains (and count, and marginals) are compared with the
 // oracle's. Walk w draws from a generator seeded with (Seed, w).
 func WalkModel(ctx context.Context, m *feature.Model, subjects []FeatureSubject, opt WalkOptions) (*ModelReport, error) {
+	c, err := newOracleChecker(m, subjects)
+	if err != nil {
+		return nil, err
+	}
+	for w := range opt.Walks {
+		c.walk = w
+		if err := c.walkOnce(ctx, rand.New(rand.NewPCG(opt.Seed, uint64(w))), opt.Steps); err != nil {
+			return c.rep, fmt.Errorf("crosscheck %s walk %d: %w", configurator.ModelName(m), w, err)
+		}
+		c.rep.Walks++
+	}
+	return c.rep, nil
+}
+
+// newOracleChecker is the checker of m's subjects against the oracle.
+func newOracleChecker(m *feature.Model, subjects []FeatureSubject) (*modelChecker, error) {
 	c, err := newModelChecker(m, subjects)
 	if err != nil {
 		return nil, err
@@ -60,12 +76,66 @@ func WalkModel(ctx context.Context, m *feature.Model, subjects []FeatureSubject,
 		return nil, fmt.Errorf("%w: %w", ErrSubjects, err)
 	}
 	c.rep.OracleTime = time.Since(start)
-	for w := range opt.Walks {
-		c.walk = w
-		if err := c.walkOnce(ctx, rand.New(rand.NewPCG(opt.Seed, uint64(w))), opt.Steps); err != nil {
-			return c.rep, fmt.Errorf("crosscheck %s walk %d: %w", configurator.ModelName(m), w, err)
+	return c, nil
+}
+
+// ExhaustiveModel checks every set of decisions reachable by selecting,
+// one after another, features that some remaining configuration selects
+// (free or forced on), each set once: on a board, every placement
+// reachable by legal clicks. Each set is checked in depth with every
+// subject, through the session logic: the domains (and count, and
+// marginals), and the explanation of every forced feature (its reasons,
+// their minimality and parts, the room), against the oracle. It suits
+// models with few configurations, such as the boards up to 6×6.
+func ExhaustiveModel(ctx context.Context, m *feature.Model, subjects []FeatureSubject) (*ModelReport, error) {
+	c, err := newOracleChecker(m, subjects)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var visit func(ds []configurator.Decision) error
+	visit = func(ds []configurator.Decision) error {
+		selected := make([]int, len(ds))
+		for i, d := range ds {
+			selected[i] = d.Feature
 		}
-		c.rep.Walks++
+		slices.Sort(selected)
+		if key := fmt.Sprint(selected); seen[key] {
+			return nil
+		} else {
+			seen[key] = true
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		want := c.truth(ds)
+		c.rep.Visited++
+		for i := range c.subjects {
+			s, err := c.session(ctx, i, ds, want)
+			if err != nil {
+				return err
+			}
+			for f := range c.m.Features {
+				st := wantState(want, ds, f)
+				if s != nil && (st == configurator.ForcedOn || st == configurator.ForcedOff) && s.Domains().States[f] == st {
+					if err := c.checkExplain(ctx, i, s, f, want); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		c.settle()
+		for f := range c.m.Features {
+			if st := wantState(want, ds, f); st == configurator.Open || st == configurator.ForcedOn {
+				if err := visit(append(slices.Clone(ds), configurator.Decision{Feature: f, Select: true})); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if err := visit(nil); err != nil {
+		return c.rep, fmt.Errorf("crosscheck %s: %w", configurator.ModelName(m), err)
 	}
 	return c.rep, nil
 }

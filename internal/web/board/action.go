@@ -29,34 +29,6 @@ type Action struct {
 	Remove []configurator.Cell // remove, and the removals before a place
 }
 
-// ChangesState reports whether the action leads to a new board state,
-// whose address the browser's history should record.
-func (a Action) ChangesState() bool {
-	return a.Kind == Place || a.Kind == Remove || a.Kind == Complete || a.Kind == Show
-}
-
-// Label names the action in the timing panel: "+c5", "-a1 +c5", "why c5".
-func (a Action) Label() string {
-	switch a.Kind {
-	case Place:
-		if len(a.Remove) > 0 {
-			return "-" + configurator.FormatCells(a.Remove) + " +" + a.Cell.String()
-		}
-		return "+" + a.Cell.String()
-	case Remove:
-		return "-" + configurator.FormatCells(a.Remove)
-	case Why:
-		return "why " + a.Cell.String()
-	case Room:
-		return "room " + a.Cell.String()
-	case Complete:
-		return "complete"
-	case Refresh:
-		return "compiled"
-	}
-	return "show"
-}
-
 // ParseAction reads the action parameters of a request against its
 // state: place=c5, remove=a1,b3 (also together: make room, then place),
 // why=c5, room=c5, complete=1, refresh=1; none means show.

@@ -1,12 +1,12 @@
-// Package board is the board page's state as its address carries it:
-// /?n=8&q=a1,c5[&auto=c5]&backend=NAME[&order=col][&heat=1][&diagram=1].
-// The server keeps no session; the state is the session, so that the
-// browser's back and forward buttons are undo and redo and a link shares a
-// board. The package reads and writes the state, the action a click asks
-// for (place, remove, why, make room, complete), the timing trail the
-// page carries from click to click, and the lineup of backends the page
-// offers; its refusals are problems in words. It renders nothing and runs
-// nothing: the server steps, the views show.
+// Package board is a board's state as its shorthands carry it: the saved
+// address of a board, /?n=8&q=a1,c5[&auto=c5]&backend=NAME[&order=col]
+// [&heat=1][&diagram=1] with the action a click asked for (place, remove,
+// why, make room), which ModelHref turns into the one page's address of
+// the board as a model; and the board's state the JSON API's shorthand
+// and the variable orders' panel read (State). With it are the timing
+// trail the page carries from click to click and the lineup of backends
+// the server offers. Its refusals are problems in words. It renders
+// nothing and runs nothing: the server steps, the views show.
 package board
 
 import (

@@ -64,8 +64,6 @@ func Describe(err error) *Problem {
 	if errors.As(err, &he) {
 		return describeHTTP(he)
 	}
-	var inf *configurator.Infeasible
-	var ref *configurator.Refusal
 	var conflict *configurator.Conflict
 	var excluded *configurator.Excluded
 	var fe *feature.Error
@@ -74,17 +72,6 @@ func Describe(err error) *Problem {
 		return &Problem{Status: http.StatusUnprocessableEntity, Message: words.Sentence(err.Error()), Err: err}
 	case errors.As(err, &fe):
 		return &Problem{Status: ParseStatus(fe), Message: "The model does not read: " + fe.Error(), Err: err}
-	case errors.As(err, &ref) && ref.Why != nil:
-		return &Problem{Status: http.StatusUnprocessableEntity, Err: err, Message: fmt.Sprintf("%v is blocked: %s.", ref.Cell, ref.Why)}
-	case errors.As(err, &ref):
-		return &Problem{Status: http.StatusUnprocessableEntity, Err: err,
-			Message: fmt.Sprintf("%v is blocked: no remaining solution has a queen there.", ref.Cell)}
-	case errors.As(err, &inf) && inf.Attack != nil:
-		return &Problem{Status: http.StatusUnprocessableEntity, Err: err,
-			Message: fmt.Sprintf("No solution holds these queens: %v and %v attack each other.", inf.Attack[0], inf.Attack[1])}
-	case errors.As(err, &inf):
-		return &Problem{Status: http.StatusUnprocessableEntity, Err: err,
-			Message: fmt.Sprintf("No solution holds queens on %s together: there is no way to fill the remaining ranks.", configurator.ListCells(inf.Queens))}
 	}
 	for _, k := range known {
 		if errors.Is(err, k.err) {
@@ -115,10 +102,6 @@ var known = []struct {
 	{context.Canceled, http.StatusServiceUnavailable, 1, "The request was cancelled before it finished."},
 	{configurator.ErrTooLarge, http.StatusRequestEntityTooLarge, 0, "That board is too large for this backend."},
 	{configurator.ErrNoSolution, http.StatusUnprocessableEntity, 0, "No solution holds these queens together."},
-	{configurator.ErrBlocked, http.StatusUnprocessableEntity, 0, "That square is blocked: no remaining solution has a queen there."},
-	{configurator.ErrOccupied, http.StatusUnprocessableEntity, 0, "That square already holds your queen."},
-	{configurator.ErrNoQueen, http.StatusUnprocessableEntity, 0, "There is no queen of yours on that square."},
-	{configurator.ErrNotExplained, http.StatusUnprocessableEntity, 0, "That square is neither blocked nor forced, so there is nothing to explain."},
 	{configurator.ErrNotForced, http.StatusUnprocessableEntity, 0, "That feature is not forced, so there is nothing to explain."},
 	{configurator.ErrBoardsOnly, http.StatusBadRequest, 0, "This backend configures N-Queens boards only, not feature models; choose another backend."},
 }

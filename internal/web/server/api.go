@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
-	"math/rand/v2"
 	"mime"
 	"net/http"
 	"reflect"
@@ -16,9 +14,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/nqueens/configurator/configurator"
-	"github.com/nqueens/configurator/internal/web/board"
 	"github.com/nqueens/configurator/internal/web/problem"
-	"github.com/nqueens/configurator/internal/web/spaces"
 	"github.com/nqueens/configurator/internal/web/words"
 )
 
@@ -33,40 +29,6 @@ import (
 // apiError is the body of every API error.
 type apiError struct {
 	Error string `json:"error"`
-}
-
-// boardRequest is the part every API request shares.
-type boardRequest struct {
-	N       *int    `json:"n"`
-	Queens  [][]int `json:"queens"`
-	Backend string  `json:"backend"`
-	Order   string  `json:"order"`
-}
-
-// board returns the board of any request, explainRequest's included.
-func (r boardRequest) board() boardRequest { return r }
-
-// explainRequest adds the square to explain.
-type explainRequest struct {
-	boardRequest
-	Cell []int `json:"cell"`
-}
-
-// analyzeResponse is the answer of /analyze. Solutions is a decimal
-// string (counts outgrow JSON numbers); SolutionsAtLeast marks it as a
-// lower bound, and it is absent when the backend does not count.
-type analyzeResponse struct {
-	N                int      `json:"n"`
-	Backend          string   `json:"backend"`
-	Order            string   `json:"order"`
-	Queens           [][2]int `json:"queens"`
-	Forced           [][2]int `json:"forced"`
-	Blocked          [][2]int `json:"blocked"`
-	Free             [][2]int `json:"free"`
-	Solutions        string   `json:"solutions,omitempty"`
-	SolutionsAtLeast bool     `json:"solutions_at_least,omitempty"`
-	ElapsedMS        float64  `json:"elapsed_ms"`
-	Work             workJSON `json:"work"`
 }
 
 // workJSON is what the backend did to answer (configurator.Work): the
@@ -102,77 +64,8 @@ func newWorkJSON(sp any, w configurator.Work) workJSON {
 	return j
 }
 
-// explainResponse is the answer of /explain. Because, Kind and Text are
-// the first of Reasons, every subset-minimal set of the user's queens that
-// rules the square (the first configurator.MaxReasons, More when there are
-// more or the search ran out of time); Details says each in words, with
-// its proof by propagation when there is one. MakeRoom is a fewest set of
-// queens to remove to free a blocked square (null for a forced one, and
-// for a square no solution uses).
-//
-// MakeRoomAtLeast, when set, says MakeRoom is the smallest set the search
-// found within its bounds, which frees the square, and that a fewest set
-// has at least this many queens (as a feature model's make_room_at_least).
-type explainResponse struct {
-	Cell      [2]int       `json:"cell"`
-	State     string       `json:"state"`
-	Kind      string       `json:"kind"`
-	Because   [][2]int     `json:"because"`
-	Text      string       `json:"text"`
-	Reasons   [][][2]int   `json:"reasons"`
-	More      bool         `json:"more"`
-	Details   []reasonJSON `json:"details"`
-	MakeRoom  [][2]int     `json:"make_room"`
-	ElapsedMS float64      `json:"elapsed_ms"`
-
-	MakeRoomAtLeast int `json:"make_room_at_least,omitempty"`
-}
-
-// reasonJSON is one reason of /explain in words: its kind, the sentence
-// the page shows, and the proof the page gives: the steps of a proof by
-// propagation or by cases, or the solutions that hold the reason's queens
-// when there are few (both absent when only the backend's search refuted
-// it).
-type reasonJSON struct {
-	Kind      string     `json:"kind"`
-	Text      string     `json:"text"`
-	Proof     []string   `json:"proof,omitempty"`
-	Solutions [][][2]int `json:"solutions,omitempty"`
-}
-
-// newExplainResponse writes an explanation for the API.
-func newExplainResponse(ex *configurator.Explanation, took time.Duration) explainResponse {
-	resp := explainResponse{Cell: [2]int{ex.Cell.Row, ex.Cell.Col}, State: ex.State.String(), Kind: ex.Reason.String(),
-		Because: pairs(ex.Because), Text: ex.String(), Reasons: [][][2]int{}, More: ex.More, Details: []reasonJSON{}, ElapsedMS: ms(took)}
-	for _, r := range ex.Reasons {
-		resp.Reasons = append(resp.Reasons, pairs(r.Queens))
-		d := reasonJSON{Kind: r.Reason.String(), Text: r.String()}
-		for _, st := range r.Proof {
-			d.Proof = append(d.Proof, st.String())
-		}
-		if r.Split != nil {
-			d.Proof = r.Split.Lines()
-		}
-		for _, sol := range r.Solutions {
-			d.Solutions = append(d.Solutions, pairs(sol))
-		}
-		resp.Details = append(resp.Details, d)
-	}
-	if ex.Room != nil {
-		resp.MakeRoom, resp.MakeRoomAtLeast = pairs(ex.Room), ex.RoomAtLeast
-	}
-	return resp
-}
-
-// completeResponse is the answer of /complete.
-type completeResponse struct {
-	N         int      `json:"n"`
-	Backend   string   `json:"backend"`
-	Queens    [][2]int `json:"queens"`
-	Solution  [][2]int `json:"solution"`
-	ElapsedMS float64  `json:"elapsed_ms"`
-}
-
+// apiAnalyze is POST /api/v1/analyze: a model's request (its "model"
+// field) or a board's shorthand.
 func (s *Server) apiAnalyze(c echo.Context) error {
 	body, err := readJSON(c)
 	if err != nil {
@@ -181,38 +74,10 @@ func (s *Server) apiAnalyze(c echo.Context) error {
 	if hasField(body, "model") {
 		return s.apiAnalyzeModel(c, body)
 	}
-	var req boardRequest
-	if err := decodeJSON(body, &req); err != nil {
-		return err
-	}
-	st, backend, err := s.apiState(req)
-	if err != nil {
-		return err
-	}
-	e, o, err := s.apiApply(c, backend, st, board.Action{Kind: board.Show}, nil)
-	if err != nil {
-		return err
-	}
-	resp := analyzeResponse{N: st.N, Backend: backend, Order: e.Key.Order.String(), Queens: pairs(st.Queens),
-		Forced: [][2]int{}, Blocked: [][2]int{}, Free: [][2]int{}, ElapsedMS: ms(o.took), Work: newWorkJSON(e.Space, configurator.Work{})}
-	if o.Unsolvable {
-		for v := range st.N * st.N {
-			resp.Blocked = append(resp.Blocked, [2]int{v / st.N, v % st.N})
-		}
-		resp.Solutions = "0"
-		return c.JSON(http.StatusOK, resp)
-	}
-	a := o.Session.Analysis()
-	resp.Work = newWorkJSON(e.Space, a.Work)
-	resp.Forced = pairs(a.In(configurator.Forced))
-	resp.Blocked = pairs(a.In(configurator.Blocked))
-	resp.Free = pairs(a.In(configurator.Free))
-	if a.Solutions != nil {
-		resp.Solutions, resp.SolutionsAtLeast = a.Solutions.String(), a.AtLeast
-	}
-	return c.JSON(http.StatusOK, resp)
+	return s.apiAnalyzeBoard(c, body)
 }
 
+// apiExplain is POST /api/v1/explain: a model's request or a board's.
 func (s *Server) apiExplain(c echo.Context) error {
 	body, err := readJSON(c)
 	if err != nil {
@@ -221,28 +86,10 @@ func (s *Server) apiExplain(c echo.Context) error {
 	if hasField(body, "model") {
 		return s.apiExplainModel(c, body)
 	}
-	var req explainRequest
-	if err := decodeJSON(body, &req); err != nil {
-		return err
-	}
-	st, backend, err := s.apiState(req.board())
-	if err != nil {
-		return err
-	}
-	if req.Cell == nil {
-		return problem.New(http.StatusBadRequest, "Say which square to explain: \"cell\": [row, col].")
-	}
-	cell, err := apiCell(req.Cell, st.N, "cell")
-	if err != nil {
-		return err
-	}
-	_, o, err := s.apiApply(c, backend, st, board.Action{Kind: board.Why, Cell: cell}, nil)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, newExplainResponse(o.Explanation, o.took))
+	return s.apiExplainBoard(c, body)
 }
 
+// apiComplete is POST /api/v1/complete: a model's request or a board's.
 func (s *Server) apiComplete(c echo.Context) error {
 	body, err := readJSON(c)
 	if err != nil {
@@ -251,116 +98,7 @@ func (s *Server) apiComplete(c echo.Context) error {
 	if hasField(body, "model") {
 		return s.apiCompleteModel(c, body)
 	}
-	var req boardRequest
-	if err := decodeJSON(body, &req); err != nil {
-		return err
-	}
-	st, backend, err := s.apiState(req)
-	if err != nil {
-		return err
-	}
-	_, o, err := s.apiApply(c, backend, st, board.Action{Kind: board.Complete}, newRand())
-	if err != nil {
-		return err
-	}
-	sol := o.Session.Queens()
-	slices.SortFunc(sol, func(a, b configurator.Cell) int { return a.Row - b.Row })
-	return c.JSON(http.StatusOK, completeResponse{N: st.N, Backend: backend, Queens: pairs(st.Queens), Solution: pairs(sol), ElapsedMS: ms(o.took)})
-}
-
-// apiApply finds (or compiles) the space of a checked board and applies act
-// to it: the step every API route takes.
-func (s *Server) apiApply(c echo.Context, backend string, st board.State, act board.Action, rng *rand.Rand) (*spaces.Space, outcome, error) {
-	e, err := s.apiSpace(c, backend, st)
-	if err != nil {
-		return nil, outcome{}, err
-	}
-	o, err := s.apply(c.Request().Context(), e, st, act, rng)
-	return e, o, err
-}
-
-// readBoard decodes the request's body into req and checks the board it
-// holds, as apiState does.
-func (s *Server) readBoard(c echo.Context, req interface{ board() boardRequest }) (board.State, string, error) {
-	if err := decode(c, req); err != nil {
-		return board.State{}, "", err
-	}
-	return s.apiState(req.board())
-}
-
-// apiState checks a request's board: the size against the limits (400
-// out of range, 413 beyond the backend), the backend and order names, and
-// the queens (on the board, no duplicates).
-func (s *Server) apiState(req boardRequest) (board.State, string, error) {
-	st := s.lineup.Default()
-	backend := string(st.Mode)
-	if req.Backend != "" {
-		m, ok := s.lineup.ParseMode(req.Backend)
-		if !ok || m == board.All {
-			return st, "", problem.New(http.StatusBadRequest, "%s is not a backend: use %s.", words.Quote(req.Backend), s.lineup.Choices(false, true))
-		}
-		backend = string(m)
-	}
-	st.Mode = board.Mode(backend)
-	if req.N == nil {
-		return st, "", problem.New(http.StatusBadRequest, "Say the board size: \"n\" is required, a whole number from 1 to %d.", s.lineup.MaxN(backend))
-	}
-	n := *req.N
-	if n < 1 || n > configurator.MaxN {
-		return st, "", problem.New(http.StatusBadRequest, "\"n\" is %d; it must be from 1 to %d.", n, s.lineup.MaxN(backend))
-	}
-	if n > s.lineup.MaxN(backend) {
-		return st, "", s.lineup.TooLarge(n, st.Mode)
-	}
-	st.N = n
-	if req.Order != "" {
-		o, err := configurator.ParseOrder(strings.ToLower(req.Order))
-		if err != nil {
-			return st, "", problem.New(http.StatusBadRequest, "%s is not a variable order: use \"row\", \"col\", \"diag\" or \"middle\".", words.Quote(req.Order))
-		}
-		st.Order = o
-	}
-	if len(req.Queens) > n*n {
-		return st, "", problem.New(http.StatusBadRequest, "%d queens cannot fit on the %d squares of a %d×%d board.", len(req.Queens), n*n, n, n)
-	}
-	for i, q := range req.Queens {
-		c, err := apiCell(q, n, fmt.Sprintf("queens[%d]", i))
-		if err != nil {
-			return st, "", err
-		}
-		if slices.Contains(st.Queens, c) {
-			return st, "", problem.New(http.StatusBadRequest, "queens[%d] is [%d,%d] again: each square may hold one queen.", i, c.Row, c.Col)
-		}
-		st.Queens = append(st.Queens, c)
-	}
-	if len(st.Queens) > n {
-		return st, "", problem.New(http.StatusUnprocessableEntity, "A solution on a %d×%d board has %d queens; the request places %d.", n, n, n, len(st.Queens))
-	}
-	return st, backend, nil
-}
-
-// apiCell checks one [row, col] pair.
-func apiCell(p []int, n int, what string) (configurator.Cell, error) {
-	if len(p) != 2 {
-		return configurator.Cell{}, problem.New(http.StatusBadRequest, "%s must be a pair [row, col], not %d numbers.", what, len(p))
-	}
-	c := configurator.Cell{Row: p[0], Col: p[1]}
-	if c.Row < 0 || c.Row >= n || c.Col < 0 || c.Col >= n {
-		return c, problem.New(http.StatusBadRequest, "%s is [%d,%d], off the %d×%d board (rows and columns count from 0 to %d).", what, c.Row, c.Col, n, n, n-1)
-	}
-	return c, nil
-}
-
-// apiSpace returns the compiled space, waiting for a compile as long as
-// the request's deadline allows.
-func (s *Server) apiSpace(c echo.Context, backend string, st board.State) (*spaces.Space, error) {
-	ctx := c.Request().Context()
-	k := s.key(backend, st)
-	e, err := s.space(ctx, k)
-	if err != nil {
-		return nil, s.compileProblem(ctx, k, err)
-	}
-	return e, nil
+	return s.apiCompleteBoard(c, body)
 }
 
 // decode reads a JSON request body strictly: sent as application/json,

@@ -122,9 +122,7 @@ func (s *Server) apiDiagram(c echo.Context) error {
 	g, err := gr.Graph(ctx, st.Queens, gv, maxGraphNodes)
 	if errors.Is(err, configurator.ErrNoSolution) {
 		// The session says why: two queens that attack, say.
-		if _, serr := configurator.NewSession(ctx, e.Space, st.Queens); serr != nil {
-			err = serr
-		}
+		err = boardConflict(ctx, e.Space, st.Queens, err)
 	}
 	if err != nil {
 		return err

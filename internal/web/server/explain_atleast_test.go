@@ -71,12 +71,18 @@ func TestModelExplainAtLeast(t *testing.T) {
 // explanation whose room is not proved a fewest gives make_room_at_least,
 // and one that is gives none.
 func TestExplainResponseAtLeast(t *testing.T) {
+	bm, err := configurator.New(8, configurator.RowMajor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	queen := func(r, c int) configurator.Decision {
+		return configurator.Decision{Feature: bm.Var(configurator.Cell{Row: r, Col: c}), Select: true}
+	}
 	for _, least := range []int{0, 2} {
-		ex := &configurator.Explanation{Cell: configurator.Cell{Row: 6, Col: 3}, State: configurator.Blocked,
-			Reasons: []configurator.Cause{{Reason: configurator.NoCompletion, Queens: []configurator.Cell{{Row: 0, Col: 0}, {Row: 4, Col: 1}}}},
-			Room:    []configurator.Cell{{Row: 0, Col: 0}, {Row: 4, Col: 1}, {Row: 2, Col: 2}}, RoomAtLeast: least}
-		ex.Reason, ex.Because = ex.Reasons[0].Reason, ex.Reasons[0].Queens
-		b, err := json.Marshal(newExplainResponse(ex, 0))
+		ex := &configurator.FeatureExplanation{Feature: bm.Var(configurator.Cell{Row: 6, Col: 3}), State: configurator.ForcedOff,
+			Reasons: []configurator.FeatureReason{{Decisions: []configurator.Decision{queen(0, 0), queen(4, 1)}}},
+			Room:    []configurator.Decision{queen(0, 0), queen(4, 1), queen(2, 2)}, RoomAtLeast: least}
+		b, err := json.Marshal(newExplainResponse(bm, ex, 0))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -138,12 +138,13 @@ func (m *metrics) compiled(backend string, took time.Duration, err error) {
 	m.compiles.WithLabelValues(backend, result).Observe(took.Seconds())
 }
 
-// stepped records one step on a backend that answered: its time and the
-// solver calls behind its analysis.
-func (m *metrics) stepped(backend string, o *outcome) {
-	m.analyses.WithLabelValues(backend).Observe(o.took.Seconds())
-	if o.Session != nil {
-		m.solverCalls.WithLabelValues(backend).Observe(float64(o.Session.Analysis().Work.SolverCalls))
+// opened records the opening of one session of the API on a backend,
+// answered or not: its time and, when it answered, the solver calls
+// behind its domains (work).
+func (m *metrics) opened(backend string, took time.Duration, work *configurator.Work) {
+	m.analyses.WithLabelValues(backend).Observe(took.Seconds())
+	if work != nil {
+		m.solverCalls.WithLabelValues(backend).Observe(float64(work.SolverCalls))
 	}
 }
 

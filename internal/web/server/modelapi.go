@@ -359,29 +359,40 @@ func (s *Server) openModel(c echo.Context, req modelRequest) (*modelSession, err
 		}
 		return nil, s.modelProblem(id, backend, err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.deadline(backend))
-	release := func() {}
-	if a, ok := sp.FeatureSpace.(configurator.Admitter); ok {
-		if release, err = a.Admit(ctx); err != nil {
-			cancel()
-			return nil, modelWorkProblem(ctx, backend, err)
-		}
+	return s.openSession(ctx, &modelSession{id: id, backend: backend, model: m, decisions: ds, compiled: sp.Took}, sp.FeatureSpace)
+}
+
+// openSession opens mo's session on sp, the space of its model, in the
+// backend's turn and under its deadline: the step the model requests and
+// the board's shorthand share. Decisions that no configuration keeps give
+// a *conflictError. The caller calls mo.done when it has finished.
+func (s *Server) openSession(parent context.Context, mo *modelSession, sp configurator.FeatureSpace) (*modelSession, error) {
+	ctx, cancel := context.WithTimeout(parent, s.deadline(mo.backend))
+	release, err := configurator.Admit(ctx, sp)
+	if err != nil {
+		cancel()
+		return nil, modelWorkProblem(ctx, mo.backend, err)
 	}
-	mo := &modelSession{id: id, backend: backend, model: m, decisions: ds, compiled: sp.Took, ctx: ctx, done: func() { release(); cancel() }}
+	mo.ctx, mo.done = ctx, func() { release(); cancel() }
 	start := time.Now()
-	mo.session, err = configurator.NewFeatureSession(ctx, sp.FeatureSpace, ds)
+	mo.session, err = configurator.NewFeatureSession(ctx, sp, mo.decisions)
 	mo.took = time.Since(start)
+	var work *configurator.Work
+	if mo.session != nil {
+		work = &mo.session.Domains().Work
+	}
+	s.metrics.opened(mo.backend, mo.took, work)
 	var conflict *configurator.Conflict
 	switch {
 	case errors.As(err, &conflict):
 		mo.done()
-		return nil, &conflictError{body: newConflictJSON(m, conflict), err: err}
+		return nil, &conflictError{body: newConflictJSON(mo.model, conflict), err: err}
 	case err != nil:
 		mo.done()
-		if c.Request().Context().Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			s.missed.note(id, backend, time.Now())
+		if parent.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			s.missed.note(mo.id, mo.backend, time.Now())
 		}
-		return nil, modelWorkProblem(ctx, backend, err)
+		return nil, modelWorkProblem(ctx, mo.backend, err)
 	}
 	return mo, nil
 }

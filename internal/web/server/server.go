@@ -10,10 +10,9 @@
 // The server owns the routes, the handlers and the step: a handler reads
 // the state from the address (packages modelstate and board), takes the
 // compiled spaces of its mode from the store of models (package models),
-// whose built-in boards, like the board page's, come from the one cache of
-// compiled boards (package spaces), makes its calls into the session
-// (configurator.FeatureSession; the board page's configurator.Session) on
-// each backend, and hands what it got to the views (package view), which
+// whose built-in boards, like the board API's, come from the one cache of
+// compiled boards (package spaces), makes its calls into the one session
+// (configurator.FeatureSession) on each backend, and hands what it got to the views (package view), which
 // render it. The HTTP guard (package guard) stands in front of every
 // route; errors reach people as problems (package problem). The server
 // imports no backend: what it offers of each follows from the backend's
@@ -24,11 +23,13 @@
 // listeners); routes.go (the routes, the middleware, the error handler);
 // modelpage.go and modelapi.go (the model page and the model API, the
 // built-in boards included), modeldiagram.go (a model's diagram); boards.go
-// (the store's boards served from the cache of boards); pages.go and api.go
-// (the board page and the board API's {"n","queens"} forms), orders.go and
-// diagram.go (the order panel and the board's diagram, page and API);
-// step.go (one click on every backend of a mode, and the facts the views
-// are handed); respond.go (rendering, logging failures); servertiming.go,
+// (the store's boards served from the cache of boards); pages.go (a
+// board's saved address sent to the one page); api.go (the API's JSON
+// plumbing and its routes' dispatch) and boardapi.go (the board's
+// {"n","queens"} shorthand, answered by the model API's session and
+// written in the board's words); orders.go and diagram.go (the order panel
+// and the board's diagram, page and API); step.go (how a compile's
+// refusal or progress is worded); respond.go (rendering, logging failures); servertiming.go,
 // metrics.go and debug.go.
 package server
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
@@ -17,21 +16,6 @@ import (
 	"github.com/nqueens/configurator/internal/web/spaces"
 	"github.com/nqueens/configurator/internal/web/words"
 )
-
-// outcome is one backend's answer to one request of the board's API: the
-// session's answer, the space it came from and how long it took.
-type outcome struct {
-	Backend string
-	// Session is the session after the action, nil when it failed or the
-	// board has no solution at all (Unsolvable: N = 2, 3).
-	Session    *configurator.Session
-	Unsolvable bool
-	// Explanation and Room are what Why? or Make room said.
-	Explanation *configurator.Explanation
-	Room        []configurator.Cell
-	entry       *spaces.Space
-	took        time.Duration // the whole request on this backend
-}
 
 // compileProblem words a failed compile.
 func (s *Server) compileProblem(ctx context.Context, k spaces.Key, err error) error {
@@ -133,100 +117,6 @@ func crowdedProblem(e *spaces.Crowded) *problem.Problem {
 func (s *Server) loading(k spaces.Key) (configurator.SpaceFile, bool) {
 	f, ok := s.lineup.File(k.Backend, k.N, k.Order)
 	return f, ok && f.Path != ""
-}
-
-// apply runs an action on one backend, under that backend's deadline and
-// in its turn (configurator.Admit), with one call into the session.
-func (s *Server) apply(ctx context.Context, e *spaces.Space, st board.State, act board.Action, rng *rand.Rand) (o outcome, err error) {
-	ctx, cancel := context.WithTimeout(ctx, s.deadline(e.Key.Backend))
-	defer cancel()
-	o = outcome{Backend: e.Key.Backend, entry: e}
-	done, err := configurator.Admit(ctx, e.Space)
-	if err != nil {
-		return o, err
-	}
-	defer done()
-	s.spaces.Use(e)
-	sp := e.Space
-	start := time.Now()
-	defer func() {
-		o.took = time.Since(start)
-		s.metrics.stepped(e.Key.Backend, &o)
-	}()
-	switch act.Kind {
-	case board.Show, board.Refresh:
-		o.Session, err = configurator.NewSession(ctx, sp, st.Queens)
-		if len(st.Queens) == 0 && errors.Is(err, configurator.ErrNoSolution) {
-			o.Unsolvable, err = true, nil
-		}
-	case board.Place:
-		o.Session, err = configurator.Play(ctx, sp, st.Queens, act.Remove, &act.Cell)
-	case board.Remove:
-		o.Session, err = configurator.Play(ctx, sp, st.Queens, act.Remove, nil)
-	case board.Why, board.Room, board.Complete:
-		o.Session, err = configurator.NewSession(ctx, sp, st.Queens)
-		if err != nil {
-			if len(st.Queens) == 0 && errors.Is(err, configurator.ErrNoSolution) {
-				return o, problem.New(http.StatusUnprocessableEntity, "A %d×%d board has no solution at all, so there is nothing to explain or complete.", st.N, st.N)
-			}
-			return o, err
-		}
-		switch act.Kind {
-		case board.Why:
-			o.Explanation, err = o.Session.Explain(ctx, act.Cell)
-		case board.Room:
-			// The reasons come with the room, so that the panel says
-			// which reason each removal breaks; MakeRoom says why there
-			// is no room to make (a forced square, one no solution uses).
-			o.Explanation, err = o.Session.Explain(ctx, act.Cell)
-			if err == nil && o.Explanation.Room != nil {
-				o.Room = o.Explanation.Room
-			} else if err == nil || errors.Is(err, configurator.ErrNotExplained) {
-				o.Explanation = nil
-				o.Room, err = o.Session.MakeRoom(ctx, act.Cell)
-			}
-		case board.Complete:
-			err = o.Session.Complete(ctx, rng)
-		}
-	}
-	return o, actionProblem(o.Session, st, act, err)
-}
-
-// actionProblem words the errors of an action that name its squares (a
-// square taken, a queen not there, a square that needs no explanation);
-// problem.Describe words every other.
-func actionProblem(sess *configurator.Session, st board.State, act board.Action, err error) error {
-	switch {
-	case errors.Is(err, configurator.ErrOccupied):
-		return &problem.Problem{Status: http.StatusUnprocessableEntity, Err: err, Message: fmt.Sprintf("%v already holds your queen.", act.Cell)}
-	case errors.Is(err, configurator.ErrNoQueen):
-		for _, c := range act.Remove {
-			if !slices.Contains(st.Queens, c) {
-				return &problem.Problem{Status: http.StatusUnprocessableEntity, Err: err, Message: fmt.Sprintf("There is no queen of yours on %v to remove.", c)}
-			}
-		}
-	case errors.Is(err, configurator.ErrNotExplained) && sess != nil:
-		return notExplained(sess, act, err)
-	}
-	return err
-}
-
-// notExplained words Why? or Make room on a square that needs no reason.
-func notExplained(sess *configurator.Session, act board.Action, err error) error {
-	verb := "Why?"
-	if act.Kind == board.Room {
-		verb = "Make room"
-	}
-	p := &problem.Problem{Status: http.StatusUnprocessableEntity, Err: err}
-	switch sess.Analysis().At(act.Cell) {
-	case configurator.Queen:
-		p.Message = fmt.Sprintf("%v holds your own queen; %s applies to blocked squares.", act.Cell, verb)
-	case configurator.Forced:
-		p.Message = fmt.Sprintf("%v holds a forced queen, which is not in the way; Make room applies to blocked squares.", act.Cell)
-	default:
-		p.Message = fmt.Sprintf("%v is free: a queen can go there, so there is nothing to explain.", act.Cell)
-	}
-	return p
 }
 
 // newRand returns a generator for Complete, seeded afresh per request.
