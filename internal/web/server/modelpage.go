@@ -184,7 +184,7 @@ func pageProblem(err error) error {
 			Message: "This server has no such model: it may have been forgotten to make room for others. Open it again from its file."}
 	case errors.Is(err, configurator.ErrTooLarge):
 		if p := (*problem.Problem)(nil); errors.As(err, &p) {
-			return p // a board's, in the board's words (boardSpaces)
+			return p // a board's, in the board's words (featureSpace)
 		}
 		// The backend's own words say which of its bounds the model passes.
 		return &problem.Problem{Status: http.StatusRequestEntityTooLarge, Message: words.Sentence(err.Error()), Err: err}
@@ -264,7 +264,7 @@ func (s *Server) modelStep(ctx context.Context, before, st modelstate.State, act
 	r := &view.ModelStep{State: st, Act: act, Model: m}
 	type compiled struct {
 		name string
-		sp   *models.Space
+		sp   *spaces.Space
 	}
 	var answering []compiled
 	var refused []view.ModelRun
@@ -403,7 +403,7 @@ func (s *Server) modelStep(ctx context.Context, before, st modelstate.State, act
 // changed is what a step did: the domains after it against those of the
 // state before it, remembered or asked of the leading backend again; nil
 // when the state before cannot be classified (a hand-made address).
-func (s *Server) changed(ctx context.Context, backend string, sp *models.Space, id string, m *feature.Model, before modelstate.State, after *configurator.Domains) *configurator.Changes {
+func (s *Server) changed(ctx context.Context, backend string, sp *spaces.Space, id string, m *feature.Model, before modelstate.State, after *configurator.Domains) *configurator.Changes {
 	ds, err := configurator.ParseDecisions(m, before.Select, before.Deselect)
 	if err != nil {
 		return nil
@@ -522,13 +522,14 @@ func (e *stillCompiling) Unwrap() error { return e.err }
 // modelSpace is a backend's space of the model, waited for at most the
 // page's quick wait from the compile's start (a step that finds the
 // compile running waits only what is left of it): a longer compile goes
-// on (for as long as the store lets a compile nobody waits for run, and
+// on (for as long as the cache lets a compile nobody waits for run, and
 // each step asks again) while the backends that are ready answer, and
 // the page says so. A person never waits on one backend's compile for a
 // page.
-func (s *Server) modelSpace(ctx context.Context, id, backend string) (*models.Space, error) {
+func (s *Server) modelSpace(ctx context.Context, id, backend string) (*spaces.Space, error) {
+	k := s.modelKey(id, backend)
 	wait := s.cfg.QuickWait
-	if since, running := s.models.Compiling(id, backend); running && ctx.Value(askingAgain{}) == nil {
+	if since, running := s.spaces.Compiling(k); running && ctx.Value(askingAgain{}) == nil {
 		// Asking joins the compile (so that it goes on while the page is
 		// open); two people who open a board at once both wait the few
 		// milliseconds of its compile, and a step on a page that waits
@@ -537,12 +538,12 @@ func (s *Server) modelSpace(ctx context.Context, id, backend string) (*models.Sp
 	}
 	qctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	sp, err := s.models.Space(qctx, id, backend)
+	sp, err := s.featureSpace(qctx, id, backend)
 	if err != nil && ctx.Err() == nil && qctx.Err() != nil {
-		if since, ok := s.models.Compiling(id, backend); ok {
+		if since, ok := s.spaces.Compiling(k); ok {
 			sc := &stillCompiling{since: since, err: err}
-			if n, ok := models.Board(id); ok {
-				sc.what = s.underWay(s.spaces.Key(backend, n, configurator.RowMajor))
+			if k.Model == "" {
+				sc.what = s.underWay(k)
 			}
 			return nil, sc
 		}
