@@ -351,8 +351,8 @@ func (s *Server) openModel(c echo.Context, req modelRequest) (*modelSession, err
 	}
 	sp, err := s.featureSpace(ctx, id, backend)
 	if err != nil {
-		if since, ok := s.spaces.Compiling(s.modelKey(id, backend)); ok && ctx.Err() != nil {
-			return nil, problem.Retry(5, err, "The model is still being compiled with %s (for %s so far); try again in a few seconds.", backend, words.Since(since))
+		if sc, ok := s.stillCompiling(s.modelKey(id, backend), err); ok && ctx.Err() != nil {
+			return nil, sc.problem()
 		}
 		return nil, s.modelProblem(id, backend, err)
 	}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/nqueens/configurator/configurator"
-	"github.com/nqueens/configurator/configurator/bytesize"
 	"github.com/nqueens/configurator/configurator/feature"
 	"github.com/nqueens/configurator/internal/web/board"
 	"github.com/nqueens/configurator/internal/web/models"
@@ -483,42 +482,6 @@ func (s *Server) modelsPage(c echo.Context) error {
 // for it (spaces.Cache).
 type askingAgain struct{}
 
-// stillCompiling is a backend whose compile of the model outlasts the
-// page's quick wait, since when it runs and, for a board, what it is
-// doing (underWay).
-type stillCompiling struct {
-	since time.Time
-	what  string // "" for a compile of a model
-	err   error  // the quick wait's end
-}
-
-func (e *stillCompiling) Error() string {
-	what := "compiling the model"
-	if e.what != "" {
-		what = e.what
-	}
-	return "still " + what + " (for " + words.Since(e.since) + " so far)"
-}
-
-// underWay says in a board's words what the cache is doing to make k's
-// space: loading it from its compiled file, compiling it, counting its
-// empty board or computing the answers it keeps.
-func (s *Server) underWay(k spaces.Key) string {
-	space := fmt.Sprintf("the %d×%d board", k.N, k.N)
-	if _, ok := s.spaces.Counting(k); ok {
-		return "counting all the solutions of " + space
-	}
-	if _, ok := s.spaces.Settling(k); ok {
-		return "computing the answers " + space + " keeps for the first clicks"
-	}
-	if f, ok := s.loading(k); ok {
-		return fmt.Sprintf("loading %s from its compiled file of %s", space, bytesize.Format(f.Bytes))
-	}
-	return "compiling " + space
-}
-
-func (e *stillCompiling) Unwrap() error { return e.err }
-
 // modelSpace is a backend's space of the model, waited for at most the
 // page's quick wait from the compile's start (a step that finds the
 // compile running waits only what is left of it): a longer compile goes
@@ -540,18 +503,14 @@ func (s *Server) modelSpace(ctx context.Context, id, backend string) (*spaces.Sp
 	defer cancel()
 	sp, err := s.featureSpace(qctx, id, backend)
 	if err != nil && ctx.Err() == nil && qctx.Err() != nil {
-		if since, ok := s.spaces.Compiling(k); ok {
-			sc := &stillCompiling{since: since, err: err}
-			if k.Model == "" {
-				sc.what = s.underWay(k)
-			}
+		if sc, ok := s.stillCompiling(k, err); ok {
 			return nil, sc
 		}
 	}
 	if errors.Is(err, spaces.ErrNoWork) {
-		// A HEAD request starts no heavy compile of a board: it answers
-		// as a GET would once the compile outlasts its quick wait.
-		return nil, &stillCompiling{since: time.Now(), err: err}
+		// A HEAD request starts no heavy compile: it answers as a GET
+		// would once the compile outlasts its quick wait.
+		return nil, &stillCompiling{k: k, since: time.Now(), err: err}
 	}
 	return sp, err
 }
@@ -560,12 +519,7 @@ func (s *Server) modelSpace(ctx context.Context, id, backend string) (*spaces.Sp
 func fallbackNote(backend, instead string, err error) string {
 	b, i := strings.ToUpper(backend), strings.ToUpper(instead)
 	if sc := (*stillCompiling)(nil); errors.As(err, &sc) {
-		what := "compiling this model"
-		if sc.what != "" {
-			what = sc.what
-		}
-		return fmt.Sprintf("%s is still %s (for %s so far): %s answers meanwhile, and the page asks %s again every few seconds, by itself, until it answers.",
-			b, what, words.Since(sc.since), i, b)
+		return sc.note(backend, instead)
 	}
 	if errors.Is(err, configurator.ErrBoardsOnly) {
 		return fmt.Sprintf("%s configures N-Queens boards only, not feature models: %s answers this model instead.", b, i)
