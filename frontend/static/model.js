@@ -108,6 +108,12 @@
     if (b && !b.disabled) { b.click(); }
   }
   document.addEventListener('htmx:beforeSend', function (ev) { if (steps(ev)) { inFlight++; } });
+  // The page's own asking again while a backend compiles (every two
+  // seconds) waits for a person's step in flight: it would replace it.
+  document.addEventListener('htmx:beforeRequest', function (ev) {
+    var elt = ev.target;
+    if (inFlight && elt && elt.closest && elt.closest('[data-poll]')) { ev.preventDefault(); }
+  });
   // The answer has settled when its request ends (htmx ends it after
   // the settle).
   ['htmx:afterRequest', 'htmx:sendAbort'].forEach(function (name) {

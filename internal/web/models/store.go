@@ -6,21 +6,17 @@
 // by ID after a restart; a file there that does not hash to its name, or
 // does not parse, is refused and removed, never trusted.
 //
-// Per model and backend the store holds the compiled feature space: one
-// compile however many requests ask for it at once (they wait for it; the
-// compile ends when the last of them gives up), at most Config.Slots
-// compiles at a time on each backend, in a lane apart from the parses of
-// uploads, each within Config.Deadline and holding, while it runs, what it
-// may take of the server's one memory bound (Config.Memory). What the
-// store holds in memory (parsed models and their spaces) is bounded by
-// Config.Bytes, each charged a bound of what it holds: the models used
-// least recently give way, and are read again from the directory when
-// asked for. Like the rest of the server, the store keeps
-// no person's decisions: they come with every request.
+// The store holds models, not their compiled spaces, which the server's
+// one cache of compiled spaces (package spaces) compiles and holds for
+// boards and models alike, reading the models from the store. The parsed
+// models the store holds in memory are bounded by Config.Bytes, each
+// charged a bound of what it holds (Bytes): the models used least
+// recently give way, and are read again from the directory when asked
+// for. Like the rest of the server, the store keeps no person's
+// decisions: they come with every request.
 //
 // The package knows nothing of HTTP; its errors are values (ErrNotFound,
-// *feature.Error, configurator.ErrBoardsOnly, ...) that the
-// server words.
+// *feature.Error, *QuotaError, ...) that the server words.
 package models
 
 import (
@@ -55,8 +51,6 @@ var (
 	ErrNotFound = errors.New("no such model")
 	// ErrTooBig: a model file of more than MaxSize bytes.
 	ErrTooBig = errors.New("model file too large")
-	// ErrNoBackend: a backend the store was not given.
-	ErrNoBackend = errors.New("no such backend")
 	// ErrName: a file's name that cannot name a model (see
 	// feature.NameFault).
 	ErrName = errors.New("the file's name cannot name a model")
@@ -67,11 +61,10 @@ type Config struct {
 	// Dir is the directory that keeps uploaded models across restarts;
 	// "" keeps them in memory only (forgotten when they give way).
 	Dir string
-	// Bytes bounds the parsed models and compiled spaces held in memory,
-	// each charged a bound of what it holds (a model by its features,
-	// names, groups, constraints and clauses, never by its file's size; a
-	// space by its own figure when it reports one); the bundled examples
-	// are always held.
+	// Bytes bounds the parsed models held in memory, each charged a
+	// bound of what it holds (a model by its features, names, groups,
+	// constraints and clauses, never by its file's size: see Bytes); the
+	// bundled examples are always held.
 	Bytes int64
 	// DiskBytes bounds the files kept in Dir, every file of the store
 	// counted (a model's, its name's, a write's under way); DiskModels
@@ -93,47 +86,8 @@ type Config struct {
 	Receiving int64
 	// MaxFeatures is the most features a model may have; 0: no bound.
 	MaxFeatures int
-	// Deadline bounds one compile, whoever waits for it; 0: none.
-	Deadline time.Duration
-	// Grace is how long a compile goes on once no request waits for it,
-	// so that a compile longer than a request's deadline finishes for the
-	// requests that come back; 0: it ends at once.
-	Grace time.Duration
-	// Slots is the number of parses that run at once, and of compiles on
-	// each backend: parses and the compiles of each backend have lanes of
-	// their own, so that an upload never waits behind a compile, nor a
-	// compile on one backend behind another's.
+	// Slots is the number of parses that run at once.
 	Slots int
-	// Memory, when not nil, is the server's one memory bound, in which a
-	// model's compile reserves, while it runs, what it may take (its
-	// backend's Budgets up to Bytes, or else a bound from its model), as a
-	// board's compile does; a compile waits for room there.
-	Memory Memory
-	// Budgets are, by backend name, the most memory one compile on the
-	// backend may take (a BDD's node budget); a backend without one is
-	// charged a bound from its model.
-	Budgets map[string]int64
-	// Boards serves the spaces of the built-in boards (BoardID) from the
-	// server's one cache of boards; nil: the store compiles them itself,
-	// as it does every model.
-	Boards Boards
-}
-
-// Boards is where the store takes the spaces of the built-in boards, the
-// N-Queens models queens-1 to queens-MaxBoard: the web server's cache of
-// compiled boards, so that a board asked for as a model and as a board is
-// compiled once and held once, with that cache's lanes, progress and saved
-// files. Its methods are those of Store for board n.
-type Boards interface {
-	Space(ctx context.Context, n int, backend string) (*Space, error)
-	Compiling(n int, backend string) (since time.Time, ok bool)
-}
-
-// Memory is the server's one memory bound (spaces.Cache.Reserve).
-type Memory interface {
-	// Reserve waits until bytes fit within the bound, reserves them and
-	// returns the function that gives them back.
-	Reserve(ctx context.Context, bytes int64) (release func(), err error)
 }
 
 // DefaultRecent is how long a model used is kept from other clients'
@@ -173,26 +127,17 @@ type Info struct {
 	Board int
 }
 
-// Space is a compiled feature space and how long its compile took.
-type Space struct {
-	configurator.FeatureSpace
-	Backend string
-	Took    time.Duration
-}
-
 // Store is the server's store of models. Its methods are safe for
 // concurrent use.
 type Store struct {
-	cfg      Config
-	log      *slog.Logger
-	backends map[string]configurator.Backend
-	disk     *disk                    // nil without Config.Dir
-	parses   chan struct{}            // a slot per parse under way
-	lanes    map[string]chan struct{} // by backend, a slot per compile under way
-	ctx      context.Context          // ends with Close
-	stop     context.CancelFunc
-	work     sync.WaitGroup // compiles and the directory's scan
-	uploads  *uploaders
+	cfg     Config
+	log     *slog.Logger
+	disk    *disk           // nil without Config.Dir
+	parses  chan struct{}   // a slot per parse under way
+	ctx     context.Context // ends with Close
+	stop    context.CancelFunc
+	work    sync.WaitGroup // the directory's scan
+	uploads *uploaders
 
 	boards [MaxBoard + 1]struct {
 		once  sync.Once
@@ -204,7 +149,6 @@ type Store struct {
 	entries map[string]*entry
 	lru     *list.List // of *entry holding a model, most recent first
 	held    int64      // the weight of the entries in lru
-	flights map[flightKey]*flight
 	// evicted are the IDs of the models removed to make room, and when,
 	// the last maxEvicted of them in order of removal (evictedOrder).
 	evicted      map[string]time.Time
@@ -212,12 +156,10 @@ type Store struct {
 }
 
 // entry is one model the store knows: its info always; its parsed model
-// and compiled spaces while it is held in memory (in the LRU list).
+// while it is held in memory (in the LRU list).
 type entry struct {
 	info   Info
 	model  *feature.Model // nil while not held
-	spaces map[string]*Space
-	failed map[string]error // compiles beyond a backend's limits
 	elem   *list.Element
 	weight int64
 	// owner is the client that uploaded the model (clientKey), "" when
@@ -227,46 +169,25 @@ type entry struct {
 	used  time.Time
 }
 
-type flightKey struct{ id, backend string }
-
-// flight is a compile under way and the requests that wait for it.
-type flight struct {
-	done    chan struct{}
-	sp      *Space
-	err     error
-	since   time.Time
-	waiters int
-	cancel  context.CancelFunc
-	// abandon, while no request waits, ends the compile after the grace.
-	abandon *time.Timer
-}
-
-// New returns a store over backends with the bundled examples, and with
-// the models kept in cfg.Dir (created when missing), which it checks in
-// the background: List shows each once it has been read and found sound.
+// New returns a store with the bundled examples, and with the models
+// kept in cfg.Dir (created when missing), which it checks in the
+// background: List shows each once it has been read and found sound.
 // Close ends what the store runs.
-func New(cfg Config, backends []configurator.Backend, log *slog.Logger) (*Store, error) {
+func New(cfg Config, log *slog.Logger) (*Store, error) {
 	ctx, stop := context.WithCancel(context.Background())
 	s := &Store{
-		cfg:      cfg,
-		log:      log,
-		backends: make(map[string]configurator.Backend, len(backends)),
-		parses:   make(chan struct{}, max(cfg.Slots, 1)),
-		lanes:    make(map[string]chan struct{}, len(backends)),
-		ctx:      ctx,
-		stop:     stop,
-		entries:  make(map[string]*entry),
-		lru:      list.New(),
-		flights:  make(map[flightKey]*flight),
-		uploads:  newUploaders(cfg),
-		evicted:  make(map[string]time.Time),
+		cfg:     cfg,
+		log:     log,
+		parses:  make(chan struct{}, max(cfg.Slots, 1)),
+		ctx:     ctx,
+		stop:    stop,
+		entries: make(map[string]*entry),
+		lru:     list.New(),
+		uploads: newUploaders(cfg),
+		evicted: make(map[string]time.Time),
 	}
 	if s.cfg.Recent <= 0 {
 		s.cfg.Recent = DefaultRecent
-	}
-	for _, b := range backends {
-		s.backends[b.Name()] = b
-		s.lanes[b.Name()] = make(chan struct{}, max(cfg.Slots, 1))
 	}
 	for _, ex := range examples.All() {
 		m, err := ex.Model()
@@ -291,8 +212,7 @@ func New(cfg Config, backends []configurator.Backend, log *slog.Logger) (*Store,
 	return s, nil
 }
 
-// Close cancels the compiles under way and the directory's scan, and
-// waits for them.
+// Close cancels the directory's scan, and waits for it.
 func (s *Store) Close() {
 	s.stop()
 	s.work.Wait()
@@ -635,20 +555,6 @@ func (s *Store) Model(ctx context.Context, id string) (*feature.Model, Info, err
 // directory when needed. The entry it returns may give way to others at
 // any time after; its model and info stay valid.
 func (s *Store) entry(ctx context.Context, id string) (*entry, error) {
-	if n, ok := Board(id); ok {
-		// A built-in board the store compiles itself (no Config.Boards):
-		// held, as the examples are, for as long as the store.
-		m, info := s.board(n)
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		e := s.entries[id]
-		if e == nil {
-			e = &entry{info: info, model: m}
-			s.entries[id] = e
-		}
-		snap := *e
-		return &snap, nil
-	}
 	if !validID(id) {
 		return nil, fmt.Errorf("model %q: %w", id, ErrNotFound)
 	}
@@ -747,7 +653,7 @@ func (s *Store) scan() {
 		if _, ok := s.entries[id]; !ok {
 			e := &entry{info: info}
 			s.entries[id] = e
-			if s.held+modelBytes(m) <= s.cfg.Bytes {
+			if s.held+Bytes(m) <= s.cfg.Bytes {
 				s.hold(e, m)
 			}
 		}
@@ -763,7 +669,7 @@ func (s *Store) hold(e *entry, m *feature.Model) {
 	if e.info.Example {
 		return
 	}
-	e.weight = modelBytes(m)
+	e.weight = Bytes(m)
 	e.elem = s.lru.PushFront(e)
 	s.held += e.weight
 	s.shed(e)
@@ -786,203 +692,12 @@ func (s *Store) shed(keep *entry) {
 	}
 }
 
-// drop lets e's model and spaces go. s.mu is held.
+// drop lets e's model go. s.mu is held.
 func (s *Store) drop(e *entry) {
 	if e.elem == nil {
 		return
 	}
 	s.lru.Remove(e.elem)
 	s.held -= e.weight
-	e.elem, e.model, e.spaces, e.failed, e.weight = nil, nil, nil, nil, 0
-}
-
-// Space returns the compiled space of model id on backend, compiling it
-// when no request has: concurrent callers wait for one compile, which
-// runs in one of its backend's slots within Config.Deadline, and ends
-// Config.Grace after every caller waiting for it has given up (ctx)
-// unless another comes. A backend that does not
-// configure feature models gives an error wrapping
-// configurator.ErrBoardsOnly; a model beyond the backend's limits one
-// wrapping configurator.ErrTooLarge, remembered for as long as the model
-// is held.
-func (s *Store) Space(ctx context.Context, id, backend string) (*Space, error) {
-	b, ok := s.backends[backend]
-	if !ok {
-		return nil, fmt.Errorf("backend %q: %w", backend, ErrNoBackend)
-	}
-	n, isBoard := Board(id)
-	if isBoard && s.cfg.Boards != nil {
-		return s.cfg.Boards.Space(ctx, n, backend)
-	}
-	if _, ok := b.(configurator.ModelCompiler); !ok && !isBoard {
-		return nil, fmt.Errorf("%s: %w", backend, configurator.ErrBoardsOnly)
-	}
-	e, err := s.entry(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	k := flightKey{id, backend}
-	s.mu.Lock()
-	cur := s.entries[id]
-	if cur != nil && cur.spaces[backend] != nil {
-		sp := cur.spaces[backend]
-		s.mu.Unlock()
-		return sp, nil
-	}
-	if cur != nil && cur.failed[backend] != nil {
-		err := cur.failed[backend]
-		s.mu.Unlock()
-		return nil, err
-	}
-	f := s.flights[k]
-	if f == nil {
-		fctx, cancel := context.WithCancel(s.ctx)
-		if s.cfg.Deadline > 0 {
-			fctx, cancel = context.WithTimeout(s.ctx, s.cfg.Deadline)
-		}
-		f = &flight{done: make(chan struct{}), cancel: cancel, since: time.Now()}
-		s.flights[k] = f
-		s.work.Add(1)
-		go s.compile(fctx, k, f, b, e.model)
-	}
-	if f.waiters++; f.abandon != nil {
-		f.abandon.Stop()
-		f.abandon = nil
-	}
-	s.mu.Unlock()
-
-	select {
-	case <-f.done:
-		return f.sp, f.err
-	case <-ctx.Done():
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		select {
-		case <-f.done:
-			return f.sp, f.err
-		default:
-		}
-		if f.waiters--; f.waiters == 0 {
-			f.abandon = time.AfterFunc(s.cfg.Grace, func() { s.abandon(k, f) })
-		}
-		return nil, ctx.Err()
-	}
-}
-
-// abandon ends f's compile when no request has come for it since the
-// last one left.
-func (s *Store) abandon(k flightKey, f *flight) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if f.waiters > 0 {
-		return
-	}
-	f.cancel()
-	if s.flights[k] == f {
-		delete(s.flights, k)
-	}
-}
-
-// Compiling reports whether the space of model id on backend is being
-// compiled, and since when.
-func (s *Store) Compiling(id, backend string) (since time.Time, ok bool) {
-	if n, isBoard := Board(id); isBoard && s.cfg.Boards != nil {
-		return s.cfg.Boards.Compiling(n, backend)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	f, ok := s.flights[flightKey{id, backend}]
-	if !ok {
-		return time.Time{}, false
-	}
-	return f.since, true
-}
-
-// compile is a flight's work: a slot in its backend's lane, the memory
-// it may take reserved in the server's bound, the compile, and what it
-// gives kept with the model while it is held.
-func (s *Store) compile(ctx context.Context, k flightKey, f *flight, b configurator.Backend, m *feature.Model) {
-	defer s.work.Done()
-	defer f.cancel()
-	lane := s.lanes[k.backend]
-	select {
-	case lane <- struct{}{}:
-		f.sp, f.err = s.compileIn(ctx, k, b, m)
-		<-lane
-	case <-ctx.Done():
-		f.err = ctx.Err()
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.flights[k] == f {
-		delete(s.flights, k)
-	}
-	e := s.entries[k.id]
-	switch {
-	case e == nil || e.model != m:
-		// Let go meanwhile: the space goes with the model.
-	case f.err == nil:
-		if e.spaces == nil {
-			e.spaces = make(map[string]*Space)
-		}
-		e.spaces[k.backend] = f.sp
-		if e.elem != nil {
-			w := spaceBytes(f.sp.FeatureSpace, m)
-			e.weight += w
-			s.held += w
-			s.shed(e)
-		}
-	case errors.Is(f.err, configurator.ErrTooLarge):
-		if e.failed == nil {
-			e.failed = make(map[string]error)
-		}
-		e.failed[k.backend] = f.err
-	}
-	close(f.done)
-}
-
-// compileIn compiles m on b once the memory the compile may take is
-// reserved. A compile that does not end by the store's deadline is beyond
-// the backend, and says so; one that did not find the memory in time is
-// not (the server was busy), and is not remembered.
-func (s *Store) compileIn(ctx context.Context, k flightKey, b configurator.Backend, m *feature.Model) (*Space, error) {
-	if s.cfg.Memory != nil {
-		release, err := s.cfg.Memory.Reserve(ctx, s.compileCost(k.backend, m))
-		if err != nil {
-			if ctx.Err() != nil && s.ctx.Err() == nil {
-				err = fmt.Errorf("compiling the model waited for memory the server's other compiles hold: %w", configurator.ErrBusy)
-			}
-			s.log.Warn("reserving the memory of a model's compile", "model", k.id, "backend", k.backend, "err", err)
-			return nil, err
-		}
-		defer release()
-	}
-	fs, took, err := configurator.CompileFeatureModel(ctx, b, m)
-	if err != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) && s.ctx.Err() == nil {
-			// The store's own deadline, not a caller's: the model is
-			// beyond this backend, as one past its node budget is, and
-			// is remembered so, or every visitor would start the same
-			// hopeless compile again.
-			err = fmt.Errorf("%w: its compile did not finish in %v", configurator.ErrTooLarge, s.cfg.Deadline)
-		}
-		s.log.Warn("compiling a model", "model", k.id, "backend", k.backend, "err", err)
-		return nil, err
-	}
-	s.log.Info("compiled a model", "model", k.id, "backend", k.backend, "features", len(m.Features), "took", took)
-	return &Space{FeatureSpace: fs, Backend: k.backend, Took: took}, nil
-}
-
-// compileCost is the memory the compile of m on backend reserves: a
-// bound from the model, or for a backend with a budget (a BDD's nodes),
-// that budget up to Config.Bytes, the most the store could keep of the
-// space it makes. Reserving the whole budget would hold every board's
-// compile back for each model's and evict every board not in use; as for
-// a board's compile, whose reservation is its backend's estimate, the
-// budget stays the hard bound beyond the reservation.
-func (s *Store) compileCost(backend string, m *feature.Model) int64 {
-	if b := s.cfg.Budgets[backend]; b > 0 {
-		return min(b, max(s.cfg.Bytes, spaceBytes(nil, m)))
-	}
-	return spaceBytes(nil, m)
+	e.elem, e.model, e.weight = nil, nil, 0
 }

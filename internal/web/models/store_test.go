@@ -10,13 +10,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/nqueens/configurator/backends/sat"
-	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/feature"
 	"github.com/nqueens/configurator/configurator/feature/examples"
 	"github.com/nqueens/configurator/configurator/feature/modelfile"
@@ -25,15 +21,12 @@ import (
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 func testConfig(dir string) Config {
-	return Config{Dir: dir, Bytes: 64 << 20, MaxFeatures: 1000, Deadline: time.Minute, Slots: 2}
+	return Config{Dir: dir, Bytes: 64 << 20, MaxFeatures: 1000, Slots: 2}
 }
 
-func newStore(t *testing.T, cfg Config, backends ...configurator.Backend) *Store {
+func newStore(t *testing.T, cfg Config) *Store {
 	t.Helper()
-	if len(backends) == 0 {
-		backends = []configurator.Backend{sat.New(sat.Options{})}
-	}
-	s, err := New(cfg, backends, quiet)
+	s, err := New(cfg, quiet)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +238,7 @@ func TestBound(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg.Bytes = 2 * modelBytes(m) // two models of 100 or so
+		cfg.Bytes = 2 * Bytes(m) // two models of 100 or so
 		s := newStore(t, cfg)
 		var ids []string
 		for i := range 3 {
@@ -270,160 +263,6 @@ func TestBound(t *testing.T) {
 			t.Errorf("holds %d bytes, bound %d", s.held, cfg.Bytes)
 		}
 		s.mu.Unlock()
-	}
-}
-
-// counting is the SAT backend, counting its compiles of models.
-type counting struct {
-	*sat.Backend
-	compiles atomic.Int32
-}
-
-func (b *counting) CompileModel(ctx context.Context, m *feature.Model) (configurator.FeatureSpace, error) {
-	b.compiles.Add(1)
-	return b.Backend.CompileModel(ctx, m)
-}
-
-// gated is the SAT backend whose compiles of models wait for a gate to
-// open, and note when their context ends.
-type gated struct {
-	*sat.Backend
-	gate  chan struct{}
-	ended chan struct{}
-}
-
-func (b *gated) CompileModel(ctx context.Context, m *feature.Model) (configurator.FeatureSpace, error) {
-	select {
-	case <-b.gate:
-		return b.Backend.CompileModel(ctx, m)
-	case <-ctx.Done():
-		close(b.ended)
-		return nil, ctx.Err()
-	}
-}
-
-// boardsOnly is a backend with no CompileModel, named "boards".
-type boardsOnly struct{ configurator.Backend }
-
-func (boardsOnly) Name() string { return "boards" }
-
-// Concurrent requests for a space share one compile; the space answers
-// the model's questions.
-func TestSpaceCompiledOnce(t *testing.T) {
-	ctx := context.Background()
-	b := &counting{Backend: sat.New(sat.Options{})}
-	s := newStore(t, testConfig(""), b)
-	info, _, err := s.Add(ctx, "chain.uvl", chain(6), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	spaces := make([]*Space, 8)
-	for i := range spaces {
-		wg.Go(func() {
-			sp, err := s.Space(ctx, info.ID, "sat")
-			if err != nil {
-				t.Error(err)
-			}
-			spaces[i] = sp
-		})
-	}
-	wg.Wait()
-	if n := b.compiles.Load(); n != 1 {
-		t.Errorf("%d compiles for 8 requests, want 1", n)
-	}
-	for _, sp := range spaces[1:] {
-		if sp != spaces[0] {
-			t.Fatal("the requests got different spaces")
-		}
-	}
-	// F2 selected forces F0 and F1 on; the root is core.
-	m := spaces[0].FeatureModel()
-	f2, _ := m.ID("F2")
-	d, err := spaces[0].Domains(ctx, []configurator.Decision{{Feature: f2, Select: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := len(d.In(configurator.ForcedOn)); got != 3 || d.Configurations == nil || d.Configurations.Int64() != 4 {
-		t.Errorf("F2 selected: %d forced on, %v configurations; want 3 (Root, F0, F1) and 4 (F3..F5 a prefix)", got, d.Configurations)
-	}
-}
-
-func TestSpaceErrors(t *testing.T) {
-	ctx := context.Background()
-	s := newStore(t, testConfig(""), sat.New(sat.Options{}), boardsOnly{sat.New(sat.Options{})})
-	car, _ := examples.Lookup("car")
-	id := ID(car.Format, car.Source)
-	if _, err := s.Space(ctx, id, "boards"); !errors.Is(err, configurator.ErrBoardsOnly) {
-		t.Errorf("a backend of boards only: %v", err)
-	}
-	if _, err := s.Space(ctx, id, "none"); !errors.Is(err, ErrNoBackend) {
-		t.Errorf("an unknown backend: %v", err)
-	}
-	if _, err := s.Space(ctx, strings.Repeat("0", 24), "sat"); !errors.Is(err, ErrNotFound) {
-		t.Errorf("an unknown model: %v", err)
-	}
-}
-
-// A request that gives up leaves the compile, which goes on for the grace
-// and is found by the next request within it; the grace over with no
-// request waiting, it ends, and the next request starts afresh.
-func TestSpaceAbandoned(t *testing.T) {
-	b := &gated{Backend: sat.New(sat.Options{}), gate: make(chan struct{}), ended: make(chan struct{})}
-	cfg := testConfig("")
-	cfg.Grace = 200 * time.Millisecond
-	s := newStore(t, cfg, b)
-	car, _ := examples.Lookup("car")
-	id := ID(car.Format, car.Source)
-	giveUp := func() {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-		defer cancel()
-		if _, err := s.Space(ctx, id, "sat"); !errors.Is(err, context.DeadlineExceeded) {
-			t.Fatalf("a request that gives up: %v", err)
-		}
-	}
-	giveUp()
-	since, ok := s.Compiling(id, "sat")
-	giveUp() // within the grace: the same compile
-	if again, ok2 := s.Compiling(id, "sat"); !ok || !ok2 || !again.Equal(since) {
-		t.Fatalf("compiling: %v %v, then %v %v; want the one compile", since, ok, again, ok2)
-	}
-	select {
-	case <-b.ended:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the compile went on past the grace after its last request left")
-	}
-	if _, ok := s.Compiling(id, "sat"); ok {
-		t.Error("still compiling after the grace")
-	}
-	close(b.gate)
-	sp, err := s.Space(context.Background(), id, "sat")
-	if err != nil || len(sp.FeatureModel().Features) != 32 {
-		t.Fatalf("the next request: %v", err)
-	}
-}
-
-// A compile past the store's deadline is the model beyond that backend:
-// the request is told so (ErrTooLarge), and the next request is told at
-// once, with no second compile.
-func TestSpaceDeadline(t *testing.T) {
-	b := &gated{Backend: sat.New(sat.Options{}), gate: make(chan struct{}), ended: make(chan struct{})}
-	cfg := testConfig("")
-	cfg.Deadline = 100 * time.Millisecond
-	s := newStore(t, cfg, b)
-	car, _ := examples.Lookup("car")
-	id := ID(car.Format, car.Source)
-	// A second compile would end like the first and close b.ended again:
-	// a panic.
-	for i := range 2 {
-		_, err := s.Space(context.Background(), id, "sat")
-		if !errors.Is(err, configurator.ErrTooLarge) || !strings.Contains(err.Error(), "did not finish in 100ms") {
-			t.Fatalf("request %d: %v, want ErrTooLarge naming the deadline", i+1, err)
-		}
-	}
-	if _, ok := s.Compiling(id, "sat"); ok {
-		t.Error("compiling again after the deadline")
 	}
 }
 
@@ -459,20 +298,6 @@ func TestBoards(t *testing.T) {
 		if got := len(m.Constraints); got != in.Constraints {
 			t.Errorf("queens-%d: %d constraints, listed as %d", n, got, in.Constraints)
 		}
-	}
-	// A board the store compiles itself (no Config.Boards) is answered
-	// by the backend's engine for boards.
-	sp, err := s.Space(context.Background(), BoardID(6), "sat")
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := sp.Domains(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The four solutions of 6×6 leave a1 and f1 empty, not c1.
-	if d.States[0] != configurator.ForcedOff || d.States[2] != configurator.Open {
-		t.Errorf("queens-6 on sat: a1 %v, c1 %v; want forced_off and free", d.States[0], d.States[2])
 	}
 }
 

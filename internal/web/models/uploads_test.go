@@ -265,7 +265,7 @@ func TestFIFO(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		s, err := New(testConfig(dir), nil, quiet)
+		s, err := New(testConfig(dir), quiet)
 		if err != nil {
 			done <- err
 			return

@@ -3,11 +3,10 @@ package models
 import (
 	"unsafe"
 
-	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/feature"
 )
 
-// The sizes of the parts of a model in memory, for modelBytes.
+// The sizes of the parts of a model in memory, for Bytes.
 const (
 	featureSize    = int64(unsafe.Sizeof(feature.Feature{}))
 	attributeSize  = int64(unsafe.Sizeof(feature.Attribute{}))
@@ -33,7 +32,7 @@ const (
 	modelBase = 1 << 10
 )
 
-// modelBytes bounds from above the memory a parsed model holds: its
+// Bytes bounds from above the memory a parsed model holds: its
 // features (each with its name, its attributes and its entry in the
 // model's index of names), its groups, its constraints (each expression
 // node and the text as written), its clauses' literals, and its name. It
@@ -42,7 +41,7 @@ const (
 // model is never less than what the model holds: a model of many features
 // in a tiny file (a CNF header of fifty thousand variables) costs what its
 // features cost, not what its file does.
-func modelBytes(m *feature.Model) int64 {
+func Bytes(m *feature.Model) int64 {
 	n := int64(modelBase) + alloc(int64(len(m.Name)))
 	n += alloc(int64(cap(m.Features)) * featureSize)
 	for i := range m.Features {
@@ -111,15 +110,4 @@ func alloc(n int64) int64 {
 		return 0
 	}
 	return n + n/8 + allocSlack
-}
-
-// spaceBytes is the memory a compiled space holds: its own figure
-// (configurator.Sizer), or else a bound from its model's: a space holds
-// its model's clauses a few times over (the solver's copy, its
-// watches, its index).
-func spaceBytes(sp configurator.FeatureSpace, m *feature.Model) int64 {
-	if sz, ok := sp.(configurator.Sizer); ok {
-		return sz.Bytes()
-	}
-	return 4 * modelBytes(m)
 }

@@ -37,7 +37,7 @@ func attributed(n int) []byte {
 	return []byte(b.String())
 }
 
-// modelBytes bounds from above what a parsed model holds, measured as the
+// Bytes bounds from above what a parsed model holds, measured as the
 // live heap it adds; and it is a bound, not a wild guess: within a few
 // times what it bounds.
 func TestModelBytes(t *testing.T) {
@@ -74,7 +74,7 @@ func TestModelBytes(t *testing.T) {
 				t.Fatal(err)
 			}
 			held := liveHeap() - before
-			charged := modelBytes(m)
+			charged := Bytes(m)
 			runtime.KeepAlive(m)
 			if charged < held {
 				t.Errorf("%d features: charged %d bytes, holds %d", len(m.Features), charged, held)

@@ -18,7 +18,9 @@ import (
 // says the BDD is still compiling; left alone, the page switches to the
 // BDD by itself when its compile ends, and asks no more.
 func TestBrowserUploadWhileCompiling(t *testing.T) {
-	s, ts := newTestServer(t, modelSetup())
+	cfg := modelSetup()
+	cfg.QuickWait = DefaultConfig().QuickWait // what a person waits for a compile
+	s, ts := newTestServer(t, cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	// The other model: random cross-tree constraints that keep its BDD
@@ -27,27 +29,26 @@ func TestBrowserUploadWhileCompiling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() { _, _ = s.models.Space(ctx, hard.ID, "bdd") }() // cancelled at the end
+	go func() { _, _ = s.featureSpace(ctx, hard.ID, "bdd") }() // cancelled at the end
 	for start := time.Now(); ; time.Sleep(10 * time.Millisecond) {
-		if _, ok := s.models.Compiling(hard.ID, "bdd"); ok {
+		if _, ok := s.spaces.Compiling(s.modelKey(hard.ID, "bdd")); ok {
 			break
 		}
 		if time.Since(start) > 10*time.Second {
 			t.Fatal("the other model's compile did not start")
 		}
 	}
-	// No compile is quicker than the page's wait: the upload's BDD is
-	// still compiling when its page first answers.
-	s.cfg.QuickWait = time.Nanosecond
+	// The upload: a model whose BDD takes a second or so to compile, past
+	// the page's quick wait, and whose SAT compile is instant.
 	b := newBrowser(t, ts.URL)
 	path := filepath.Join(t.TempDir(), "mid.uvl")
-	write(t, path, bigModel(30))
+	write(t, path, featuretest.LargeModel(rand.New(rand.NewPCG(1, 2)), 210, 105))
 	b.open("/models")
 	start := time.Now()
 	b.do("upload mid.uvl", chromedp.SetUploadFiles(chromedp.ID("upload"), []string{path}, chromedp.NodeReady))
 	b.waitAcross("the model's page opens with its features", `location.search.indexOf('model=') >= 0 && document.querySelectorAll('.frow').length > 1`)
 	t.Logf("the features shown %v after the upload", time.Since(start))
-	if _, compiling := s.models.Compiling(hard.ID, "bdd"); !compiling {
+	if _, compiling := s.spaces.Compiling(s.modelKey(hard.ID, "bdd")); !compiling {
 		t.Fatal("the other model's compile ended before the upload's page opened")
 	}
 	if note := b.text("#mode-note"); !strings.HasPrefix(note, "BDD is still compiling this model") {

@@ -20,8 +20,8 @@ type Config struct {
 	DebugAddr string // loopback address of the debug routes; "" turns them off
 
 	Guard  guard.Config  // connections, per-client quotas, bodies, deadlines
-	Spaces spaces.Config // the cache of compiled spaces and its compiles
-	Models models.Config // the feature models: uploads, their directory, their compiles
+	Spaces spaces.Config // the cache of compiled spaces of boards and models, and its compiles
+	Models models.Config // the feature models: uploads, their directory, their parses
 
 	QuickWait       time.Duration // how long a page waits for a compile before showing progress
 	DiagramNodes    int           // largest diagram drawn
@@ -73,6 +73,12 @@ func DefaultConfig() Config {
 			Slots:    2,
 			Grace:    10 * time.Second,
 			Recycle:  50,
+			// A model's compile past it is beyond the backend. A heavy
+			// one (a BDD's), once started, runs to its end (or this
+			// deadline, or its node budget) whether or not anyone waits
+			// for it: the person reading a Why? panel meanwhile will want
+			// it, and its result is kept (saved with -cache-dir).
+			ModelDeadline: 2 * time.Minute,
 		},
 		Models: models.Config{
 			Bytes:     256 << 20,
@@ -87,13 +93,7 @@ func DefaultConfig() Config {
 			// Above the largest real models (tens of thousands of
 			// features), below what a request could answer in time.
 			MaxFeatures: 50000,
-			Deadline:    2 * time.Minute,
-			// A model's compile, once started, runs to its end (or its
-			// deadline) whether or not anyone waits for it: the person
-			// reading a Why? panel meanwhile will want it, and its result
-			// is kept (saved with -cache-dir).
-			Grace: 2 * time.Minute,
-			Slots: 2,
+			Slots:       2,
 		},
 		QuickWait:       300 * time.Millisecond,
 		DiagramNodes:    300,

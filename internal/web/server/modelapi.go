@@ -352,10 +352,10 @@ func (s *Server) openModel(c echo.Context, req modelRequest) (*modelSession, err
 	if err != nil {
 		return nil, problem.New(http.StatusBadRequest, "%s", words.Sentence(err.Error()))
 	}
-	sp, err := s.models.Space(ctx, id, backend)
+	sp, err := s.featureSpace(ctx, id, backend)
 	if err != nil {
-		if since, ok := s.models.Compiling(id, backend); ok && ctx.Err() != nil {
-			return nil, problem.Retry(5, err, "The model is still being compiled with %s (for %s so far); try again in a few seconds.", backend, words.Since(since))
+		if sc, ok := s.stillCompiling(s.modelKey(id, backend), err); ok && ctx.Err() != nil {
+			return nil, sc.problem()
 		}
 		return nil, s.modelProblem(id, backend, err)
 	}

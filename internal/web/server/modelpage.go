@@ -14,7 +14,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/nqueens/configurator/configurator"
-	"github.com/nqueens/configurator/configurator/bytesize"
 	"github.com/nqueens/configurator/configurator/feature"
 	"github.com/nqueens/configurator/internal/web/board"
 	"github.com/nqueens/configurator/internal/web/models"
@@ -184,7 +183,7 @@ func pageProblem(err error) error {
 			Message: "This server has no such model: it may have been forgotten to make room for others. Open it again from its file."}
 	case errors.Is(err, configurator.ErrTooLarge):
 		if p := (*problem.Problem)(nil); errors.As(err, &p) {
-			return p // a board's, in the board's words (boardSpaces)
+			return p // a board's, in the board's words (featureSpace)
 		}
 		// The backend's own words say which of its bounds the model passes.
 		return &problem.Problem{Status: http.StatusRequestEntityTooLarge, Message: words.Sentence(err.Error()), Err: err}
@@ -264,7 +263,7 @@ func (s *Server) modelStep(ctx context.Context, before, st modelstate.State, act
 	r := &view.ModelStep{State: st, Act: act, Model: m}
 	type compiled struct {
 		name string
-		sp   *models.Space
+		sp   *spaces.Space
 	}
 	var answering []compiled
 	var refused []view.ModelRun
@@ -417,7 +416,7 @@ func (s *Server) modelStep(ctx context.Context, before, st modelstate.State, act
 // changed is what a step did: the domains after it against those of the
 // state before it, remembered or asked of the leading backend again; nil
 // when the state before cannot be classified (a hand-made address).
-func (s *Server) changed(ctx context.Context, backend string, sp *models.Space, id string, m *feature.Model, before modelstate.State, after *configurator.Domains) *configurator.Changes {
+func (s *Server) changed(ctx context.Context, backend string, sp *spaces.Space, id string, m *feature.Model, before modelstate.State, after *configurator.Domains) *configurator.Changes {
 	ds, err := configurator.ParseDecisions(m, before.Select, before.Deselect)
 	if err != nil {
 		return nil
@@ -497,52 +496,17 @@ func (s *Server) modelsPage(c echo.Context) error {
 // for it (spaces.Cache).
 type askingAgain struct{}
 
-// stillCompiling is a backend whose compile of the model outlasts the
-// page's quick wait, since when it runs and, for a board, what it is
-// doing (underWay).
-type stillCompiling struct {
-	since time.Time
-	what  string // "" for a compile of a model
-	err   error  // the quick wait's end
-}
-
-func (e *stillCompiling) Error() string {
-	what := "compiling the model"
-	if e.what != "" {
-		what = e.what
-	}
-	return "still " + what + " (for " + words.Since(e.since) + " so far)"
-}
-
-// underWay says in a board's words what the cache is doing to make k's
-// space: loading it from its compiled file, compiling it, counting its
-// empty board or computing the answers it keeps.
-func (s *Server) underWay(k spaces.Key) string {
-	space := fmt.Sprintf("the %d×%d board", k.N, k.N)
-	if _, ok := s.spaces.Counting(k); ok {
-		return "counting all the solutions of " + space
-	}
-	if _, ok := s.spaces.Settling(k); ok {
-		return "computing the answers " + space + " keeps for the first clicks"
-	}
-	if f, ok := s.loading(k); ok {
-		return fmt.Sprintf("loading %s from its compiled file of %s", space, bytesize.Format(f.Bytes))
-	}
-	return "compiling " + space
-}
-
-func (e *stillCompiling) Unwrap() error { return e.err }
-
 // modelSpace is a backend's space of the model, waited for at most the
 // page's quick wait from the compile's start (a step that finds the
 // compile running waits only what is left of it): a longer compile goes
-// on (for as long as the store lets a compile nobody waits for run, and
+// on (for as long as the cache lets a compile nobody waits for run, and
 // each step asks again) while the backends that are ready answer, and
 // the page says so. A person never waits on one backend's compile for a
 // page.
-func (s *Server) modelSpace(ctx context.Context, id, backend string) (*models.Space, error) {
+func (s *Server) modelSpace(ctx context.Context, id, backend string) (*spaces.Space, error) {
+	k := s.modelKey(id, backend)
 	wait := s.cfg.QuickWait
-	if since, running := s.models.Compiling(id, backend); running && ctx.Value(askingAgain{}) == nil {
+	if since, running := s.spaces.Compiling(k); running && ctx.Value(askingAgain{}) == nil {
 		// Asking joins the compile (so that it goes on while the page is
 		// open); two people who open a board at once both wait the few
 		// milliseconds of its compile, and a step on a page that waits
@@ -551,20 +515,16 @@ func (s *Server) modelSpace(ctx context.Context, id, backend string) (*models.Sp
 	}
 	qctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	sp, err := s.models.Space(qctx, id, backend)
+	sp, err := s.featureSpace(qctx, id, backend)
 	if err != nil && ctx.Err() == nil && qctx.Err() != nil {
-		if since, ok := s.models.Compiling(id, backend); ok {
-			sc := &stillCompiling{since: since, err: err}
-			if n, ok := models.Board(id); ok {
-				sc.what = s.underWay(s.spaces.Key(backend, n, configurator.RowMajor))
-			}
+		if sc, ok := s.stillCompiling(k, err); ok {
 			return nil, sc
 		}
 	}
 	if errors.Is(err, spaces.ErrNoWork) {
-		// A HEAD request starts no heavy compile of a board: it answers
-		// as a GET would once the compile outlasts its quick wait.
-		return nil, &stillCompiling{since: time.Now(), err: err}
+		// A HEAD request starts no heavy compile: it answers as a GET
+		// would once the compile outlasts its quick wait.
+		return nil, &stillCompiling{k: k, since: time.Now(), err: err}
 	}
 	return sp, err
 }
@@ -573,12 +533,7 @@ func (s *Server) modelSpace(ctx context.Context, id, backend string) (*models.Sp
 func fallbackNote(backend, instead string, err error) string {
 	b, i := strings.ToUpper(backend), strings.ToUpper(instead)
 	if sc := (*stillCompiling)(nil); errors.As(err, &sc) {
-		what := "compiling this model"
-		if sc.what != "" {
-			what = sc.what
-		}
-		return fmt.Sprintf("%s is still %s (for %s so far): %s answers meanwhile, and the page asks %s again every few seconds, by itself, until it answers.",
-			b, what, words.Since(sc.since), i, b)
+		return sc.note(backend, instead)
 	}
 	if errors.Is(err, configurator.ErrBoardsOnly) {
 		return fmt.Sprintf("%s configures N-Queens boards only, not feature models: %s answers this model instead.", b, i)

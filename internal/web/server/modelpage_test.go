@@ -211,7 +211,7 @@ func TestModelPageWhileTheBDDCompiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.models.Space(context.Background(), info.ID, "sat"); err != nil {
+	if _, err := s.featureSpace(context.Background(), info.ID, "sat"); err != nil {
 		t.Fatal(err)
 	}
 	s.cfg.QuickWait = time.Nanosecond // no compile of the BDD is that quick
@@ -242,7 +242,7 @@ func TestModelPageWhileTheBDDCompiles(t *testing.T) {
 	}
 	// Once the compile ends, the page's next asking is answered by the BDD
 	// and asks no more.
-	if _, err := s.models.Space(context.Background(), info.ID, "bdd"); err != nil {
+	if _, err := s.featureSpace(context.Background(), info.ID, "bdd"); err != nil {
 		t.Fatal(err)
 	}
 	_, done := get(t, ts, strings.ReplaceAll(poll[1], "&amp;", "&")+"&poll=1", "HX-Request", "true")

@@ -325,7 +325,7 @@ func TestProgressPage(t *testing.T) {
 	if res.StatusCode != 200 || poll == nil || !strings.Contains(body, "Still compiling the 9×9 board (for ") {
 		t.Fatalf("no progress page (status %d):\n%s", res.StatusCode, excerpt(body))
 	}
-	if _, err := s.models.Space(context.Background(), "queens-9", "bdd"); err != nil {
+	if _, err := s.featureSpace(context.Background(), "queens-9", "bdd"); err != nil {
 		t.Fatal(err)
 	}
 	res, body = get(t, ts, html.UnescapeString(poll[1])+"&poll=1", "HX-Request", "true")

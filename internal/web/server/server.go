@@ -72,10 +72,10 @@ type Server struct {
 	log      *slog.Logger
 	engines  map[string]Engine // by name
 	lineup   *board.Lineup     // the backends in the order registered: the first is the primary
-	spaces   *spaces.Cache
-	models   *models.Store   // the feature models and their compiled spaces
-	answers  answerCache     // the model page's last answers
-	missed   missedDeadlines // the backends Both leaves out, by model
+	spaces   *spaces.Cache     // the compiled spaces of boards and models
+	models   *models.Store     // the feature models: files, uploads, IDs
+	answers  answerCache       // the model page's last answers
+	missed   missedDeadlines   // the backends Both leaves out, by model
 	site     *view.Site
 	tmpl     *view.Templates
 	static   fs.FS
@@ -123,22 +123,23 @@ func New(cfg Config, log *slog.Logger, engines ...Engine) (*Server, error) {
 		s.warnBound(name, e.Backend.Limits())
 	}
 	s.metrics = newMetrics(s)
-	s.spaces = spaces.New(backends, cfg.Spaces, log, s.compiled)
-	mc := cfg.Models
-	mc.Boards = boardSpaces{s}
-	// A model's compile holds its memory in the server's one bound, as a
-	// board's does: up to its backend's budget, never more than the bound.
-	mc.Memory = s.spaces
-	mc.Budgets = make(map[string]int64, len(engines))
-	for _, e := range engines {
-		if e.Budget > 0 {
-			mc.Budgets[e.Backend.Name()] = min(e.Budget, cfg.Spaces.Bytes)
-		}
-	}
-	if s.models, err = models.New(mc, backends, log); err != nil {
-		s.spaces.Close()
+	if s.models, err = models.New(cfg.Models, log); err != nil {
 		return nil, fmt.Errorf("web server: %w", err)
 	}
+	// A model's compile holds its memory in the one bound, as a board's
+	// does: up to its backend's budget, never more than the bound, and
+	// reserving at most the models' share of memory.
+	sc := cfg.Spaces
+	sc.Budgets = make(map[string]int64, len(engines))
+	for _, e := range engines {
+		if e.Budget > 0 {
+			sc.Budgets[e.Backend.Name()] = min(e.Budget, cfg.Spaces.Bytes)
+		}
+	}
+	if sc.ModelReserve == 0 {
+		sc.ModelReserve = cfg.Models.Bytes
+	}
+	s.spaces = spaces.New(backends, s.readModel, sc, log, s.compiled)
 	if s.static, err = fs.Sub(frontend.Files, "static"); err != nil {
 		return nil, err
 	}
@@ -182,7 +183,8 @@ type facets struct {
 }
 
 // compiled is the cache's observer: it counts every compile for the
-// metrics and learns from each space what its backend's spaces offer.
+// metrics and learns from each board's space what its backend's spaces
+// offer.
 func (s *Server) compiled(k spaces.Key, sp configurator.Space, took time.Duration, err error) {
 	s.metrics.compiled(k.Backend, took, err)
 	if sp == nil {

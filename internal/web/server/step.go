@@ -48,22 +48,8 @@ func (s *Server) compileProblem(ctx context.Context, k spaces.Key, err error) er
 		}
 		return &problem.Problem{Status: http.StatusRequestEntityTooLarge, Message: msg + ".", Err: err}
 	case ctx.Err() != nil:
-		started, running := s.spaces.Compiling(k)
-		if running {
-			so := "for " + words.Since(started) + " so far"
-			if since, ok := s.spaces.Counting(k); ok {
-				return problem.Retry(5, err, "The %d×%d %s is made and counting all its solutions (for %s so far); try again in a few seconds.",
-					k.N, k.N, name, words.Since(since))
-			}
-			if since, ok := s.spaces.Settling(k); ok {
-				return problem.Retry(5, err, "The %d×%d %s is made and computing the answers it keeps for the first clicks (for %s so far); try again in a few seconds.",
-					k.N, k.N, name, words.Since(since))
-			}
-			if f, ok := s.loading(k); ok {
-				return problem.Retry(5, err, "The %d×%d %s is still being loaded from its compiled file (%s, %s); try again in a few seconds.",
-					k.N, k.N, name, bytesize.Format(f.Bytes), so)
-			}
-			return problem.Retry(5, err, "The %d×%d %s is still being compiled (%s); try again in a few seconds.", k.N, k.N, name, so)
+		if sc, ok := s.stillCompiling(k, err); ok {
+			return sc.problem()
 		}
 		return problem.Describe(ctx.Err())
 	case errors.Is(err, context.DeadlineExceeded):

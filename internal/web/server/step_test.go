@@ -163,7 +163,7 @@ func TestCompileUnderWaySaysLoadOrCompile(t *testing.T) {
 			s, ts, _ := serveWith(t, cfg, Engine{Backend: b, Deadline: 10 * time.Second, Title: "BDD"}, satEngine())
 			// SAT's clauses are ready: the held compile's reservation
 			// would keep them waiting for room.
-			if _, err := s.models.Space(context.Background(), "queens-12", "sat"); err != nil {
+			if _, err := s.featureSpace(context.Background(), "queens-12", "sat"); err != nil {
 				t.Fatal(err)
 			}
 			page := "/?model=queens-12&backend=bdd"
@@ -356,7 +356,7 @@ func TestQueuedCompileStartsWhileThePageAsks(t *testing.T) {
 	cfg.Spaces.Slots = 1
 	cfg.Spaces.Grace = 10 * time.Minute
 	s, ts, _ := serveWith(t, cfg, Engine{Backend: b, Deadline: 10 * time.Second, Title: "BDD"}, satEngine())
-	if _, err := s.models.Space(context.Background(), "queens-12", "sat"); err != nil {
+	if _, err := s.featureSpace(context.Background(), "queens-12", "sat"); err != nil {
 		t.Fatal(err)
 	}
 	// File by file takes the one slot of 12×12, held.

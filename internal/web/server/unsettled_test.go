@@ -52,7 +52,7 @@ func TestDeadlineAnswersUnsettled(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.models.Space(ctx, info.ID, "sat"); err != nil {
+		if _, err := s.featureSpace(ctx, info.ID, "sat"); err != nil {
 			t.Fatal(err)
 		}
 		sat.Deadline = deadline

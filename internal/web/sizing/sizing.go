@@ -10,9 +10,9 @@
 // below charges (requests in flight, connections, the SAT solvers' learned
 // clauses, the drawings, the runtime's own); the BDD queries' work space,
 // an eighth (from 64 MiB to 1 GiB); the feature models' store (the models
-// parsed and their compiled spaces), a sixteenth (from 32 to 256 MiB);
-// and the rest for the compiled spaces of the boards and the compiles and
-// loads under way, one bound for both. The largest
+// parsed), a sixteenth (from 32 to 256 MiB); and the rest for the compiled
+// spaces of the boards and the feature models and the compiles and loads
+// under way, one bound for all. The largest
 // board is the largest whose compile (or load) fits that bound, and a
 // compile's node budget is the whole bound.
 package sizing
@@ -25,7 +25,7 @@ type Plan struct {
 	SoftLimit int64 // the runtime's soft memory limit (GOMEMLIMIT)
 	Peak      int64 // the bound of the peak resident memory the rest is sized to
 	Scratch   int64 // the BDD queries' work space
-	Models    int64 // the feature models parsed and their compiled spaces
+	Models    int64 // the feature models parsed
 	Cache     int64 // the compiled spaces and the compiles and loads under way
 	Budget    int64 // the node budget of one BDD compile or load
 	Slots     int   // heavy compiles of one board size at once

@@ -1,17 +1,19 @@
 // Package spaces holds the web server's compiled spaces: one cache,
 // bounded in bytes, of the spaces every backend compiled or loaded from
-// its saved file, keyed by backend, board size and variable order. The
-// same bound holds the compiles and loads under way, each charged what its
-// backend says it costs from its start to its end, so that the memory of
-// compiled spaces and of their making together never passes it. The
-// cache compiles each key once however many requests ask at the same
-// time, runs heavy compiles in lanes of a few slots per board size, drops
-// a compile nobody waits for any more (after a grace period for a page
-// that shows its progress; one the server keeps on disk goes on, one at a
-// time), counts a fresh space's empty board once, detached from the
-// requests that wait, and retires the spaces that grow as they are used.
-// It knows nothing of HTTP: its errors are the configurator's, Crowded,
-// TooBig and ErrNoWork, which callers put in words.
+// its saved file, of the built-in boards (keyed by backend, board size
+// and variable order) and of the feature models (keyed by backend and the
+// model's ID) alike. The same bound holds the compiles and loads under
+// way, each charged what it may take from its start to its end, so that
+// the memory of compiled spaces and of their making together never passes
+// it. The cache compiles each key once however many requests ask at the
+// same time, runs heavy compiles in lanes of a few slots (per board size,
+// per backend for models), drops a compile nobody waits for any more
+// (after a grace period for a page that shows its progress; a heavy
+// compile whose result the server keeps goes on), counts a fresh board's
+// solutions once, detached from the requests that wait, and retires the
+// spaces that grow as they are used. It knows nothing of HTTP: its errors
+// are the configurator's, Crowded, TooBig, ErrNoWork and ErrNoBackend,
+// which callers put in words.
 package spaces
 
 import (
@@ -30,13 +32,24 @@ import (
 	"github.com/nqueens/configurator/configurator/bytesize"
 )
 
-// Key names one compiled space: a backend, a board size and a variable
-// order. A backend whose spaces do not depend on the order has one space
-// for every order, under RowMajor (see Cache.Key).
+// Key names one compiled space: a backend and either a board size and a
+// variable order (a built-in board) or a feature model's ID (Model; N is
+// then 0). A backend whose spaces do not depend on the order has one space
+// of a board for every order, under RowMajor (see Cache.Key); a model's
+// key has no order (see Cache.ModelKey).
 type Key struct {
 	Backend string
 	N       int
+	Model   string
 	Order   configurator.Order
+}
+
+// String names k for logs and errors: "bdd 8×8 row-major", "sat model ID".
+func (k Key) String() string {
+	if k.Model != "" {
+		return fmt.Sprintf("%s model %s", k.Backend, k.Model)
+	}
+	return fmt.Sprintf("%s %d×%d %v", k.Backend, k.N, k.N, k.Order)
 }
 
 // close stops the background work of an evicted space that does some (a
@@ -45,6 +58,8 @@ type Key struct {
 func (e *Space) close() {
 	if c, ok := e.Space.(io.Closer); ok {
 		c.Close()
+	} else if c, ok := e.FeatureSpace.(io.Closer); ok {
+		c.Close()
 	}
 }
 
@@ -52,11 +67,18 @@ func (e *Space) close() {
 // compiled (configurator.Sourcer).
 func (e *Space) Loaded() bool {
 	src, ok := e.Space.(configurator.Sourcer)
+	if !ok {
+		src, ok = e.FeatureSpace.(configurator.Sourcer)
+	}
 	return ok && src.Source() != ""
 }
 
-// Space is a compiled space with what the page shows about it.
+// Space is a compiled space with what the page shows about it. Its
+// FeatureSpace answers decisions on features, for a board as for a
+// feature model (configurator.BoardFeatures); Space is a board's own
+// space, nil for a feature model.
 type Space struct {
+	configurator.FeatureSpace
 	Key   Key
 	Space configurator.Space
 	Took  time.Duration // compile time (the load's, for a loaded space)
@@ -112,8 +134,9 @@ func (e *Space) setTotal(a *configurator.Analysis, err error) {
 // within milliseconds.
 const defaultInUse = time.Minute
 
-// compileFunc compiles the space a key names.
-type compileFunc func(ctx context.Context, k Key) (*Space, error)
+// compileFunc compiles the space a key names: the board's, or model
+// src's.
+type compileFunc func(ctx context.Context, k Key, src *source) (*Space, error)
 
 // flight is a compile in progress. Every request that wants its key waits
 // on done; when the last of them has given up and none has come back for
@@ -129,8 +152,27 @@ type flight struct {
 	// running: the compile has its slot and its memory, and runs; until
 	// then it waits for them. kept: the compile is one the server keeps
 	// (see keeps), which goes on in the background when abandoned while
-	// it runs.
-	running, kept bool
+	// it runs. model: the compile of a feature model, which starts when
+	// its turn comes whether or not a request waits for it then (a page
+	// asks again only now and then; see reserve).
+	running, kept, model bool
+}
+
+// maxRemembered bounds the failures and the sizes of spaces that did not
+// fit that the cache remembers (see Cache and add): a key of every model
+// uploaded could otherwise fill them.
+const maxRemembered = 1 << 12
+
+// remember sets m[k] to v, first forgetting another key, any one, when m
+// holds maxRemembered: the bound is what matters.
+func remember[V any](m map[Key]V, k Key, v V) {
+	if _, ok := m[k]; !ok && len(m) >= maxRemembered {
+		for old := range m {
+			delete(m, old)
+			break
+		}
+	}
+	m[k] = v
 }
 
 // Cache holds compiled spaces, bounded in bytes and evicted least
@@ -139,23 +181,27 @@ type flight struct {
 // compile stops waiting when its context ends; the compile goes on for the
 // others, and for Config.Grace after the last waiter left, so that a page
 // showing progress can reconnect. Then a compile that has not started is
-// dropped, and one that runs is cancelled, unless the server keeps its
-// space on disk (the backend saves it to its directory: every later start
-// loads it), which goes on in the background, one such compile at a time.
-// A request whose context says NoWork (a HEAD) never starts nor joins a
+// dropped, and one that runs is cancelled, unless the server keeps what
+// it makes, which goes on in the background: a board's whose backend
+// saves it to its directory (every later start loads it), one such
+// compile at a time, and a feature model's heavy compile (a BDD's, which
+// the person reading the page meanwhile will want), each in its lane. A
+// request whose context says NoWork (a HEAD) never starts nor joins a
 // heavy compile.
 //
 // Heavy compiles (large BDDs, which take seconds and up to their node
-// budget in memory; configurator.Cost says which) run at most Config.Slots
-// at a time per board size, each size in a lane of its own: a 12×12
-// compile never waits behind 14×14 ones, which take many times longer.
-// Light compiles (small boards, the SAT backend's clauses) are never held
-// back by the lanes. Every compile, heavy or light, then reserves its cost
-// in bytes (configurator.Cost) within the cache's bound, beside the spaces
-// held and the other compiles, evicting spaces not in use to make room,
-// and waits while there is none; one whose cost exceeds the whole bound
-// fails at once with TooBig. Its reservation becomes its space's bytes
-// when it ends.
+// budget in memory; configurator.Cost says which of a board, Config.Budgets
+// of a model) run at most Config.Slots at a time per lane: a board size
+// each, so that a 12×12 compile never waits behind 14×14 ones, which take
+// many times longer, and a backend each for feature models. Light
+// compiles (small boards, the SAT backend's clauses) are never held back
+// by the lanes. Every compile, heavy or light, waits at most its deadline
+// for its lane (ErrBusy past it), then reserves its cost in bytes within
+// the cache's bound, beside the spaces held and the other compiles,
+// evicting spaces not in use to make room, and waits while there is none,
+// at most its deadline too; one whose cost exceeds the whole bound fails
+// at once with TooBig. Its reservation becomes its space's bytes when it
+// ends.
 //
 // The cache never thrashes: a space that fits only by evicting spaces in
 // use (asked for within inUse, a minute) is handed to the requests that
@@ -163,9 +209,11 @@ type flight struct {
 // requests for it within inUse are refused at once with a Crowded error
 // that says why, instead of compiling it again and again.
 //
-// Failures that would only repeat (a board beyond the backend's limits)
-// are remembered, so hostile clients cannot make the server retry a doomed
-// compile; other failures (a deadline, a cancellation) are not.
+// Failures that would only repeat (a board or a model beyond the
+// backend's limits, a model's compile past its deadline) are remembered,
+// at most maxRemembered of them, so hostile clients cannot make the server
+// retry a doomed compile; other failures (a cancellation, a board's
+// deadline, no room in time) are not.
 type Cache struct {
 	backends map[string]configurator.Backend
 	// unordered holds the backends whose spaces do not depend on the
@@ -175,12 +223,13 @@ type Cache struct {
 	cfg       Config
 	log       *slog.Logger
 	observe   Observer
+	models    Models
 	compile   compileFunc // c.build; tests wrap it
 	heavy     func(Key) bool
-	cost      func(Key) int64 // bytes a compile reserves (configurator.Cost); tests replace it
-	keeps     func(Key) bool  // whether an abandoned compile goes on (see keeps)
-	inUse     time.Duration   // see defaultInUse
-	ctx       context.Context // parent of every compile and count; cancelled by Close
+	cost      func(Key, *source) int64 // bytes a compile reserves (see costOf); tests replace it
+	keeps     func(Key) bool           // whether an abandoned compile goes on (see saves)
+	inUse     time.Duration            // see defaultInUse
+	ctx       context.Context          // parent of every compile and count; cancelled by Close
 	stop      context.CancelFunc
 	wg        sync.WaitGroup // the compiles
 	// detached are the counts of empty boards that went on without the
@@ -205,8 +254,8 @@ type Cache struct {
 	background *flight
 	flights    map[Key]*flight
 	failed     map[Key]error
-	// lanes[n] is held by each heavy compile of an n×n board.
-	lanes map[int]chan struct{}
+	// lanes are held by the heavy compiles (see lane).
+	lanes map[lane]chan struct{}
 	// sizes are the bytes of the spaces that did not fit (see add).
 	sizes map[Key]int64
 }
@@ -227,6 +276,10 @@ func (c *Cache) Get(ctx context.Context, k Key) (*Space, error) {
 		return nil, err
 	}
 	if err := c.refuse(k); err != nil {
+		c.mu.Unlock()
+		return nil, err
+	}
+	if err := c.usable(k); err != nil {
 		c.mu.Unlock()
 		return nil, err
 	}
@@ -285,7 +338,7 @@ func (c *Cache) Largest(backend string) int {
 	defer c.mu.Unlock()
 	n := 0
 	for k := range c.index {
-		if k.Backend == backend {
+		if k.Backend == backend && k.Model == "" {
 			n = max(n, k.N)
 		}
 	}
@@ -327,7 +380,7 @@ func (c *Cache) join(k Key) *flight {
 	f, ok := c.flights[k]
 	if !ok {
 		ctx, cancel := context.WithCancel(c.ctx)
-		f = &flight{done: make(chan struct{}), started: time.Now(), cancel: cancel, kept: c.keeps(k)}
+		f = &flight{done: make(chan struct{}), started: time.Now(), cancel: cancel, kept: c.keeps(k), model: k.Model != ""}
 		c.flights[k] = f
 		c.wg.Add(1)
 		go c.run(ctx, k, f)
@@ -360,32 +413,40 @@ func (c *Cache) leave(k Key, f *flight) {
 }
 
 // abandon drops flight f of key k, which nobody has waited for since the
-// grace period began: cancelled, unless it runs and is kept and no other
-// abandoned compile goes on (see keeps), in which case it goes on in the
-// background.
+// grace period began: cancelled, unless it runs and is kept (see keeps)
+// and, for a board, no other abandoned board compile goes on, in which
+// case it goes on in the background. A model's kept compile holds a slot
+// of its backend's lane, which bounds how many go on.
 func (c *Cache) abandon(k Key, f *flight) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if f.waiters > 0 || c.flights[k] != f {
 		return
 	}
-	if f.running && f.kept && c.background == nil {
-		c.background = f
-		c.log.Info("compile goes on in the background, nobody waiting", "backend", k.Backend, "n", k.N, "order", k.Order.String())
+	if f.running && f.kept && (k.Model != "" || c.background == nil) {
+		if k.Model == "" {
+			c.background = f
+		}
+		c.log.Info("compile goes on in the background, nobody waiting", "space", k.String())
 		return
 	}
 	delete(c.flights, k)
 	f.cancel()
-	c.log.Info("compile dropped, nobody waiting", "backend", k.Backend, "n", k.N, "order", k.Order.String(), "running", f.running)
+	c.log.Info("compile dropped, nobody waiting", "space", k.String(), "running", f.running)
 }
 
 // run compiles k for flight f, once a compile slot and the memory are
-// free.
+// free: for a model, once the model is read.
 func (c *Cache) run(ctx context.Context, k Key, f *flight) {
 	defer c.wg.Done()
 	defer f.cancel()
-	need := c.cost(k)
-	res, err := c.admit(ctx, k, f, need)
+	var need int64
+	var res *Space
+	src, err := c.read(ctx, k)
+	if err == nil {
+		need = c.cost(k, src)
+		res, err = c.admit(ctx, k, src, f, need)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if f.running {
@@ -408,41 +469,59 @@ func (c *Cache) run(ctx context.Context, k Key, f *flight) {
 	case err == nil:
 		c.add(res)
 	case errors.Is(err, configurator.ErrTooLarge) && !errors.As(err, &tooBig):
-		c.failed[k] = err
+		remember(c.failed, k, err)
 	}
 }
 
 // admit waits for k's slot in its lane, when heavy, then for need bytes of
-// the cache's bound, and compiles k.
-func (c *Cache) admit(ctx context.Context, k Key, f *flight, need int64) (*Space, error) {
+// the cache's bound, each at most the compile's deadline, and compiles k
+// (model src for a model's key).
+func (c *Cache) admit(ctx context.Context, k Key, src *source, f *flight, need int64) (*Space, error) {
 	if need > c.cfg.Bytes {
 		return nil, c.tooBig(k, need)
 	}
+	wctx, cancel := context.WithTimeout(ctx, c.deadline(k))
+	defer cancel()
 	if c.heavy(k) {
-		lane := c.lane(k.N)
+		lane := c.lane(k)
 		select {
 		case lane <- struct{}{}:
 			defer func() { <-lane }()
-		case <-ctx.Done():
-			return nil, ctx.Err()
+		case <-wctx.Done():
+			return nil, c.waited(ctx, k, "a compile slot")
 		}
 	}
-	if err := c.reserve(ctx, f, need); err != nil {
-		return nil, err
+	if err := c.reserve(wctx, f, need); err != nil {
+		return nil, c.waited(ctx, k, "memory the server's other compiles hold")
 	}
-	return c.compile(ctx, k)
+	return c.compile(ctx, k, src)
+}
+
+// waited is the error of a compile of k that waited for what in vain:
+// ctx's error when ctx ended (the server shuts down, or the compile was
+// abandoned), else ErrBusy, as the compile's deadline passed first. The
+// server was busy: that is not remembered.
+func (c *Cache) waited(ctx context.Context, k Key, what string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	err := fmt.Errorf("%s: the compile waited %v for %s: %w", k, c.deadline(k), what, configurator.ErrBusy)
+	c.log.Warn("compile not started", "space", k.String(), "err", err)
+	return err
 }
 
 // reserve waits until need bytes fit within the cache's bound beside the
 // spaces in use and the compiles running, evicting spaces not in use to
-// make room, and reserves them for f, which then runs. A flight nobody
-// waits for does not start even when its turn comes: it waits for a
-// request to come back within the grace period (a page showing progress
-// reconnects), or for abandon to cancel it, never having run.
+// make room, and reserves them for f, which then runs. A board's flight
+// nobody waits for does not start even when its turn comes: it waits for
+// a request to come back within the grace period (a page showing progress
+// reconnects), or for abandon to cancel it, never having run. A model's
+// starts: the page that asked for it asks again only every few seconds,
+// each time briefly, and must find it under way.
 func (c *Cache) reserve(ctx context.Context, f *flight, need int64) error {
 	for {
 		c.mu.Lock()
-		if f.waiters > 0 && c.makeRoom(need) {
+		if (f.waiters > 0 || f.model) && c.makeRoom(need) {
 			c.reserved += need
 			f.running = true
 			c.mu.Unlock()
@@ -505,8 +584,8 @@ type TooBig struct {
 }
 
 func (e *TooBig) Error() string {
-	return fmt.Sprintf("%s %d×%d %v: compiling it takes about %s, more than the %s of the cache of compiled spaces: %v",
-		e.Key.Backend, e.Key.N, e.Key.N, e.Key.Order, bytesize.Format(e.Need), bytesize.Format(e.Bound), configurator.ErrTooLarge)
+	return fmt.Sprintf("%s: compiling it takes about %s, more than the %s of the cache of compiled spaces: %v",
+		e.Key, bytesize.Format(e.Need), bytesize.Format(e.Bound), configurator.ErrTooLarge)
 }
 
 func (e *TooBig) Unwrap() error { return configurator.ErrTooLarge }
@@ -515,7 +594,7 @@ func (e *TooBig) Unwrap() error { return configurator.ErrTooLarge }
 func (c *Cache) tooBig(k Key, need int64) *TooBig {
 	e := &TooBig{Key: k, Need: need, Bound: c.cfg.Bytes}
 	for n := k.N - 1; n >= 1; n-- {
-		if c.cost(Key{Backend: k.Backend, N: n, Order: k.Order}) <= c.cfg.Bytes {
+		if c.cost(Key{Backend: k.Backend, N: n, Order: k.Order}, nil) <= c.cfg.Bytes {
 			e.Largest = n
 			break
 		}
@@ -523,14 +602,26 @@ func (c *Cache) tooBig(k Key, need int64) *TooBig {
 	return e
 }
 
-// lane returns the lane of the heavy compiles of n×n boards.
-func (c *Cache) lane(n int) chan struct{} {
+// lane names the heavy compiles that share Config.Slots: those of one
+// board size (backend ""), or a backend's of feature models (n 0).
+type lane struct {
+	backend string
+	n       int
+}
+
+// lane returns the lane of k's heavy compile: its board size's, or its
+// backend's for a model.
+func (c *Cache) lane(k Key) chan struct{} {
+	name := lane{n: k.N}
+	if k.Model != "" {
+		name = lane{backend: k.Backend}
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	l, ok := c.lanes[n]
+	l, ok := c.lanes[name]
 	if !ok {
 		l = make(chan struct{}, max(c.cfg.Slots, 1))
-		c.lanes[n] = l
+		c.lanes[name] = l
 	}
 	return l
 }
@@ -579,8 +670,8 @@ type Crowded struct {
 }
 
 func (e *Crowded) Error() string {
-	return fmt.Sprintf("%s %d×%d %v: %s needed, %s free in the cache beside the spaces in use: %v",
-		e.Key.Backend, e.Key.N, e.Key.N, e.Key.Order, bytesize.Format(e.Need), bytesize.Format(e.Room), configurator.ErrBusy)
+	return fmt.Sprintf("%s: %s needed, %s free in the cache beside the spaces in use: %v",
+		e.Key, bytesize.Format(e.Need), bytesize.Format(e.Room), configurator.ErrBusy)
 }
 
 func (e *Crowded) Unwrap() error { return configurator.ErrBusy }
@@ -628,7 +719,7 @@ func (c *Cache) add(res *Space) {
 		c.evict(old)
 	}
 	if res.Bytes > c.room()-c.reserved {
-		c.sizes[res.Key] = res.Bytes
+		remember(c.sizes, res.Key, res.Bytes)
 		return
 	}
 	delete(c.sizes, res.Key)
@@ -641,45 +732,5 @@ func (c *Cache) add(res *Space) {
 			c.evict(e)
 		}
 		e = prev
-	}
-}
-
-// Reserve waits until bytes fit within the cache's bound beside the
-// spaces in use and the compiles running, evicting spaces not in use to
-// make room, as a compile of the cache's own does, reserves them, and
-// returns the function that gives them back (once, however often it is
-// called). It is how work the cache does not run (the compile of a
-// feature model) holds its memory within the server's one bound. bytes
-// beyond the whole bound fail at once with an error wrapping
-// configurator.ErrTooLarge; ctx ending while it waits, with ctx's error.
-func (c *Cache) Reserve(ctx context.Context, bytes int64) (release func(), err error) {
-	if bytes > c.cfg.Bytes {
-		return nil, fmt.Errorf("it may take %s, more than the %s of the server's compiled spaces: %w",
-			bytesize.Format(bytes), bytesize.Format(c.cfg.Bytes), configurator.ErrTooLarge)
-	}
-	for {
-		c.mu.Lock()
-		if c.makeRoom(bytes) {
-			c.reserved += bytes
-			c.mu.Unlock()
-			var once sync.Once
-			return func() {
-				once.Do(func() {
-					c.mu.Lock()
-					c.reserved -= bytes
-					c.free()
-					c.mu.Unlock()
-				})
-			}, nil
-		}
-		freed := c.freed
-		c.mu.Unlock()
-		select {
-		case <-freed:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-c.ctx.Done():
-			return nil, errors.New("server is shutting down")
-		}
 	}
 }

@@ -32,6 +32,7 @@ var config = Config{Bytes: 1 << 30, Deadline: 10 * time.Minute, Slots: 2, Grace:
 // each key and holds each one until the gate opens, so that a test can
 // line requests up behind a compile in progress.
 type gatedCompiler struct {
+	backends  []configurator.Backend // the real cache's
 	real      compileFunc
 	heavy     func(Key) bool // the real cache's
 	gate      chan struct{}
@@ -44,24 +45,28 @@ type gatedCompiler struct {
 // BDD's largest board and node budget given.
 func newGatedCompiler(t *testing.T, bddMaxN int, bddBudget int64) *gatedCompiler {
 	t.Helper()
-	c := New(backends(bddMaxN, bddBudget), config, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	bs := backends(bddMaxN, bddBudget)
+	c := New(bs, nil, config, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 	t.Cleanup(c.Close)
-	return &gatedCompiler{real: c.compile, heavy: c.Heavy, gate: make(chan struct{})}
+	return &gatedCompiler{backends: bs, real: c.compile, heavy: c.Heavy, gate: make(chan struct{})}
 }
 
 // newCache is a cache of bytes that compiles through g, slots heavy
-// compiles at a time, each abandoned one surviving grace.
+// compiles at a time, each abandoned one surviving grace. Its compiles
+// reserve nothing, and none is kept, unless a test says otherwise.
 func newCache(g *gatedCompiler, bytes int64, slots int, grace time.Duration) *Cache {
-	c := New(nil, Config{Bytes: bytes, Deadline: config.Deadline, Slots: slots, Grace: grace}, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	c := New(g.backends, nil, Config{Bytes: bytes, Deadline: config.Deadline, Slots: slots, Grace: grace}, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 	c.compile, c.heavy = g.compile, g.heavy
+	c.cost = func(Key, *source) int64 { return 0 }
+	c.keeps = func(Key) bool { return false }
 	return c
 }
 
-func (g *gatedCompiler) compile(ctx context.Context, k Key) (*Space, error) {
+func (g *gatedCompiler) compile(ctx context.Context, k Key, src *source) (*Space, error) {
 	v, _ := g.calls.LoadOrStore(k, new(int32))
 	atomic.AddInt32(v.(*int32), 1)
 	if g.only != nil && !g.only(k) {
-		return g.real(ctx, k)
+		return g.real(ctx, k, src)
 	}
 	select {
 	case <-g.gate:
@@ -69,7 +74,7 @@ func (g *gatedCompiler) compile(ctx context.Context, k Key) (*Space, error) {
 		g.cancelled.Add(1)
 		return nil, ctx.Err()
 	}
-	return g.real(ctx, k)
+	return g.real(ctx, k, src)
 }
 
 func (g *gatedCompiler) count(k Key) int {
@@ -174,7 +179,7 @@ func TestCacheEvictsLeastRecentlyUsedByBytes(t *testing.T) {
 	// Measure three spaces, then bound the cache to hold any two of them.
 	sizes := map[int]int64{}
 	for _, n := range []int{5, 6, 7} {
-		e, err := g.real(ctx, Key{Backend: "bdd", N: n})
+		e, err := g.real(ctx, Key{Backend: "bdd", N: n}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -260,7 +265,7 @@ func TestCacheDoesNotThrash(t *testing.T) {
 	key := func(n int) Key { return Key{Backend: "bdd", N: n} }
 	sizes := map[int]int64{}
 	for _, n := range []int{5, 6, 7} {
-		e, err := g.real(ctx, key(n))
+		e, err := g.real(ctx, key(n), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -408,7 +413,7 @@ func TestKeyReadsLimitsOnce(t *testing.T) {
 	for _, b := range backends(10, 1<<30) {
 		bs = append(bs, limitsCounted{Backend: b, calls: &calls})
 	}
-	c := New(bs, config, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	c := New(bs, nil, config, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 	defer c.Close()
 	atStart := calls.Load()
 	tests := []struct {

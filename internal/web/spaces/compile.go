@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/feature"
 )
 
 // Config is what bounds the cache and its compiles.
@@ -27,16 +28,38 @@ type Config struct {
 	// Recycle is the number of requests after which a space that does
 	// not report its size is compiled afresh; 0: never.
 	Recycle int
+
+	// ModelDeadline bounds one compile of a feature model instead of
+	// Deadline: a model whose compile does not end by it is beyond the
+	// backend, and is remembered so. 0: Deadline.
+	ModelDeadline time.Duration
+	// Budgets are, by backend name, the most memory one compile of a
+	// feature model on the backend may take (a BDD's node budget). Such
+	// a compile is heavy, and reserves its budget up to ModelReserve
+	// (reserving the whole budget would hold every other compile back
+	// and evict every space not in use; the budget stays the backend's
+	// hard bound beyond it). A compile on another backend reserves a
+	// bound from its model.
+	Budgets      map[string]int64
+	ModelReserve int64
 }
 
-// Observer is told of every compile: the key, the space (nil when the
-// compile failed), how long the compile took and its error.
+// Observer is told of every compile: the key, the board's space (nil when
+// the compile failed, or compiled a feature model), how long the compile
+// took and its error.
 type Observer func(k Key, sp configurator.Space, took time.Duration, err error)
 
+// Models reads the feature model of an ID for the cache to compile it
+// (the server's store of models): the model, and a bound from above of
+// the memory it holds, from which the cache bounds that of a space that
+// does not report its own (configurator.Sizer).
+type Models func(ctx context.Context, id string) (m *feature.Model, bytes int64, err error)
+
 // New returns a cache of the spaces of backends, which compiles nothing
-// until asked; Close releases what it holds. observe, when not nil, is
-// told of every compile.
-func New(backends []configurator.Backend, cfg Config, log *slog.Logger, observe Observer) *Cache {
+// until asked; Close releases what it holds. models reads the feature
+// models it compiles (nil: none). observe, when not nil, is told of every
+// compile.
+func New(backends []configurator.Backend, models Models, cfg Config, log *slog.Logger, observe Observer) *Cache {
 	ctx, stop := context.WithCancel(context.Background())
 	c := &Cache{
 		backends:  make(map[string]configurator.Backend, len(backends)),
@@ -44,6 +67,7 @@ func New(backends []configurator.Backend, cfg Config, log *slog.Logger, observe 
 		cfg:       cfg,
 		log:       log,
 		observe:   observe,
+		models:    models,
 		inUse:     defaultInUse,
 		ctx:       ctx,
 		stop:      stop,
@@ -51,7 +75,7 @@ func New(backends []configurator.Backend, cfg Config, log *slog.Logger, observe 
 		index:     make(map[Key]*list.Element),
 		flights:   make(map[Key]*flight),
 		failed:    make(map[Key]error),
-		lanes:     make(map[int]chan struct{}),
+		lanes:     make(map[lane]chan struct{}),
 		sizes:     make(map[Key]int64),
 		freed:     make(chan struct{}),
 	}
@@ -61,12 +85,12 @@ func New(backends []configurator.Backend, cfg Config, log *slog.Logger, observe 
 			c.unordered[b.Name()] = true
 		}
 	}
-	c.compile, c.heavy, c.cost, c.keeps = c.build, c.Heavy, c.Cost, c.saves
+	c.compile, c.heavy, c.cost, c.keeps = c.build, c.Heavy, c.costOf, c.saves
 	return c
 }
 
-// Cost is the bytes a compile of k reserves while it runs: its backend's
-// estimate (configurator.Cost).
+// Cost is the bytes a compile of board k reserves while it runs: its
+// backend's estimate (configurator.Cost).
 func (c *Cache) Cost(k Key) int64 {
 	b, ok := c.backends[k.Backend]
 	if !ok {
@@ -75,12 +99,49 @@ func (c *Cache) Cost(k Key) int64 {
 	return b.Cost(k.N, k.Order).Bytes
 }
 
+// source is a feature model read for its compile (see Models), nil for a
+// board's.
+type source struct {
+	model *feature.Model
+	bytes int64 // a bound of what model holds
+}
+
+// spaceBytes is the memory a compiled space of src holds: its own figure
+// (configurator.Sizer), or else a bound from its model's: a space holds
+// its model's clauses a few times over (the solver's copy, its watches,
+// its index).
+func (src *source) spaceBytes(sp configurator.FeatureSpace) int64 {
+	if sz, ok := sp.(configurator.Sizer); ok {
+		return sz.Bytes()
+	}
+	return 4 * src.bytes
+}
+
+// costOf is the bytes a compile of k reserves while it runs: a board's
+// Cost; for model src its backend's budget up to Config.ModelReserve
+// (see Config.Budgets), or else a bound from the model.
+func (c *Cache) costOf(k Key, src *source) int64 {
+	if src == nil {
+		return c.Cost(k)
+	}
+	bound := src.spaceBytes(nil)
+	if b := c.cfg.Budgets[k.Backend]; b > 0 {
+		return min(b, max(c.cfg.ModelReserve, bound))
+	}
+	return bound
+}
+
 // saves reports whether the compile of k is one the server keeps: a heavy
-// compile whose backend saves its space to a directory (a
-// configurator.Filer with a command that writes the file), where it is
-// not yet, so that every later start loads it. Such a compile, abandoned
-// while it runs, goes on in the background; a load is not one.
+// compile of a feature model (a BDD's, which goes on for the person
+// reading the page meanwhile), or a heavy compile of a board whose backend
+// saves its space to a directory (a configurator.Filer with a command
+// that writes the file), where it is not yet, so that every later start
+// loads it. Such a compile, abandoned while it runs, goes on in the
+// background; a board's load is not one.
 func (c *Cache) saves(k Key) bool {
+	if k.Model != "" {
+		return c.heavy(k)
+	}
 	fl, ok := c.backends[k.Backend].(configurator.Filer)
 	if !ok || !c.heavy(k) {
 		return false
@@ -118,11 +179,61 @@ func (c *Cache) Key(backend string, n int, o configurator.Order) Key {
 	return k
 }
 
-// Heavy reports whether compiling k takes long and much memory, as its
-// backend estimates it (configurator.Cost).
+// ModelKey is the key of backend's space of the feature model of ID id
+// (not a built-in board's: see Key).
+func ModelKey(backend, id string) Key { return Key{Backend: backend, Model: id} }
+
+// ErrNoBackend is the error of a key whose backend the cache was not
+// given.
+var ErrNoBackend = errors.New("no such backend")
+
+// usable returns the error of a key no compile can serve, at once: its
+// backend unknown, or a model's on a backend that configures boards only
+// (configurator.ErrBoardsOnly); nil otherwise.
+func (c *Cache) usable(k Key) error {
+	b, ok := c.backends[k.Backend]
+	if !ok {
+		return fmt.Errorf("backend %q: %w", k.Backend, ErrNoBackend)
+	}
+	if _, ok := b.(configurator.ModelCompiler); k.Model != "" && !ok {
+		return fmt.Errorf("%s: %w", k.Backend, configurator.ErrBoardsOnly)
+	}
+	return nil
+}
+
+// Heavy reports whether compiling k takes long and much memory: as a
+// board's backend estimates it (configurator.Cost); a model's on a
+// backend with a budget (Config.Budgets).
 func (c *Cache) Heavy(k Key) bool {
+	if k.Model != "" {
+		return c.cfg.Budgets[k.Backend] > 0
+	}
 	b, ok := c.backends[k.Backend]
 	return ok && b.Cost(k.N, k.Order).Heavy
+}
+
+// deadline is the compile deadline of k (Config.ModelDeadline for a
+// model's).
+func (c *Cache) deadline(k Key) time.Duration {
+	if k.Model != "" && c.cfg.ModelDeadline > 0 {
+		return c.cfg.ModelDeadline
+	}
+	return c.cfg.Deadline
+}
+
+// read reads the model a key names, nil for a board's.
+func (c *Cache) read(ctx context.Context, k Key) (*source, error) {
+	if k.Model == "" {
+		return nil, nil
+	}
+	if c.models == nil {
+		return nil, fmt.Errorf("model %s: the cache reads no feature models", k.Model)
+	}
+	m, bytes, err := c.models(ctx, k.Model)
+	if err != nil {
+		return nil, err
+	}
+	return &source{model: m, bytes: bytes}, nil
 }
 
 // Slots is the number of heavy compiles of one board size that run at
@@ -154,16 +265,20 @@ func (c *Cache) Use(e *Space) {
 	}
 }
 
-// build is the cache's compile function: it builds the model, compiles it
-// under the compile deadline, and counts the empty board's solutions once,
-// for the page's "one of 92".
-func (c *Cache) build(ctx context.Context, k Key) (*Space, error) {
+// build is the cache's compile function: for a board it builds the
+// board, compiles it under the compile deadline, and counts the empty
+// board's solutions once, for the page's "one of 92"; a model's it
+// compiles (buildModel).
+func (c *Cache) build(ctx context.Context, k Key, src *source) (*Space, error) {
 	b, ok := c.backends[k.Backend]
 	if !ok {
-		return nil, fmt.Errorf("no backend %q", k.Backend)
+		return nil, fmt.Errorf("backend %q: %w", k.Backend, ErrNoBackend)
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.cfg.Deadline)
+	ctx, cancel := context.WithTimeout(ctx, c.deadline(k))
 	defer cancel()
+	if src != nil {
+		return c.buildModel(ctx, k, b, src)
+	}
 	m, err := configurator.New(k.N, k.Order)
 	if err != nil {
 		return nil, err
@@ -177,7 +292,7 @@ func (c *Cache) build(ctx context.Context, k Key) (*Space, error) {
 		c.log.Warn("compile failed", "backend", k.Backend, "n", k.N, "order", k.Order.String(), "after", time.Since(start), "err", err)
 		return nil, err
 	}
-	res := &Space{Key: k, Space: sp, Took: took, Bytes: b.Cost(k.N, k.Order).Bytes}
+	res := &Space{Key: k, Space: sp, FeatureSpace: configurator.BoardFeatures(sp), Took: took, Bytes: b.Cost(k.N, k.Order).Bytes}
 	if sz, ok := sp.(configurator.Sizer); ok {
 		res.Bytes, res.Sized = sz.Bytes(), true
 	}
@@ -201,6 +316,29 @@ func (c *Cache) build(ctx context.Context, k Key) (*Space, error) {
 		verb = "loaded from its compiled file"
 	}
 	c.log.Info(verb, "backend", k.Backend, "n", k.N, "order", k.Order.String(), "took", took, "bytes", res.Bytes)
+	return res, nil
+}
+
+// buildModel compiles model src for key k on b, under ctx's deadline, the
+// compile's. A compile that does not end by it is beyond the backend, and
+// says so (it is remembered as such: every visitor would otherwise start
+// the same hopeless compile again).
+func (c *Cache) buildModel(ctx context.Context, k Key, b configurator.Backend, src *source) (*Space, error) {
+	start := time.Now()
+	fs, took, err := configurator.CompileFeatureModel(ctx, b, src.model)
+	if c.observe != nil {
+		c.observe(k, nil, time.Since(start), err)
+	}
+	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) && c.ctx.Err() == nil {
+			err = fmt.Errorf("%w: its compile did not finish in %v", configurator.ErrTooLarge, c.deadline(k))
+		}
+		c.log.Warn("compile failed", "space", k.String(), "after", time.Since(start), "err", err)
+		return nil, err
+	}
+	res := &Space{Key: k, FeatureSpace: fs, Took: took, Bytes: src.spaceBytes(fs)}
+	_, res.Sized = fs.(configurator.Sizer)
+	c.log.Info("compiled", "space", k.String(), "features", len(src.model.Features), "took", took, "bytes", res.Bytes)
 	return res, nil
 }
 

@@ -23,7 +23,7 @@ import (
 func TestCacheReservesCompiles(t *testing.T) {
 	g := newGatedCompiler(t, 10, 2<<30)
 	c := newCache(g, 1000, 2, time.Minute)
-	c.cost = func(k Key) int64 { return int64(k.N) * 100 }
+	c.cost = func(k Key, _ *source) int64 { return int64(k.N) * 100 }
 	defer c.Close()
 	a, b := Key{Backend: "bdd", N: 6}, Key{Backend: "bdd", N: 7}
 	var wg sync.WaitGroup
@@ -82,7 +82,7 @@ func TestCacheDropsWorkForNobody(t *testing.T) {
 	t.Run("queued", func(t *testing.T) {
 		g := newGatedCompiler(t, 10, 2<<30)
 		c := newCache(g, 1000, 2, grace)
-		c.cost = func(Key) int64 { return 600 }
+		c.cost = func(Key, *source) int64 { return 600 }
 		defer c.Close()
 		first, queued := Key{Backend: "bdd", N: 6}, Key{Backend: "bdd", N: 7}
 		go c.Get(context.Background(), first)
@@ -169,7 +169,7 @@ func TestCacheSettlesFreshSpaces(t *testing.T) {
 			newOne := func() (*Cache, *strings.Builder) {
 				var log strings.Builder
 				b := bdd.New(bdd.Options{Budget: 1 << 30, Dir: dir})
-				c := New([]configurator.Backend{b}, config, slog.New(slog.NewTextHandler(&log, nil)), nil)
+				c := New([]configurator.Backend{b}, nil, config, slog.New(slog.NewTextHandler(&log, nil)), nil)
 				c.heavy = func(Key) bool { return tt.heavy }
 				return c, &log
 			}
@@ -202,62 +202,5 @@ func TestCacheSettlesFreshSpaces(t *testing.T) {
 				t.Errorf("still counting after the space was offered")
 			}
 		})
-	}
-}
-
-// TestCacheReserve checks the reservations of work the cache does not
-// run: one that fits beside a compile is granted; one that does not
-// waits for the compile to end; one beyond the whole bound is refused at
-// once; a compile waits while a reservation holds the room it needs.
-func TestCacheReserve(t *testing.T) {
-	g := newGatedCompiler(t, 10, 2<<30)
-	c := newCache(g, 1000, 2, time.Minute)
-	c.cost = func(k Key) int64 { return int64(k.N) * 100 }
-	defer c.Close()
-	ctx := context.Background()
-	a := Key{Backend: "bdd", N: 6}
-	done := make(chan error, 1)
-	go func() { _, err := c.Get(ctx, a); done <- err }()
-	configuratortest.WaitFor(t, "the compile", func() bool { return g.count(a) == 1 })
-
-	release, err := c.Reserve(ctx, 400)
-	if err != nil {
-		t.Fatalf("400 bytes beside a compile of 600, bound 1000: %v", err)
-	}
-	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
-	defer cancel()
-	if _, err := c.Reserve(short, 100); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("100 bytes more in a full bound: %v, want it to wait until its deadline", err)
-	}
-	if _, err := c.Reserve(ctx, 1001); !errors.Is(err, configurator.ErrTooLarge) {
-		t.Errorf("1001 bytes in a bound of 1000: %v, want ErrTooLarge at once", err)
-	}
-	release()
-	release() // a second call gives nothing back twice
-	c.mu.Lock()
-	if c.reserved != 600 {
-		t.Errorf("after the release: %d reserved, want the compile's 600", c.reserved)
-	}
-	c.mu.Unlock()
-
-	// A reservation of the room a compile needs holds it back.
-	hold, err := c.Reserve(ctx, 400)
-	if err != nil {
-		t.Fatal(err)
-	}
-	close(g.gate)
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	b := Key{Backend: "bdd", N: 7}
-	got := make(chan error, 1)
-	go func() { _, err := c.Get(ctx, b); got <- err }()
-	time.Sleep(50 * time.Millisecond)
-	if n := g.count(b); n != 0 {
-		t.Errorf("a compile of 700 beside a reservation of 400 (bound 1000): started %d times, want it to wait", n)
-	}
-	hold()
-	if err := <-got; err != nil || g.count(b) != 1 {
-		t.Errorf("after the reservation ended: %v, %d compiles; want one", err, g.count(b))
 	}
 }
