@@ -30,9 +30,10 @@ func (b *Backend) CompileModel(ctx context.Context, model *feature.Model) (confi
 	o := b.opts.ModelOrder.resolve()
 	store := b.opts.store()
 	m, root, loaded := store.loadModel(model, o, b.opts.Budget)
+	core := 0
 	if !loaded {
-		var err error
-		m, root, err = raceCompiles(ctx, model, o, b.opts.Budget, compileRace)
+		c, err := raceCompilesCore(ctx, model, o, b.opts.Budget, compileRace)
+		m, root, core = c.m, c.root, c.core
 		if errors.Is(err, robdd.ErrNodeLimit) {
 			return nil, fmt.Errorf("bdd: the BDD of this model passes %s in this order (%v): the SAT backend answers it: %w: %w",
 				bytesize.Format(b.opts.Budget), o, configurator.ErrTooLarge, err)
@@ -46,7 +47,7 @@ func (b *Backend) CompileModel(ctx context.Context, model *feature.Model) (confi
 	if loaded {
 		source = store.modelPath(model, o)
 	}
-	return &ModelSpace{model: model, diagram: diagram{m: m, root: root, nodes: m.Size() - 2, work: b.work}, order: o, source: source}, nil
+	return &ModelSpace{model: model, diagram: diagram{m: m, root: root, nodes: m.Size() - 2, work: b.work}, order: o, source: source, core: core}, nil
 }
 
 // termBuilder builds the diagrams of a model's terms in a Manager, at the
@@ -323,11 +324,27 @@ const raceDelay = 30 * time.Second
 // then. When every one fails, the error says why
 // each did (the budget, ctx).
 func raceCompiles(ctx context.Context, model *feature.Model, o ModelOrder, budget int64, cfgs []compileConfig) (*robdd.Manager, robdd.Node, error) {
+	c, err := raceCompilesCore(ctx, model, o, budget, cfgs)
+	return c.m, c.root, err
+}
+
+// modelCompiled is a model's diagram as a compile made it: the Manager that
+// holds it alone, its root, and the size of the diagram over the
+// variables of the compile before the fixed and merged features were put
+// back (ModelSpace.CoreNodes).
+type modelCompiled struct {
+	m    *robdd.Manager
+	root robdd.Node
+	core int
+}
+
+// raceCompilesCore is raceCompiles, the size of the diagram over the
+// variables of the compile too.
+func raceCompilesCore(ctx context.Context, model *feature.Model, o ModelOrder, budget int64, cfgs []compileConfig) (modelCompiled, error) {
 	type result struct {
-		i    int
-		m    *robdd.Manager
-		root robdd.Node
-		err  error
+		i int
+		modelCompiled
+		err error
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -352,8 +369,8 @@ func raceCompiles(ctx context.Context, model *feature.Model, o ModelOrder, budge
 					return
 				}
 			}
-			m, root, err := compileModelFrom(ctx, model, o, share, cfg)
-			results <- result{i, m, root, err}
+			c, err := compileModelCore(ctx, model, o, share, cfg)
+			results <- result{i, c, err}
 		}()
 	}
 	var won *result
@@ -377,10 +394,10 @@ func raceCompiles(ctx context.Context, model *feature.Model, o ModelOrder, budge
 		}
 	}
 	if won != nil {
-		return won.m, won.root, nil
+		return won.modelCompiled, nil
 	}
 	if len(cfgs) == 1 {
-		return nil, robdd.False, errs[0]
+		return modelCompiled{}, errs[0]
 	}
 	// Every compile's error, each within its share of the budget.
 	format := make([]string, len(errs))
@@ -390,7 +407,7 @@ func raceCompiles(ctx context.Context, model *feature.Model, o ModelOrder, budge
 		args[i] = err
 	}
 	head := fmt.Sprintf("%d compiles side by side, each within %s: ", len(cfgs), bytesize.Format(share))
-	return nil, robdd.False, fmt.Errorf(head+strings.Join(format, "; "), args...)
+	return modelCompiled{}, fmt.Errorf(head+strings.Join(format, "; "), args...)
 }
 
 // gcAt is the store size, garbage included, below which the compile does
@@ -401,10 +418,17 @@ const gcAt = 1 << 16
 // from the order o gives, as cfg says, and returns the Manager and the
 // root of the diagram, which the Manager holds alone.
 func compileModelFrom(ctx context.Context, model *feature.Model, o ModelOrder, budget int64, cfg compileConfig) (*robdd.Manager, robdd.Node, error) {
+	c, err := compileModelCore(ctx, model, o, budget, cfg)
+	return c.m, c.root, err
+}
+
+// compileModelCore is compileModelFrom, the size of the diagram over the
+// variables of the compile too.
+func compileModelCore(ctx context.Context, model *feature.Model, o ModelOrder, budget int64, cfg compileConfig) (modelCompiled, error) {
 	n := len(model.Features)
 	terms, red, ok := preprocess(n, modelTerms(model), !cfg.plain)
 	if !ok {
-		return robdd.New(n, budget), robdd.False, nil
+		return modelCompiled{m: robdd.New(n, budget), root: robdd.False}, nil
 	}
 	var order []int
 	var err error
@@ -414,17 +438,22 @@ func compileModelFrom(ctx context.Context, model *feature.Model, o ModelOrder, b
 		order, err = startOrder(len(red.vars), terms, o)
 	}
 	if err != nil {
-		return nil, robdd.False, err
+		return modelCompiled{}, err
 	}
 	m := robdd.New(len(red.vars), budget)
 	if _, err := m.SetOrder(ctx, order); err != nil {
-		return nil, robdd.False, fmt.Errorf("bdd: %w", err)
+		return modelCompiled{}, fmt.Errorf("bdd: %w", err)
 	}
 	root, err := compileModel(ctx, m, model, terms, red, cfg)
 	if err != nil {
-		return nil, robdd.False, err
+		return modelCompiled{}, err
 	}
-	return red.expand(ctx, m, root, budget)
+	core := m.Size() - 2 // m holds the diagram alone
+	dst, droot, err := red.expand(ctx, m, root, budget)
+	if err != nil {
+		return modelCompiled{}, err
+	}
+	return modelCompiled{dst, droot, core}, nil
 }
 
 // compileModel compiles the terms of model, preprocessed into red, into

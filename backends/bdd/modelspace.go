@@ -37,6 +37,8 @@ type ModelSpace struct {
 	// source is the file CompileModel loaded the diagram from; "" if
 	// compiled.
 	source string
+	// core is CoreNodes.
+	core int
 }
 
 // FeatureModel is the model the space was compiled from.
@@ -51,6 +53,16 @@ func (s *ModelSpace) Root() robdd.Node { return s.root }
 
 // Nodes is the size of the diagram, terminals excluded.
 func (s *ModelSpace) Nodes() int { return s.nodes }
+
+// CoreNodes is the size of the diagram the compile built, terminals
+// excluded: over the features it keeps as variables (preprocess: neither
+// fixed by the model nor merged into an equal feature, and mentioned by a
+// constraint), before it put the others back (each fixed feature a node,
+// each merged one nodes beside every node of the feature it equals). It is
+// the size to compare with a diagram of the model made without those
+// features, as exports that drop them have it. 0 for a space loaded from
+// a file.
+func (s *ModelSpace) CoreNodes() int { return s.core }
 
 // Bytes is the memory the diagram holds.
 func (s *ModelSpace) Bytes() int64 { return s.m.Bytes() }

@@ -246,6 +246,28 @@ func TestCompileModel(t *testing.T) {
 	}
 }
 
+// TestCoreNodes: the size of the diagram over the features the compile
+// keeps, apart from the fixed and merged ones it puts back afterwards.
+func TestCoreNodes(t *testing.T) {
+	// 1 is fixed, 3 equals 2, and 2 ∨ 4 is a diagram of two nodes over
+	// the variables kept; the model has 3 configurations.
+	m, err := dimacs.Parse([]byte("p cnf 4 4\n1 0\n-2 3 0\n2 -3 0\n2 4 0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := New(Options{}).CompileModel(t.Context(), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := sp.(*ModelSpace)
+	if got := ms.Manager().SatCount(ms.Root()); got.Cmp(big.NewInt(3)) != 0 {
+		t.Errorf("%v configurations, want 3", got)
+	}
+	if ms.CoreNodes() != 2 || ms.Nodes() <= ms.CoreNodes() {
+		t.Errorf("CoreNodes %d, Nodes %d; want 2 and more", ms.CoreNodes(), ms.Nodes())
+	}
+}
+
 func TestParseModelOrder(t *testing.T) {
 	for _, tt := range []struct {
 		in   string

@@ -212,6 +212,28 @@ func (r *reorderer) sweep(l uint32) {
 	}
 }
 
+// sweepTo walks level l's list once, freeing the slots of its dead nodes
+// (as sweep does) and moving the live ones to level to: a swap's one
+// pass over the nodes of y.
+func (r *reorderer) sweepTo(l, to uint32) {
+	prev := uint32(0)
+	for id := r.head[l]; id != 0; {
+		next := r.lnext[id]
+		if r.ref[id] > 0 {
+			r.m.nodes[id].level = to
+			prev = id
+		} else {
+			if prev == 0 {
+				r.head[l] = next
+			} else {
+				r.lnext[prev] = next
+			}
+			r.release(id)
+		}
+		id = next
+	}
+}
+
 // alloc returns a free slot, or false when the budget has none left. It
 // sweeps the lists for the slots of dead nodes when they are worth it.
 func (r *reorderer) alloc() (uint32, bool) {
@@ -294,6 +316,10 @@ func (r *reorderer) swap(i int) error {
 			rewrite = append(rewrite, id)
 			r.unlink(id)
 		default:
+			// No node of x is a child of another, so the rewrite
+			// test of the nodes after it still tells y's nodes by
+			// their level: the node moves down at once.
+			m.nodes[id].level = lj
 			r.lnext[id] = moved
 			moved = id
 			nmoved++
@@ -301,10 +327,8 @@ func (r *reorderer) swap(i int) error {
 		id = next
 	}
 	r.rewrite = rewrite
-	r.sweep(lj)
+	r.sweepTo(lj, li)
 	stayed := r.head[lj]
-	r.relabel(stayed, li)
-	r.relabel(moved, lj)
 	r.exchange(i)
 	r.head[li], r.size[li] = stayed, r.size[lj]+len(rewrite)
 	r.head[lj], r.size[lj] = moved, nmoved
