@@ -17,7 +17,7 @@ type Backend interface {
 	// Compile prepares the model. It honours ctx, and a model beyond the
 	// backend's limits fails with an error that errors.Is(err, ErrTooLarge)
 	// recognises.
-	Compile(ctx context.Context, m *Model) (Space, error)
+	Compile(ctx context.Context, m *Model) (Board, error)
 	// Limits states what the backend accepts, so that callers refuse a
 	// board at once and never copy the backend's constants.
 	Limits() Limits
@@ -119,8 +119,8 @@ type Occupancy struct {
 	Bytes   int64 `json:"bytes"`   // work space held by the running ones
 }
 
-// Space is a compiled model. It is immutable and safe for concurrent use:
-// many requests query one Space at once.
+// Board is a compiled model. It is immutable and safe for concurrent use:
+// many requests query one Board at once.
 //
 // Every method takes the user's queens, which the caller has checked with
 // Model.Check (on the board, no duplicates). Optional capabilities are
@@ -129,7 +129,7 @@ type Occupancy struct {
 // RankProfiler, Finder, Sizer and Sourcer. A Backend's own are Occupier and Filer.
 // Callers decide what to offer from these facets alone, never from a
 // backend's name.
-type Space interface {
+type Board interface {
 	// Model is the model the space was compiled from.
 	Model() *Model
 	// Analyze classifies every cell under the placement. A placement that
@@ -270,7 +270,7 @@ var (
 )
 
 // Compile compiles m with b and measures how long that took.
-func Compile(ctx context.Context, b Backend, m *Model) (Space, time.Duration, error) {
+func Compile(ctx context.Context, b Backend, m *Model) (Board, time.Duration, error) {
 	start := time.Now()
 	sp, err := b.Compile(ctx, m)
 	if err != nil {

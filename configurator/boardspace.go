@@ -18,7 +18,7 @@ import (
 // ruled out, solutions that keep the decisions (the space's witnesses when
 // it is a Finder), each settling every square it shows, until every
 // square is settled (answers that are not counted).
-func BoardFeatures(sp Space) FeatureSpace {
+func BoardFeatures(sp Board) FeatureSpace {
 	if fs, ok := sp.(FeatureSpace); ok {
 		return fs
 	}
@@ -32,7 +32,7 @@ func BoardFeatures(sp Space) FeatureSpace {
 
 // boardSpace is a board's Space answering decisions on its squares.
 type boardSpace struct {
-	sp Space
+	sp Board
 	fm *feature.Model
 }
 

@@ -123,7 +123,7 @@ func ExampleBoardReason() {
 
 // eightQueens compiles the 8×8 board with the BDD backend, as
 // ExampleCompile does.
-func eightQueens(ctx context.Context) configurator.Space {
+func eightQueens(ctx context.Context) configurator.Board {
 	model, err := configurator.New(8, configurator.RowMajor)
 	if err != nil {
 		panic(err)

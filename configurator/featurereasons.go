@@ -295,7 +295,7 @@ func (s *FeatureSession) board() (*Model, bool) {
 	switch sp := s.space.(type) {
 	case *boardSpace:
 		return sp.sp.Model(), true
-	case Space:
+	case Board:
 		return sp.Model(), true
 	}
 	return BoardOf(s.Model())

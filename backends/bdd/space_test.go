@@ -23,7 +23,7 @@ import (
 var (
 	_ configurator.Backend    = (*Backend)(nil)
 	_ configurator.Occupier   = (*Backend)(nil)
-	_ configurator.Space      = (*Space)(nil)
+	_ configurator.Board      = (*Space)(nil)
 	_ configurator.Sampler    = (*Space)(nil)
 	_ configurator.Marginaler = (*Space)(nil)
 	_ configurator.Diagrammer = (*Space)(nil)

@@ -17,7 +17,7 @@ import (
 )
 
 // nqueens compiles the N-Queens model of an n×n board, row-major, with b.
-func nqueens(t testing.TB, b *Backend, n int) configurator.Space {
+func nqueens(t testing.TB, b *Backend, n int) configurator.Board {
 	t.Helper()
 	return configuratortest.Space(t, b, configuratortest.Model(t, n, configurator.RowMajor))
 }
@@ -68,7 +68,7 @@ func sameAnalysis(got, want *configurator.Analysis, counted bool) string {
 // oracle's answer, or "": the states and the count (see sameAnalysis), or
 // the error, which is ErrNoSolution exactly when the oracle finds no
 // solution holding the queens.
-func analysisDiff(sp configurator.Space, o *oracle, queens []configurator.Cell, counted bool) string {
+func analysisDiff(sp configurator.Board, o *oracle, queens []configurator.Cell, counted bool) string {
 	want := o.analyze(queens)
 	got, err := sp.Analyze(context.Background(), queens)
 	switch {
@@ -900,7 +900,7 @@ func TestInterrupted(t *testing.T) {
 // share nothing, and every answer must match the sequential one.
 func TestConcurrent(t *testing.T) {
 	type job struct {
-		sp     configurator.Space
+		sp     configurator.Board
 		queens []configurator.Cell
 		want   *configurator.Analysis
 		err    error

@@ -355,7 +355,7 @@ func TestBoardModels(t *testing.T) {
 		subjects := compileFeatures(t, m, bs)
 		// The board's questions alone, without the SAT backend's
 		// witnesses: BoardFeatures' own way of finding solutions.
-		bare := struct{ configurator.Space }{configuratortest.Space(t, bs[1], board)}
+		bare := struct{ configurator.Board }{configuratortest.Space(t, bs[1], board)}
 		subjects = append(subjects, crosscheck.FeatureSubject{Name: "sat, its board's questions alone", Space: configurator.BoardFeatures(bare)})
 		rep, err := crosscheck.WalkModel(context.Background(), m, subjects, crosscheck.WalkOptions{Walks: 2, Steps: 12, Seed: *seed})
 		if err != nil {

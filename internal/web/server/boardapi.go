@@ -401,7 +401,7 @@ func (s *Server) apiCompleteBoard(c echo.Context, body []byte) error {
 // boardConflict words the queens of a diagram's request that no solution
 // holds, as the board's session does (boardProblem); err when they are
 // held after all, or the session fails otherwise.
-func boardConflict(ctx context.Context, sp configurator.Space, queens []configurator.Cell, err error) error {
+func boardConflict(ctx context.Context, sp configurator.Board, queens []configurator.Cell, err error) error {
 	if _, serr := configurator.NewFeatureSession(ctx, configurator.BoardFeatures(sp), configurator.BoardDecisions(sp.Model(), queens)); serr != nil {
 		return boardProblem(sp.Model(), queens, serr)
 	}

@@ -185,7 +185,7 @@ type facets struct {
 // compiled is the cache's observer: it counts every compile for the
 // metrics and learns from each board's space what its backend's spaces
 // offer.
-func (s *Server) compiled(k spaces.Key, sp configurator.Space, took time.Duration, err error) {
+func (s *Server) compiled(k spaces.Key, sp configurator.Board, took time.Duration, err error) {
 	s.metrics.compiled(k.Backend, took, err)
 	if sp == nil {
 		return

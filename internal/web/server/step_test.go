@@ -44,7 +44,7 @@ func newHeldBackend(file configurator.SpaceFile) *heldBackend {
 
 func (b *heldBackend) File(*configurator.Model) configurator.SpaceFile { return b.file }
 
-func (b *heldBackend) Compile(ctx context.Context, m *configurator.Model) (configurator.Space, error) {
+func (b *heldBackend) Compile(ctx context.Context, m *configurator.Model) (configurator.Board, error) {
 	select {
 	case <-b.compileGate:
 	case <-ctx.Done():
@@ -54,12 +54,12 @@ func (b *heldBackend) Compile(ctx context.Context, m *configurator.Model) (confi
 	if err != nil {
 		return nil, err
 	}
-	return &heldSpace{Space: sp, b: b}, nil
+	return &heldSpace{Board: sp, b: b}, nil
 }
 
 // heldSpace is a space of heldBackend.
 type heldSpace struct {
-	configurator.Space
+	configurator.Board
 	b *heldBackend
 }
 
@@ -73,13 +73,13 @@ func (s *heldSpace) Analyze(ctx context.Context, queens []configurator.Cell) (*c
 			return nil, ctx.Err()
 		}
 	}
-	return s.Space.Analyze(ctx, queens)
+	return s.Board.Analyze(ctx, queens)
 }
 
 // Diagram is the BDD's, so that the API reports the nodes an analysis
 // visited.
 func (s *heldSpace) Diagram(ctx context.Context, queens []configurator.Cell, maxNodes int) (string, int, error) {
-	return s.Space.(configurator.Diagrammer).Diagram(ctx, queens, maxNodes)
+	return s.Board.(configurator.Diagrammer).Diagram(ctx, queens, maxNodes)
 }
 
 // serveWith starts the server on engines, the primary first, and returns

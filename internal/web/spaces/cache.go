@@ -80,7 +80,7 @@ func (e *Space) Loaded() bool {
 type Space struct {
 	configurator.FeatureSpace
 	Key   Key
-	Space configurator.Space
+	Space configurator.Board
 	Took  time.Duration // compile time (the load's, for a loaded space)
 	Bytes int64         // memory held, as the space reports it (or estimates)
 	// total is the count of the empty board's solutions, nil until it

@@ -47,7 +47,7 @@ type Config struct {
 // Observer is told of every compile: the key, the board's space (nil when
 // the compile failed, or compiled a feature model), how long the compile
 // took and its error.
-type Observer func(k Key, sp configurator.Space, took time.Duration, err error)
+type Observer func(k Key, sp configurator.Board, took time.Duration, err error)
 
 // Models reads the feature model of an ID for the cache to compile it
 // (the server's store of models): the model, and a bound from above of

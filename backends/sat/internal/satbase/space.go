@@ -74,7 +74,7 @@ func (b *Backend) Cost(n int) configurator.Cost {
 // fails with an error wrapping configurator.ErrTooLarge, and an ended ctx
 // with its error. Compile calls no solver: a space builds its first on its
 // first question.
-func (b *Backend) Compile(ctx context.Context, m *configurator.Model, newEngine func(*configurator.Model, *Lines) Engine, wrap func(*Space) configurator.Space) (configurator.Space, error) {
+func (b *Backend) Compile(ctx context.Context, m *configurator.Model, newEngine func(*configurator.Model, *Lines) Engine, wrap func(*Space) configurator.Board) (configurator.Board, error) {
 	if n := m.N(); n > b.MaxN {
 		return nil, fmt.Errorf("%d-queens: %s takes boards up to %d: %w", n, b.What, b.MaxN, configurator.ErrTooLarge)
 	}
