@@ -18,8 +18,8 @@ import (
 // ruled out, solutions that keep the decisions (the space's witnesses when
 // it is a Finder), each settling every square it shows, until every
 // square is settled (answers that are not counted).
-func BoardFeatures(sp Board) FeatureSpace {
-	if fs, ok := sp.(FeatureSpace); ok {
+func BoardFeatures(sp Board) Space {
+	if fs, ok := sp.(Space); ok {
 		return fs
 	}
 	fm, err := sp.Model().FeatureModel()

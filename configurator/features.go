@@ -112,16 +112,16 @@ type ModelCompiler interface {
 	// backend's limits (a decision diagram past its node budget) fails
 	// with an error that errors.Is(err, ErrTooLarge) recognises and that
 	// says what was exceeded.
-	CompileModel(ctx context.Context, m *feature.Model) (FeatureSpace, error)
+	CompileModel(ctx context.Context, m *feature.Model) (Space, error)
 }
 
-// FeatureSpace is a compiled feature model. It is immutable and safe for
+// Space is a compiled feature model. It is immutable and safe for
 // concurrent use. Every method takes the person's decisions, at most one
 // per feature, which the caller has checked (features in range, none
 // decided twice). Optional capabilities are separate interfaces discovered
 // by type assertion, as for Space: Admitter, Sizer, FeatureSampler,
 // FeatureMarginaler.
-type FeatureSpace interface {
+type Space interface {
 	// FeatureModel is the model the space was compiled from.
 	FeatureModel() *feature.Model
 	// Domains classifies every feature under the decisions. Decisions

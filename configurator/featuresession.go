@@ -40,7 +40,7 @@ var (
 // answered through BoardFeatures (whose FeatureModel is the board's own,
 // equal to m); any other model needs a ModelCompiler,
 // and another backend fails with an error wrapping ErrBoardsOnly.
-func CompileFeatureModel(ctx context.Context, b Backend, m *feature.Model) (FeatureSpace, time.Duration, error) {
+func CompileFeatureModel(ctx context.Context, b Backend, m *feature.Model) (Space, time.Duration, error) {
 	start := time.Now()
 	if board, ok := BoardOf(m); ok {
 		sp, took, err := Compile(ctx, b, board)
@@ -145,7 +145,7 @@ func FormatDecisions(m *feature.Model, ds []Decision) string {
 // Every method leaves the session as it was when it returns an error. A
 // FeatureSession is not safe for concurrent use; its FeatureSpace is.
 type FeatureSession struct {
-	space     FeatureSpace
+	space     Space
 	decisions []Decision
 	domains   *Domains
 	// cnf and prop prove by propagation; built on the first proof.
@@ -156,7 +156,7 @@ type FeatureSession struct {
 // NewFeatureSession checks decisions (features of the model, none twice)
 // and classifies every feature under them. Decisions that no
 // configuration keeps give a *Conflict.
-func NewFeatureSession(ctx context.Context, sp FeatureSpace, decisions []Decision) (*FeatureSession, error) {
+func NewFeatureSession(ctx context.Context, sp Space, decisions []Decision) (*FeatureSession, error) {
 	if err := CheckDecisions(sp.FeatureModel(), decisions); err != nil {
 		return nil, err
 	}
@@ -185,7 +185,7 @@ func (s *FeatureSession) set(ctx context.Context, decisions []Decision) error {
 }
 
 // Space is the compiled model the session queries.
-func (s *FeatureSession) Space() FeatureSpace { return s.space }
+func (s *FeatureSession) Space() Space { return s.space }
 
 // Model is the session's feature model.
 func (s *FeatureSession) Model() *feature.Model { return s.space.FeatureModel() }

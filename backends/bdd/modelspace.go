@@ -14,7 +14,7 @@ import (
 
 var (
 	_ configurator.ModelCompiler     = (*Backend)(nil)
-	_ configurator.FeatureSpace      = (*ModelSpace)(nil)
+	_ configurator.Space             = (*ModelSpace)(nil)
 	_ configurator.FeatureSampler    = (*ModelSpace)(nil)
 	_ configurator.FeatureMarginaler = (*ModelSpace)(nil)
 	_ configurator.Sizer             = (*ModelSpace)(nil)

@@ -59,7 +59,7 @@ func ocell(x configurator.Cell) oracle.Cell { return oracle.Cell{Row: x.Row, Col
 // reported by.
 type FeatureSubject struct {
 	Name  string
-	Space configurator.FeatureSpace
+	Space configurator.Space
 }
 
 // ModelDisagreement is one answer of a subject on a feature model that the

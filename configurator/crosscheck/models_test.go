@@ -194,10 +194,10 @@ func describe(m *feature.Model) string {
 
 // liar is a feature space that answers wrong: it shows the last open
 // feature forced off.
-type liar struct{ configurator.FeatureSpace }
+type liar struct{ configurator.Space }
 
 func (l liar) Domains(ctx context.Context, ds []configurator.Decision) (*configurator.Domains, error) {
-	d, err := l.FeatureSpace.Domains(ctx, ds)
+	d, err := l.Space.Domains(ctx, ds)
 	if err != nil {
 		return nil, err
 	}
@@ -486,7 +486,7 @@ var bddFeatureIDE = map[string]bool{
 
 // consistentDecisions draws up to k decisions on open features of sp, each
 // kept only when some configuration keeps them all.
-func consistentDecisions(t *testing.T, sp configurator.FeatureSpace, rng *rand.Rand, k int) []configurator.Decision {
+func consistentDecisions(t *testing.T, sp configurator.Space, rng *rand.Rand, k int) []configurator.Decision {
 	t.Helper()
 	ds := []configurator.Decision{}
 	n := len(sp.FeatureModel().Features)

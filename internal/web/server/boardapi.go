@@ -203,12 +203,12 @@ func (s *Server) boardSession(c echo.Context, st board.State, backend string) (*
 		return nil, nil, err
 	}
 	s.spaces.Use(e)
-	fs := configurator.BoardFeatures(e.Space)
+	fs := configurator.BoardFeatures(e.Board)
 	mo := &modelSession{id: configurator.BoardID(st.N), backend: backend, model: fs.FeatureModel(),
-		decisions: configurator.BoardDecisions(e.Space.Model(), st.Queens), compiled: e.Took}
+		decisions: configurator.BoardDecisions(e.Board.Model(), st.Queens), compiled: e.Took}
 	mo, err = s.openSession(c.Request().Context(), mo, fs)
 	if err != nil {
-		return nil, e, boardProblem(e.Space.Model(), st.Queens, err)
+		return nil, e, boardProblem(e.Board.Model(), st.Queens, err)
 	}
 	return mo, e, nil
 }
@@ -271,7 +271,7 @@ func (s *Server) apiAnalyzeBoard(c echo.Context, body []byte) error {
 		return err
 	}
 	resp := analyzeResponse{N: st.N, Backend: backend, Order: e.Key.Order.String(), Queens: pairs(st.Queens),
-		Forced: [][2]int{}, Blocked: [][2]int{}, Free: [][2]int{}, Work: newWorkJSON(e.Space, configurator.Work{})}
+		Forced: [][2]int{}, Blocked: [][2]int{}, Free: [][2]int{}, Work: newWorkJSON(e.Board, configurator.Work{})}
 	if err != nil {
 		for v := range st.N * st.N {
 			resp.Blocked = append(resp.Blocked, [2]int{v / st.N, v % st.N})
@@ -281,8 +281,8 @@ func (s *Server) apiAnalyzeBoard(c echo.Context, body []byte) error {
 	}
 	defer mo.done()
 	d := mo.session.Domains()
-	bm := e.Space.Model()
-	resp.ElapsedMS, resp.Work = ms(mo.took), newWorkJSON(e.Space, d.Work)
+	bm := e.Board.Model()
+	resp.ElapsedMS, resp.Work = ms(mo.took), newWorkJSON(e.Board, d.Work)
 	for f, fst := range d.States {
 		switch configurator.BoardState(fst) {
 		case configurator.Forced:
@@ -322,7 +322,7 @@ func (s *Server) apiExplainBoard(c echo.Context, body []byte) error {
 		return err
 	}
 	defer mo.done()
-	bm := e.Space.Model()
+	bm := e.Board.Model()
 	start := time.Now()
 	ex, err := mo.session.Explain(mo.ctx, bm.Var(cell))
 	if errors.Is(err, configurator.ErrNotForced) {
@@ -395,7 +395,7 @@ func (s *Server) apiCompleteBoard(c echo.Context, body []byte) error {
 		}
 	}
 	return c.JSON(http.StatusOK, completeResponse{N: st.N, Backend: backend, Queens: pairs(st.Queens),
-		Solution: pairs(squares(e.Space.Model(), sol)), ElapsedMS: ms(mo.took + time.Since(start))})
+		Solution: pairs(squares(e.Board.Model(), sol)), ElapsedMS: ms(mo.took + time.Since(start))})
 }
 
 // boardConflict words the queens of a diagram's request that no solution

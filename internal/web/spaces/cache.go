@@ -56,9 +56,9 @@ func (k Key) String() string {
 // BDD precomputing the boards of one queen: io.Closer); requests still
 // holding it are answered as before.
 func (e *Space) close() {
-	if c, ok := e.Space.(io.Closer); ok {
+	if c, ok := e.Board.(io.Closer); ok {
 		c.Close()
-	} else if c, ok := e.FeatureSpace.(io.Closer); ok {
+	} else if c, ok := e.Space.(io.Closer); ok {
 		c.Close()
 	}
 }
@@ -66,9 +66,9 @@ func (e *Space) close() {
 // Loaded reports whether e's space was loaded from its saved file, not
 // compiled (configurator.Sourcer).
 func (e *Space) Loaded() bool {
-	src, ok := e.Space.(configurator.Sourcer)
+	src, ok := e.Board.(configurator.Sourcer)
 	if !ok {
-		src, ok = e.FeatureSpace.(configurator.Sourcer)
+		src, ok = e.Space.(configurator.Sourcer)
 	}
 	return ok && src.Source() != ""
 }
@@ -78,9 +78,9 @@ func (e *Space) Loaded() bool {
 // feature model (configurator.BoardFeatures); Space is a board's own
 // space, nil for a feature model.
 type Space struct {
-	configurator.FeatureSpace
+	configurator.Space
 	Key   Key
-	Space configurator.Board
+	Board configurator.Board
 	Took  time.Duration // compile time (the load's, for a loaded space)
 	Bytes int64         // memory held, as the space reports it (or estimates)
 	// total is the count of the empty board's solutions, nil until it

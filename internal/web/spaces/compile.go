@@ -110,7 +110,7 @@ type source struct {
 // (configurator.Sizer), or else a bound from its model's: a space holds
 // its model's clauses a few times over (the solver's copy, its watches,
 // its index).
-func (src *source) spaceBytes(sp configurator.FeatureSpace) int64 {
+func (src *source) spaceBytes(sp configurator.Space) int64 {
 	if sz, ok := sp.(configurator.Sizer); ok {
 		return sz.Bytes()
 	}
@@ -292,7 +292,7 @@ func (c *Cache) build(ctx context.Context, k Key, src *source) (*Space, error) {
 		c.log.Warn("compile failed", "backend", k.Backend, "n", k.N, "order", k.Order.String(), "after", time.Since(start), "err", err)
 		return nil, err
 	}
-	res := &Space{Key: k, Space: sp, FeatureSpace: configurator.BoardFeatures(sp), Took: took, Bytes: b.Cost(k.N, k.Order).Bytes}
+	res := &Space{Key: k, Board: sp, Space: configurator.BoardFeatures(sp), Took: took, Bytes: b.Cost(k.N, k.Order).Bytes}
 	if sz, ok := sp.(configurator.Sizer); ok {
 		res.Bytes, res.Sized = sz.Bytes(), true
 	}
@@ -336,7 +336,7 @@ func (c *Cache) buildModel(ctx context.Context, k Key, b configurator.Backend, s
 		c.log.Warn("compile failed", "space", k.String(), "after", time.Since(start), "err", err)
 		return nil, err
 	}
-	res := &Space{Key: k, FeatureSpace: fs, Took: took, Bytes: src.spaceBytes(fs)}
+	res := &Space{Key: k, Space: fs, Took: took, Bytes: src.spaceBytes(fs)}
 	_, res.Sized = fs.(configurator.Sizer)
 	c.log.Info("compiled", "space", k.String(), "features", len(src.model.Features), "took", took, "bytes", res.Bytes)
 	return res, nil
@@ -356,7 +356,7 @@ type precomputer interface{ Precompute(context.Context) error }
 // answers saved with it, and computes those missing in the background).
 // When ctx ends first the space is offered with what was computed.
 func (c *Cache) settle(ctx context.Context, res *Space) {
-	p, ok := res.Space.(precomputer)
+	p, ok := res.Board.(precomputer)
 	if !ok || res.Loaded() || !c.heavy(res.Key) {
 		return
 	}
@@ -398,7 +398,7 @@ func (c *Cache) countEmpty(ctx context.Context, res *Space) (a *configurator.Ana
 		dctx, cancel := context.WithTimeout(c.ctx, c.cfg.Deadline)
 		defer cancel()
 		start := time.Now()
-		a, err := res.Space.Analyze(dctx, nil)
+		a, err := res.Board.Analyze(dctx, nil)
 		mu.Lock()
 		defer mu.Unlock()
 		if !gone {
