@@ -129,7 +129,7 @@ func TestBoardFeatureExplainArgument(t *testing.T) {
 	} {
 		m := configuratortest.Model(t, tc.n, configurator.RowMajor)
 		board := configuratortest.Space(t, backends[0], m)
-		sess, err := configurator.NewFeatureSession(ctx, configurator.BoardFeatures(board), configurator.BoardDecisions(m, tc.queens))
+		sess, err := configurator.NewFeatureSession(ctx, board, configurator.BoardDecisions(m, tc.queens))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,7 +9,7 @@ import (
 	"github.com/nqueens/configurator/configurator"
 )
 
-// plainSpace is a space with no facet beyond configurator.FeatureSpace.
+// plainSpace is a space with no facet beyond configurator.Space.
 type plainSpace struct{ configurator.Space }
 
 // unproven is an optimizer that proves nothing of its answer: a bound of

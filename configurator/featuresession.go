@@ -36,10 +36,10 @@ var (
 
 // CompileFeatureModel compiles m with b and measures how long that took.
 // A board (a model whose grid marks the N-Queens rules, BoardOf) is
-// compiled as a board, with the backend's own engine for boards, and
-// answered through BoardFeatures (whose FeatureModel is the board's own,
-// equal to m); any other model needs a ModelCompiler,
-// and another backend fails with an error wrapping ErrBoardsOnly.
+// compiled as a board, with the backend's own engine for boards (a Board,
+// whose FeatureModel is the board's own, equal to m); any other model needs
+// a ModelCompiler, and another backend fails with an error wrapping
+// ErrBoardsOnly.
 func CompileFeatureModel(ctx context.Context, b Backend, m *feature.Model) (Space, time.Duration, error) {
 	start := time.Now()
 	if board, ok := BoardOf(m); ok {
@@ -47,7 +47,7 @@ func CompileFeatureModel(ctx context.Context, b Backend, m *feature.Model) (Spac
 		if err != nil {
 			return nil, 0, err
 		}
-		return BoardFeatures(sp), took, nil
+		return sp, took, nil
 	}
 	mc, ok := b.(ModelCompiler)
 	if !ok {
@@ -143,7 +143,7 @@ func FormatDecisions(m *feature.Model, ds []Decision) string {
 // decisions they made, in order, and the domains under them. Forced
 // features are derived by every analysis and never stored as decisions.
 // Every method leaves the session as it was when it returns an error. A
-// FeatureSession is not safe for concurrent use; its FeatureSpace is.
+// FeatureSession is not safe for concurrent use; its Space is.
 type FeatureSession struct {
 	space     Space
 	decisions []Decision

@@ -28,7 +28,7 @@ var (
 // space from the Backend's bound as a board's Space does (see diagram). It
 // is immutable and safe for concurrent use.
 //
-// Besides configurator.FeatureSpace it is a configurator.FeatureSampler,
+// Besides configurator.Space it is a configurator.FeatureSampler,
 // FeatureMarginaler, FeatureGrapher and Sizer.
 type ModelSpace struct {
 	model *feature.Model

@@ -952,7 +952,7 @@ func TestSession(t *testing.T) {
 	ctx := context.Background()
 	sp := nqueens(t, New(Options{}), 8)
 	m := sp.Model()
-	s, err := configurator.NewFeatureSession(ctx, configurator.BoardFeatures(sp), configurator.BoardDecisions(m, configuratortest.Cells(t, "a1")))
+	s, err := configurator.NewFeatureSession(ctx, sp, configurator.BoardDecisions(m, configuratortest.Cells(t, "a1")))
 	if err != nil {
 		t.Fatal(err)
 	}

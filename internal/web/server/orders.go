@@ -99,7 +99,7 @@ func (s *Server) orders(ctx context.Context, backend string, n int, cachedOnly b
 				return
 			}
 			out[i].Bytes, out[i].CompileMS, out[i].Loaded = e.Bytes, ms(e.Took), e.Loaded()
-			if p, ok := e.Board.(configurator.RankProfiler); ok {
+			if p, ok := e.Space.(configurator.RankProfiler); ok {
 				out[i].PerRank = p.RankProfile()
 				out[i].Nodes = sum(out[i].PerRank)
 			}

@@ -65,15 +65,35 @@ type heldSpace struct {
 
 func (s *heldSpace) Analyze(ctx context.Context, queens []configurator.Cell) (*configurator.Analysis, error) {
 	if len(queens) == 0 {
-		s.b.counts.Add(1)
-		select {
-		case <-s.b.countGate:
-		case <-ctx.Done():
-			s.b.cancelled.Add(1)
-			return nil, ctx.Err()
+		if err := s.b.hold(ctx); err != nil {
+			return nil, err
 		}
 	}
 	return s.Board.Analyze(ctx, queens)
+}
+
+// Domains is the board's, held as Analyze is when nothing is decided: the
+// empty board's analysis in the board's feature decisions.
+func (s *heldSpace) Domains(ctx context.Context, decisions []configurator.Decision) (*configurator.Domains, error) {
+	if len(decisions) == 0 {
+		if err := s.b.hold(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return s.Board.Domains(ctx, decisions)
+}
+
+// hold counts an analysis of an empty board begun and waits for countGate,
+// counting it cancelled when ctx ends first.
+func (b *heldBackend) hold(ctx context.Context) error {
+	b.counts.Add(1)
+	select {
+	case <-b.countGate:
+		return nil
+	case <-ctx.Done():
+		b.cancelled.Add(1)
+		return ctx.Err()
+	}
 }
 
 // Diagram is the BDD's, so that the API reports the nodes an analysis

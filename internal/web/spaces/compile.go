@@ -292,7 +292,7 @@ func (c *Cache) build(ctx context.Context, k Key, src *source) (*Space, error) {
 		c.log.Warn("compile failed", "backend", k.Backend, "n", k.N, "order", k.Order.String(), "after", time.Since(start), "err", err)
 		return nil, err
 	}
-	res := &Space{Key: k, Board: sp, Space: configurator.BoardFeatures(sp), Took: took, Bytes: b.Cost(k.N, k.Order).Bytes}
+	res := &Space{Key: k, Space: sp, Took: took, Bytes: b.Cost(k.N, k.Order).Bytes}
 	if sz, ok := sp.(configurator.Sizer); ok {
 		res.Bytes, res.Sized = sz.Bytes(), true
 	}
@@ -356,7 +356,7 @@ type precomputer interface{ Precompute(context.Context) error }
 // answers saved with it, and computes those missing in the background).
 // When ctx ends first the space is offered with what was computed.
 func (c *Cache) settle(ctx context.Context, res *Space) {
-	p, ok := res.Board.(precomputer)
+	p, ok := res.Space.(precomputer)
 	if !ok || res.Loaded() || !c.heavy(res.Key) {
 		return
 	}
@@ -398,7 +398,7 @@ func (c *Cache) countEmpty(ctx context.Context, res *Space) (a *configurator.Ana
 		dctx, cancel := context.WithTimeout(c.ctx, c.cfg.Deadline)
 		defer cancel()
 		start := time.Now()
-		a, err := res.Board.Analyze(dctx, nil)
+		a, err := res.Board().Analyze(dctx, nil)
 		mu.Lock()
 		defer mu.Unlock()
 		if !gone {

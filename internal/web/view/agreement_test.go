@@ -27,7 +27,7 @@ func boardDomains(t *testing.T, b configurator.Backend, queens ...string) (*feat
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs := configurator.BoardFeatures(sp)
+	fs := sp
 	ds, err := configurator.ParseDecisions(fs.FeatureModel(), queens, nil)
 	if err != nil {
 		t.Fatal(err)

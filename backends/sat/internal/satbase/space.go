@@ -82,6 +82,7 @@ func (b *Backend) Compile(ctx context.Context, m *configurator.Model, newEngine 
 		return nil, err
 	}
 	sp := &Space{m: m, lines: Flatten(m)}
+	sp.Squares = configurator.NewSquares(sp)
 	sp.engine = newEngine(m, &sp.lines)
 	sp.solvers = b.solvers(b.Cost(m.N()).Bytes, func() *solver.Solver { return solver.New(sp.engine.Problem()) })
 	if wrap == nil {
@@ -113,9 +114,11 @@ type Engine interface {
 }
 
 // Space is a compiled model: its lines, the pool of its solvers, and the
-// Engine that answers its questions. It implements configurator.Space and
-// is safe for concurrent use.
+// Engine that answers its questions. It implements configurator.Board,
+// answering the decisions on its squares through them (Squares), and is
+// safe for concurrent use.
 type Space struct {
+	configurator.Squares
 	m       *configurator.Model
 	lines   Lines
 	engine  Engine
