@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"math/rand/v2"
 	"time"
 )
 
@@ -129,12 +128,11 @@ type Occupancy struct {
 // Every method takes the user's queens, which the caller has checked with
 // Model.Check (on the board, no duplicates). A Board's own optional
 // capabilities are facets discovered by type assertion, as io.WriterTo is:
-// Sampler, Marginaler, Diagrammer, Grapher, RankProfiler, Finder and
-// Sourcer; the others
-// (Admitter, Turner, Sizer, FeatureSampler, FeatureMarginaler, ...) are any
-// Space's, a board's squares its features. A Backend's own are
-// Occupier and Filer. Callers decide what to offer from these facets alone,
-// never from a backend's name.
+// Diagrammer, Grapher, RankProfiler, Finder and Sourcer. The others
+// (Admitter, Turner, Sizer, FeatureSampler, FeatureMarginaler, ...) are
+// any Space's, a board's squares its features; a Backend's own are
+// Occupier and Filer. Callers decide what to offer from these facets
+// alone, never from a backend's name.
 type Board interface {
 	Space
 	// Model is the model the space was compiled from.
@@ -148,20 +146,6 @@ type Board interface {
 	// Solve returns the queens of one solution that contains all of
 	// queens, or an error wrapping ErrNoSolution.
 	Solve(ctx context.Context, queens []Cell) ([]Cell, error)
-}
-
-// Sampler is a Board that draws solutions uniformly at random.
-type Sampler interface {
-	// Sample returns a solution containing queens, each such solution
-	// equally likely.
-	Sample(ctx context.Context, queens []Cell, rng *rand.Rand) ([]Cell, error)
-}
-
-// Marginaler is a Board that counts, for every cell, the solutions that
-// hold the placement and a queen on that cell: the data of a heat map.
-type Marginaler interface {
-	// Marginals returns one count per variable (row-major).
-	Marginals(ctx context.Context, queens []Cell) ([]*big.Int, error)
 }
 
 // Diagrammer is a Board that can draw itself restricted to a placement.

@@ -32,9 +32,10 @@ import (
 // immutable but for that memo, and safe for concurrent use.
 //
 // It is a configurator.Board, answering the board's feature model itself
-// (see boardfeatures.go), and a configurator.Sampler, Marginaler,
-// FeatureSampler, FeatureMarginaler, FeatureGrapher, Diagrammer, Grapher,
-// RankProfiler, Sourcer and Sizer.
+// (see boardfeatures.go), and a configurator.FeatureSampler,
+// FeatureMarginaler, FeatureGrapher, Diagrammer, Grapher, RankProfiler,
+// Sourcer and Sizer; Sample and Marginals are the same questions in
+// squares.
 type Space struct {
 	model *configurator.Model
 	// diagram is the compiled diagram; its queries hold work space from

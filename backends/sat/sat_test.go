@@ -560,7 +560,7 @@ func TestLimits(t *testing.T) {
 	if got := New(Options{}).Name(); got != "sat" {
 		t.Errorf("Name() = %q", got)
 	}
-	if _, ok := sp.(configurator.Sampler); ok {
+	if _, ok := sp.(configurator.FeatureSampler); ok {
 		t.Error("the SAT space claims to sample uniformly")
 	}
 }

@@ -191,7 +191,7 @@ func (s *Server) compiled(k spaces.Key, sp configurator.Board, took time.Duratio
 		return
 	}
 	var f facets
-	_, f.marginals = sp.(configurator.Marginaler)
+	_, f.marginals = sp.(configurator.FeatureMarginaler)
 	_, f.diagram = sp.(configurator.Diagrammer)
 	_, f.graph = sp.(configurator.Grapher)
 	s.facets.Store(k.Backend, f)

@@ -189,7 +189,7 @@ func (sp *Space) Find(ctx context.Context, with, without []configurator.Cell) ([
 
 // Solve returns the queens of one solution holding queens, row-major: the
 // first the Engine finds, not a uniformly random one (the space is no
-// configurator.Sampler).
+// configurator.FeatureSampler).
 func (sp *Space) Solve(ctx context.Context, queens []configurator.Cell) ([]configurator.Cell, error) {
 	if err := sp.m.Check(queens); err != nil {
 		return nil, fmt.Errorf("solve: %w", err)
