@@ -63,10 +63,10 @@ type Admitter interface {
 	Admit(ctx context.Context) (done func(), err error)
 }
 
-// Admit waits for a turn on sp (any Space) when
-// sp is an Admitter and returns the function that ends it; on any other
-// space it returns at once, unless ctx has ended.
-func Admit(ctx context.Context, sp any) (done func(), err error) {
+// Admit waits for a turn on sp when sp is an Admitter and returns the
+// function that ends it; on any other space it returns at once, unless ctx
+// has ended.
+func Admit(ctx context.Context, sp Space) (done func(), err error) {
 	if a, ok := sp.(Admitter); ok {
 		return a.Admit(ctx)
 	}

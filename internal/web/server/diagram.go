@@ -112,7 +112,7 @@ func (s *Server) apiDiagram(c echo.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.DiagramDeadline)
 	defer cancel()
-	done, err := configurator.Admit(ctx, e.Board())
+	done, err := configurator.Admit(ctx, e.Space)
 	if err != nil {
 		return err
 	}
