@@ -128,10 +128,10 @@ type Occupancy struct {
 // Every method takes the user's queens, which the caller has checked with
 // Model.Check (on the board, no duplicates). A Board's own optional
 // capabilities are facets discovered by type assertion, as io.WriterTo is:
-// Diagrammer, Grapher, RankProfiler, Finder and Sourcer. The others
-// (Admitter, Turner, Sizer, FeatureSampler, FeatureMarginaler, ...) are
-// any Space's, a board's squares its features; a Backend's own are
-// Occupier and Filer. Callers decide what to offer from these facets
+// Diagrammer, Grapher, RankProfiler and Finder. The others (Admitter,
+// Turner, Sizer, Sourcer, FeatureSampler, FeatureMarginaler, ...) are any
+// Space's, a board's squares its features; a Backend's own are Occupier
+// and Filer. Callers decide what to offer from these facets
 // alone, never from a backend's name.
 type Board interface {
 	Space

@@ -121,9 +121,9 @@ type ModelCompiler interface {
 // per feature, which the caller has checked (features in range, none
 // decided twice). Abilities only some spaces have are facets declared once
 // each and discovered by type assertion, as io.WriterTo is: Admitter,
-// Turner, Sizer, FeatureSampler, FeatureMarginaler, FeatureGrapher,
-// FeatureCorer and FeatureOptimizer, and Board, a board's space that
-// answers in squares too, with facets of its own.
+// Turner, Sizer, Sourcer, FeatureSampler, FeatureMarginaler,
+// FeatureGrapher, FeatureCorer and FeatureOptimizer; and Board, a board's
+// space that answers in squares too, with facets of its own.
 type Space interface {
 	// FeatureModel is the model the space was compiled from.
 	FeatureModel() *feature.Model

@@ -47,7 +47,7 @@ type FeatureGrapher interface {
 	DiagramOrder() (features []int, heuristic string)
 }
 
-// Sourcer is a Board that may have been read from its saved file instead
+// Sourcer is a Space that may have been read from its saved file instead
 // of compiled (see Filer): Source names the file, "" when the space was
 // compiled. Its compile time is then the time of the load.
 type Sourcer interface {

@@ -193,16 +193,16 @@ func (s *Server) apiSpace(c echo.Context, backend string, st board.State) (*spac
 
 // boardSession opens the session of a checked board request: the board's
 // space on the backend in the order asked for (apiSpace), answering the
-// board's feature model with the queens' squares selected. Its errors are in the board's words (boardProblem);
-// the space is returned once found, even when the session fails. The
-// caller calls mo.done when it has finished.
+// board's feature model with the queens' squares selected. Its errors are
+// in the board's words (boardProblem); the space is returned once found,
+// even when the session fails. The caller calls mo.done when it has
+// finished.
 func (s *Server) boardSession(c echo.Context, st board.State, backend string) (*modelSession, *spaces.Space, error) {
 	e, err := s.apiSpace(c, backend, st)
 	if err != nil {
 		return nil, nil, err
 	}
 	s.spaces.Use(e)
-
 	mo := &modelSession{id: configurator.BoardID(st.N), backend: backend, model: e.FeatureModel(),
 		decisions: configurator.BoardDecisions(e.Board().Model(), st.Queens), compiled: e.Took}
 	mo, err = s.openSession(c.Request().Context(), mo, e.Space)
@@ -270,7 +270,7 @@ func (s *Server) apiAnalyzeBoard(c echo.Context, body []byte) error {
 		return err
 	}
 	resp := analyzeResponse{N: st.N, Backend: backend, Order: e.Key.Order.String(), Queens: pairs(st.Queens),
-		Forced: [][2]int{}, Blocked: [][2]int{}, Free: [][2]int{}, Work: newWorkJSON(e.Board(), configurator.Work{})}
+		Forced: [][2]int{}, Blocked: [][2]int{}, Free: [][2]int{}, Work: newWorkJSON(e.Space, configurator.Work{})}
 	if err != nil {
 		for v := range st.N * st.N {
 			resp.Blocked = append(resp.Blocked, [2]int{v / st.N, v % st.N})
@@ -281,7 +281,7 @@ func (s *Server) apiAnalyzeBoard(c echo.Context, body []byte) error {
 	defer mo.done()
 	d := mo.session.Domains()
 	bm := e.Board().Model()
-	resp.ElapsedMS, resp.Work = ms(mo.took), newWorkJSON(e.Board(), d.Work)
+	resp.ElapsedMS, resp.Work = ms(mo.took), newWorkJSON(e.Space, d.Work)
 	for f, fst := range d.States {
 		switch configurator.BoardState(fst) {
 		case configurator.Forced:
