@@ -14,7 +14,7 @@ import (
 	"github.com/nqueens/configurator/configurator/configuratortest"
 )
 
-func compileSpace(t testing.TB, b configurator.Backend, n int) configurator.Space {
+func compileSpace(t testing.TB, b configurator.Backend, n int) configurator.Board {
 	t.Helper()
 	model := configuratortest.Model(t, n, configurator.RowMajor)
 	sp, err := b.Compile(context.Background(), model)

@@ -109,7 +109,7 @@ func ratio(a, b time.Duration) float64 {
 // baseline on a sample of the same steps, within the baseline's budget.
 // Every step a baseline finishes must give the states the space gave: a
 // disagreement is an error, so a wrong baseline cannot look fast.
-func CompareSteps(ctx context.Context, backend string, sp configurator.Space, baselines []NamedBaseline, opt StepOptions) (StepResult, error) {
+func CompareSteps(ctx context.Context, backend string, sp configurator.Board, baselines []NamedBaseline, opt StepOptions) (StepResult, error) {
 	n := sp.Model().N()
 	res := StepResult{Backend: backend, N: n}
 	start := time.Now()
@@ -184,7 +184,7 @@ func segments(steps []Step, n int) [][]Step {
 	return segs
 }
 
-func sampleBaseline(ctx context.Context, sp configurator.Space, b NamedBaseline, empty *configurator.Analysis, steps []Step, opt StepOptions) (BaselineResult, error) {
+func sampleBaseline(ctx context.Context, sp configurator.Board, b NamedBaseline, empty *configurator.Analysis, steps []Step, opt StepOptions) (BaselineResult, error) {
 	br := BaselineResult{Name: b.Name}
 	emptyBudget := opt.EmptyBudget
 	if emptyBudget <= 0 {

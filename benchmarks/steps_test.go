@@ -36,7 +36,7 @@ type analyzer func(ctx context.Context, queens []configurator.Cell) error
 // benchmarkSteps runs each method over the placements of a seeded walk,
 // one step per iteration, and the empty board:
 // <name>/board=<walk|empty>/method=<m>/n=<N>.
-func benchmarkSteps(b *testing.B, n int, sp configurator.Space, methods map[string]analyzer, order []string) {
+func benchmarkSteps(b *testing.B, n int, sp configurator.Board, methods map[string]analyzer, order []string) {
 	steps, err := RandomWalks(context.Background(), n, WalkOptions{Walks: 2, Steps: 50, Seed: 1}, sp.Analyze)
 	if err != nil {
 		b.Fatal(err)
@@ -62,7 +62,7 @@ func benchmarkSteps(b *testing.B, n int, sp configurator.Space, methods map[stri
 	}
 }
 
-func spaceAnalyzer(sp configurator.Space) analyzer {
+func spaceAnalyzer(sp configurator.Board) analyzer {
 	return func(ctx context.Context, queens []configurator.Cell) error {
 		_, err := sp.Analyze(ctx, queens)
 		return err

@@ -11,7 +11,7 @@ import (
 )
 
 // Analyzer answers the configurator's question about a placement: the
-// state of every cell. configurator.Space.Analyze is one.
+// state of every cell. configurator.Board.Analyze is one.
 type Analyzer func(ctx context.Context, queens []configurator.Cell) (*configurator.Analysis, error)
 
 // WalkOptions says how many random walks to take and how long.

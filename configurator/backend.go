@@ -5,19 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"math/rand/v2"
 	"time"
 )
 
-// Backend is a decision procedure for models: it compiles a model once into
-// a Space that then answers every question about placements on that board.
+// Backend is a decision procedure for models: it compiles a board once into
+// a Board that then answers every question about placements on it (and, as
+// every Space, the decisions on its squares).
 type Backend interface {
 	// Name is the backend's short name, as users type it: "bdd", "sat".
 	Name() string
 	// Compile prepares the model. It honours ctx, and a model beyond the
 	// backend's limits fails with an error that errors.Is(err, ErrTooLarge)
 	// recognises.
-	Compile(ctx context.Context, m *Model) (Space, error)
+	Compile(ctx context.Context, m *Model) (Board, error)
 	// Limits states what the backend accepts, so that callers refuse a
 	// board at once and never copy the backend's constants.
 	Limits() Limits
@@ -63,10 +63,10 @@ type Admitter interface {
 	Admit(ctx context.Context) (done func(), err error)
 }
 
-// Admit waits for a turn on sp (a board's Space or a FeatureSpace) when
-// sp is an Admitter and returns the function that ends it; on any other
-// space it returns at once, unless ctx has ended.
-func Admit(ctx context.Context, sp any) (done func(), err error) {
+// Admit waits for a turn on sp when sp is an Admitter and returns the
+// function that ends it; on any other space it returns at once, unless ctx
+// has ended.
+func Admit(ctx context.Context, sp Space) (done func(), err error) {
 	if a, ok := sp.(Admitter); ok {
 		return a.Admit(ctx)
 	}
@@ -119,17 +119,22 @@ type Occupancy struct {
 	Bytes   int64 `json:"bytes"`   // work space held by the running ones
 }
 
-// Space is a compiled model. It is immutable and safe for concurrent use:
-// many requests query one Space at once.
+// Board is the Space of an N-Queens board that also answers in squares:
+// the facet of a board's space (Space's features are its squares, see
+// Model.FeatureModel) that the board's own pages, API and benchmarks ask.
+// It is immutable and safe for concurrent use: many requests query one
+// Board at once.
 //
 // Every method takes the user's queens, which the caller has checked with
-// Model.Check (on the board, no duplicates). Optional capabilities are
-// separate interfaces discovered by type assertion, as io.WriterTo is:
-// Admitter, Sampler, Marginaler, Diagrammer, Grapher,
-// RankProfiler, Finder, Sizer and Sourcer. A Backend's own are Occupier and Filer.
-// Callers decide what to offer from these facets alone, never from a
-// backend's name.
-type Space interface {
+// Model.Check (on the board, no duplicates). A Board's own optional
+// capabilities are facets discovered by type assertion, as io.WriterTo is:
+// Diagrammer, Grapher, RankProfiler and Finder. The others (Admitter,
+// Turner, Sizer, Sourcer, FeatureSampler, FeatureMarginaler, ...) are any
+// Space's, a board's squares its features; a Backend's own are Occupier
+// and Filer. Callers decide what to offer from these facets
+// alone, never from a backend's name.
+type Board interface {
+	Space
 	// Model is the model the space was compiled from.
 	Model() *Model
 	// Analyze classifies every cell under the placement. A placement that
@@ -143,21 +148,7 @@ type Space interface {
 	Solve(ctx context.Context, queens []Cell) ([]Cell, error)
 }
 
-// Sampler is a Space that draws solutions uniformly at random.
-type Sampler interface {
-	// Sample returns a solution containing queens, each such solution
-	// equally likely.
-	Sample(ctx context.Context, queens []Cell, rng *rand.Rand) ([]Cell, error)
-}
-
-// Marginaler is a Space that counts, for every cell, the solutions that
-// hold the placement and a queen on that cell: the data of a heat map.
-type Marginaler interface {
-	// Marginals returns one count per variable (row-major).
-	Marginals(ctx context.Context, queens []Cell) ([]*big.Int, error)
-}
-
-// Diagrammer is a Space that can draw itself restricted to a placement.
+// Diagrammer is a Board that can draw itself restricted to a placement.
 type Diagrammer interface {
 	// Diagram returns the Graphviz DOT text of the diagram restricted to
 	// queens (their cells true, the rest of their ranks false) and its node
@@ -165,10 +156,10 @@ type Diagrammer interface {
 	Diagram(ctx context.Context, queens []Cell, maxNodes int) (dot string, nodes int, err error)
 }
 
-// Finder is a Space that shows the solution behind Satisfiable: one
+// Finder is a Board that shows the solution behind Satisfiable: one
 // with a queen on every cell of with and none on any cell of without, as
 // its queens, nil when there is none. Answering decisions on a board's
-// squares (BoardFeatures), one such witness settles many squares at once.
+// squares (Squares), one such witness settles many squares at once.
 type Finder interface {
 	Find(ctx context.Context, with, without []Cell) ([]Cell, error)
 }
@@ -270,7 +261,7 @@ var (
 )
 
 // Compile compiles m with b and measures how long that took.
-func Compile(ctx context.Context, b Backend, m *Model) (Space, time.Duration, error) {
+func Compile(ctx context.Context, b Backend, m *Model) (Board, time.Duration, error) {
 	start := time.Now()
 	sp, err := b.Compile(ctx, m)
 	if err != nil {

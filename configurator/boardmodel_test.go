@@ -50,7 +50,7 @@ func TestBoardAsFeatureModel(t *testing.T) {
 			t.Fatalf("N=%d: %d features, the last of rank 1 named %q", n, len(fm.Features), fm.Features[n-1].Name)
 		}
 		board := configuratortest.Space(t, backends[1], m)
-		var spaces []configurator.FeatureSpace
+		var spaces []configurator.Space
 		for _, b := range modelCompilers {
 			sp, _, err := configurator.CompileFeatureModel(ctx, b, fm)
 			if err != nil {
@@ -129,7 +129,7 @@ func TestBoardFeatureExplainArgument(t *testing.T) {
 	} {
 		m := configuratortest.Model(t, tc.n, configurator.RowMajor)
 		board := configuratortest.Space(t, backends[0], m)
-		sess, err := configurator.NewFeatureSession(ctx, configurator.BoardFeatures(board), configurator.BoardDecisions(m, tc.queens))
+		sess, err := configurator.NewFeatureSession(ctx, board, configurator.BoardDecisions(m, tc.queens))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,54 +9,37 @@ import (
 	"github.com/nqueens/configurator/configurator/feature"
 )
 
-// BoardFeatures returns sp, the space of a board, as the space of the
-// board's feature model (Model.FeatureModel): a selected square is a queen,
-// a deselected one a square ruled out. A space that answers feature
-// decisions itself (a FeatureSpace, with counts and samples over squares
-// ruled out) is returned as it is; any other is answered through the
-// board's questions: the analysis of its queens and, when squares are
-// ruled out, solutions that keep the decisions (the space's witnesses when
-// it is a Finder), each settling every square it shows, until every
-// square is settled (answers that are not counted).
-func BoardFeatures(sp Space) FeatureSpace {
-	if fs, ok := sp.(FeatureSpace); ok {
-		return fs
-	}
-	fm, err := sp.Model().FeatureModel()
+// Squares answers a board's feature decisions (its Model.FeatureModel: a
+// selected square is a queen, a deselected one a square ruled out) from the
+// board's questions in squares: the analysis of its queens and, when
+// squares are ruled out, solutions that keep the decisions (the board's
+// witnesses when it is a Finder), each settling every square it shows,
+// until every square is settled (answers that are not counted). A board
+// whose backend answers in squares alone embeds the Squares of itself
+// (NewSquares) to be a Space; one that answers feature decisions itself,
+// with counts over squares ruled out, needs none.
+type Squares struct {
+	b Board
+}
+
+// NewSquares returns the Squares that answer b's feature decisions. It
+// asks b nothing until they are asked, so b may be a board under
+// construction that embeds the result.
+func NewSquares(b Board) Squares { return Squares{b: b} }
+
+// FeatureModel is the board's feature model, a feature per square.
+func (s Squares) FeatureModel() *feature.Model {
+	fm, err := s.b.Model().FeatureModel()
 	if err != nil {
 		// FeatureModel fails only on a model New and Custom refuse.
 		panic(fmt.Sprintf("configurator: a board's feature model: %v", err))
 	}
-	return &boardSpace{sp: sp, fm: fm}
+	return fm
 }
-
-// boardSpace is a board's Space answering decisions on its squares.
-type boardSpace struct {
-	sp Space
-	fm *feature.Model
-}
-
-// Admit passes the board space's turns on.
-func (b *boardSpace) Admit(ctx context.Context) (func(), error) { return Admit(ctx, b.sp) }
-
-// Lane passes the board space's lane on (see Turner); a space that is no
-// Turner has none.
-func (b *boardSpace) Lane(ctx context.Context) (func(), error) { return lane(ctx, turnerOf(b.sp)) }
-
-// Turn passes the board space's turns on (see Turner); on a space that is
-// no Turner the turn is ctx itself, never wanted by another.
-func (b *boardSpace) Turn(ctx context.Context, resumed bool) (context.Context, func(), error) {
-	if t := turnerOf(b.sp); t != nil {
-		return t.Turn(ctx, resumed)
-	}
-	return ctx, func() {}, ctx.Err()
-}
-
-func (b *boardSpace) FeatureModel() *feature.Model { return b.fm }
 
 // cells splits decisions into the queens and the squares ruled out.
-func (b *boardSpace) cells(decisions []Decision) (queens, without []Cell) {
-	m := b.sp.Model()
+func (s Squares) cells(decisions []Decision) (queens, without []Cell) {
+	m := s.b.Model()
 	for _, d := range decisions {
 		if d.Select {
 			queens = append(queens, m.Cell(d.Feature))
@@ -67,10 +50,12 @@ func (b *boardSpace) cells(decisions []Decision) (queens, without []Cell) {
 	return queens, without
 }
 
-func (b *boardSpace) Domains(ctx context.Context, decisions []Decision) (*Domains, error) {
+// Domains classifies every square under the decisions; it counts the
+// solutions only when no square is ruled out.
+func (s Squares) Domains(ctx context.Context, decisions []Decision) (*Domains, error) {
 	start := time.Now()
-	queens, without := b.cells(decisions)
-	an, err := b.sp.Analyze(ctx, queens)
+	queens, without := s.cells(decisions)
+	an, err := s.b.Analyze(ctx, queens)
 	if err != nil {
 		return nil, err
 	}
@@ -78,14 +63,14 @@ func (b *boardSpace) Domains(ctx context.Context, decisions []Decision) (*Domain
 	if len(without) == 0 {
 		d.Configurations, d.AtLeast = an.Solutions, an.AtLeast
 	}
-	m := b.sp.Model()
+	m := s.b.Model()
 	// canOn and canOff are the squares some solution that keeps the
 	// decisions puts a queen on, or leaves empty, as far as known: each
 	// witness found settles every square it shows.
 	canOn, canOff := make([]bool, len(an.Cells)), make([]bool, len(an.Cells))
 	find := func(with, out []Cell) (bool, error) {
 		d.Work.SolverCalls++
-		w, err := b.find(ctx, with, out)
+		w, err := s.find(ctx, with, out)
 		if w == nil || err != nil {
 			return false, err
 		}
@@ -149,16 +134,16 @@ func (b *boardSpace) Domains(ctx context.Context, decisions []Decision) (*Domain
 // find is a solution with a queen on every cell of with and none on any
 // of without, nil when there is none: the space's witness when it is a
 // Finder, else one built rank by rank from satisfiability tests.
-func (b *boardSpace) find(ctx context.Context, with, without []Cell) ([]Cell, error) {
-	if f, ok := b.sp.(Finder); ok {
+func (s Squares) find(ctx context.Context, with, without []Cell) ([]Cell, error) {
+	if f, ok := s.b.(Finder); ok {
 		return f.Find(ctx, with, without)
 	}
-	ok, err := b.sp.Satisfiable(ctx, with, without)
+	ok, err := s.b.Satisfiable(ctx, with, without)
 	if err != nil || !ok {
 		return nil, err
 	}
 	queens := slices.Clone(with)
-	for _, c := range b.sp.Model().Constraints() {
+	for _, c := range s.b.Model().Constraints() {
 		if c.Kind != ExactlyOne || slices.ContainsFunc(c.Cells, func(q Cell) bool { return slices.Contains(queens, q) }) {
 			continue
 		}
@@ -167,7 +152,7 @@ func (b *boardSpace) find(ctx context.Context, with, without []Cell) ([]Cell, er
 				continue
 			}
 			more := append(slices.Clone(queens), q)
-			ok, err := b.sp.Satisfiable(ctx, more, without)
+			ok, err := s.b.Satisfiable(ctx, more, without)
 			if err != nil {
 				return nil, err
 			}
@@ -177,25 +162,26 @@ func (b *boardSpace) find(ctx context.Context, with, without []Cell) ([]Cell, er
 			}
 		}
 	}
-	return b.sp.Solve(ctx, queens)
+	return s.b.Solve(ctx, queens)
 }
 
-func (b *boardSpace) Consistent(ctx context.Context, decisions []Decision) (bool, error) {
-	queens, without := b.cells(decisions)
-	return b.sp.Satisfiable(ctx, queens, without)
+// Consistent reports whether some solution keeps the decisions.
+func (s Squares) Consistent(ctx context.Context, decisions []Decision) (bool, error) {
+	queens, without := s.cells(decisions)
+	return s.b.Satisfiable(ctx, queens, without)
 }
 
 // Configuration returns a solution that keeps the decisions.
-func (b *boardSpace) Configuration(ctx context.Context, decisions []Decision) ([]bool, error) {
-	queens, without := b.cells(decisions)
-	sol, err := b.find(ctx, queens, without)
+func (s Squares) Configuration(ctx context.Context, decisions []Decision) ([]bool, error) {
+	queens, without := s.cells(decisions)
+	sol, err := s.find(ctx, queens, without)
 	if err != nil {
 		return nil, err
 	}
 	if sol == nil {
 		return nil, fmt.Errorf("no solution keeps these %d decisions: %w", len(decisions), ErrNoSolution)
 	}
-	m := b.sp.Model()
+	m := s.b.Model()
 	x := make([]bool, m.Vars())
 	for _, q := range sol {
 		x[m.Var(q)] = true

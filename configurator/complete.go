@@ -48,7 +48,7 @@ var (
 	ErrNoOptimizer = errors.New("this backend does not find the configurations with the fewest or the most features")
 )
 
-// FeatureOptimizer is a FeatureSpace that finds, among the configurations
+// FeatureOptimizer is a Space that finds, among the configurations
 // that keep decisions, one that selects the fewest features, or the most.
 type FeatureOptimizer interface {
 	// ExtremeConfiguration returns a configuration that keeps the

@@ -9,15 +9,15 @@ import (
 	"github.com/nqueens/configurator/configurator"
 )
 
-// plainSpace is a space with no facet beyond configurator.FeatureSpace.
-type plainSpace struct{ configurator.FeatureSpace }
+// plainSpace is a space with no facet beyond configurator.Space.
+type plainSpace struct{ configurator.Space }
 
 // unproven is an optimizer that proves nothing of its answer: a bound of
 // no features (Fewest), of all of them (Most).
-type unproven struct{ configurator.FeatureSpace }
+type unproven struct{ configurator.Space }
 
 func (u unproven) ExtremeConfiguration(ctx context.Context, ds []configurator.Decision, most bool) ([]bool, int, error) {
-	config, _, err := u.FeatureSpace.(configurator.FeatureOptimizer).ExtremeConfiguration(ctx, ds, most)
+	config, _, err := u.Space.(configurator.FeatureOptimizer).ExtremeConfiguration(ctx, ds, most)
 	if most {
 		return config, len(config), err
 	}
@@ -35,7 +35,7 @@ func TestFinish(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, tc := range []struct {
 		name      string
-		sp        configurator.FeatureSpace
+		sp        configurator.Space
 		ds        string
 		how       configurator.How
 		selected  int

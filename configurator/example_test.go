@@ -42,11 +42,11 @@ func ExampleCompile() {
 // a queen the decision that selects it. Each queen placed is analysed at
 // once, every square classified as free, blocked or forced, and the
 // solutions that remain counted.
-func ExampleBoardFeatures() {
+func ExampleFeatureSession_board() {
 	ctx := context.Background()
 	space := eightQueens(ctx)
 	m := space.Model()
-	s, err := configurator.NewFeatureSession(ctx, configurator.BoardFeatures(space), nil)
+	s, err := configurator.NewFeatureSession(ctx, space, nil)
 	if err != nil {
 		panic(err)
 	}
@@ -87,7 +87,7 @@ func ExampleBoardReason() {
 	ctx := context.Background()
 	space := eightQueens(ctx)
 	m := space.Model()
-	s, err := configurator.NewFeatureSession(ctx, configurator.BoardFeatures(space), configurator.BoardDecisions(m, cells("a1,g2")))
+	s, err := configurator.NewFeatureSession(ctx, space, configurator.BoardDecisions(m, cells("a1,g2")))
 	if err != nil {
 		panic(err)
 	}
@@ -123,7 +123,7 @@ func ExampleBoardReason() {
 
 // eightQueens compiles the 8×8 board with the BDD backend, as
 // ExampleCompile does.
-func eightQueens(ctx context.Context) configurator.Space {
+func eightQueens(ctx context.Context) configurator.Board {
 	model, err := configurator.New(8, configurator.RowMajor)
 	if err != nil {
 		panic(err)

@@ -67,7 +67,7 @@ func containsDecision(ds []configurator.Decision, d configurator.Decision) bool 
 // turnSpy is a real SAT space that records how an explanation takes its
 // lane and its turns, and the questions asked meanwhile.
 type turnSpy struct {
-	configurator.FeatureSpace
+	configurator.Space
 	t configurator.Turner
 
 	mu                sync.Mutex
@@ -127,7 +127,7 @@ func (s *turnSpy) Configuration(ctx context.Context, ds []configurator.Decision)
 		}
 	}
 	s.mu.Unlock()
-	return s.FeatureSpace.Configuration(ctx, ds)
+	return s.Space.Configuration(ctx, ds)
 }
 
 // An explanation on a Turner runs in its lane, once, and left at the end;
@@ -138,7 +138,7 @@ func (s *turnSpy) Configuration(ctx context.Context, ds []configurator.Decision)
 func TestFeatureExplainTakesTurns(t *testing.T) {
 	src, names := featuretest.Triangles(20)
 	sp := featureSpace(t, sat.New(sat.Options{}), src)
-	spy := &turnSpy{FeatureSpace: sp, t: sp.(configurator.Turner)}
+	spy := &turnSpy{Space: sp, t: sp.(configurator.Turner)}
 	m := sp.FeatureModel()
 	ctx, cancel := context.WithTimeout(configurator.WithClient(context.Background(), "a"), time.Minute)
 	defer cancel()

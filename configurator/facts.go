@@ -47,7 +47,7 @@ const factSamples = 32
 // configuration a question finds), then checks each feature left with its
 // set's first against a configuration that gives them different values,
 // whose witness splits every set at once.
-func ModelFacts(ctx context.Context, sp FeatureSpace) (*Facts, error) {
+func ModelFacts(ctx context.Context, sp Space) (*Facts, error) {
 	m := sp.FeatureModel()
 	n := len(m.Features)
 	d, err := sp.Domains(ctx, nil)
@@ -98,7 +98,7 @@ func ModelFacts(ctx context.Context, sp FeatureSpace) (*Facts, error) {
 // atomicSets finds the atomic sets of sp's model, whose domains of no
 // decision are d (see ModelFacts): the core features are one, and the
 // open ones are split.
-func atomicSets(ctx context.Context, sp FeatureSpace, d *Domains) ([][]int, error) {
+func atomicSets(ctx context.Context, sp Space, d *Domains) ([][]int, error) {
 	core, open := d.In(ForcedOn), d.In(Open)
 	// sets holds the candidate sets of open features; a configuration
 	// splits each by the value it gives the members.

@@ -11,7 +11,7 @@ import (
 	"github.com/nqueens/configurator/configurator/feature"
 )
 
-// FeatureCorer is a FeatureSpace that finds which parts of its model
+// FeatureCorer is a Space that finds which parts of its model
 // refute a set of decisions, where propagation alone does not show it.
 type FeatureCorer interface {
 	// Core returns a minimal set of the model's parts (the origins of the
@@ -287,16 +287,12 @@ func (s *FeatureSession) boardArgument(decisions []Decision) []string {
 	return nil
 }
 
-// board returns the board the session's space answers: the model of the
-// board's Space it answers (BoardFeatures), whose lines are those the
-// space was compiled from, else the board its feature model lays out
-// (BoardOf).
+// board returns the board the session's space answers: the model of its
+// Board, whose lines are those the space was compiled from, else the board
+// its feature model lays out (BoardOf).
 func (s *FeatureSession) board() (*Model, bool) {
-	switch sp := s.space.(type) {
-	case *boardSpace:
-		return sp.sp.Model(), true
-	case Space:
-		return sp.Model(), true
+	if b, ok := s.space.(Board); ok {
+		return b.Model(), true
 	}
 	return BoardOf(s.Model())
 }

@@ -14,8 +14,8 @@ import (
 // A feature model (package feature: a UVL feature model or a DIMACS CNF
 // file) is configured by decisions on its features, as a board is by
 // queens. The types below are the backends' side of it: a ModelCompiler
-// compiles a model once into a FeatureSpace, which answers every question
-// about decisions on it; the sessions and explanations are built on them.
+// compiles a model once into a Space, which answers every question about
+// decisions on it; the sessions and explanations are built on them.
 
 // Decision is one choice a person makes on a feature model: Feature
 // (an index into feature.Model.Features) selected, or deselected when
@@ -112,16 +112,19 @@ type ModelCompiler interface {
 	// backend's limits (a decision diagram past its node budget) fails
 	// with an error that errors.Is(err, ErrTooLarge) recognises and that
 	// says what was exceeded.
-	CompileModel(ctx context.Context, m *feature.Model) (FeatureSpace, error)
+	CompileModel(ctx context.Context, m *feature.Model) (Space, error)
 }
 
-// FeatureSpace is a compiled feature model. It is immutable and safe for
+// Space is a compiled model, a feature model's as a board's (a Board): the
+// one interface every compiled model answers. It is immutable and safe for
 // concurrent use. Every method takes the person's decisions, at most one
 // per feature, which the caller has checked (features in range, none
-// decided twice). Optional capabilities are separate interfaces discovered
-// by type assertion, as for Space: Admitter, Sizer, FeatureSampler,
-// FeatureMarginaler.
-type FeatureSpace interface {
+// decided twice). Abilities only some spaces have are facets declared once
+// each and discovered by type assertion, as io.WriterTo is: Admitter,
+// Turner, Sizer, Sourcer, FeatureSampler, FeatureMarginaler,
+// FeatureGrapher, FeatureCorer and FeatureOptimizer; and Board, a board's
+// space that answers in squares too, with facets of its own.
+type Space interface {
 	// FeatureModel is the model the space was compiled from.
 	FeatureModel() *feature.Model
 	// Domains classifies every feature under the decisions. Decisions
@@ -135,7 +138,7 @@ type FeatureSpace interface {
 	Configuration(ctx context.Context, decisions []Decision) (selected []bool, err error)
 }
 
-// FeatureSampler is a FeatureSpace that draws configurations uniformly at
+// FeatureSampler is a Space that draws configurations uniformly at
 // random.
 type FeatureSampler interface {
 	// SampleConfiguration returns a configuration that keeps the
@@ -143,7 +146,7 @@ type FeatureSampler interface {
 	SampleConfiguration(ctx context.Context, decisions []Decision, rng *rand.Rand) ([]bool, error)
 }
 
-// FeatureMarginaler is a FeatureSpace that counts, for every feature, the
+// FeatureMarginaler is a Space that counts, for every feature, the
 // remaining configurations that select it: each feature's share of them.
 type FeatureMarginaler interface {
 	// FeatureMarginals returns one count per feature.

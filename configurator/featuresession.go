@@ -36,18 +36,18 @@ var (
 
 // CompileFeatureModel compiles m with b and measures how long that took.
 // A board (a model whose grid marks the N-Queens rules, BoardOf) is
-// compiled as a board, with the backend's own engine for boards, and
-// answered through BoardFeatures (whose FeatureModel is the board's own,
-// equal to m); any other model needs a ModelCompiler,
-// and another backend fails with an error wrapping ErrBoardsOnly.
-func CompileFeatureModel(ctx context.Context, b Backend, m *feature.Model) (FeatureSpace, time.Duration, error) {
+// compiled as a board, with the backend's own engine for boards (a Board,
+// whose FeatureModel is the board's own, equal to m); any other model needs
+// a ModelCompiler, and another backend fails with an error wrapping
+// ErrBoardsOnly.
+func CompileFeatureModel(ctx context.Context, b Backend, m *feature.Model) (Space, time.Duration, error) {
 	start := time.Now()
 	if board, ok := BoardOf(m); ok {
 		sp, took, err := Compile(ctx, b, board)
 		if err != nil {
 			return nil, 0, err
 		}
-		return BoardFeatures(sp), took, nil
+		return sp, took, nil
 	}
 	mc, ok := b.(ModelCompiler)
 	if !ok {
@@ -143,9 +143,9 @@ func FormatDecisions(m *feature.Model, ds []Decision) string {
 // decisions they made, in order, and the domains under them. Forced
 // features are derived by every analysis and never stored as decisions.
 // Every method leaves the session as it was when it returns an error. A
-// FeatureSession is not safe for concurrent use; its FeatureSpace is.
+// FeatureSession is not safe for concurrent use; its Space is.
 type FeatureSession struct {
-	space     FeatureSpace
+	space     Space
 	decisions []Decision
 	domains   *Domains
 	// cnf and prop prove by propagation; built on the first proof.
@@ -156,7 +156,7 @@ type FeatureSession struct {
 // NewFeatureSession checks decisions (features of the model, none twice)
 // and classifies every feature under them. Decisions that no
 // configuration keeps give a *Conflict.
-func NewFeatureSession(ctx context.Context, sp FeatureSpace, decisions []Decision) (*FeatureSession, error) {
+func NewFeatureSession(ctx context.Context, sp Space, decisions []Decision) (*FeatureSession, error) {
 	if err := CheckDecisions(sp.FeatureModel(), decisions); err != nil {
 		return nil, err
 	}
@@ -185,7 +185,7 @@ func (s *FeatureSession) set(ctx context.Context, decisions []Decision) error {
 }
 
 // Space is the compiled model the session queries.
-func (s *FeatureSession) Space() FeatureSpace { return s.space }
+func (s *FeatureSession) Space() Space { return s.space }
 
 // Model is the session's feature model.
 func (s *FeatureSession) Model() *feature.Model { return s.space.FeatureModel() }

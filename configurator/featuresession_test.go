@@ -41,7 +41,7 @@ constraints
 var modelCompilers = []configurator.Backend{sat.New(sat.Options{}), plain.New(plain.Options{})}
 
 // featureSpace compiles the UVL text src with b.
-func featureSpace(t *testing.T, b configurator.Backend, src string) configurator.FeatureSpace {
+func featureSpace(t *testing.T, b configurator.Backend, src string) configurator.Space {
 	t.Helper()
 	m, err := uvl.Parse([]byte(src))
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 	"math/big"
 )
 
-// Grapher is a Space that lays out its remaining solutions under a
+// Grapher is a Board that lays out its remaining solutions under a
 // placement as a layered graph: what a diagram viewer draws, whatever the
 // backend keeps inside.
 type Grapher interface {
@@ -18,7 +18,7 @@ type Grapher interface {
 	Graph(ctx context.Context, queens []Cell, view GraphView, maxNodes int) (*Graph, error)
 }
 
-// RankProfiler is a Space made of a decision diagram that says how its
+// RankProfiler is a Board made of a decision diagram that says how its
 // nodes spread over the board's ranks.
 type RankProfiler interface {
 	// RankProfile returns, per rank r (0-based), the nodes labelled by
@@ -27,7 +27,7 @@ type RankProfiler interface {
 	RankProfile() []int
 }
 
-// FeatureGrapher is a FeatureSpace made of a decision diagram that lays
+// FeatureGrapher is a Space made of a decision diagram that lays
 // out the configurations left under decisions as its reduced diagram, and
 // names the variable order it uses: what the model page draws and charts.
 type FeatureGrapher interface {

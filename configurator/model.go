@@ -4,12 +4,12 @@
 // complete), and the comparison of two backends' answers (Compare).
 //
 // Feature models (package feature: UVL feature models, DIMACS CNF files)
-// are configured the same way: a ModelCompiler compiles one into a
-// FeatureSpace, and a FeatureSession decides, undoes, explains (every
-// minimal reason, with the parts of the model that carry it, in the
-// model's words), makes room and completes on it. Both sessions find their
-// reasons with one search (reasonSearch), and the board is one kind of
-// feature model too (Model.FeatureModel).
+// are configured the same way: a ModelCompiler compiles one into a Space,
+// and a FeatureSession decides, undoes, explains (every minimal reason,
+// with the parts of the model that carry it, in the model's words), makes
+// room and completes on it. The board is one kind of feature model too
+// (Model.FeatureModel): a Backend compiles it into a Board, the Space that
+// also answers in squares.
 //
 // The rules of N-Queens are written once, in Model, as data: every backend
 // compiles the same list of constraints, so a bug in the rules shows in all

@@ -36,7 +36,7 @@ var ErrSampleSize = errors.New("beyond the bounds of a sample")
 // UniformSample draws k configurations that keep the decisions, each
 // uniformly and independently (so a configuration may come twice), from a
 // space that samples (ErrNoSampler otherwise).
-func UniformSample(ctx context.Context, sp FeatureSpace, decisions []Decision, k int, rng *rand.Rand) ([][]bool, error) {
+func UniformSample(ctx context.Context, sp Space, decisions []Decision, k int, rng *rand.Rand) ([][]bool, error) {
 	if k < 0 || k > MaxUniform {
 		return nil, fmt.Errorf("%d configurations (at most %d): %w", k, MaxUniform, ErrSampleSize)
 	}
@@ -99,7 +99,7 @@ func (p *Pairwise) Coverage() float64 {
 // another takes too, dropped last. A feature the decisions force is
 // fixed, and its pairs are the free features' values alone. When ctx ends
 // the sample so far is returned with Complete false.
-func PairwiseSample(ctx context.Context, sp FeatureSpace, decisions []Decision) (*Pairwise, error) {
+func PairwiseSample(ctx context.Context, sp Space, decisions []Decision) (*Pairwise, error) {
 	m := sp.FeatureModel()
 	n := len(m.Features)
 	if n > MaxSampleFeatures {
@@ -142,7 +142,7 @@ func PairwiseSample(ctx context.Context, sp FeatureSpace, decisions []Decision) 
 // feature free[a] with the value v is 2*a+1 if v, 2*a if not; a pair is
 // two literals of two free features.
 type pairSampler struct {
-	sp        FeatureSpace
+	sp        Space
 	decisions []Decision
 	free      []int
 	// Of configuration i: fixed[i] the literals its pairs need (the

@@ -48,7 +48,7 @@ type turns struct {
 }
 
 // turnerOf returns sp as a Turner, or nil when it is none.
-func turnerOf(sp any) Turner {
+func turnerOf(sp Space) Turner {
 	t, _ := sp.(Turner)
 	return t
 }

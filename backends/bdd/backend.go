@@ -226,7 +226,7 @@ func (b *Backend) compileBudget(model *configurator.Model) int64 {
 // Compile builds the diagram of model in a Manager of its own and returns it
 // as a *Space: loaded from Options.Dir when a sound file of it is there,
 // compiled (and saved there) otherwise.
-func (b *Backend) Compile(ctx context.Context, model *configurator.Model) (configurator.Space, error) {
+func (b *Backend) Compile(ctx context.Context, model *configurator.Model) (configurator.Board, error) {
 	if b.opts.MaxN > 0 && model.N() > b.opts.MaxN {
 		return nil, fmt.Errorf("%d-queens: the BDD backend takes boards up to %d: %w", model.N(), b.opts.MaxN, configurator.ErrTooLarge)
 	}

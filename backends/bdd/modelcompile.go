@@ -26,7 +26,7 @@ import (
 // configurator.ErrTooLarge and robdd.ErrNodeLimit that says so, within
 // seconds of passing it; one that ctx ends fails with ctx's error, how
 // far it got in words.
-func (b *Backend) CompileModel(ctx context.Context, model *feature.Model) (configurator.FeatureSpace, error) {
+func (b *Backend) CompileModel(ctx context.Context, model *feature.Model) (configurator.Space, error) {
 	o := b.opts.ModelOrder.resolve()
 	store := b.opts.store()
 	m, root, loaded := store.loadModel(model, o, b.opts.Budget)

@@ -14,7 +14,7 @@ import (
 
 var (
 	_ configurator.ModelCompiler     = (*Backend)(nil)
-	_ configurator.FeatureSpace      = (*ModelSpace)(nil)
+	_ configurator.Space             = (*ModelSpace)(nil)
 	_ configurator.FeatureSampler    = (*ModelSpace)(nil)
 	_ configurator.FeatureMarginaler = (*ModelSpace)(nil)
 	_ configurator.Sizer             = (*ModelSpace)(nil)
@@ -28,7 +28,7 @@ var (
 // space from the Backend's bound as a board's Space does (see diagram). It
 // is immutable and safe for concurrent use.
 //
-// Besides configurator.FeatureSpace it is a configurator.FeatureSampler,
+// Besides configurator.Space it is a configurator.FeatureSampler,
 // FeatureMarginaler, FeatureGrapher and Sizer.
 type ModelSpace struct {
 	model *feature.Model

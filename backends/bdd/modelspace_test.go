@@ -110,7 +110,7 @@ func bruteDomains(configs [][]bool, n int, decisions []configurator.Decision) (s
 
 // checkSpace checks every query of sp against brute force along a random
 // walk of decisions, ending with one that no configuration keeps.
-func checkSpace(t *testing.T, rng *rand.Rand, name string, sp configurator.FeatureSpace, configs [][]bool) {
+func checkSpace(t *testing.T, rng *rand.Rand, name string, sp configurator.Space, configs [][]bool) {
 	t.Helper()
 	ctx := t.Context()
 	m := sp.FeatureModel()

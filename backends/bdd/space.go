@@ -31,9 +31,11 @@ import (
 // saved beside the compiled file (see memo and Precompute). A Space is
 // immutable but for that memo, and safe for concurrent use.
 //
-// Besides configurator.Space it is a configurator.Sampler,
-// Marginaler, Diagrammer and Sizer, and a configurator.FeatureSpace with
-// its sampler and marginals for the board's feature model.
+// It is a configurator.Board, answering the board's feature model itself
+// (see boardfeatures.go), and a configurator.FeatureSampler,
+// FeatureMarginaler, FeatureGrapher, Diagrammer, Grapher, RankProfiler,
+// Sourcer and Sizer; Sample and Marginals are the same questions in
+// squares.
 type Space struct {
 	model *configurator.Model
 	// diagram is the compiled diagram; its queries hold work space from

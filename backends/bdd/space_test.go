@@ -21,13 +21,13 @@ import (
 
 // The Space must satisfy the interfaces the configurator discovers.
 var (
-	_ configurator.Backend    = (*Backend)(nil)
-	_ configurator.Occupier   = (*Backend)(nil)
-	_ configurator.Space      = (*Space)(nil)
-	_ configurator.Sampler    = (*Space)(nil)
-	_ configurator.Marginaler = (*Space)(nil)
-	_ configurator.Diagrammer = (*Space)(nil)
-	_ configurator.Sizer      = (*Space)(nil)
+	_ configurator.Backend           = (*Backend)(nil)
+	_ configurator.Occupier          = (*Backend)(nil)
+	_ configurator.Board             = (*Space)(nil)
+	_ configurator.FeatureSampler    = (*Space)(nil)
+	_ configurator.FeatureMarginaler = (*Space)(nil)
+	_ configurator.Diagrammer        = (*Space)(nil)
+	_ configurator.Sizer             = (*Space)(nil)
 )
 
 func compileSpace(t testing.TB, n int, o configurator.Order, method Method) *Space {

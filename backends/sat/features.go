@@ -38,8 +38,8 @@ func (sp *featureSpace) Admit(ctx context.Context) (done func(), err error) {
 // CompileModel translates m into CNF (feature.Model.CNF) for gophersat and
 // indexes it for propagation. It is cheap and calls no solver; the solver
 // is built on first use. It implements configurator.ModelCompiler.
-func (b *Backend) CompileModel(ctx context.Context, m *feature.Model) (configurator.FeatureSpace, error) {
-	return b.base.CompileModel(ctx, m, b.newFeatureEngine, func(sp *satbase.FeatureSpace) configurator.FeatureSpace {
+func (b *Backend) CompileModel(ctx context.Context, m *feature.Model) (configurator.Space, error) {
+	return b.base.CompileModel(ctx, m, b.newFeatureEngine, func(sp *satbase.FeatureSpace) configurator.Space {
 		return &featureSpace{FeatureSpace: sp, b: b}
 	})
 }

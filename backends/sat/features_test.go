@@ -459,7 +459,7 @@ func TestLargeModelBackbones(t *testing.T) {
 func TestDeadlineLeavesUnsettled(t *testing.T) {
 	ctx := context.Background()
 	m := largeModel(t, 3000, 3000)
-	fresh := func() configurator.FeatureSpace {
+	fresh := func() configurator.Space {
 		sp, err := New(Options{}).CompileModel(ctx, m)
 		if err != nil {
 			t.Fatal(err)
@@ -541,7 +541,7 @@ func TestDeadlineLeavesUnsettled(t *testing.T) {
 // partialSpace answers the empty configuration with a partial answer, and
 // every other question as its space does.
 type partialSpace struct {
-	configurator.FeatureSpace
+	configurator.Space
 	partial *configurator.Domains
 }
 
@@ -551,5 +551,5 @@ func (p partialSpace) Domains(ctx context.Context, ds []configurator.Decision) (
 		d.States = slices.Clone(d.States)
 		return &d, nil
 	}
-	return p.FeatureSpace.Domains(ctx, ds)
+	return p.Space.Domains(ctx, ds)
 }

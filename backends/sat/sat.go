@@ -147,8 +147,8 @@ func (b *Backend) Cost(n int, _ configurator.Order) configurator.Cost { return b
 // Compile flattens m's constraints for the solver, the propagation and the
 // local search. It is cheap and calls no solver; the solver is built on
 // first use.
-func (b *Backend) Compile(ctx context.Context, m *configurator.Model) (configurator.Space, error) {
-	return b.base.Compile(ctx, m, b.newEngine, func(sp *satbase.Space) configurator.Space {
+func (b *Backend) Compile(ctx context.Context, m *configurator.Model) (configurator.Board, error) {
+	return b.base.Compile(ctx, m, b.newEngine, func(sp *satbase.Space) configurator.Board {
 		return &space{Space: sp, b: b}
 	})
 }

@@ -17,7 +17,7 @@ import (
 )
 
 // nqueens compiles the N-Queens model of an n×n board, row-major, with b.
-func nqueens(t testing.TB, b *Backend, n int) configurator.Space {
+func nqueens(t testing.TB, b *Backend, n int) configurator.Board {
 	t.Helper()
 	return configuratortest.Space(t, b, configuratortest.Model(t, n, configurator.RowMajor))
 }
@@ -68,7 +68,7 @@ func sameAnalysis(got, want *configurator.Analysis, counted bool) string {
 // oracle's answer, or "": the states and the count (see sameAnalysis), or
 // the error, which is ErrNoSolution exactly when the oracle finds no
 // solution holding the queens.
-func analysisDiff(sp configurator.Space, o *oracle, queens []configurator.Cell, counted bool) string {
+func analysisDiff(sp configurator.Board, o *oracle, queens []configurator.Cell, counted bool) string {
 	want := o.analyze(queens)
 	got, err := sp.Analyze(context.Background(), queens)
 	switch {
@@ -560,7 +560,7 @@ func TestLimits(t *testing.T) {
 	if got := New(Options{}).Name(); got != "sat" {
 		t.Errorf("Name() = %q", got)
 	}
-	if _, ok := sp.(configurator.Sampler); ok {
+	if _, ok := sp.(configurator.FeatureSampler); ok {
 		t.Error("the SAT space claims to sample uniformly")
 	}
 }
@@ -900,7 +900,7 @@ func TestInterrupted(t *testing.T) {
 // share nothing, and every answer must match the sequential one.
 func TestConcurrent(t *testing.T) {
 	type job struct {
-		sp     configurator.Space
+		sp     configurator.Board
 		queens []configurator.Cell
 		want   *configurator.Analysis
 		err    error
@@ -952,7 +952,7 @@ func TestSession(t *testing.T) {
 	ctx := context.Background()
 	sp := nqueens(t, New(Options{}), 8)
 	m := sp.Model()
-	s, err := configurator.NewFeatureSession(ctx, configurator.BoardFeatures(sp), configurator.BoardDecisions(m, configuratortest.Cells(t, "a1")))
+	s, err := configurator.NewFeatureSession(ctx, sp, configurator.BoardDecisions(m, configuratortest.Cells(t, "a1")))
 	if err != nil {
 		t.Fatal(err)
 	}

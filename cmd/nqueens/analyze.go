@@ -28,8 +28,8 @@ type analyzeResult struct {
 }
 
 // openSession parses the -queens flag, compiles the board and classifies
-// its squares under the queens, as the board's feature model
-// (configurator.BoardFeatures) with their squares selected.
+// its squares under the queens, as the board's feature model with their
+// squares selected.
 func openSession(ctx context.Context, b *backendFlags, queensFlag string) (*configurator.FeatureSession, *configurator.Model, []configurator.Cell, time.Duration, error) {
 	m, err := b.model()
 	if err != nil {
@@ -47,7 +47,7 @@ func openSession(ctx context.Context, b *backendFlags, queensFlag string) (*conf
 	if err != nil {
 		return nil, nil, nil, 0, err
 	}
-	s, err := configurator.NewFeatureSession(ctx, configurator.BoardFeatures(sp), configurator.BoardDecisions(m, queens))
+	s, err := configurator.NewFeatureSession(ctx, sp, configurator.BoardDecisions(m, queens))
 	if errors.Is(err, configurator.ErrNoSolution) && len(queens) == 0 {
 		return nil, nil, nil, 0, fmt.Errorf("the %d×%d board has no solution", b.n, b.n)
 	}

@@ -106,7 +106,7 @@ func (b *backendFlags) backend() (configurator.Backend, error) {
 }
 
 // compile builds the model and compiles it, timing the compilation.
-func (b *backendFlags) compile(ctx context.Context) (configurator.Space, time.Duration, error) {
+func (b *backendFlags) compile(ctx context.Context) (configurator.Board, time.Duration, error) {
 	m, err := b.model()
 	if err != nil {
 		return nil, 0, err

@@ -210,7 +210,7 @@ func compileLine(d time.Duration, loadedFrom string) string {
 // instead of computing them while it serves. It returns how
 // long that took (0 without a cache directory, next to nothing when the
 // file already held them), also when ctx ended first.
-func (b *backendFlags) keepAnswers(ctx context.Context, sp configurator.Space) (time.Duration, error) {
+func (b *backendFlags) keepAnswers(ctx context.Context, sp configurator.Board) (time.Duration, error) {
 	p, ok := sp.(precomputer)
 	if !ok || b.name != "bdd" || b.cacheDir == "" || b.cacheDir == "off" {
 		return 0, nil

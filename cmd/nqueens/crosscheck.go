@@ -102,7 +102,7 @@ func runCrosscheck(ctx context.Context, args []string, stdout, stderr io.Writer)
 			if err != nil {
 				return err
 			}
-			subjects[i], times[i] = crosscheck.FeatureSubject{Name: be.Name(), Space: configurator.BoardFeatures(sp)}, d
+			subjects[i], times[i] = crosscheck.FeatureSubject{Name: be.Name(), Space: sp}, d
 		}
 		var reps []*crosscheck.ModelReport
 		if n <= *exhaustive {

@@ -162,7 +162,7 @@ func (n *names) Set(s string) error {
 
 // compileModel loads the model and compiles it with the backend the flags
 // choose.
-func compileModel(ctx context.Context, b *backendFlags, mf *modelFlags) (configurator.FeatureSpace, time.Duration, error) {
+func compileModel(ctx context.Context, b *backendFlags, mf *modelFlags) (configurator.Space, time.Duration, error) {
 	m, err := mf.load()
 	if err != nil {
 		return nil, 0, err

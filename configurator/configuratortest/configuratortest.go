@@ -46,7 +46,7 @@ func Cells(t testing.TB, s string) []configurator.Cell {
 }
 
 // Space returns the space b compiles m into.
-func Space(t testing.TB, b configurator.Backend, m *configurator.Model) configurator.Space {
+func Space(t testing.TB, b configurator.Backend, m *configurator.Model) configurator.Board {
 	t.Helper()
 	sp, _, err := configurator.Compile(context.Background(), b, m)
 	if err != nil {

@@ -48,7 +48,7 @@ type refusing struct{ configurator.Backend }
 
 func (refusing) Name() string { return "refusing" }
 
-func (refusing) Compile(context.Context, *configurator.Model) (configurator.Space, error) {
+func (refusing) Compile(context.Context, *configurator.Model) (configurator.Board, error) {
 	return nil, errors.New("refused")
 }
 

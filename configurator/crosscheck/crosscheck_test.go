@@ -49,8 +49,7 @@ func board(t testing.TB, n int) (*configurator.Model, *feature.Model) {
 }
 
 // compileBoard compiles the board b with every backend of bs, each space
-// answered as the board's feature model (configurator.BoardFeatures),
-// named by its backend.
+// answering the board's feature model, named by its backend.
 func compileBoard(t testing.TB, b *configurator.Model, bs []configurator.Backend) []crosscheck.FeatureSubject {
 	t.Helper()
 	var subjects []crosscheck.FeatureSubject
@@ -59,7 +58,7 @@ func compileBoard(t testing.TB, b *configurator.Model, bs []configurator.Backend
 		if err != nil {
 			t.Fatal(err)
 		}
-		subjects = append(subjects, crosscheck.FeatureSubject{Name: be.Name(), Space: configurator.BoardFeatures(sp)})
+		subjects = append(subjects, crosscheck.FeatureSubject{Name: be.Name(), Space: sp})
 	}
 	return subjects
 }

@@ -8,7 +8,7 @@
 // the list complete, the parts of the model that carry it, on a board an
 // attack named as one by the oracle's own rule), make room (a fewest
 // undoing), conflicts, completions and consistency. A board is checked
-// as the feature model it is (configurator.BoardFeatures), against the
+// as the feature model it is (configurator.Model.FeatureModel), against the
 // solutions the board oracle finds by its own search.
 //
 // ExhaustiveModel checks every set of decisions reachable by selections
@@ -59,7 +59,7 @@ func ocell(x configurator.Cell) oracle.Cell { return oracle.Cell{Row: x.Row, Col
 // reported by.
 type FeatureSubject struct {
 	Name  string
-	Space configurator.FeatureSpace
+	Space configurator.Space
 }
 
 // ModelDisagreement is one answer of a subject on a feature model that the

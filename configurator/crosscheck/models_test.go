@@ -194,10 +194,10 @@ func describe(m *feature.Model) string {
 
 // liar is a feature space that answers wrong: it shows the last open
 // feature forced off.
-type liar struct{ configurator.FeatureSpace }
+type liar struct{ configurator.Space }
 
 func (l liar) Domains(ctx context.Context, ds []configurator.Decision) (*configurator.Domains, error) {
-	d, err := l.FeatureSpace.Domains(ctx, ds)
+	d, err := l.Space.Domains(ctx, ds)
 	if err != nil {
 		return nil, err
 	}
@@ -354,9 +354,8 @@ func TestBoardModels(t *testing.T) {
 		}
 		subjects := compileFeatures(t, m, bs)
 		// The board's questions alone, without the SAT backend's
-		// witnesses: BoardFeatures' own way of finding solutions.
-		bare := struct{ configurator.Space }{configuratortest.Space(t, bs[1], board)}
-		subjects = append(subjects, crosscheck.FeatureSubject{Name: "sat, its board's questions alone", Space: configurator.BoardFeatures(bare)})
+		// witnesses: configurator.Squares' own way of finding solutions.
+		subjects = append(subjects, crosscheck.FeatureSubject{Name: "sat, its board's questions alone", Space: questionsAlone(configuratortest.Space(t, bs[1], board))})
 		rep, err := crosscheck.WalkModel(context.Background(), m, subjects, crosscheck.WalkOptions{Walks: 2, Steps: 12, Seed: *seed})
 		if err != nil {
 			t.Fatalf("%d×%d: %v", n, n, err)
@@ -389,7 +388,7 @@ func TestPlantedBoardFault(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, b := range []configurator.Backend{bdd.New(bdd.Options{}), sat.New(sat.Options{})} {
-		sp := configurator.BoardFeatures(configuratortest.Space(t, b, faulty))
+		sp := configuratortest.Space(t, b, faulty)
 		rep, err := crosscheck.WalkModel(context.Background(), m, []crosscheck.FeatureSubject{{Name: b.Name(), Space: sp}}, crosscheck.WalkOptions{Walks: 2, Steps: 12, Seed: *seed})
 		if err != nil {
 			t.Fatal(err)
@@ -486,7 +485,7 @@ var bddFeatureIDE = map[string]bool{
 
 // consistentDecisions draws up to k decisions on open features of sp, each
 // kept only when some configuration keeps them all.
-func consistentDecisions(t *testing.T, sp configurator.FeatureSpace, rng *rand.Rand, k int) []configurator.Decision {
+func consistentDecisions(t *testing.T, sp configurator.Space, rng *rand.Rand, k int) []configurator.Decision {
 	t.Helper()
 	ds := []configurator.Decision{}
 	n := len(sp.FeatureModel().Features)
@@ -507,4 +506,33 @@ func consistentDecisions(t *testing.T, sp configurator.FeatureSpace, rng *rand.R
 		}
 	}
 	return ds
+}
+
+// bare is a board that answers its questions in squares alone, with no
+// facet (no Finder's witnesses), and its feature decisions through them
+// (configurator.Squares).
+type bare struct {
+	configurator.Squares
+	b configurator.Board
+}
+
+// questionsAlone returns b's questions in squares as a bare board.
+func questionsAlone(b configurator.Board) *bare {
+	q := &bare{b: b}
+	q.Squares = configurator.NewSquares(q)
+	return q
+}
+
+func (q *bare) Model() *configurator.Model { return q.b.Model() }
+
+func (q *bare) Analyze(ctx context.Context, queens []configurator.Cell) (*configurator.Analysis, error) {
+	return q.b.Analyze(ctx, queens)
+}
+
+func (q *bare) Satisfiable(ctx context.Context, with, without []configurator.Cell) (bool, error) {
+	return q.b.Satisfiable(ctx, with, without)
+}
+
+func (q *bare) Solve(ctx context.Context, queens []configurator.Cell) ([]configurator.Cell, error) {
+	return q.b.Solve(ctx, queens)
 }

@@ -18,7 +18,7 @@ var (
 // CompileModel translates m into CNF (feature.Model.CNF) for gophersat. It
 // is cheap and calls no solver; the solver is built on first use. It
 // implements configurator.ModelCompiler.
-func (b *Backend) CompileModel(ctx context.Context, m *feature.Model) (configurator.FeatureSpace, error) {
+func (b *Backend) CompileModel(ctx context.Context, m *feature.Model) (configurator.Space, error) {
 	return b.base.CompileModel(ctx, m, func(*satbase.FeatureSpace) satbase.FeatureEngine { return featureEngine{} }, nil)
 }
 

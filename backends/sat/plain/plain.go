@@ -129,7 +129,7 @@ func (b *Backend) Cost(n int, _ configurator.Order) configurator.Cost { return b
 
 // Compile writes m's constraints as the pairwise CNF. It is cheap and
 // calls no solver; the solver is built on first use.
-func (b *Backend) Compile(ctx context.Context, m *configurator.Model) (configurator.Space, error) {
+func (b *Backend) Compile(ctx context.Context, m *configurator.Model) (configurator.Board, error) {
 	return b.base.Compile(ctx, m, newEngine, nil)
 }
 

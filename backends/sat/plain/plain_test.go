@@ -23,7 +23,7 @@ var a000170 = []int64{1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200}
 
 // compile compiles the N-Queens model of an n×n board with a backend of
 // the given options.
-func compile(t testing.TB, n int, opts plain.Options) configurator.Space {
+func compile(t testing.TB, n int, opts plain.Options) configurator.Board {
 	t.Helper()
 	return configuratortest.Space(t, plain.New(opts), configuratortest.Model(t, n, configurator.RowMajor))
 }
@@ -47,7 +47,7 @@ var states = [...]configurator.State{
 // checkAnalysis compares Analyze of queens with the oracle: every cell's
 // state, and the count as the options make it (exact up to the cap, a
 // lower bound at the cap, nil above 10×10).
-func checkAnalysis(t *testing.T, sp configurator.Space, board *oracle.Board, queens []configurator.Cell, countCap int) {
+func checkAnalysis(t *testing.T, sp configurator.Board, board *oracle.Board, queens []configurator.Cell, countCap int) {
 	t.Helper()
 	n := board.N()
 	want := board.Analyze(toOracle(queens))

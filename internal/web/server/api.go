@@ -53,7 +53,7 @@ type workJSON struct {
 // newWorkJSON writes the work of a space (a board's or a feature
 // model's) for the API: a diagram's figures for a space with a diagram, a
 // solver's otherwise.
-func newWorkJSON(sp any, w configurator.Work) workJSON {
+func newWorkJSON(sp configurator.Space, w configurator.Work) workJSON {
 	j := workJSON{DomainsMS: ms(w.Domains), CountMS: ms(w.Count)}
 	if _, ok := sp.(configurator.Diagrammer); ok || w.Nodes > 0 {
 		j.Nodes, j.NodesVisited = &w.Nodes, &w.NodesVisited

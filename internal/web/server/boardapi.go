@@ -192,23 +192,22 @@ func (s *Server) apiSpace(c echo.Context, backend string, st board.State) (*spac
 }
 
 // boardSession opens the session of a checked board request: the board's
-// space on the backend in the order asked for (apiSpace), answered as the
-// board's feature model (configurator.BoardFeatures) with the queens'
-// squares selected. Its errors are in the board's words (boardProblem);
-// the space is returned once found, even when the session fails. The
-// caller calls mo.done when it has finished.
+// space on the backend in the order asked for (apiSpace), answering the
+// board's feature model with the queens' squares selected. Its errors are
+// in the board's words (boardProblem); the space is returned once found,
+// even when the session fails. The caller calls mo.done when it has
+// finished.
 func (s *Server) boardSession(c echo.Context, st board.State, backend string) (*modelSession, *spaces.Space, error) {
 	e, err := s.apiSpace(c, backend, st)
 	if err != nil {
 		return nil, nil, err
 	}
 	s.spaces.Use(e)
-	fs := configurator.BoardFeatures(e.Space)
-	mo := &modelSession{id: configurator.BoardID(st.N), backend: backend, model: fs.FeatureModel(),
-		decisions: configurator.BoardDecisions(e.Space.Model(), st.Queens), compiled: e.Took}
-	mo, err = s.openSession(c.Request().Context(), mo, fs)
+	mo := &modelSession{id: configurator.BoardID(st.N), backend: backend, model: e.FeatureModel(),
+		decisions: configurator.BoardDecisions(e.Board().Model(), st.Queens), compiled: e.Took}
+	mo, err = s.openSession(c.Request().Context(), mo, e.Space)
 	if err != nil {
-		return nil, e, boardProblem(e.Space.Model(), st.Queens, err)
+		return nil, e, boardProblem(e.Board().Model(), st.Queens, err)
 	}
 	return mo, e, nil
 }
@@ -281,7 +280,7 @@ func (s *Server) apiAnalyzeBoard(c echo.Context, body []byte) error {
 	}
 	defer mo.done()
 	d := mo.session.Domains()
-	bm := e.Space.Model()
+	bm := e.Board().Model()
 	resp.ElapsedMS, resp.Work = ms(mo.took), newWorkJSON(e.Space, d.Work)
 	for f, fst := range d.States {
 		switch configurator.BoardState(fst) {
@@ -322,7 +321,7 @@ func (s *Server) apiExplainBoard(c echo.Context, body []byte) error {
 		return err
 	}
 	defer mo.done()
-	bm := e.Space.Model()
+	bm := e.Board().Model()
 	start := time.Now()
 	ex, err := mo.session.Explain(mo.ctx, bm.Var(cell))
 	if errors.Is(err, configurator.ErrNotForced) {
@@ -395,14 +394,14 @@ func (s *Server) apiCompleteBoard(c echo.Context, body []byte) error {
 		}
 	}
 	return c.JSON(http.StatusOK, completeResponse{N: st.N, Backend: backend, Queens: pairs(st.Queens),
-		Solution: pairs(squares(e.Space.Model(), sol)), ElapsedMS: ms(mo.took + time.Since(start))})
+		Solution: pairs(squares(e.Board().Model(), sol)), ElapsedMS: ms(mo.took + time.Since(start))})
 }
 
 // boardConflict words the queens of a diagram's request that no solution
 // holds, as the board's session does (boardProblem); err when they are
 // held after all, or the session fails otherwise.
-func boardConflict(ctx context.Context, sp configurator.Space, queens []configurator.Cell, err error) error {
-	if _, serr := configurator.NewFeatureSession(ctx, configurator.BoardFeatures(sp), configurator.BoardDecisions(sp.Model(), queens)); serr != nil {
+func boardConflict(ctx context.Context, sp configurator.Board, queens []configurator.Cell, err error) error {
+	if _, serr := configurator.NewFeatureSession(ctx, sp, configurator.BoardDecisions(sp.Model(), queens)); serr != nil {
 		return boardProblem(sp.Model(), queens, serr)
 	}
 	return err

@@ -209,7 +209,7 @@ func (s *Server) pageConfiguration(c echo.Context, f configfile.Format) error {
 	if err != nil {
 		return err
 	}
-	name, sp, err := s.pageSpace(ctx, st, func(configurator.FeatureSpace) bool { return true })
+	name, sp, err := s.pageSpace(ctx, st, func(configurator.Space) bool { return true })
 	if err != nil {
 		return err
 	}

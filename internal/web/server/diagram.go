@@ -107,7 +107,7 @@ func (s *Server) apiDiagram(c echo.Context) error {
 	if !ok {
 		return s.noGraph(backend)
 	}
-	if err := e.Space.Model().Check(st.Queens); err != nil {
+	if err := e.Board().Model().Check(st.Queens); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.DiagramDeadline)
@@ -122,7 +122,7 @@ func (s *Server) apiDiagram(c echo.Context) error {
 	g, err := gr.Graph(ctx, st.Queens, gv, maxGraphNodes)
 	if errors.Is(err, configurator.ErrNoSolution) {
 		// The session says why: two queens that attack, say.
-		err = boardConflict(ctx, e.Space, st.Queens, err)
+		err = boardConflict(ctx, e.Board(), st.Queens, err)
 	}
 	if err != nil {
 		return err

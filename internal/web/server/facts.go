@@ -111,7 +111,7 @@ func (s *Server) pageFacts(c echo.Context) (*view.ModelFacts, error) {
 	if err != nil {
 		return nil, err
 	}
-	name, sp, err := s.pageSpace(ctx, st, func(configurator.FeatureSpace) bool { return true })
+	name, sp, err := s.pageSpace(ctx, st, func(configurator.Space) bool { return true })
 	if err != nil {
 		return nil, err
 	}

@@ -359,14 +359,14 @@ func (s *Server) openModel(c echo.Context, req modelRequest) (*modelSession, err
 		}
 		return nil, s.modelProblem(id, backend, err)
 	}
-	return s.openSession(ctx, &modelSession{id: id, backend: backend, model: m, decisions: ds, compiled: sp.Took}, sp.FeatureSpace)
+	return s.openSession(ctx, &modelSession{id: id, backend: backend, model: m, decisions: ds, compiled: sp.Took}, sp.Space)
 }
 
 // openSession opens mo's session on sp, the space of its model, in the
 // backend's turn and under its deadline: the step the model requests and
 // the board's shorthand share. Decisions that no configuration keeps give
 // a *conflictError. The caller calls mo.done when it has finished.
-func (s *Server) openSession(parent context.Context, mo *modelSession, sp configurator.FeatureSpace) (*modelSession, error) {
+func (s *Server) openSession(parent context.Context, mo *modelSession, sp configurator.Space) (*modelSession, error) {
 	ctx, cancel := context.WithTimeout(parent, s.deadline(mo.backend))
 	release, err := configurator.Admit(ctx, sp)
 	if err != nil {

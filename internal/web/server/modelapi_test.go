@@ -491,7 +491,7 @@ type limited struct {
 
 func (b *limited) Name() string { return b.name }
 
-func (b *limited) CompileModel(ctx context.Context, m *feature.Model) (configurator.FeatureSpace, error) {
+func (b *limited) CompileModel(ctx context.Context, m *feature.Model) (configurator.Space, error) {
 	if b.gate != nil {
 		select {
 		case <-b.gate:

@@ -65,7 +65,7 @@ func (s *Server) featureCompletion(c echo.Context) (*view.ModelCompletion, error
 	if err != nil {
 		return nil, err
 	}
-	name, sp, err := s.pageSpace(ctx, st, func(sp configurator.FeatureSpace) bool {
+	name, sp, err := s.pageSpace(ctx, st, func(sp configurator.Space) bool {
 		_, ok := sp.(configurator.FeatureSampler)
 		return how != configurator.Uniform || ok
 	})
@@ -99,7 +99,7 @@ var errNoSpace = errors.New("no backend has the model ready")
 // of the server's others, whose space is ready (within the page's quick
 // wait) and that use accepts; errNoSpace when none is but some backend
 // answers, else the first backend's error.
-func (s *Server) pageSpace(ctx context.Context, st modelstate.State, use func(configurator.FeatureSpace) bool) (string, configurator.FeatureSpace, error) {
+func (s *Server) pageSpace(ctx context.Context, st modelstate.State, use func(configurator.Space) bool) (string, configurator.Space, error) {
 	mode := board.Mode(s.lineup.Primary())
 	if md, ok := s.lineup.ParseMode(st.Backend); st.Backend != "" && ok {
 		mode = md
@@ -118,10 +118,10 @@ func (s *Server) pageSpace(ctx context.Context, st modelstate.State, use func(co
 			return "", nil, err
 		case err != nil:
 			why = firstErr(why, err)
-		case !use(sp.FeatureSpace):
+		case !use(sp.Space):
 			why = firstErr(why, errNoSpace)
 		default:
-			return name, sp.FeatureSpace, nil
+			return name, sp.Space, nil
 		}
 	}
 	if why == nil {

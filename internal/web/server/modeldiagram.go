@@ -75,13 +75,13 @@ func (s *Server) featureDiagram(c echo.Context) error {
 			}
 			continue
 		}
-		fg, ok := sp.FeatureSpace.(configurator.FeatureGrapher)
+		fg, ok := sp.Space.(configurator.FeatureGrapher)
 		if !ok {
 			continue
 		}
 		dctx, cancel := context.WithTimeout(ctx, s.cfg.DiagramDeadline)
 		defer cancel()
-		if a, ok := sp.FeatureSpace.(configurator.Admitter); ok {
+		if a, ok := sp.Space.(configurator.Admitter); ok {
 			done, err := a.Admit(dctx)
 			if err != nil {
 				return err

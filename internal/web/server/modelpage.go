@@ -319,7 +319,7 @@ func (s *Server) modelStep(ctx context.Context, before, st modelstate.State, act
 	for i, cp := range answering {
 		start := time.Now()
 		run := view.ModelRun{Backend: cp.name, Compile: cp.sp.Took}
-		if src, ok := cp.sp.FeatureSpace.(configurator.Sourcer); ok {
+		if src, ok := cp.sp.Space.(configurator.Sourcer); ok {
 			run.Loaded = src.Source() != ""
 		}
 		// The answers of a state shown before (the same decisions searched,
@@ -337,7 +337,7 @@ func (s *Server) modelStep(ctx context.Context, before, st modelstate.State, act
 		}
 		bctx, cancel := context.WithTimeout(ctx, s.deadline(cp.name))
 		defer cancel()
-		sess, err := s.featureSession(bctx, cp.sp.FeatureSpace, ds)
+		sess, err := s.featureSession(bctx, cp.sp.Space, ds)
 		if err != nil && ctx.Err() == nil && errors.Is(bctx.Err(), context.DeadlineExceeded) {
 			s.missed.note(st.Model, cp.name, time.Now())
 		}
@@ -367,7 +367,7 @@ func (s *Server) modelStep(ctx context.Context, before, st modelstate.State, act
 			if ds, err = configurator.ParseDecisions(m, st.Select, st.Deselect); err != nil {
 				return nil, err
 			}
-			if sess, err = s.featureSession(bctx, cp.sp.FeatureSpace, ds); err != nil {
+			if sess, err = s.featureSession(bctx, cp.sp.Space, ds); err != nil {
 				return nil, err
 			}
 		}
@@ -427,7 +427,7 @@ func (s *Server) changed(ctx context.Context, backend string, sp *spaces.Space, 
 	} else {
 		bctx, cancel := context.WithTimeout(ctx, s.deadline(backend))
 		defer cancel()
-		sess, err := s.featureSession(bctx, sp.FeatureSpace, ds)
+		sess, err := s.featureSession(bctx, sp.Space, ds)
 		if err != nil {
 			return nil
 		}
@@ -439,7 +439,7 @@ func (s *Server) changed(ctx context.Context, backend string, sp *spaces.Space, 
 
 // featureSession is a session on sp under the decisions, within sp's turn
 // when it takes turns.
-func (s *Server) featureSession(ctx context.Context, sp configurator.FeatureSpace, ds []configurator.Decision) (*configurator.FeatureSession, error) {
+func (s *Server) featureSession(ctx context.Context, sp configurator.Space, ds []configurator.Decision) (*configurator.FeatureSession, error) {
 	if a, ok := sp.(configurator.Admitter); ok {
 		done, err := a.Admit(ctx)
 		if err != nil {

@@ -149,7 +149,7 @@ func (s *Server) pageSample(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	name, sp, err := s.pageSpace(ctx, st, func(sp configurator.FeatureSpace) bool {
+	name, sp, err := s.pageSpace(ctx, st, func(sp configurator.Space) bool {
 		_, ok := sp.(configurator.FeatureSampler)
 		return k == 0 || ok
 	})

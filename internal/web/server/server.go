@@ -185,13 +185,13 @@ type facets struct {
 // compiled is the cache's observer: it counts every compile for the
 // metrics and learns from each board's space what its backend's spaces
 // offer.
-func (s *Server) compiled(k spaces.Key, sp configurator.Space, took time.Duration, err error) {
+func (s *Server) compiled(k spaces.Key, sp configurator.Board, took time.Duration, err error) {
 	s.metrics.compiled(k.Backend, took, err)
 	if sp == nil {
 		return
 	}
 	var f facets
-	_, f.marginals = sp.(configurator.Marginaler)
+	_, f.marginals = sp.(configurator.FeatureMarginaler)
 	_, f.diagram = sp.(configurator.Diagrammer)
 	_, f.graph = sp.(configurator.Grapher)
 	s.facets.Store(k.Backend, f)

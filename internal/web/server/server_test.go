@@ -113,7 +113,7 @@ type countedBackend struct {
 	c *compileCounter
 }
 
-func (b countedBackend) Compile(ctx context.Context, m *configurator.Model) (configurator.Space, error) {
+func (b countedBackend) Compile(ctx context.Context, m *configurator.Model) (configurator.Board, error) {
 	v, _ := b.c.calls.LoadOrStore(spaces.Key{Backend: b.Name(), N: m.N(), Order: m.Order()}, new(atomic.Int32))
 	v.(*atomic.Int32).Add(1)
 	return b.Backend.Compile(ctx, m)

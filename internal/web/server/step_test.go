@@ -44,7 +44,7 @@ func newHeldBackend(file configurator.SpaceFile) *heldBackend {
 
 func (b *heldBackend) File(*configurator.Model) configurator.SpaceFile { return b.file }
 
-func (b *heldBackend) Compile(ctx context.Context, m *configurator.Model) (configurator.Space, error) {
+func (b *heldBackend) Compile(ctx context.Context, m *configurator.Model) (configurator.Board, error) {
 	select {
 	case <-b.compileGate:
 	case <-ctx.Done():
@@ -54,32 +54,52 @@ func (b *heldBackend) Compile(ctx context.Context, m *configurator.Model) (confi
 	if err != nil {
 		return nil, err
 	}
-	return &heldSpace{Space: sp, b: b}, nil
+	return &heldSpace{Board: sp, b: b}, nil
 }
 
 // heldSpace is a space of heldBackend.
 type heldSpace struct {
-	configurator.Space
+	configurator.Board
 	b *heldBackend
 }
 
 func (s *heldSpace) Analyze(ctx context.Context, queens []configurator.Cell) (*configurator.Analysis, error) {
 	if len(queens) == 0 {
-		s.b.counts.Add(1)
-		select {
-		case <-s.b.countGate:
-		case <-ctx.Done():
-			s.b.cancelled.Add(1)
-			return nil, ctx.Err()
+		if err := s.b.hold(ctx); err != nil {
+			return nil, err
 		}
 	}
-	return s.Space.Analyze(ctx, queens)
+	return s.Board.Analyze(ctx, queens)
+}
+
+// Domains is the board's, held as Analyze is when nothing is decided: the
+// empty board's analysis in the board's feature decisions.
+func (s *heldSpace) Domains(ctx context.Context, decisions []configurator.Decision) (*configurator.Domains, error) {
+	if len(decisions) == 0 {
+		if err := s.b.hold(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return s.Board.Domains(ctx, decisions)
+}
+
+// hold counts an analysis of an empty board begun and waits for countGate,
+// counting it cancelled when ctx ends first.
+func (b *heldBackend) hold(ctx context.Context) error {
+	b.counts.Add(1)
+	select {
+	case <-b.countGate:
+		return nil
+	case <-ctx.Done():
+		b.cancelled.Add(1)
+		return ctx.Err()
+	}
 }
 
 // Diagram is the BDD's, so that the API reports the nodes an analysis
 // visited.
 func (s *heldSpace) Diagram(ctx context.Context, queens []configurator.Cell, maxNodes int) (string, int, error) {
-	return s.Space.(configurator.Diagrammer).Diagram(ctx, queens, maxNodes)
+	return s.Board.(configurator.Diagrammer).Diagram(ctx, queens, maxNodes)
 }
 
 // serveWith starts the server on engines, the primary first, and returns

@@ -52,13 +52,18 @@ func (k Key) String() string {
 	return fmt.Sprintf("%s %d×%d %v", k.Backend, k.N, k.N, k.Order)
 }
 
+// Board is e's space as a board's (configurator.Board), which answers
+// in squares; nil for a feature model.
+func (e *Space) Board() configurator.Board {
+	b, _ := e.Space.(configurator.Board)
+	return b
+}
+
 // close stops the background work of an evicted space that does some (a
 // BDD precomputing the boards of one queen: io.Closer); requests still
 // holding it are answered as before.
 func (e *Space) close() {
 	if c, ok := e.Space.(io.Closer); ok {
-		c.Close()
-	} else if c, ok := e.FeatureSpace.(io.Closer); ok {
 		c.Close()
 	}
 }
@@ -67,20 +72,15 @@ func (e *Space) close() {
 // compiled (configurator.Sourcer).
 func (e *Space) Loaded() bool {
 	src, ok := e.Space.(configurator.Sourcer)
-	if !ok {
-		src, ok = e.FeatureSpace.(configurator.Sourcer)
-	}
 	return ok && src.Source() != ""
 }
 
-// Space is a compiled space with what the page shows about it. Its
-// FeatureSpace answers decisions on features, for a board as for a
-// feature model (configurator.BoardFeatures); Space is a board's own
-// space, nil for a feature model.
+// Space is a compiled space with what the page shows about it: the one
+// space that answers decisions on features, for a board as for a feature
+// model, and on a board its questions in squares too (Board).
 type Space struct {
-	configurator.FeatureSpace
+	configurator.Space
 	Key   Key
-	Space configurator.Space
 	Took  time.Duration // compile time (the load's, for a loaded space)
 	Bytes int64         // memory held, as the space reports it (or estimates)
 	// total is the count of the empty board's solutions, nil until it

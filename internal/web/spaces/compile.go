@@ -47,7 +47,7 @@ type Config struct {
 // Observer is told of every compile: the key, the board's space (nil when
 // the compile failed, or compiled a feature model), how long the compile
 // took and its error.
-type Observer func(k Key, sp configurator.Space, took time.Duration, err error)
+type Observer func(k Key, sp configurator.Board, took time.Duration, err error)
 
 // Models reads the feature model of an ID for the cache to compile it
 // (the server's store of models): the model, and a bound from above of
@@ -110,7 +110,7 @@ type source struct {
 // (configurator.Sizer), or else a bound from its model's: a space holds
 // its model's clauses a few times over (the solver's copy, its watches,
 // its index).
-func (src *source) spaceBytes(sp configurator.FeatureSpace) int64 {
+func (src *source) spaceBytes(sp configurator.Space) int64 {
 	if sz, ok := sp.(configurator.Sizer); ok {
 		return sz.Bytes()
 	}
@@ -292,7 +292,7 @@ func (c *Cache) build(ctx context.Context, k Key, src *source) (*Space, error) {
 		c.log.Warn("compile failed", "backend", k.Backend, "n", k.N, "order", k.Order.String(), "after", time.Since(start), "err", err)
 		return nil, err
 	}
-	res := &Space{Key: k, Space: sp, FeatureSpace: configurator.BoardFeatures(sp), Took: took, Bytes: b.Cost(k.N, k.Order).Bytes}
+	res := &Space{Key: k, Space: sp, Took: took, Bytes: b.Cost(k.N, k.Order).Bytes}
 	if sz, ok := sp.(configurator.Sizer); ok {
 		res.Bytes, res.Sized = sz.Bytes(), true
 	}
@@ -336,7 +336,7 @@ func (c *Cache) buildModel(ctx context.Context, k Key, b configurator.Backend, s
 		c.log.Warn("compile failed", "space", k.String(), "after", time.Since(start), "err", err)
 		return nil, err
 	}
-	res := &Space{Key: k, FeatureSpace: fs, Took: took, Bytes: src.spaceBytes(fs)}
+	res := &Space{Key: k, Space: fs, Took: took, Bytes: src.spaceBytes(fs)}
 	_, res.Sized = fs.(configurator.Sizer)
 	c.log.Info("compiled", "space", k.String(), "features", len(src.model.Features), "took", took, "bytes", res.Bytes)
 	return res, nil
@@ -398,7 +398,7 @@ func (c *Cache) countEmpty(ctx context.Context, res *Space) (a *configurator.Ana
 		dctx, cancel := context.WithTimeout(c.ctx, c.cfg.Deadline)
 		defer cancel()
 		start := time.Now()
-		a, err := res.Space.Analyze(dctx, nil)
+		a, err := res.Board().Analyze(dctx, nil)
 		mu.Lock()
 		defer mu.Unlock()
 		if !gone {

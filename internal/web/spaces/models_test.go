@@ -33,7 +33,7 @@ func newGatedModels() *gatedModels {
 	return &gatedModels{Backend: sat.New(sat.Options{}), gate: make(chan struct{}), ended: make(chan struct{})}
 }
 
-func (b *gatedModels) CompileModel(ctx context.Context, m *feature.Model) (configurator.FeatureSpace, error) {
+func (b *gatedModels) CompileModel(ctx context.Context, m *feature.Model) (configurator.Space, error) {
 	b.compiles.Add(1)
 	select {
 	case <-b.gate:

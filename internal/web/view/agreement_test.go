@@ -27,16 +27,15 @@ func boardDomains(t *testing.T, b configurator.Backend, queens ...string) (*feat
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs := configurator.BoardFeatures(sp)
-	ds, err := configurator.ParseDecisions(fs.FeatureModel(), queens, nil)
+	ds, err := configurator.ParseDecisions(sp.FeatureModel(), queens, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := configurator.NewFeatureSession(ctx, fs, ds)
+	s, err := configurator.NewFeatureSession(ctx, sp, ds)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fs.FeatureModel(), s.Domains()
+	return sp.FeatureModel(), s.Domains()
 }
 
 // TestModelAgreementAlarm: in Both, backends that answer the same say so

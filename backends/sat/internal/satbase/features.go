@@ -67,7 +67,7 @@ const featureCost = 400
 // skeleton's FeatureSpace (nil wrap: the FeatureSpace itself). It
 // translates m into CNF and calls no solver: a space builds its first on
 // its first question. An ended ctx gives its error.
-func (b *Backend) CompileModel(ctx context.Context, m *feature.Model, newEngine func(*FeatureSpace) FeatureEngine, wrap func(*FeatureSpace) configurator.FeatureSpace) (configurator.FeatureSpace, error) {
+func (b *Backend) CompileModel(ctx context.Context, m *feature.Model, newEngine func(*FeatureSpace) FeatureEngine, wrap func(*FeatureSpace) configurator.Space) (configurator.Space, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -143,7 +143,7 @@ func TestCompile(t *testing.T) {
 	type wrapped struct{ *Space }
 	for _, tt := range tests {
 		m := configuratortest.Model(t, tt.n, configurator.RowMajor)
-		for _, wrap := range []func(*Space) configurator.Space{nil, func(sp *Space) configurator.Space { return wrapped{sp} }} {
+		for _, wrap := range []func(*Space) configurator.Board{nil, func(sp *Space) configurator.Board { return wrapped{sp} }} {
 			var built *Lines // the lines the engine is made of; the engine itself is never asked
 			sp, err := b.Compile(tt.ctx, m, func(got *configurator.Model, ls *Lines) Engine {
 				if got != m {
@@ -165,7 +165,7 @@ func TestCompile(t *testing.T) {
 			case wrapped:
 				skeleton = sp.Space
 			}
-			if skeleton == nil || (wrap == nil) != (sp == configurator.Space(skeleton)) {
+			if skeleton == nil || (wrap == nil) != (sp == configurator.Board(skeleton)) {
 				t.Errorf("Compile(%d) with wrap %v: %T", tt.n, wrap != nil, sp)
 				continue
 			}

@@ -74,7 +74,7 @@ func (b *Backend) Cost(n int) configurator.Cost {
 // fails with an error wrapping configurator.ErrTooLarge, and an ended ctx
 // with its error. Compile calls no solver: a space builds its first on its
 // first question.
-func (b *Backend) Compile(ctx context.Context, m *configurator.Model, newEngine func(*configurator.Model, *Lines) Engine, wrap func(*Space) configurator.Space) (configurator.Space, error) {
+func (b *Backend) Compile(ctx context.Context, m *configurator.Model, newEngine func(*configurator.Model, *Lines) Engine, wrap func(*Space) configurator.Board) (configurator.Board, error) {
 	if n := m.N(); n > b.MaxN {
 		return nil, fmt.Errorf("%d-queens: %s takes boards up to %d: %w", n, b.What, b.MaxN, configurator.ErrTooLarge)
 	}
@@ -82,6 +82,7 @@ func (b *Backend) Compile(ctx context.Context, m *configurator.Model, newEngine 
 		return nil, err
 	}
 	sp := &Space{m: m, lines: Flatten(m)}
+	sp.Squares = configurator.NewSquares(sp)
 	sp.engine = newEngine(m, &sp.lines)
 	sp.solvers = b.solvers(b.Cost(m.N()).Bytes, func() *solver.Solver { return solver.New(sp.engine.Problem()) })
 	if wrap == nil {
@@ -113,9 +114,11 @@ type Engine interface {
 }
 
 // Space is a compiled model: its lines, the pool of its solvers, and the
-// Engine that answers its questions. It implements configurator.Space and
-// is safe for concurrent use.
+// Engine that answers its questions. It implements configurator.Board,
+// answering the decisions on its squares through them (Squares), and is
+// safe for concurrent use.
 type Space struct {
+	configurator.Squares
 	m       *configurator.Model
 	lines   Lines
 	engine  Engine
@@ -186,7 +189,7 @@ func (sp *Space) Find(ctx context.Context, with, without []configurator.Cell) ([
 
 // Solve returns the queens of one solution holding queens, row-major: the
 // first the Engine finds, not a uniformly random one (the space is no
-// configurator.Sampler).
+// configurator.FeatureSampler).
 func (sp *Space) Solve(ctx context.Context, queens []configurator.Cell) ([]configurator.Cell, error) {
 	if err := sp.m.Check(queens); err != nil {
 		return nil, fmt.Errorf("solve: %w", err)
