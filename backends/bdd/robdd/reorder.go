@@ -193,34 +193,17 @@ func (r *reorderer) deref(id uint32) {
 	r.stack = stack
 }
 
-// sweep walks level l's list, freeing the slots of its dead nodes.
-func (r *reorderer) sweep(l uint32) {
-	prev := uint32(0)
-	for id := r.head[l]; id != 0; {
-		next := r.lnext[id]
-		if r.ref[id] > 0 {
-			prev = id
-		} else {
-			if prev == 0 {
-				r.head[l] = next
-			} else {
-				r.lnext[prev] = next
-			}
-			r.release(id)
-		}
-		id = next
-	}
-}
-
 // sweepTo walks level l's list once, freeing the slots of its dead nodes
-// (as sweep does) and moving the live ones to level to: a swap's one
-// pass over the nodes of y.
+// and, when to is not l, moving the live ones to level to: a swap's one
+// pass over the nodes of y. sweepTo(l, l) only sweeps.
 func (r *reorderer) sweepTo(l, to uint32) {
 	prev := uint32(0)
 	for id := r.head[l]; id != 0; {
 		next := r.lnext[id]
 		if r.ref[id] > 0 {
-			r.m.nodes[id].level = to
+			if to != l {
+				r.m.nodes[id].level = to
+			}
 			prev = id
 		} else {
 			if prev == 0 {
@@ -240,7 +223,7 @@ func (r *reorderer) alloc() (uint32, bool) {
 	m := r.m
 	if r.free == 0 && len(m.nodes) >= m.maxNodes && r.dead > 0 && r.dead >= len(m.nodes)/64 {
 		for l := range r.head {
-			r.sweep(uint32(l))
+			r.sweepTo(uint32(l), uint32(l))
 		}
 	}
 	if id := r.free; id != 0 {
@@ -408,7 +391,7 @@ func (r *reorderer) undo(i int, done []uint32, stayed uint32) {
 	}
 	// The nodes made for the rewrite are dead now; the list of level
 	// i+1 holds them and the moved nodes, which it began with.
-	r.sweep(lj)
+	r.sweepTo(lj, lj)
 	r.relabel(stayed, lj)
 	r.relabel(r.head[lj], li)
 	r.exchange(i)
