@@ -116,6 +116,15 @@ func (s *Server) readBoard(c echo.Context, req interface{ board() boardRequest }
 	return s.apiState(req.board())
 }
 
+// bodyBoard is readBoard for a body the API has read already (to tell a
+// board's request from a model's).
+func (s *Server) bodyBoard(body []byte, req interface{ board() boardRequest }) (board.State, string, error) {
+	if err := decodeJSON(body, req); err != nil {
+		return board.State{}, "", err
+	}
+	return s.apiState(req.board())
+}
+
 // apiState checks a request's board: the size against the limits (400
 // out of range, 413 beyond the backend), the backend and order names, and
 // the queens (on the board, no duplicates).
@@ -258,10 +267,7 @@ func boardProblem(bm *configurator.Model, queens []configurator.Cell, err error)
 // answers every square blocked and no solution.
 func (s *Server) apiAnalyzeBoard(c echo.Context, body []byte) error {
 	var req boardRequest
-	if err := decodeJSON(body, &req); err != nil {
-		return err
-	}
-	st, backend, err := s.apiState(req)
+	st, backend, err := s.bodyBoard(body, &req)
 	if err != nil {
 		return err
 	}
@@ -302,10 +308,7 @@ func (s *Server) apiAnalyzeBoard(c echo.Context, body []byte) error {
 // blocked or forced (FeatureSession.Explain of its feature).
 func (s *Server) apiExplainBoard(c echo.Context, body []byte) error {
 	var req explainRequest
-	if err := decodeJSON(body, &req); err != nil {
-		return err
-	}
-	st, backend, err := s.apiState(req.board())
+	st, backend, err := s.bodyBoard(body, &req)
 	if err != nil {
 		return err
 	}
@@ -370,10 +373,7 @@ func newExplainResponse(bm *configurator.Model, ex *configurator.FeatureExplanat
 // holds the queens, drawn uniformly where the backend samples.
 func (s *Server) apiCompleteBoard(c echo.Context, body []byte) error {
 	var req boardRequest
-	if err := decodeJSON(body, &req); err != nil {
-		return err
-	}
-	st, backend, err := s.apiState(req)
+	st, backend, err := s.bodyBoard(body, &req)
 	if err != nil {
 		return err
 	}

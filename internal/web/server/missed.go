@@ -2,9 +2,7 @@ package server
 
 import (
 	"fmt"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/nqueens/configurator/internal/web/words"
@@ -14,12 +12,10 @@ import (
 // took longer than its deadline on a step of the model, so that Both
 // leaves that backend out of its next steps on the model (a person who
 // wants its answer chooses it alone) and says so before it is chosen. It
-// holds at most maxMissed entries, the oldest forgotten first, and each
-// for missedFor. It is safe for concurrent use.
+// holds at most maxMissed entries and each for missedFor. It is safe for
+// concurrent use.
 type missedDeadlines struct {
-	mu    sync.Mutex
-	order []missKey // oldest first
-	at    map[missKey]time.Time
+	at recent[missKey, time.Time]
 }
 
 type missKey struct{ model, backend string }
@@ -34,28 +30,15 @@ const (
 
 // note records that backend missed its deadline on a step of model.
 func (m *missedDeadlines) note(model, backend string, now time.Time) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.at == nil {
-		m.at = make(map[missKey]time.Time)
-	}
-	k := missKey{model, backend}
-	if _, ok := m.at[k]; !ok && len(m.order) >= maxMissed {
-		delete(m.at, m.order[0])
-		m.order = m.order[1:]
-	}
-	m.order = append(slices.DeleteFunc(m.order, func(o missKey) bool { return o == k }), k)
-	m.at[k] = now
+	m.at.put(missKey{model, backend}, now)
 }
 
 // leftOut reports which of backends missed their deadline on model within
 // missedFor of now, in the order given.
 func (m *missedDeadlines) leftOut(model string, backends []string, now time.Time) []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	var out []string
 	for _, b := range backends {
-		if at, ok := m.at[missKey{model, b}]; ok && now.Sub(at) < missedFor {
+		if at, ok := m.at.get(missKey{model, b}); ok && now.Sub(at) < missedFor {
 			out = append(out, b)
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -559,40 +558,8 @@ func answerKey(model, backend string, ds []configurator.Decision) string {
 	return b.String()
 }
 
-// answerCache remembers the last answers of the model page, so that a
-// search, a filter or a subtree opened over the same decisions asks no
-// backend again. It holds at most maxAnswers and is safe for concurrent
-// use.
-type answerCache struct {
-	mu    sync.Mutex
-	order []string // least recently used first
-	byKey map[string]answer
-}
-
-// maxAnswers bounds the answers remembered: a model of tens of thousands
-// of features costs a byte and a count per feature for each.
+// maxAnswers bounds the model page's answers remembered (Server.answers),
+// so that a search, a filter or a subtree opened over the same decisions
+// asks no backend again: a model of tens of thousands of features costs a
+// byte and a count per feature for each.
 const maxAnswers = 32
-
-func (c *answerCache) get(key string) (answer, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	a, ok := c.byKey[key]
-	if ok {
-		c.order = append(slices.DeleteFunc(c.order, func(k string) bool { return k == key }), key)
-	}
-	return a, ok
-}
-
-func (c *answerCache) put(key string, a answer) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.byKey == nil {
-		c.byKey = make(map[string]answer)
-	}
-	if _, ok := c.byKey[key]; !ok && len(c.order) >= maxAnswers {
-		delete(c.byKey, c.order[0])
-		c.order = c.order[1:]
-	}
-	c.byKey[key] = a
-	c.order = append(slices.DeleteFunc(c.order, func(k string) bool { return k == key }), key)
-}

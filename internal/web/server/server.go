@@ -70,12 +70,12 @@ type Engine struct {
 type Server struct {
 	cfg      Config
 	log      *slog.Logger
-	engines  map[string]Engine // by name
-	lineup   *board.Lineup     // the backends in the order registered: the first is the primary
-	spaces   *spaces.Cache     // the compiled spaces of boards and models
-	models   *models.Store     // the feature models: files, uploads, IDs
-	answers  answerCache       // the model page's last answers
-	missed   missedDeadlines   // the backends Both leaves out, by model
+	engines  map[string]Engine      // by name
+	lineup   *board.Lineup          // the backends in the order registered: the first is the primary
+	spaces   *spaces.Cache          // the compiled spaces of boards and models
+	models   *models.Store          // the feature models: files, uploads, IDs
+	answers  recent[string, answer] // the model page's last answers (see answerKey)
+	missed   missedDeadlines        // the backends Both leaves out, by model
 	site     *view.Site
 	tmpl     *view.Templates
 	static   fs.FS
@@ -110,6 +110,8 @@ func New(cfg Config, log *slog.Logger, engines ...Engine) (*Server, error) {
 	s := &Server{
 		cfg:     cfg,
 		log:     log,
+		answers: recent[string, answer]{max: maxAnswers},
+		missed:  missedDeadlines{at: recent[missKey, time.Time]{max: maxMissed}},
 		engines: make(map[string]Engine),
 		lineup:  lineup,
 		quit:    make(chan struct{}),
