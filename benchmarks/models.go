@@ -114,8 +114,8 @@ type ModelBackend struct {
 	Cut string `json:",omitempty"`
 }
 
-// ModelFiles lists the model files (.uvl, .dimacs, .cnf) under dir, by
-// path.
+// ModelFiles lists the model files under dir, by path: UVL (.uvl), CNF
+// (.dimacs, .cnf) and FeatureIDE or SXFM XML (.xml).
 func ModelFiles(dir string) ([]string, error) {
 	var out []string
 	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
@@ -123,7 +123,7 @@ func ModelFiles(dir string) ([]string, error) {
 			return err
 		}
 		switch strings.ToLower(filepath.Ext(path)) {
-		case ".uvl", ".dimacs", ".cnf":
+		case ".uvl", ".dimacs", ".cnf", ".xml":
 			out = append(out, path)
 		}
 		return nil

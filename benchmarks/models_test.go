@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -72,5 +73,31 @@ func TestMeasureModel(t *testing.T) {
 	}
 	if b := r.Baseline; b == nil || b.Steps.Count != 0 || b.Cut == "" {
 		t.Errorf("the baseline within a nanosecond: %+v", b)
+	}
+}
+
+// TestModelFiles lists the model files of a directory tree, sorted, every
+// format a model is opened from and nothing else.
+func TestModelFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"uvl/a.uvl", "dimacs/b.dimacs", "c.CNF", "featureide/d.xml", "notes.txt", "README.md"} {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := ModelFiles(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, name := range []string{"c.CNF", "dimacs/b.dimacs", "featureide/d.xml", "uvl/a.uvl"} {
+		want = append(want, filepath.Join(dir, name))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("ModelFiles = %q, want %q", got, want)
 	}
 }

@@ -161,7 +161,7 @@ func buddySection(b *strings.Builder, res *Results) {
 	p("a child process of its own, budget %s) and each CNF file by BuDDy 2.4 with automatic sifting\n", bytesIEC(uint64(res.BuDDyBudget)))
 	p("(`benchmarks/peers/buddy/cnf_buddy.c`, built from Debian's libbdd-dev by the run: the clauses sorted by\n")
 	p("their lowest variable, in the file's order), each within %s. Times are the compile's, the file's reading\n", fmtDur(res.BuDDyTimeout))
-	p("apart; memory is the process's peak resident set. BuDDy reads CNF only: the UVL models are the bdd backend's alone.\n\n")
+	p("apart; memory is the process's peak resident set. BuDDy reads CNF only: the UVL and FeatureIDE models are the bdd backend's alone.\n\n")
 	p("%s\n\n", buddyHeadline(res.BuDDy))
 	p("*Published* is the size of a monolithic diagram of the same model published elsewhere, without its time\n")
 	p("(%s), for comparison.\n", publishedModelSource)

@@ -80,7 +80,7 @@ func main() {
 	web := flag.String("web", "", "cmd/web binary for the server benchmark; empty: build it")
 	render := flag.String("render", "", "render the report from this RESULTS.json instead of measuring")
 	seed := flag.Uint64("seed", 1, "seed of the random walks and the load")
-	modelsDir := flag.String("models", defaultModelsDir(), "`directory` of the real models (.uvl, .dimacs, .cnf) of the section models")
+	modelsDir := flag.String("models", defaultModelsDir(), "`directory` of the real models (.uvl, .dimacs, .cnf, FeatureIDE or SXFM .xml) of the section models")
 	var boards []int
 	flag.Func("boards", "measure only these board sizes, comma-separated (e.g. 15,16 with -full: the largest rows alone)", func(s string) error {
 		for _, f := range strings.Split(s, ",") {

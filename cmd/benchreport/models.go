@@ -84,7 +84,7 @@ func runModels(ctx context.Context, p plan, res *Results) error {
 		return fmt.Errorf("the models in %s: %w", p.ModelsDir, err)
 	}
 	if len(files) == 0 {
-		return fmt.Errorf("no model files (.uvl, .dimacs, .cnf) in %s (-models)", p.ModelsDir)
+		return fmt.Errorf("no model files (.uvl, .dimacs, .cnf, .xml) in %s (-models)", p.ModelsDir)
 	}
 	dir, err := os.MkdirTemp("", "nqueens-bench-models-")
 	if err != nil {
