@@ -403,7 +403,7 @@ func b2i(b bool) int {
 
 // On a generated model of the large real ones' shape and size
 // (featuretest.LargeModel, largeFeatures features), the valid domains of
-// the empty configuration and after each step of a seeded walk of 20 (a
+// the empty configuration and after each step of a seeded walk of 12 (a
 // feature the last answer showed open, selected or deselected at random,
 // or one step in four a decision undone) are the backbone's
 // (checkBackbone), every feature of them. With
@@ -431,7 +431,7 @@ func TestLargeModelBackbones(t *testing.T) {
 			for step := 0; ; step++ {
 				checkBackbone(t, m, s.Decisions(), s.Domains().States)
 				open := s.Domains().In(configurator.Open)
-				if step == 20 || len(open) == 0 {
+				if step == 12 || len(open) == 0 {
 					break
 				}
 				if ds := s.Decisions(); len(ds) > 0 && rng.IntN(4) == 0 {

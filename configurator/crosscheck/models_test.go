@@ -442,7 +442,7 @@ func TestRealModelsComplete(t *testing.T) {
 					t.Fatalf("%s: %v", b.Name(), err)
 				}
 				for _, how := range []configurator.How{configurator.Uniform, configurator.Fewest, configurator.Most} {
-					fctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+					fctx, cancel := context.WithTimeout(ctx, time.Second)
 					c, err := s.Finish(fctx, how, rand.New(rand.NewPCG(*seed, 8)))
 					cancel()
 					if how == configurator.Uniform && errors.Is(err, configurator.ErrNoSampler) {

@@ -77,9 +77,6 @@ func NewFeatures(n int, valid func(selected []bool) bool) (*Features, error) {
 	return o, nil
 }
 
-// N is the number of features.
-func (o *Features) N() int { return o.n }
-
 // Count is the number of configurations of the whole model.
 func (o *Features) Count() int { return len(o.configs) }
 
