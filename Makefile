@@ -15,7 +15,7 @@ ADDR        ?= 127.0.0.1:8080
 CACHE_DIR   ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/nqueens
 FUZZTIME    ?= 5000x
 
-.PHONY: run test deps npm vendor chromium peers check-fmt vet lint unit unit-full unit-race fuzz-short fuzz bench bench-full bench-large bench-models bench-buddy bench-samples soak
+.PHONY: run test deps npm vendor chromium peers check-fmt vet lint unit unit-full unit-race fuzz-short fuzz bench bench-full bench-large bench-models bench-buddy bench-samples crosscheck-long soak
 
 run: deps
 	@echo "Serving the configurator on http://$(ADDR)/"
@@ -191,6 +191,13 @@ peers:
 # into benchmarks/samples.
 bench-samples:
 	$(GO) run ./cmd/benchreport -sections samples -out benchmarks/samples
+
+# The cross-check at length: many more and longer walks of the boards and
+# of random models, and the BDD backend walked on the real models it
+# compiles in about a minute each (financialservices, uclibc-0.9.33.2),
+# beside every other backend; too long for make test.
+crosscheck-long:
+	$(GO) test -timeout 60m -v -run 'TestWalks|TestRandomModels|TestRealModels' ./configurator/crosscheck -crosscheck.long
 
 # The soak: the real server binary on a loopback port under the mixed
 # workload of benchmarks/loadgen (API and pages, both backends, every board

@@ -256,7 +256,9 @@ func TestPlantedModelFault(t *testing.T) {
 // TestRealModelsAgree: on the real models, every two backends that
 // configure feature models agree on the forced features along seeded walks
 // of 20 decisions (the first backend is the reference). The baseline, one
-// solver call per feature and polarity, walks the smaller models only.
+// solver call per feature and polarity, walks the smaller models only; the
+// BDD backend those it compiles within seconds, and with -crosscheck.long
+// those it compiles in about a minute too.
 func TestRealModelsAgree(t *testing.T) {
 	dir := featuretest.ModelsDir(t)
 	bs := modelBackends()
@@ -271,7 +273,7 @@ func TestRealModelsAgree(t *testing.T) {
 			for _, b := range bs {
 				switch {
 				case b.Name() == "sat-plain" && len(m.Features) > 600:
-				case b.Name() == "bdd" && !bddModels[file]:
+				case b.Name() == "bdd" && !bddChecks(file):
 				default:
 					use = append(use, b)
 				}
@@ -298,6 +300,8 @@ var realModels = []string{
 	"uvl/dopler-asej1.uvl", "dimacs/berkeleydb.dimacs", "dimacs/printer.dimacs",
 	"dimacs/embtoolkit.dimacs", "dimacs/busybox-1.18.0.dimacs", "dimacs/uclibc-0.9.33.2.dimacs",
 	"dimacs/financialservices-2018-05-09.dimacs", "dimacs/automotive01.dimacs",
+	"featureide/financialservices-2017-05-22.xml", "featureide/pc-richmond.xml",
+	"featureide/printer-sxfm.xml", "featureide/soletta-2015-06-30.xml", "featureide/tankwar.xml",
 }
 
 // bddModels are the real models the BDD backend compiles within seconds
@@ -308,6 +312,22 @@ var bddModels = map[string]bool{
 	"uvl/busybox-2007-05-20.uvl": true, "uvl/dopler-asej1.uvl": true,
 	"dimacs/printer.dimacs": true, "dimacs/berkeleydb.dimacs": true, "dimacs/embtoolkit.dimacs": true,
 	"dimacs/busybox-1.18.0.dimacs": true,
+	"featureide/pc-richmond.xml":   true, "featureide/printer-sxfm.xml": true,
+	"featureide/soletta-2015-06-30.xml": true, "featureide/tankwar.xml": true,
+}
+
+// bddLongModels are the real models the BDD backend compiles in about a
+// minute each: too long for every run of the suite, walked with
+// -crosscheck.long.
+var bddLongModels = map[string]bool{
+	"uvl/financialservices-2017-05-22.uvl": true, "featureide/financialservices-2017-05-22.xml": true,
+	"dimacs/uclibc-0.9.33.2.dimacs": true, "dimacs/financialservices-2018-05-09.dimacs": true,
+}
+
+// bddChecks reports whether the BDD backend is checked on the real model
+// file in this run.
+func bddChecks(file string) bool {
+	return bddModels[file] || *long && bddLongModels[file]
 }
 
 // load reads a real model.
@@ -411,8 +431,7 @@ func TestPlantedBoardFault(t *testing.T) {
 func TestRealModelsComplete(t *testing.T) {
 	dir := featuretest.ModelsDir(t)
 	bs := modelBackends()
-	files := append(slices.Clone(realModels), "dimacs/linux-2.6.33.3.dimacs", "featureide/financialservices-2017-05-22.xml",
-		"featureide/pc-richmond.xml", "featureide/printer-sxfm.xml", "featureide/soletta-2015-06-30.xml", "featureide/tankwar.xml")
+	files := append(slices.Clone(realModels), "dimacs/linux-2.6.33.3.dimacs")
 	if testing.Short() {
 		files = []string{"uvl/berkeleydb.uvl", "dimacs/printer.dimacs", "featureide/tankwar.xml"}
 	}
@@ -424,7 +443,7 @@ func TestRealModelsComplete(t *testing.T) {
 			var ds []configurator.Decision
 			exact := map[configurator.How]int{}
 			for _, b := range bs {
-				if b.Name() == "sat-plain" || b.Name() == "bdd" && !bddModels[file] && !bddFeatureIDE[file] {
+				if b.Name() == "sat-plain" || b.Name() == "bdd" && !bddChecks(file) {
 					continue
 				}
 				sp, _, err := configurator.CompileFeatureModel(ctx, b, m)
@@ -474,13 +493,6 @@ func TestRealModelsComplete(t *testing.T) {
 			t.Logf("%d features; exact fewest and most: %v", len(m.Features), exact)
 		})
 	}
-}
-
-// bddFeatureIDE are the FeatureIDE files the BDD backend compiles within
-// seconds.
-var bddFeatureIDE = map[string]bool{
-	"featureide/pc-richmond.xml": true, "featureide/printer-sxfm.xml": true,
-	"featureide/soletta-2015-06-30.xml": true, "featureide/tankwar.xml": true,
 }
 
 // consistentDecisions draws up to k decisions on open features of sp, each
