@@ -2,10 +2,8 @@ package bdd
 
 import (
 	"context"
-	"errors"
 	"math/big"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -137,42 +135,12 @@ func TestRealModelStopsSoon(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles for tens of seconds")
 	}
-	// What a stop may take past the budget or the deadline, with room
-	// for a machine shared with other work.
-	const slack = 5 * time.Second
 	m, err := modelfile.Load(filepath.Join(featuretest.ModelsDir(t), "dimacs/automotive01.dimacs"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct {
-		name    string
-		budget  int64
-		timeout time.Duration
-		want    error
-	}{
-		{"deadline", 0, 5 * time.Second, context.DeadlineExceeded},
-		{"budget", 2 << 20, 2 * time.Minute, robdd.ErrNodeLimit},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(t.Context(), tc.timeout)
-			defer cancel()
-			start := time.Now()
-			_, err := New(Options{Budget: tc.budget}).CompileModel(ctx, m)
-			took := time.Since(start)
-			if !errors.Is(err, tc.want) {
-				t.Fatalf("CompileModel after %v: %v, want %v", took, err, tc.want)
-			}
-			if tc.budget == 0 && took > tc.timeout+slack {
-				t.Errorf("CompileModel stopped %v after its deadline", took-tc.timeout)
-			}
-			// Each compile of the race says how long it went on past its
-			// share of the budget.
-			for _, sub := range regexp.MustCompile(`first passed (\S+) before it gave up`).FindAllStringSubmatch(err.Error(), -1) {
-				if d, err := time.ParseDuration(sub[1]); err != nil || d > slack {
-					t.Errorf("a compile stopped %s after passing its budget, want %v at most", sub[1], slack)
-				}
-			}
-			t.Logf("%v: %v", took, err)
-		})
-	}
+	checkStopsSoon(t, m, []stopCase{
+		{"deadline", 0, 5 * time.Second, []error{context.DeadlineExceeded}, "stopped at its deadline"},
+		{"budget", 2 << 20, 2 * time.Minute, []error{configurator.ErrTooLarge, robdd.ErrNodeLimit}, "passes 2 MiB"},
+	})
 }
