@@ -32,7 +32,7 @@ func (b *Backend) CompileModel(ctx context.Context, model *feature.Model) (confi
 	m, root, loaded := store.loadModel(model, o, b.opts.Budget)
 	core := 0
 	if !loaded {
-		c, err := raceCompilesCore(ctx, model, o, b.opts.Budget, compileRace)
+		c, err := raceCompiles(ctx, model, o, b.opts.Budget, compileRace)
 		m, root, core = c.m, c.root, c.core
 		if errors.Is(err, robdd.ErrNodeLimit) {
 			return nil, fmt.Errorf("bdd: the BDD of this model passes %s in this order (%v): the SAT backend answers it: %w: %w",
@@ -318,16 +318,6 @@ var compileRace = []compileConfig{defaultCompile, treeCompile}
 // to leave the second most of two minutes.
 const raceDelay = 30 * time.Second
 
-// raceCompiles compiles model by every compile of cfgs side by side, the
-// i-th starting i×raceDelay after the first, each in a Manager of an equal
-// share of the budget, and returns the first diagram made; the others stop
-// then. When every one fails, the error says why
-// each did (the budget, ctx).
-func raceCompiles(ctx context.Context, model *feature.Model, o ModelOrder, budget int64, cfgs []compileConfig) (*robdd.Manager, robdd.Node, error) {
-	c, err := raceCompilesCore(ctx, model, o, budget, cfgs)
-	return c.m, c.root, err
-}
-
 // modelCompiled is a model's diagram as a compile made it: the Manager that
 // holds it alone, its root, and the size of the diagram over the
 // variables of the compile before the fixed and merged features were put
@@ -338,9 +328,12 @@ type modelCompiled struct {
 	core int
 }
 
-// raceCompilesCore is raceCompiles, the size of the diagram over the
-// variables of the compile too.
-func raceCompilesCore(ctx context.Context, model *feature.Model, o ModelOrder, budget int64, cfgs []compileConfig) (modelCompiled, error) {
+// raceCompiles compiles model by every compile of cfgs side by side, the
+// i-th starting i×raceDelay after the first, each in a Manager of an equal
+// share of the budget, and returns the first diagram made; the others stop
+// then. When every one fails, the error says why each did (the budget,
+// ctx).
+func raceCompiles(ctx context.Context, model *feature.Model, o ModelOrder, budget int64, cfgs []compileConfig) (modelCompiled, error) {
 	type result struct {
 		i int
 		modelCompiled
@@ -369,7 +362,7 @@ func raceCompilesCore(ctx context.Context, model *feature.Model, o ModelOrder, b
 					return
 				}
 			}
-			c, err := compileModelCore(ctx, model, o, share, cfg)
+			c, err := compileModelFrom(ctx, model, o, share, cfg)
 			results <- result{i, c, err}
 		}()
 	}
@@ -415,16 +408,9 @@ func raceCompilesCore(ctx context.Context, model *feature.Model, o ModelOrder, b
 const gcAt = 1 << 16
 
 // compileModelFrom compiles model into a Manager of the given budget,
-// from the order o gives, as cfg says, and returns the Manager and the
-// root of the diagram, which the Manager holds alone.
-func compileModelFrom(ctx context.Context, model *feature.Model, o ModelOrder, budget int64, cfg compileConfig) (*robdd.Manager, robdd.Node, error) {
-	c, err := compileModelCore(ctx, model, o, budget, cfg)
-	return c.m, c.root, err
-}
-
-// compileModelCore is compileModelFrom, the size of the diagram over the
-// variables of the compile too.
-func compileModelCore(ctx context.Context, model *feature.Model, o ModelOrder, budget int64, cfg compileConfig) (modelCompiled, error) {
+// from the order o gives, as cfg says: the Manager, which holds the
+// diagram alone, its root and the size of its core.
+func compileModelFrom(ctx context.Context, model *feature.Model, o ModelOrder, budget int64, cfg compileConfig) (modelCompiled, error) {
 	n := len(model.Features)
 	terms, red, ok := preprocess(n, modelTerms(model), !cfg.plain)
 	if !ok {

@@ -110,14 +110,15 @@ func TestPreprocessedCompileKeepsTheModel(t *testing.T) {
 		}
 		plainCfg := defaultCompile
 		plainCfg.plain = true
-		pm, proot, err := compileModelFrom(t.Context(), m, OrderForce, 0, plainCfg)
+		p, err := compileModelFrom(t.Context(), m, OrderForce, 0, plainCfg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		qm, qroot, err := compileModelFrom(t.Context(), m, OrderForce, 0, defaultCompile)
+		q, err := compileModelFrom(t.Context(), m, OrderForce, 0, defaultCompile)
 		if err != nil {
 			t.Fatal(err)
 		}
+		pm, proot, qm, qroot := p.m, p.root, q.m, q.root
 		if p, q := pm.SatCount(proot), qm.SatCount(qroot); p.Cmp(q) != 0 {
 			t.Fatalf("trial %d: %v configurations preprocessed, %v not", trial, q, p)
 		}

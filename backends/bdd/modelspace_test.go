@@ -182,10 +182,11 @@ func checkSpace(t *testing.T, rng *rand.Rand, name string, sp configurator.Space
 // compile cfg.
 func compileWith(t testing.TB, m *feature.Model, o ModelOrder, cfg compileConfig) *ModelSpace {
 	t.Helper()
-	mgr, root, err := compileModelFrom(t.Context(), m, o, 0, cfg)
+	c, err := compileModelFrom(t.Context(), m, o, 0, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	mgr, root := c.m, c.root
 	if mgr.Size() != int(root)+1 && root > robdd.True {
 		t.Fatalf("the compile left %d nodes besides the diagram's %d", mgr.Size()-int(root)-1, root)
 	}
@@ -559,7 +560,7 @@ func TestRaceCompiles(t *testing.T) {
 	hopeless := compileConfig{schedule: asRead, plain: true}
 	for _, cfgs := range [][]compileConfig{{hopeless, defaultCompile}, {defaultCompile, hopeless}} {
 		start := time.Now()
-		mgr, root, err := raceCompiles(t.Context(), m, OrderModel, 1<<20, cfgs)
+		c, err := raceCompiles(t.Context(), m, OrderModel, 1<<20, cfgs)
 		if err != nil {
 			t.Fatalf("a race with a compile that makes it: %v", err)
 		}
@@ -567,11 +568,11 @@ func TestRaceCompiles(t *testing.T) {
 		if took := time.Since(start); took >= raceDelay {
 			t.Errorf("the race took %v", took)
 		}
-		if got, want := mgr.SatCount(root), new(big.Int).Lsh(big.NewInt(1), n/2); got.Cmp(want) != 0 {
+		if got, want := c.m.SatCount(c.root), new(big.Int).Lsh(big.NewInt(1), n/2); got.Cmp(want) != 0 {
 			t.Errorf("%v configurations, want %v", got, want)
 		}
 	}
-	_, _, err = raceCompiles(t.Context(), m, OrderModel, 1<<20, []compileConfig{hopeless, hopeless})
+	_, err = raceCompiles(t.Context(), m, OrderModel, 1<<20, []compileConfig{hopeless, hopeless})
 	if !errors.Is(err, robdd.ErrNodeLimit) || strings.Count(err.Error(), "BDD node budget exceeded") != 2 {
 		t.Errorf("a race that every compile loses: %v", err)
 	}
