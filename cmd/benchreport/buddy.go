@@ -199,26 +199,31 @@ func buddySection(b *strings.Builder, res *Results) {
 // compileCells are the three cells of one compile: nodes, time and peak, or
 // why it did not finish.
 func compileCells(r *benchmarks.ModelCompile) string {
-	switch {
-	case r == nil:
+	if r == nil {
 		return "– | – | –"
-	case r.TooLarge:
-		return "beyond the budget | " + fmtDur(r.Elapsed) + " | " + bytesIEC(r.PeakRSS)
-	case r.Failed != "":
-		return "not compiled | " + fmtDur(r.Elapsed) + " | " + bytesIEC(r.PeakRSS)
 	}
-	return fmtInt(r.Nodes) + " | " + fmtDur(r.Elapsed) + " | " + bytesIEC(r.PeakRSS)
+	return nodesCell(r) + " | " + fmtDur(r.Elapsed) + " | " + bytesIEC(r.PeakRSS)
 }
 
 // bddCells are the four cells of the bdd backend's compile: nodes, its
 // core's nodes, time and peak.
 func bddCells(r *benchmarks.ModelCompile) string {
-	nodes, rest, _ := strings.Cut(compileCells(r), " | ")
 	core := "–"
 	if r.Failed == "" && r.CoreNodes > 0 {
 		core = fmtInt(r.CoreNodes)
 	}
-	return nodes + " | " + core + " | " + rest
+	return nodesCell(r) + " | " + core + " | " + fmtDur(r.Elapsed) + " | " + bytesIEC(r.PeakRSS)
+}
+
+// nodesCell is a compile's nodes, or why it did not finish.
+func nodesCell(r *benchmarks.ModelCompile) string {
+	switch {
+	case r.TooLarge:
+		return "beyond the budget"
+	case r.Failed != "":
+		return "not compiled"
+	}
+	return fmtInt(r.Nodes)
 }
 
 // compileCell is a compile in a few words, for the log.
