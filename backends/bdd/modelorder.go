@@ -23,7 +23,10 @@ const (
 	OrderModel
 	// OrderForce moves the features that occur together in the model's
 	// terms (a clause, a group with its parent, a constraint) close to one
-	// another by FORCE (package varorder), from the model's order.
+	// another by FORCE (package varorder), from the model's order, then
+	// moves each feature on its own to where the terms' spans are least
+	// (varorder.Sift): FORCE leaves long the terms whose features are
+	// pulled apart by their others.
 	OrderForce
 )
 
@@ -73,7 +76,7 @@ func startOrderOf(h *varorder.Hypergraph, o ModelOrder) ([]int, error) {
 	case OrderModel:
 		return order, nil
 	case OrderForce:
-		return varorder.Force(h, order), nil
+		return varorder.Sift(h, varorder.Force(h, order)), nil
 	}
 	return nil, fmt.Errorf("bdd: %v: %w", o, ErrModelOrder)
 }
