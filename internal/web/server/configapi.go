@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,7 +13,6 @@ import (
 	"github.com/nqueens/configurator/configurator/configfile"
 	"github.com/nqueens/configurator/configurator/feature"
 	"github.com/nqueens/configurator/internal/web/models"
-	"github.com/nqueens/configurator/internal/web/modelstate"
 	"github.com/nqueens/configurator/internal/web/problem"
 	"github.com/nqueens/configurator/internal/web/words"
 )
@@ -196,28 +194,10 @@ func (s *Server) modelConfiguration(c echo.Context) error {
 }
 
 func (s *Server) pageConfiguration(c echo.Context, f configfile.Format) error {
-	ctx := c.Request().Context()
-	st, err := modelstate.Parse(c.QueryParams())
+	mo, _, err := s.openPage(c.Request().Context(), c.QueryParams(), func(configurator.Space) bool { return true })
 	if err != nil {
 		return err
 	}
-	m, _, err := s.models.Model(ctx, st.Model)
-	if err != nil {
-		return err
-	}
-	ds, err := configurator.ParseDecisions(m, st.Select, st.Deselect)
-	if err != nil {
-		return err
-	}
-	name, sp, err := s.pageSpace(ctx, st, func(configurator.Space) bool { return true })
-	if err != nil {
-		return err
-	}
-	bctx, cancel := context.WithTimeout(ctx, s.deadline(name))
-	defer cancel()
-	sess, err := s.featureSession(bctx, sp, ds)
-	if err != nil {
-		return err
-	}
-	return s.sendConfiguration(c, m, ds, sess.Domains(), f)
+	defer mo.done()
+	return s.sendConfiguration(c, mo.model, mo.decisions, mo.session.Domains(), f)
 }

@@ -117,7 +117,7 @@ func (s *Server) pageFacts(c echo.Context) (*view.ModelFacts, error) {
 	}
 	bctx, cancel := context.WithTimeout(ctx, s.deadline(name))
 	defer cancel()
-	if a, ok := sp.(configurator.Admitter); ok {
+	if a, ok := sp.Space.(configurator.Admitter); ok {
 		done, err := a.Admit(bctx)
 		if err != nil {
 			return nil, modelWorkProblem(bctx, name, err)
@@ -125,7 +125,7 @@ func (s *Server) pageFacts(c echo.Context) (*view.ModelFacts, error) {
 		defer done()
 	}
 	start := time.Now()
-	f, err := configurator.ModelFacts(bctx, sp)
+	f, err := configurator.ModelFacts(bctx, sp.Space)
 	if err != nil {
 		return nil, modelWorkProblem(bctx, name, err)
 	}

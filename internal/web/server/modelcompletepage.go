@@ -4,14 +4,17 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"slices"
 	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/feature"
 	"github.com/nqueens/configurator/internal/web/board"
 	"github.com/nqueens/configurator/internal/web/modelstate"
 	"github.com/nqueens/configurator/internal/web/problem"
+	"github.com/nqueens/configurator/internal/web/spaces"
 	"github.com/nqueens/configurator/internal/web/view"
 	"github.com/nqueens/configurator/internal/web/words"
 )
@@ -53,19 +56,7 @@ func (s *Server) featureCompletion(c echo.Context) (*view.ModelCompletion, error
 	if err != nil {
 		return nil, problem.New(http.StatusBadRequest, "%s is not a way to complete: choose uniform, fewest or most.", words.Quote(v.Get("how")))
 	}
-	st, err := modelstate.Parse(v)
-	if err != nil {
-		return nil, err
-	}
-	m, _, err := s.models.Model(ctx, st.Model)
-	if err != nil {
-		return nil, err
-	}
-	ds, err := configurator.ParseDecisions(m, st.Select, st.Deselect)
-	if err != nil {
-		return nil, err
-	}
-	name, sp, err := s.pageSpace(ctx, st, func(sp configurator.Space) bool {
+	mo, st, err := s.openPage(ctx, v, func(sp configurator.Space) bool {
 		_, ok := sp.(configurator.FeatureSampler)
 		return how != configurator.Uniform || ok
 	})
@@ -75,20 +66,48 @@ func (s *Server) featureCompletion(c echo.Context) (*view.ModelCompletion, error
 	if err != nil {
 		return nil, err
 	}
-	bctx, cancel := context.WithTimeout(ctx, s.deadline(name))
-	defer cancel()
-	sess, err := s.featureSession(bctx, sp, ds)
-	if err != nil {
-		return nil, err
-	}
-	fctx, fcancel := context.WithTimeout(bctx, time.Duration(optimizeShare*float64(s.deadline(name))))
+	defer mo.done()
+	fctx, fcancel := context.WithTimeout(mo.ctx, time.Duration(optimizeShare*float64(s.deadline(mo.backend))))
 	defer fcancel()
 	start := time.Now()
-	done, err := sess.Finish(fctx, how, newRand())
+	done, err := mo.session.Finish(fctx, how, newRand())
 	if err != nil {
-		return nil, modelWorkProblem(bctx, name, err)
+		return nil, modelWorkProblem(mo.ctx, mo.backend, err)
 	}
-	return view.NewModelCompletion(st, m, name, done, words.Duration(time.Since(start))), nil
+	return view.NewModelCompletion(st, mo.model, mo.backend, done, words.Duration(time.Since(start))), nil
+}
+
+// pageDecisions reads the model and the decisions of the model page's
+// address v.
+func (s *Server) pageDecisions(ctx context.Context, v url.Values) (modelstate.State, *feature.Model, []configurator.Decision, error) {
+	st, err := modelstate.Parse(v)
+	if err != nil {
+		return st, nil, nil, err
+	}
+	m, _, err := s.models.Model(ctx, st.Model)
+	if err != nil {
+		return st, nil, nil, err
+	}
+	ds, err := configurator.ParseDecisions(m, st.Select, st.Deselect)
+	return st, m, ds, err
+}
+
+// openPage opens the session that a request of the model page other than
+// a step works on (a completion, a sample, a configuration file): the
+// model and the decisions of the page's address v, on the space that
+// pageSpace finds with use, in that backend's turn and under its deadline,
+// as the API's requests are. The caller calls done when it has finished.
+func (s *Server) openPage(ctx context.Context, v url.Values, use func(configurator.Space) bool) (*modelSession, modelstate.State, error) {
+	st, m, ds, err := s.pageDecisions(ctx, v)
+	if err != nil {
+		return nil, st, err
+	}
+	name, sp, err := s.pageSpace(ctx, st, use)
+	if err != nil {
+		return nil, st, err
+	}
+	mo, err := s.openSession(ctx, &modelSession{id: st.Model, backend: name, model: m, decisions: ds, compiled: sp.Took}, sp.Space)
+	return mo, st, err
 }
 
 // errNoSpace: no backend has the model ready with the facet asked for.
@@ -99,7 +118,7 @@ var errNoSpace = errors.New("no backend has the model ready")
 // of the server's others, whose space is ready (within the page's quick
 // wait) and that use accepts; errNoSpace when none is but some backend
 // answers, else the first backend's error.
-func (s *Server) pageSpace(ctx context.Context, st modelstate.State, use func(configurator.Space) bool) (string, configurator.Space, error) {
+func (s *Server) pageSpace(ctx context.Context, st modelstate.State, use func(configurator.Space) bool) (string, *spaces.Space, error) {
 	mode := board.Mode(s.lineup.Primary())
 	if md, ok := s.lineup.ParseMode(st.Backend); st.Backend != "" && ok {
 		mode = md
@@ -121,7 +140,7 @@ func (s *Server) pageSpace(ctx context.Context, st modelstate.State, use func(co
 		case !use(sp.Space):
 			why = firstErr(why, errNoSpace)
 		default:
-			return name, sp.Space, nil
+			return name, sp, nil
 		}
 	}
 	if why == nil {

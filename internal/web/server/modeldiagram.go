@@ -9,7 +9,6 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/internal/web/board"
-	"github.com/nqueens/configurator/internal/web/modelstate"
 	"github.com/nqueens/configurator/internal/web/problem"
 	"github.com/nqueens/configurator/internal/web/words"
 )
@@ -46,15 +45,7 @@ func (s *Server) modelDiagram(c echo.Context) error {
 
 func (s *Server) featureDiagram(c echo.Context) error {
 	ctx := c.Request().Context()
-	st, err := modelstate.Parse(c.QueryParams())
-	if err != nil {
-		return err
-	}
-	m, _, err := s.models.Model(ctx, st.Model)
-	if err != nil {
-		return err
-	}
-	ds, err := configurator.ParseDecisions(m, st.Select, st.Deselect)
+	st, m, ds, err := s.pageDecisions(ctx, c.QueryParams())
 	if err != nil {
 		return err
 	}

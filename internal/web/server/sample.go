@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -13,7 +12,6 @@ import (
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/configfile"
 	"github.com/nqueens/configurator/configurator/feature"
-	"github.com/nqueens/configurator/internal/web/modelstate"
 	"github.com/nqueens/configurator/internal/web/problem"
 	"github.com/nqueens/configurator/internal/web/words"
 )
@@ -81,32 +79,47 @@ func (s *Server) apiSample(c echo.Context) error {
 	defer mo.done()
 	start := time.Now()
 	resp := sampleResponse{Model: mo.id, Backend: mo.backend, Configurations: []decisionsJSON{}}
-	var configs [][]bool
+	k := 0
 	if req.Uniform != nil {
-		configs, err = configurator.UniformSample(mo.ctx, mo.session.Space(), mo.decisions, *req.Uniform, newRand())
-		if errors.Is(err, configurator.ErrNoSampler) {
-			return problem.New(http.StatusUnprocessableEntity, "The %s backend does not draw configurations uniformly at random: ask the bdd backend, or for \"t\": 2.", mo.backend)
-		}
-	} else {
-		var p *configurator.Pairwise
-		p, err = configurator.PairwiseSample(mo.ctx, mo.session.Space(), mo.decisions)
-		if errors.Is(err, configurator.ErrSampleSize) {
-			return problem.New(http.StatusRequestEntityTooLarge, "A pairwise sample covers models of up to %d features; this one has %d.", configurator.MaxSampleFeatures, len(mo.model.Features))
-		}
-		if err == nil {
-			configs = p.Configurations
-			coverage := p.Coverage()
-			resp.T, resp.Pairs, resp.Covered, resp.Coverage, resp.Complete = req.T, &p.Pairs, &p.Covered, &coverage, &p.Complete
-		}
+		k = *req.Uniform
 	}
+	configs, p, err := drawSample(mo, k)
 	if err != nil {
-		return modelWorkProblem(mo.ctx, mo.backend, err)
+		return err
+	}
+	if p != nil {
+		coverage := p.Coverage()
+		resp.T, resp.Pairs, resp.Covered, resp.Coverage, resp.Complete = req.T, &p.Pairs, &p.Covered, &coverage, &p.Complete
 	}
 	for _, config := range configs {
 		resp.Configurations = append(resp.Configurations, configJSON(mo.model, config))
 	}
 	resp.Size, resp.ElapsedMS = len(configs), ms(time.Since(start))
 	return c.JSON(http.StatusOK, resp)
+}
+
+// drawSample draws k configurations uniformly from mo's session, or a
+// pairwise covering sample (and its coverage) when k is 0: the API's
+// sample and the page's download alike.
+func drawSample(mo *modelSession, k int) ([][]bool, *configurator.Pairwise, error) {
+	if k > 0 {
+		configs, err := configurator.UniformSample(mo.ctx, mo.session.Space(), mo.decisions, k, newRand())
+		if errors.Is(err, configurator.ErrNoSampler) {
+			return nil, nil, problem.New(http.StatusUnprocessableEntity, "The %s backend does not draw configurations uniformly at random: ask the bdd backend, or for a pairwise sample.", mo.backend)
+		}
+		if err != nil {
+			return nil, nil, modelWorkProblem(mo.ctx, mo.backend, err)
+		}
+		return configs, nil, nil
+	}
+	p, err := configurator.PairwiseSample(mo.ctx, mo.session.Space(), mo.decisions)
+	if errors.Is(err, configurator.ErrSampleSize) {
+		return nil, nil, problem.New(http.StatusRequestEntityTooLarge, "A pairwise sample covers models of up to %d features; this one has %d.", configurator.MaxSampleFeatures, len(mo.model.Features))
+	}
+	if err != nil {
+		return nil, nil, modelWorkProblem(mo.ctx, mo.backend, err)
+	}
+	return p.Configurations, p, nil
 }
 
 // modelSample is GET /model-sample?model=ID&select=..&deselect=..&
@@ -126,7 +139,6 @@ func (s *Server) modelSample(c echo.Context) error {
 }
 
 func (s *Server) pageSample(c echo.Context) error {
-	ctx := c.Request().Context()
 	v := c.QueryParams()
 	k := 0
 	if u := v.Get("uniform"); u != "" {
@@ -137,42 +149,19 @@ func (s *Server) pageSample(c echo.Context) error {
 	} else if v.Get("t") != "2" {
 		return problem.New(http.StatusBadRequest, "Say which sample: t=2 for a pairwise covering sample, or uniform=K.")
 	}
-	st, err := modelstate.Parse(v)
-	if err != nil {
-		return err
-	}
-	m, _, err := s.models.Model(ctx, st.Model)
-	if err != nil {
-		return err
-	}
-	ds, err := configurator.ParseDecisions(m, st.Select, st.Deselect)
-	if err != nil {
-		return err
-	}
-	name, sp, err := s.pageSpace(ctx, st, func(sp configurator.Space) bool {
+	mo, _, err := s.openPage(c.Request().Context(), v, func(sp configurator.Space) bool {
 		_, ok := sp.(configurator.FeatureSampler)
 		return k == 0 || ok
 	})
 	if err != nil {
 		return err
 	}
-	bctx, cancel := context.WithTimeout(ctx, s.deadline(name))
-	defer cancel()
-	if _, err := s.featureSession(bctx, sp, ds); err != nil {
+	defer mo.done()
+	configs, _, err := drawSample(mo, k)
+	if err != nil {
 		return err
 	}
-	var configs [][]bool
-	if k > 0 {
-		configs, err = configurator.UniformSample(bctx, sp, ds, k, newRand())
-	} else {
-		var p *configurator.Pairwise
-		if p, err = configurator.PairwiseSample(bctx, sp, ds); err == nil {
-			configs = p.Configurations
-		}
-	}
-	if err != nil {
-		return modelWorkProblem(bctx, name, err)
-	}
+	m := mo.model
 	var b bytes.Buffer
 	if err := configfile.WriteSample(&b, m, configs); err != nil {
 		return err
