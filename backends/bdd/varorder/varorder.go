@@ -151,10 +151,11 @@ func Force(h *Hypergraph, start []int) []int {
 // three.
 const siftRounds = 4
 
-// siftWork bounds Sift's work, in levels priced: a move prices every
-// level, so a round over n variables prices n² of them. A few hundred
-// milliseconds of work sifts an order of thousands of variables to its
-// end and one of tens of thousands in part (those in the most edges).
+// siftWork bounds Sift's work, in levels priced and variables of edges
+// read: a move prices every level and reads its variable's edges, so a
+// round over n variables prices n² levels. A few hundred milliseconds of
+// work sifts an order of thousands of variables to its end and one of
+// tens of thousands in part (those in the most edges).
 const siftWork = 1 << 27
 
 // Sift improves start (an order of h's N variables) as sifting improves
@@ -191,9 +192,13 @@ func Sift(h *Hypergraph, start []int) []int {
 		}
 	}
 	var byDegree []int
+	reads := make([]int, n) // the variables of v's edges, repeats and all
 	for v, edges := range edgesOf {
 		if len(edges) > 0 {
 			byDegree = append(byDegree, v)
+		}
+		for _, i := range edges {
+			reads[v] += len(h.Edges[i])
 		}
 	}
 	slices.SortStableFunc(byDegree, func(a, b int) int { return cmp.Compare(len(edgesOf[b]), len(edgesOf[a])) })
@@ -221,7 +226,7 @@ func Sift(h *Hypergraph, start []int) []int {
 	for range siftRounds {
 		lowered := false
 		for _, v := range byDegree {
-			if work += n; work > siftWork {
+			if work += n + 2*reads[v]; work > siftWork {
 				return order
 			}
 			from := level[v]
