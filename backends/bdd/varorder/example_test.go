@@ -7,8 +7,8 @@ import (
 )
 
 // A chain of clauses a-b, b-c, c-d, and a clause a-e whose e the file put
-// last, four levels from a. No round of FORCE lowers the span: the
-// centres of a's clauses hold a where it is. Sifting moves a, b, c and d
+// last, four levels from a. FORCE's first round gives b a c e d, of the
+// same span, so FORCE keeps the start. Sifting moves a, b, c and d
 // one at a time, each to its best level, and ends with the chain turned
 // over, a beside e: every clause spans one level.
 func ExampleSift() {
