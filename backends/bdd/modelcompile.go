@@ -270,6 +270,9 @@ type compileConfig struct {
 	reorderAt int
 	// sifting bounds each sifting (Groups are set by the compile).
 	sifting robdd.Sifting
+	// siftAtEnd sifts the diagram once more when every term is conjoined,
+	// if it has at most siftAtEnd nodes; 0 never.
+	siftAtEnd int
 	// groups sifts the children of each group of a feature model as one
 	// block.
 	groups bool
@@ -284,9 +287,20 @@ type compileConfig struct {
 	overFeatures bool
 }
 
-// defaultCompile is one of the compiles CompileModel runs (see
+// unsiftedCompile is the first of the compiles CompileModel runs (see
 // compileRace): the terms bottom up, one by one, from FORCE over every
-// feature.
+// feature, without sifting as the diagram grows, and one sifting of the
+// diagram made. Sifting is most of a compile's time; over a start order
+// that keeps the terms short (varorder.Sift) the diagram stays small
+// without it, and grows past the budget soon over one that does not.
+var unsiftedCompile = compileConfig{
+	schedule:     bottomUp,
+	overFeatures: true,
+	sifting:      robdd.Sifting{MaxSwaps: 2_000_000},
+	siftAtEnd:    1 << 22,
+}
+
+// defaultCompile is another: the same, sifting as the diagram grows.
 var defaultCompile = compileConfig{
 	schedule:  bottomUp,
 	reorderAt: 1 << 14,
@@ -297,7 +311,7 @@ var defaultCompile = compileConfig{
 	overFeatures: true,
 }
 
-// treeCompile is the other: the terms in the model's order as a
+// treeCompile is the third: the terms in the model's order as a
 // balanced tree, from FORCE over the variables of the compile, each
 // sifting bounded to the variables with the most nodes as CUDD's is.
 var treeCompile = compileConfig{
@@ -307,15 +321,15 @@ var treeCompile = compileConfig{
 	sifting:   robdd.Sifting{MaxSwaps: 2_000_000, MaxVars: 300},
 }
 
-// compileRace are the compiles CompileModel runs side by side: no order
-// and schedule compiles every real model fast, and each of those that
-// compile fast compiles fast in one of these and slowly or not at all in
-// the other.
-var compileRace = []compileConfig{defaultCompile, treeCompile}
+// compileRace are the compiles CompileModel runs side by side, in the
+// order they start: no order and schedule compiles every real model fast,
+// and each of those that compile fast compiles fast in one of these and
+// slowly or not at all in the others.
+var compileRace = []compileConfig{unsiftedCompile, treeCompile, defaultCompile}
 
 // raceDelay is how long after the first compile of a race each later one
 // starts: long enough for the models the first compiles fast, short enough
-// to leave the second most of two minutes.
+// to leave the later ones a minute or more of two.
 const raceDelay = 30 * time.Second
 
 // modelCompiled is a model's diagram as a compile made it: the Manager that
@@ -453,7 +467,7 @@ func compileModel(ctx context.Context, m *robdd.Manager, model *feature.Model, t
 	if cfg.groups {
 		cfg.sifting.Groups = siftingGroups(model, red)
 	}
-	if cfg.reorderAt > 0 {
+	if cfg.reorderAt > 0 || cfg.siftAtEnd > 0 {
 		if err := m.SetSifting(cfg.sifting); err != nil {
 			return robdd.False, err
 		}
@@ -480,7 +494,14 @@ func compileModel(ctx context.Context, m *robdd.Manager, model *feature.Model, t
 		}
 		return robdd.False, fmt.Errorf("%s after %d of %d conjunctions, with %d nodes in store: %w", why, c.done, total, nodes, err)
 	}
-	return m.Compact(root)[0], nil
+	root = m.Compact(root)[0]
+	if cfg.siftAtEnd > 0 && m.Size() <= cfg.siftAtEnd {
+		// A sifting stopped early (ctx, the budget) leaves a valid order
+		// and root; the caller notices ctx itself.
+		r, _ := m.Reorder(ctx, root)
+		root = m.Compact(r[0])[0]
+	}
+	return root, nil
 }
 
 // stopped says in words why a compile stopped with err.

@@ -197,6 +197,8 @@ func compileWith(t testing.TB, m *feature.Model, o ModelOrder, cfg compileConfig
 // siftings from the smallest diagrams on, alone and in groups.
 var compileConfigs = map[string]compileConfig{
 	"default":            defaultCompile,
+	"unsifted":           unsiftedCompile,
+	"sifted at the end":  {schedule: topDown, siftAtEnd: 1 << 20},
 	"bottom up":          {schedule: bottomUp},
 	"top down":           {schedule: topDown},
 	"balanced":           {schedule: bottomUp, tree: true},
