@@ -490,7 +490,7 @@ func compileModel(ctx context.Context, m *robdd.Manager, model *feature.Model, t
 		}
 		why := stopped(err)
 		if !c.passed.IsZero() && errors.Is(err, robdd.ErrNodeLimit) {
-			why += fmt.Sprintf(" (first passed %v before it gave up)", time.Since(c.passed).Round(time.Millisecond))
+			why += fmt.Sprintf(" (last passed %v before it gave up)", time.Since(c.passed).Round(time.Millisecond))
 		}
 		return robdd.False, fmt.Errorf("%s after %d of %d conjunctions, with %d nodes in store: %w", why, c.done, total, nodes, err)
 	}
@@ -586,7 +586,8 @@ type modelCompiler struct {
 	// the store size at which garbage is next collected.
 	nextReorder, nextGC int
 	// done counts the conjunctions made, and passed is when the diagram
-	// first passed the budget, for the error of a compile that stops.
+	// last passed the budget, for the error of a compile that stops: a
+	// sifting that made room brought it back within the budget before.
 	done   int
 	passed time.Time
 }
@@ -622,9 +623,7 @@ func (c *modelCompiler) conjoin(ctx context.Context, acc robdd.Node, t *term) (r
 	if err == nil || !errors.Is(err, robdd.ErrNodeLimit) {
 		return r, err
 	}
-	if c.passed.IsZero() {
-		c.passed = time.Now()
-	}
+	c.passed = time.Now()
 	h := c.m.Hold(acc)
 	defer h.Release()
 	c.m.Compact()
