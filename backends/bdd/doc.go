@@ -23,9 +23,10 @@
 // groups, constraints or clauses directly, after preprocessing that fixes
 // the forced features and merges the equal ones (their diagram is put back
 // at the end), from a variable order that a heuristic gives
-// (Options.ModelOrder; package varorder) and that sifting improves as the
-// diagram grows; two schedules run side by side and the first diagram
-// made is kept. A ModelSpace answers valid domains,
-// counts, sampling and marginals under decisions by the same sweeps, and
-// is kept in Options.Dir with its order.
+// (Options.ModelOrder; package varorder). Three compiles run side by side,
+// each starting later than the one before, and the first diagram made is
+// kept: one that sifts the diagram once it is made, a balanced tree of
+// the terms, and one that sifts as the diagram grows. A ModelSpace
+// answers valid domains, counts, sampling and marginals under decisions
+// by the same sweeps, and is kept in Options.Dir with its order.
 package bdd
