@@ -110,15 +110,15 @@ func TestPreprocessedCompileKeepsTheModel(t *testing.T) {
 		}
 		plainCfg := defaultCompile
 		plainCfg.plain = true
-		p, err := compileModelFrom(t.Context(), m, OrderForce, 0, plainCfg)
+		plain, err := compileModelFrom(t.Context(), m, OrderForce, 0, plainCfg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		q, err := compileModelFrom(t.Context(), m, OrderForce, 0, defaultCompile)
+		pre, err := compileModelFrom(t.Context(), m, OrderForce, 0, defaultCompile)
 		if err != nil {
 			t.Fatal(err)
 		}
-		pm, proot, qm, qroot := p.m, p.root, q.m, q.root
+		pm, proot, qm, qroot := plain.m, plain.root, pre.m, pre.root
 		if p, q := pm.SatCount(proot), qm.SatCount(qroot); p.Cmp(q) != 0 {
 			t.Fatalf("trial %d: %v configurations preprocessed, %v not", trial, q, p)
 		}

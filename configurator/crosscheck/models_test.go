@@ -258,7 +258,7 @@ func TestPlantedModelFault(t *testing.T) {
 // of 20 decisions (the first backend is the reference). The baseline, one
 // solver call per feature and polarity, walks the smaller models only; the
 // BDD backend those it compiles within seconds, and with -crosscheck.long
-// those it compiles in about a minute too.
+// those it compiles in up to half a minute too.
 func TestRealModelsAgree(t *testing.T) {
 	dir := featuretest.ModelsDir(t)
 	bs := modelBackends()
@@ -316,9 +316,9 @@ var bddModels = map[string]bool{
 	"featureide/soletta-2015-06-30.xml": true, "featureide/tankwar.xml": true,
 }
 
-// bddLongModels are the real models the BDD backend compiles in about a
-// minute each: too long for every run of the suite, walked with
-// -crosscheck.long.
+// bddLongModels are the real models the BDD backend compiles in seconds
+// to half a minute each, and more under the suite's load: too long for
+// every run of the suite, walked with -crosscheck.long.
 var bddLongModels = map[string]bool{
 	"uvl/financialservices-2017-05-22.uvl": true, "featureide/financialservices-2017-05-22.xml": true,
 	"dimacs/uclibc-0.9.33.2.dimacs": true, "dimacs/financialservices-2018-05-09.dimacs": true,
