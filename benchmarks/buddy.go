@@ -21,11 +21,9 @@ import (
 // compile did not finish, why (Failed).
 type ModelCompile struct {
 	Features int
-	Nodes    int
-	// CoreNodes is the bdd backend's diagram over the features its
-	// compile keeps as variables (bdd.ModelSpace.CoreNodes), 0 for
-	// BuDDy's.
-	CoreNodes int `json:",omitempty"`
+	// Nodes is the diagram's size: the bdd backend's is over the features
+	// its compile keeps as variables (bdd.ModelSpace.Nodes).
+	Nodes int
 	// Count is the exact count of configurations (the bdd backend's
 	// only), CountLog10 its base-10 logarithm (to four places from
 	// BuDDy).
@@ -61,8 +59,8 @@ func CompileModelFile(ctx context.Context, path string, budget int64) (ModelComp
 		return r, err
 	}
 	ms := sp.(*bdd.ModelSpace)
-	count := ms.Manager().SatCount(ms.Root())
-	r.Nodes, r.CoreNodes, r.Count, r.CountLog10 = ms.Nodes(), ms.CoreNodes(), count.String(), log10(count)
+	count := ms.Configurations()
+	r.Nodes, r.Count, r.CountLog10 = ms.Nodes(), count.String(), log10(count)
 	return r, nil
 }
 

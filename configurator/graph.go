@@ -42,8 +42,10 @@ type FeatureGrapher interface {
 	// whole diagram, always set. The decisions must leave a configuration
 	// (ErrNoSolution otherwise).
 	FeatureGraph(ctx context.Context, decisions []Decision, maxNodes int) (*Graph, error)
-	// DiagramOrder returns the features from the diagram's top level
-	// down, and the name of the heuristic that order started from.
+	// DiagramOrder returns the features of the diagram's levels from the
+	// top down (a diagram may test fewer features than the model has:
+	// those it does not test are fixed, or equal to one it does, or
+	// free), and the name of the heuristic that order started from.
 	DiagramOrder() (features []int, heuristic string)
 }
 

@@ -19,14 +19,15 @@
 // the largest parts, computed once per space and saved beside its file.
 //
 // The Backend compiles feature models too (CompileModel): the diagram of
-// a model's configurations, one variable per feature, built from its tree,
-// groups, constraints or clauses directly, after preprocessing that fixes
-// the forced features and merges the equal ones (their diagram is put back
-// at the end), from a variable order that a heuristic gives
-// (Options.ModelOrder; package varorder). Three compiles run side by side,
-// each starting later than the one before, and the first diagram made is
-// kept: one that sifts the diagram once it is made, a balanced tree of
-// the terms, and one that sifts as the diagram grows. A ModelSpace
-// answers valid domains, counts, sampling and marginals under decisions
-// by the same sweeps, and is kept in Options.Dir with its order.
+// a model's configurations, built from its tree, groups, constraints or
+// clauses directly, after preprocessing that fixes the forced features and
+// merges the equal ones, over the features left (a ModelSpace answers for
+// the others from the ones they equal), from a variable order that a
+// heuristic gives (Options.ModelOrder; package varorder). Three compiles
+// run side by side, each starting later than the one before, and the
+// first diagram made is kept: one that sifts the diagram once it is
+// made, a balanced tree of the terms, and one that sifts as the diagram
+// grows. A ModelSpace answers valid domains, counts, sampling and
+// marginals under decisions by the same sweeps, and is kept in
+// Options.Dir with its order.
 package bdd

@@ -16,24 +16,24 @@ import (
 )
 
 // CompileModel compiles a feature model into the diagram of its
-// configurations, one variable per feature, and returns it as a
-// *ModelSpace: loaded from Options.Dir when a sound file of it (the same
-// model, the same Options.ModelOrder) is there, compiled and saved there
-// otherwise. The compile preprocesses the model (preprocess), starts from
-// the order Options.ModelOrder gives and sifts it as the diagram grows
-// (see compileModel), two schedules side by side (compileRace). A model
-// whose diagram passes the budget fails with an error wrapping
+// configurations and returns it as a *ModelSpace: loaded from Options.Dir
+// when a sound file of it (the same model, the same Options.ModelOrder) is
+// there, compiled and saved there otherwise. The compile preprocesses the
+// model (preprocess) and builds the diagram over the variables that leaves
+// (the space answers over every feature, see bindings), from the order
+// Options.ModelOrder gives, three compiles side by side (compileRace). A
+// model whose diagram passes the budget fails with an error wrapping
 // configurator.ErrTooLarge and robdd.ErrNodeLimit that says so, within
 // seconds of passing it; one that ctx ends fails with ctx's error, how
 // far it got in words.
 func (b *Backend) CompileModel(ctx context.Context, model *feature.Model) (configurator.Space, error) {
 	o := b.opts.ModelOrder.resolve()
 	store := b.opts.store()
-	m, root, loaded := store.loadModel(model, o, b.opts.Budget)
-	core := 0
+	red := modelReduction(model)
+	m, root, loaded := store.loadModel(model, o, len(red.vars), b.opts.Budget)
 	if !loaded {
 		c, err := raceCompiles(ctx, model, o, b.opts.Budget, compileRace)
-		m, root, core = c.m, c.root, c.core
+		m, root, red = c.m, c.root, c.red
 		if errors.Is(err, robdd.ErrNodeLimit) {
 			return nil, fmt.Errorf("bdd: the BDD of this model passes %s in this order (%v): the SAT backend answers it: %w: %w",
 				bytesize.Format(b.opts.Budget), o, configurator.ErrTooLarge, err)
@@ -47,7 +47,7 @@ func (b *Backend) CompileModel(ctx context.Context, model *feature.Model) (confi
 	if loaded {
 		source = store.modelPath(model, o)
 	}
-	return &ModelSpace{model: model, diagram: diagram{m: m, root: root, nodes: m.Size() - 2, work: b.work}, order: o, source: source, core: core}, nil
+	return &ModelSpace{model: model, diagram: diagram{m: m, root: root, nodes: m.Size() - 2, work: b.work}, bindings: bind(red), order: o, source: source}, nil
 }
 
 // termBuilder builds the diagrams of a model's terms in a Manager, at the
@@ -333,13 +333,11 @@ var compileRace = []compileConfig{unsiftedCompile, treeCompile, defaultCompile}
 const raceDelay = 30 * time.Second
 
 // modelCompiled is a model's diagram as a compile made it: the Manager that
-// holds it alone, its root, and the size of the diagram over the
-// variables of the compile before the fixed and merged features were put
-// back (ModelSpace.CoreNodes).
+// holds it alone, its root, and the reduction whose variables it is over.
 type modelCompiled struct {
 	m    *robdd.Manager
 	root robdd.Node
-	core int
+	red  *reduction
 }
 
 // raceCompiles compiles model by every compile of cfgs side by side, the
@@ -423,12 +421,12 @@ const gcAt = 1 << 16
 
 // compileModelFrom compiles model into a Manager of the given budget,
 // from the order o gives, as cfg says: the Manager, which holds the
-// diagram alone, its root and the size of its core.
+// diagram alone, its root and the reduction it is over.
 func compileModelFrom(ctx context.Context, model *feature.Model, o ModelOrder, budget int64, cfg compileConfig) (modelCompiled, error) {
 	n := len(model.Features)
 	terms, red, ok := preprocess(n, modelTerms(model), !cfg.plain)
 	if !ok {
-		return modelCompiled{m: robdd.New(n, budget), root: robdd.False}, nil
+		return modelCompiled{m: robdd.New(n, budget), root: robdd.False, red: unreduced(n)}, nil
 	}
 	var order []int
 	var err error
@@ -448,12 +446,7 @@ func compileModelFrom(ctx context.Context, model *feature.Model, o ModelOrder, b
 	if err != nil {
 		return modelCompiled{}, err
 	}
-	core := m.Size() - 2 // m holds the diagram alone
-	dst, droot, err := red.expand(ctx, m, root, budget)
-	if err != nil {
-		return modelCompiled{}, err
-	}
-	return modelCompiled{dst, droot, core}, nil
+	return modelCompiled{m, root, red}, nil
 }
 
 // compileModel compiles the terms of model, preprocessed into red, into

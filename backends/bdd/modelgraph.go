@@ -13,16 +13,20 @@ var _ configurator.FeatureGrapher = (*ModelSpace)(nil)
 
 // FeatureGraph returns the reduced diagram of the configurations that keep
 // decisions as a layered graph (configurator.FeatureGrapher), each level
-// named by its feature, unless it has more than maxNodes nodes (terminal
+// named by the feature of its variable (the representative of those
+// merged into it; fixed features and free ones have no level), unless it has more than maxNodes nodes (terminal
 // included): then the graph is truncated to its size and profile. The
 // restriction under decisions is copied into a Manager of its own, as a
 // board's Graph copies it, so the shared diagram is only read; the call
 // holds the work space of that copy while it runs. Without decisions it
 // reads the whole diagram in place.
 func (s *ModelSpace) FeatureGraph(ctx context.Context, decisions []configurator.Decision, maxNodes int) (*configurator.Graph, error) {
-	a, err := s.assign(decisions)
+	a, vals, ok, err := s.assign(decisions)
 	if err != nil {
 		return nil, err
+	}
+	if !ok {
+		return nil, noConfiguration(decisions)
 	}
 	budget := s.m.Budget()
 	if len(decisions) > 0 {
@@ -41,7 +45,7 @@ func (s *ModelSpace) FeatureGraph(ctx context.Context, decisions []configurator.
 		return nil, err
 	}
 	levels := reducedGraph(g, m, root, maxNodes, func(level int) (string, configurator.Cell, bool) {
-		return s.model.Features[m.VarAt(level)].Name, configurator.Cell{}, false
+		return s.model.Features[s.features[m.VarAt(level)]].Name, configurator.Cell{}, false
 	})
 	if g.Truncated {
 		return g, nil
@@ -65,6 +69,7 @@ func (s *ModelSpace) FeatureGraph(ctx context.Context, decisions []configurator.
 		return levels[g.Nodes[i].Layer]
 	}
 	fillPaths(g, func(from, to int) uint { return free[levelOf(to)] - free[levelOf(from)+1] })
+	g.Solutions.Lsh(g.Solutions, s.unset(vals)) // the free variables'
 	return g, nil
 }
 
@@ -98,9 +103,13 @@ func restrictedGraph(ctx context.Context, m *robdd.Manager, root robdd.Node, a r
 	return m, root, g, nil
 }
 
-// DiagramOrder returns the features from the diagram's top level down and
-// the name of the heuristic the compile started from (it sifted the order
-// further).
+// DiagramOrder returns the features of the diagram's levels (see
+// FeatureGraph) from the top level down and the name of the heuristic the
+// compile started from (it sifted the order further).
 func (s *ModelSpace) DiagramOrder() (features []int, heuristic string) {
-	return s.m.Order(), s.order.resolve().String()
+	order := s.m.Order()
+	for l, v := range order {
+		order[l] = s.features[v]
+	}
+	return order, s.order.resolve().String()
 }

@@ -12,14 +12,16 @@ import (
 	"github.com/nqueens/configurator/configurator"
 )
 
-// graphConfigs lists the configurations a feature graph stands for: every
-// path from Root to One, each feature it tests as its edge says, the
-// decisions as decided, and every other feature either way.
-func graphConfigs(g *configurator.Graph, names []string, decisions []configurator.Decision) []string {
-	feature := map[string]int{}
-	for f, name := range names {
-		feature[name] = f
+// graphConfigs lists the configurations a feature graph of sp stands
+// for: every path from Root to One, each variable it tests as its edge
+// says, those the decisions set as they set them, and every other either
+// way, read over the features by sp's bindings, as strings of 0 and 1.
+func graphConfigs(sp *ModelSpace, g *configurator.Graph, decisions []configurator.Decision) []string {
+	variable := map[string]int{} // a level's name: its diagram variable
+	for v, f := range sp.features {
+		variable[sp.model.Features[f].Name] = v
 	}
+	_, vals, _, _ := sp.assign(decisions)
 	out := map[int][]configurator.GraphEdge{}
 	for _, e := range g.Edges {
 		out[e.From] = append(out[e.From], e)
@@ -29,38 +31,32 @@ func graphConfigs(g *configurator.Graph, names []string, decisions []configurato
 	var walk func(u int)
 	walk = func(u int) {
 		if u == g.One {
-			config := make([]int8, len(names)) // -1 free, 0, 1
-			for f := range config {
-				config[f] = -1
+			x := slices.Clone(vals) // -1 free, 0, 1
+			for v, on := range path {
+				x[v] = int8(btoi(on))
 			}
-			for _, d := range decisions {
-				config[d.Feature] = 0
-				if d.Select {
-					config[d.Feature] = 1
+			for _, full := range expand(x) {
+				on := make([]bool, len(full))
+				for v := range full {
+					on[v] = full[v] == '1'
 				}
+				configs = append(configs, configString(sp.configuration(on[:sp.vars], x, func(v int) bool { return on[v] })))
 			}
-			for f, x := range path {
-				config[f] = 0
-				if x {
-					config[f] = 1
-				}
-			}
-			configs = append(configs, expand(config)...)
 			return
 		}
-		f := feature[g.Layers[g.Nodes[u].Layer]]
+		v := variable[g.Layers[g.Nodes[u].Layer]]
 		for _, e := range out[u] {
-			path[f] = e.Label == "hi"
+			path[v] = e.Label == "hi"
 			walk(e.To)
 		}
-		delete(path, f)
+		delete(path, v)
 	}
 	walk(g.Root)
 	slices.Sort(configs)
 	return configs
 }
 
-// expand lists the configurations of a partial one, free features (-1)
+// expand lists the assignments of a partial one, free variables (-1)
 // either way, as strings of 0 and 1.
 func expand(config []int8) []string {
 	out := []string{""}
@@ -112,11 +108,8 @@ func TestFeatureGraphIsTheConfigurations(t *testing.T) {
 			if heuristic != o.String() {
 				t.Errorf("%s: the order is named %q", name, heuristic)
 			}
-			sorted := slices.Sorted(slices.Values(order))
-			for f := range sorted {
-				if sorted[f] != f {
-					t.Fatalf("%s: DiagramOrder %v is not a permutation of the features", name, order)
-				}
+			if sorted := slices.Sorted(slices.Values(order)); !slices.Equal(sorted, slices.Sorted(slices.Values(sp.features))) {
+				t.Fatalf("%s: DiagramOrder %v is not a permutation of the diagram's features %v", name, order, sp.features)
 			}
 			for range 4 {
 				var decisions []configurator.Decision
@@ -140,13 +133,13 @@ func TestFeatureGraphIsTheConfigurations(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s, %v: %v", name, decisions, err)
 				}
-				if got := graphConfigs(g, names, decisions); !slices.Equal(got, want) {
+				if got := graphConfigs(sp, g, decisions); !slices.Equal(got, want) {
 					t.Errorf("%s, %v: the paths are %v, the configurations %v", name, decisions, got, want)
 				}
 				if g.Solutions.Cmp(big.NewInt(int64(len(want)))) != 0 {
 					t.Errorf("%s, %v: Solutions %v, configurations %d", name, decisions, g.Solutions, len(want))
 				}
-				if sum(g.Profile) != g.DiagramNodes || len(g.Nodes) != g.DiagramNodes+1 || len(g.Profile) != len(names) {
+				if sum(g.Profile) != g.DiagramNodes || len(g.Nodes) != g.DiagramNodes+1 || len(g.Profile) != sp.vars {
 					t.Errorf("%s, %v: profile %v sums to %d, %d nodes drawn, diagram of %d", name, decisions, g.Profile, sum(g.Profile), len(g.Nodes), g.DiagramNodes)
 				}
 				if sum(g.Whole) != sp.Nodes() {

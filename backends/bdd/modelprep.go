@@ -2,8 +2,6 @@ package bdd
 
 import (
 	"cmp"
-	"context"
-	"fmt"
 	"slices"
 
 	"github.com/nqueens/configurator/backends/bdd/robdd"
@@ -17,10 +15,9 @@ import (
 // representative (an atomic set of a feature model, a mandatory child and
 // its parent, becomes one); and a clause that another one subsumes, a
 // duplicate among them, goes. The compile then builds the diagram over
-// the representatives alone, and expand puts every feature back: the
-// fixed ones above it, each merged one beside its representative, so the
-// space answers over every feature of the model. A feature that no term
-// mentions is never tested by a node and counts as a factor of 2.
+// the representatives that the terms left mention, and the space binds
+// every feature to one of them, a constant or a free variable (see
+// bindings), so that it answers over every feature of the model.
 
 // reduction is what preprocessing made of each feature of a model.
 type reduction struct {
@@ -402,103 +399,25 @@ func subset(a, b []feature.Lit) bool {
 	return true
 }
 
-// expand returns, in a new Manager of the given budget, the diagram of
-// every feature's configurations from the diagram root of m over the
-// variables of the compile: the fixed features on the top levels, the
-// representatives in m's order, each merged feature just below its
-// representative, and the representatives no term mentions below them.
-// It copies root, builds the diagram of the fixed values and the
-// equalities (blocks one above the other), and conjoins them.
-func (r *reduction) expand(ctx context.Context, m *robdd.Manager, root robdd.Node, budget int64) (*robdd.Manager, robdd.Node, error) {
-	n := len(r.rep)
-	members := make([][]feature.Lit, n) // the features merged into each representative, as their literals
-	order := make([]int, 0, n)
+// unreduced returns the reduction of n features that keeps each one as
+// its own variable.
+func unreduced(n int) *reduction {
+	r := newReduction(n)
+	r.vars = make([]int, n)
+	r.index = make([]int32, n)
 	for f := range n {
-		switch l, x := r.lit(f); {
-		case x >= 0:
-			order = append(order, f)
-		case l.Var()-1 != f:
-			rep := l.Var() - 1
-			members[rep] = append(members[rep], feature.FeatureLit(f, l > 0))
-		}
+		r.vars[f], r.index[f] = f, int32(f)
 	}
-	fixedLevels := len(order)
-	block := func(f int) {
-		order = append(order, f)
-		for _, x := range members[f] {
-			order = append(order, x.Var()-1)
-		}
+	return r
+}
+
+// modelReduction is the reduction of model's features that preprocessing
+// makes, as a compile of CompileModel's does: the variables of its
+// diagram. A model whose terms contradict one another keeps its features.
+func modelReduction(model *feature.Model) *reduction {
+	n := len(model.Features)
+	if _, red, ok := preprocess(n, modelTerms(model), true); ok {
+		return red
 	}
-	for l := range m.Vars() {
-		block(r.vars[m.VarAt(l)])
-	}
-	for f := range n {
-		if _, x := r.lit(f); x < 0 && r.rep[f].Var()-1 == f && r.index[f] < 0 {
-			block(f) // a representative that no term mentions
-		}
-	}
-	dst := robdd.New(n, budget)
-	if _, err := dst.SetOrder(ctx, order); err != nil {
-		return nil, robdd.False, err
-	}
-	// The copy: ids in m are children first once compacted.
-	ids := m.Compact(root)
-	root = ids[0]
-	copied := make([]robdd.Node, max(root+1, 2))
-	copied[robdd.True] = robdd.True
-	for id := robdd.True + 1; id <= root; id++ {
-		if id%(1<<14) == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, robdd.False, err
-			}
-		}
-		f := r.vars[m.VarAt(m.Level(id))]
-		x, err := dst.MakeNode(dst.LevelOf(f), copied[m.Low(id)], copied[m.High(id)])
-		if err != nil {
-			return nil, robdd.False, err
-		}
-		copied[id] = x
-	}
-	// The blocks, the deepest first: a representative with its members
-	// (each equal to it, or to its negation), a fixed feature.
-	e := robdd.True
-	var err error
-	for l := n - 1; l >= fixedLevels && err == nil; l-- {
-		v := order[l]
-		if len(members[v]) == 0 {
-			continue
-		}
-		lo, hi := e, e
-		for k := len(members[v]) - 1; k >= 0 && err == nil; k-- {
-			x := members[v][k]
-			xl := dst.LevelOf(x.Var() - 1)
-			if x > 0 { // x = v
-				if hi, err = dst.MakeNode(xl, robdd.False, hi); err == nil {
-					lo, err = dst.MakeNode(xl, lo, robdd.False)
-				}
-			} else { // x = ¬v
-				if hi, err = dst.MakeNode(xl, hi, robdd.False); err == nil {
-					lo, err = dst.MakeNode(xl, robdd.False, lo)
-				}
-			}
-		}
-		if err == nil {
-			e, err = dst.MakeNode(l, lo, hi)
-		}
-	}
-	for l := fixedLevels - 1; l >= 0 && err == nil; l-- {
-		if r.fixed[order[l]] == 1 {
-			e, err = dst.MakeNode(l, robdd.False, e)
-		} else {
-			e, err = dst.MakeNode(l, e, robdd.False)
-		}
-	}
-	if err != nil {
-		return nil, robdd.False, fmt.Errorf("the fixed and merged features: %w", err)
-	}
-	x, err := dst.And(ctx, copied[root], e)
-	if err != nil {
-		return nil, robdd.False, err
-	}
-	return dst, dst.Compact(x)[0], nil
+	return unreduced(n)
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/feature"
 	"github.com/nqueens/configurator/configurator/feature/dimacs"
 )
@@ -118,20 +119,24 @@ func TestPreprocessedCompileKeepsTheModel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pm, proot, qm, qroot := plain.m, plain.root, pre.m, pre.root
-		if p, q := pm.SatCount(proot), qm.SatCount(qroot); p.Cmp(q) != 0 {
-			t.Fatalf("trial %d: %v configurations preprocessed, %v not", trial, q, p)
+		ps, qs := spaceOf(m, plain, OrderForce), spaceOf(m, pre, OrderForce)
+		if p, q := ps.Configurations(), qs.Configurations(); p.Cmp(q) != 0 || p.Int64() != int64(len(bruteForce(m))) {
+			t.Fatalf("trial %d: %v configurations preprocessed, %v not, %d by brute force", trial, q, p, len(bruteForce(m)))
 		}
-		// Every configuration of one diagram is one of the other: walk
-		// the assignments of up to 12 features.
+		// Every configuration of one space is one of the other and of the
+		// model: walk the assignments of up to 12 features.
 		n := len(m.Features)
-		a := pm.NewAssignment()
+		ds := make([]configurator.Decision, n)
+		config := make([]bool, n)
 		for bits := range uint64(1) << n {
 			for f := range n {
-				a[f] = int8(bits >> f & 1)
+				config[f] = bits>>f&1 == 1
+				ds[f] = configurator.Decision{Feature: f, Select: config[f]}
 			}
-			if pm.Count(proot, a).Cmp(qm.Count(qroot, a)) != 0 {
-				t.Fatalf("trial %d: %v is a configuration of one diagram only", trial, a)
+			p, perr := ps.Consistent(t.Context(), ds)
+			q, qerr := qs.Consistent(t.Context(), ds)
+			if perr != nil || qerr != nil || p != q || p != m.Valid(config) {
+				t.Fatalf("trial %d: %v: consistent %v (%v) preprocessed, %v (%v) not, valid %v", trial, config, q, qerr, p, perr, m.Valid(config))
 			}
 		}
 	}

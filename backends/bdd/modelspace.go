@@ -21,48 +21,39 @@ var (
 )
 
 // ModelSpace is a compiled feature model: the diagram of its
-// configurations, one variable per feature (variable f is feature f,
-// wherever the order puts it), in a Manager that nothing writes once
-// CompileModel returns. Every query is a sweep over the part of the
-// diagram that the decisions allow, or a search down it, holding work
-// space from the Backend's bound as a board's Space does (see diagram). It
-// is immutable and safe for concurrent use.
+// configurations over the variables its compile kept (see bindings), in a
+// Manager that nothing writes once CompileModel returns. Every query is a
+// sweep over the part of the diagram that the decisions allow, or a
+// search down it, holding work space from the Backend's bound as a
+// board's Space does (see diagram), and answers over every feature. It is
+// immutable and safe for concurrent use.
 //
 // Besides configurator.Space it is a configurator.FeatureSampler,
 // FeatureMarginaler, FeatureGrapher and Sizer.
 type ModelSpace struct {
 	model *feature.Model
 	diagram
+	bindings
 	order ModelOrder
 	// source is the file CompileModel loaded the diagram from; "" if
 	// compiled.
 	source string
-	// core is CoreNodes.
-	core int
 }
 
 // FeatureModel is the model the space was compiled from.
 func (s *ModelSpace) FeatureModel() *feature.Model { return s.model }
 
-// Manager is the Manager that holds the diagram. Callers must only use its
-// read-only methods.
-func (s *ModelSpace) Manager() *robdd.Manager { return s.m }
-
-// Root is the root of the diagram of all configurations.
-func (s *ModelSpace) Root() robdd.Node { return s.root }
-
-// Nodes is the size of the diagram, terminals excluded.
+// Nodes is the size of the diagram, terminals excluded: over the
+// features the compile keeps as variables (neither fixed by the model nor
+// merged into an equal feature, and mentioned by a constraint), as
+// exports that drop the others have it.
 func (s *ModelSpace) Nodes() int { return s.nodes }
 
-// CoreNodes is the size of the diagram the compile built, terminals
-// excluded: over the features it keeps as variables (preprocess: neither
-// fixed by the model nor merged into an equal feature, and mentioned by a
-// constraint), before it put the others back (each fixed feature a node,
-// each merged one nodes beside every node of the feature it equals). It is
-// the size to compare with a diagram of the model made without those
-// features, as exports that drop them have it. 0 for a space loaded from
-// a file.
-func (s *ModelSpace) CoreNodes() int { return s.core }
+// Configurations is the number of the model's configurations.
+func (s *ModelSpace) Configurations() *big.Int {
+	vals, _ := s.bindings.assign(nil)
+	return new(big.Int).Lsh(s.m.SatCount(s.root), s.unset(vals))
+}
 
 // Bytes is the memory the diagram holds.
 func (s *ModelSpace) Bytes() int64 { return s.m.Bytes() }
@@ -76,23 +67,23 @@ func (s *ModelSpace) Order() ModelOrder { return s.order }
 // from, or "" when it compiled the space.
 func (s *ModelSpace) Source() string { return s.source }
 
-// assign turns decisions into a partial assignment of the features. It
+// assign turns decisions into values of the space's variables (see
+// bindings.assign): the diagram's, a, then the free ones', vals. ok is
+// false when the decisions contradict one another or a fixed feature. It
 // refuses a feature out of range and one decided twice.
-func (s *ModelSpace) assign(decisions []configurator.Decision) (robdd.Assignment, error) {
-	a := s.m.NewAssignment()
+func (s *ModelSpace) assign(decisions []configurator.Decision) (a, vals robdd.Assignment, ok bool, err error) {
+	decided := make([]bool, len(s.of))
 	for _, d := range decisions {
-		if d.Feature < 0 || d.Feature >= len(a) {
-			return nil, fmt.Errorf("decision on feature %d of a model of %d", d.Feature, len(a))
+		if d.Feature < 0 || d.Feature >= len(decided) {
+			return nil, nil, false, fmt.Errorf("decision on feature %d of a model of %d", d.Feature, len(decided))
 		}
-		if a[d.Feature] != robdd.Unassigned {
-			return nil, fmt.Errorf("feature %q decided twice", s.model.Features[d.Feature].Name)
+		if decided[d.Feature] {
+			return nil, nil, false, fmt.Errorf("feature %q decided twice", s.model.Features[d.Feature].Name)
 		}
-		a[d.Feature] = 0
-		if d.Select {
-			a[d.Feature] = 1
-		}
+		decided[d.Feature] = true
 	}
-	return a, nil
+	vals, ok = s.bindings.assign(decisions)
+	return vals[:s.vars], vals, ok, nil
 }
 
 // noConfiguration is the error of decisions that no configuration keeps.
@@ -108,9 +99,12 @@ func noConfiguration(decisions []configurator.Decision) error {
 // is the nodes of the part.
 func (s *ModelSpace) Domains(ctx context.Context, decisions []configurator.Decision) (*configurator.Domains, error) {
 	start := time.Now()
-	a, err := s.assign(decisions)
+	a, vals, ok, err := s.assign(decisions)
 	if err != nil {
 		return nil, err
+	}
+	if !ok {
+		return nil, noConfiguration(decisions)
 	}
 	var dom []robdd.Domain
 	var count *big.Int
@@ -128,19 +122,21 @@ func (s *ModelSpace) Domains(ctx context.Context, decisions []configurator.Decis
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	d := &configurator.Domains{States: make([]configurator.FeatureState, len(a)), Configurations: count}
-	for f, x := range a {
+	d := &configurator.Domains{States: make([]configurator.FeatureState, len(s.of)), Configurations: count.Lsh(count, s.unset(vals))}
+	for f, x := range s.domains(dom, vals) {
 		switch {
-		case x == 1:
-			d.States[f] = configurator.Selected
-		case x == 0:
-			d.States[f] = configurator.Deselected
-		case dom[f]&robdd.CanBeFalse == 0:
+		case x&robdd.CanBeFalse == 0:
 			d.States[f] = configurator.ForcedOn
-		case dom[f]&robdd.CanBeTrue == 0:
+		case x&robdd.CanBeTrue == 0:
 			d.States[f] = configurator.ForcedOff
 		default:
 			d.States[f] = configurator.Open
+		}
+	}
+	for _, dc := range decisions {
+		d.States[dc.Feature] = configurator.Deselected
+		if dc.Select {
+			d.States[dc.Feature] = configurator.Selected
 		}
 	}
 	d.Elapsed = time.Since(start)
@@ -151,8 +147,8 @@ func (s *ModelSpace) Domains(ctx context.Context, decisions []configurator.Decis
 // Consistent reports whether some configuration keeps every decision: one
 // search for a path of the diagram that agrees with them.
 func (s *ModelSpace) Consistent(ctx context.Context, decisions []configurator.Decision) (bool, error) {
-	a, err := s.assign(decisions)
-	if err != nil {
+	a, _, ok, err := s.assign(decisions)
+	if err != nil || !ok {
 		return false, err
 	}
 	_, found, err := s.search(ctx, a)
@@ -160,48 +156,55 @@ func (s *ModelSpace) Consistent(ctx context.Context, decisions []configurator.De
 }
 
 // Configuration returns the first configuration in the diagram's order
-// that keeps the decisions.
+// that keeps the decisions, a free feature deselected.
 func (s *ModelSpace) Configuration(ctx context.Context, decisions []configurator.Decision) ([]bool, error) {
-	a, err := s.assign(decisions)
+	a, vals, ok, err := s.assign(decisions)
 	if err != nil {
 		return nil, err
 	}
-	x, found, err := s.search(ctx, a)
-	if err != nil {
-		return nil, err
+	var x []bool
+	found := false
+	if ok {
+		if x, found, err = s.search(ctx, a); err != nil {
+			return nil, err
+		}
 	}
 	if !found {
 		return nil, noConfiguration(decisions)
 	}
-	return x, nil
+	return s.configuration(x, vals, func(int) bool { return false }), nil
 }
 
 // SampleConfiguration returns a configuration that keeps the decisions,
 // drawn uniformly at random: a count up the part of the diagram the
 // decisions allow and one walk down it.
 func (s *ModelSpace) SampleConfiguration(ctx context.Context, decisions []configurator.Decision, rng *rand.Rand) ([]bool, error) {
-	a, err := s.assign(decisions)
+	a, vals, ok, err := s.assign(decisions)
 	if err != nil {
 		return nil, err
 	}
 	var x []bool
-	ok := false
-	if err := s.sweep(ctx, a, func(p *robdd.Part) { x, ok = p.RandomSat(rng) }); err != nil {
-		return nil, err
+	if ok {
+		if err := s.sweep(ctx, a, func(p *robdd.Part) { x, ok = p.RandomSat(rng) }); err != nil {
+			return nil, err
+		}
 	}
 	if !ok {
 		return nil, noConfiguration(decisions)
 	}
-	return x, nil
+	return s.configuration(x, vals, func(int) bool { return rng.IntN(2) == 1 }), nil
 }
 
 // FeatureMarginals returns, for every feature, the number of
 // configurations that keep the decisions and select it: one count up and
 // one down the part of the diagram the decisions allow.
 func (s *ModelSpace) FeatureMarginals(ctx context.Context, decisions []configurator.Decision) ([]*big.Int, error) {
-	a, err := s.assign(decisions)
+	a, vals, ok, err := s.assign(decisions)
 	if err != nil {
 		return nil, err
+	}
+	if !ok {
+		return nil, noConfiguration(decisions)
 	}
 	var ones []*big.Int
 	var total *big.Int
@@ -211,5 +214,5 @@ func (s *ModelSpace) FeatureMarginals(ctx context.Context, decisions []configura
 	if total.Sign() == 0 {
 		return nil, noConfiguration(decisions)
 	}
-	return ones, nil
+	return s.marginals(ones, total, vals), nil
 }

@@ -163,6 +163,9 @@ func checkSpace(t *testing.T, rng *rand.Rand, name string, sp configurator.Space
 				t.Fatalf("%s %v: FeatureMarginals[%d] = %v, brute force %d", name, decisions, f, got[f], ones[f])
 			}
 		}
+		if op, ok := sp.(configurator.FeatureOptimizer); ok {
+			checkExtremes(t, name, op, decisions, configs)
+		}
 		// The next decision: on an open feature mostly, on a forced one
 		// against its force (no configuration) now and then.
 		open, forced := d.In(configurator.Open), append(d.In(configurator.ForcedOn), d.In(configurator.ForcedOff)...)
@@ -178,6 +181,42 @@ func checkSpace(t *testing.T, rng *rand.Rand, name string, sp configurator.Space
 	}
 }
 
+// checkExtremes checks the fewest and the most features a configuration
+// that keeps decisions selects against the brute force's configs.
+func checkExtremes(t *testing.T, name string, op configurator.FeatureOptimizer, decisions []configurator.Decision, configs [][]bool) {
+	t.Helper()
+	fewest, most := -1, -1
+	for _, c := range configs {
+		if keeps(c, decisions) {
+			k := trues(c)
+			if fewest < 0 || k < fewest {
+				fewest = k
+			}
+			most = max(most, k)
+		}
+	}
+	for _, tc := range []struct {
+		most bool
+		want int
+	}{{false, fewest}, {true, most}} {
+		c, bound, err := op.ExtremeConfiguration(t.Context(), decisions, tc.most)
+		if err != nil || bound != tc.want || trues(c) != tc.want || !keeps(c, decisions) || !slices.ContainsFunc(configs, func(x []bool) bool { return slices.Equal(x, c) }) {
+			t.Fatalf("%s %v: ExtremeConfiguration(most %v) = %v, %d, %v; want a configuration of %d", name, decisions, tc.most, c, bound, err, tc.want)
+		}
+	}
+}
+
+// trues counts the features a configuration selects.
+func trues(c []bool) int {
+	n := 0
+	for _, on := range c {
+		if on {
+			n++
+		}
+	}
+	return n
+}
+
 // compileWith compiles m as CompileModel does, from order o, with the
 // compile cfg.
 func compileWith(t testing.TB, m *feature.Model, o ModelOrder, cfg compileConfig) *ModelSpace {
@@ -186,11 +225,15 @@ func compileWith(t testing.TB, m *feature.Model, o ModelOrder, cfg compileConfig
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr, root := c.m, c.root
-	if mgr.Size() != int(root)+1 && root > robdd.True {
-		t.Fatalf("the compile left %d nodes besides the diagram's %d", mgr.Size()-int(root)-1, root)
+	if c.m.Size() != int(c.root)+1 && c.root > robdd.True {
+		t.Fatalf("the compile left %d nodes besides the diagram's %d", c.m.Size()-int(c.root)-1, c.root)
 	}
-	return &ModelSpace{model: m, diagram: diagram{m: mgr, root: root, nodes: mgr.Size() - 2, work: newWorkspace(DefaultScratch, 1)}, order: o}
+	return spaceOf(m, c, o)
+}
+
+// spaceOf is the space of model m that compile c made from order o.
+func spaceOf(m *feature.Model, c modelCompiled, o ModelOrder) *ModelSpace {
+	return &ModelSpace{model: m, diagram: diagram{m: c.m, root: c.root, nodes: c.m.Size() - 2, work: newWorkspace(DefaultScratch, 1)}, bindings: bind(c.red), order: o}
 }
 
 // compileConfigs are the compiles the tests try: every schedule, and
@@ -241,20 +284,22 @@ func TestCompileModel(t *testing.T) {
 				t.Fatal(err)
 			}
 			ms := sp.(*ModelSpace)
-			if ms.Order() != o.resolve() || ms.Source() != "" || ms.Nodes() != ms.Manager().NodeCount(ms.Root()) || ms.Bytes() <= 0 {
-				t.Errorf("trial %d, %v: order %v, source %q, %d nodes (%d counted), %d bytes", trial, o, ms.Order(), ms.Source(), ms.Nodes(), ms.Manager().NodeCount(ms.Root()), ms.Bytes())
+			if ms.Order() != o.resolve() || ms.Source() != "" || ms.Nodes() != ms.m.NodeCount(ms.root) || ms.Bytes() <= 0 {
+				t.Errorf("trial %d, %v: order %v, source %q, %d nodes (%d counted), %d bytes", trial, o, ms.Order(), ms.Source(), ms.Nodes(), ms.m.NodeCount(ms.root), ms.Bytes())
 			}
 			checkSpace(t, rng, fmt.Sprintf("trial %d, %v order", trial, o), sp, configs)
 		}
 	}
 }
 
-// TestCoreNodes: the size of the diagram over the features the compile
-// keeps, apart from the fixed and merged ones it puts back afterwards.
-func TestCoreNodes(t *testing.T) {
-	// 1 is fixed, 3 equals 2, and 2 ∨ 4 is a diagram of two nodes over
-	// the variables kept; the model has 3 configurations.
-	m, err := dimacs.Parse([]byte("p cnf 4 4\n1 0\n-2 3 0\n2 -3 0\n2 4 0\n"))
+// TestDiagramOverTheKeptVariables: the diagram is over the features the
+// compile keeps, and the space answers over every feature: the fixed
+// one, the merged one and the free one included.
+func TestDiagramOverTheKeptVariables(t *testing.T) {
+	// 1 is fixed, 3 equals 2, 2 ∨ 4 is a diagram of two nodes over the
+	// variables kept, and no clause mentions 5: the model has 3×2
+	// configurations.
+	m, err := dimacs.Parse([]byte("p cnf 5 4\n1 0\n-2 3 0\n2 -3 0\n2 4 0\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,12 +308,13 @@ func TestCoreNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	ms := sp.(*ModelSpace)
-	if got := ms.Manager().SatCount(ms.Root()); got.Cmp(big.NewInt(3)) != 0 {
-		t.Errorf("%v configurations, want 3", got)
+	if got := ms.Configurations(); got.Cmp(big.NewInt(6)) != 0 {
+		t.Errorf("%v configurations, want 6", got)
 	}
-	if ms.CoreNodes() != 2 || ms.Nodes() <= ms.CoreNodes() {
-		t.Errorf("CoreNodes %d, Nodes %d; want 2 and more", ms.CoreNodes(), ms.Nodes())
+	if ms.Nodes() != 2 {
+		t.Errorf("%d nodes, want 2", ms.Nodes())
 	}
+	checkSpace(t, rand.New(rand.NewPCG(1, 2)), "fixed, merged and free", sp, bruteForce(m))
 }
 
 func TestParseModelOrder(t *testing.T) {
@@ -399,8 +445,11 @@ func TestCompileModelPastTheBudget(t *testing.T) {
 	if err != nil {
 		t.Fatalf("CompileModel in FORCE's order: %v", err)
 	}
-	if nodes := sp.(*ModelSpace).Nodes(); nodes != 3*n/2 {
-		t.Errorf("the equivalences in FORCE's order: %d nodes, want %d", nodes, 3*n/2)
+	// Preprocessing merges each pair into one variable that no term
+	// mentions: no node is left, and each pair doubles the count.
+	ms := sp.(*ModelSpace)
+	if nodes, count := ms.Nodes(), ms.Configurations(); nodes != 0 || count.Cmp(new(big.Int).Lsh(big.NewInt(1), n/2)) != 0 {
+		t.Errorf("the equivalences: %d nodes, %v configurations; want 0 and 2^%d", nodes, count, n/2)
 	}
 }
 
@@ -572,7 +621,7 @@ func TestRaceCompiles(t *testing.T) {
 		if took := time.Since(start); took >= raceDelay {
 			t.Errorf("the race took %v", took)
 		}
-		if got, want := c.m.SatCount(c.root), new(big.Int).Lsh(big.NewInt(1), n/2); got.Cmp(want) != 0 {
+		if got, want := spaceOf(m, c, OrderModel).Configurations(), new(big.Int).Lsh(big.NewInt(1), n/2); got.Cmp(want) != 0 {
 			t.Errorf("%v configurations, want %v", got, want)
 		}
 	}

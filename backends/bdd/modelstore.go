@@ -20,9 +20,10 @@ import (
 
 // A compiled feature model on disk is one file in the store's directory,
 // beside the boards' (see store.go): a header that names the model and
-// the heuristic of its order, and its count, then the diagram as
-// robdd.Save writes it (with its variable order, the compile having
-// sifted it). All integers are little-endian:
+// the heuristic of its order, and its diagram's count, then the diagram
+// as robdd.Save writes it (over the variables of the model's reduction,
+// modelReduction, in the order the compile left). All integers are
+// little-endian:
 //
 //	offset 0   magic         8 bytes "FMSPACE\n"
 //	       8   version       uint32, modelSpaceVersion
@@ -30,14 +31,15 @@ import (
 //	      16   model         32 bytes, SHA-256 of the model (featureDigest)
 //	      48   features      uint32
 //	      52   nodes         uint64, the diagram's decision nodes
-//	      60   count         uint32 length k, then k bytes big-endian
+//	      60   count         uint32 length k, then k bytes big-endian:
+//	                         the diagram's, over its variables
 //	  64 + k   header CRC    uint32, CRC-32C of the bytes before it
 //	  68 + k   the diagram   robdd's file: its own version and checksums
 //
 // and nothing after it. The file's name holds the same key.
 const (
 	modelSpaceMagic   = "FMSPACE\n"
-	modelSpaceVersion = 1
+	modelSpaceVersion = 2
 	modelSpaceFixed   = 64 // bytes before the count
 )
 
@@ -104,10 +106,11 @@ func featureDigest(m *feature.Model) [sha256.Size]byte {
 	return d
 }
 
-// loadModel returns model's diagram compiled from order o from the store,
-// in a Manager of the given budget, if the store holds a file of it that
-// passes every check. A file that does not is logged and removed.
-func (s store) loadModel(model *feature.Model, o ModelOrder, budget int64) (*robdd.Manager, robdd.Node, bool) {
+// loadModel returns model's diagram compiled from order o, over vars
+// variables, from the store, in a Manager of the given budget, if the
+// store holds a file of it that passes every check. A file that does not
+// is logged and removed.
+func (s store) loadModel(model *feature.Model, o ModelOrder, vars int, budget int64) (*robdd.Manager, robdd.Node, bool) {
 	if s.dir == "" {
 		return nil, 0, false
 	}
@@ -122,7 +125,7 @@ func (s store) loadModel(model *feature.Model, o ModelOrder, budget int64) (*rob
 		return nil, 0, false
 	}
 	defer f.Close()
-	m, root, err := readModelSpace(f, model, o, budget)
+	m, root, err := readModelSpace(f, model, o, vars, budget)
 	if err != nil {
 		if !refused(err) {
 			s.log.Warn("compiled model not loaded; compiling", "model", model.Name, "file", path, "err", err)
@@ -139,10 +142,10 @@ func (s store) loadModel(model *feature.Model, o ModelOrder, budget int64) (*rob
 	return m, root, true
 }
 
-// readModelSpace reads a model space file of model compiled from order o
-// and checks it whole: header, model, diagram, count and the end of the
-// file.
-func readModelSpace(r io.Reader, model *feature.Model, o ModelOrder, budget int64) (*robdd.Manager, robdd.Node, error) {
+// readModelSpace reads a model space file of model compiled from order o,
+// over vars variables, and checks it whole: header, model, diagram, count
+// and the end of the file.
+func readModelSpace(r io.Reader, model *feature.Model, o ModelOrder, vars int, budget int64) (*robdd.Manager, robdd.Node, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	head := make([]byte, modelSpaceFixed)
 	if _, err := io.ReadFull(br, head); err != nil {
@@ -183,8 +186,8 @@ func readModelSpace(r io.Reader, model *feature.Model, o ModelOrder, budget int6
 	if _, err := br.ReadByte(); err != io.EOF {
 		return nil, 0, fmt.Errorf("bytes after the diagram: %w", errSpaceFormat)
 	}
-	if len(roots) != 1 || m.Vars() != features {
-		return nil, 0, fmt.Errorf("%d roots over %d variables, want 1 over %d: %w", len(roots), m.Vars(), features, errSpaceFormat)
+	if len(roots) != 1 || m.Vars() != vars {
+		return nil, 0, fmt.Errorf("%d roots over %d variables, want 1 over %d: %w", len(roots), m.Vars(), vars, errSpaceFormat)
 	}
 	root := roots[0]
 	// The diagram is the root's alone, the root last (robdd.Save), so the

@@ -84,16 +84,16 @@ func TestModelSpaceFileRoundTrip(t *testing.T) {
 		if loaded.Source() != path || !strings.Contains(log, "compiled model loaded from disk") {
 			t.Fatalf("model %d: the second compile: source %q, log %q; want it loaded from %s", i, loaded.Source(), log, path)
 		}
-		if !slices.Equal(loaded.Manager().Order(), compiled.Manager().Order()) || loaded.Nodes() != compiled.Nodes() {
+		if !slices.Equal(loaded.m.Order(), compiled.m.Order()) || loaded.Nodes() != compiled.Nodes() {
 			t.Errorf("model %d: loaded in order %v with %d nodes, compiled in %v with %d", i,
-				loaded.Manager().Order(), loaded.Nodes(), compiled.Manager().Order(), compiled.Nodes())
+				loaded.m.Order(), loaded.Nodes(), compiled.m.Order(), compiled.Nodes())
 		}
 		checkSpace(t, rng, "loaded", loaded, bruteForce(model))
 	}
 	// The model with constraints across the tree is sifted, so its file
 	// carries the order the compile ended with.
-	if sp := saveSifted(t, t.TempDir(), models[0]); slices.Equal(sp.Manager().Order(), varorder.Identity(len(models[0].Features))) {
-		t.Errorf("the compile left the order %v unsifted", sp.Manager().Order())
+	if sp := saveSifted(t, t.TempDir(), models[0]); slices.Equal(sp.m.Order(), varorder.Identity(sp.vars)) {
+		t.Errorf("the compile left the order %v unsifted", sp.m.Order())
 	}
 }
 
@@ -142,7 +142,7 @@ func TestDamagedModelSpaceFilesAreRefusedAndRecompiled(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if _, _, err := readModelSpace(bytes.NewReader(c.file), c.model, OrderModel, 0); !errors.Is(err, c.want) {
+			if _, _, err := readModelSpace(bytes.NewReader(c.file), c.model, OrderModel, len(modelReduction(c.model).vars), 0); !errors.Is(err, c.want) {
 				t.Fatalf("readModelSpace: %v; want an error wrapping %q", err, c.want)
 			}
 			dir := t.TempDir()
@@ -166,7 +166,7 @@ func TestDamagedModelSpaceFilesAreRefusedAndRecompiled(t *testing.T) {
 // model's name is refused by its magic.
 func TestModelSpaceFileOfABoardIsRefused(t *testing.T) {
 	board := spaceBytes(t, compileSpace(t, 6, configurator.RowMajor, Direct))
-	_, _, err := readModelSpace(bytes.NewReader(board), reorderedModel(t), OrderModel, 0)
+	_, _, err := readModelSpace(bytes.NewReader(board), reorderedModel(t), OrderModel, len(modelReduction(reorderedModel(t)).vars), 0)
 	if !errors.Is(err, errSpaceFormat) {
 		t.Errorf("readModelSpace of a board's file: %v", err)
 	}

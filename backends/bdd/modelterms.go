@@ -12,7 +12,8 @@ import (
 // need of its parent, each mandatory child, the bounds of each group (a
 // cardinality diagram built level by level: a group of any size is a
 // diagram of its children times its bound), and each constraint, built
-// from its expression. The diagram has one variable per feature.
+// from its expression. A term's variables are the model's features, and
+// preprocess renumbers them to the variables of the compile.
 
 // termKind says what a term is.
 type termKind uint8

@@ -165,11 +165,10 @@ func buddySection(b *strings.Builder, res *Results) {
 	p("%s\n\n", buddyHeadline(res.BuDDy))
 	p("*Published* is the size of a monolithic diagram of the same model published elsewhere, without its time\n")
 	p("(%s), for comparison.\n", publishedModelSource)
-	p("*bdd core* is the bdd backend's diagram over the features its compile keeps as variables, before it puts back\n")
-	p("those every configuration fixes (a node each) and those equal to another (nodes beside each of the other's):\n")
-	p("the size to compare with a diagram of an export of the model without them.\n\n")
-	p("| model | features | bdd nodes | bdd core | bdd time | bdd peak | BuDDy nodes | BuDDy time | BuDDy peak | BuDDy time / bdd time | configurations | counts agree | published |\n")
-	p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n")
+	p("*bdd nodes* is the bdd backend's diagram over the features its compile keeps as variables: not those every\n")
+	p("configuration fixes, nor those equal to another, which the space answers for from the one they equal.\n\n")
+	p("| model | features | bdd nodes | bdd time | bdd peak | BuDDy nodes | BuDDy time | BuDDy peak | BuDDy time / bdd time | configurations | counts agree | published |\n")
+	p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n")
 	for _, r := range res.BuDDy {
 		agree := "–"
 		if r.BuDDy != nil && r.BDD.Failed == "" && r.BuDDy.Failed == "" {
@@ -191,7 +190,7 @@ func buddySection(b *strings.Builder, res *Results) {
 		if n, ok := publishedModelNodes[r.Model]; ok {
 			published = fmtInt(n)
 		}
-		p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Model, features, bddCells(&r.BDD), compileCells(r.BuDDy), ratio, count, agree, published)
+		p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Model, features, compileCells(&r.BDD), compileCells(r.BuDDy), ratio, count, agree, published)
 	}
 	p("\n")
 }
@@ -203,16 +202,6 @@ func compileCells(r *benchmarks.ModelCompile) string {
 		return "– | – | –"
 	}
 	return nodesCell(r) + " | " + fmtDur(r.Elapsed) + " | " + bytesIEC(r.PeakRSS)
-}
-
-// bddCells are the four cells of the bdd backend's compile: nodes, its
-// core's nodes, time and peak.
-func bddCells(r *benchmarks.ModelCompile) string {
-	core := "–"
-	if r.Failed == "" && r.CoreNodes > 0 {
-		core = fmtInt(r.CoreNodes)
-	}
-	return nodesCell(r) + " | " + core + " | " + fmtDur(r.Elapsed) + " | " + bytesIEC(r.PeakRSS)
 }
 
 // nodesCell is a compile's nodes, or why it did not finish.

@@ -7,48 +7,65 @@ import (
 	"testing"
 )
 
-// TestExtremeSatMatchesBruteForce checks the fewest and the most
-// variables true of a solution against every solution listed, over
-// gathered and whole parts, long edges and orders other than the
-// variables' included: the weight is the brute force's extreme, and the
-// assignment a solution of that weight.
+// TestExtremeSatMatchesBruteForce checks the lightest and the heaviest
+// solution against every solution listed, over gathered and whole parts,
+// long edges and orders other than the variables' included, weighing one
+// a variable true (the fewest and the most variables true) and by random
+// weights: the weight is the brute force's extreme, and the assignment a
+// solution of that weight.
 func TestExtremeSatMatchesBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(12, 12))
 	for trial := range 400 {
 		m, f, tf := randomCase(t, rng, trial)
 		vars := m.Vars()
+		random := make(Weights, vars)
+		for v := range random {
+			random[v] = [2]uint32{rng.Uint32N(4), rng.Uint32N(4)}
+		}
 		for k := range 5 {
 			a := randAssignment(rng, vars)
 			if k == 0 {
 				a = nil
 			}
 			b := bruteForce(tf, vars, a)
-			fewest, most := math.MaxInt, -1
-			for _, sol := range b.sols {
-				n := trues(sol)
-				fewest, most = min(fewest, n), max(most, n)
-			}
-			for _, limit := range []int{0, math.MaxInt} {
-				for _, wantMost := range []bool{false, true} {
-					name := fmt.Sprintf("trial %d, assignment %v, limit %d, most %v", trial, a, limit, wantMost)
-					p := partWithin(m, f, a, limit)
-					sol, ones, ok := p.ExtremeSat(wantMost)
-					p.Release()
-					if ok != (b.count > 0) {
-						t.Fatalf("%s: ok = %v with %d solutions", name, ok, b.count)
+			for _, w := range []Weights{nil, random} {
+				weigh := func(sol []bool) int {
+					if w == nil {
+						return trues(sol)
 					}
-					if !ok {
-						continue
+					n := 0
+					for v, on := range sol {
+						n += int(w[v][btoi(on)])
 					}
-					want := fewest
-					if wantMost {
-						want = most
-					}
-					if ones != want || trues(sol) != want {
-						t.Fatalf("%s: %v, %d true (said %d), want %d", name, sol, trues(sol), ones, want)
-					}
-					if !b.seen[solutionIndex(sol)] {
-						t.Fatalf("%s: %v is no solution", name, sol)
+					return n
+				}
+				lightest, heaviest := math.MaxInt, -1
+				for _, sol := range b.sols {
+					n := weigh(sol)
+					lightest, heaviest = min(lightest, n), max(heaviest, n)
+				}
+				for _, limit := range []int{0, math.MaxInt} {
+					for _, wantMost := range []bool{false, true} {
+						name := fmt.Sprintf("trial %d, assignment %v, weights %v, limit %d, most %v", trial, a, w, limit, wantMost)
+						p := partWithin(m, f, a, limit)
+						sol, weight, ok := p.ExtremeSat(wantMost, w)
+						p.Release()
+						if ok != (b.count > 0) {
+							t.Fatalf("%s: ok = %v with %d solutions", name, ok, b.count)
+						}
+						if !ok {
+							continue
+						}
+						want := lightest
+						if wantMost {
+							want = heaviest
+						}
+						if weight != want || weigh(sol) != want {
+							t.Fatalf("%s: %v weighs %d (said %d), want %d", name, sol, weigh(sol), weight, want)
+						}
+						if !b.seen[solutionIndex(sol)] {
+							t.Fatalf("%s: %v is no solution", name, sol)
+						}
 					}
 				}
 			}
