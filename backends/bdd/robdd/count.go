@@ -77,7 +77,7 @@ func (m *Manager) Count(f Node, a Assignment) *big.Int {
 
 // Count is Manager.Count over the Part.
 func (p *Part) Count() *big.Int {
-	c := p.countUp()
+	c := p.countUp(true)
 	r := p.root()
 	return c.scaled(r, p.v.free[p.nodes[r].level])
 }
@@ -85,51 +85,49 @@ func (p *Part) Count() *big.Int {
 // counts are the results of a sweep up (countUp): cnt[i] is the number of
 // assignments, agreeing with the view, of the levels from node i's own
 // down that lead from i to True, for every node i of the Part. A count of
-// sat or more is sat in cnt and, when the root's is, exact in big; when
+// sat or more is sat in cnt and, when the root's is, exact in big[i]; when
 // the root's is not, only nodes off every path the sweeps down follow
 // saturate.
 type counts struct {
 	cnt []uint64
-	big map[Node]*big.Int
+	big []*big.Int
 }
 
-// exact returns node i's count in a new big.Int.
+// exact returns node i's count, which the caller must not modify.
 func (c *counts) exact(i Node) *big.Int {
 	if x := c.cnt[i]; x != sat {
 		return new(big.Int).SetUint64(x)
 	}
-	return new(big.Int).Set(c.big[i])
+	return c.big[i]
 }
 
-// scaled returns node i's count times 2^f.
+// scaled returns node i's count times 2^f, in a new big.Int.
 func (c *counts) scaled(i Node, f int32) *big.Int {
-	if x := shl(c.cnt[i], f); x != sat {
-		return new(big.Int).SetUint64(x)
-	}
-	x := c.exact(i)
-	return x.Lsh(x, uint(f))
+	x := new(big.Int)
+	c.addScaled(x, new(big.Int), i, f)
+	return x
 }
 
-// keep records the exact count of node n, id i, whose count saturated.
-func (c *counts) keep(i Node, n node, nodes []node, v view) {
-	after := v.free[n.level+1]
-	x := new(big.Int)
-	if v.val[n.level] != 1 {
-		x.Add(x, c.scaled(Node(n.lo), v.free[nodes[n.lo].level]-after))
+// addScaled adds node i's count times 2^f to x, tmp its work space.
+func (c *counts) addScaled(x, tmp *big.Int, i Node, f int32) {
+	switch y := c.cnt[i]; {
+	case shl(y, f) != sat:
+		tmp.SetUint64(shl(y, f))
+	case y != sat:
+		tmp.Lsh(tmp.SetUint64(y), uint(f))
+	default:
+		tmp.Lsh(c.big[i], uint(f))
 	}
-	if v.val[n.level] != 0 {
-		x.Add(x, c.scaled(Node(n.hi), v.free[nodes[n.hi].level]-after))
-	}
-	if c.big == nil {
-		c.big = make(map[Node]*big.Int)
-	}
-	c.big[i] = x
+	x.Add(x, tmp)
 }
 
 // countUp counts, in the Part's scratch, the assignments below each of its
 // nodes that agree with its view (see counts): one sweep over its nodes,
-// children first. It is the hot loop of every query.
-func (p *Part) countUp() counts {
+// children first. It is the hot loop of every query. rootOnly says the
+// caller reads the exact count of the root alone: the exact counts of the
+// other nodes are then dropped once their last parent has read them, so
+// that the sweep holds those of a frontier of the diagram, not all.
+func (p *Part) countUp(rootOnly bool) counts {
 	nodes := p.nodes
 	cnt := resized(p.s.u64a, len(nodes))
 	p.s.u64a = cnt
@@ -158,13 +156,56 @@ func (p *Part) countUp() counts {
 		// math/big. Below a root under sat, the nodes a sweep down meets
 		// count less than the root, so the uint64 counts are exact where
 		// they are read, and the hot loop needs no test for sat.
+		c.countBig(nodes, p.v, rootOnly)
+	}
+	return c
+}
+
+// countBig sets the exact counts of the nodes whose count reached sat (see
+// countUp).
+func (c *counts) countBig(nodes []node, v view, rootOnly bool) {
+	c.big = make([]*big.Int, len(nodes))
+	// last[i] is node i's last parent that reads its exact count.
+	var last []uint32
+	if rootOnly {
+		last = make([]uint32, len(nodes))
 		for i := 2; i < len(nodes); i++ {
-			if cnt[i] == sat {
-				c.keep(Node(i), nodes[i], nodes, p.v)
+			if c.cnt[i] == sat {
+				last[nodes[i].lo], last[nodes[i].hi] = uint32(i), uint32(i)
 			}
 		}
 	}
-	return c
+	var spare []*big.Int // counts dropped, for reuse
+	var tmp big.Int
+	for i := 2; i < len(nodes); i++ {
+		if c.cnt[i] != sat {
+			continue
+		}
+		n := nodes[i]
+		var x *big.Int
+		if k := len(spare); k > 0 {
+			x = spare[k-1].SetUint64(0)
+			spare = spare[:k-1]
+		} else {
+			x = new(big.Int)
+		}
+		after := v.free[n.level+1]
+		if v.val[n.level] != 1 {
+			c.addScaled(x, &tmp, Node(n.lo), v.free[nodes[n.lo].level]-after)
+		}
+		if v.val[n.level] != 0 {
+			c.addScaled(x, &tmp, Node(n.hi), v.free[nodes[n.hi].level]-after)
+		}
+		c.big[i] = x
+		if rootOnly {
+			for _, k := range [2]uint32{n.lo, n.hi} {
+				if last[k] == uint32(i) && c.big[k] != nil {
+					spare = append(spare, c.big[k])
+					c.big[k] = nil
+				}
+			}
+		}
+	}
 }
 
 // Marginals returns, for every variable, the number of assignments of all
@@ -186,7 +227,7 @@ func (m *Manager) Marginals(f Node, a Assignment) (ones []*big.Int, total *big.I
 
 // Marginals is Manager.Marginals over the Part.
 func (p *Part) Marginals() (ones []*big.Int, total *big.Int) {
-	c := p.countUp()
+	c := p.countUp(false)
 	r := p.root()
 	t := shl(c.cnt[r], p.v.free[p.nodes[r].level])
 	if t == sat {

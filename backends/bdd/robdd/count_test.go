@@ -226,7 +226,7 @@ func TestCountsMatchBruteForce(t *testing.T) {
 func marginalsBig(m *Manager, f Node, a Assignment) ([]*big.Int, *big.Int) {
 	p := m.part(f, a)
 	defer p.Release()
-	c := p.countUp()
+	c := p.countUp(false)
 	ones, total := p.marginalsBig(&c)
 	return byVar(m, ones), total
 }
@@ -326,7 +326,7 @@ func TestCountsOutgrowUint64NodeByNode(t *testing.T) {
 	for _, tt := range tests {
 		for _, limit := range []int{0, 1 << 20} {
 			p := partWithin(m, f, tt.a, limit)
-			c := p.countUp()
+			c := p.countUp(false)
 			if got := c.scaled(p.root(), p.v.free[m.Level(f)]); got.Cmp(tt.total) != 0 {
 				t.Errorf("%s, limit %d: total %v, want %v", tt.name, limit, got, tt.total)
 			}
@@ -336,6 +336,56 @@ func TestCountsOutgrowUint64NodeByNode(t *testing.T) {
 				}
 			}
 			p.Release()
+		}
+	}
+}
+
+// TestCountOfTheRootAloneDropsNoCountStillRead: a count of the root alone,
+// which drops each node's exact count once its last parent has read it,
+// equals the count that keeps every node's, on random conjunctions of
+// clauses over 150 variables, each over six neighbours (so that the
+// diagram stays small), whose counts pass 64 bits at most nodes, under
+// random assignments.
+func TestCountOfTheRootAloneDropsNoCountStillRead(t *testing.T) {
+	ctx := t.Context()
+	rng := rand.New(rand.NewPCG(4, 150))
+	const vars = 150
+	for trial := range 20 {
+		m := New(vars, 0)
+		f := True
+		for range 40 + trial*3 {
+			c, base := False, rng.IntN(vars-6)
+			for range 3 {
+				x, _ := m.Var(base + rng.IntN(6))
+				if rng.IntN(2) == 0 {
+					x, _ = m.Not(ctx, x)
+				}
+				c, _ = m.Or(ctx, c, x)
+			}
+			f, _ = m.And(ctx, f, c)
+		}
+		for k := range 4 {
+			var a Assignment
+			if k > 0 {
+				a = m.NewAssignment()
+				for range k * 5 {
+					a[rng.IntN(vars)] = int8(rng.IntN(2))
+				}
+			}
+			p := m.part(f, a)
+			all := p.countUp(false)
+			root := p.root()
+			want := new(big.Int).Set(all.scaled(root, 0))
+			saturated := len(all.big)
+			once := p.countUp(true)
+			got := once.scaled(root, 0)
+			p.Release()
+			if got.Cmp(want) != 0 {
+				t.Fatalf("trial %d, assignment %d: the root alone counts %v, all the nodes %v", trial, k, got, want)
+			}
+			if k == 0 && saturated == 0 {
+				t.Fatalf("trial %d: no count passed 64 bits", trial)
+			}
 		}
 	}
 }

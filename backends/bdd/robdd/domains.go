@@ -38,7 +38,7 @@ func (m *Manager) ValidDomains(f Node, a Assignment) (dom []Domain, count *big.I
 
 // ValidDomains is Manager.ValidDomains over the Part.
 func (p *Part) ValidDomains() (dom []Domain, count *big.Int) {
-	c := p.countUp()
+	c := p.countUp(true)
 	dom = make([]Domain, len(p.v.val))
 	r := p.root()
 	total := c.scaled(r, p.v.free[p.nodes[r].level])

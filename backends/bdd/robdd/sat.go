@@ -106,7 +106,7 @@ func (p *Part) RandomSat(rng *rand.Rand) ([]bool, bool) { return p.randomSat(rng
 // branches' weights add up to less than fits, in math/big otherwise:
 // RandomSat passes sat, tests 0 to exercise math/big.
 func (p *Part) randomSat(rng *rand.Rand, fits uint64) ([]bool, bool) {
-	c := p.countUp()
+	c := p.countUp(false)
 	f, v, nodes := p.root(), p.v, p.nodes
 	if c.cnt[f] == 0 {
 		return nil, false
