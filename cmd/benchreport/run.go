@@ -182,8 +182,10 @@ func quickPlan() plan {
 		ModelBaselineBudget: time.Minute,
 		PaintRuns:           3,
 		BuDDyTimeout:        120 * time.Second, // BuDDy's on these models in shared/README.md
-		BuDDyBudget:         2 << 30,
-		SampleTimeout:       5 * time.Minute,
+		// The bdd backend's: what the server gives one compile on a
+		// machine of 24 GiB (package sizing).
+		BuDDyBudget:   12 << 30,
+		SampleTimeout: 5 * time.Minute,
 	}
 }
 
