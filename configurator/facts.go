@@ -30,7 +30,8 @@ type Facts struct {
 	// not count them exactly.
 	Configurations *big.Int
 	// Selecting counts, per feature, the configurations that select it,
-	// nil when the backend does not count them (no FeatureMarginaler).
+	// nil when the backend does not count them (no FeatureMarginaler, or
+	// counts beyond its limits: ErrTooLarge).
 	Selecting []*big.Int
 }
 
@@ -69,7 +70,11 @@ func ModelFacts(ctx context.Context, sp Space) (*Facts, error) {
 		facts.Configurations = d.Configurations
 	}
 	if mg, ok := sp.(FeatureMarginaler); ok {
-		if facts.Selecting, err = mg.FeatureMarginals(ctx, nil); err != nil {
+		facts.Selecting, err = mg.FeatureMarginals(ctx, nil)
+		if errors.Is(err, ErrTooLarge) {
+			facts.Selecting, err = nil, nil // the facts without the shares
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -129,6 +134,9 @@ func atomicSets(ctx context.Context, sp Space, d *Domains) ([][]int, error) {
 		rng := rand.New(rand.NewPCG(1, 2))
 		for range factSamples {
 			config, err := sm.SampleConfiguration(ctx, nil, rng)
+			if errors.Is(err, ErrTooLarge) {
+				break // the checks below split the sets without samples
+			}
 			if err != nil {
 				return nil, err
 			}

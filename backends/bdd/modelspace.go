@@ -9,6 +9,7 @@ import (
 
 	"github.com/nqueens/configurator/backends/bdd/robdd"
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/bytesize"
 	"github.com/nqueens/configurator/configurator/feature"
 )
 
@@ -84,6 +85,20 @@ func (s *ModelSpace) assign(decisions []configurator.Decision) (a, vals robdd.As
 	}
 	vals, ok = s.bindings.assign(decisions)
 	return vals[:s.vars], vals, ok, nil
+}
+
+// exactCounts refuses, with an error wrapping configurator.ErrTooLarge, a
+// query that needs the exact count below every node of the diagram (a
+// uniform sample, the marginals) when those counts may pass the Backend's
+// work space: each can take a word per 64 variables, and math/big holds
+// them beside the sweep's own work space, which does not count them.
+func (s *ModelSpace) exactCounts() error {
+	need := int64(s.nodes) * ((int64(s.vars)+63)/64*8 + 40)
+	if need <= s.work.bound {
+		return nil
+	}
+	return fmt.Errorf("the exact counts below every node of this diagram of %d nodes over %d variables may take %s, more than the %s of work space of the BDD queries: %w",
+		s.nodes, s.vars, bytesize.Format(need), bytesize.Format(s.work.bound), configurator.ErrTooLarge)
 }
 
 // noConfiguration is the error of decisions that no configuration keeps.
@@ -177,10 +192,14 @@ func (s *ModelSpace) Configuration(ctx context.Context, decisions []configurator
 
 // SampleConfiguration returns a configuration that keeps the decisions,
 // drawn uniformly at random: a count up the part of the diagram the
-// decisions allow and one walk down it.
+// decisions allow and one walk down it. It refuses a diagram whose exact
+// counts may pass the work space (exactCounts).
 func (s *ModelSpace) SampleConfiguration(ctx context.Context, decisions []configurator.Decision, rng *rand.Rand) ([]bool, error) {
 	a, vals, ok, err := s.assign(decisions)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.exactCounts(); err != nil {
 		return nil, err
 	}
 	var x []bool
@@ -197,10 +216,14 @@ func (s *ModelSpace) SampleConfiguration(ctx context.Context, decisions []config
 
 // FeatureMarginals returns, for every feature, the number of
 // configurations that keep the decisions and select it: one count up and
-// one down the part of the diagram the decisions allow.
+// one down the part of the diagram the decisions allow. It refuses a
+// diagram whose exact counts may pass the work space (exactCounts).
 func (s *ModelSpace) FeatureMarginals(ctx context.Context, decisions []configurator.Decision) ([]*big.Int, error) {
 	a, vals, ok, err := s.assign(decisions)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.exactCounts(); err != nil {
 		return nil, err
 	}
 	if !ok {

@@ -630,3 +630,33 @@ func TestRaceCompiles(t *testing.T) {
 		t.Errorf("a race that every compile loses: %v", err)
 	}
 }
+
+// TestExactCountsBeyondTheWorkSpace: a uniform sample and the marginals,
+// which need the exact count below every node, are refused with
+// ErrTooLarge when those counts may pass the work space; the facts are
+// then given without the shares; the domains and counts still answer.
+func TestExactCountsBeyondTheWorkSpace(t *testing.T) {
+	m, err := dimacs.Parse([]byte("p cnf 4 3\n1 2 0\n-2 3 0\n3 4 0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		bound   int64
+		refused bool
+	}{{DefaultScratch, false}, {64, true}} {
+		b := New(Options{Scratch: tc.bound})
+		sp, err := b.CompileModel(t.Context(), m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, merr := sp.(configurator.FeatureMarginaler).FeatureMarginals(t.Context(), nil)
+		_, serr := sp.(configurator.FeatureSampler).SampleConfiguration(t.Context(), nil, rand.New(rand.NewPCG(1, 1)))
+		if errors.Is(merr, configurator.ErrTooLarge) != tc.refused || errors.Is(serr, configurator.ErrTooLarge) != tc.refused {
+			t.Errorf("work space %d: marginals %v, sample %v; refused want %v", tc.bound, merr, serr, tc.refused)
+		}
+		facts, err := configurator.ModelFacts(t.Context(), sp)
+		if err != nil || facts.Configurations.Int64() != 7 || (facts.Selecting == nil) != tc.refused {
+			t.Errorf("work space %d: facts %+v, %v; want 7 configurations, shares unless refused", tc.bound, facts, err)
+		}
+	}
+}
