@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -340,10 +341,11 @@ type modelCompiled struct {
 	red  *reduction
 }
 
-// raceCompiles compiles model by every compile of cfgs side by side, the
-// i-th starting i×raceDelay after the first, each in a Manager of an equal
-// share of the budget, and returns the first diagram made; the others stop
-// then. When every one fails, the error says why each did (the budget,
+// raceCompiles compiles model by every compile of cfgs side by side: the
+// first as many as the cores at once, each later one raceDelay after the
+// one before, or later while as many run as the cores (two at least); each
+// in a Manager of an equal share of the budget. It returns the first
+// diagram made; the others stop then. When every one fails, the error says why each did (the budget,
 // ctx).
 func raceCompiles(ctx context.Context, model *feature.Model, o ModelOrder, budget int64, cfgs []compileConfig) (modelCompiled, error) {
 	type result struct {
@@ -355,16 +357,19 @@ func raceCompiles(ctx context.Context, model *feature.Model, o ModelOrder, budge
 	defer cancel()
 	share := budget / int64(len(cfgs))
 	results := make(chan result, len(cfgs))
+	cores := runtime.GOMAXPROCS(0)
+	slots := make(chan struct{}, max(cores, 2))
 	// start[i] closes when compile i may start before its time: every
 	// compile before it has failed.
 	start := make([]chan struct{}, len(cfgs))
 	for i, cfg := range cfgs {
 		start[i] = make(chan struct{})
 		go func() {
-			// A later compile starts late: a model the first compiles in
-			// seconds is not slowed down, on one core, by the others.
-			if i > 0 {
-				t := time.NewTimer(time.Duration(i) * raceDelay)
+			// As many compiles start at once as there are cores; a later
+			// one starts late, so that a model the first compiles in
+			// seconds is not slowed down by it on a core they share.
+			if late := i - cores + 1; late > 0 {
+				t := time.NewTimer(time.Duration(late) * raceDelay)
 				defer t.Stop()
 				select {
 				case <-t.C:
@@ -374,7 +379,16 @@ func raceCompiles(ctx context.Context, model *feature.Model, o ModelOrder, budge
 					return
 				}
 			}
+			// No more compiles at once than cores, two at least: a
+			// compile that waits for one to end leaves the others theirs.
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				results <- result{i: i, err: ctx.Err()}
+				return
+			}
 			c, err := compileModelFrom(ctx, model, o, share, cfg)
+			<-slots
 			results <- result{i, c, err}
 		}()
 	}
