@@ -24,8 +24,8 @@
 // merges the equal ones, over the features left (a ModelSpace answers for
 // the others from the ones they equal), from a variable order that a
 // heuristic gives (Options.ModelOrder; package varorder). Three compiles
-// run side by side, each starting later than the one before, and the
-// first diagram made is kept: one that sifts the diagram once it is
+// run side by side, as many at once as there are cores, and the first
+// diagram made is kept: one that sifts the diagram once it is
 // made, a balanced tree of the terms, and one that sifts as the diagram
 // grows. A ModelSpace answers valid domains, counts, sampling and
 // marginals under decisions by the same sweeps, and is kept in
