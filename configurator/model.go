@@ -1,19 +1,19 @@
-// Package configurator holds the N-Queens model, the Backend interface that
-// decision procedures implement with its optional capabilities, the session
-// logic of the interactive configurator (place, remove, explain, make room,
-// complete), and the comparison of two backends' answers (Compare).
+// Package configurator is the interactive configurator over any model:
+// the interfaces that decision procedures implement (a Backend or a
+// ModelCompiler compiles a model into a Space, whose optional
+// capabilities are small interfaces a caller asks for), and the one
+// session that configures a model on a Space (FeatureSession): it
+// decides, undoes, explains every forced feature by its minimal reasons in
+// the model's words, makes room, completes, samples and states the
+// model's facts.
 //
-// Feature models (package feature: UVL feature models, DIMACS CNF files)
-// are configured the same way: a ModelCompiler compiles one into a Space,
-// and a FeatureSession decides, undoes, explains (every minimal reason,
-// with the parts of the model that carry it, in the model's words), makes
-// room and completes on it. The board is one kind of feature model too
-// (Model.FeatureModel): a Backend compiles it into a Board, the Space that
-// also answers in squares.
-//
-// The rules of N-Queens are written once, in Model, as data: every backend
-// compiles the same list of constraints, so a bug in the rules shows in all
-// backends at once and the independent oracle of the cross-check catches it.
+// Models are feature models (package feature: UVL, DIMACS CNF, FeatureIDE
+// XML). The N-Queens board is one of them, built in (Model.FeatureModel,
+// BoardID): its rules are written once, in Model, as data, so that every
+// backend compiles the same list of constraints, a bug in the rules shows
+// in all backends at once and the independent oracle of the cross-check
+// catches it; and a board keeps what only a board has (squares, ranks,
+// proofs by cases, the Board a Backend compiles it into).
 package configurator
 
 import (

@@ -1,5 +1,6 @@
 // Package models is the web server's store of feature models: the bundled
-// examples and the models people upload (UVL or DIMACS CNF), each under an
+// examples, the built-in boards and the models people upload (UVL, DIMACS
+// CNF, FeatureIDE XML or SXFM), each under an
 // ID that is a hash of its content, so that the same file always gets the
 // same ID and an address that names one is good for as long as the model
 // is kept. Uploads are kept in the server's cache directory and read again
