@@ -1,11 +1,11 @@
 // Package models is the web server's store of feature models: the bundled
 // examples, the built-in boards and the models people upload (UVL, DIMACS
-// CNF, FeatureIDE XML or SXFM), each under an
-// ID that is a hash of its content, so that the same file always gets the
-// same ID and an address that names one is good for as long as the model
-// is kept. Uploads are kept in the server's cache directory and read again
-// by ID after a restart; a file there that does not hash to its name, or
-// does not parse, is refused and removed, never trusted.
+// CNF, FeatureIDE XML or SXFM), each under an ID that is a hash of its
+// content, so that the same file always gets the same ID and an address
+// that names one is good for as long as the model is kept. Uploads are
+// kept in the server's cache directory and read again by ID after a
+// restart; a file there that does not hash to its name, or does not
+// parse, is refused and removed, never trusted.
 //
 // The store holds models, not their compiled spaces, which the server's
 // one cache of compiled spaces (package spaces) compiles and holds for
