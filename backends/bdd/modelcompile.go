@@ -333,6 +333,11 @@ var compileRace = []compileConfig{unsiftedCompile, treeCompile, defaultCompile}
 // to leave the later ones a minute or more of two.
 const raceDelay = 30 * time.Second
 
+// raceStagger is how long after the one before a compile starts that has
+// a core of its own: the first compile, which sifts its diagram at the
+// end, makes the diagrams it makes within it.
+const raceStagger = time.Second
+
 // modelCompiled is a model's diagram as a compile made it: the Manager that
 // holds it alone, its root, and the reduction whose variables it is over.
 type modelCompiled struct {
@@ -342,9 +347,9 @@ type modelCompiled struct {
 }
 
 // raceCompiles compiles model by every compile of cfgs side by side: the
-// first as many as the cores at once, each later one raceDelay after the
-// one before, or later while as many run as the cores (two at least); each
-// in a Manager of an equal share of the budget. It returns the first
+// first as many as the cores raceStagger apart, each later one raceDelay
+// after the one before, or later while as many run as the cores (two at
+// least); each in a Manager of an equal share of the budget. It returns the first
 // diagram made; the others stop then. When every one fails, the error says why each did (the budget,
 // ctx).
 func raceCompiles(ctx context.Context, model *feature.Model, o ModelOrder, budget int64, cfgs []compileConfig) (modelCompiled, error) {
@@ -365,11 +370,16 @@ func raceCompiles(ctx context.Context, model *feature.Model, o ModelOrder, budge
 	for i, cfg := range cfgs {
 		start[i] = make(chan struct{})
 		go func() {
-			// As many compiles start at once as there are cores; a later
-			// one starts late, so that a model the first compiles in
-			// seconds is not slowed down by it on a core they share.
-			if late := i - cores + 1; late > 0 {
-				t := time.NewTimer(time.Duration(late) * raceDelay)
+			// As many compiles start within seconds as there are cores,
+			// so that the first makes the small diagrams; a later one
+			// starts late, so that a model the first compiles in seconds
+			// is not slowed down by it on a core they share.
+			if i > 0 {
+				wait := time.Duration(i) * raceStagger
+				if late := i - cores + 1; late > 0 {
+					wait = time.Duration(late) * raceDelay
+				}
+				t := time.NewTimer(wait)
 				defer t.Stop()
 				select {
 				case <-t.C:
