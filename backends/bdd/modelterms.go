@@ -9,14 +9,11 @@ import (
 // A feature model's diagram is the conjunction of terms read from the
 // model directly, without the auxiliary variables of its CNF: the clauses
 // of a CNF file as they are; for a feature model, the root, each feature's
-// need of its parent, each mandatory child, the bounds of each group (as
-// clauses for an or-group and an alternative group of up to pairwiseGroup
-// children; otherwise a cardinality diagram built level by level: a group
-// of any size is a diagram of its children times its bound), and each
-// constraint, as clauses where the model's CNF writes it over the
-// features alone, else built from its expression. A term's variables are
-// the model's features, and preprocess renumbers them to the variables of
-// the compile.
+// need of its parent, each mandatory child, the bounds of each group (a
+// cardinality diagram built level by level: a group of any size is a
+// diagram of its children times its bound), and each constraint, built
+// from its expression. A term's variables are the model's features, and
+// preprocess renumbers them to the variables of the compile.
 
 // termKind says what a term is.
 type termKind uint8
@@ -38,10 +35,6 @@ type term struct {
 	lits  []feature.Lit
 	vars  []int32
 }
-
-// pairwiseGroup is the largest alternative group that modelTerms writes
-// as clauses: n(n-1)/2 of them keep apart every two of its n children.
-const pairwiseGroup = 8
 
 // modelTerms lists the terms of m's diagram.
 func modelTerms(m *feature.Model) []term {
@@ -83,20 +76,6 @@ func modelTerms(m *feature.Model) []term {
 				lits = append(lits, feature.FeatureLit(c, true))
 			}
 			clause(lits...)
-		case lo == 1 && hi == 1 && n <= pairwiseGroup:
-			// An alternative group as clauses: one child at least, no
-			// two at once; so its units and equivalences take part in
-			// preprocessing, as in the model's CNF.
-			lits := []feature.Lit{-p}
-			for _, c := range g.Children {
-				lits = append(lits, feature.FeatureLit(c, true))
-			}
-			clause(lits...)
-			for i, c := range g.Children {
-				for _, d := range g.Children[i+1:] {
-					clause(feature.FeatureLit(c, false), feature.FeatureLit(d, false))
-				}
-			}
 		default:
 			vars := []int32{int32(g.Parent)}
 			for _, c := range g.Children {
