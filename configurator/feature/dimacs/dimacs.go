@@ -315,8 +315,9 @@ func nameComment(line string, n *nameLine) bool {
 
 // Write writes the model's CNF (Model.CNF) as a DIMACS file: a comment
 // `c <index> <name>` for each feature (`c <index>$ <name>` for a generated
-// one), one `c <index>$ aux<index>` for each auxiliary variable, the
-// header, and one clause a line. A name read back loses the blanks at its
+// one; none for a feature named as Parse names a variable the file leaves
+// unnamed, x<index>), one `c <index>$ aux<index>` for each auxiliary
+// variable, the header, and one clause a line. A name read back loses the blanks at its
 // ends; one that NameFault refuses (a line break, say) is refused here too.
 func Write(w io.Writer, m *feature.Model) error {
 	for i, f := range m.Features {
@@ -328,8 +329,11 @@ func Write(w io.Writer, m *feature.Model) error {
 	bw := bufio.NewWriter(w)
 	for i, f := range m.Features {
 		mark := ""
-		if f.Generated {
+		switch {
+		case f.Generated:
 			mark = "$"
+		case f.Name == "x"+strconv.Itoa(i+1):
+			continue // the name Parse gives a variable the file leaves unnamed
 		}
 		fmt.Fprintf(bw, "c %d%s %s\n", i+1, mark, f.Name)
 	}
