@@ -257,7 +257,7 @@ func (r *reader) set(name string, manual, automatic Value, off int) error {
 
 // fail is the error at byte offset off of the file.
 func (r *reader) fail(kind error, off int, format string, args ...any) *feature.Error {
-	return &feature.Error{Pos: feature.PosAt(r.src, off), Msg: fmt.Sprintf(format, args...), Quote: feature.LineAt(r.src, off), Kind: kind}
+	return feature.ErrorAt(r.src, off, kind, format, args...)
 }
 
 // Fits reports whether a configuration of m can be written in format f:

@@ -39,6 +39,32 @@ func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Pos, e.Msg) }
 // Unwrap returns the error's kind.
 func (e *Error) Unwrap() error { return e.Kind }
 
+// ErrorAt returns the Error of the given kind at byte offset off of src,
+// placed by PosAt and quoted by LineAt.
+func ErrorAt[S ~string | ~[]byte](src S, off int, kind error, format string, args ...any) *Error {
+	return &Error{Pos: PosAt(src, off), Msg: fmt.Sprintf(format, args...), Quote: LineAt(src, off), Kind: kind}
+}
+
+// bailout carries a reader's error from Bail up to Rescue.
+type bailout struct{ err *Error }
+
+// Bail stops a reader with err, unwinding every function between it and
+// the one that defers Rescue; a reader that descends through many
+// functions stops so, rather than return the error from each.
+func Bail(err *Error) { panic(bailout{err}) }
+
+// Rescue, deferred, turns a Bail into the error its function returns (its
+// other results are left as they are); any other panic goes on.
+func Rescue(err *error) {
+	if x := recover(); x != nil {
+		b, ok := x.(bailout)
+		if !ok {
+			panic(x)
+		}
+		*err = b.err
+	}
+}
+
 // PosAt returns the line and column (in characters) of byte offset off in
 // src, a line break being \n, \r\n or a lone \r, and a byte order mark at
 // the start of src no character of the first line.

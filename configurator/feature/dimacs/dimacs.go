@@ -38,17 +38,9 @@ type reader struct {
 	maxVars   int // the most variables a header may declare
 }
 
-// bailout carries the reader's error up to Parse.
-type bailout struct{ err *feature.Error }
-
 // failAt stops reading with an error at byte offset off.
 func (r *reader) failAt(kind error, off int, format string, args ...any) {
-	panic(bailout{&feature.Error{
-		Pos:   feature.PosAt(r.src, off),
-		Msg:   fmt.Sprintf(format, args...),
-		Quote: feature.LineAt(r.src, off),
-		Kind:  kind,
-	}})
+	feature.Bail(feature.ErrorAt(r.src, off, kind, format, args...))
 }
 
 // restOfLine returns the line from off on, and moves to the next line.
@@ -107,15 +99,7 @@ func Parse(src []byte) (*feature.Model, error) { return ParseMax(src, MaxVariabl
 // than maxVariables variables (MaxVariables at most): a header of a few
 // bytes may otherwise ask for a million features.
 func ParseMax(src []byte, maxVariables int) (m *feature.Model, err error) {
-	defer func() {
-		if x := recover(); x != nil {
-			b, ok := x.(bailout)
-			if !ok {
-				panic(x)
-			}
-			m, err = nil, b.err
-		}
-	}()
+	defer feature.Rescue(&err)
 	r := &reader{src: src, line: 1, maxVars: min(maxVariables, MaxVariables)}
 	if bytes.HasPrefix(src, []byte("\uFEFF")) {
 		r.off, r.lineStart = len("\uFEFF"), len("\uFEFF") // a byte order mark: passed over

@@ -33,7 +33,6 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
-	"fmt"
 	"io"
 	"strings"
 
@@ -51,7 +50,7 @@ const MaxDepth = uvl.MaxDepth
 // its root element. The model's name is the SXFM model's name attribute,
 // else its root feature's.
 func Parse(src []byte) (m *feature.Model, err error) {
-	defer rescue(&err)
+	defer feature.Rescue(&err)
 	r := &reader{src: src, ids: map[string]int{}}
 	r.m.Root = -1
 	if len(src) > MaxSize {
@@ -90,20 +89,6 @@ func Parse(src []byte) (m *feature.Model, err error) {
 				r.fail(feature.ErrSyntax, r.start, "expected an element, found text outside it")
 			}
 		}
-	}
-}
-
-// bailout carries a reader's error up to Parse.
-type bailout struct{ err *feature.Error }
-
-// rescue, deferred, turns a bailout into the error its function returns.
-func rescue(err *error) {
-	if x := recover(); x != nil {
-		b, ok := x.(bailout)
-		if !ok {
-			panic(x)
-		}
-		*err = b.err
 	}
 }
 
@@ -152,12 +137,7 @@ type ref struct {
 
 // fail stops reading with an error at byte offset off of src.
 func (r *reader) fail(kind error, off int, format string, args ...any) {
-	panic(bailout{&feature.Error{
-		Pos:   feature.PosAt(r.src, off),
-		Msg:   fmt.Sprintf(format, args...),
-		Quote: feature.LineAt(r.src, off),
-		Kind:  kind,
-	}})
+	feature.Bail(feature.ErrorAt(r.src, off, kind, format, args...))
 }
 
 // token returns the next token, nil at the end of the file; a document

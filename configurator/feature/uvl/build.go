@@ -1,7 +1,6 @@
 package uvl
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/nqueens/configurator/configurator/feature"
@@ -25,7 +24,7 @@ type builder struct {
 type scope map[string]int
 
 func build(root *file, imported []*file) (_ *feature.Model, err error) {
-	defer rescue(&err)
+	defer feature.Rescue(&err)
 	nodes := root.nodes
 	for _, f := range imported {
 		nodes += f.nodes
@@ -66,7 +65,7 @@ func build(root *file, imported []*file) (_ *feature.Model, err error) {
 func pos(f *file, t token) feature.Pos { return feature.Pos{File: f.path, Line: t.line, Column: t.col} }
 
 func failAt(f *file, t token, kind error, format string, args ...any) {
-	panic(bailout{&feature.Error{Pos: pos(f, t), Msg: fmt.Sprintf(format, args...), Quote: feature.LineAt(f.src, t.off), Kind: kind}})
+	feature.Bail(errorAt(f.src, f.path, t, kind, format, args...))
 }
 
 // located is an import declaration with the file that makes it.

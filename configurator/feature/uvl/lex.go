@@ -82,21 +82,6 @@ func (t token) String() string {
 	return fmt.Sprintf("%q", t.text)
 }
 
-// bailout carries a reader's error up to the function that recovers it.
-type bailout struct{ err *feature.Error }
-
-// rescue, deferred, turns a bailout into the error its function returns
-// (its other results are left zero).
-func rescue(err *error) {
-	if r := recover(); r != nil {
-		b, ok := r.(bailout)
-		if !ok {
-			panic(r)
-		}
-		*err = b.err
-	}
-}
-
 // lexer splits a UVL source into tokens, with the indentation turned into
 // tNewline, tIndent and tDedent as the reference grammar's lexers do: a line
 // break inside parentheses, brackets or braces is a space, a line holding
@@ -125,13 +110,16 @@ func newLexer(src, file string) *lexer {
 	return lx
 }
 
-func (lx *lexer) errorf(kind error, off, line, col int, format string, args ...any) {
-	panic(bailout{&feature.Error{
-		Pos:   feature.Pos{File: lx.file, Line: line, Column: col},
-		Msg:   fmt.Sprintf(format, args...),
-		Quote: feature.LineAt(lx.src, off),
-		Kind:  kind,
-	}})
+// errorf stops reading with an error at t.
+func (lx *lexer) errorf(kind error, t token, format string, args ...any) {
+	feature.Bail(errorAt(lx.src, lx.file, t, kind, format, args...))
+}
+
+// errorAt is the error of kind at token t of the file at path, whose
+// source is src.
+func errorAt(src, path string, t token, kind error, format string, args ...any) *feature.Error {
+	return &feature.Error{Pos: feature.Pos{File: path, Line: t.line, Column: t.col},
+		Msg: fmt.Sprintf(format, args...), Quote: feature.LineAt(src, t.off), Kind: kind}
 }
 
 // next returns the next token.
@@ -199,10 +187,10 @@ func (lx *lexer) skipBlanks(breaks bool) {
 			}
 			lx.advance(end)
 		case strings.HasPrefix(lx.src[lx.off:], "/*"):
-			off, line, col := lx.off, lx.line, lx.col
+			start := lx.here(tOp, "/*")
 			end := strings.Index(lx.src[lx.off+2:], "*/")
 			if end < 0 {
-				lx.errorf(feature.ErrSyntax, off, line, col, "expected */ to close this comment, found the end of the file")
+				lx.errorf(feature.ErrSyntax, start, "expected */ to close this comment, found the end of the file")
 			}
 			stop := lx.off + 2 + end + 2
 			for lx.off < stop {
@@ -249,7 +237,7 @@ func (lx *lexer) scan() {
 	if lx.off >= len(lx.src) {
 		if n := len(lx.opened); n > 0 {
 			o := lx.opened[n-1]
-			lx.errorf(feature.ErrSyntax, o.off, o.line, o.col, "expected %s to close this %s, found the end of the file", closers[o.text], o.text)
+			lx.errorf(feature.ErrSyntax, o, "expected %s to close this %s, found the end of the file", closers[o.text], o.text)
 		}
 		if lx.last != tNewline {
 			lx.push(lx.here(tNewline, ""))
@@ -290,7 +278,7 @@ func (lx *lexer) indent() {
 			top = lx.indents[len(lx.indents)-1]
 		}
 		if top != w {
-			lx.errorf(feature.ErrSyntax, lx.off, lx.line, lx.col,
+			lx.errorf(feature.ErrSyntax, lx.here(tIndent, ""),
 				"expected this line to be indented as one of the lines that enclose it (%d columns), found %d columns", top, w)
 		}
 	}
@@ -330,7 +318,7 @@ func (lx *lexer) token() token {
 		}
 		t.kind, t.text = tName, s[:n]
 		if n > feature.MaxNameBytes {
-			lx.errorf(feature.ErrLimit, lx.off, lx.line, lx.col, "expected a name of at most %d bytes, found one of %d", feature.MaxNameBytes, n)
+			lx.errorf(feature.ErrLimit, t, "expected a name of at most %d bytes, found one of %d", feature.MaxNameBytes, n)
 		}
 		switch {
 		case keyword(t.text):
@@ -347,14 +335,14 @@ func (lx *lexer) token() token {
 		}
 		switch {
 		case end < 0 || s[1+end] != c:
-			lx.errorf(feature.ErrSyntax, lx.off, lx.line, lx.col, "expected %c to close this quoted %s on its line", c, what)
+			lx.errorf(feature.ErrSyntax, t, "expected %c to close this quoted %s on its line", c, what)
 		case end == 0:
-			lx.errorf(feature.ErrSyntax, lx.off, lx.line, lx.col, "expected a quoted %s, found an empty one", what)
+			lx.errorf(feature.ErrSyntax, t, "expected a quoted %s, found an empty one", what)
 		case t.kind == tString && !utf8.ValidString(s[1:1+end]):
-			lx.errorf(feature.ErrSyntax, lx.off, lx.line, lx.col, "expected a quoted %s in UTF-8, found invalid bytes", what)
+			lx.errorf(feature.ErrSyntax, t, "expected a quoted %s in UTF-8, found invalid bytes", what)
 		case t.kind == tQuoted:
 			if at, found, kind := feature.NameFault(s[1 : 1+end]); at >= 0 {
-				lx.errorf(kind, lx.off+1+at, lx.line, lx.col+1+utf8.RuneCountInString(s[1:1+at]), "expected a quoted name, %s", found)
+				lx.errorf(kind, token{off: lx.off + 1 + at, line: lx.line, col: lx.col + 1 + utf8.RuneCountInString(s[1:1+at])}, "expected a quoted name, %s", found)
 			}
 		}
 		t.text = s[1 : 1+end]
@@ -397,9 +385,9 @@ func (lx *lexer) token() token {
 		}
 		r, _ := utf8.DecodeRuneInString(s)
 		if r == utf8.RuneError {
-			lx.errorf(feature.ErrSyntax, lx.off, lx.line, lx.col, "expected UTF-8 text, found the byte %#x", c)
+			lx.errorf(feature.ErrSyntax, t, "expected UTF-8 text, found the byte %#x", c)
 		}
-		lx.errorf(feature.ErrSyntax, lx.off, lx.line, lx.col, "expected a name, a keyword or an operator, found %q", r)
+		lx.errorf(feature.ErrSyntax, t, "expected a name, a keyword or an operator, found %q", r)
 	}
 	return t
 }

@@ -72,7 +72,7 @@ func (p *parser) next() {
 }
 
 func (p *parser) fail(kind error, at token, format string, args ...any) {
-	p.lx.errorf(kind, at.off, at.line, at.col, format, args...)
+	p.lx.errorf(kind, at, format, args...)
 }
 
 // expected stops at the current token, which is not what was expected.
@@ -120,7 +120,7 @@ func (p *parser) leave() { p.nest-- }
 // parseFile reads a file: namespace, include, imports, features and
 // constraints, each optional, in this order.
 func parseFile(src, path string) (_ *file, err error) {
-	defer rescue(&err)
+	defer feature.Rescue(&err)
 	p := &parser{lx: newLexer(src, path), f: &file{path: path, src: src}}
 	p.next()
 	sections := []struct {

@@ -116,8 +116,7 @@ func (l *loader) readFile(name string) (string, error) {
 func (l *loader) imports(f *file, chain []string) error {
 	for _, d := range f.imports {
 		at := func(kind error, format string, args ...any) error {
-			return &feature.Error{Pos: feature.Pos{File: f.path, Line: d.at.line, Column: d.at.col},
-				Msg: fmt.Sprintf(format, args...), Quote: feature.LineAt(f.src, d.at.off), Kind: kind}
+			return errorAt(f.src, f.path, d.at, kind, format, args...)
 		}
 		if l.fsys == nil {
 			return at(feature.ErrInvalid, "expected a model without imports (this reader was given one file, not the files beside it), found an import of %s", d.alias)
