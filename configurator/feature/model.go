@@ -305,6 +305,17 @@ func (m *Model) ID(name string) (int, bool) {
 	return i, ok
 }
 
+// FreeName returns name, or name with underscores after it, whichever no
+// feature of m has: the name for a feature that a writer adds.
+func (m *Model) FreeName(name string) string {
+	for {
+		if _, taken := m.ids[name]; !taken {
+			return name
+		}
+		name += "_"
+	}
+}
+
 // Valid reports whether a configuration satisfies the model: config[i] says
 // whether feature i is selected, for every feature. It decides the model's
 // meaning directly from the tree, the groups, the constraints and the
@@ -348,6 +359,19 @@ func (m *Model) Valid(config []bool) bool {
 		}
 	}
 	return true
+}
+
+// Expr returns the clause as an expression: the disjunction of its
+// literals, false for the empty clause.
+func (c *Clause) Expr() *Expr {
+	args := make([]*Expr, len(c.Lits))
+	for i, l := range c.Lits {
+		args[i] = Var(l.Var() - 1)
+		if l < 0 {
+			args[i] = Not(args[i])
+		}
+	}
+	return Or(args...)
 }
 
 func (c *Clause) satisfied(config []bool) bool {

@@ -322,7 +322,7 @@ func Write(w io.Writer, m *feature.Model) error {
 		fmt.Fprintf(bw, "c %d%s %s\n", i+1, mark, f.Name)
 	}
 	for v := c.Features + 1; v <= c.Vars; v++ {
-		fmt.Fprintf(bw, "c %d$ %s\n", v, auxName(m, v))
+		fmt.Fprintf(bw, "c %d$ %s\n", v, m.FreeName("aux"+strconv.Itoa(v)))
 	}
 	fmt.Fprintf(bw, "p cnf %d %d\n", c.Vars, c.Len())
 	buf := make([]byte, 0, 64)
@@ -336,15 +336,4 @@ func Write(w io.Writer, m *feature.Model) error {
 		bw.Write(buf)
 	}
 	return bw.Flush()
-}
-
-// auxName names auxiliary variable v, unlike any feature.
-func auxName(m *feature.Model, v int) string {
-	name := "aux" + strconv.Itoa(v)
-	for {
-		if _, taken := m.ID(name); !taken {
-			return name
-		}
-		name += "_"
-	}
 }

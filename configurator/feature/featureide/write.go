@@ -40,14 +40,7 @@ func Write(w io.Writer, m *feature.Model) error {
 		wr.groups[g.Parent] = append(wr.groups[g.Parent], gi)
 	}
 	if wr.root < 0 {
-		name := "Root"
-		for {
-			if _, taken := m.ID(name); !taken {
-				break
-			}
-			name += "_"
-		}
-		wr.rootName = name
+		wr.rootName = m.FreeName("Root")
 	} else {
 		wr.rootName = m.Features[wr.root].Name
 	}
@@ -79,14 +72,7 @@ func Write(w io.Writer, m *feature.Model) error {
 			wr.rule(c.Expr)
 		}
 		for _, c := range m.Clauses {
-			args := make([]*feature.Expr, len(c.Lits))
-			for i, l := range c.Lits {
-				args[i] = feature.Var(l.Var() - 1)
-				if l < 0 {
-					args[i] = feature.Not(args[i])
-				}
-			}
-			wr.rule(feature.Or(args...))
+			wr.rule(c.Expr())
 		}
 		for _, e := range wr.rules {
 			wr.rule(e)

@@ -35,7 +35,7 @@ func Write(w io.Writer, m *feature.Model) error {
 	}
 	root, rootName := m.Root, ""
 	if root < 0 {
-		rootName = freeName(m, "Root")
+		rootName = m.FreeName("Root")
 	} else {
 		rootName = names[root]
 	}
@@ -54,15 +54,12 @@ func Write(w io.Writer, m *feature.Model) error {
 	bw.WriteString("features\n")
 	var feat func(f, depth int)
 	feat = func(f, depth int) {
-		indent(bw, depth)
-		bw.WriteString(names[f])
+		bw.WriteString(strings.Repeat("\t", depth) + names[f])
 		writeAttributes(bw, m.Features[f])
 		bw.WriteByte('\n')
 		for _, gi := range groups[f] {
 			g := &m.Groups[gi]
-			indent(bw, depth+1)
-			bw.WriteString(groupKeyword(g))
-			bw.WriteByte('\n')
+			bw.WriteString(strings.Repeat("\t", depth+1) + groupKeyword(g) + "\n")
 			for _, c := range g.Children {
 				feat(c, depth+2)
 			}
@@ -79,43 +76,22 @@ func Write(w io.Writer, m *feature.Model) error {
 			}
 		}
 	}
-	name := func(f int) string {
-		if f == rootVar {
-			return rootName
-		}
-		return names[f]
-	}
+	name := func(f int) string { return names[f] }
 	if len(m.Constraints)+len(m.Clauses) > 0 {
 		bw.WriteString("\nconstraints\n")
 	}
-	for _, c := range m.Constraints {
+	constraint := func(e *feature.Expr) {
 		bw.WriteByte('\t')
-		writeExpr(bw, constants(c.Expr), name, 0)
+		writeExpr(bw, e, name, rootName, 0)
 		bw.WriteByte('\n')
+	}
+	for _, c := range m.Constraints {
+		constraint(c.Expr)
 	}
 	for _, c := range m.Clauses {
-		bw.WriteByte('\t')
-		if len(c.Lits) == 0 {
-			bw.WriteString("!" + rootName) // the root is selected: never true
-		}
-		for i, l := range c.Lits {
-			if i > 0 {
-				bw.WriteString(" | ")
-			}
-			if l < 0 {
-				bw.WriteByte('!')
-			}
-			bw.WriteString(names[l.Var()-1])
-		}
-		bw.WriteByte('\n')
+		constraint(c.Expr())
 	}
 	return bw.Flush()
-}
-
-func indent(bw *bufio.Writer, depth int) {
-	for range depth {
-		bw.WriteByte('\t')
-	}
 }
 
 // groupKeyword returns the line that opens group g.
@@ -130,17 +106,6 @@ func groupKeyword(g *feature.Group) string {
 		return fmt.Sprintf("[%d]", g.Min)
 	}
 	return fmt.Sprintf("[%d..%d]", g.Min, g.Max)
-}
-
-// freeName returns name (a bare name), or name with underscores after it,
-// whichever no feature of m has.
-func freeName(m *feature.Model, name string) string {
-	for {
-		if _, taken := m.ID(name); !taken {
-			return name
-		}
-		name += "_"
-	}
 }
 
 // quote returns name as UVL writes it: bare when the lexer reads it back
@@ -259,35 +224,6 @@ func writeValue(bw *bufio.Writer, v feature.Value) {
 	}
 }
 
-// constants returns e with its constants written as the root, which is
-// always selected, since UVL's constraints have no true and false: true
-// is root, false is !root. It changes nothing in e.
-func constants(e *feature.Expr) *feature.Expr {
-	switch e.Op {
-	case feature.OpTrue:
-		return &feature.Expr{Op: feature.OpVar, Var: rootVar}
-	case feature.OpFalse:
-		return feature.Not(&feature.Expr{Op: feature.OpVar, Var: rootVar})
-	}
-	var args []*feature.Expr
-	for i, a := range e.Args {
-		b := constants(a)
-		if b != a && args == nil {
-			args = append(make([]*feature.Expr, 0, len(e.Args)), e.Args[:i]...)
-		}
-		if args != nil {
-			args = append(args, b)
-		}
-	}
-	if args == nil {
-		return e
-	}
-	return &feature.Expr{Op: e.Op, Var: e.Var, Args: args}
-}
-
-// rootVar stands for the root in an expression that constants rewrote.
-const rootVar = -1
-
 // precedence is how tightly each operator binds in UVL, loosest first.
 var precedence = [...]int{feature.OpIff: 1, feature.OpImplies: 2, feature.OpOr: 3, feature.OpAnd: 4,
 	feature.OpNot: 5, feature.OpVar: 6, feature.OpTrue: 6, feature.OpFalse: 6}
@@ -301,7 +237,7 @@ var opText = [...]string{feature.OpIff: " <=> ", feature.OpImplies: " => ", feat
 func FormatExpr(e *feature.Expr, name func(f int) string) string {
 	var b strings.Builder
 	bw := bufio.NewWriter(&b)
-	writeExpr(bw, e, name, 0)
+	writeExpr(bw, e, name, "", 0)
 	bw.Flush()
 	return b.String()
 }
@@ -310,18 +246,27 @@ func FormatExpr(e *feature.Expr, name func(f int) string) string {
 // operator of precedence outer (every operator chain is left-associative
 // and kept as one node, so an operand of the same precedence is
 // parenthesised too). Expressions as deep as a reader's MaxDepth are
-// written by recursion.
-func writeExpr(bw *bufio.Writer, e *feature.Expr, name func(int) string, outer int) {
+// written by recursion. The constants are written true and false, or,
+// since UVL's constraints have neither, as root and !root when root names
+// the root, which is always selected.
+func writeExpr(bw *bufio.Writer, e *feature.Expr, name func(int) string, root string, outer int) {
 	switch e.Op {
 	case feature.OpTrue, feature.OpFalse:
-		fmt.Fprint(bw, e.Op == feature.OpTrue)
+		switch {
+		case root == "":
+			fmt.Fprint(bw, e.Op == feature.OpTrue)
+		case e.Op == feature.OpFalse:
+			bw.WriteString("!" + root)
+		default:
+			bw.WriteString(root)
+		}
 		return
 	case feature.OpVar:
 		bw.WriteString(name(e.Var))
 		return
 	case feature.OpNot:
 		bw.WriteByte('!')
-		writeExpr(bw, e.Args[0], name, precedence[feature.OpNot]-1)
+		writeExpr(bw, e.Args[0], name, root, precedence[feature.OpNot]-1)
 		return
 	}
 	p := precedence[e.Op]
@@ -333,7 +278,7 @@ func writeExpr(bw *bufio.Writer, e *feature.Expr, name func(int) string, outer i
 		if i > 0 {
 			bw.WriteString(opText[e.Op])
 		}
-		writeExpr(bw, a, name, p)
+		writeExpr(bw, a, name, root, p)
 	}
 	if paren {
 		bw.WriteByte(')')
