@@ -7,56 +7,41 @@ import "github.com/nqueens/configurator/configurator/feature"
 // parentheses. Each function returns the expression and its depth, which
 // MaxDepth bounds (a chain of => is as deep as it is long).
 
-func (p *parser) iff() (*feature.Expr, int) {
+func (p *parser) iff() (*feature.Expr, int) { return p.binary("<=>", p.implies, feature.Iff) }
+
+func (p *parser) implies() (*feature.Expr, int) { return p.binary("=>", p.or, feature.Implies) }
+
+func (p *parser) or() (*feature.Expr, int) { return p.chain("|", p.and, feature.Or) }
+
+func (p *parser) and() (*feature.Expr, int) { return p.chain("&", p.unary, feature.And) }
+
+// binary reads operands joined by op, left-associative: each op makes a
+// node of the expression so far and the next operand.
+func (p *parser) binary(op string, operand func() (*feature.Expr, int), node func(a, b *feature.Expr) *feature.Expr) (*feature.Expr, int) {
 	at := p.tok
-	e, d := p.implies()
-	for p.isOp("<=>") {
+	e, d := operand()
+	for p.isOp(op) {
 		p.next()
-		r, rd := p.implies()
-		e, d = feature.Iff(e, r), p.deeper(at, d, rd)
+		r, rd := operand()
+		e, d = node(e, r), p.deeper(at, d, rd)
 	}
 	return e, d
 }
 
-func (p *parser) implies() (*feature.Expr, int) {
+// chain reads operands joined by op as one node of join over them all.
+func (p *parser) chain(op string, operand func() (*feature.Expr, int), join func(...*feature.Expr) *feature.Expr) (*feature.Expr, int) {
 	at := p.tok
-	e, d := p.or()
-	for p.isOp("=>") {
-		p.next()
-		r, rd := p.or()
-		e, d = feature.Implies(e, r), p.deeper(at, d, rd)
-	}
-	return e, d
-}
-
-func (p *parser) or() (*feature.Expr, int) {
-	at := p.tok
-	e, d := p.and()
-	if !p.isOp("|") {
+	e, d := operand()
+	if !p.isOp(op) {
 		return e, d
 	}
 	args := []*feature.Expr{e}
-	for p.isOp("|") {
+	for p.isOp(op) {
 		p.next()
-		r, rd := p.and()
+		r, rd := operand()
 		args, d = append(args, r), max(d, rd)
 	}
-	return feature.Or(args...), p.deeper(at, d, 0)
-}
-
-func (p *parser) and() (*feature.Expr, int) {
-	at := p.tok
-	e, d := p.unary()
-	if !p.isOp("&") {
-		return e, d
-	}
-	args := []*feature.Expr{e}
-	for p.isOp("&") {
-		p.next()
-		r, rd := p.unary()
-		args, d = append(args, r), max(d, rd)
-	}
-	return feature.And(args...), p.deeper(at, d, 0)
+	return join(args...), p.deeper(at, d, 0)
 }
 
 // deeper returns the depth of a node over operands of depths a and b,
