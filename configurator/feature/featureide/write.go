@@ -155,33 +155,29 @@ func (wr *writer) groupRules(gi int) error {
 		wr.rules = append(wr.rules, feature.Not(p))
 		return nil
 	}
-	vars := make([]*feature.Expr, n)
-	for i, c := range g.Children {
-		vars[i] = feature.Var(c)
-	}
 	if cost := binomial(n, lo)*lo + binomial(n, hi+1)*(hi+1); cost > maxRuleLiterals {
 		return fmt.Errorf("featureide: the %s group of %q, between %d and %d of %d features, takes more than %d literals as rules", g.Kind, wr.m.Features[g.Parent].Name, lo, hi, n, maxRuleLiterals)
 	}
-	if lo > 0 {
-		var some []*feature.Expr
-		subsets(n, lo, func(s []int) {
+	// all returns the conjunction of each subset of k children.
+	all := func(k int) []*feature.Expr {
+		var out []*feature.Expr
+		subsets(n, k, func(s []int) {
 			and := make([]*feature.Expr, len(s))
 			for i, j := range s {
-				and[i] = vars[j]
+				and[i] = feature.Var(g.Children[j])
 			}
-			some = append(some, feature.And(and...))
+			out = append(out, feature.And(and...))
 		})
-		wr.rules = append(wr.rules, feature.Implies(p, feature.Or(some...)))
+		return out
+	}
+	if lo > 0 {
+		wr.rules = append(wr.rules, feature.Implies(p, feature.Or(all(lo)...)))
 	}
 	if hi < n {
-		var none []*feature.Expr
-		subsets(n, hi+1, func(s []int) {
-			and := make([]*feature.Expr, len(s))
-			for i, j := range s {
-				and[i] = vars[j]
-			}
-			none = append(none, feature.Not(feature.And(and...)))
-		})
+		none := all(hi + 1)
+		for i, e := range none {
+			none[i] = feature.Not(e)
+		}
 		wr.rules = append(wr.rules, feature.Implies(p, feature.And(none...)))
 	}
 	return nil
