@@ -232,6 +232,7 @@ func TestReadErrors(t *testing.T) {
 		msg       string
 	}{
 		{FeatureIDE, bomb, feature.ErrUnsupported, 2, 1, "no document type declaration"},
+		{FeatureIDE, "<! >", feature.ErrUnsupported, 1, 1, "no document type declaration"},
 		{FeatureIDE, "<configuration>\n<feature name=\"Linux\" manual=\"maybe\"/>\n</configuration>", feature.ErrSyntax, 2, 1, `found "maybe"`},
 		{FeatureIDE, "<configuration>\n<feature name=\"Linux\">\n</configuration>", feature.ErrSyntax, 3, 17, "closed by </configuration>"},
 		{FeatureIDE, "<featureModel/>", feature.ErrSyntax, 1, 1, "expected <configuration>"},

@@ -69,7 +69,7 @@ func (r *reader) featureIDE() error {
 		}
 		switch t := t.(type) {
 		case xml.Directive:
-			return r.fail(feature.ErrUnsupported, start, "expected no document type declaration (entities are not defined here), found <!%s", strings.Fields(string(t) + " ")[0])
+			return r.fail(feature.ErrUnsupported, start, "expected no document type declaration (entities are not defined here), found <!%s", append(strings.Fields(string(t)), "")[0])
 		case xml.CharData:
 			if len(bytes.TrimSpace(t)) > 0 {
 				return r.fail(feature.ErrSyntax, start, "expected elements, found text")

@@ -165,7 +165,7 @@ func (r *reader) token() xml.Token {
 	}
 	switch t := t.(type) {
 	case xml.Directive:
-		r.fail(feature.ErrUnsupported, r.start, "expected no document type declaration (entities are not defined here), found <!%s", firstWord(t))
+		r.fail(feature.ErrUnsupported, r.start, "expected no document type declaration (entities are not defined here), found <!%s", append(strings.Fields(string(t)), "")[0])
 	case xml.StartElement:
 		if r.depth++; r.depth > MaxDepth {
 			r.fail(feature.ErrLimit, r.start, "expected at most %d levels of nesting, found more", MaxDepth)
@@ -174,14 +174,6 @@ func (r *reader) token() xml.Token {
 		r.depth--
 	}
 	return t
-}
-
-func firstWord(b []byte) string {
-	f := strings.Fields(string(b))
-	if len(f) == 0 {
-		return ""
-	}
-	return f[0]
 }
 
 // ignored are the elements that carry no semantics, skipped wherever they
