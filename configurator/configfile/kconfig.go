@@ -69,15 +69,8 @@ var notSet = regexp.MustCompile(`^#\s*(CONFIG_[A-Za-z0-9_]+) is not set\s*$`)
 func (r *reader) kconfig() error {
 	forced := false
 	off := 0
-	for len(r.src[off:]) > 0 || off == 0 {
-		end := bytes.IndexByte(r.src[off:], '\n')
-		next := len(r.src)
-		if end >= 0 {
-			next = off + end + 1
-		} else {
-			end = len(r.src) - off
-		}
-		text := strings.TrimRight(string(r.src[off:off+end]), "\r")
+	for line := range bytes.Lines(r.src) {
+		text := strings.TrimRight(string(line), "\r\n")
 		if off == 0 {
 			text = strings.TrimPrefix(text, "\uFEFF")
 		}
@@ -109,10 +102,7 @@ func (r *reader) kconfig() error {
 				return err
 			}
 		}
-		if next >= len(r.src) {
-			break
-		}
-		off = next
+		off += len(line)
 	}
 	return nil
 }
