@@ -75,10 +75,6 @@ func (p *Propagator) Value(l Lit) int8 {
 	return v
 }
 
-// Conflicting reports whether the propagation has reached a conflict;
-// nothing more can be assumed until Undo takes it back.
-func (p *Propagator) Conflicting() bool { return p.conflict >= 0 }
-
 // Mark is the point Undo goes back to: the variables set so far.
 func (p *Propagator) Mark() int { return len(p.trail) }
 

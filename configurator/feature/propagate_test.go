@@ -118,7 +118,7 @@ func TestPropagator(t *testing.T) {
 		before := slices.Clone(p.val)
 		p.Assume(Lit(1 + rng.IntN(vars)))
 		p.Undo(mark)
-		if !slices.Equal(before, p.val) || p.Conflicting() {
+		if !slices.Equal(before, p.val) || p.conflict >= 0 {
 			t.Fatalf("%v under %v: Undo left %v, want %v", clauses, lits, p.val, before)
 		}
 	}
