@@ -284,32 +284,22 @@ func (s *sxfmReader) constraintText(t xml.CharData, off int) {
 			s.fail(feature.ErrSyntax, off, "expected a clause, name: id or ~id ..., found %q", cut(strings.TrimSpace(text)))
 		}
 		c := sxfmClause{off: off + len(text) - len(strings.TrimLeft(text, " \t"))}
-		// The words after the colon, each with its offset, in one pass.
-		rest, at := text[colon+1:], off+colon+1
-		for i := 0; ; i++ {
-			n := len(rest)
-			rest = strings.TrimLeft(rest, " \t")
-			at += n - len(rest)
-			if rest == "" {
-				break
-			}
-			end := strings.IndexAny(rest, " \t")
-			if end < 0 {
-				end = len(rest)
-			}
-			w := rest[:end]
+		// The words after the colon, each with its offset.
+		at := colon + 1
+		for i, w := range strings.FieldsFunc(text[at:], func(r rune) bool { return r == ' ' || r == '\t' }) {
+			at += strings.Index(text[at:], w)
 			switch {
 			case i%2 == 1 && w != "or":
-				s.fail(feature.ErrSyntax, at, "expected or between the literals of a clause, found %q", cut(w))
+				s.fail(feature.ErrSyntax, off+at, "expected or between the literals of a clause, found %q", cut(w))
 			case i%2 == 1:
 			default:
-				lit := sxfmLit{id: strings.TrimPrefix(w, "~"), neg: strings.HasPrefix(w, "~"), off: at}
+				lit := sxfmLit{id: strings.TrimPrefix(w, "~"), neg: strings.HasPrefix(w, "~"), off: off + at}
 				if lit.id == "" {
-					s.fail(feature.ErrSyntax, at, "expected a feature's id after ~, found none")
+					s.fail(feature.ErrSyntax, off+at, "expected a feature's id after ~, found none")
 				}
 				c.lits = append(c.lits, lit)
 			}
-			rest, at = rest[end:], at+end
+			at += len(w)
 		}
 		if len(c.lits) == 0 || strings.HasSuffix(strings.TrimSpace(text), " or") {
 			s.fail(feature.ErrSyntax, off+len(text), "expected a literal, found the end of the line")
