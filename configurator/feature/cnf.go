@@ -183,11 +183,10 @@ func (b *cnfBuilder) close() {
 // literals dropped, a clause with a literal and its negation (or litTrue)
 // left out.
 func (b *cnfBuilder) emit(lits ...Lit) {
-	if cl, ok := b.normalize(lits, b.c.lits); ok {
-		b.c.lits = cl
+	cl, ok := b.normalize(lits, b.c.lits)
+	b.c.lits = cl
+	if ok {
 		b.close()
-	} else {
-		b.c.lits = cl
 	}
 }
 
