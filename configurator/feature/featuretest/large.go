@@ -58,15 +58,13 @@ func LargeModel(rng *rand.Rand, features, constraints int) string {
 			for _, k := range kids[f] {
 				on[k] = true
 			}
-		case "optional":
+		case "optional", "or":
 			for _, k := range kids[f] {
 				on[k] = rng.IntN(2) == 0
 			}
-		case "or":
-			for _, k := range kids[f] {
-				on[k] = rng.IntN(2) == 0
+			if kind[f] == "or" {
+				on[kids[f][rng.IntN(len(kids[f]))]] = true
 			}
-			on[kids[f][rng.IntN(len(kids[f]))]] = true
 		case "alternative":
 			on[kids[f][rng.IntN(len(kids[f]))]] = true
 		}
