@@ -1,6 +1,9 @@
 package feature
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Op is the operator of an expression node.
 type Op uint8
@@ -82,19 +85,9 @@ func (e *Expr) Eval(config []bool) bool {
 	case OpNot:
 		return !e.Args[0].Eval(config)
 	case OpAnd:
-		for _, a := range e.Args {
-			if !a.Eval(config) {
-				return false
-			}
-		}
-		return true
+		return !slices.ContainsFunc(e.Args, func(a *Expr) bool { return !a.Eval(config) })
 	case OpOr:
-		for _, a := range e.Args {
-			if a.Eval(config) {
-				return true
-			}
-		}
-		return false
+		return slices.ContainsFunc(e.Args, func(a *Expr) bool { return a.Eval(config) })
 	case OpImplies:
 		return !e.Args[0].Eval(config) || e.Args[1].Eval(config)
 	case OpIff:

@@ -20,6 +20,7 @@ package feature
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -354,7 +355,7 @@ func (m *Model) Valid(config []bool) bool {
 		}
 	}
 	for _, c := range m.Clauses {
-		if !c.satisfied(config) {
+		if !slices.ContainsFunc(c.Lits, func(l Lit) bool { return config[l.Var()-1] == (l > 0) }) {
 			return false
 		}
 	}
@@ -372,15 +373,6 @@ func (c *Clause) Expr() *Expr {
 		}
 	}
 	return Or(args...)
-}
-
-func (c *Clause) satisfied(config []bool) bool {
-	for _, l := range c.Lits {
-		if config[l.Var()-1] == (l > 0) {
-			return true
-		}
-	}
-	return false
 }
 
 // describeMax is how many children of a group Describe names.

@@ -3,6 +3,7 @@ package featuretest
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 )
 
@@ -45,19 +46,9 @@ func (e *Expr) Eval(config []bool) bool {
 	case "!":
 		return !e.Args[0].Eval(config)
 	case "&":
-		for _, a := range e.Args {
-			if !a.Eval(config) {
-				return false
-			}
-		}
-		return true
+		return !slices.ContainsFunc(e.Args, func(a *Expr) bool { return !a.Eval(config) })
 	case "|":
-		for _, a := range e.Args {
-			if a.Eval(config) {
-				return true
-			}
-		}
-		return false
+		return slices.ContainsFunc(e.Args, func(a *Expr) bool { return a.Eval(config) })
 	case "=>":
 		return !e.Args[0].Eval(config) || e.Args[1].Eval(config)
 	case "<=>":
@@ -401,14 +392,7 @@ func RandomCNF(rng *rand.Rand, vars, clauses int) (text string, cnf [][]int) {
 // every clause.
 func Satisfies(cnf [][]int, config []bool) bool {
 	for _, c := range cnf {
-		ok := false
-		for _, l := range c {
-			if l > 0 && config[l-1] || l < 0 && !config[-l-1] {
-				ok = true
-				break
-			}
-		}
-		if !ok {
+		if !slices.ContainsFunc(c, func(l int) bool { return l > 0 && config[l-1] || l < 0 && !config[-l-1] }) {
 			return false
 		}
 	}
