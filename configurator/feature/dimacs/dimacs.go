@@ -69,12 +69,7 @@ func (r *reader) newline() {
 
 // lineBegins reports whether only blanks precede off on its line.
 func (r *reader) lineBegins() bool {
-	for _, c := range r.src[r.lineStart:r.off] {
-		if !isBlank(c) {
-			return false
-		}
-	}
-	return true
+	return len(bytes.TrimLeft(r.src[r.lineStart:r.off], " \t\v\f")) == 0
 }
 
 func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\v' || c == '\f' }

@@ -33,6 +33,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/nqueens/configurator/configurator/feature"
@@ -122,10 +123,8 @@ func (l *loader) imports(f *file, chain []string) error {
 			return at(feature.ErrInvalid, "expected a model without imports (this reader was given one file, not the files beside it), found an import of %s", d.alias)
 		}
 		p := path.Join(l.dir, strings.Join(d.ids, "/")+".uvl")
-		for i, c := range chain {
-			if c == p {
-				return at(feature.ErrInvalid, "expected imports without a cycle, found %s imports %s", strings.Join(chain[i:], " imports "), p)
-			}
+		if i := slices.Index(chain, p); i >= 0 {
+			return at(feature.ErrInvalid, "expected imports without a cycle, found %s imports %s", strings.Join(chain[i:], " imports "), p)
 		}
 		if g, ok := l.files[p]; ok {
 			d.file = g

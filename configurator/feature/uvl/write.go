@@ -130,12 +130,7 @@ func bareName(name string) bool {
 	if !isNameStart(name[0]) || keyword(name) || name == "true" || name == "false" {
 		return false
 	}
-	for _, r := range name[1:] {
-		if !nameRune(r) {
-			return false
-		}
-	}
-	return true
+	return !strings.ContainsFunc(name[1:], func(r rune) bool { return !nameRune(r) })
 }
 
 // checkAttributes reports an attribute that UVL cannot write.
