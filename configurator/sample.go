@@ -158,17 +158,21 @@ type pairSampler struct {
 	dropped []bool
 	// invalid holds the pairs (pairIndex) no configuration takes.
 	invalid bitset
-	// up propagates units over the model's CNF under the decisions;
+	// up propagates units over the model's CNF, the decisions assumed:
+	// cheap beside a question to the space, and sound, so asked first.
 	// implies[l] are the other free literals that l implies by it, and
 	// impBits[l] the same as a set.
-	up      *unitProp
+	up      *feature.Propagator
 	implies [][]int
 	impBits []bitset
 }
 
 // implications finds what each free literal implies by unit propagation.
 func (s *pairSampler) implications(m *feature.Model) {
-	s.up = newUnitProp(m, s.decisions)
+	s.up = feature.NewPropagator(m.CNF())
+	for _, d := range s.decisions {
+		s.up.Assume(d.Lit())
+	}
 	at := make(map[int]int, len(s.free))
 	for a, f := range s.free {
 		at[f] = a
@@ -179,7 +183,7 @@ func (s *pairSampler) implications(m *feature.Model) {
 	for a, f := range s.free {
 		for _, v := range [2]bool{false, true} {
 			l := lit(a, v)
-			trail, ok := s.up.implied(feature.FeatureLit(f, v))
+			trail, ok := s.implied(feature.FeatureLit(f, v))
 			if !ok {
 				continue // the space says the value is possible
 			}
@@ -192,6 +196,16 @@ func (s *pairSampler) implications(m *feature.Model) {
 			}
 		}
 	}
+}
+
+// implied propagates lits on top of the decisions and returns what they
+// imply, lits included, and false on a conflict; the propagator holds the
+// decisions alone again after.
+func (s *pairSampler) implied(lits ...feature.Lit) ([]feature.Lit, bool) {
+	mark := s.up.Mark()
+	defer s.up.Undo(mark)
+	ok := s.up.Assume(lits...)
+	return s.up.Since(mark), ok
 }
 
 // run visits every pair of free literals that no witness takes and puts
@@ -255,7 +269,7 @@ func (s *pairSampler) place(ctx context.Context, x, y int) (bool, error) {
 	if s.impBits[x].has(y^1) || s.impBits[y].has(x^1) {
 		return false, nil
 	}
-	if _, ok := s.up.implied(s.featureLit(x), s.featureLit(y)); !ok {
+	if _, ok := s.implied(s.featureLit(x), s.featureLit(y)); !ok {
 		return false, nil
 	}
 	config, err := s.sp.Configuration(ctx, s.decide(-1, x, y))
