@@ -106,11 +106,19 @@ func BoardDecisions(m *Model, queens []Cell) []Decision {
 // decisions select, in their order (the squares they rule out left
 // aside).
 func BoardQueens(m *Model, ds []Decision) []Cell {
-	var out []Cell
+	queens, _ := boardCells(m, ds)
+	return queens
+}
+
+// boardCells splits decisions on the squares of the board m into the
+// queens they place and the squares they rule out, each in their order.
+func boardCells(m *Model, ds []Decision) (queens, without []Cell) {
 	for _, d := range ds {
 		if d.Select {
-			out = append(out, m.Cell(d.Feature))
+			queens = append(queens, m.Cell(d.Feature))
+		} else {
+			without = append(without, m.Cell(d.Feature))
 		}
 	}
-	return out
+	return queens, without
 }

@@ -37,24 +37,11 @@ func (s Squares) FeatureModel() *feature.Model {
 	return fm
 }
 
-// cells splits decisions into the queens and the squares ruled out.
-func (s Squares) cells(decisions []Decision) (queens, without []Cell) {
-	m := s.b.Model()
-	for _, d := range decisions {
-		if d.Select {
-			queens = append(queens, m.Cell(d.Feature))
-		} else {
-			without = append(without, m.Cell(d.Feature))
-		}
-	}
-	return queens, without
-}
-
 // Domains classifies every square under the decisions; it counts the
 // solutions only when no square is ruled out.
 func (s Squares) Domains(ctx context.Context, decisions []Decision) (*Domains, error) {
 	start := time.Now()
-	queens, without := s.cells(decisions)
+	queens, without := boardCells(s.b.Model(), decisions)
 	an, err := s.b.Analyze(ctx, queens)
 	if err != nil {
 		return nil, err
@@ -167,13 +154,13 @@ func (s Squares) find(ctx context.Context, with, without []Cell) ([]Cell, error)
 
 // Consistent reports whether some solution keeps the decisions.
 func (s Squares) Consistent(ctx context.Context, decisions []Decision) (bool, error) {
-	queens, without := s.cells(decisions)
+	queens, without := boardCells(s.b.Model(), decisions)
 	return s.b.Satisfiable(ctx, queens, without)
 }
 
 // Configuration returns a solution that keeps the decisions.
 func (s Squares) Configuration(ctx context.Context, decisions []Decision) ([]bool, error) {
-	queens, without := s.cells(decisions)
+	queens, without := boardCells(s.b.Model(), decisions)
 	sol, err := s.find(ctx, queens, without)
 	if err != nil {
 		return nil, err

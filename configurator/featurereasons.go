@@ -266,14 +266,7 @@ func (s *FeatureSession) boardArgument(decisions []Decision) []string {
 	if !ok {
 		return nil
 	}
-	var with, without []Cell
-	for _, d := range decisions {
-		if d.Select {
-			with = append(with, bm.Cell(d.Feature))
-		} else {
-			without = append(without, bm.Cell(d.Feature))
-		}
-	}
+	with, without := boardCells(bm, decisions)
 	if steps := Refute(bm, with, without); steps != nil {
 		lines := make([]string, len(steps))
 		for i, st := range steps {
@@ -366,17 +359,10 @@ func BoardState(st FeatureState) State {
 // command line give ("attacked by a1", "no solution holds queens on a1,
 // c5 and here"). Squares the reason rules out are named after its queens.
 func BoardReason(bm *Model, e *FeatureExplanation, r FeatureReason) (kind, text string) {
-	var queens, empty []string
-	for _, d := range r.Decisions {
-		if d.Select {
-			queens = append(queens, bm.Cell(d.Feature).String())
-		} else {
-			empty = append(empty, bm.Cell(d.Feature).String())
-		}
-	}
-	list := strings.Join(queens, ", ")
+	queens, empty := boardCells(bm, r.Decisions)
+	list := strings.Join(cellNames(queens), ", ")
 	if len(empty) > 0 {
-		list = strings.TrimPrefix(list+", none on "+strings.Join(empty, ", "), ", ")
+		list = strings.TrimPrefix(list+", none on "+strings.Join(cellNames(empty), ", "), ", ")
 	}
 	switch {
 	case r.Attack:

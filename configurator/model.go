@@ -193,16 +193,12 @@ func (m *Model) Attacks(a, b Cell) bool {
 	if a == b {
 		return false
 	}
-	va, vb := m.Var(a), m.Var(b)
-	for _, i := range m.lines[m.lineStart[va]:m.lineStart[va+1]] {
-		for _, j := range m.lines[m.lineStart[vb]:m.lineStart[vb+1]] {
-			if i == j {
-				return true
-			}
-		}
-	}
-	return false
+	lb := m.linesOf(m.Var(b))
+	return slices.ContainsFunc(m.linesOf(m.Var(a)), func(i int32) bool { return slices.Contains(lb, i) })
 }
+
+// linesOf lists the constraints variable v is in, in the model's order.
+func (m *Model) linesOf(v int) []int32 { return m.lines[m.lineStart[v]:m.lineStart[v+1]] }
 
 // Check validates a placement of queens for this board: every cell on the
 // board, no cell twice. It does not check that a solution holds them all:
