@@ -180,12 +180,7 @@ func (s *FeatureSession) explain(ctx context.Context, f int, firstOnly bool) (*F
 	// The reasons by size, then by the order of the decisions: a board's
 	// attacks, found first, take their place among the others.
 	found = slices.Clone(found)
-	slices.SortStableFunc(found, func(a, b []int) int {
-		if len(a) != len(b) {
-			return len(a) - len(b)
-		}
-		return slices.Compare(a, b)
-	})
+	slices.SortStableFunc(found, compareReasons)
 	if firstOnly {
 		found = found[:1]
 		e.More = !rs.nowhere && len(found[0]) < len(ds)
@@ -382,14 +377,6 @@ func BoardReason(bm *Model, e *FeatureExplanation, r FeatureReason) (kind, text 
 // others in their order.
 func BoardReasons(e *FeatureExplanation) []FeatureReason {
 	out := slices.Clone(e.Reasons)
-	slices.SortStableFunc(out, func(a, b FeatureReason) int {
-		switch {
-		case a.Attack == b.Attack:
-			return 0
-		case a.Attack:
-			return -1
-		}
-		return 1
-	})
+	slices.SortStableFunc(out, func(a, b FeatureReason) int { return b2i(b.Attack) - b2i(a.Attack) })
 	return out
 }

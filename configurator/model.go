@@ -240,18 +240,13 @@ func Orders() []Order { return []Order{RowMajor, ColMajor, Diagonal, MiddleOut} 
 
 // String is the order's name as ParseOrder accepts it.
 func (o Order) String() string {
-	if int(o) < len(orderNames) {
-		return orderNames[o]
-	}
-	return fmt.Sprintf("Order(%d)", uint8(o))
+	return nameIn(orderNames[:], int(o), fmt.Sprintf("Order(%d)", uint8(o)))
 }
 
 // ParseOrder parses an order name: row, col, diag or middle.
 func ParseOrder(s string) (Order, error) {
-	for o, name := range orderNames {
-		if s == name {
-			return Order(o), nil
-		}
+	if o := slices.Index(orderNames[:], s); o >= 0 {
+		return Order(o), nil
 	}
 	return 0, fmt.Errorf("order %q: %w", s, ErrOrder)
 }

@@ -122,7 +122,7 @@ func (rs *reasonSearch) run(ctx context.Context) error {
 		return nil
 	}
 	if len(rs.found) == 0 {
-		r, err := rs.shrink(ctx, rs.all())
+		r, err := rs.shrink(ctx, rs.without(nil))
 		if err != nil {
 			return err
 		}
@@ -147,15 +147,6 @@ func (rs *reasonSearch) run(ctx context.Context) error {
 	}
 	rs.sort()
 	return nil
-}
-
-// all is the set of every choice.
-func (rs *reasonSearch) all() []int {
-	all := make([]int, rs.n)
-	for j := range all {
-		all[j] = j
-	}
-	return all
 }
 
 // shrink returns a minimal reason inside set, which rules the target:
@@ -286,12 +277,16 @@ func (rs *reasonSearch) pruned(set []int) bool {
 // sort puts the known reasons first, then the others by size, then by
 // the order the choices were made.
 func (rs *reasonSearch) sort() {
-	slices.SortStableFunc(rs.found[rs.nknown:], func(a, b []int) int {
-		if len(a) != len(b) {
-			return len(a) - len(b)
-		}
-		return slices.Compare(a, b)
-	})
+	slices.SortStableFunc(rs.found[rs.nknown:], compareReasons)
+}
+
+// compareReasons orders sets of choices by size, then by the order the
+// choices were made.
+func compareReasons(a, b []int) int {
+	if len(a) != len(b) {
+		return len(a) - len(b)
+	}
+	return slices.Compare(a, b)
 }
 
 // capped reports the reasons to list, at most MaxReasons, and whether
@@ -609,16 +604,6 @@ func (h *hitter) search() {
 	h.banned[e] = true
 	h.search()
 	h.banned[e] = false
-}
-
-// hitsAll reports whether set shares an element with every one of sets.
-func hitsAll(set []int, sets [][]int) bool {
-	for _, s := range sets {
-		if !slices.ContainsFunc(s, func(j int) bool { return slices.Contains(set, j) }) {
-			return false
-		}
-	}
-	return true
 }
 
 // subset reports whether the increasing list a lies inside the increasing
