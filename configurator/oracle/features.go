@@ -3,6 +3,7 @@ package oracle
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 )
 
 // MaxFeatures is the most features a Features oracle enumerates: 2^20
@@ -46,13 +47,7 @@ func FeaturesOf(n int, configs [][]bool) (*Features, error) {
 		if len(c) != n {
 			return nil, fmt.Errorf("oracle: a configuration of %d features in a model of %d: %w", len(c), n, ErrSize)
 		}
-		var mask uint64
-		for i, on := range c {
-			if on {
-				mask |= 1 << i
-			}
-		}
-		o.configs = append(o.configs, mask)
+		o.configs = append(o.configs, pack(c))
 	}
 	return o, nil
 }
@@ -121,32 +116,24 @@ func (o *Features) unpack(c uint64) []bool {
 // IsConfiguration reports whether selected (one entry per feature) is a
 // configuration of the model.
 func (o *Features) IsConfiguration(selected []bool) bool {
-	if len(selected) != o.n {
-		return false
-	}
+	return len(selected) == o.n && slices.Contains(o.configs, pack(selected))
+}
+
+// pack is selected as a bit mask, feature i selected when bit i is set.
+func pack(selected []bool) uint64 {
 	var c uint64
 	for i, s := range selected {
 		if s {
 			c |= 1 << i
 		}
 	}
-	for _, x := range o.configs {
-		if x == c {
-			return true
-		}
-	}
-	return false
+	return c
 }
 
 // Consistent reports whether some configuration keeps every decision.
 func (o *Features) Consistent(ds []Decision) bool {
 	on, off := masks(ds)
-	for _, c := range o.configs {
-		if keeps(c, on, off) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(o.configs, func(c uint64) bool { return keeps(c, on, off) })
 }
 
 // Selections returns the fewest and the most features that a

@@ -20,6 +20,7 @@ package oracle
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // MaxN is the largest board the oracle enumerates (73,712 solutions).
@@ -156,31 +157,13 @@ func (b *Board) Extending(queens []Cell) []int {
 }
 
 // CountWith is the number of solutions holding every queen of queens.
-func (b *Board) CountWith(queens []Cell) int {
-	k := 0
-	for i := range b.Count() {
-		if b.holds(i, queens) {
-			k++
-		}
-	}
-	return k
-}
+func (b *Board) CountWith(queens []Cell) int { return len(b.Extending(queens)) }
 
 // Satisfiable reports whether some solution has a queen on every cell of
 // with and on no cell of without.
 func (b *Board) Satisfiable(with, without []Cell) bool {
 	for i := range b.Count() {
-		if !b.holds(i, with) {
-			continue
-		}
-		ok := true
-		for _, c := range without {
-			if b.has(i, c) {
-				ok = false
-				break
-			}
-		}
-		if ok {
+		if b.holds(i, with) && !slices.ContainsFunc(without, func(c Cell) bool { return b.has(i, c) }) {
 			return true
 		}
 	}
