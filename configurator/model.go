@@ -90,24 +90,23 @@ func New(n int, order Order) (*Model, error) {
 		cs = append(cs, c)
 	}
 	// Diagonals keep r-c constant, anti-diagonals r+c; lines of one cell
-	// constrain nothing and are left out.
-	for d := -(n - 2); d <= n-2; d++ {
-		cells := make([]Cell, 0, n-abs(d))
+	// constrain nothing and are left out. Each is gathered in buf and kept
+	// as a copy of its own length.
+	var buf []Cell
+	diagonal := func(kind string, col func(r int) int) {
+		buf = buf[:0]
 		for r := range n {
-			if col := r - d; col >= 0 && col < n {
-				cells = append(cells, Cell{r, col})
+			if c := col(r); c >= 0 && c < n {
+				buf = append(buf, Cell{r, c})
 			}
 		}
-		cs = append(cs, Constraint{Kind: AtMostOne, Name: "diagonal " + cells[0].String() + "-" + cells[len(cells)-1].String(), Cells: cells})
+		cs = append(cs, Constraint{Kind: AtMostOne, Name: kind + " " + buf[0].String() + "-" + buf[len(buf)-1].String(), Cells: slices.Clone(buf)})
+	}
+	for d := -(n - 2); d <= n-2; d++ {
+		diagonal("diagonal", func(r int) int { return r - d })
 	}
 	for s := 1; s <= 2*n-3; s++ {
-		cells := make([]Cell, 0, n-abs(s-(n-1)))
-		for r := range n {
-			if col := s - r; col >= 0 && col < n {
-				cells = append(cells, Cell{r, col})
-			}
-		}
-		cs = append(cs, Constraint{Kind: AtMostOne, Name: "anti-diagonal " + cells[0].String() + "-" + cells[len(cells)-1].String(), Cells: cells})
+		diagonal("anti-diagonal", func(r int) int { return s - r })
 	}
 	m, err := Custom(n, order, cs)
 	if err != nil {
@@ -298,10 +297,3 @@ var (
 	ErrOffBoard  = errors.New("cell is off the board")
 	ErrDuplicate = errors.New("queen placed twice")
 )
-
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
-}

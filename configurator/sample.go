@@ -407,19 +407,8 @@ func (s *pairSampler) kept() []int {
 func (s *pairSampler) prune(ctx context.Context) {
 	k := len(s.free)
 	count := make([]int32, 4*k*k)
-	each := func(config []bool, f func(int) bool) bool {
-		for a := range k {
-			va := config[s.free[a]]
-			for b := a + 1; b < k; b++ {
-				if !f(pairIndex(k, a, b, va, config[s.free[b]])) {
-					return false
-				}
-			}
-		}
-		return true
-	}
 	for _, c := range s.witness {
-		each(c, func(p int) bool { count[p]++; return true })
+		eachPair(s.free, c, func(p int) bool { count[p]++; return true })
 	}
 	order := s.kept()
 	slices.SortStableFunc(order, func(i, j int) int { return len(s.fixed[i]) - len(s.fixed[j]) })
@@ -427,9 +416,9 @@ func (s *pairSampler) prune(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		if each(s.witness[i], func(p int) bool { return count[p] > 1 }) {
+		if eachPair(s.free, s.witness[i], func(p int) bool { return count[p] > 1 }) {
 			s.dropped[i] = true
-			each(s.witness[i], func(p int) bool { count[p]--; return true })
+			eachPair(s.free, s.witness[i], func(p int) bool { count[p]--; return true })
 		}
 	}
 }
@@ -455,18 +444,31 @@ func countPairs(free []int, configs [][]bool) int {
 	seen := make(bitset, (4*k*k+63)/64)
 	n := 0
 	for _, c := range configs {
-		for a := range k {
-			va := c[free[a]]
-			for b := a + 1; b < k; b++ {
-				p := pairIndex(k, a, b, va, c[free[b]])
-				if !seen.has(p) {
-					seen.set(p, true)
-					n++
-				}
+		eachPair(free, c, func(p int) bool {
+			if !seen.has(p) {
+				seen.set(p, true)
+				n++
+			}
+			return true
+		})
+	}
+	return n
+}
+
+// eachPair calls f with the pairIndex of every pair of values config
+// gives two of the features free, until f returns false; it reports
+// whether f always returned true.
+func eachPair(free []int, config []bool, f func(int) bool) bool {
+	k := len(free)
+	for a := range k {
+		va := config[free[a]]
+		for b := a + 1; b < k; b++ {
+			if !f(pairIndex(k, a, b, va, config[free[b]])) {
+				return false
 			}
 		}
 	}
-	return n
+	return true
 }
 
 // bitset is a set of small non-negative integers, grown as needed.
