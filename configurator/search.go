@@ -479,13 +479,11 @@ func (h *hitter) unchoose(j int) {
 
 // greedy returns a set meeting every set: the element that meets the
 // most sets not yet met, the smallest on a tie, until every set is met.
+// It chooses them as the search does, nothing chosen before or after.
 func (h *hitter) greedy() []int {
-	var chosen []int
 	defer func() {
-		for _, j := range chosen {
-			for _, i := range h.holding[j] {
-				h.met[i]--
-			}
+		for len(h.cur) > 0 {
+			h.unchoose(h.cur[len(h.cur)-1])
 		}
 	}()
 	for {
@@ -502,13 +500,9 @@ func (h *hitter) greedy() []int {
 			}
 		}
 		if bestJ < 0 {
-			slices.Sort(chosen)
-			return slices.Clone(chosen)
+			return slices.Sorted(slices.Values(h.cur))
 		}
-		chosen = append(chosen, bestJ)
-		for _, i := range h.holding[bestJ] {
-			h.met[i]++
-		}
+		h.choose(bestJ)
 	}
 }
 
