@@ -68,16 +68,11 @@ func BoardID(n int) string { return BoardIDPrefix + strconv.Itoa(n) }
 // without a sign or leading zeros.
 func ParseBoardID(id string) (n int, ok bool) {
 	digits, ok := strings.CutPrefix(id, BoardIDPrefix)
-	if !ok || digits == "" || len(digits) > 4 || digits[0] == '0' {
+	if !ok || digits == "" || len(digits) > 4 || digits[0] < '1' || digits[0] > '9' {
 		return 0, false
 	}
-	for _, c := range digits {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = 10*n + int(c-'0')
-	}
-	return n, n >= 1 && n <= MaxN
+	n, err := strconv.Atoi(digits)
+	return n, err == nil && n <= MaxN
 }
 
 // BoardOf returns the board a feature model lays out, when its grid marks

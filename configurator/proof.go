@@ -1,6 +1,9 @@
 package configurator
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Deduction is one line of a proof by propagation. A line that must hold a
 // queen (a rank; a file too, since the ranks need as many queens as there
@@ -174,19 +177,12 @@ func (p *propagation) cover(v int, who int32) {
 func (p *propagation) coverers(line int32) []int32 {
 	var out []int32
 	for _, c := range p.m.Constraints()[line].Cells {
-		who := p.by[p.m.Var(c)]
-		if who == uncovered {
-			continue
-		}
-		i := 0
-		for i < len(out) && out[i] < who {
-			i++
-		}
-		if i == len(out) || out[i] != who {
-			out = append(out[:i], append([]int32{who}, out[i:]...)...)
+		if who := p.by[p.m.Var(c)]; who != uncovered {
+			out = append(out, who)
 		}
 	}
-	return out
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // proof returns the deductions the contradiction depends on, given the number
@@ -233,10 +229,8 @@ func mustHold(m *Model) []bool {
 			}
 		}
 	}
-	for _, k := range covered {
-		if k != 1 {
-			return must
-		}
+	if slices.ContainsFunc(covered, func(k int) bool { return k != 1 }) {
+		return must
 	}
 	taken := make([]bool, n*n)
 	var family []int
@@ -245,14 +239,7 @@ func mustHold(m *Model) []bool {
 		if c.Kind != AtMostOne || len(c.Cells) == 0 {
 			continue
 		}
-		free := true
-		for _, cell := range c.Cells {
-			if taken[m.Var(cell)] {
-				free = false
-				break
-			}
-		}
-		if !free {
+		if slices.ContainsFunc(c.Cells, func(cell Cell) bool { return taken[m.Var(cell)] }) {
 			continue
 		}
 		for _, cell := range c.Cells {

@@ -286,9 +286,12 @@ func (s *pairSampler) place(ctx context.Context, x, y int) (bool, error) {
 	// that a configuration keeps with the pair (a question each, up to
 	// mergeTries).
 	var cands []int
-	s.pbits[x^1].union(s.pbits[y^1]).union(s.nogood[x]).union(s.nogood[y]).eachNot(len(s.fixed), func(i int) {
-		cands = append(cands, i)
-	})
+	unable := s.pbits[x^1].union(s.pbits[y^1]).union(s.nogood[x]).union(s.nogood[y])
+	for i := range s.fixed {
+		if !unable.has(i) {
+			cands = append(cands, i)
+		}
+	}
 	fixes := func(i int) int { return b2i(s.pbits[x].has(i)) + b2i(s.pbits[y].has(i)) }
 	slices.SortStableFunc(cands, func(i, j int) int {
 		if fi, fj := fixes(i), fixes(j); fi != fj {
@@ -511,14 +514,4 @@ func (b bitset) union(c bitset) bitset {
 		u[w] |= c[w]
 	}
 	return u
-}
-
-// eachNot calls f with every integer below n that is not in the set, in
-// order.
-func (b bitset) eachNot(n int, f func(int)) {
-	for i := range n {
-		if !b.has(i) {
-			f(i)
-		}
-	}
 }

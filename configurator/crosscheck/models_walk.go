@@ -272,7 +272,7 @@ func (w *modelWalker) apply(ctx context.Context, ds []configurator.Decision, cha
 			}
 			continue
 		}
-		w.compareDomains(i, ds, s.Domains(), w.want)
+		w.compareDomains(i, ds, s.Domains(), w.wantDomains(w.want, ds))
 		w.checkMarginals(ctx, i, s, w.want)
 	}
 	return nil
