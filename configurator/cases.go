@@ -236,6 +236,7 @@ func orCells(cells []Cell) string {
 // there are more, or the search would take longer.
 func Completions(m *Model, with []Cell, max int) (sols [][]Cell, ok bool) {
 	budget := listBudget
+	byRank := func(a, b Cell) int { return cmp.Or(cmp.Compare(a.Row, b.Row), cmp.Compare(a.Col, b.Col)) }
 	var walk func(in []Cell) bool
 	walk = func(in []Cell) bool {
 		if budget -= m.Vars(); budget < 0 {
@@ -256,7 +257,7 @@ func Completions(m *Model, with []Cell, max int) (sols [][]Cell, ok bool) {
 				return false
 			}
 			sol := slices.Clone(p.placed)
-			slices.SortFunc(sol, func(a, b Cell) int { return cmp.Or(cmp.Compare(a.Row, b.Row), cmp.Compare(a.Col, b.Col)) })
+			slices.SortFunc(sol, byRank)
 			sols = append(sols, sol)
 			return true
 		}
@@ -270,8 +271,6 @@ func Completions(m *Model, with []Cell, max int) (sols [][]Cell, ok bool) {
 	if !walk(slices.Clone(with)) {
 		return nil, false
 	}
-	slices.SortFunc(sols, func(a, b []Cell) int {
-		return slices.CompareFunc(a, b, func(x, y Cell) int { return cmp.Or(cmp.Compare(x.Row, y.Row), cmp.Compare(x.Col, y.Col)) })
-	})
+	slices.SortFunc(sols, func(a, b []Cell) int { return slices.CompareFunc(a, b, byRank) })
 	return sols, true
 }

@@ -231,16 +231,5 @@ func wantState(a *oracle.FeatureAnalysis, ds []configurator.Decision, f int) con
 // order: a subject compiled from m, or from a model equal to it (a board's
 // space makes its own feature model).
 func sameFeatures(a, b *feature.Model) bool {
-	if a == b {
-		return true
-	}
-	if len(a.Features) != len(b.Features) {
-		return false
-	}
-	for i := range a.Features {
-		if a.Features[i].Name != b.Features[i].Name {
-			return false
-		}
-	}
-	return true
+	return a == b || slices.EqualFunc(a.Features, b.Features, func(x, y feature.Feature) bool { return x.Name == y.Name })
 }

@@ -195,13 +195,21 @@ func (o *Features) MinimalReasons(ds []Decision, f int, other bool) ([][]int, er
 	if len(ds) > 16 {
 		return nil, fmt.Errorf("oracle: %d decisions: every subset of at most 16 is tried: %w", len(ds), ErrSize)
 	}
+	// members lists the indices into ds of the subset s, a mask over ds.
+	members := func(s uint32) []int {
+		var set []int
+		for j := range ds {
+			if s>>j&1 == 1 {
+				set = append(set, j)
+			}
+		}
+		return set
+	}
 	var forcing []uint32 // the subsets that force, as masks over ds
 	for s := range uint32(1) << len(ds) {
 		var sub []Decision
-		for j := range ds {
-			if s>>j&1 == 1 {
-				sub = append(sub, ds[j])
-			}
+		for _, j := range members(s) {
+			sub = append(sub, ds[j])
 		}
 		if o.Forces(sub, f, other) {
 			forcing = append(forcing, s)
@@ -209,23 +217,9 @@ func (o *Features) MinimalReasons(ds []Decision, f int, other bool) ([][]int, er
 	}
 	var out [][]int
 	for _, s := range forcing {
-		minimal := true
-		for _, t := range forcing {
-			if t != s && t&s == t {
-				minimal = false
-				break
-			}
+		if !slices.ContainsFunc(forcing, func(t uint32) bool { return t != s && t&s == t }) {
+			out = append(out, members(s))
 		}
-		if !minimal {
-			continue
-		}
-		var set []int
-		for j := range ds {
-			if s>>j&1 == 1 {
-				set = append(set, j)
-			}
-		}
-		out = append(out, set)
 	}
 	return out, nil
 }

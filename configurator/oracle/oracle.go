@@ -96,14 +96,7 @@ func New(n int) (*Board, error) {
 		}
 		for c := range n {
 			cell := Cell{r, c}
-			ok := true
-			for _, q := range queens {
-				if Attacks(q, cell) {
-					ok = false
-					break
-				}
-			}
-			if ok {
+			if !slices.ContainsFunc(queens, func(q Cell) bool { return Attacks(q, cell) }) {
 				queens = append(queens, cell)
 				place(r + 1)
 				queens = queens[:len(queens)-1]
@@ -235,10 +228,8 @@ func (b *Board) IsSolution(cells []Cell) bool {
 			return false
 		}
 		rows[c.Row] = true
-		for _, d := range cells[:i] {
-			if Attacks(c, d) {
-				return false
-			}
+		if slices.ContainsFunc(cells[:i], func(d Cell) bool { return Attacks(c, d) }) {
+			return false
 		}
 	}
 	return true
