@@ -99,13 +99,11 @@ func (e *FeatureExplanation) Constraints() []feature.Origin {
 // carry it, and the fewest decisions to undo to free it. A feature that
 // is not forced gives ErrNotForced.
 //
-// The reasons come from the shared reason search (search.go): on a board,
-// the queens that attack the square first, known without a question (each
-// marked Attack); else one by deletion; then the others by increasing
-// size, each set asked once (is there a configuration keeping it with f's
-// other value?), every set inside the decisions a configuration found
-// keeps skipped, within a budget. On a Turner the search runs in the space's lane and its own
-// work takes the space's turns (see Turner).
+// The reasons come from the shared reason search (reasonSearch), which
+// asks of a set of decisions whether a configuration keeps it with f's
+// other value: on a board the queens that attack the square come first,
+// known without a question (each marked Attack). On a Turner the search
+// runs in the space's lane and its own work takes the space's turns.
 func (s *FeatureSession) Explain(ctx context.Context, f int) (*FeatureExplanation, error) {
 	return s.explain(ctx, f, false)
 }
@@ -185,7 +183,7 @@ func (s *FeatureSession) explain(ctx context.Context, f int, firstOnly bool) (*F
 		found = found[:1]
 		e.More = !rs.nowhere && len(found[0]) < len(ds)
 	}
-	pctx, cancel := proofContext(ctx)
+	pctx, cancel := budgeted(ctx, proofBudget)
 	defer cancel()
 	for _, set := range found {
 		r := FeatureReason{Decisions: pickDecisions(ds, set), Attack: len(set) == 1 && slices.Contains(rs.known, set[0])}
@@ -210,10 +208,9 @@ func (s *FeatureSession) explain(ctx context.Context, f int, firstOnly bool) (*F
 // calls. It never takes more than half the time left to its context.
 const proofBudget = time.Second
 
-// proofContext returns the context of the searches for parts of one
-// explanation: ctx within proofBudget.
-func proofContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	budget := proofBudget
+// budgeted returns ctx within budget, and within half the time left to
+// ctx, so that a bounded search leaves the rest to what follows it.
+func budgeted(ctx context.Context, budget time.Duration) (context.Context, context.CancelFunc) {
 	if d, ok := ctx.Deadline(); ok {
 		budget = min(budget, time.Until(d)/2)
 	}

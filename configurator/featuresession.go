@@ -350,7 +350,7 @@ func (s *FeatureSession) conflict(ctx context.Context, decisions []Decision) err
 		return e
 	}
 	e.Decisions = pickDecisions(decisions, rs.found[0])
-	pctx, cancel := proofContext(ctx)
+	pctx, cancel := budgeted(ctx, proofBudget)
 	defer cancel()
 	var r FeatureReason
 	if err := s.prove(ctx, pctx, &r, e.Decisions); err != nil {

@@ -131,11 +131,7 @@ func (rs *reasonSearch) run(ctx context.Context) error {
 	if rs.firstOnly {
 		return nil
 	}
-	budget := reasonBudget
-	if d, ok := ctx.Deadline(); ok {
-		budget = min(budget, time.Until(d)/2)
-	}
-	sctx, cancel := context.WithTimeout(ctx, budget)
+	sctx, cancel := budgeted(ctx, reasonBudget)
 	defer cancel()
 	err := rs.bySize(sctx, rest)
 	switch {
@@ -261,17 +257,8 @@ func (rs *reasonSearch) bySize(ctx context.Context, rest []int) error {
 // (so it is not minimal) or lies inside a witness's choices (so it rules
 // nothing).
 func (rs *reasonSearch) pruned(set []int) bool {
-	for _, r := range rs.found {
-		if subset(r, set) {
-			return true
-		}
-	}
-	for _, h := range rs.held {
-		if subset(set, h) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(rs.found, func(r []int) bool { return subset(r, set) }) ||
+		slices.ContainsFunc(rs.held, func(h []int) bool { return subset(set, h) })
 }
 
 // sort puts the known reasons first, then the others by size, then by
