@@ -27,9 +27,8 @@ func (m *Model) featureModel() (*feature.Model, error) {
 	}
 	for i, c := range m.constraints {
 		vars := make([]*feature.Expr, len(c.Cells))
-		names := make([]string, len(c.Cells))
 		for j, cell := range c.Cells {
-			vars[j], names[j] = feature.Var(m.Var(cell)), cell.String()
+			vars[j] = feature.Var(m.Var(cell))
 		}
 		var pairs []*feature.Expr
 		for j, a := range vars {
@@ -43,7 +42,7 @@ func (m *Model) featureModel() (*feature.Model, error) {
 		}
 		parts.Constraints = append(parts.Constraints, feature.Constraint{
 			Expr: e,
-			Text: fmt.Sprintf("%s: %s %s", c.Name, how, strings.Join(names, ", ")),
+			Text: fmt.Sprintf("%s: %s %s", c.Name, how, strings.Join(cellNames(c.Cells), ", ")),
 			Pos:  feature.Pos{Line: i + 1, Column: 1},
 		})
 	}

@@ -34,12 +34,9 @@ func CompareModel(ctx context.Context, m *feature.Model, subjects []FeatureSubje
 			}
 			var next *configurator.Decision
 			if step > 0 {
-				ref := sessions[0]
-				if ref == nil {
-					break
-				}
-				open := ref.Domains().In(configurator.Open)
-				f, ok := pick(rng, open)
+				// The reference's session is open here: the step
+				// that lost it ended the walk.
+				f, ok := pick(rng, sessions[0].Domains().In(configurator.Open))
 				if !ok {
 					break
 				}
