@@ -232,9 +232,6 @@ func (s *FeatureSession) excluded(ctx context.Context, d Decision) error {
 	if err != nil && ctx.Err() != nil {
 		return err
 	}
-	if err != nil {
-		why = nil
-	}
 	return &Excluded{Model: s.Model(), Decision: d, Why: why}
 }
 

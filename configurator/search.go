@@ -86,15 +86,10 @@ func setKey(set []int) string {
 	return string(b)
 }
 
-// begin starts the search's turns for ctx (see turns).
-func (rs *reasonSearch) begin(ctx context.Context) {
-	rs.tu = &turns{ctx: ctx, t: rs.turner}
-}
-
 // run finds the reasons: the empty set, the known ones, one reason by
 // deletion when none is known, then the rest by size within the budget.
 func (rs *reasonSearch) run(ctx context.Context) error {
-	rs.begin(ctx)
+	rs.tu = &turns{ctx: ctx, t: rs.turner}
 	defer rs.tu.pause()
 	if rs.n == 0 {
 		// The target is ruled with no choice at all: the empty set is
@@ -297,7 +292,7 @@ func (rs *reasonSearch) capped() (reasons [][]int, more bool) {
 // least; atLeast is 0 when set is a fewest one. Its own work takes the
 // search's turns (see turns), its questions the space's.
 func (rs *reasonSearch) room(ctx context.Context) (set []int, atLeast int, err error) {
-	rs.begin(ctx)
+	rs.tu = &turns{ctx: ctx, t: rs.turner}
 	defer rs.tu.pause()
 	all := slices.Clone(rs.found)
 	budget, least := hitNodes, 0
