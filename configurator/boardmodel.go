@@ -27,9 +27,8 @@ func (m *Model) featureModel() (*feature.Model, error) {
 	}
 	for i, c := range m.constraints {
 		vars := make([]*feature.Expr, len(c.Cells))
-		names := make([]string, len(c.Cells))
 		for j, cell := range c.Cells {
-			vars[j], names[j] = feature.Var(m.Var(cell)), cell.String()
+			vars[j] = feature.Var(m.Var(cell))
 		}
 		var pairs []*feature.Expr
 		for j, a := range vars {
@@ -43,7 +42,7 @@ func (m *Model) featureModel() (*feature.Model, error) {
 		}
 		parts.Constraints = append(parts.Constraints, feature.Constraint{
 			Expr: e,
-			Text: fmt.Sprintf("%s: %s %s", c.Name, how, strings.Join(names, ", ")),
+			Text: fmt.Sprintf("%s: %s %s", c.Name, how, strings.Join(cellNames(c.Cells), ", ")),
 			Pos:  feature.Pos{Line: i + 1, Column: 1},
 		})
 	}
@@ -68,16 +67,11 @@ func BoardID(n int) string { return BoardIDPrefix + strconv.Itoa(n) }
 // without a sign or leading zeros.
 func ParseBoardID(id string) (n int, ok bool) {
 	digits, ok := strings.CutPrefix(id, BoardIDPrefix)
-	if !ok || digits == "" || len(digits) > 4 || digits[0] == '0' {
+	if !ok || digits == "" || len(digits) > 4 || digits[0] < '1' || digits[0] > '9' {
 		return 0, false
 	}
-	for _, c := range digits {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = 10*n + int(c-'0')
-	}
-	return n, n >= 1 && n <= MaxN
+	n, err := strconv.Atoi(digits)
+	return n, err == nil && n <= MaxN
 }
 
 // BoardOf returns the board a feature model lays out, when its grid marks
@@ -106,11 +100,19 @@ func BoardDecisions(m *Model, queens []Cell) []Decision {
 // decisions select, in their order (the squares they rule out left
 // aside).
 func BoardQueens(m *Model, ds []Decision) []Cell {
-	var out []Cell
+	queens, _ := boardCells(m, ds)
+	return queens
+}
+
+// boardCells splits decisions on the squares of the board m into the
+// queens they place and the squares they rule out, each in their order.
+func boardCells(m *Model, ds []Decision) (queens, without []Cell) {
 	for _, d := range ds {
 		if d.Select {
-			out = append(out, m.Cell(d.Feature))
+			queens = append(queens, m.Cell(d.Feature))
+		} else {
+			without = append(without, m.Cell(d.Feature))
 		}
 	}
-	return out
+	return queens, without
 }

@@ -13,19 +13,27 @@ import (
 // selected square is a queen, a deselected one a square ruled out) from the
 // board's questions in squares: the analysis of its queens and, when
 // squares are ruled out, solutions that keep the decisions (the board's
-// witnesses when it is a Finder), each settling every square it shows,
-// until every square is settled (answers that are not counted). A board
-// whose backend answers in squares alone embeds the Squares of itself
+// witnesses, as a Finder), each settling every square it shows, until
+// every square is settled (answers that are not counted). A board whose
+// backend answers in squares alone embeds the Squares of itself
 // (NewSquares) to be a Space; one that answers feature decisions itself,
 // with counts over squares ruled out, needs none.
 type Squares struct {
-	b Board
+	b interface {
+		Board
+		Finder
+	}
 }
 
 // NewSquares returns the Squares that answer b's feature decisions. It
 // asks b nothing until they are asked, so b may be a board under
 // construction that embeds the result.
-func NewSquares(b Board) Squares { return Squares{b: b} }
+func NewSquares(b interface {
+	Board
+	Finder
+}) Squares {
+	return Squares{b: b}
+}
 
 // FeatureModel is the board's feature model, a feature per square.
 func (s Squares) FeatureModel() *feature.Model {
@@ -37,24 +45,11 @@ func (s Squares) FeatureModel() *feature.Model {
 	return fm
 }
 
-// cells splits decisions into the queens and the squares ruled out.
-func (s Squares) cells(decisions []Decision) (queens, without []Cell) {
-	m := s.b.Model()
-	for _, d := range decisions {
-		if d.Select {
-			queens = append(queens, m.Cell(d.Feature))
-		} else {
-			without = append(without, m.Cell(d.Feature))
-		}
-	}
-	return queens, without
-}
-
 // Domains classifies every square under the decisions; it counts the
 // solutions only when no square is ruled out.
 func (s Squares) Domains(ctx context.Context, decisions []Decision) (*Domains, error) {
 	start := time.Now()
-	queens, without := s.cells(decisions)
+	queens, without := boardCells(s.b.Model(), decisions)
 	an, err := s.b.Analyze(ctx, queens)
 	if err != nil {
 		return nil, err
@@ -70,7 +65,7 @@ func (s Squares) Domains(ctx context.Context, decisions []Decision) (*Domains, e
 	canOn, canOff := make([]bool, len(an.Cells)), make([]bool, len(an.Cells))
 	find := func(with, out []Cell) (bool, error) {
 		d.Work.SolverCalls++
-		w, err := s.find(ctx, with, out)
+		w, err := s.b.Find(ctx, with, out)
 		if w == nil || err != nil {
 			return false, err
 		}
@@ -131,50 +126,16 @@ func (s Squares) Domains(ctx context.Context, decisions []Decision) (*Domains, e
 	return d, nil
 }
 
-// find is a solution with a queen on every cell of with and none on any
-// of without, nil when there is none: the space's witness when it is a
-// Finder, else one built rank by rank from satisfiability tests.
-func (s Squares) find(ctx context.Context, with, without []Cell) ([]Cell, error) {
-	if f, ok := s.b.(Finder); ok {
-		return f.Find(ctx, with, without)
-	}
-	ok, err := s.b.Satisfiable(ctx, with, without)
-	if err != nil || !ok {
-		return nil, err
-	}
-	queens := slices.Clone(with)
-	for _, c := range s.b.Model().Constraints() {
-		if c.Kind != ExactlyOne || slices.ContainsFunc(c.Cells, func(q Cell) bool { return slices.Contains(queens, q) }) {
-			continue
-		}
-		for _, q := range c.Cells {
-			if slices.Contains(without, q) {
-				continue
-			}
-			more := append(slices.Clone(queens), q)
-			ok, err := s.b.Satisfiable(ctx, more, without)
-			if err != nil {
-				return nil, err
-			}
-			if ok {
-				queens = more
-				break
-			}
-		}
-	}
-	return s.b.Solve(ctx, queens)
-}
-
 // Consistent reports whether some solution keeps the decisions.
 func (s Squares) Consistent(ctx context.Context, decisions []Decision) (bool, error) {
-	queens, without := s.cells(decisions)
+	queens, without := boardCells(s.b.Model(), decisions)
 	return s.b.Satisfiable(ctx, queens, without)
 }
 
 // Configuration returns a solution that keeps the decisions.
 func (s Squares) Configuration(ctx context.Context, decisions []Decision) ([]bool, error) {
-	queens, without := s.cells(decisions)
-	sol, err := s.find(ctx, queens, without)
+	queens, without := boardCells(s.b.Model(), decisions)
+	sol, err := s.b.Find(ctx, queens, without)
 	if err != nil {
 		return nil, err
 	}

@@ -113,8 +113,13 @@ func (p *propagation) split(with, without []Cell, depth, budget int) (*Split, in
 		if size >= bestSize {
 			continue
 		}
-		s.By, s.Excluded = p.lineCover(line)
-		s.Steps = p.needed(len(with), append(s.cells(), s.By...))
+		cover := p.words(line, p.coverers(line), false, Cell{})
+		s.By, s.Excluded = cover.By, cover.Excluded
+		var who []int32
+		for _, c := range append(s.cells(), s.By...) {
+			who = append(who, int32(slices.Index(p.placed, c)))
+		}
+		s.Steps = p.needed(len(with), who)
 		if size += len(s.Steps); size < bestSize {
 			best, bestSize = s, size
 		}
@@ -125,40 +130,21 @@ func (p *propagation) split(with, without []Cell, depth, budget int) (*Split, in
 	return best, bestSize
 }
 
-// lineCover lists the queens covering the squares of line, in the order
-// they were placed, and the squares of it the assumption keeps empty.
-func (p *propagation) lineCover(line int32) (by, excluded []Cell) {
-	for _, w := range p.coverers(line) {
-		if w >= 0 {
-			by = append(by, p.placed[w])
-		}
-	}
-	for _, c := range p.m.Constraints()[line].Cells {
-		if p.by[p.m.Var(c)] == assumed {
-			excluded = append(excluded, c)
-		}
-	}
-	return by, excluded
-}
-
 // needed returns the deductions of the queens p forced (beyond the first
-// given placed) that cells name, with those they rely on, in order.
-func (p *propagation) needed(given int, cells []Cell) []Deduction {
+// given placed) among who (indices in placed, or marks), with those they
+// rely on, in order.
+func (p *propagation) needed(given int, who []int32) []Deduction {
 	need := make([]bool, len(p.placed))
-	var mark func(w int32)
-	mark = func(w int32) {
-		if w >= int32(given) && !need[w] {
-			need[w] = true
-			for _, x := range p.premises[w] {
-				mark(x)
+	var mark func(who []int32)
+	mark = func(who []int32) {
+		for _, w := range who {
+			if w >= int32(given) && !need[w] {
+				need[w] = true
+				mark(p.premises[w])
 			}
 		}
 	}
-	for _, c := range cells {
-		if i := slices.Index(p.placed, c); i >= 0 {
-			mark(int32(i))
-		}
-	}
+	mark(who)
 	var out []Deduction
 	for _, f := range p.forced {
 		if need[f.queen] {
@@ -250,6 +236,7 @@ func orCells(cells []Cell) string {
 // there are more, or the search would take longer.
 func Completions(m *Model, with []Cell, max int) (sols [][]Cell, ok bool) {
 	budget := listBudget
+	byRank := func(a, b Cell) int { return cmp.Or(cmp.Compare(a.Row, b.Row), cmp.Compare(a.Col, b.Col)) }
 	var walk func(in []Cell) bool
 	walk = func(in []Cell) bool {
 		if budget -= m.Vars(); budget < 0 {
@@ -270,7 +257,7 @@ func Completions(m *Model, with []Cell, max int) (sols [][]Cell, ok bool) {
 				return false
 			}
 			sol := slices.Clone(p.placed)
-			slices.SortFunc(sol, func(a, b Cell) int { return cmp.Or(cmp.Compare(a.Row, b.Row), cmp.Compare(a.Col, b.Col)) })
+			slices.SortFunc(sol, byRank)
 			sols = append(sols, sol)
 			return true
 		}
@@ -284,8 +271,6 @@ func Completions(m *Model, with []Cell, max int) (sols [][]Cell, ok bool) {
 	if !walk(slices.Clone(with)) {
 		return nil, false
 	}
-	slices.SortFunc(sols, func(a, b []Cell) int {
-		return slices.CompareFunc(a, b, func(x, y Cell) int { return cmp.Or(cmp.Compare(x.Row, y.Row), cmp.Compare(x.Col, y.Col)) })
-	})
+	slices.SortFunc(sols, func(a, b []Cell) int { return slices.CompareFunc(a, b, byRank) })
 	return sols, true
 }

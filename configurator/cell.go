@@ -3,6 +3,7 @@ package configurator
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -27,9 +28,7 @@ func FileName(col int) string {
 		b = append(b, byte('a'+col%26))
 		col = col/26 - 1
 	}
-	for i, j := 0, len(b)-1; i < j; i, j = i+1, j-1 {
-		b[i], b[j] = b[j], b[i]
-	}
+	slices.Reverse(b)
 	return string(b)
 }
 
@@ -84,11 +83,16 @@ func ParseCells(s string) ([]Cell, error) {
 // FormatCells joins cells in chess notation with commas, the inverse of
 // ParseCells.
 func FormatCells(cells []Cell) string {
-	parts := make([]string, len(cells))
+	return strings.Join(cellNames(cells), ",")
+}
+
+// cellNames names each cell in chess notation.
+func cellNames(cells []Cell) []string {
+	names := make([]string, len(cells))
 	for i, c := range cells {
-		parts[i] = c.String()
+		names[i] = c.String()
 	}
-	return strings.Join(parts, ",")
+	return names
 }
 
 // ErrNotation reports a cell name that is not chess notation.
@@ -96,10 +100,7 @@ var ErrNotation = errors.New("not a cell in chess notation (file letters then ra
 
 // ListCells names cells for a sentence: "a1", "a1 and c5", "a1, c5 and e2".
 func ListCells(cells []Cell) string {
-	names := make([]string, len(cells))
-	for i, c := range cells {
-		names[i] = c.String()
-	}
+	names := cellNames(cells)
 	switch len(names) {
 	case 0:
 		return "no squares"

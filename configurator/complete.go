@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 )
 
 // How is the way Finish completes a configuration: which of the
@@ -28,10 +29,8 @@ func (h How) String() string { return nameIn(howNames[:], int(h), "How(?)") }
 
 // ParseHow is String's inverse.
 func ParseHow(s string) (How, error) {
-	for h, name := range howNames {
-		if s == name {
-			return How(h), nil
-		}
+	if h := slices.Index(howNames[:], s); h >= 0 {
+		return How(h), nil
 	}
 	return 0, fmt.Errorf("%q: %w", s, ErrHow)
 }

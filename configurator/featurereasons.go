@@ -99,13 +99,11 @@ func (e *FeatureExplanation) Constraints() []feature.Origin {
 // carry it, and the fewest decisions to undo to free it. A feature that
 // is not forced gives ErrNotForced.
 //
-// The reasons come from the shared reason search (search.go): on a board,
-// the queens that attack the square first, known without a question (each
-// marked Attack); else one by deletion; then the others by increasing
-// size, each set asked once (is there a configuration keeping it with f's
-// other value?), every set inside the decisions a configuration found
-// keeps skipped, within a budget. On a Turner the search runs in the space's lane and its own
-// work takes the space's turns (see Turner).
+// The reasons come from the shared reason search (reasonSearch), which
+// asks of a set of decisions whether a configuration keeps it with f's
+// other value: on a board the queens that attack the square come first,
+// known without a question (each marked Attack). On a Turner the search
+// runs in the space's lane and its own work takes the space's turns.
 func (s *FeatureSession) Explain(ctx context.Context, f int) (*FeatureExplanation, error) {
 	return s.explain(ctx, f, false)
 }
@@ -180,17 +178,12 @@ func (s *FeatureSession) explain(ctx context.Context, f int, firstOnly bool) (*F
 	// The reasons by size, then by the order of the decisions: a board's
 	// attacks, found first, take their place among the others.
 	found = slices.Clone(found)
-	slices.SortStableFunc(found, func(a, b []int) int {
-		if len(a) != len(b) {
-			return len(a) - len(b)
-		}
-		return slices.Compare(a, b)
-	})
+	slices.SortStableFunc(found, compareReasons)
 	if firstOnly {
 		found = found[:1]
 		e.More = !rs.nowhere && len(found[0]) < len(ds)
 	}
-	pctx, cancel := proofContext(ctx)
+	pctx, cancel := budgeted(ctx, proofBudget)
 	defer cancel()
 	for _, set := range found {
 		r := FeatureReason{Decisions: pickDecisions(ds, set), Attack: len(set) == 1 && slices.Contains(rs.known, set[0])}
@@ -215,10 +208,9 @@ func (s *FeatureSession) explain(ctx context.Context, f int, firstOnly bool) (*F
 // calls. It never takes more than half the time left to its context.
 const proofBudget = time.Second
 
-// proofContext returns the context of the searches for parts of one
-// explanation: ctx within proofBudget.
-func proofContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	budget := proofBudget
+// budgeted returns ctx within budget, and within half the time left to
+// ctx, so that a bounded search leaves the rest to what follows it.
+func budgeted(ctx context.Context, budget time.Duration) (context.Context, context.CancelFunc) {
 	if d, ok := ctx.Deadline(); ok {
 		budget = min(budget, time.Until(d)/2)
 	}
@@ -266,14 +258,7 @@ func (s *FeatureSession) boardArgument(decisions []Decision) []string {
 	if !ok {
 		return nil
 	}
-	var with, without []Cell
-	for _, d := range decisions {
-		if d.Select {
-			with = append(with, bm.Cell(d.Feature))
-		} else {
-			without = append(without, bm.Cell(d.Feature))
-		}
-	}
+	with, without := boardCells(bm, decisions)
 	if steps := Refute(bm, with, without); steps != nil {
 		lines := make([]string, len(steps))
 		for i, st := range steps {
@@ -366,17 +351,10 @@ func BoardState(st FeatureState) State {
 // command line give ("attacked by a1", "no solution holds queens on a1,
 // c5 and here"). Squares the reason rules out are named after its queens.
 func BoardReason(bm *Model, e *FeatureExplanation, r FeatureReason) (kind, text string) {
-	var queens, empty []string
-	for _, d := range r.Decisions {
-		if d.Select {
-			queens = append(queens, bm.Cell(d.Feature).String())
-		} else {
-			empty = append(empty, bm.Cell(d.Feature).String())
-		}
-	}
-	list := strings.Join(queens, ", ")
+	queens, empty := boardCells(bm, r.Decisions)
+	list := strings.Join(cellNames(queens), ", ")
 	if len(empty) > 0 {
-		list = strings.TrimPrefix(list+", none on "+strings.Join(empty, ", "), ", ")
+		list = strings.TrimPrefix(list+", none on "+strings.Join(cellNames(empty), ", "), ", ")
 	}
 	switch {
 	case r.Attack:
@@ -396,14 +374,6 @@ func BoardReason(bm *Model, e *FeatureExplanation, r FeatureReason) (kind, text 
 // others in their order.
 func BoardReasons(e *FeatureExplanation) []FeatureReason {
 	out := slices.Clone(e.Reasons)
-	slices.SortStableFunc(out, func(a, b FeatureReason) int {
-		switch {
-		case a.Attack == b.Attack:
-			return 0
-		case a.Attack:
-			return -1
-		}
-		return 1
-	})
+	slices.SortStableFunc(out, func(a, b FeatureReason) int { return b2i(b.Attack) - b2i(a.Attack) })
 	return out
 }

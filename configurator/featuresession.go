@@ -43,11 +43,7 @@ var (
 func CompileFeatureModel(ctx context.Context, b Backend, m *feature.Model) (Space, time.Duration, error) {
 	start := time.Now()
 	if board, ok := BoardOf(m); ok {
-		sp, took, err := Compile(ctx, b, board)
-		if err != nil {
-			return nil, 0, err
-		}
-		return sp, took, nil
+		return Compile(ctx, b, board)
 	}
 	mc, ok := b.(ModelCompiler)
 	if !ok {
@@ -236,9 +232,6 @@ func (s *FeatureSession) excluded(ctx context.Context, d Decision) error {
 	if err != nil && ctx.Err() != nil {
 		return err
 	}
-	if err != nil {
-		why = nil
-	}
 	return &Excluded{Model: s.Model(), Decision: d, Why: why}
 }
 
@@ -317,15 +310,21 @@ func (e *Conflict) Error() string {
 	} else {
 		fmt.Fprintf(&b, "no configuration keeps %s", FormatDecisions(e.Model, e.Decisions))
 	}
-	for i, o := range e.Constraints {
-		if i == 0 {
-			b.WriteString(": ")
-		} else {
-			b.WriteString("; ")
-		}
-		b.WriteString(e.Model.Describe(o))
-	}
+	b.WriteString(describeParts(e.Model, e.Constraints))
 	return b.String()
+}
+
+// describeParts names parts of m in an error message: after ": ", one
+// from the next by "; "; "" when there are none.
+func describeParts(m *feature.Model, parts []feature.Origin) string {
+	if len(parts) == 0 {
+		return ""
+	}
+	names := make([]string, len(parts))
+	for i, o := range parts {
+		names[i] = m.Describe(o)
+	}
+	return ": " + strings.Join(names, "; ")
 }
 
 func (e *Conflict) Unwrap() error { return ErrNoSolution }
@@ -348,7 +347,7 @@ func (s *FeatureSession) conflict(ctx context.Context, decisions []Decision) err
 		return e
 	}
 	e.Decisions = pickDecisions(decisions, rs.found[0])
-	pctx, cancel := proofContext(ctx)
+	pctx, cancel := budgeted(ctx, proofBudget)
 	defer cancel()
 	var r FeatureReason
 	if err := s.prove(ctx, pctx, &r, e.Decisions); err != nil {
@@ -397,20 +396,12 @@ func (e *Excluded) Error() string {
 	msg := fmt.Sprintf("cannot %s %q: the decisions force it the other way", verb, e.Model.Features[e.Decision.Feature].Name)
 	if e.Why != nil && len(e.Why.Reasons) > 0 {
 		r := e.Why.Reasons[0]
-		switch {
-		case e.Why.Core:
+		if e.Why.Core {
 			msg = fmt.Sprintf("cannot %s %q: the model alone forces it the other way", verb, e.Model.Features[e.Decision.Feature].Name)
-		default:
+		} else {
 			msg += " (" + FormatDecisions(e.Model, r.Decisions) + ")"
 		}
-		for i, o := range r.Constraints {
-			if i == 0 {
-				msg += ": "
-			} else {
-				msg += "; "
-			}
-			msg += e.Model.Describe(o)
-		}
+		msg += describeParts(e.Model, r.Constraints)
 	}
 	return msg
 }

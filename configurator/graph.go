@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 )
 
 // Grapher is a Board that lays out its remaining solutions under a
@@ -85,10 +86,8 @@ var ErrGraphView = errors.New("unknown diagram view (want ranks or bdd)")
 
 // ParseGraphView parses a view name: ranks or bdd.
 func ParseGraphView(s string) (GraphView, error) {
-	for v, name := range graphViewNames {
-		if s == name {
-			return GraphView(v), nil
-		}
+	if v := slices.Index(graphViewNames[:], s); v >= 0 {
+		return GraphView(v), nil
 	}
 	return 0, fmt.Errorf("view %q: %w", s, ErrGraphView)
 }

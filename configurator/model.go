@@ -90,24 +90,23 @@ func New(n int, order Order) (*Model, error) {
 		cs = append(cs, c)
 	}
 	// Diagonals keep r-c constant, anti-diagonals r+c; lines of one cell
-	// constrain nothing and are left out.
-	for d := -(n - 2); d <= n-2; d++ {
-		cells := make([]Cell, 0, n-abs(d))
+	// constrain nothing and are left out. Each is gathered in buf and kept
+	// as a copy of its own length.
+	var buf []Cell
+	diagonal := func(kind string, col func(r int) int) {
+		buf = buf[:0]
 		for r := range n {
-			if col := r - d; col >= 0 && col < n {
-				cells = append(cells, Cell{r, col})
+			if c := col(r); c >= 0 && c < n {
+				buf = append(buf, Cell{r, c})
 			}
 		}
-		cs = append(cs, Constraint{Kind: AtMostOne, Name: "diagonal " + cells[0].String() + "-" + cells[len(cells)-1].String(), Cells: cells})
+		cs = append(cs, Constraint{Kind: AtMostOne, Name: kind + " " + buf[0].String() + "-" + buf[len(buf)-1].String(), Cells: slices.Clone(buf)})
+	}
+	for d := -(n - 2); d <= n-2; d++ {
+		diagonal("diagonal", func(r int) int { return r - d })
 	}
 	for s := 1; s <= 2*n-3; s++ {
-		cells := make([]Cell, 0, n-abs(s-(n-1)))
-		for r := range n {
-			if col := s - r; col >= 0 && col < n {
-				cells = append(cells, Cell{r, col})
-			}
-		}
-		cs = append(cs, Constraint{Kind: AtMostOne, Name: "anti-diagonal " + cells[0].String() + "-" + cells[len(cells)-1].String(), Cells: cells})
+		diagonal("anti-diagonal", func(r int) int { return s - r })
 	}
 	m, err := Custom(n, order, cs)
 	if err != nil {
@@ -193,16 +192,12 @@ func (m *Model) Attacks(a, b Cell) bool {
 	if a == b {
 		return false
 	}
-	va, vb := m.Var(a), m.Var(b)
-	for _, i := range m.lines[m.lineStart[va]:m.lineStart[va+1]] {
-		for _, j := range m.lines[m.lineStart[vb]:m.lineStart[vb+1]] {
-			if i == j {
-				return true
-			}
-		}
-	}
-	return false
+	lb := m.linesOf(m.Var(b))
+	return slices.ContainsFunc(m.linesOf(m.Var(a)), func(i int32) bool { return slices.Contains(lb, i) })
 }
+
+// linesOf lists the constraints variable v is in, in the model's order.
+func (m *Model) linesOf(v int) []int32 { return m.lines[m.lineStart[v]:m.lineStart[v+1]] }
 
 // Check validates a placement of queens for this board: every cell on the
 // board, no cell twice. It does not check that a solution holds them all:
@@ -244,18 +239,13 @@ func Orders() []Order { return []Order{RowMajor, ColMajor, Diagonal, MiddleOut} 
 
 // String is the order's name as ParseOrder accepts it.
 func (o Order) String() string {
-	if int(o) < len(orderNames) {
-		return orderNames[o]
-	}
-	return fmt.Sprintf("Order(%d)", uint8(o))
+	return nameIn(orderNames[:], int(o), fmt.Sprintf("Order(%d)", uint8(o)))
 }
 
 // ParseOrder parses an order name: row, col, diag or middle.
 func ParseOrder(s string) (Order, error) {
-	for o, name := range orderNames {
-		if s == name {
-			return Order(o), nil
-		}
+	if o := slices.Index(orderNames[:], s); o >= 0 {
+		return Order(o), nil
 	}
 	return 0, fmt.Errorf("order %q: %w", s, ErrOrder)
 }
@@ -307,10 +297,3 @@ var (
 	ErrOffBoard  = errors.New("cell is off the board")
 	ErrDuplicate = errors.New("queen placed twice")
 )
-
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
-}

@@ -1,6 +1,9 @@
 package configurator
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Deduction is one line of a proof by propagation. A line that must hold a
 // queen (a rank; a file too, since the ranks need as many queens as there
@@ -93,18 +96,16 @@ const (
 // (row-major), how many squares each line that must hold a queen has left,
 // and the queens it forced.
 type propagation struct {
-	m         *Model
-	must      []bool    // per constraint: the line must hold a queen
-	lineStart []int32   // the constraints of variable v are lines[lineStart[v]:lineStart[v+1]]
-	lines     []int32   //
-	by        []int32   // per square: the index in placed of the queen covering it, or a mark
-	left      []int32   // per constraint that must hold a queen: squares not covered
-	queen     []bool    // per constraint: a queen stands on it
-	placed    []Cell    // queens in order, given ones first
-	premises  [][]int32 // per queen placed: the coverers its forcing relied on (nil for given ones)
-	queue     []int32   // lines with one square left
-	forced    []forcing // forced queens, in order
-	empty     int32     // the line left with no square, or -1
+	m        *Model
+	must     []bool    // per constraint: the line must hold a queen
+	by       []int32   // per square: the index in placed of the queen covering it, or a mark
+	left     []int32   // per constraint that must hold a queen: squares not covered
+	queen    []bool    // per constraint: a queen stands on it
+	placed   []Cell    // queens in order, given ones first
+	premises [][]int32 // per queen placed: the coverers its forcing relied on (nil for given ones)
+	queue    []int32   // lines with one square left
+	forced   []forcing // forced queens, in order
+	empty    int32     // the line left with no square, or -1
 }
 
 // forcing is a queen forced on a line; the queen's index in placed.
@@ -113,29 +114,15 @@ type forcing struct {
 }
 
 func newPropagation(m *Model) *propagation {
-	n := m.N()
 	cs := m.Constraints()
-	p := &propagation{m: m, must: mustHold(m), lineStart: make([]int32, n*n+1), by: make([]int32, n*n),
+	p := &propagation{m: m, must: mustHold(m), by: make([]int32, m.Vars()),
 		left: make([]int32, len(cs)), queen: make([]bool, len(cs)), empty: -1}
-	for _, c := range cs {
-		for _, cell := range c.Cells {
-			p.lineStart[m.Var(cell)+1]++
-		}
-	}
-	for v := range n * n {
-		p.lineStart[v+1] += p.lineStart[v]
+	for v := range p.by {
 		p.by[v] = uncovered
 	}
-	p.lines = make([]int32, p.lineStart[n*n])
-	fill := append([]int32(nil), p.lineStart[:n*n]...)
 	for i, c := range cs {
 		if p.must[i] {
 			p.left[i] = int32(len(c.Cells))
-		}
-		for _, cell := range c.Cells {
-			v := m.Var(cell)
-			p.lines[fill[v]] = int32(i)
-			fill[v]++
 		}
 	}
 	return p
@@ -152,10 +139,10 @@ func (p *propagation) place(q Cell, premises []int32) bool {
 	p.placed = append(p.placed, q)
 	p.premises = append(p.premises, premises)
 	p.by[v] = me
-	for _, line := range p.lines[p.lineStart[v]:p.lineStart[v+1]] {
+	for _, line := range p.m.linesOf(v) {
 		p.queen[line] = true
 	}
-	for _, line := range p.lines[p.lineStart[v]:p.lineStart[v+1]] {
+	for _, line := range p.m.linesOf(v) {
 		for _, c := range p.m.Constraints()[line].Cells {
 			p.cover(p.m.Var(c), me)
 		}
@@ -170,7 +157,7 @@ func (p *propagation) cover(v int, who int32) {
 		return
 	}
 	p.by[v] = who
-	for _, line := range p.lines[p.lineStart[v]:p.lineStart[v+1]] {
+	for _, line := range p.m.linesOf(v) {
 		if !p.must[line] {
 			continue
 		}
@@ -190,43 +177,19 @@ func (p *propagation) cover(v int, who int32) {
 func (p *propagation) coverers(line int32) []int32 {
 	var out []int32
 	for _, c := range p.m.Constraints()[line].Cells {
-		who := p.by[p.m.Var(c)]
-		if who == uncovered {
-			continue
-		}
-		i := 0
-		for i < len(out) && out[i] < who {
-			i++
-		}
-		if i == len(out) || out[i] != who {
-			out = append(out[:i], append([]int32{who}, out[i:]...)...)
+		if who := p.by[p.m.Var(c)]; who != uncovered {
+			out = append(out, who)
 		}
 	}
-	return out
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // proof returns the deductions the contradiction depends on, given the number
 // of queens that were given.
 func (p *propagation) proof(given int) []Deduction {
-	need := make([]bool, len(p.placed))
-	var mark func(who []int32)
-	mark = func(who []int32) {
-		for _, w := range who {
-			if w >= int32(given) && !need[w] {
-				need[w] = true
-				mark(p.premises[w])
-			}
-		}
-	}
 	last := p.coverers(p.empty)
-	mark(last)
-	var out []Deduction
-	for _, s := range p.forced {
-		if need[s.queen] {
-			out = append(out, p.words(s.line, p.premises[s.queen], false, p.placed[s.queen]))
-		}
-	}
-	return append(out, p.words(p.empty, last, true, Cell{}))
+	return append(p.needed(given, last), p.words(p.empty, last, true, Cell{}))
 }
 
 // words makes the Deduction of a line covered by who.
@@ -266,10 +229,8 @@ func mustHold(m *Model) []bool {
 			}
 		}
 	}
-	for _, k := range covered {
-		if k != 1 {
-			return must
-		}
+	if slices.ContainsFunc(covered, func(k int) bool { return k != 1 }) {
+		return must
 	}
 	taken := make([]bool, n*n)
 	var family []int
@@ -278,14 +239,7 @@ func mustHold(m *Model) []bool {
 		if c.Kind != AtMostOne || len(c.Cells) == 0 {
 			continue
 		}
-		free := true
-		for _, cell := range c.Cells {
-			if taken[m.Var(cell)] {
-				free = false
-				break
-			}
-		}
-		if !free {
+		if slices.ContainsFunc(c.Cells, func(cell Cell) bool { return taken[m.Var(cell)] }) {
 			continue
 		}
 		for _, cell := range c.Cells {

@@ -158,17 +158,21 @@ type pairSampler struct {
 	dropped []bool
 	// invalid holds the pairs (pairIndex) no configuration takes.
 	invalid bitset
-	// up propagates units over the model's CNF under the decisions;
+	// up propagates units over the model's CNF, the decisions assumed:
+	// cheap beside a question to the space, and sound, so asked first.
 	// implies[l] are the other free literals that l implies by it, and
 	// impBits[l] the same as a set.
-	up      *unitProp
+	up      *feature.Propagator
 	implies [][]int
 	impBits []bitset
 }
 
 // implications finds what each free literal implies by unit propagation.
 func (s *pairSampler) implications(m *feature.Model) {
-	s.up = newUnitProp(m, s.decisions)
+	s.up = feature.NewPropagator(m.CNF())
+	for _, d := range s.decisions {
+		s.up.Assume(d.Lit())
+	}
 	at := make(map[int]int, len(s.free))
 	for a, f := range s.free {
 		at[f] = a
@@ -179,7 +183,7 @@ func (s *pairSampler) implications(m *feature.Model) {
 	for a, f := range s.free {
 		for _, v := range [2]bool{false, true} {
 			l := lit(a, v)
-			trail, ok := s.up.implied(feature.FeatureLit(f, v))
+			trail, ok := s.implied(feature.FeatureLit(f, v))
 			if !ok {
 				continue // the space says the value is possible
 			}
@@ -192,6 +196,16 @@ func (s *pairSampler) implications(m *feature.Model) {
 			}
 		}
 	}
+}
+
+// implied propagates lits on top of the decisions and returns what they
+// imply, lits included, and false on a conflict; the propagator holds the
+// decisions alone again after.
+func (s *pairSampler) implied(lits ...feature.Lit) ([]feature.Lit, bool) {
+	mark := s.up.Mark()
+	defer s.up.Undo(mark)
+	ok := s.up.Assume(lits...)
+	return s.up.Since(mark), ok
 }
 
 // run visits every pair of free literals that no witness takes and puts
@@ -255,7 +269,7 @@ func (s *pairSampler) place(ctx context.Context, x, y int) (bool, error) {
 	if s.impBits[x].has(y^1) || s.impBits[y].has(x^1) {
 		return false, nil
 	}
-	if _, ok := s.up.implied(s.featureLit(x), s.featureLit(y)); !ok {
+	if _, ok := s.implied(s.featureLit(x), s.featureLit(y)); !ok {
 		return false, nil
 	}
 	config, err := s.sp.Configuration(ctx, s.decide(-1, x, y))
@@ -272,9 +286,12 @@ func (s *pairSampler) place(ctx context.Context, x, y int) (bool, error) {
 	// that a configuration keeps with the pair (a question each, up to
 	// mergeTries).
 	var cands []int
-	s.pbits[x^1].union(s.pbits[y^1]).union(s.nogood[x]).union(s.nogood[y]).eachNot(len(s.fixed), func(i int) {
-		cands = append(cands, i)
-	})
+	unable := s.pbits[x^1].union(s.pbits[y^1]).union(s.nogood[x]).union(s.nogood[y])
+	for i := range s.fixed {
+		if !unable.has(i) {
+			cands = append(cands, i)
+		}
+	}
 	fixes := func(i int) int { return b2i(s.pbits[x].has(i)) + b2i(s.pbits[y].has(i)) }
 	slices.SortStableFunc(cands, func(i, j int) int {
 		if fi, fj := fixes(i), fixes(j); fi != fj {
@@ -393,19 +410,8 @@ func (s *pairSampler) kept() []int {
 func (s *pairSampler) prune(ctx context.Context) {
 	k := len(s.free)
 	count := make([]int32, 4*k*k)
-	each := func(config []bool, f func(int) bool) bool {
-		for a := range k {
-			va := config[s.free[a]]
-			for b := a + 1; b < k; b++ {
-				if !f(pairIndex(k, a, b, va, config[s.free[b]])) {
-					return false
-				}
-			}
-		}
-		return true
-	}
 	for _, c := range s.witness {
-		each(c, func(p int) bool { count[p]++; return true })
+		eachPair(s.free, c, func(p int) bool { count[p]++; return true })
 	}
 	order := s.kept()
 	slices.SortStableFunc(order, func(i, j int) int { return len(s.fixed[i]) - len(s.fixed[j]) })
@@ -413,9 +419,9 @@ func (s *pairSampler) prune(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		if each(s.witness[i], func(p int) bool { return count[p] > 1 }) {
+		if eachPair(s.free, s.witness[i], func(p int) bool { return count[p] > 1 }) {
 			s.dropped[i] = true
-			each(s.witness[i], func(p int) bool { count[p]--; return true })
+			eachPair(s.free, s.witness[i], func(p int) bool { count[p]--; return true })
 		}
 	}
 }
@@ -441,18 +447,31 @@ func countPairs(free []int, configs [][]bool) int {
 	seen := make(bitset, (4*k*k+63)/64)
 	n := 0
 	for _, c := range configs {
-		for a := range k {
-			va := c[free[a]]
-			for b := a + 1; b < k; b++ {
-				p := pairIndex(k, a, b, va, c[free[b]])
-				if !seen.has(p) {
-					seen.set(p, true)
-					n++
-				}
+		eachPair(free, c, func(p int) bool {
+			if !seen.has(p) {
+				seen.set(p, true)
+				n++
+			}
+			return true
+		})
+	}
+	return n
+}
+
+// eachPair calls f with the pairIndex of every pair of values config
+// gives two of the features free, until f returns false; it reports
+// whether f always returned true.
+func eachPair(free []int, config []bool, f func(int) bool) bool {
+	k := len(free)
+	for a := range k {
+		va := config[free[a]]
+		for b := a + 1; b < k; b++ {
+			if !f(pairIndex(k, a, b, va, config[free[b]])) {
+				return false
 			}
 		}
 	}
-	return n
+	return true
 }
 
 // bitset is a set of small non-negative integers, grown as needed.
@@ -495,14 +514,4 @@ func (b bitset) union(c bitset) bitset {
 		u[w] |= c[w]
 	}
 	return u
-}
-
-// eachNot calls f with every integer below n that is not in the set, in
-// order.
-func (b bitset) eachNot(n int, f func(int)) {
-	for i := range n {
-		if !b.has(i) {
-			f(i)
-		}
-	}
 }

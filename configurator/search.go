@@ -86,15 +86,10 @@ func setKey(set []int) string {
 	return string(b)
 }
 
-// begin starts the search's turns for ctx (see turns).
-func (rs *reasonSearch) begin(ctx context.Context) {
-	rs.tu = &turns{ctx: ctx, t: rs.turner}
-}
-
 // run finds the reasons: the empty set, the known ones, one reason by
 // deletion when none is known, then the rest by size within the budget.
 func (rs *reasonSearch) run(ctx context.Context) error {
-	rs.begin(ctx)
+	rs.tu = &turns{ctx: ctx, t: rs.turner}
 	defer rs.tu.pause()
 	if rs.n == 0 {
 		// The target is ruled with no choice at all: the empty set is
@@ -122,7 +117,7 @@ func (rs *reasonSearch) run(ctx context.Context) error {
 		return nil
 	}
 	if len(rs.found) == 0 {
-		r, err := rs.shrink(ctx, rs.all())
+		r, err := rs.shrink(ctx, rs.without(nil))
 		if err != nil {
 			return err
 		}
@@ -131,11 +126,7 @@ func (rs *reasonSearch) run(ctx context.Context) error {
 	if rs.firstOnly {
 		return nil
 	}
-	budget := reasonBudget
-	if d, ok := ctx.Deadline(); ok {
-		budget = min(budget, time.Until(d)/2)
-	}
-	sctx, cancel := context.WithTimeout(ctx, budget)
+	sctx, cancel := budgeted(ctx, reasonBudget)
 	defer cancel()
 	err := rs.bySize(sctx, rest)
 	switch {
@@ -147,15 +138,6 @@ func (rs *reasonSearch) run(ctx context.Context) error {
 	}
 	rs.sort()
 	return nil
-}
-
-// all is the set of every choice.
-func (rs *reasonSearch) all() []int {
-	all := make([]int, rs.n)
-	for j := range all {
-		all[j] = j
-	}
-	return all
 }
 
 // shrink returns a minimal reason inside set, which rules the target:
@@ -270,28 +252,23 @@ func (rs *reasonSearch) bySize(ctx context.Context, rest []int) error {
 // (so it is not minimal) or lies inside a witness's choices (so it rules
 // nothing).
 func (rs *reasonSearch) pruned(set []int) bool {
-	for _, r := range rs.found {
-		if subset(r, set) {
-			return true
-		}
-	}
-	for _, h := range rs.held {
-		if subset(set, h) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(rs.found, func(r []int) bool { return subset(r, set) }) ||
+		slices.ContainsFunc(rs.held, func(h []int) bool { return subset(set, h) })
 }
 
 // sort puts the known reasons first, then the others by size, then by
 // the order the choices were made.
 func (rs *reasonSearch) sort() {
-	slices.SortStableFunc(rs.found[rs.nknown:], func(a, b []int) int {
-		if len(a) != len(b) {
-			return len(a) - len(b)
-		}
-		return slices.Compare(a, b)
-	})
+	slices.SortStableFunc(rs.found[rs.nknown:], compareReasons)
+}
+
+// compareReasons orders sets of choices by size, then by the order the
+// choices were made.
+func compareReasons(a, b []int) int {
+	if len(a) != len(b) {
+		return len(a) - len(b)
+	}
+	return slices.Compare(a, b)
 }
 
 // capped reports the reasons to list, at most MaxReasons, and whether
@@ -315,7 +292,7 @@ func (rs *reasonSearch) capped() (reasons [][]int, more bool) {
 // least; atLeast is 0 when set is a fewest one. Its own work takes the
 // search's turns (see turns), its questions the space's.
 func (rs *reasonSearch) room(ctx context.Context) (set []int, atLeast int, err error) {
-	rs.begin(ctx)
+	rs.tu = &turns{ctx: ctx, t: rs.turner}
 	defer rs.tu.pause()
 	all := slices.Clone(rs.found)
 	budget, least := hitNodes, 0
@@ -484,13 +461,11 @@ func (h *hitter) unchoose(j int) {
 
 // greedy returns a set meeting every set: the element that meets the
 // most sets not yet met, the smallest on a tie, until every set is met.
+// It chooses them as the search does, nothing chosen before or after.
 func (h *hitter) greedy() []int {
-	var chosen []int
 	defer func() {
-		for _, j := range chosen {
-			for _, i := range h.holding[j] {
-				h.met[i]--
-			}
+		for len(h.cur) > 0 {
+			h.unchoose(h.cur[len(h.cur)-1])
 		}
 	}()
 	for {
@@ -507,13 +482,9 @@ func (h *hitter) greedy() []int {
 			}
 		}
 		if bestJ < 0 {
-			slices.Sort(chosen)
-			return slices.Clone(chosen)
+			return slices.Sorted(slices.Values(h.cur))
 		}
-		chosen = append(chosen, bestJ)
-		for _, i := range h.holding[bestJ] {
-			h.met[i]++
-		}
+		h.choose(bestJ)
 	}
 }
 
@@ -609,16 +580,6 @@ func (h *hitter) search() {
 	h.banned[e] = true
 	h.search()
 	h.banned[e] = false
-}
-
-// hitsAll reports whether set shares an element with every one of sets.
-func hitsAll(set []int, sets [][]int) bool {
-	for _, s := range sets {
-		if !slices.ContainsFunc(s, func(j int) bool { return slices.Contains(set, j) }) {
-			return false
-		}
-	}
-	return true
 }
 
 // subset reports whether the increasing list a lies inside the increasing

@@ -34,15 +34,9 @@ func Parse(v string) (int64, error) {
 	t = strings.TrimSuffix(t, "I")
 	mult := int64(1)
 	if k := len(t); k > 0 {
-		switch t[k-1] {
-		case 'K':
-			mult, t = 1<<10, t[:k-1]
-		case 'M':
-			mult, t = 1<<20, t[:k-1]
-		case 'G':
-			mult, t = 1<<30, t[:k-1]
-		case 'T':
-			mult, t = 1<<40, t[:k-1]
+		// K, M, G and T are 1024 to the first to the fourth power.
+		if p := strings.IndexByte("KMGT", t[k-1]); p >= 0 {
+			mult, t = 1<<(10*(p+1)), t[:k-1]
 		}
 	}
 	x, err := strconv.ParseInt(t, 10, 64)

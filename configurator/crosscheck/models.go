@@ -124,13 +124,7 @@ func (r *ModelReport) Smallest() (ModelDisagreement, bool) {
 	if len(r.Disagreements) == 0 {
 		return ModelDisagreement{}, false
 	}
-	best := r.Disagreements[0]
-	for _, d := range r.Disagreements[1:] {
-		if len(d.Decisions) < len(best.Decisions) {
-			best = d
-		}
-	}
-	return best, true
+	return slices.MinFunc(r.Disagreements, func(a, b ModelDisagreement) int { return len(a.Decisions) - len(b.Decisions) }), true
 }
 
 // modelChecker holds what the check of one feature model needs.
@@ -174,11 +168,8 @@ func (c *modelChecker) disagree(i int, ds []configurator.Decision, check string,
 // settle moves the disagreements of the step into the report.
 func (c *modelChecker) settle() {
 	c.rep.Count += len(c.found)
-	for _, d := range c.found {
-		if len(c.rep.Disagreements) < MaxKept {
-			c.rep.Disagreements = append(c.rep.Disagreements, d)
-		}
-	}
+	keep := min(len(c.found), MaxKept-len(c.rep.Disagreements))
+	c.rep.Disagreements = append(c.rep.Disagreements, c.found[:keep]...)
 	c.found = nil
 }
 
@@ -231,16 +222,5 @@ func wantState(a *oracle.FeatureAnalysis, ds []configurator.Decision, f int) con
 // order: a subject compiled from m, or from a model equal to it (a board's
 // space makes its own feature model).
 func sameFeatures(a, b *feature.Model) bool {
-	if a == b {
-		return true
-	}
-	if len(a.Features) != len(b.Features) {
-		return false
-	}
-	for i := range a.Features {
-		if a.Features[i].Name != b.Features[i].Name {
-			return false
-		}
-	}
-	return true
+	return a == b || slices.EqualFunc(a.Features, b.Features, func(x, y feature.Feature) bool { return x.Name == y.Name })
 }

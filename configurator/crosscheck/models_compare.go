@@ -2,6 +2,7 @@ package crosscheck
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 
 	"github.com/nqueens/configurator/configurator"
@@ -33,12 +34,9 @@ func CompareModel(ctx context.Context, m *feature.Model, subjects []FeatureSubje
 			}
 			var next *configurator.Decision
 			if step > 0 {
-				ref := sessions[0]
-				if ref == nil {
-					break
-				}
-				open := ref.Domains().In(configurator.Open)
-				f, ok := pick(rng, open)
+				// The reference's session is open here: the step
+				// that lost it ended the walk.
+				f, ok := pick(rng, sessions[0].Domains().In(configurator.Open))
 				if !ok {
 					break
 				}
@@ -69,7 +67,11 @@ func CompareModel(ctx context.Context, m *feature.Model, subjects []FeatureSubje
 			ref := sessions[0].Domains()
 			for i, s := range sessions[1:] {
 				if s != nil {
-					c.compareWith(i+1, ds, s.Domains(), ref)
+					n := len(c.found)
+					c.compareDomains(i+1, ds, s.Domains(), ref)
+					for k := n; k < len(c.found); k++ {
+						c.found[k].Reported = c.subjects[0].Name
+					}
 				}
 			}
 			if step > 0 {
@@ -82,9 +84,13 @@ func CompareModel(ctx context.Context, m *feature.Model, subjects []FeatureSubje
 	return c.rep, nil
 }
 
-// compareWith checks subject i's domains under ds against the reference's.
-func (c *modelChecker) compareWith(i int, ds []configurator.Decision, got, ref *configurator.Domains) {
-	n := len(c.found)
+// compareDomains checks subject i's domains under ds against the
+// reference's: the oracle's (wantDomains) or the first subject's.
+func (c *modelChecker) compareDomains(i int, ds []configurator.Decision, got, ref *configurator.Domains) {
+	if len(got.States) != len(ref.States) {
+		c.disagree(i, ds, "domains", -1, fmt.Sprintf("%d states", len(got.States)), fmt.Sprint(len(ref.States)))
+		return
+	}
 	for f, st := range got.States {
 		if st != ref.States[f] {
 			c.disagree(i, ds, "domains", f, st.String(), ref.States[f].String())
@@ -97,9 +103,6 @@ func (c *modelChecker) compareWith(i int, ds []configurator.Decision, got, ref *
 			!got.AtLeast && ref.AtLeast && r.Cmp(g) > 0:
 			c.disagree(i, ds, "count", -1, countText(got), countText(ref))
 		}
-	}
-	for k := n; k < len(c.found); k++ {
-		c.found[k].Reported = c.subjects[0].Name
 	}
 }
 

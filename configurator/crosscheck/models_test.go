@@ -372,11 +372,7 @@ func TestBoardModels(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		subjects := compileFeatures(t, m, bs)
-		// The board's questions alone, without the SAT backend's
-		// witnesses: configurator.Squares' own way of finding solutions.
-		subjects = append(subjects, crosscheck.FeatureSubject{Name: "sat, its board's questions alone", Space: questionsAlone(configuratortest.Space(t, bs[1], board))})
-		rep, err := crosscheck.WalkModel(context.Background(), m, subjects, crosscheck.WalkOptions{Walks: 2, Steps: 12, Seed: *seed})
+		rep, err := crosscheck.WalkModel(context.Background(), m, compileFeatures(t, m, bs), crosscheck.WalkOptions{Walks: 2, Steps: 12, Seed: *seed})
 		if err != nil {
 			t.Fatalf("%d×%d: %v", n, n, err)
 		}
@@ -518,33 +514,4 @@ func consistentDecisions(t *testing.T, sp configurator.Space, rng *rand.Rand, k 
 		}
 	}
 	return ds
-}
-
-// bare is a board that answers its questions in squares alone, with no
-// facet (no Finder's witnesses), and its feature decisions through them
-// (configurator.Squares).
-type bare struct {
-	configurator.Squares
-	b configurator.Board
-}
-
-// questionsAlone returns b's questions in squares as a bare board.
-func questionsAlone(b configurator.Board) *bare {
-	q := &bare{b: b}
-	q.Squares = configurator.NewSquares(q)
-	return q
-}
-
-func (q *bare) Model() *configurator.Model { return q.b.Model() }
-
-func (q *bare) Analyze(ctx context.Context, queens []configurator.Cell) (*configurator.Analysis, error) {
-	return q.b.Analyze(ctx, queens)
-}
-
-func (q *bare) Satisfiable(ctx context.Context, with, without []configurator.Cell) (bool, error) {
-	return q.b.Satisfiable(ctx, with, without)
-}
-
-func (q *bare) Solve(ctx context.Context, queens []configurator.Cell) ([]configurator.Cell, error) {
-	return q.b.Solve(ctx, queens)
 }

@@ -272,7 +272,7 @@ func (w *modelWalker) apply(ctx context.Context, ds []configurator.Decision, cha
 			}
 			continue
 		}
-		w.compareDomains(i, ds, s.Domains(), w.want)
+		w.compareDomains(i, ds, s.Domains(), w.wantDomains(w.want, ds))
 		w.checkMarginals(ctx, i, s, w.want)
 	}
 	return nil
@@ -375,7 +375,7 @@ func (w *modelWalker) complete(ctx context.Context, rng *rand.Rand) error {
 		if stop(ctx, err) {
 			return err
 		}
-		if !w.isCompletion(config, err) {
+		if !w.keeps(w.ds, config, err) {
 			w.disagree(i, w.ds, "complete", -1, fmt.Sprintf("%v, error %v", config, err), "a configuration keeping the decisions")
 		}
 		for _, how := range []configurator.How{configurator.Uniform, configurator.Fewest, configurator.Most} {
@@ -389,7 +389,7 @@ func (w *modelWalker) complete(ctx context.Context, rng *rand.Rand) error {
 			}
 			check := "complete " + how.String()
 			switch {
-			case err != nil || !w.isCompletion(c.Selected, nil):
+			case err != nil || !w.keeps(w.ds, c.Selected, nil):
 				w.disagree(i, w.ds, check, -1, fmt.Sprintf("%v, error %v", c, err), "a configuration keeping the decisions")
 			case how == configurator.Fewest && (!c.Exact || c.Selections() != fewest):
 				w.disagree(i, w.ds, check, -1, fmt.Sprintf("%d selected, exact %v", c.Selections(), c.Exact), fmt.Sprintf("%d selected, exact", fewest))
@@ -401,12 +401,12 @@ func (w *modelWalker) complete(ctx context.Context, rng *rand.Rand) error {
 	return nil
 }
 
-// isCompletion reports whether config, which came with err, is a
-// configuration that keeps the walk's decisions.
-func (w *modelWalker) isCompletion(config []bool, err error) bool {
+// keeps reports whether config, which came with err, is a configuration
+// that keeps the decisions ds.
+func (w *modelWalker) keeps(ds []configurator.Decision, config []bool, err error) bool {
 	var ok bool
 	w.ask(func() { ok = err == nil && w.oracle.IsConfiguration(config) })
-	for _, d := range w.ds {
+	for _, d := range ds {
 		ok = ok && config[d.Feature] == d.Select
 	}
 	return ok
@@ -470,14 +470,8 @@ func (w *modelWalker) probe(ctx context.Context, rng *rand.Rand) error {
 			w.disagree(i, ds, "configuration", -1, fmt.Sprintf("%v, error %v", config, err), "ErrNoSolution")
 		case want && err != nil:
 			w.disagree(i, ds, "configuration", -1, "error: "+err.Error(), "a configuration")
-		case want:
-			ok := w.oracle.IsConfiguration(config)
-			for _, d := range ds {
-				ok = ok && config[d.Feature] == d.Select
-			}
-			if !ok {
-				w.disagree(i, ds, "configuration", -1, fmt.Sprint(config), "a configuration keeping the decisions")
-			}
+		case want && !w.keeps(ds, config, nil):
+			w.disagree(i, ds, "configuration", -1, fmt.Sprint(config), "a configuration keeping the decisions")
 		}
 	}
 	return nil

@@ -3,6 +3,7 @@ package oracle
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 )
 
 // MaxFeatures is the most features a Features oracle enumerates: 2^20
@@ -46,13 +47,7 @@ func FeaturesOf(n int, configs [][]bool) (*Features, error) {
 		if len(c) != n {
 			return nil, fmt.Errorf("oracle: a configuration of %d features in a model of %d: %w", len(c), n, ErrSize)
 		}
-		var mask uint64
-		for i, on := range c {
-			if on {
-				mask |= 1 << i
-			}
-		}
-		o.configs = append(o.configs, mask)
+		o.configs = append(o.configs, pack(c))
 	}
 	return o, nil
 }
@@ -121,32 +116,24 @@ func (o *Features) unpack(c uint64) []bool {
 // IsConfiguration reports whether selected (one entry per feature) is a
 // configuration of the model.
 func (o *Features) IsConfiguration(selected []bool) bool {
-	if len(selected) != o.n {
-		return false
-	}
+	return len(selected) == o.n && slices.Contains(o.configs, pack(selected))
+}
+
+// pack is selected as a bit mask, feature i selected when bit i is set.
+func pack(selected []bool) uint64 {
 	var c uint64
 	for i, s := range selected {
 		if s {
 			c |= 1 << i
 		}
 	}
-	for _, x := range o.configs {
-		if x == c {
-			return true
-		}
-	}
-	return false
+	return c
 }
 
 // Consistent reports whether some configuration keeps every decision.
 func (o *Features) Consistent(ds []Decision) bool {
 	on, off := masks(ds)
-	for _, c := range o.configs {
-		if keeps(c, on, off) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(o.configs, func(c uint64) bool { return keeps(c, on, off) })
 }
 
 // Selections returns the fewest and the most features that a
@@ -208,13 +195,21 @@ func (o *Features) MinimalReasons(ds []Decision, f int, other bool) ([][]int, er
 	if len(ds) > 16 {
 		return nil, fmt.Errorf("oracle: %d decisions: every subset of at most 16 is tried: %w", len(ds), ErrSize)
 	}
+	// members lists the indices into ds of the subset s, a mask over ds.
+	members := func(s uint32) []int {
+		var set []int
+		for j := range ds {
+			if s>>j&1 == 1 {
+				set = append(set, j)
+			}
+		}
+		return set
+	}
 	var forcing []uint32 // the subsets that force, as masks over ds
 	for s := range uint32(1) << len(ds) {
 		var sub []Decision
-		for j := range ds {
-			if s>>j&1 == 1 {
-				sub = append(sub, ds[j])
-			}
+		for _, j := range members(s) {
+			sub = append(sub, ds[j])
 		}
 		if o.Forces(sub, f, other) {
 			forcing = append(forcing, s)
@@ -222,23 +217,9 @@ func (o *Features) MinimalReasons(ds []Decision, f int, other bool) ([][]int, er
 	}
 	var out [][]int
 	for _, s := range forcing {
-		minimal := true
-		for _, t := range forcing {
-			if t != s && t&s == t {
-				minimal = false
-				break
-			}
+		if !slices.ContainsFunc(forcing, func(t uint32) bool { return t != s && t&s == t }) {
+			out = append(out, members(s))
 		}
-		if !minimal {
-			continue
-		}
-		var set []int
-		for j := range ds {
-			if s>>j&1 == 1 {
-				set = append(set, j)
-			}
-		}
-		out = append(out, set)
 	}
 	return out, nil
 }

@@ -20,6 +20,7 @@ package oracle
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // MaxN is the largest board the oracle enumerates (73,712 solutions).
@@ -95,14 +96,7 @@ func New(n int) (*Board, error) {
 		}
 		for c := range n {
 			cell := Cell{r, c}
-			ok := true
-			for _, q := range queens {
-				if Attacks(q, cell) {
-					ok = false
-					break
-				}
-			}
-			if ok {
+			if !slices.ContainsFunc(queens, func(q Cell) bool { return Attacks(q, cell) }) {
 				queens = append(queens, cell)
 				place(r + 1)
 				queens = queens[:len(queens)-1]
@@ -156,31 +150,13 @@ func (b *Board) Extending(queens []Cell) []int {
 }
 
 // CountWith is the number of solutions holding every queen of queens.
-func (b *Board) CountWith(queens []Cell) int {
-	k := 0
-	for i := range b.Count() {
-		if b.holds(i, queens) {
-			k++
-		}
-	}
-	return k
-}
+func (b *Board) CountWith(queens []Cell) int { return len(b.Extending(queens)) }
 
 // Satisfiable reports whether some solution has a queen on every cell of
 // with and on no cell of without.
 func (b *Board) Satisfiable(with, without []Cell) bool {
 	for i := range b.Count() {
-		if !b.holds(i, with) {
-			continue
-		}
-		ok := true
-		for _, c := range without {
-			if b.has(i, c) {
-				ok = false
-				break
-			}
-		}
-		if ok {
+		if b.holds(i, with) && !slices.ContainsFunc(without, func(c Cell) bool { return b.has(i, c) }) {
 			return true
 		}
 	}
@@ -252,10 +228,8 @@ func (b *Board) IsSolution(cells []Cell) bool {
 			return false
 		}
 		rows[c.Row] = true
-		for _, d := range cells[:i] {
-			if Attacks(c, d) {
-				return false
-			}
+		if slices.ContainsFunc(cells[:i], func(d Cell) bool { return Attacks(c, d) }) {
+			return false
 		}
 	}
 	return true
