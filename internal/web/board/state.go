@@ -233,29 +233,3 @@ func (st State) Query() string {
 
 // Href is the state's shareable address.
 func (st State) Href() string { return "/?" + st.Query() }
-
-// With returns a copy of the state changed by f; the queen slice is
-// copied, so f may change it freely.
-func (st State) With(f func(*State)) State {
-	st.Queens = slices.Clone(st.Queens)
-	st.Auto = slices.Clone(st.Auto)
-	f(&st)
-	st.KeepAuto(nil, false)
-	return st
-}
-
-// PlayHref is the address of an htmx request from this state to the
-// route /play, which every control of the page sends its click to: the
-// state, the timing trail of the recent steps, and the action's parameters
-// as name-value pairs.
-func (st State) PlayHref(trail string, kv ...string) string {
-	var b strings.Builder
-	b.WriteString("/play?" + st.Query())
-	if trail != "" {
-		b.WriteString("&t=" + url.QueryEscape(trail))
-	}
-	for i := 0; i+1 < len(kv); i += 2 {
-		b.WriteString("&" + kv[i] + "=" + strings.ReplaceAll(url.QueryEscape(kv[i+1]), "%2C", ","))
-	}
-	return b.String()
-}

@@ -64,41 +64,20 @@ func newWorkJSON(sp configurator.Space, w configurator.Work) workJSON {
 	return j
 }
 
-// apiAnalyze is POST /api/v1/analyze: a model's request (its "model"
-// field) or a board's shorthand.
-func (s *Server) apiAnalyze(c echo.Context) error {
-	body, err := readJSON(c)
-	if err != nil {
-		return err
+// modelOrBoard is the handler of POST /api/v1/analyze, /explain and
+// /complete: a model's request (its "model" field) goes to model, the
+// board's shorthand to board.
+func modelOrBoard(model, board func(echo.Context, []byte) error) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		body, err := readJSON(c)
+		if err != nil {
+			return err
+		}
+		if hasField(body, "model") {
+			return model(c, body)
+		}
+		return board(c, body)
 	}
-	if hasField(body, "model") {
-		return s.apiAnalyzeModel(c, body)
-	}
-	return s.apiAnalyzeBoard(c, body)
-}
-
-// apiExplain is POST /api/v1/explain: a model's request or a board's.
-func (s *Server) apiExplain(c echo.Context) error {
-	body, err := readJSON(c)
-	if err != nil {
-		return err
-	}
-	if hasField(body, "model") {
-		return s.apiExplainModel(c, body)
-	}
-	return s.apiExplainBoard(c, body)
-}
-
-// apiComplete is POST /api/v1/complete: a model's request or a board's.
-func (s *Server) apiComplete(c echo.Context) error {
-	body, err := readJSON(c)
-	if err != nil {
-		return err
-	}
-	if hasField(body, "model") {
-		return s.apiCompleteModel(c, body)
-	}
-	return s.apiCompleteBoard(c, body)
 }
 
 // decode reads a JSON request body strictly: sent as application/json,

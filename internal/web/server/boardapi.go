@@ -107,17 +107,8 @@ type completeResponse struct {
 	ElapsedMS float64  `json:"elapsed_ms"`
 }
 
-// readBoard decodes the request's body into req and checks the board it
+// bodyBoard decodes a request's body into req and checks the board it
 // holds, as apiState does.
-func (s *Server) readBoard(c echo.Context, req interface{ board() boardRequest }) (board.State, string, error) {
-	if err := decode(c, req); err != nil {
-		return board.State{}, "", err
-	}
-	return s.apiState(req.board())
-}
-
-// bodyBoard is readBoard for a body the API has read already (to tell a
-// board's request from a model's).
 func (s *Server) bodyBoard(body []byte, req interface{ board() boardRequest }) (board.State, string, error) {
 	if err := decodeJSON(body, req); err != nil {
 		return board.State{}, "", err
@@ -132,22 +123,15 @@ func (s *Server) apiState(req boardRequest) (board.State, string, error) {
 	st := s.lineup.Default()
 	backend := string(st.Mode)
 	if req.Backend != "" {
-		m, ok := s.lineup.ParseMode(req.Backend)
-		if !ok || m == board.All {
-			return st, "", problem.New(http.StatusBadRequest, "%s is not a backend: use %s.", words.Quote(req.Backend), s.lineup.Choices(false, true))
+		var err error
+		if backend, err = s.apiBackend(req.Backend); err != nil {
+			return st, "", err
 		}
-		backend = string(m)
 	}
 	st.Mode = board.Mode(backend)
-	if req.N == nil {
-		return st, "", problem.New(http.StatusBadRequest, "Say the board size: \"n\" is required, a whole number from 1 to %d.", s.lineup.MaxN(backend))
-	}
-	n := *req.N
-	if n < 1 || n > configurator.MaxN {
-		return st, "", problem.New(http.StatusBadRequest, "\"n\" is %d; it must be from 1 to %d.", n, s.lineup.MaxN(backend))
-	}
-	if n > s.lineup.MaxN(backend) {
-		return st, "", s.lineup.TooLarge(n, st.Mode)
+	n, err := s.apiSize(req.N, backend)
+	if err != nil {
+		return st, "", err
 	}
 	st.N = n
 	if req.Order != "" {
@@ -174,6 +158,30 @@ func (s *Server) apiState(req boardRequest) (board.State, string, error) {
 		return st, "", problem.New(http.StatusUnprocessableEntity, "A solution on a %d×%d board has %d queens; the request places %d.", n, n, n, len(st.Queens))
 	}
 	return st, backend, nil
+}
+
+// apiBackend reads the name of one backend of the server, any case.
+func (s *Server) apiBackend(name string) (string, error) {
+	m, ok := s.lineup.ParseMode(name)
+	if !ok || m == board.All {
+		return "", problem.New(http.StatusBadRequest, "%s is not a backend: use %s.", words.Quote(name), s.lineup.Choices(false, true))
+	}
+	return string(m), nil
+}
+
+// apiSize checks a request's board size n against the limits of backend:
+// 400 when absent or out of range, 413 beyond the backend.
+func (s *Server) apiSize(n *int, backend string) (int, error) {
+	if n == nil {
+		return 0, problem.New(http.StatusBadRequest, "Say the board size: \"n\" is required, a whole number from 1 to %d.", s.lineup.MaxN(backend))
+	}
+	if *n < 1 || *n > configurator.MaxN {
+		return 0, problem.New(http.StatusBadRequest, "\"n\" is %d; it must be from 1 to %d.", *n, s.lineup.MaxN(backend))
+	}
+	if *n > s.lineup.MaxN(backend) {
+		return 0, s.lineup.TooLarge(*n, board.Mode(backend))
+	}
+	return *n, nil
 }
 
 // apiCell checks one [row, col] pair.

@@ -83,8 +83,12 @@ type profileEntry struct {
 }
 
 func (s *Server) apiDiagram(c echo.Context) error {
+	body, err := readJSON(c)
+	if err != nil {
+		return err
+	}
 	var req diagramRequest
-	st, backend, err := s.readBoard(c, &req)
+	st, backend, err := s.bodyBoard(body, &req)
 	if err != nil {
 		return err
 	}

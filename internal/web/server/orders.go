@@ -52,14 +52,11 @@ type ordersResponse struct {
 // one named, or the first registered whose space depends on the order.
 func (s *Server) orderedBackend(name string) (string, error) {
 	if name != "" {
-		m, ok := s.lineup.ParseMode(name)
-		if !ok || m == board.All {
-			return "", problem.New(http.StatusBadRequest, "%s is not a backend: use %s.", words.Quote(name), s.lineup.Choices(false, true))
+		b, err := s.apiBackend(name)
+		if err == nil && !s.lineup.Ordered(b) {
+			err = problem.New(http.StatusUnprocessableEntity, "The %s backend ignores the variable order: every order gives it the same space.", strings.ToUpper(b))
 		}
-		if !s.lineup.Ordered(string(m)) {
-			return "", problem.New(http.StatusUnprocessableEntity, "The %s backend ignores the variable order: every order gives it the same space.", strings.ToUpper(string(m)))
-		}
-		return string(m), nil
+		return b, err
 	}
 	for _, b := range s.lineup.Names() {
 		if s.lineup.Ordered(b) {
@@ -118,15 +115,9 @@ func (s *Server) apiOrders(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if req.N == nil {
-		return problem.New(http.StatusBadRequest, "Say the board size: \"n\" is required, a whole number from 1 to %d.", s.lineup.MaxN(backend))
-	}
-	n := *req.N
-	if n < 1 || n > configurator.MaxN {
-		return problem.New(http.StatusBadRequest, "\"n\" is %d; it must be from 1 to %d.", n, s.lineup.MaxN(backend))
-	}
-	if n > s.lineup.MaxN(backend) {
-		return s.lineup.TooLarge(n, board.Mode(backend))
+	n, err := s.apiSize(req.N, backend)
+	if err != nil {
+		return err
 	}
 	return c.JSON(http.StatusOK, ordersResponse{N: n, Backend: backend, Orders: s.orders(c.Request().Context(), backend, n, false)})
 }

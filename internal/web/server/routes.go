@@ -98,9 +98,9 @@ func (s *Server) routes() *echo.Echo {
 	get("/healthz", func(c echo.Context) error { return c.String(http.StatusOK, "ok\n") })
 
 	api := e.Group("/api/v1")
-	api.POST("/analyze", s.apiAnalyze)
-	api.POST("/explain", s.apiExplain)
-	api.POST("/complete", s.apiComplete)
+	api.POST("/analyze", modelOrBoard(s.apiAnalyzeModel, s.apiAnalyzeBoard))
+	api.POST("/explain", modelOrBoard(s.apiExplainModel, s.apiExplainBoard))
+	api.POST("/complete", modelOrBoard(s.apiCompleteModel, s.apiCompleteBoard))
 	api.POST("/diagram", s.apiDiagram)
 	api.POST("/orders", s.apiOrders)
 	api.POST("/models", s.apiAddModel)

@@ -26,7 +26,6 @@ type Chart struct {
 	Series                   []Series
 	XTicks, YTicks           []Tick
 	XLabel, YLabel           string
-	Marker                   *Marker
 	px, py                   func(float64) float64 // data to user units
 }
 
@@ -46,12 +45,6 @@ type Dot struct {
 // Tick is an axis tick: its place along the axis and its label.
 type Tick struct {
 	Pos   float64
-	Label string
-}
-
-// Marker is a vertical line across the plot at X, labelled.
-type Marker struct {
-	X     float64
 	Label string
 }
 
