@@ -98,9 +98,6 @@ const DefaultRecent = time.Hour
 // MaxBoard is the largest built-in board.
 const MaxBoard = 32
 
-// BoardID is the ID of the built-in model of the n×n board: "queens-8".
-func BoardID(n int) string { return configurator.BoardID(n) }
-
 // Board reports the board size of a built-in board's ID (up to MaxBoard).
 func Board(id string) (n int, ok bool) {
 	n, ok = configurator.ParseBoardID(id)
@@ -120,8 +117,6 @@ type Info struct {
 	// cross-tree constraints (a CNF file's clauses).
 	Features    int
 	Constraints int
-	// Size is the length of the model's file in bytes.
-	Size int
 	// Example marks a bundled example (package examples).
 	Example bool
 	// Board is the size of a built-in board (BoardID), 0 for other models.
@@ -196,7 +191,7 @@ func New(cfg Config, log *slog.Logger) (*Store, error) {
 			stop()
 			return nil, fmt.Errorf("models: %w", err)
 		}
-		info := describe(ID(ex.Format, ex.Source), ex.Name, m, len(ex.Source))
+		info := describe(ID(ex.Format, ex.Source), ex.Name, m)
 		info.Example = true
 		s.entries[info.ID] = &entry{info: info, model: m}
 	}
@@ -242,19 +237,19 @@ func validID(id string) bool {
 	return true
 }
 
-// describe is the info of model m read from a file of size bytes, named
-// by file (a file's name without its extension, "" when unknown). A
-// model's name is its namespace when it has one, else the file's name,
-// else its root feature's name: people know a model by its file better
-// than by a root feature called "root".
-func describe(id, file string, m *feature.Model, size int) Info {
+// describe is the info of model m read from a file named by file (a
+// file's name without its extension, "" when unknown). A model's name is
+// its namespace when it has one, else the file's name, else its root
+// feature's name: people know a model by its file better than by a root
+// feature called "root".
+func describe(id, file string, m *feature.Model) Info {
 	name := m.Name
 	namespace := m.Name != "" && (m.Root < 0 || m.Name != m.Features[m.Root].Name)
 	if file != "" && !namespace {
 		name = file
 	}
 	return Info{ID: id, Name: name, Format: m.Format, Features: len(m.Features),
-		Constraints: len(m.Constraints) + len(m.Clauses), Size: size}
+		Constraints: len(m.Constraints) + len(m.Clauses)}
 }
 
 // Add stores the model in src, read in format f (told from name and the
@@ -302,7 +297,7 @@ func (s *Store) Add(ctx context.Context, name string, src []byte, f feature.Form
 	if err := s.uploads.admit(client, int64(len(src)), time.Now()); err != nil {
 		return Info{}, false, err
 	}
-	info = describe(id, base, m, len(src))
+	info = describe(id, base, m)
 	if info.Name == "" {
 		info.Name = "model " + id[:8]
 	}
@@ -461,7 +456,7 @@ func boardInfo(n int) Info {
 	if n > 1 {
 		lines += 2 * (2*n - 3)
 	}
-	return Info{ID: BoardID(n), Name: configurator.BoardName(n), Format: feature.Board, Features: n * n, Constraints: lines, Board: n}
+	return Info{ID: configurator.BoardID(n), Name: configurator.BoardName(n), Format: feature.Board, Features: n * n, Constraints: lines, Board: n}
 }
 
 // List returns the info of every model the store knows: the bundled
@@ -618,7 +613,7 @@ func (s *Store) load(ctx context.Context, id string) (Info, *feature.Model, erro
 		return Info{}, nil, fmt.Errorf("model %s: its file is damaged: %w", id, ErrNotFound)
 	}
 	s.disk.touch(id, f)
-	info := describe(id, s.disk.name(id), m, len(src))
+	info := describe(id, s.disk.name(id), m)
 	if info.Name == "" {
 		info.Name = "model " + id[:8]
 	}

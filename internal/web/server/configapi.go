@@ -184,10 +184,7 @@ func (s *Server) modelConfiguration(c echo.Context) error {
 		err = s.pageConfiguration(c, f)
 	}
 	if err != nil {
-		p := problem.Describe(pageProblem(err))
-		if p.Status >= 500 {
-			s.logFailure(c.Request(), p, err)
-		}
+		p := s.pageFailure(c, err)
 		return c.String(p.Status, p.Message+"\n")
 	}
 	return nil

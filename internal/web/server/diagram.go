@@ -137,7 +137,7 @@ func (s *Server) apiDiagram(c echo.Context) error {
 // noGraph is the 400 of a diagram asked of a backend whose spaces lay out
 // no graph (configurator.Grapher), naming those known to.
 func (s *Server) noGraph(backend string) *problem.Problem {
-	have := s.having(func(f facets) bool { return f.graph })
+	have := s.graphing()
 	if len(have) == 0 {
 		return problem.New(http.StatusBadRequest, "The %s backend keeps no diagram to show.", backend)
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/feature"
 	"github.com/nqueens/configurator/internal/web/modelstate"
-	"github.com/nqueens/configurator/internal/web/problem"
 	"github.com/nqueens/configurator/internal/web/view"
 	"github.com/nqueens/configurator/internal/web/words"
 )
@@ -92,10 +91,7 @@ func (s *Server) modelFacts(c echo.Context) error {
 	}
 	v, err := s.pageFacts(c)
 	if err != nil {
-		p := problem.Describe(pageProblem(err))
-		if p.Status >= 500 {
-			s.logFailure(c.Request(), p, err)
-		}
+		p := s.pageFailure(c, err)
 		return s.render(c, p.Status, tmpl, &view.ModelFacts{Title: "Model facts", Err: p.Message})
 	}
 	return s.render(c, http.StatusOK, tmpl, v)
@@ -117,13 +113,11 @@ func (s *Server) pageFacts(c echo.Context) (*view.ModelFacts, error) {
 	}
 	bctx, cancel := context.WithTimeout(ctx, s.deadline(name))
 	defer cancel()
-	if a, ok := sp.Space.(configurator.Admitter); ok {
-		done, err := a.Admit(bctx)
-		if err != nil {
-			return nil, modelWorkProblem(bctx, name, err)
-		}
-		defer done()
+	done, err := configurator.Admit(bctx, sp.Space)
+	if err != nil {
+		return nil, modelWorkProblem(bctx, name, err)
 	}
+	defer done()
 	start := time.Now()
 	f, err := configurator.ModelFacts(bctx, sp.Space)
 	if err != nil {

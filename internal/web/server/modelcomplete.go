@@ -91,14 +91,8 @@ func (s *Server) apiCompleteModel(c echo.Context, body []byte) error {
 
 // newCompleteJSON writes a completion for the API.
 func newCompleteJSON(m *feature.Model, done *configurator.Completion) modelCompleteResponse {
-	resp := modelCompleteResponse{How: done.How.String(), Select: []string{}, Deselect: []string{}, Selected: done.Selections()}
-	for f, on := range done.Selected {
-		if on {
-			resp.Select = append(resp.Select, m.Features[f].Name)
-		} else {
-			resp.Deselect = append(resp.Deselect, m.Features[f].Name)
-		}
-	}
+	names := configJSON(m, done.Selected)
+	resp := modelCompleteResponse{How: done.How.String(), Select: names.Select, Deselect: names.Deselect, Selected: done.Selections()}
 	if done.How != configurator.Uniform {
 		resp.Exact, resp.Bound = &done.Exact, &done.Bound
 	}

@@ -31,10 +31,7 @@ import (
 func (s *Server) modelComplete(c echo.Context) error {
 	v, err := s.featureCompletion(c)
 	if err != nil {
-		p := problem.Describe(pageProblem(err))
-		if p.Status >= 500 {
-			s.logFailure(c.Request(), p, err)
-		}
+		p := s.pageFailure(c, err)
 		v = &view.ModelCompletion{Title: "Complete", Err: p.Message}
 		return s.render(c, p.Status, s.completionTemplate(c), v)
 	}

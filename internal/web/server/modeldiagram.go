@@ -31,10 +31,7 @@ const maxProfileRows = 64
 // (JSON with the reason in "error"), which the viewer shows.
 func (s *Server) modelDiagram(c echo.Context) error {
 	if err := s.featureDiagram(c); err != nil {
-		p := problem.Describe(pageProblem(err))
-		if p.Status >= 500 {
-			s.logFailure(c.Request(), p, err)
-		}
+		p := s.pageFailure(c, err)
 		if p.RetryAfter > 0 {
 			c.Response().Header().Set("Retry-After", strconv.Itoa(p.RetryAfter))
 		}
@@ -72,13 +69,11 @@ func (s *Server) featureDiagram(c echo.Context) error {
 		}
 		dctx, cancel := context.WithTimeout(ctx, s.cfg.DiagramDeadline)
 		defer cancel()
-		if a, ok := sp.Space.(configurator.Admitter); ok {
-			done, err := a.Admit(dctx)
-			if err != nil {
-				return err
-			}
-			defer done()
+		done, err := configurator.Admit(dctx, sp.Space)
+		if err != nil {
+			return err
 		}
+		defer done()
 		start := time.Now()
 		g, err := fg.FeatureGraph(dctx, ds, s.cfg.DiagramNodes)
 		if err != nil {

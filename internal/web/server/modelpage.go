@@ -146,7 +146,6 @@ func otherPage(r *http.Request, st modelstate.State) bool {
 // modelFail answers a request of the model page that cannot show its
 // model: a notice for htmx, the page with the notice otherwise.
 func (s *Server) modelFail(c echo.Context, st modelstate.State, err error) error {
-	p := problem.Describe(pageProblem(err))
 	if errors.As(err, new(*stillCompiling)) {
 		// No backend can answer yet: not a dead end but a wait, which
 		// the page says and ends by itself, asking again until one
@@ -160,13 +159,21 @@ func (s *Server) modelFail(c echo.Context, st modelstate.State, err error) error
 		}
 		return s.render(c, http.StatusOK, "model-page", view.NewModelPage(s.site, app))
 	}
-	if p.Status >= 500 {
-		s.logFailure(c.Request(), p, err)
-	}
+	p := s.pageFailure(c, err)
 	if isHTMX(c.Request()) {
 		return s.renderNotice(c, p)
 	}
 	return s.render(c, p.Status, "model-page", view.NewModelPage(s.site, view.ModelNotice(st, p)))
+}
+
+// pageFailure words the error of a request of the model page
+// (pageProblem), and logs it when it is the server's fault.
+func (s *Server) pageFailure(c echo.Context, err error) *problem.Problem {
+	p := problem.Describe(pageProblem(err))
+	if p.Status >= 500 {
+		s.logFailure(c.Request(), p, err)
+	}
+	return p
 }
 
 // pageProblem words the errors of models that only the server knows
@@ -439,13 +446,11 @@ func (s *Server) changed(ctx context.Context, backend string, sp *spaces.Space, 
 // featureSession is a session on sp under the decisions, within sp's turn
 // when it takes turns.
 func (s *Server) featureSession(ctx context.Context, sp configurator.Space, ds []configurator.Decision) (*configurator.FeatureSession, error) {
-	if a, ok := sp.(configurator.Admitter); ok {
-		done, err := a.Admit(ctx)
-		if err != nil {
-			return nil, err
-		}
-		defer done()
+	done, err := configurator.Admit(ctx, sp)
+	if err != nil {
+		return nil, err
 	}
+	defer done()
 	return configurator.NewFeatureSession(ctx, sp, ds)
 }
 

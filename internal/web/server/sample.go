@@ -129,10 +129,7 @@ func drawSample(mo *modelSession, k int) ([][]bool, *configurator.Pairwise, erro
 // under its deadline.
 func (s *Server) modelSample(c echo.Context) error {
 	if err := s.pageSample(c); err != nil {
-		p := problem.Describe(pageProblem(err))
-		if p.Status >= 500 {
-			s.logFailure(c.Request(), p, err)
-		}
+		p := s.pageFailure(c, err)
 		return c.String(p.Status, p.Message+"\n")
 	}
 	return nil

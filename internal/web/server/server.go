@@ -83,9 +83,9 @@ type Server struct {
 	metrics  *metrics // what /metrics on the debug listener serves
 	quit     chan struct{}
 	quitOnce sync.Once // closes quit when shutdown begins: progress streams end
-	// facets holds, by backend name, what the backend's spaces are known
-	// to offer, from the spaces it compiled (see learn).
-	facets sync.Map
+	// graphs holds, by backend name, whether the backend's boards lay out
+	// a graph (configurator.Grapher), known from the spaces it compiled.
+	graphs sync.Map
 }
 
 // New returns a server over the given engines, the primary first. It
@@ -178,33 +178,23 @@ func (s *Server) warnBound(name string, l configurator.Limits) {
 	s.log.Warn(msg+l.Bound, "backend", name)
 }
 
-// facets is what a backend's spaces offer that the page words when it is
-// missing.
-type facets struct {
-	marginals, diagram, graph bool
-}
-
 // compiled is the cache's observer: it counts every compile for the
-// metrics and learns from each board's space what its backend's spaces
-// offer.
+// metrics and learns from each board's space whether its backend's
+// spaces lay out a graph.
 func (s *Server) compiled(k spaces.Key, sp configurator.Board, took time.Duration, err error) {
 	s.metrics.compiled(k.Backend, took, err)
-	if sp == nil {
-		return
+	if sp != nil {
+		_, graph := sp.(configurator.Grapher)
+		s.graphs.Store(k.Backend, graph)
 	}
-	var f facets
-	_, f.marginals = sp.(configurator.FeatureMarginaler)
-	_, f.diagram = sp.(configurator.Diagrammer)
-	_, f.graph = sp.(configurator.Grapher)
-	s.facets.Store(k.Backend, f)
 }
 
-// having lists, in the order registered, the backends whose spaces are
-// known, from the spaces they compiled, to offer what has says.
-func (s *Server) having(has func(facets) bool) []string {
+// graphing lists, in the order registered, the backends whose spaces are
+// known, from the spaces they compiled, to lay out a graph.
+func (s *Server) graphing() []string {
 	var names []string
 	for _, name := range s.lineup.Names() {
-		if f, ok := s.facets.Load(name); ok && has(f.(facets)) {
+		if g, ok := s.graphs.Load(name); ok && g.(bool) {
 			names = append(names, name)
 		}
 	}

@@ -322,16 +322,6 @@ func (c *Cache) Cached(k Key) bool {
 	return ok
 }
 
-// Took returns the compile time of a cached space.
-func (c *Cache) Took(k Key) (time.Duration, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.index[k]; ok {
-		return e.Value.(*Space).Took, true
-	}
-	return 0, false
-}
-
 // Largest returns the largest board of a backend in the cache, 0 if none.
 func (c *Cache) Largest(backend string) int {
 	c.mu.Lock()
@@ -725,12 +715,7 @@ func (c *Cache) add(res *Space) {
 	delete(c.sizes, res.Key)
 	c.index[res.Key] = c.lru.PushFront(res)
 	c.used += res.Bytes
-	since := time.Now().Add(-c.inUse).UnixNano()
-	for e := c.lru.Back(); c.used+c.reserved > c.cfg.Bytes && e != nil; {
-		prev := e.Prev()
-		if old := e.Value.(*Space); old.used.Load() < since {
-			c.evict(e)
-		}
-		e = prev
-	}
+	// res fit beside the spaces in use: evicting those not in use brings
+	// the cache back within its bound.
+	c.makeRoom(0)
 }
