@@ -88,7 +88,7 @@ func Parse(v url.Values, l *Lineup) (State, error) {
 		st.Mode = m
 	}
 	if s := v.Get("n"); s != "" {
-		n, err := parseSize(s, st.Mode, l)
+		n, err := parseSize(s, l.Max(st.Mode), configurator.MaxN, func(n int) error { return l.TooLarge(n, st.Mode) })
 		if err != nil {
 			return st, err
 		}
@@ -140,22 +140,19 @@ func (st *State) KeepAuto(before []configurator.Cell, completed bool) {
 	st.Auto = auto
 }
 
-// parseSize reads a board size and checks it against the mode's largest
-// board.
-func parseSize(s string, m Mode, l *Lineup) (int, error) {
-	hi := l.Max(m)
+// parseSize reads a board size from 1 to hi: past limit a 400 says it is
+// out of range, and past hi otherwise tooLarge says why.
+func parseSize(s string, hi, limit int, tooLarge func(n int) error) (int, error) {
 	n, err := strconv.Atoi(strings.TrimSpace(s))
-	if errors.Is(err, strconv.ErrRange) {
+	switch {
+	case errors.Is(err, strconv.ErrRange):
 		return 0, problem.New(http.StatusBadRequest, "Board size %s is out of range: pick a size from 1 to %d.", words.Quote(s), hi)
-	}
-	if err != nil {
+	case err != nil:
 		return 0, problem.New(http.StatusBadRequest, "Board size %s is not a whole number: pick a size from 1 to %d.", words.Quote(s), hi)
-	}
-	if n < 1 || n > configurator.MaxN {
+	case n < 1 || n > limit:
 		return 0, problem.New(http.StatusBadRequest, "Board size %d is out of range: pick a size from 1 to %d.", n, hi)
-	}
-	if n > hi {
-		return 0, l.TooLarge(n, m)
+	case n > hi:
+		return 0, tooLarge(n)
 	}
 	return n, nil
 }

@@ -266,9 +266,9 @@ func (c *Cache) Use(e *Space) {
 }
 
 // build is the cache's compile function: for a board it builds the
-// board, compiles it under the compile deadline, and counts the empty
-// board's solutions once, for the page's "one of 92"; a model's it
-// compiles (buildModel).
+// board, compiles it under the compile deadline, and analyses the empty
+// board once (countEmpty), the answer every first request on it asks for;
+// a model's it compiles (buildModel).
 func (c *Cache) build(ctx context.Context, k Key, src *source) (*Space, error) {
 	b, ok := c.backends[k.Backend]
 	if !ok {
@@ -296,10 +296,10 @@ func (c *Cache) build(ctx context.Context, k Key, src *source) (*Space, error) {
 	if sz, ok := sp.(configurator.Sizer); ok {
 		res.Bytes, res.Sized = sz.Bytes(), true
 	}
-	// The count is a nicety ("one of 92"): when the backend cannot give it
-	// in time, the page goes without.
+	// The count is a head start: when the backend cannot give it in
+	// time, the first request asks again.
 	c.counting.Store(k, time.Now())
-	a, left, err := c.countEmpty(ctx, res)
+	left, err := c.countEmpty(ctx, res)
 	c.counting.Delete(k)
 	switch {
 	case left:
@@ -307,7 +307,6 @@ func (c *Cache) build(ctx context.Context, k Key, src *source) (*Space, error) {
 	case err != nil && !errors.Is(err, configurator.ErrNoSolution):
 		c.log.Warn("counting the empty board's solutions", "backend", k.Backend, "n", k.N, "err", err)
 	}
-	res.setTotal(a, err)
 	if !left {
 		c.settle(ctx, res)
 	}
@@ -379,17 +378,12 @@ func (c *Cache) settle(ctx context.Context, res *Space) {
 // never cancelled by a waiter that gives up (a client gone, a request's
 // deadline) or by the last one leaving, so that a later request finds it
 // done or under way instead of starting it again. When ctx ends first,
-// countEmpty returns with left set and the analysis goes on: it then
-// fills in res's total when it ends (the space is cached by then, and a
-// solved board says "one of N" from then on), or, if it fails, logs why
-// itself.
-func (c *Cache) countEmpty(ctx context.Context, res *Space) (a *configurator.Analysis, left bool, err error) {
-	type answer struct {
-		a   *configurator.Analysis
-		err error
-	}
+// countEmpty returns with left set and the analysis goes on: the space
+// is cached meanwhile and keeps the analysis when it ends, or, if it
+// fails, countEmpty logs why itself.
+func (c *Cache) countEmpty(ctx context.Context, res *Space) (left bool, err error) {
 	k := res.Key
-	done := make(chan answer, 1)
+	done := make(chan error, 1)
 	var mu sync.Mutex // held to answer, and to leave: one or the other
 	gone := false
 	c.detached.Add(1)
@@ -398,30 +392,29 @@ func (c *Cache) countEmpty(ctx context.Context, res *Space) (a *configurator.Ana
 		dctx, cancel := context.WithTimeout(c.ctx, c.cfg.Deadline)
 		defer cancel()
 		start := time.Now()
-		a, err := res.Board().Analyze(dctx, nil)
+		_, err := res.Board().Analyze(dctx, nil)
 		mu.Lock()
 		defer mu.Unlock()
 		if !gone {
-			done <- answer{a, err}
+			done <- err
 			return
 		}
-		res.setTotal(a, err)
 		if err != nil && !errors.Is(err, configurator.ErrNoSolution) {
 			c.log.Warn("counting the empty board's solutions", "backend", k.Backend, "n", k.N, "after", time.Since(start), "err", err)
 		}
 	}()
 	select {
-	case r := <-done:
-		return r.a, false, r.err
+	case err := <-done:
+		return false, err
 	case <-ctx.Done():
 		mu.Lock()
 		defer mu.Unlock()
 		select {
-		case r := <-done:
-			return r.a, false, r.err
+		case err := <-done:
+			return false, err
 		default:
 			gone = true
-			return nil, true, ctx.Err()
+			return true, ctx.Err()
 		}
 	}
 }

@@ -324,10 +324,7 @@ func (l *lister) flatRows() (rows []*FeatureRow, note string, prev, next *Link) 
 		rows = append(rows, r)
 	}
 	what := "feature"
-	switch {
-	case l.find != "" && l.st.Show != modelstate.All:
-		what = fmt.Sprintf("%s feature", strings.TrimPrefix(string(l.st.Show), "only "))
-	case l.st.Show != modelstate.All:
+	if l.st.Show != modelstate.All {
 		what = string(l.st.Show) + " feature"
 	}
 	switch {
