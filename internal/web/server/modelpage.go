@@ -392,7 +392,7 @@ func (s *Server) modelStep(ctx context.Context, before, st modelstate.State, act
 			r.Marginals = a.marginals
 		}
 		run.Domains, run.Took = a.domains, time.Since(start)
-		s.metrics.modelStepped(cp.name, run.Took, a.domains.Work)
+		s.metrics.opened(cp.name, run.Took, &a.domains.Work)
 		r.Runs = append(r.Runs, run)
 	}
 	r.Runs = append(r.Runs, refused...)
