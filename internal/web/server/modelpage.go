@@ -324,10 +324,7 @@ func (s *Server) modelStep(ctx context.Context, before, st modelstate.State, act
 	var lead *configurator.FeatureSession
 	for i, cp := range answering {
 		start := time.Now()
-		run := view.ModelRun{Backend: cp.name, Compile: cp.sp.Took}
-		if src, ok := cp.sp.Space.(configurator.Sourcer); ok {
-			run.Loaded = src.Source() != ""
-		}
+		run := view.ModelRun{Backend: cp.name, Compile: cp.sp.Took, Loaded: cp.sp.Loaded()}
 		// The answers of a state shown before (the same decisions searched,
 		// filtered, opened further) are remembered: only Why? and Make room
 		// need the leading backend's session itself.
@@ -363,11 +360,8 @@ func (s *Server) modelStep(ctx context.Context, before, st modelstate.State, act
 			if err != nil {
 				return nil, err
 			}
-			names := make([]string, len(room))
-			for j, d := range room {
-				names[j] = m.Features[d.Feature].Name
-			}
-			st = st.Without(names...)
+			sel, desel := configurator.DecisionNames(m, room)
+			st = st.Without(append(sel, desel...)...)
 			st.Why = ""
 			r.State = st
 			if ds, err = configurator.ParseDecisions(m, st.Select, st.Deselect); err != nil {

@@ -161,36 +161,25 @@ func (s *Server) handleError(err error, c echo.Context) {
 		return
 	}
 	c.Set(ctxErrorHandled, true)
+	if p.Status >= 500 {
+		s.logFailure(req, p, err)
+	}
+	api := strings.HasPrefix(req.URL.Path, "/api/")
+	if p.RetryAfter > 0 && (api || !isHTMX(req)) {
+		c.Response().Header().Set("Retry-After", strconv.Itoa(p.RetryAfter))
+	}
 	var werr error
 	switch {
-	case strings.HasPrefix(req.URL.Path, "/api/"):
-		if p.Status >= 500 {
-			s.logFailure(req, p, err)
-		}
-		if p.RetryAfter > 0 {
-			c.Response().Header().Set("Retry-After", strconv.Itoa(p.RetryAfter))
-		}
+	case api:
 		werr = c.JSON(p.Status, apiError{Error: p.Message})
-	case p.Status >= 500 && !isHTMX(req):
-		// After a fault, show no board: drawing one could meet the fault
-		// again, and this runs outside the recover middleware.
-		s.logFailure(req, p, err)
-		if p.RetryAfter > 0 {
-			c.Response().Header().Set("Retry-After", strconv.Itoa(p.RetryAfter))
-		}
-		werr = s.render(c, p.Status, "model-page", view.NewModelPage(s.site, view.ModelNotice(modelstate.State{}, p)))
 	case isHTMX(req):
-		if p.Status >= 500 {
-			s.logFailure(req, p, err)
-		}
 		werr = s.renderNotice(c, p)
 	default:
-		// Handlers answer their own failures with the best board they can
-		// (fail); what reaches here (an address that names nothing, one
-		// too long) gets the notice above the controls, computing nothing.
-		if p.RetryAfter > 0 {
-			c.Response().Header().Set("Retry-After", strconv.Itoa(p.RetryAfter))
-		}
+		// Handlers answer their own failures with the best page they can
+		// (modelFail); what reaches here (an address that names nothing,
+		// one too long, a fault) gets the notice and no model, computing
+		// nothing: drawing one after a fault could meet the fault again,
+		// and this runs outside the recover middleware.
 		werr = s.render(c, p.Status, "model-page", view.NewModelPage(s.site, view.ModelNotice(modelstate.State{}, p)))
 	}
 	if werr != nil {
