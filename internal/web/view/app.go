@@ -54,7 +54,6 @@ type Option struct {
 type Notice struct {
 	Kind                 string // "error" or "info"
 	Text, Command, After string
-	Status               int
 	// Alt links to a board that would serve what was asked.
 	Alt, AltLabel string
 }
@@ -65,7 +64,7 @@ func NoticeOf(p *problem.Problem) *Notice {
 	if p.Status < 400 {
 		kind = "info"
 	}
-	n := &Notice{Kind: kind, Text: p.Message, Status: p.Status, Alt: p.Alt, AltLabel: p.AltLabel}
+	n := &Notice{Kind: kind, Text: p.Message, Alt: p.Alt, AltLabel: p.AltLabel}
 	if before, after, ok := strings.Cut(p.Message, p.Command); ok && p.Command != "" {
 		n.Text, n.Command, n.After = before, p.Command, after
 	}

@@ -146,7 +146,6 @@ type ModelApp struct {
 	Rows      []*FeatureRow
 	Prev      *Link
 	Next      *Link
-	Shares    bool   // rows carry their share of the configurations
 	ShareNote string // why they do not
 
 	Why    *WhyPanel
@@ -296,8 +295,7 @@ func NewModelApp(site *Site, r *ModelStep) *ModelApp {
 	if r.Changed != nil {
 		v.Changed = stepChanges(st, r.Act, m, *r.Changed)
 	}
-	v.Shares = r.Marginals != nil && d.Configurations != nil && d.Configurations.Sign() > 0
-	if !v.Shares {
+	if r.Marginals == nil || d.Configurations == nil || d.Configurations.Sign() <= 0 {
 		v.ShareNote = "Each feature's share of the configurations needs a backend that counts them for every feature (the BDD)."
 	}
 	v.Agreement, v.CountNote = modelAgreement(m, r.Runs)
