@@ -78,8 +78,7 @@ func (s *Server) routes() *echo.Echo {
 	e.Use(s.guard.Deadline())
 
 	// Every GET route answers HEAD too, with the same status and headers:
-	// the handler runs as for GET and net/http drops the body (the
-	// progress stream stops after its headers).
+	// the handler runs as for GET and net/http drops the body.
 	get := func(path string, h echo.HandlerFunc) {
 		e.GET(path, h)
 		e.HEAD(path, h)

@@ -12,25 +12,12 @@
 // compiled spaces of its mode from the store of models (package models),
 // whose built-in boards, like the board API's, come from the one cache of
 // compiled boards (package spaces), makes its calls into the one session
-// (configurator.FeatureSession) on each backend, and hands what it got to the views (package view), which
-// render it. The HTTP guard (package guard) stands in front of every
-// route; errors reach people as problems (package problem). The server
-// imports no backend: what it offers of each follows from the backend's
-// facets (configurator's optional interfaces), and cmd/web names the
-// backends.
-//
-// Files: server.go (Server, New); config.go; run.go (Run, the
-// listeners); routes.go (the routes, the middleware, the error handler);
-// modelpage.go and modelapi.go (the model page and the model API, the
-// built-in boards included), modeldiagram.go (a model's diagram); boards.go
-// (the store's boards served from the cache of boards); pages.go (a
-// board's saved address sent to the one page); api.go (the API's JSON
-// plumbing and its routes' dispatch) and boardapi.go (the board's
-// {"n","queens"} shorthand, answered by the model API's session and
-// written in the board's words); orders.go and diagram.go (the order panel
-// and the board's diagram, page and API); step.go (how a compile's
-// refusal or progress is worded); respond.go (rendering, logging failures); servertiming.go,
-// metrics.go and debug.go.
+// (configurator.FeatureSession) on each backend, and hands what it got to
+// the views (package view), which render it. The HTTP guard (package
+// guard) stands in front of every route; errors reach people as problems
+// (package problem). The server imports no backend: what it offers of
+// each follows from the backend's facets (configurator's optional
+// interfaces), and cmd/web names the backends.
 package server
 
 import (
@@ -68,21 +55,19 @@ type Engine struct {
 // spaces, and the templates. It keeps no per-user state: every request
 // carries its board in the URL.
 type Server struct {
-	cfg      Config
-	log      *slog.Logger
-	engines  map[string]Engine      // by name
-	lineup   *board.Lineup          // the backends in the order registered: the first is the primary
-	spaces   *spaces.Cache          // the compiled spaces of boards and models
-	models   *models.Store          // the feature models: files, uploads, IDs
-	answers  recent[string, answer] // the model page's last answers (see answerKey)
-	missed   missedDeadlines        // the backends Both leaves out, by model
-	site     *view.Site
-	tmpl     *view.Templates
-	static   fs.FS
-	guard    *guard.Guard
-	metrics  *metrics // what /metrics on the debug listener serves
-	quit     chan struct{}
-	quitOnce sync.Once // closes quit when shutdown begins: progress streams end
+	cfg     Config
+	log     *slog.Logger
+	engines map[string]Engine      // by name
+	lineup  *board.Lineup          // the backends in the order registered: the first is the primary
+	spaces  *spaces.Cache          // the compiled spaces of boards and models
+	models  *models.Store          // the feature models: files, uploads, IDs
+	answers recent[string, answer] // the model page's last answers (see answerKey)
+	missed  missedDeadlines        // the backends Both leaves out, by model
+	site    *view.Site
+	tmpl    *view.Templates
+	static  fs.FS
+	guard   *guard.Guard
+	metrics *metrics // what /metrics on the debug listener serves
 	// graphs holds, by backend name, whether the backend's boards lay out
 	// a graph (configurator.Grapher), known from the spaces it compiled.
 	graphs sync.Map
@@ -114,7 +99,6 @@ func New(cfg Config, log *slog.Logger, engines ...Engine) (*Server, error) {
 		missed:  missedDeadlines{at: recent[missKey, time.Time]{max: maxMissed}},
 		engines: make(map[string]Engine),
 		lineup:  lineup,
-		quit:    make(chan struct{}),
 		guard:   guard.New(cfg.Guard),
 		site:    &view.Site{Lineup: lineup, Titles: map[string]string{}},
 	}
@@ -201,14 +185,9 @@ func (s *Server) graphing() []string {
 	return names
 }
 
-// beginShutdown ends the progress streams, which would otherwise hold the
-// graceful shutdown open until its deadline.
-func (s *Server) beginShutdown() { s.quitOnce.Do(func() { close(s.quit) }) }
-
-// Close cancels the compiles in progress and the detached work, waits
-// for them, and releases the renderer.
+// Close cancels the compiles in progress and the detached work, and
+// waits for them.
 func (s *Server) Close() {
-	s.beginShutdown()
 	s.spaces.Close()
 	s.models.Close()
 }

@@ -113,7 +113,6 @@ func serveWith(t testing.TB, cfg Config, engines ...Engine) (*Server, *httptest.
 	}
 	ts := httptest.NewServer(s.Handler())
 	t.Cleanup(func() {
-		s.beginShutdown()
 		ts.Close()
 		s.Close()
 	})
