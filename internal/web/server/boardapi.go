@@ -34,8 +34,9 @@ type boardRequest struct {
 	Order   string  `json:"order"`
 }
 
-// board returns the board of any request, explainRequest's included.
-func (r boardRequest) board() boardRequest { return r }
+func (boardRequest) fields() string {
+	return "n, queens, backend, order (and cell for explain, view for diagram)"
+}
 
 // explainRequest adds the square to explain.
 type explainRequest struct {
@@ -108,12 +109,12 @@ type completeResponse struct {
 }
 
 // bodyBoard decodes a request's body into req and checks the board it
-// holds, as apiState does.
-func (s *Server) bodyBoard(body []byte, req interface{ board() boardRequest }) (board.State, string, error) {
+// holds, br (req's own, or the one it embeds), as apiState does.
+func (s *Server) bodyBoard(body []byte, req fieldLister, br *boardRequest) (board.State, string, error) {
 	if err := decodeJSON(body, req); err != nil {
 		return board.State{}, "", err
 	}
-	return s.apiState(req.board())
+	return s.apiState(*br)
 }
 
 // apiState checks a request's board: the size against the limits (400
@@ -275,7 +276,7 @@ func boardProblem(bm *configurator.Model, queens []configurator.Cell, err error)
 // answers every square blocked and no solution.
 func (s *Server) apiAnalyzeBoard(c echo.Context, body []byte) error {
 	var req boardRequest
-	st, backend, err := s.bodyBoard(body, &req)
+	st, backend, err := s.bodyBoard(body, &req, &req)
 	if err != nil {
 		return err
 	}
@@ -316,7 +317,7 @@ func (s *Server) apiAnalyzeBoard(c echo.Context, body []byte) error {
 // blocked or forced (FeatureSession.Explain of its feature).
 func (s *Server) apiExplainBoard(c echo.Context, body []byte) error {
 	var req explainRequest
-	st, backend, err := s.bodyBoard(body, &req)
+	st, backend, err := s.bodyBoard(body, &req, &req.boardRequest)
 	if err != nil {
 		return err
 	}
@@ -381,7 +382,7 @@ func newExplainResponse(bm *configurator.Model, ex *configurator.FeatureExplanat
 // holds the queens, drawn uniformly where the backend samples.
 func (s *Server) apiCompleteBoard(c echo.Context, body []byte) error {
 	var req boardRequest
-	st, backend, err := s.bodyBoard(body, &req)
+	st, backend, err := s.bodyBoard(body, &req, &req)
 	if err != nil {
 		return err
 	}

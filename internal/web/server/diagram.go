@@ -88,7 +88,7 @@ func (s *Server) apiDiagram(c echo.Context) error {
 		return err
 	}
 	var req diagramRequest
-	st, backend, err := s.bodyBoard(body, &req)
+	st, backend, err := s.bodyBoard(body, &req, &req.boardRequest)
 	if err != nil {
 		return err
 	}

@@ -41,6 +41,8 @@ type ordersRequest struct {
 	Backend string `json:"backend"`
 }
 
+func (ordersRequest) fields() string { return boardRequest{}.fields() }
+
 // ordersResponse is its answer.
 type ordersResponse struct {
 	N       int         `json:"n"`

@@ -517,7 +517,7 @@ type ModelsPage struct {
 
 // ModelLink is a model the page offers.
 type ModelLink struct {
-	Name, Href, Format, Features, About string
+	Name, Href, Format, Features string
 }
 
 // NewModelsPage is the page that opens a model.
