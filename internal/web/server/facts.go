@@ -85,10 +85,7 @@ func newFactsResponse(m *feature.Model, f *configurator.Facts) factsResponse {
 // mode that has the model ready, under its deadline; a page of its own
 // without JavaScript.
 func (s *Server) modelFacts(c echo.Context) error {
-	tmpl := "model-facts-page"
-	if isHTMX(c.Request()) {
-		tmpl = "model-facts"
-	}
+	tmpl := panel(c, "model-facts")
 	v, err := s.pageFacts(c)
 	if err != nil {
 		p := s.pageFailure(c, err)

@@ -33,17 +33,19 @@ func (s *Server) modelComplete(c echo.Context) error {
 	if err != nil {
 		p := s.pageFailure(c, err)
 		v = &view.ModelCompletion{Title: "Complete", Err: p.Message}
-		return s.render(c, p.Status, s.completionTemplate(c), v)
+		return s.render(c, p.Status, panel(c, "model-completion"), v)
 	}
-	return s.render(c, http.StatusOK, s.completionTemplate(c), v)
+	return s.render(c, http.StatusOK, panel(c, "model-completion"), v)
 }
 
-// completionTemplate is the fragment for htmx, the page otherwise.
-func (s *Server) completionTemplate(c echo.Context) string {
+// panel is the template of a panel of the model page: name, the panel
+// itself, for htmx, which swaps it in; name-page, a page of its own,
+// without JavaScript.
+func panel(c echo.Context, name string) string {
 	if isHTMX(c.Request()) {
-		return "model-completion"
+		return name
 	}
-	return "model-completion-page"
+	return name + "-page"
 }
 
 func (s *Server) featureCompletion(c echo.Context) (*view.ModelCompletion, error) {

@@ -88,9 +88,9 @@ func (s *Server) routes() *echo.Echo {
 	get("/models", s.modelsPage)
 	get("/model-diagram", s.modelDiagram)
 	get("/model-complete", s.modelComplete)
-	get("/model-configuration", s.modelConfiguration)
+	get("/model-configuration", s.download(s.modelConfiguration))
 	get("/model-facts", s.modelFacts)
-	get("/model-sample", s.modelSample)
+	get("/model-sample", s.download(s.modelSample))
 	get("/orders", s.ordersFragment)
 	get("/static/*", s.serveStatic)
 	e.RouteNotFound("/*", s.notFound)
@@ -122,6 +122,18 @@ func (s *Server) routes() *echo.Echo {
 			c.Request().Method, words.Quote(c.Request().URL.Path))
 	})
 	return e
+}
+
+// download is the handler of a download of the model page, h, whose
+// failure is answered in plain text, worded as the page words it.
+func (s *Server) download(h echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if err := h(c); err != nil {
+			p := s.pageFailure(c, err)
+			return c.String(p.Status, p.Message+"\n")
+		}
+		return nil
+	}
 }
 
 // uploadPath is the route of uploads, whose bodies are model files up to
