@@ -201,7 +201,7 @@ func apiCell(p []int, n int, what string) (configurator.Cell, error) {
 // the request's deadline allows.
 func (s *Server) apiSpace(c echo.Context, backend string, st board.State) (*spaces.Space, error) {
 	ctx := c.Request().Context()
-	k := s.key(backend, st)
+	k := s.spaces.Key(backend, st.N, st.Order)
 	e, err := s.space(ctx, k)
 	if err != nil {
 		return nil, s.compileProblem(ctx, k, err)

@@ -217,8 +217,3 @@ func (s *Server) deadline(backend string) time.Duration {
 	}
 	return s.engines[s.lineup.Primary()].Deadline
 }
-
-// key is the cache key of a backend's space for a state.
-func (s *Server) key(backend string, st board.State) spaces.Key {
-	return s.spaces.Key(backend, st.N, st.Order)
-}

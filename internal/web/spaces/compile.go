@@ -89,16 +89,6 @@ func New(backends []configurator.Backend, models Models, cfg Config, log *slog.L
 	return c
 }
 
-// Cost is the bytes a compile of board k reserves while it runs: its
-// backend's estimate (configurator.Cost).
-func (c *Cache) Cost(k Key) int64 {
-	b, ok := c.backends[k.Backend]
-	if !ok {
-		return 0
-	}
-	return b.Cost(k.N, k.Order).Bytes
-}
-
 // source is a feature model read for its compile (see Models), nil for a
 // board's.
 type source struct {
@@ -118,11 +108,16 @@ func (src *source) spaceBytes(sp configurator.Space) int64 {
 }
 
 // costOf is the bytes a compile of k reserves while it runs: a board's
-// Cost; for model src its backend's budget up to Config.ModelReserve
-// (see Config.Budgets), or else a bound from the model.
+// backend's estimate (configurator.Cost); for model src its backend's
+// budget up to Config.ModelReserve (see Config.Budgets), or else a bound
+// from the model.
 func (c *Cache) costOf(k Key, src *source) int64 {
 	if src == nil {
-		return c.Cost(k)
+		b, ok := c.backends[k.Backend]
+		if !ok {
+			return 0
+		}
+		return b.Cost(k.N, k.Order).Bytes
 	}
 	bound := src.spaceBytes(nil)
 	if b := c.cfg.Budgets[k.Backend]; b > 0 {
