@@ -21,6 +21,7 @@
 package models
 
 import (
+	"cmp"
 	"container/list"
 	"context"
 	"crypto/sha256"
@@ -474,24 +475,17 @@ func (s *Store) List() []Info {
 	for n := 1; n <= MaxBoard; n++ {
 		out = append(out, boardInfo(n))
 	}
-	slices.SortFunc(out, func(a, b Info) int {
+	kind := func(in Info) int { // examples, boards, the others
 		switch {
-		case a.Example != b.Example:
-			if a.Example {
-				return -1
-			}
+		case in.Example:
+			return 0
+		case in.Board > 0:
 			return 1
-		case (a.Board > 0) != (b.Board > 0):
-			if a.Board > 0 {
-				return -1
-			}
-			return 1
-		case a.Board != b.Board:
-			return a.Board - b.Board
-		case a.Name != b.Name:
-			return strings.Compare(a.Name, b.Name)
 		}
-		return strings.Compare(a.ID, b.ID)
+		return 2
+	}
+	slices.SortFunc(out, func(a, b Info) int {
+		return cmp.Or(cmp.Compare(kind(a), kind(b)), cmp.Compare(a.Board, b.Board), strings.Compare(a.Name, b.Name), strings.Compare(a.ID, b.ID))
 	})
 	return out
 }
