@@ -11,7 +11,6 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/feature"
-	"github.com/nqueens/configurator/internal/web/board"
 	"github.com/nqueens/configurator/internal/web/modelstate"
 	"github.com/nqueens/configurator/internal/web/problem"
 	"github.com/nqueens/configurator/internal/web/spaces"
@@ -118,11 +117,7 @@ var errNoSpace = errors.New("no backend has the model ready")
 // wait) and that use accepts; errNoSpace when none is but some backend
 // answers, else the first backend's error.
 func (s *Server) pageSpace(ctx context.Context, st modelstate.State, use func(configurator.Space) bool) (string, *spaces.Space, error) {
-	mode := board.Mode(s.lineup.Primary())
-	if md, ok := s.lineup.ParseMode(st.Backend); st.Backend != "" && ok {
-		mode = md
-	}
-	names := s.lineup.Backends(mode)
+	names := s.lineup.Backends(s.pageMode(st))
 	for _, n := range s.lineup.Names() {
 		if !slices.Contains(names, n) {
 			names = append(names, n)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/nqueens/configurator/configurator"
-	"github.com/nqueens/configurator/internal/web/board"
 	"github.com/nqueens/configurator/internal/web/problem"
 	"github.com/nqueens/configurator/internal/web/words"
 )
@@ -46,13 +45,9 @@ func (s *Server) featureDiagram(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	mode := board.Mode(s.lineup.Primary())
-	if st.Backend != "" {
-		md, ok := s.lineup.ParseMode(st.Backend)
-		if !ok {
-			return problem.New(http.StatusBadRequest, "%s is not a backend: choose %s.", words.Quote(st.Backend), s.lineup.Choices(true, false))
-		}
-		mode = md
+	mode := s.pageMode(st)
+	if _, ok := s.lineup.ParseMode(st.Backend); st.Backend != "" && !ok {
+		return problem.New(http.StatusBadRequest, "%s is not a backend: choose %s.", words.Quote(st.Backend), s.lineup.Choices(true, false))
 	}
 	var why error
 	for _, name := range s.lineup.Backends(mode) {

@@ -258,14 +258,7 @@ func applyStep(st modelstate.State, act modelstate.Action, m *feature.Model) (mo
 // cannot configure the model falls back to the backends that can, and
 // says so. Make room is done here, on the leading backend.
 func (s *Server) modelStep(ctx context.Context, before, st modelstate.State, act modelstate.Action, m *feature.Model) (*view.ModelStep, error) {
-	mode := board.Mode(s.lineup.Primary())
-	if st.Backend != "" {
-		md, ok := s.lineup.ParseMode(st.Backend)
-		if !ok {
-			return nil, problem.New(http.StatusBadRequest, "%s is not a backend: choose %s.", words.Quote(st.Backend), s.lineup.Choices(true, false))
-		}
-		mode = md
-	}
+	mode := s.pageMode(st)
 	r := &view.ModelStep{State: st, Act: act, Model: m}
 	type compiled struct {
 		name string
@@ -411,6 +404,15 @@ func (s *Server) modelStep(ctx context.Context, before, st modelstate.State, act
 		}
 	}
 	return r, nil
+}
+
+// pageMode is the mode a state of the model page names: its backend, or
+// all of them, or the primary when it names none the server has.
+func (s *Server) pageMode(st modelstate.State) board.Mode {
+	if m, ok := s.lineup.ParseMode(st.Backend); ok {
+		return m
+	}
+	return board.Mode(s.lineup.Primary())
 }
 
 // changed is what a step did: the domains after it against those of the
