@@ -69,12 +69,9 @@ func (s *Server) apiCompleteModel(c echo.Context, body []byte) error {
 		how = configurator.Fewest
 	}
 	start := time.Now()
-	ctx := mo.ctx
-	if dl, ok := ctx.Deadline(); ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, start.Add(time.Duration(optimizeShare*float64(time.Until(dl)))))
-		defer cancel()
-	}
+	dl, _ := mo.ctx.Deadline() // the backend's, which openSession set
+	ctx, cancel := context.WithDeadline(mo.ctx, start.Add(time.Duration(optimizeShare*float64(time.Until(dl)))))
+	defer cancel()
 	done, err := mo.session.Finish(ctx, how, newRand())
 	switch {
 	case errors.Is(err, configurator.ErrNoSampler):
