@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -404,16 +403,6 @@ func (s *Server) apiCompleteBoard(c echo.Context, body []byte) error {
 	}
 	return c.JSON(http.StatusOK, completeResponse{N: st.N, Backend: backend, Queens: pairs(st.Queens),
 		Solution: pairs(squares(e.Board().Model(), sol)), ElapsedMS: ms(mo.took + time.Since(start))})
-}
-
-// boardConflict words the queens of a diagram's request that no solution
-// holds, as the board's session does (boardProblem); err when they are
-// held after all, or the session fails otherwise.
-func boardConflict(ctx context.Context, sp configurator.Board, queens []configurator.Cell, err error) error {
-	if _, serr := configurator.NewFeatureSession(ctx, sp, configurator.BoardDecisions(sp.Model(), queens)); serr != nil {
-		return boardProblem(sp.Model(), queens, serr)
-	}
-	return err
 }
 
 // pair writes a square as a [row, col] pair.

@@ -125,8 +125,12 @@ func (s *Server) apiDiagram(c echo.Context) error {
 	start := time.Now()
 	g, err := gr.Graph(ctx, st.Queens, gv, maxGraphNodes)
 	if errors.Is(err, configurator.ErrNoSolution) {
-		// The session says why: two queens that attack, say.
-		err = boardConflict(ctx, e.Board(), st.Queens, err)
+		// The session says why, as the board's session does: two queens
+		// that attack, say.
+		bm := e.Board().Model()
+		if _, serr := configurator.NewFeatureSession(ctx, e.Board(), configurator.BoardDecisions(bm, st.Queens)); serr != nil {
+			err = boardProblem(bm, st.Queens, serr)
+		}
 	}
 	if err != nil {
 		return err

@@ -12,7 +12,6 @@ import (
 	"github.com/nqueens/configurator/internal/web/spaces"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // metrics is what GET /metrics on the debug listener serves, in
@@ -78,11 +77,6 @@ func newMetrics(s *Server) *metrics {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
-}
-
-// handler serves the registry.
-func (m *metrics) handler() http.Handler {
-	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{MaxRequestsInFlight: 2})
 }
 
 // methodLabel is the method of a request as a label: one of HTTP's, or

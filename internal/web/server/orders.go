@@ -100,7 +100,9 @@ func (s *Server) orders(ctx context.Context, backend string, n int, cachedOnly b
 			out[i].Bytes, out[i].CompileMS, out[i].Loaded = e.Bytes, ms(e.Took), e.Loaded()
 			if p, ok := e.Space.(configurator.RankProfiler); ok {
 				out[i].PerRank = p.RankProfile()
-				out[i].Nodes = sum(out[i].PerRank)
+				for _, k := range out[i].PerRank {
+					out[i].Nodes += k
+				}
 			}
 		})
 	}
@@ -149,7 +151,11 @@ func (s *Server) orderFacts(ctx context.Context, st board.State, compile bool) *
 // ordersFragment answers the panel's button (GET /orders?n=..&compile=1):
 // the panel again, with every order compiled within the budget.
 func (s *Server) ordersFragment(c echo.Context) error {
-	st, err := s.queryState(c)
+	v, err := query(c)
+	if err != nil {
+		return err
+	}
+	st, err := board.Parse(v, s.lineup)
 	if err != nil {
 		return err
 	}
@@ -158,13 +164,4 @@ func (s *Server) ordersFragment(c echo.Context) error {
 		return problem.New(http.StatusNotFound, "No backend of this server compiles a %d×%d diagram.", st.N, st.N)
 	}
 	return s.render(c, http.StatusOK, "orders", view.NewOrdersPanel(st, f))
-}
-
-// sum adds up ints.
-func sum(xs []int) int {
-	t := 0
-	for _, x := range xs {
-		t += x
-	}
-	return t
 }

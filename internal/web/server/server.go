@@ -25,6 +25,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"html/template"
 	"io/fs"
 	"log/slog"
 	"strings"
@@ -64,7 +65,7 @@ type Server struct {
 	answers recent[string, answer] // the model page's last answers (see answerKey)
 	missed  missedDeadlines        // the backends Both leaves out, by model
 	site    *view.Site
-	tmpl    *view.Templates
+	tmpl    *template.Template
 	static  fs.FS
 	guard   *guard.Guard
 	metrics *metrics // what /metrics on the debug listener serves

@@ -286,7 +286,7 @@ func NewModelApp(site *Site, r *ModelStep) *ModelApp {
 			strings.ToUpper(lead.Backend), words.Plural(int64(n), "feature"))
 	}
 	v.Files = configFiles(st, m)
-	v.FactsSrc = factsSrc(st)
+	v.FactsSrc = "/model-facts?" + modelstate.State{Model: st.Model, Backend: st.Backend}.Query()
 	if r.Changed != nil {
 		v.Changed = stepChanges(st, r.Act, m, *r.Changed)
 	}
