@@ -9,7 +9,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/nqueens/configurator/configurator"
-	"github.com/nqueens/configurator/internal/web/board"
 	"github.com/nqueens/configurator/internal/web/problem"
 	"github.com/nqueens/configurator/internal/web/words"
 )
@@ -135,38 +134,37 @@ func (s *Server) apiDiagram(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, graphResponse(g, st, backend, e.Key.Order.String(), time.Since(start)))
+	resp := graphJSON(g, maxGraphNodes, time.Since(start))
+	resp.N, resp.Backend, resp.Order, resp.Queens, resp.Profile = st.N, backend, e.Key.Order.String(), pairs(st.Queens), profileOf(g.Profile)
+	if g.Whole != nil {
+		resp.WholeProfile = profileOf(g.Whole)
+	}
+	return c.JSON(http.StatusOK, resp)
 }
 
 // noGraph is the 400 of a diagram asked of a backend whose spaces lay out
-// no graph (configurator.Grapher), naming those known to.
+// no graph (configurator.Grapher), naming, in the order registered, those
+// known to from the spaces they compiled.
 func (s *Server) noGraph(backend string) *problem.Problem {
-	have := s.graphing()
+	var have []string
+	for _, name := range s.lineup.Names() {
+		if g, ok := s.graphs.Load(name); ok && g.(bool) {
+			have = append(have, `"backend": "`+name+`"`)
+		}
+	}
 	if len(have) == 0 {
 		return problem.New(http.StatusBadRequest, "The %s backend keeps no diagram to show.", backend)
-	}
-	for i, name := range have {
-		have[i] = `"backend": "` + name + `"`
 	}
 	return problem.New(http.StatusBadRequest, "The %s backend keeps no diagram to show: use %s.", backend, words.List(have, "or"))
 }
 
-// graphResponse turns a graph into the API's answer.
-func graphResponse(g *configurator.Graph, st board.State, backend, order string, took time.Duration) diagramResponse {
-	resp := diagramResponse{View: g.View.String(), N: st.N, Backend: backend, Order: order, Queens: pairs(st.Queens),
-		Layers: g.Layers, Nodes: make([]graphNode, len(g.Nodes)), Edges: make([]graphEdge, len(g.Edges)),
-		Truncated: g.Truncated, MaxNodes: maxGraphNodes, DiagramNodes: g.DiagramNodes, ElapsedMS: ms(took)}
-	fillGraph(&resp, g)
-	resp.Profile = profileOf(g.Profile)
-	if g.Whole != nil {
-		resp.WholeProfile = profileOf(g.Whole)
-	}
-	return resp
-}
-
-// fillGraph fills in the layers, nodes and edges of a graph's answer, and
-// its root, terminal and solutions when it is not truncated.
-func fillGraph(resp *diagramResponse, g *configurator.Graph) {
+// graphJSON is the answer of graph g, a board's or a model's, of at most
+// maxNodes nodes, made in took: its layers, nodes and edges, and its
+// root, terminal and solutions when it is not truncated. The caller says
+// whose diagram it is, and its profile.
+func graphJSON(g *configurator.Graph, maxNodes int, took time.Duration) diagramResponse {
+	resp := diagramResponse{View: g.View.String(), Queens: [][2]int{}, Layers: g.Layers, Nodes: make([]graphNode, len(g.Nodes)),
+		Edges: make([]graphEdge, len(g.Edges)), Truncated: g.Truncated, MaxNodes: maxNodes, DiagramNodes: g.DiagramNodes, ElapsedMS: ms(took)}
 	if resp.Layers == nil {
 		resp.Layers = []string{}
 	}
@@ -183,6 +181,7 @@ func fillGraph(resp *diagramResponse, g *configurator.Graph) {
 		resp.Root, resp.One = &g.Root, &g.One
 		resp.Solutions = g.Solutions.String()
 	}
+	return resp
 }
 
 // profileOf labels a profile's counts by rank.

@@ -8,7 +8,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/nqueens/configurator/configurator"
-	"github.com/nqueens/configurator/configurator/feature"
 	"github.com/nqueens/configurator/internal/web/problem"
 	"github.com/nqueens/configurator/internal/web/words"
 )
@@ -81,17 +80,11 @@ func (s *Server) apiCompleteModel(c echo.Context, body []byte) error {
 	case err != nil:
 		return modelWorkProblem(mo.ctx, mo.backend, err)
 	}
-	resp := newCompleteJSON(mo.model, done)
-	resp.Model, resp.Backend, resp.ElapsedMS = mo.id, mo.backend, ms(time.Since(start))
-	return c.JSON(http.StatusOK, resp)
-}
-
-// newCompleteJSON writes a completion for the API.
-func newCompleteJSON(m *feature.Model, done *configurator.Completion) modelCompleteResponse {
-	names := configJSON(m, done.Selected)
-	resp := modelCompleteResponse{How: done.How.String(), Select: names.Select, Deselect: names.Deselect, Selected: done.Selections()}
+	names := configJSON(mo.model, done.Selected)
+	resp := modelCompleteResponse{Model: mo.id, Backend: mo.backend, How: done.How.String(), Select: names.Select, Deselect: names.Deselect,
+		Selected: done.Selections(), ElapsedMS: ms(time.Since(start))}
 	if done.How != configurator.Uniform {
 		resp.Exact, resp.Bound = &done.Exact, &done.Bound
 	}
-	return resp
+	return c.JSON(http.StatusOK, resp)
 }

@@ -79,11 +79,9 @@ func (s *Server) featureDiagram(c echo.Context) error {
 		for l, f := range order {
 			labels[l] = m.Features[f].Name
 		}
-		resp := diagramResponse{View: g.View.String(), Backend: name, Order: heuristic, Queens: [][2]int{},
-			Layers: g.Layers, Nodes: make([]graphNode, len(g.Nodes)), Edges: make([]graphEdge, len(g.Edges)),
-			Truncated: g.Truncated, MaxNodes: s.cfg.DiagramNodes, DiagramNodes: g.DiagramNodes,
-			Profile: levelProfile(labels, g.Profile), WholeProfile: levelProfile(labels, g.Whole), ElapsedMS: ms(time.Since(start))}
-		fillGraph(&resp, g)
+		resp := graphJSON(g, s.cfg.DiagramNodes, time.Since(start))
+		resp.Backend, resp.Order = name, heuristic
+		resp.Profile, resp.WholeProfile = levelProfile(labels, g.Profile), levelProfile(labels, g.Whole)
 		return c.JSON(http.StatusOK, resp)
 	}
 	if why != nil {

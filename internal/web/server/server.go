@@ -174,18 +174,6 @@ func (s *Server) compiled(k spaces.Key, sp configurator.Board, took time.Duratio
 	}
 }
 
-// graphing lists, in the order registered, the backends whose spaces are
-// known, from the spaces they compiled, to lay out a graph.
-func (s *Server) graphing() []string {
-	var names []string
-	for _, name := range s.lineup.Names() {
-		if g, ok := s.graphs.Load(name); ok && g.(bool) {
-			names = append(names, name)
-		}
-	}
-	return names
-}
-
 // Close cancels the compiles in progress and the detached work, and
 // waits for them.
 func (s *Server) Close() {

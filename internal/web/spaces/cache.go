@@ -631,18 +631,6 @@ func (e *Crowded) Error() string {
 
 func (e *Crowded) Unwrap() error { return configurator.ErrBusy }
 
-// Retire drops e from the cache, if it is still there, so that the next
-// request for its key compiles it afresh. Requests using e go on with it.
-func (c *Cache) Retire(e *Space) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	el, ok := c.index[e.Key]
-	if !ok || el.Value.(*Space) != e {
-		return
-	}
-	c.evict(el)
-}
-
 // RetireUnsized drops every space that does not report its memory (see
 // Space.Sized) and returns how many it dropped.
 func (c *Cache) RetireUnsized() int {

@@ -252,11 +252,18 @@ func loadTime(m *sync.Map, k Key) (time.Time, bool) {
 	return v.(time.Time), true
 }
 
-// Use counts a request on e and retires e from the cache after
-// Config.Recycle requests when its memory is not known to stay put.
+// Use counts a request on e and, after Config.Recycle requests when its
+// memory is not known to stay put, drops e from the cache, if it is still
+// there, so that the next request for its key compiles it afresh.
+// Requests using e go on with it.
 func (c *Cache) Use(e *Space) {
-	if !e.Sized && c.cfg.Recycle > 0 && e.uses.Add(1) == int64(c.cfg.Recycle) {
-		c.Retire(e)
+	if e.Sized || c.cfg.Recycle <= 0 || e.uses.Add(1) != int64(c.cfg.Recycle) {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.index[e.Key]; ok && el.Value.(*Space) == e {
+		c.evict(el)
 	}
 }
 
