@@ -13,13 +13,11 @@ import (
 type Kind uint8
 
 const (
-	Show     Kind = iota // show the state (a link, a reload)
-	Refresh              // show it again after a compile finished
-	Place                // place a queen (after removals, if any)
-	Remove               // remove queens
-	Why                  // explain a blocked or forced square
-	Room                 // show which queens would go to free a square
-	Complete             // fill in a random solution
+	Show   Kind = iota // show the state (a link, a reload, complete=1, refresh=1)
+	Place              // place a queen (after removals, if any)
+	Remove             // remove queens
+	Why                // explain a blocked or forced square
+	Room               // show which queens would go to free a square
 )
 
 // Action is a click's action with its squares.
@@ -31,7 +29,8 @@ type Action struct {
 
 // ParseAction reads the action parameters of a request against its
 // state: place=c5, remove=a1,b3 (also together: make room, then place),
-// why=c5, room=c5, complete=1, refresh=1; none means show.
+// why=c5, room=c5; none, or complete=1 or refresh=1 (the board page's own
+// actions, which the model page takes no further), means show.
 func ParseAction(v url.Values, st State) (Action, error) {
 	var a Action
 	var names []string
@@ -81,10 +80,6 @@ func ParseAction(v url.Values, st State) (Action, error) {
 	case v.Has("room"):
 		a.Kind = Room
 		a.Cell, err = cell("room")
-	case v.Has("complete"):
-		a.Kind = Complete
-	case v.Has("refresh"):
-		a.Kind = Refresh
 	}
 	return a, err
 }

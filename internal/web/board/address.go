@@ -1,17 +1,13 @@
 package board
 
 import (
-	"errors"
-	"net/http"
+	"math"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/internal/web/modelstate"
-	"github.com/nqueens/configurator/internal/web/problem"
-	"github.com/nqueens/configurator/internal/web/words"
 )
 
 // ModelHref is the address of the model page that shows what a board's
@@ -81,16 +77,5 @@ func parseAnySize(s string, l *Lineup) (int, error) {
 			top, hi = b, l.MaxN(b)
 		}
 	}
-	n, err := strconv.Atoi(strings.TrimSpace(s))
-	switch {
-	case errors.Is(err, strconv.ErrRange):
-		return 0, problem.New(http.StatusBadRequest, "Board size %s is out of range: pick a size from 1 to %d.", words.Quote(s), hi)
-	case err != nil:
-		return 0, problem.New(http.StatusBadRequest, "Board size %s is not a whole number: pick a size from 1 to %d.", words.Quote(s), hi)
-	case n < 1:
-		return 0, problem.New(http.StatusBadRequest, "Board size %d is out of range: pick a size from 1 to %d.", n, hi)
-	case n > hi:
-		return 0, l.TooLarge(n, Mode(top))
-	}
-	return n, nil
+	return parseSize(s, hi, math.MaxInt, func(n int) error { return l.TooLarge(n, Mode(top)) })
 }

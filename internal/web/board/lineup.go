@@ -56,9 +56,6 @@ func (l *Lineup) MaxN(backend string) int { return l.limits[backend].MaxN }
 // order; the others compile one space for every order.
 func (l *Lineup) Ordered(backend string) bool { return l.limits[backend].Ordered }
 
-// AnyOrdered reports whether some backend of mode m depends on the order.
-func (l *Lineup) AnyOrdered(m Mode) bool { return slices.ContainsFunc(l.Backends(m), l.Ordered) }
-
 // File is what a backend that keeps compiled spaces in files says of the
 // file of the n×n board in order o; ok is false for other backends and
 // boards no model has.

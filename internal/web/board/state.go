@@ -39,17 +39,12 @@ func (m Mode) Label() string {
 	return strings.ToUpper(string(m))
 }
 
-// State is everything the page shows, exactly as the address carries it.
+// State is a board as the API's shorthand and the order panel read it.
 type State struct {
 	N      int
 	Queens []configurator.Cell // the user's queens, in placement order
-	// Auto lists the queens of Queens that Complete filled in, so that
-	// the page shows them apart from those placed by hand.
-	Auto    []configurator.Cell
-	Mode    Mode
-	Order   configurator.Order
-	Heat    bool
-	Diagram bool
+	Mode   Mode
+	Order  configurator.Order
 }
 
 // single returns the one value of a query parameter, "" when absent, and a
@@ -70,9 +65,12 @@ var stateParams = []string{"n", "q", "auto", "backend", "order", "heat", "diagra
 
 // Parse reads a board state from query parameters. Absent parameters
 // take their defaults; anything malformed is a 400 problem in words, and a
-// board beyond the backend's limit a 413. The state returned is valid even
-// with an error: the fields read before the fault, defaults for the rest,
-// so that the page can still show a board.
+// board beyond the backend's limit a 413. The board's own settings (the
+// heat map, the diagram, the queens Complete filled in: heat, diagram and
+// auto) are checked, as the board's saved address has them, but not
+// kept. The state returned is valid even with an error: the fields read
+// before the fault, defaults for the rest, so that the page can still
+// show a board.
 func Parse(v url.Values, l *Lineup) (State, error) {
 	st := l.Default()
 	for _, name := range stateParams {
@@ -88,7 +86,7 @@ func Parse(v url.Values, l *Lineup) (State, error) {
 		st.Mode = m
 	}
 	if s := v.Get("n"); s != "" {
-		n, err := parseSize(s, st.Mode, l)
+		n, err := parseSize(s, l.Max(st.Mode), configurator.MaxN, func(n int) error { return l.TooLarge(n, st.Mode) })
 		if err != nil {
 			return st, err
 		}
@@ -101,61 +99,33 @@ func Parse(v url.Values, l *Lineup) (State, error) {
 		}
 		st.Order = o
 	}
-	heat, err := parseFlag(v.Get("heat"), "heat")
-	if err != nil {
-		return st, err
-	}
-	st.Heat = heat
-	diagram, err := parseFlag(v.Get("diagram"), "diagram")
-	if err != nil {
-		return st, err
-	}
-	st.Diagram = diagram
-	queens, err := parseQueens(v.Get("q"), st.N)
-	if err != nil {
-		st.Queens = queens // the longest start that parses
-		return st, err
-	}
-	st.Queens = queens
-	auto, err := parseQueens(v.Get("auto"), st.N)
-	if err != nil {
-		return st, err
-	}
-	// A square of auto without a queen is dropped, as a step would.
-	st.Auto = auto
-	st.KeepAuto(nil, false)
-	return st, nil
-}
-
-// KeepAuto updates the queens Complete filled in after a step from the
-// queens before it: a completion adds the queens it placed, and every step
-// keeps only those still on the board, so that the address stays honest.
-func (st *State) KeepAuto(before []configurator.Cell, completed bool) {
-	var auto []configurator.Cell
-	for _, q := range st.Queens {
-		if slices.Contains(st.Auto, q) || completed && !slices.Contains(before, q) {
-			auto = append(auto, q)
+	for _, flag := range []string{"heat", "diagram"} {
+		if _, err := parseFlag(v.Get(flag), flag); err != nil {
+			return st, err
 		}
 	}
-	st.Auto = auto
+	queens, err := parseQueens(v.Get("q"), st.N)
+	st.Queens = queens // with an error, the longest start that parses
+	if err != nil {
+		return st, err
+	}
+	_, err = parseQueens(v.Get("auto"), st.N)
+	return st, err
 }
 
-// parseSize reads a board size and checks it against the mode's largest
-// board.
-func parseSize(s string, m Mode, l *Lineup) (int, error) {
-	hi := l.Max(m)
+// parseSize reads a board size from 1 to hi: past limit a 400 says it is
+// out of range, and past hi otherwise tooLarge says why.
+func parseSize(s string, hi, limit int, tooLarge func(n int) error) (int, error) {
 	n, err := strconv.Atoi(strings.TrimSpace(s))
-	if errors.Is(err, strconv.ErrRange) {
+	switch {
+	case errors.Is(err, strconv.ErrRange):
 		return 0, problem.New(http.StatusBadRequest, "Board size %s is out of range: pick a size from 1 to %d.", words.Quote(s), hi)
-	}
-	if err != nil {
+	case err != nil:
 		return 0, problem.New(http.StatusBadRequest, "Board size %s is not a whole number: pick a size from 1 to %d.", words.Quote(s), hi)
-	}
-	if n < 1 || n > configurator.MaxN {
+	case n < 1 || n > limit:
 		return 0, problem.New(http.StatusBadRequest, "Board size %d is out of range: pick a size from 1 to %d.", n, hi)
-	}
-	if n > hi {
-		return 0, l.TooLarge(n, m)
+	case n > hi:
+		return 0, tooLarge(n)
 	}
 	return n, nil
 }
@@ -207,55 +177,20 @@ func parseQueens(s string, n int) ([]configurator.Cell, error) {
 }
 
 // Query is the canonical query string of the state: parameters in a fixed
-// order, defaults of order, heat and diagram left out, and the commas of
-// the queen list kept readable.
+// order, the default order left out, and the commas of the queen list
+// kept readable.
 func (st State) Query() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "n=%d", st.N)
 	if len(st.Queens) > 0 {
 		b.WriteString("&q=" + configurator.FormatCells(st.Queens))
 	}
-	if len(st.Auto) > 0 {
-		b.WriteString("&auto=" + configurator.FormatCells(st.Auto))
-	}
 	b.WriteString("&backend=" + string(st.Mode))
 	if st.Order != configurator.RowMajor {
 		b.WriteString("&order=" + st.Order.String())
-	}
-	if st.Heat {
-		b.WriteString("&heat=1")
-	}
-	if st.Diagram {
-		b.WriteString("&diagram=1")
 	}
 	return b.String()
 }
 
 // Href is the state's shareable address.
 func (st State) Href() string { return "/?" + st.Query() }
-
-// With returns a copy of the state changed by f; the queen slice is
-// copied, so f may change it freely.
-func (st State) With(f func(*State)) State {
-	st.Queens = slices.Clone(st.Queens)
-	st.Auto = slices.Clone(st.Auto)
-	f(&st)
-	st.KeepAuto(nil, false)
-	return st
-}
-
-// PlayHref is the address of an htmx request from this state to the
-// route /play, which every control of the page sends its click to: the
-// state, the timing trail of the recent steps, and the action's parameters
-// as name-value pairs.
-func (st State) PlayHref(trail string, kv ...string) string {
-	var b strings.Builder
-	b.WriteString("/play?" + st.Query())
-	if trail != "" {
-		b.WriteString("&t=" + url.QueryEscape(trail))
-	}
-	for i := 0; i+1 < len(kv); i += 2 {
-		b.WriteString("&" + kv[i] + "=" + strings.ReplaceAll(url.QueryEscape(kv[i+1]), "%2C", ","))
-	}
-	return b.String()
-}

@@ -21,6 +21,7 @@
 package models
 
 import (
+	"cmp"
 	"container/list"
 	"context"
 	"crypto/sha256"
@@ -98,9 +99,6 @@ const DefaultRecent = time.Hour
 // MaxBoard is the largest built-in board.
 const MaxBoard = 32
 
-// BoardID is the ID of the built-in model of the n×n board: "queens-8".
-func BoardID(n int) string { return configurator.BoardID(n) }
-
 // Board reports the board size of a built-in board's ID (up to MaxBoard).
 func Board(id string) (n int, ok bool) {
 	n, ok = configurator.ParseBoardID(id)
@@ -120,8 +118,6 @@ type Info struct {
 	// cross-tree constraints (a CNF file's clauses).
 	Features    int
 	Constraints int
-	// Size is the length of the model's file in bytes.
-	Size int
 	// Example marks a bundled example (package examples).
 	Example bool
 	// Board is the size of a built-in board (BoardID), 0 for other models.
@@ -196,7 +192,7 @@ func New(cfg Config, log *slog.Logger) (*Store, error) {
 			stop()
 			return nil, fmt.Errorf("models: %w", err)
 		}
-		info := describe(ID(ex.Format, ex.Source), ex.Name, m, len(ex.Source))
+		info := describe(ID(ex.Format, ex.Source), ex.Name, m)
 		info.Example = true
 		s.entries[info.ID] = &entry{info: info, model: m}
 	}
@@ -242,19 +238,19 @@ func validID(id string) bool {
 	return true
 }
 
-// describe is the info of model m read from a file of size bytes, named
-// by file (a file's name without its extension, "" when unknown). A
-// model's name is its namespace when it has one, else the file's name,
-// else its root feature's name: people know a model by its file better
-// than by a root feature called "root".
-func describe(id, file string, m *feature.Model, size int) Info {
+// describe is the info of model m read from a file named by file (a
+// file's name without its extension, "" when unknown). A model's name is
+// its namespace when it has one, else the file's name, else its root
+// feature's name: people know a model by its file better than by a root
+// feature called "root".
+func describe(id, file string, m *feature.Model) Info {
 	name := m.Name
 	namespace := m.Name != "" && (m.Root < 0 || m.Name != m.Features[m.Root].Name)
 	if file != "" && !namespace {
 		name = file
 	}
 	return Info{ID: id, Name: name, Format: m.Format, Features: len(m.Features),
-		Constraints: len(m.Constraints) + len(m.Clauses), Size: size}
+		Constraints: len(m.Constraints) + len(m.Clauses)}
 }
 
 // Add stores the model in src, read in format f (told from name and the
@@ -302,7 +298,7 @@ func (s *Store) Add(ctx context.Context, name string, src []byte, f feature.Form
 	if err := s.uploads.admit(client, int64(len(src)), time.Now()); err != nil {
 		return Info{}, false, err
 	}
-	info = describe(id, base, m, len(src))
+	info = describe(id, base, m)
 	if info.Name == "" {
 		info.Name = "model " + id[:8]
 	}
@@ -461,7 +457,7 @@ func boardInfo(n int) Info {
 	if n > 1 {
 		lines += 2 * (2*n - 3)
 	}
-	return Info{ID: BoardID(n), Name: configurator.BoardName(n), Format: feature.Board, Features: n * n, Constraints: lines, Board: n}
+	return Info{ID: configurator.BoardID(n), Name: configurator.BoardName(n), Format: feature.Board, Features: n * n, Constraints: lines, Board: n}
 }
 
 // List returns the info of every model the store knows: the bundled
@@ -479,24 +475,17 @@ func (s *Store) List() []Info {
 	for n := 1; n <= MaxBoard; n++ {
 		out = append(out, boardInfo(n))
 	}
-	slices.SortFunc(out, func(a, b Info) int {
+	kind := func(in Info) int { // examples, boards, the others
 		switch {
-		case a.Example != b.Example:
-			if a.Example {
-				return -1
-			}
+		case in.Example:
+			return 0
+		case in.Board > 0:
 			return 1
-		case (a.Board > 0) != (b.Board > 0):
-			if a.Board > 0 {
-				return -1
-			}
-			return 1
-		case a.Board != b.Board:
-			return a.Board - b.Board
-		case a.Name != b.Name:
-			return strings.Compare(a.Name, b.Name)
 		}
-		return strings.Compare(a.ID, b.ID)
+		return 2
+	}
+	slices.SortFunc(out, func(a, b Info) int {
+		return cmp.Or(cmp.Compare(kind(a), kind(b)), cmp.Compare(a.Board, b.Board), strings.Compare(a.Name, b.Name), strings.Compare(a.ID, b.ID))
 	})
 	return out
 }
@@ -618,7 +607,7 @@ func (s *Store) load(ctx context.Context, id string) (Info, *feature.Model, erro
 		return Info{}, nil, fmt.Errorf("model %s: its file is damaged: %w", id, ErrNotFound)
 	}
 	s.disk.touch(id, f)
-	info := describe(id, s.disk.name(id), m, len(src))
+	info := describe(id, s.disk.name(id), m)
 	if info.Name == "" {
 		info.Name = "model " + id[:8]
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/feature"
 	"github.com/nqueens/configurator/configurator/feature/examples"
 	"github.com/nqueens/configurator/configurator/feature/modelfile"
@@ -64,7 +65,7 @@ func TestExamplesListed(t *testing.T) {
 	}
 	for _, ex := range all {
 		in, ok := byID[ID(ex.Format, ex.Source)]
-		if !ok || !in.Example || in.Format != ex.Format || in.Size != len(ex.Source) {
+		if !ok || !in.Example || in.Format != ex.Format {
 			t.Errorf("example %s: listed as %+v", ex.File, in)
 		}
 		m, _, err := s.Model(context.Background(), in.ID)
@@ -82,7 +83,7 @@ func TestAdd(t *testing.T) {
 	if err != nil || !created {
 		t.Fatalf("Add: %v, created %v", err, created)
 	}
-	want := Info{ID: ID(feature.UVL, src), Name: "chain", Format: feature.UVL, Features: 6, Constraints: 4, Size: len(src)}
+	want := Info{ID: ID(feature.UVL, src), Name: "chain", Format: feature.UVL, Features: 6, Constraints: 4}
 	if info != want {
 		t.Errorf("Add: %+v, want %+v", info, want)
 	}
@@ -283,12 +284,12 @@ func TestBoards(t *testing.T) {
 	}
 	for n := 1; n <= MaxBoard; n++ {
 		in := list[ex+n-1]
-		if in.ID != BoardID(n) || in.Board != n || in.Features != n*n || in.Format != feature.Board {
+		if in.ID != configurator.BoardID(n) || in.Board != n || in.Features != n*n || in.Format != feature.Board {
 			t.Errorf("board %d listed as %+v", n, in)
 		}
 	}
 	for _, n := range []int{1, 8, MaxBoard} {
-		m, in, err := s.Model(context.Background(), BoardID(n))
+		m, in, err := s.Model(context.Background(), configurator.BoardID(n))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -64,7 +64,7 @@ func (e *Evicted) Unwrap() error { return ErrNotFound }
 type NoBoard struct{ ID string }
 
 func (e *NoBoard) Error() string {
-	return fmt.Sprintf("there is no board %s: the built-in boards are %s to %s", words.Quote(e.ID), BoardID(1), BoardID(MaxBoard))
+	return fmt.Sprintf("there is no board %s: the built-in boards are %s to %s", words.Quote(e.ID), configurator.BoardID(1), configurator.BoardID(MaxBoard))
 }
 
 func (e *NoBoard) Unwrap() error { return ErrNotFound }

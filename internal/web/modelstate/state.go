@@ -78,10 +78,6 @@ var (
 // bundled example's name.
 var modelID = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,80}$`)
 
-// Has reports whether a query names a model, that is, is the model
-// page's and not the board's.
-func Has(v url.Values) bool { return v.Has("model") }
-
 // Parse reads a state from a query. Anything malformed is a 400 problem in
 // words.
 func Parse(v url.Values) (State, error) {

@@ -36,12 +36,6 @@ type Problem struct {
 func (p *Problem) Error() string { return p.Message }
 func (p *Problem) Unwrap() error { return p.Err }
 
-// Overloaded reports whether p comes from time or load (a deadline, a full
-// queue, a client's limit): answering it must not start more work.
-func (p *Problem) Overloaded() bool {
-	return p.Status >= http.StatusInternalServerError || p.Status == http.StatusTooManyRequests
-}
-
 // New returns a problem with a formatted message.
 func New(status int, format string, args ...any) *Problem {
 	return &Problem{Status: status, Message: fmt.Sprintf(format, args...)}

@@ -64,48 +64,27 @@ func newWorkJSON(sp configurator.Space, w configurator.Work) workJSON {
 	return j
 }
 
-// apiAnalyze is POST /api/v1/analyze: a model's request (its "model"
-// field) or a board's shorthand.
-func (s *Server) apiAnalyze(c echo.Context) error {
-	body, err := readJSON(c)
-	if err != nil {
-		return err
+// modelOrBoard is the handler of POST /api/v1/analyze, /explain and
+// /complete: a model's request (its "model" field) goes to model, the
+// board's shorthand to board.
+func modelOrBoard(model, board func(echo.Context, []byte) error) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		body, err := readJSON(c)
+		if err != nil {
+			return err
+		}
+		if hasField(body, "model") {
+			return model(c, body)
+		}
+		return board(c, body)
 	}
-	if hasField(body, "model") {
-		return s.apiAnalyzeModel(c, body)
-	}
-	return s.apiAnalyzeBoard(c, body)
-}
-
-// apiExplain is POST /api/v1/explain: a model's request or a board's.
-func (s *Server) apiExplain(c echo.Context) error {
-	body, err := readJSON(c)
-	if err != nil {
-		return err
-	}
-	if hasField(body, "model") {
-		return s.apiExplainModel(c, body)
-	}
-	return s.apiExplainBoard(c, body)
-}
-
-// apiComplete is POST /api/v1/complete: a model's request or a board's.
-func (s *Server) apiComplete(c echo.Context) error {
-	body, err := readJSON(c)
-	if err != nil {
-		return err
-	}
-	if hasField(body, "model") {
-		return s.apiCompleteModel(c, body)
-	}
-	return s.apiCompleteBoard(c, body)
 }
 
 // decode reads a JSON request body strictly: sent as application/json,
 // one object, no unknown fields, each field once and spelled exactly, the
 // right types. Its errors are 400s (413 past the body limit, 415 for
 // another content type) that say what is wrong and where.
-func decode(c echo.Context, v any) error {
+func decode(c echo.Context, v fieldLister) error {
 	body, err := readJSON(c)
 	if err != nil {
 		return err
@@ -157,23 +136,12 @@ func hasField(body []byte, name string) bool {
 	return false
 }
 
-// fieldLister is a request type that names its fields for the message of
-// an unknown one; the board's requests name theirs in boardFields.
+// fieldLister is a request type, as every one is, that names its fields
+// for the message of an unknown one.
 type fieldLister interface{ fields() string }
 
-// boardFields names the fields of the board's requests.
-const boardFields = "n, queens, backend, order (and cell for explain, view for diagram)"
-
-// fieldsOf names the fields of the request type of v.
-func fieldsOf(v any) string {
-	if l, ok := v.(fieldLister); ok {
-		return l.fields()
-	}
-	return boardFields
-}
-
 // decodeJSON is decode's parser, separate for the fuzz test.
-func decodeJSON(body []byte, v any) error {
+func decodeJSON(body []byte, v fieldLister) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return problem.New(http.StatusBadRequest, `The request body is empty; send a JSON object such as {"n": 8, "queens": [[0, 0]]}.`)
 	}
@@ -204,7 +172,7 @@ func decodeJSON(body []byte, v any) error {
 		return problem.New(http.StatusBadRequest, "The request body ends in the middle of its JSON.")
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		return problem.New(http.StatusBadRequest, "Unknown field %s; the fields are %s.",
-			strings.TrimPrefix(err.Error(), "json: unknown field "), fieldsOf(v))
+			strings.TrimPrefix(err.Error(), "json: unknown field "), v.fields())
 	}
 	return problem.New(http.StatusBadRequest, "The request body is not the JSON expected: %s.", strings.TrimPrefix(err.Error(), "json: "))
 }
@@ -233,7 +201,7 @@ func jsonContentType(ct string) error {
 // last). The request types hold no objects inside, so the top level is
 // the only one to check. A body that is not an object, or not JSON, is
 // left to the decoder, which words those errors.
-func checkFields(body []byte, v any) error {
+func checkFields(body []byte, v fieldLister) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return nil
@@ -248,7 +216,7 @@ func checkFields(body []byte, v any) error {
 		name, _ := tok.(string)
 		switch {
 		case !slices.Contains(names, name):
-			return problem.New(http.StatusBadRequest, "Unknown field %s; the fields are %s.", words.Field(name), fieldsOf(v))
+			return problem.New(http.StatusBadRequest, "Unknown field %s; the fields are %s.", words.Field(name), v.fields())
 		case seen[name]:
 			return problem.New(http.StatusBadRequest, "Duplicate field %s: each field may appear once.", words.Field(name))
 		}

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -34,8 +33,9 @@ type boardRequest struct {
 	Order   string  `json:"order"`
 }
 
-// board returns the board of any request, explainRequest's included.
-func (r boardRequest) board() boardRequest { return r }
+func (boardRequest) fields() string {
+	return "n, queens, backend, order (and cell for explain, view for diagram)"
+}
 
 // explainRequest adds the square to explain.
 type explainRequest struct {
@@ -107,22 +107,13 @@ type completeResponse struct {
 	ElapsedMS float64  `json:"elapsed_ms"`
 }
 
-// readBoard decodes the request's body into req and checks the board it
-// holds, as apiState does.
-func (s *Server) readBoard(c echo.Context, req interface{ board() boardRequest }) (board.State, string, error) {
-	if err := decode(c, req); err != nil {
-		return board.State{}, "", err
-	}
-	return s.apiState(req.board())
-}
-
-// bodyBoard is readBoard for a body the API has read already (to tell a
-// board's request from a model's).
-func (s *Server) bodyBoard(body []byte, req interface{ board() boardRequest }) (board.State, string, error) {
+// bodyBoard decodes a request's body into req and checks the board it
+// holds, br (req's own, or the one it embeds), as apiState does.
+func (s *Server) bodyBoard(body []byte, req fieldLister, br *boardRequest) (board.State, string, error) {
 	if err := decodeJSON(body, req); err != nil {
 		return board.State{}, "", err
 	}
-	return s.apiState(req.board())
+	return s.apiState(*br)
 }
 
 // apiState checks a request's board: the size against the limits (400
@@ -132,22 +123,15 @@ func (s *Server) apiState(req boardRequest) (board.State, string, error) {
 	st := s.lineup.Default()
 	backend := string(st.Mode)
 	if req.Backend != "" {
-		m, ok := s.lineup.ParseMode(req.Backend)
-		if !ok || m == board.All {
-			return st, "", problem.New(http.StatusBadRequest, "%s is not a backend: use %s.", words.Quote(req.Backend), s.lineup.Choices(false, true))
+		var err error
+		if backend, err = s.apiBackend(req.Backend); err != nil {
+			return st, "", err
 		}
-		backend = string(m)
 	}
 	st.Mode = board.Mode(backend)
-	if req.N == nil {
-		return st, "", problem.New(http.StatusBadRequest, "Say the board size: \"n\" is required, a whole number from 1 to %d.", s.lineup.MaxN(backend))
-	}
-	n := *req.N
-	if n < 1 || n > configurator.MaxN {
-		return st, "", problem.New(http.StatusBadRequest, "\"n\" is %d; it must be from 1 to %d.", n, s.lineup.MaxN(backend))
-	}
-	if n > s.lineup.MaxN(backend) {
-		return st, "", s.lineup.TooLarge(n, st.Mode)
+	n, err := s.apiSize(req.N, backend)
+	if err != nil {
+		return st, "", err
 	}
 	st.N = n
 	if req.Order != "" {
@@ -176,6 +160,30 @@ func (s *Server) apiState(req boardRequest) (board.State, string, error) {
 	return st, backend, nil
 }
 
+// apiBackend reads the name of one backend of the server, any case.
+func (s *Server) apiBackend(name string) (string, error) {
+	m, ok := s.lineup.ParseMode(name)
+	if !ok || m == board.All {
+		return "", problem.New(http.StatusBadRequest, "%s is not a backend: use %s.", words.Quote(name), s.lineup.Choices(false, true))
+	}
+	return string(m), nil
+}
+
+// apiSize checks a request's board size n against the limits of backend:
+// 400 when absent or out of range, 413 beyond the backend.
+func (s *Server) apiSize(n *int, backend string) (int, error) {
+	if n == nil {
+		return 0, problem.New(http.StatusBadRequest, "Say the board size: \"n\" is required, a whole number from 1 to %d.", s.lineup.MaxN(backend))
+	}
+	if *n < 1 || *n > configurator.MaxN {
+		return 0, problem.New(http.StatusBadRequest, "\"n\" is %d; it must be from 1 to %d.", *n, s.lineup.MaxN(backend))
+	}
+	if *n > s.lineup.MaxN(backend) {
+		return 0, s.lineup.TooLarge(*n, board.Mode(backend))
+	}
+	return *n, nil
+}
+
 // apiCell checks one [row, col] pair.
 func apiCell(p []int, n int, what string) (configurator.Cell, error) {
 	if len(p) != 2 {
@@ -192,7 +200,7 @@ func apiCell(p []int, n int, what string) (configurator.Cell, error) {
 // the request's deadline allows.
 func (s *Server) apiSpace(c echo.Context, backend string, st board.State) (*spaces.Space, error) {
 	ctx := c.Request().Context()
-	k := s.key(backend, st)
+	k := s.spaces.Key(backend, st.N, st.Order)
 	e, err := s.space(ctx, k)
 	if err != nil {
 		return nil, s.compileProblem(ctx, k, err)
@@ -267,7 +275,7 @@ func boardProblem(bm *configurator.Model, queens []configurator.Cell, err error)
 // answers every square blocked and no solution.
 func (s *Server) apiAnalyzeBoard(c echo.Context, body []byte) error {
 	var req boardRequest
-	st, backend, err := s.bodyBoard(body, &req)
+	st, backend, err := s.bodyBoard(body, &req, &req)
 	if err != nil {
 		return err
 	}
@@ -308,7 +316,7 @@ func (s *Server) apiAnalyzeBoard(c echo.Context, body []byte) error {
 // blocked or forced (FeatureSession.Explain of its feature).
 func (s *Server) apiExplainBoard(c echo.Context, body []byte) error {
 	var req explainRequest
-	st, backend, err := s.bodyBoard(body, &req)
+	st, backend, err := s.bodyBoard(body, &req, &req.boardRequest)
 	if err != nil {
 		return err
 	}
@@ -373,7 +381,7 @@ func newExplainResponse(bm *configurator.Model, ex *configurator.FeatureExplanat
 // holds the queens, drawn uniformly where the backend samples.
 func (s *Server) apiCompleteBoard(c echo.Context, body []byte) error {
 	var req boardRequest
-	st, backend, err := s.bodyBoard(body, &req)
+	st, backend, err := s.bodyBoard(body, &req, &req)
 	if err != nil {
 		return err
 	}
@@ -395,16 +403,6 @@ func (s *Server) apiCompleteBoard(c echo.Context, body []byte) error {
 	}
 	return c.JSON(http.StatusOK, completeResponse{N: st.N, Backend: backend, Queens: pairs(st.Queens),
 		Solution: pairs(squares(e.Board().Model(), sol)), ElapsedMS: ms(mo.took + time.Since(start))})
-}
-
-// boardConflict words the queens of a diagram's request that no solution
-// holds, as the board's session does (boardProblem); err when they are
-// held after all, or the session fails otherwise.
-func boardConflict(ctx context.Context, sp configurator.Board, queens []configurator.Cell, err error) error {
-	if _, serr := configurator.NewFeatureSession(ctx, sp, configurator.BoardDecisions(sp.Model(), queens)); serr != nil {
-		return boardProblem(sp.Model(), queens, serr)
-	}
-	return err
 }
 
 // pair writes a square as a [row, col] pair.

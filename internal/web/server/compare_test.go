@@ -193,3 +193,12 @@ func TestAPIOrders(t *testing.T) {
 		t.Errorf("GET /api/v1/orders: %d, want 405", res.StatusCode)
 	}
 }
+
+// sum adds up ints.
+func sum(xs []int) int {
+	t := 0
+	for _, x := range xs {
+		t += x
+	}
+	return t
+}

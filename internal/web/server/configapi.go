@@ -180,20 +180,9 @@ func readFile(c echo.Context, what string) ([]byte, error) {
 // page's mode that has the model ready.
 func (s *Server) modelConfiguration(c echo.Context) error {
 	f, err := configFormat(c)
-	if err == nil {
-		err = s.pageConfiguration(c, f)
-	}
 	if err != nil {
-		p := problem.Describe(pageProblem(err))
-		if p.Status >= 500 {
-			s.logFailure(c.Request(), p, err)
-		}
-		return c.String(p.Status, p.Message+"\n")
+		return err
 	}
-	return nil
-}
-
-func (s *Server) pageConfiguration(c echo.Context, f configfile.Format) error {
 	mo, _, err := s.openPage(c.Request().Context(), c.QueryParams(), func(configurator.Space) bool { return true })
 	if err != nil {
 		return err

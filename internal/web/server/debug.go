@@ -7,6 +7,7 @@ import (
 	"runtime"
 
 	"github.com/nqueens/configurator/configurator"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // The debug listener (flag -debug-addr, off by default) serves the
@@ -80,7 +81,7 @@ func (s *Server) DebugHandler() http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]int{"retired": s.spaces.RetireUnsized()})
 	})
-	mux.Handle("GET /metrics", s.metrics.handler())
+	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{MaxRequestsInFlight: 2}))
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/nqueens/configurator/configurator"
-	"github.com/nqueens/configurator/internal/web/board"
 	"github.com/nqueens/configurator/internal/web/problem"
 	"github.com/nqueens/configurator/internal/web/words"
 )
@@ -83,8 +82,12 @@ type profileEntry struct {
 }
 
 func (s *Server) apiDiagram(c echo.Context) error {
+	body, err := readJSON(c)
+	if err != nil {
+		return err
+	}
 	var req diagramRequest
-	st, backend, err := s.readBoard(c, &req)
+	st, backend, err := s.bodyBoard(body, &req, &req.boardRequest)
 	if err != nil {
 		return err
 	}
@@ -121,44 +124,47 @@ func (s *Server) apiDiagram(c echo.Context) error {
 	start := time.Now()
 	g, err := gr.Graph(ctx, st.Queens, gv, maxGraphNodes)
 	if errors.Is(err, configurator.ErrNoSolution) {
-		// The session says why: two queens that attack, say.
-		err = boardConflict(ctx, e.Board(), st.Queens, err)
+		// The session says why, as the board's session does: two queens
+		// that attack, say.
+		bm := e.Board().Model()
+		if _, serr := configurator.NewFeatureSession(ctx, e.Board(), configurator.BoardDecisions(bm, st.Queens)); serr != nil {
+			err = boardProblem(bm, st.Queens, serr)
+		}
 	}
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, graphResponse(g, st, backend, e.Key.Order.String(), time.Since(start)))
+	resp := graphJSON(g, maxGraphNodes, time.Since(start))
+	resp.N, resp.Backend, resp.Order, resp.Queens, resp.Profile = st.N, backend, e.Key.Order.String(), pairs(st.Queens), profileOf(g.Profile)
+	if g.Whole != nil {
+		resp.WholeProfile = profileOf(g.Whole)
+	}
+	return c.JSON(http.StatusOK, resp)
 }
 
 // noGraph is the 400 of a diagram asked of a backend whose spaces lay out
-// no graph (configurator.Grapher), naming those known to.
+// no graph (configurator.Grapher), naming, in the order registered, those
+// known to from the spaces they compiled.
 func (s *Server) noGraph(backend string) *problem.Problem {
-	have := s.having(func(f facets) bool { return f.graph })
+	var have []string
+	for _, name := range s.lineup.Names() {
+		if g, ok := s.graphs.Load(name); ok && g.(bool) {
+			have = append(have, `"backend": "`+name+`"`)
+		}
+	}
 	if len(have) == 0 {
 		return problem.New(http.StatusBadRequest, "The %s backend keeps no diagram to show.", backend)
-	}
-	for i, name := range have {
-		have[i] = `"backend": "` + name + `"`
 	}
 	return problem.New(http.StatusBadRequest, "The %s backend keeps no diagram to show: use %s.", backend, words.List(have, "or"))
 }
 
-// graphResponse turns a graph into the API's answer.
-func graphResponse(g *configurator.Graph, st board.State, backend, order string, took time.Duration) diagramResponse {
-	resp := diagramResponse{View: g.View.String(), N: st.N, Backend: backend, Order: order, Queens: pairs(st.Queens),
-		Layers: g.Layers, Nodes: make([]graphNode, len(g.Nodes)), Edges: make([]graphEdge, len(g.Edges)),
-		Truncated: g.Truncated, MaxNodes: maxGraphNodes, DiagramNodes: g.DiagramNodes, ElapsedMS: ms(took)}
-	fillGraph(&resp, g)
-	resp.Profile = profileOf(g.Profile)
-	if g.Whole != nil {
-		resp.WholeProfile = profileOf(g.Whole)
-	}
-	return resp
-}
-
-// fillGraph fills in the layers, nodes and edges of a graph's answer, and
-// its root, terminal and solutions when it is not truncated.
-func fillGraph(resp *diagramResponse, g *configurator.Graph) {
+// graphJSON is the answer of graph g, a board's or a model's, of at most
+// maxNodes nodes, made in took: its layers, nodes and edges, and its
+// root, terminal and solutions when it is not truncated. The caller says
+// whose diagram it is, and its profile.
+func graphJSON(g *configurator.Graph, maxNodes int, took time.Duration) diagramResponse {
+	resp := diagramResponse{View: g.View.String(), Queens: [][2]int{}, Layers: g.Layers, Nodes: make([]graphNode, len(g.Nodes)),
+		Edges: make([]graphEdge, len(g.Edges)), Truncated: g.Truncated, MaxNodes: maxNodes, DiagramNodes: g.DiagramNodes, ElapsedMS: ms(took)}
 	if resp.Layers == nil {
 		resp.Layers = []string{}
 	}
@@ -175,6 +181,7 @@ func fillGraph(resp *diagramResponse, g *configurator.Graph) {
 		resp.Root, resp.One = &g.Root, &g.One
 		resp.Solutions = g.Solutions.String()
 	}
+	return resp
 }
 
 // profileOf labels a profile's counts by rank.

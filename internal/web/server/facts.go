@@ -10,7 +10,6 @@ import (
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/feature"
 	"github.com/nqueens/configurator/internal/web/modelstate"
-	"github.com/nqueens/configurator/internal/web/problem"
 	"github.com/nqueens/configurator/internal/web/view"
 	"github.com/nqueens/configurator/internal/web/words"
 )
@@ -86,16 +85,10 @@ func newFactsResponse(m *feature.Model, f *configurator.Facts) factsResponse {
 // mode that has the model ready, under its deadline; a page of its own
 // without JavaScript.
 func (s *Server) modelFacts(c echo.Context) error {
-	tmpl := "model-facts-page"
-	if isHTMX(c.Request()) {
-		tmpl = "model-facts"
-	}
+	tmpl := panel(c, "model-facts")
 	v, err := s.pageFacts(c)
 	if err != nil {
-		p := problem.Describe(pageProblem(err))
-		if p.Status >= 500 {
-			s.logFailure(c.Request(), p, err)
-		}
+		p := s.pageFailure(c, err)
 		return s.render(c, p.Status, tmpl, &view.ModelFacts{Title: "Model facts", Err: p.Message})
 	}
 	return s.render(c, http.StatusOK, tmpl, v)
@@ -117,13 +110,11 @@ func (s *Server) pageFacts(c echo.Context) (*view.ModelFacts, error) {
 	}
 	bctx, cancel := context.WithTimeout(ctx, s.deadline(name))
 	defer cancel()
-	if a, ok := sp.Space.(configurator.Admitter); ok {
-		done, err := a.Admit(bctx)
-		if err != nil {
-			return nil, modelWorkProblem(bctx, name, err)
-		}
-		defer done()
+	done, err := configurator.Admit(bctx, sp.Space)
+	if err != nil {
+		return nil, modelWorkProblem(bctx, name, err)
 	}
+	defer done()
 	start := time.Now()
 	f, err := configurator.ModelFacts(bctx, sp.Space)
 	if err != nil {

@@ -259,7 +259,6 @@ func TestOversizedBodyRawClient(t *testing.T) {
 	ts.Listener = smallBuffers{ts.Listener}
 	ts.Start()
 	t.Cleanup(func() {
-		s.beginShutdown()
 		ts.Close()
 		s.Close()
 	})

@@ -12,7 +12,6 @@ import (
 	"github.com/nqueens/configurator/internal/web/spaces"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // metrics is what GET /metrics on the debug listener serves, in
@@ -80,11 +79,6 @@ func newMetrics(s *Server) *metrics {
 	return m
 }
 
-// handler serves the registry.
-func (m *metrics) handler() http.Handler {
-	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{MaxRequestsInFlight: 2})
-}
-
 // methodLabel is the method of a request as a label: one of HTTP's, or
 // "other", so that a client cannot add series with made-up methods.
 func methodLabel(m string) string {
@@ -138,22 +132,15 @@ func (m *metrics) compiled(backend string, took time.Duration, err error) {
 	m.compiles.WithLabelValues(backend, result).Observe(took.Seconds())
 }
 
-// opened records the opening of one session of the API on a backend,
-// answered or not: its time and, when it answered, the solver calls
-// behind its domains (work).
+// opened records one analysis on a backend, answered or not: a session
+// of the API opened, or a step of the model page answered afresh (a
+// remembered answer is no analysis); its time and, when it answered, the
+// solver calls behind its domains (work).
 func (m *metrics) opened(backend string, took time.Duration, work *configurator.Work) {
 	m.analyses.WithLabelValues(backend).Observe(took.Seconds())
 	if work != nil {
 		m.solverCalls.WithLabelValues(backend).Observe(float64(work.SolverCalls))
 	}
-}
-
-// modelStepped records one step of the model page on a backend that
-// answered it afresh (a remembered answer is no analysis): its time and
-// the solver calls behind its domains.
-func (m *metrics) modelStepped(backend string, took time.Duration, w configurator.Work) {
-	m.analyses.WithLabelValues(backend).Observe(took.Seconds())
-	m.solverCalls.WithLabelValues(backend).Observe(float64(w.SolverCalls))
 }
 
 // stateCollector reads, at each scrape, what the server holds: the cache's

@@ -139,10 +139,6 @@ type changesJSON struct {
 	Freed     []string `json:"freed"`
 }
 
-func newChangesJSON(m *feature.Model, c configurator.Changes) *changesJSON {
-	return &changesJSON{ForcedOn: featureNames(m, c.ForcedOn), ForcedOff: featureNames(m, c.ForcedOff), Freed: featureNames(m, c.Freed)}
-}
-
 // conflictJSON is the 422 of decisions that no configuration keeps:
 // conflict is a minimal subset of them (drop any one and a configuration
 // keeps the rest), constraints the parts of the model that refute it.
@@ -489,7 +485,8 @@ func (s *Server) apiAnalyzeModel(c echo.Context, body []byte) error {
 		if err != nil {
 			return modelWorkProblem(bctx, mo.backend, err)
 		}
-		changed = newChangesJSON(m, configurator.Changed(before, d))
+		ch := configurator.Changed(before, d)
+		changed = &changesJSON{ForcedOn: featureNames(m, ch.ForcedOn), ForcedOff: featureNames(m, ch.ForcedOff), Freed: featureNames(m, ch.Freed)}
 	}
 	dec := newDecisionsJSON(m, mo.decisions)
 	resp := modelAnalyzeResponse{Model: mo.id, Backend: mo.backend, Select: dec.Select, Deselect: dec.Deselect,

@@ -8,7 +8,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/nqueens/configurator/configurator"
-	"github.com/nqueens/configurator/configurator/feature"
 	"github.com/nqueens/configurator/internal/web/problem"
 	"github.com/nqueens/configurator/internal/web/words"
 )
@@ -69,12 +68,9 @@ func (s *Server) apiCompleteModel(c echo.Context, body []byte) error {
 		how = configurator.Fewest
 	}
 	start := time.Now()
-	ctx := mo.ctx
-	if dl, ok := ctx.Deadline(); ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, start.Add(time.Duration(optimizeShare*float64(time.Until(dl)))))
-		defer cancel()
-	}
+	dl, _ := mo.ctx.Deadline() // the backend's, which openSession set
+	ctx, cancel := context.WithDeadline(mo.ctx, start.Add(time.Duration(optimizeShare*float64(time.Until(dl)))))
+	defer cancel()
 	done, err := mo.session.Finish(ctx, how, newRand())
 	switch {
 	case errors.Is(err, configurator.ErrNoSampler):
@@ -84,23 +80,11 @@ func (s *Server) apiCompleteModel(c echo.Context, body []byte) error {
 	case err != nil:
 		return modelWorkProblem(mo.ctx, mo.backend, err)
 	}
-	resp := newCompleteJSON(mo.model, done)
-	resp.Model, resp.Backend, resp.ElapsedMS = mo.id, mo.backend, ms(time.Since(start))
-	return c.JSON(http.StatusOK, resp)
-}
-
-// newCompleteJSON writes a completion for the API.
-func newCompleteJSON(m *feature.Model, done *configurator.Completion) modelCompleteResponse {
-	resp := modelCompleteResponse{How: done.How.String(), Select: []string{}, Deselect: []string{}, Selected: done.Selections()}
-	for f, on := range done.Selected {
-		if on {
-			resp.Select = append(resp.Select, m.Features[f].Name)
-		} else {
-			resp.Deselect = append(resp.Deselect, m.Features[f].Name)
-		}
-	}
+	names := configJSON(mo.model, done.Selected)
+	resp := modelCompleteResponse{Model: mo.id, Backend: mo.backend, How: done.How.String(), Select: names.Select, Deselect: names.Deselect,
+		Selected: done.Selections(), ElapsedMS: ms(time.Since(start))}
 	if done.How != configurator.Uniform {
 		resp.Exact, resp.Bound = &done.Exact, &done.Bound
 	}
-	return resp
+	return c.JSON(http.StatusOK, resp)
 }

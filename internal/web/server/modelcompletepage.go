@@ -11,7 +11,6 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/feature"
-	"github.com/nqueens/configurator/internal/web/board"
 	"github.com/nqueens/configurator/internal/web/modelstate"
 	"github.com/nqueens/configurator/internal/web/problem"
 	"github.com/nqueens/configurator/internal/web/spaces"
@@ -31,22 +30,21 @@ import (
 func (s *Server) modelComplete(c echo.Context) error {
 	v, err := s.featureCompletion(c)
 	if err != nil {
-		p := problem.Describe(pageProblem(err))
-		if p.Status >= 500 {
-			s.logFailure(c.Request(), p, err)
-		}
+		p := s.pageFailure(c, err)
 		v = &view.ModelCompletion{Title: "Complete", Err: p.Message}
-		return s.render(c, p.Status, s.completionTemplate(c), v)
+		return s.render(c, p.Status, panel(c, "model-completion"), v)
 	}
-	return s.render(c, http.StatusOK, s.completionTemplate(c), v)
+	return s.render(c, http.StatusOK, panel(c, "model-completion"), v)
 }
 
-// completionTemplate is the fragment for htmx, the page otherwise.
-func (s *Server) completionTemplate(c echo.Context) string {
+// panel is the template of a panel of the model page: name, the panel
+// itself, for htmx, which swaps it in; name-page, a page of its own,
+// without JavaScript.
+func panel(c echo.Context, name string) string {
 	if isHTMX(c.Request()) {
-		return "model-completion"
+		return name
 	}
-	return "model-completion-page"
+	return name + "-page"
 }
 
 func (s *Server) featureCompletion(c echo.Context) (*view.ModelCompletion, error) {
@@ -119,11 +117,7 @@ var errNoSpace = errors.New("no backend has the model ready")
 // wait) and that use accepts; errNoSpace when none is but some backend
 // answers, else the first backend's error.
 func (s *Server) pageSpace(ctx context.Context, st modelstate.State, use func(configurator.Space) bool) (string, *spaces.Space, error) {
-	mode := board.Mode(s.lineup.Primary())
-	if md, ok := s.lineup.ParseMode(st.Backend); st.Backend != "" && ok {
-		mode = md
-	}
-	names := s.lineup.Backends(mode)
+	names := s.lineup.Backends(s.pageMode(st))
 	for _, n := range s.lineup.Names() {
 		if !slices.Contains(names, n) {
 			names = append(names, n)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/nqueens/configurator/configurator"
-	"github.com/nqueens/configurator/internal/web/board"
 	"github.com/nqueens/configurator/internal/web/problem"
 	"github.com/nqueens/configurator/internal/web/words"
 )
@@ -31,10 +30,7 @@ const maxProfileRows = 64
 // (JSON with the reason in "error"), which the viewer shows.
 func (s *Server) modelDiagram(c echo.Context) error {
 	if err := s.featureDiagram(c); err != nil {
-		p := problem.Describe(pageProblem(err))
-		if p.Status >= 500 {
-			s.logFailure(c.Request(), p, err)
-		}
+		p := s.pageFailure(c, err)
 		if p.RetryAfter > 0 {
 			c.Response().Header().Set("Retry-After", strconv.Itoa(p.RetryAfter))
 		}
@@ -49,13 +45,9 @@ func (s *Server) featureDiagram(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	mode := board.Mode(s.lineup.Primary())
-	if st.Backend != "" {
-		md, ok := s.lineup.ParseMode(st.Backend)
-		if !ok {
-			return problem.New(http.StatusBadRequest, "%s is not a backend: choose %s.", words.Quote(st.Backend), s.lineup.Choices(true, false))
-		}
-		mode = md
+	mode := s.pageMode(st)
+	if _, ok := s.lineup.ParseMode(st.Backend); st.Backend != "" && !ok {
+		return problem.New(http.StatusBadRequest, "%s is not a backend: choose %s.", words.Quote(st.Backend), s.lineup.Choices(true, false))
 	}
 	var why error
 	for _, name := range s.lineup.Backends(mode) {
@@ -72,13 +64,11 @@ func (s *Server) featureDiagram(c echo.Context) error {
 		}
 		dctx, cancel := context.WithTimeout(ctx, s.cfg.DiagramDeadline)
 		defer cancel()
-		if a, ok := sp.Space.(configurator.Admitter); ok {
-			done, err := a.Admit(dctx)
-			if err != nil {
-				return err
-			}
-			defer done()
+		done, err := configurator.Admit(dctx, sp.Space)
+		if err != nil {
+			return err
 		}
+		defer done()
 		start := time.Now()
 		g, err := fg.FeatureGraph(dctx, ds, s.cfg.DiagramNodes)
 		if err != nil {
@@ -89,11 +79,9 @@ func (s *Server) featureDiagram(c echo.Context) error {
 		for l, f := range order {
 			labels[l] = m.Features[f].Name
 		}
-		resp := diagramResponse{View: g.View.String(), Backend: name, Order: heuristic, Queens: [][2]int{},
-			Layers: g.Layers, Nodes: make([]graphNode, len(g.Nodes)), Edges: make([]graphEdge, len(g.Edges)),
-			Truncated: g.Truncated, MaxNodes: s.cfg.DiagramNodes, DiagramNodes: g.DiagramNodes,
-			Profile: levelProfile(labels, g.Profile), WholeProfile: levelProfile(labels, g.Whole), ElapsedMS: ms(time.Since(start))}
-		fillGraph(&resp, g)
+		resp := graphJSON(g, s.cfg.DiagramNodes, time.Since(start))
+		resp.Backend, resp.Order = name, heuristic
+		resp.Profile, resp.WholeProfile = levelProfile(labels, g.Profile), levelProfile(labels, g.Whole)
 		return c.JSON(http.StatusOK, resp)
 	}
 	if why != nil {

@@ -146,7 +146,6 @@ func otherPage(r *http.Request, st modelstate.State) bool {
 // modelFail answers a request of the model page that cannot show its
 // model: a notice for htmx, the page with the notice otherwise.
 func (s *Server) modelFail(c echo.Context, st modelstate.State, err error) error {
-	p := problem.Describe(pageProblem(err))
 	if errors.As(err, new(*stillCompiling)) {
 		// No backend can answer yet: not a dead end but a wait, which
 		// the page says and ends by itself, asking again until one
@@ -160,13 +159,21 @@ func (s *Server) modelFail(c echo.Context, st modelstate.State, err error) error
 		}
 		return s.render(c, http.StatusOK, "model-page", view.NewModelPage(s.site, app))
 	}
-	if p.Status >= 500 {
-		s.logFailure(c.Request(), p, err)
-	}
+	p := s.pageFailure(c, err)
 	if isHTMX(c.Request()) {
 		return s.renderNotice(c, p)
 	}
 	return s.render(c, p.Status, "model-page", view.NewModelPage(s.site, view.ModelNotice(st, p)))
+}
+
+// pageFailure words the error of a request of the model page
+// (pageProblem), and logs it when it is the server's fault.
+func (s *Server) pageFailure(c echo.Context, err error) *problem.Problem {
+	p := problem.Describe(pageProblem(err))
+	if p.Status >= 500 {
+		s.logFailure(c.Request(), p, err)
+	}
+	return p
 }
 
 // pageProblem words the errors of models that only the server knows
@@ -251,14 +258,7 @@ func applyStep(st modelstate.State, act modelstate.Action, m *feature.Model) (mo
 // cannot configure the model falls back to the backends that can, and
 // says so. Make room is done here, on the leading backend.
 func (s *Server) modelStep(ctx context.Context, before, st modelstate.State, act modelstate.Action, m *feature.Model) (*view.ModelStep, error) {
-	mode := board.Mode(s.lineup.Primary())
-	if st.Backend != "" {
-		md, ok := s.lineup.ParseMode(st.Backend)
-		if !ok {
-			return nil, problem.New(http.StatusBadRequest, "%s is not a backend: choose %s.", words.Quote(st.Backend), s.lineup.Choices(true, false))
-		}
-		mode = md
-	}
+	mode := s.pageMode(st)
 	r := &view.ModelStep{State: st, Act: act, Model: m}
 	type compiled struct {
 		name string
@@ -317,10 +317,7 @@ func (s *Server) modelStep(ctx context.Context, before, st modelstate.State, act
 	var lead *configurator.FeatureSession
 	for i, cp := range answering {
 		start := time.Now()
-		run := view.ModelRun{Backend: cp.name, Compile: cp.sp.Took}
-		if src, ok := cp.sp.Space.(configurator.Sourcer); ok {
-			run.Loaded = src.Source() != ""
-		}
+		run := view.ModelRun{Backend: cp.name, Compile: cp.sp.Took, Loaded: cp.sp.Loaded()}
 		// The answers of a state shown before (the same decisions searched,
 		// filtered, opened further) are remembered: only Why? and Make room
 		// need the leading backend's session itself.
@@ -356,11 +353,8 @@ func (s *Server) modelStep(ctx context.Context, before, st modelstate.State, act
 			if err != nil {
 				return nil, err
 			}
-			names := make([]string, len(room))
-			for j, d := range room {
-				names[j] = m.Features[d.Feature].Name
-			}
-			st = st.Without(names...)
+			sel, desel := configurator.DecisionNames(m, room)
+			st = st.Without(append(sel, desel...)...)
 			st.Why = ""
 			r.State = st
 			if ds, err = configurator.ParseDecisions(m, st.Select, st.Deselect); err != nil {
@@ -385,7 +379,7 @@ func (s *Server) modelStep(ctx context.Context, before, st modelstate.State, act
 			r.Marginals = a.marginals
 		}
 		run.Domains, run.Took = a.domains, time.Since(start)
-		s.metrics.modelStepped(cp.name, run.Took, a.domains.Work)
+		s.metrics.opened(cp.name, run.Took, &a.domains.Work)
 		r.Runs = append(r.Runs, run)
 	}
 	r.Runs = append(r.Runs, refused...)
@@ -410,6 +404,15 @@ func (s *Server) modelStep(ctx context.Context, before, st modelstate.State, act
 		}
 	}
 	return r, nil
+}
+
+// pageMode is the mode a state of the model page names: its backend, or
+// all of them, or the primary when it names none the server has.
+func (s *Server) pageMode(st modelstate.State) board.Mode {
+	if m, ok := s.lineup.ParseMode(st.Backend); ok {
+		return m
+	}
+	return board.Mode(s.lineup.Primary())
 }
 
 // changed is what a step did: the domains after it against those of the
@@ -439,13 +442,11 @@ func (s *Server) changed(ctx context.Context, backend string, sp *spaces.Space, 
 // featureSession is a session on sp under the decisions, within sp's turn
 // when it takes turns.
 func (s *Server) featureSession(ctx context.Context, sp configurator.Space, ds []configurator.Decision) (*configurator.FeatureSession, error) {
-	if a, ok := sp.(configurator.Admitter); ok {
-		done, err := a.Admit(ctx)
-		if err != nil {
-			return nil, err
-		}
-		defer done()
+	done, err := configurator.Admit(ctx, sp)
+	if err != nil {
+		return nil, err
 	}
+	defer done()
 	return configurator.NewFeatureSession(ctx, sp, ds)
 }
 

@@ -41,6 +41,8 @@ type ordersRequest struct {
 	Backend string `json:"backend"`
 }
 
+func (ordersRequest) fields() string { return boardRequest{}.fields() }
+
 // ordersResponse is its answer.
 type ordersResponse struct {
 	N       int         `json:"n"`
@@ -52,14 +54,11 @@ type ordersResponse struct {
 // one named, or the first registered whose space depends on the order.
 func (s *Server) orderedBackend(name string) (string, error) {
 	if name != "" {
-		m, ok := s.lineup.ParseMode(name)
-		if !ok || m == board.All {
-			return "", problem.New(http.StatusBadRequest, "%s is not a backend: use %s.", words.Quote(name), s.lineup.Choices(false, true))
+		b, err := s.apiBackend(name)
+		if err == nil && !s.lineup.Ordered(b) {
+			err = problem.New(http.StatusUnprocessableEntity, "The %s backend ignores the variable order: every order gives it the same space.", strings.ToUpper(b))
 		}
-		if !s.lineup.Ordered(string(m)) {
-			return "", problem.New(http.StatusUnprocessableEntity, "The %s backend ignores the variable order: every order gives it the same space.", strings.ToUpper(string(m)))
-		}
-		return string(m), nil
+		return b, err
 	}
 	for _, b := range s.lineup.Names() {
 		if s.lineup.Ordered(b) {
@@ -101,7 +100,9 @@ func (s *Server) orders(ctx context.Context, backend string, n int, cachedOnly b
 			out[i].Bytes, out[i].CompileMS, out[i].Loaded = e.Bytes, ms(e.Took), e.Loaded()
 			if p, ok := e.Space.(configurator.RankProfiler); ok {
 				out[i].PerRank = p.RankProfile()
-				out[i].Nodes = sum(out[i].PerRank)
+				for _, k := range out[i].PerRank {
+					out[i].Nodes += k
+				}
 			}
 		})
 	}
@@ -118,15 +119,9 @@ func (s *Server) apiOrders(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if req.N == nil {
-		return problem.New(http.StatusBadRequest, "Say the board size: \"n\" is required, a whole number from 1 to %d.", s.lineup.MaxN(backend))
-	}
-	n := *req.N
-	if n < 1 || n > configurator.MaxN {
-		return problem.New(http.StatusBadRequest, "\"n\" is %d; it must be from 1 to %d.", n, s.lineup.MaxN(backend))
-	}
-	if n > s.lineup.MaxN(backend) {
-		return s.lineup.TooLarge(n, board.Mode(backend))
+	n, err := s.apiSize(req.N, backend)
+	if err != nil {
+		return err
 	}
 	return c.JSON(http.StatusOK, ordersResponse{N: n, Backend: backend, Orders: s.orders(c.Request().Context(), backend, n, false)})
 }
@@ -156,7 +151,11 @@ func (s *Server) orderFacts(ctx context.Context, st board.State, compile bool) *
 // ordersFragment answers the panel's button (GET /orders?n=..&compile=1):
 // the panel again, with every order compiled within the budget.
 func (s *Server) ordersFragment(c echo.Context) error {
-	st, err := s.queryState(c)
+	v, err := query(c)
+	if err != nil {
+		return err
+	}
+	st, err := board.Parse(v, s.lineup)
 	if err != nil {
 		return err
 	}
@@ -165,13 +164,4 @@ func (s *Server) ordersFragment(c echo.Context) error {
 		return problem.New(http.StatusNotFound, "No backend of this server compiles a %d×%d diagram.", st.N, st.N)
 	}
 	return s.render(c, http.StatusOK, "orders", view.NewOrdersPanel(st, f))
-}
-
-// sum adds up ints.
-func sum(xs []int) int {
-	t := 0
-	for _, x := range xs {
-		t += x
-	}
-	return t
 }

@@ -19,7 +19,7 @@ func (s *Server) page(c echo.Context) error {
 	if err != nil {
 		return s.modelFail(c, modelstate.State{}, err)
 	}
-	if modelstate.Has(v) {
+	if v.Has("model") {
 		return s.modelPage(c, v)
 	}
 	href, err := board.ModelHref(v, s.lineup)

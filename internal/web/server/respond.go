@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-	"github.com/nqueens/configurator/internal/web/board"
 	"github.com/nqueens/configurator/internal/web/problem"
 	"github.com/nqueens/configurator/internal/web/view"
 	"github.com/nqueens/configurator/internal/web/words"
@@ -50,7 +49,7 @@ func (s *Server) renderNotice(c echo.Context, p *problem.Problem) error {
 func (s *Server) render(c echo.Context, status int, name string, data any) error {
 	var b strings.Builder
 	start := time.Now()
-	if err := s.tmpl.Execute(&b, name, data); err != nil {
+	if err := s.tmpl.ExecuteTemplate(&b, name, data); err != nil {
 		return fmt.Errorf("template %s: %w", name, err)
 	}
 	c.Set(ctxRenderTime, time.Since(start))
@@ -81,15 +80,6 @@ func malformed(raw string) string {
 		}
 	}
 	return "it cannot be read."
-}
-
-// queryState reads the board state from the request's query.
-func (s *Server) queryState(c echo.Context) (board.State, error) {
-	v, err := query(c)
-	if err != nil {
-		return board.State{}, err
-	}
-	return board.Parse(v, s.lineup)
 }
 
 // truncate shortens s to at most n bytes for logs.

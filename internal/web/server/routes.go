@@ -78,8 +78,7 @@ func (s *Server) routes() *echo.Echo {
 	e.Use(s.guard.Deadline())
 
 	// Every GET route answers HEAD too, with the same status and headers:
-	// the handler runs as for GET and net/http drops the body (the
-	// progress stream stops after its headers).
+	// the handler runs as for GET and net/http drops the body.
 	get := func(path string, h echo.HandlerFunc) {
 		e.GET(path, h)
 		e.HEAD(path, h)
@@ -89,18 +88,18 @@ func (s *Server) routes() *echo.Echo {
 	get("/models", s.modelsPage)
 	get("/model-diagram", s.modelDiagram)
 	get("/model-complete", s.modelComplete)
-	get("/model-configuration", s.modelConfiguration)
+	get("/model-configuration", s.download(s.modelConfiguration))
 	get("/model-facts", s.modelFacts)
-	get("/model-sample", s.modelSample)
+	get("/model-sample", s.download(s.modelSample))
 	get("/orders", s.ordersFragment)
 	get("/static/*", s.serveStatic)
 	e.RouteNotFound("/*", s.notFound)
 	get("/healthz", func(c echo.Context) error { return c.String(http.StatusOK, "ok\n") })
 
 	api := e.Group("/api/v1")
-	api.POST("/analyze", s.apiAnalyze)
-	api.POST("/explain", s.apiExplain)
-	api.POST("/complete", s.apiComplete)
+	api.POST("/analyze", modelOrBoard(s.apiAnalyzeModel, s.apiAnalyzeBoard))
+	api.POST("/explain", modelOrBoard(s.apiExplainModel, s.apiExplainBoard))
+	api.POST("/complete", modelOrBoard(s.apiCompleteModel, s.apiCompleteBoard))
 	api.POST("/diagram", s.apiDiagram)
 	api.POST("/orders", s.apiOrders)
 	api.POST("/models", s.apiAddModel)
@@ -123,6 +122,18 @@ func (s *Server) routes() *echo.Echo {
 			c.Request().Method, words.Quote(c.Request().URL.Path))
 	})
 	return e
+}
+
+// download is the handler of a download of the model page, h, whose
+// failure is answered in plain text, worded as the page words it.
+func (s *Server) download(h echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if err := h(c); err != nil {
+			p := s.pageFailure(c, err)
+			return c.String(p.Status, p.Message+"\n")
+		}
+		return nil
+	}
 }
 
 // uploadPath is the route of uploads, whose bodies are model files up to
@@ -161,36 +172,25 @@ func (s *Server) handleError(err error, c echo.Context) {
 		return
 	}
 	c.Set(ctxErrorHandled, true)
+	if p.Status >= 500 {
+		s.logFailure(req, p, err)
+	}
+	api := strings.HasPrefix(req.URL.Path, "/api/")
+	if p.RetryAfter > 0 && (api || !isHTMX(req)) {
+		c.Response().Header().Set("Retry-After", strconv.Itoa(p.RetryAfter))
+	}
 	var werr error
 	switch {
-	case strings.HasPrefix(req.URL.Path, "/api/"):
-		if p.Status >= 500 {
-			s.logFailure(req, p, err)
-		}
-		if p.RetryAfter > 0 {
-			c.Response().Header().Set("Retry-After", strconv.Itoa(p.RetryAfter))
-		}
+	case api:
 		werr = c.JSON(p.Status, apiError{Error: p.Message})
-	case p.Status >= 500 && !isHTMX(req):
-		// After a fault, show no board: drawing one could meet the fault
-		// again, and this runs outside the recover middleware.
-		s.logFailure(req, p, err)
-		if p.RetryAfter > 0 {
-			c.Response().Header().Set("Retry-After", strconv.Itoa(p.RetryAfter))
-		}
-		werr = s.render(c, p.Status, "model-page", view.NewModelPage(s.site, view.ModelNotice(modelstate.State{}, p)))
 	case isHTMX(req):
-		if p.Status >= 500 {
-			s.logFailure(req, p, err)
-		}
 		werr = s.renderNotice(c, p)
 	default:
-		// Handlers answer their own failures with the best board they can
-		// (fail); what reaches here (an address that names nothing, one
-		// too long) gets the notice above the controls, computing nothing.
-		if p.RetryAfter > 0 {
-			c.Response().Header().Set("Retry-After", strconv.Itoa(p.RetryAfter))
-		}
+		// Handlers answer their own failures with the best page they can
+		// (modelFail); what reaches here (an address that names nothing,
+		// one too long, a fault) gets the notice and no model, computing
+		// nothing: drawing one after a fault could meet the fault again,
+		// and this runs outside the recover middleware.
 		werr = s.render(c, p.Status, "model-page", view.NewModelPage(s.site, view.ModelNotice(modelstate.State{}, p)))
 	}
 	if werr != nil {

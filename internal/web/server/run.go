@@ -13,10 +13,9 @@ import (
 
 // Run serves the configurator on cfg.Addr (and the debug routes on
 // cfg.DebugAddr, when set) until ctx ends, then shuts down gracefully: it
-// stops accepting, ends the progress streams, lets the requests in flight
-// finish for up to cfg.ShutdownGrace, and returns. ready, when not nil, is
-// called with the addresses once both listen (debugAddr is "" without a
-// debug listener). Run is what cmd/web does; tests, the soak driver and
+// stops accepting, lets the requests in flight finish for up to
+// cfg.ShutdownGrace, and returns. ready, when not nil, is called with the
+// addresses once both listen (debugAddr is "" without a debug listener). Run is what cmd/web does; tests, the soak driver and
 // the benchmarks call it to start a server in their own process.
 func Run(ctx context.Context, cfg Config, log *slog.Logger, engines []Engine, ready func(addr, debugAddr string)) error {
 	s, err := New(cfg, log, engines...)
@@ -70,7 +69,6 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, engines []Engine, re
 	case <-ctx.Done():
 	}
 	log.Info("shutting down: draining requests in flight", "grace", cfg.ShutdownGrace)
-	s.beginShutdown()
 	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
 	defer cancel()
 	err = srv.Shutdown(sctx)

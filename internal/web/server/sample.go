@@ -128,17 +128,6 @@ func drawSample(mo *modelSession, k int) ([][]bool, *configurator.Pairwise, erro
 // page's mode that has the model ready (for uniform, one that samples),
 // under its deadline.
 func (s *Server) modelSample(c echo.Context) error {
-	if err := s.pageSample(c); err != nil {
-		p := problem.Describe(pageProblem(err))
-		if p.Status >= 500 {
-			s.logFailure(c.Request(), p, err)
-		}
-		return c.String(p.Status, p.Message+"\n")
-	}
-	return nil
-}
-
-func (s *Server) pageSample(c echo.Context) error {
 	v := c.QueryParams()
 	k := 0
 	if u := v.Get("uniform"); u != "" {

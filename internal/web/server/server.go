@@ -12,25 +12,12 @@
 // compiled spaces of its mode from the store of models (package models),
 // whose built-in boards, like the board API's, come from the one cache of
 // compiled boards (package spaces), makes its calls into the one session
-// (configurator.FeatureSession) on each backend, and hands what it got to the views (package view), which
-// render it. The HTTP guard (package guard) stands in front of every
-// route; errors reach people as problems (package problem). The server
-// imports no backend: what it offers of each follows from the backend's
-// facets (configurator's optional interfaces), and cmd/web names the
-// backends.
-//
-// Files: server.go (Server, New); config.go; run.go (Run, the
-// listeners); routes.go (the routes, the middleware, the error handler);
-// modelpage.go and modelapi.go (the model page and the model API, the
-// built-in boards included), modeldiagram.go (a model's diagram); boards.go
-// (the store's boards served from the cache of boards); pages.go (a
-// board's saved address sent to the one page); api.go (the API's JSON
-// plumbing and its routes' dispatch) and boardapi.go (the board's
-// {"n","queens"} shorthand, answered by the model API's session and
-// written in the board's words); orders.go and diagram.go (the order panel
-// and the board's diagram, page and API); step.go (how a compile's
-// refusal or progress is worded); respond.go (rendering, logging failures); servertiming.go,
-// metrics.go and debug.go.
+// (configurator.FeatureSession) on each backend, and hands what it got to
+// the views (package view), which render it. The HTTP guard (package
+// guard) stands in front of every route; errors reach people as problems
+// (package problem). The server imports no backend: what it offers of
+// each follows from the backend's facets (configurator's optional
+// interfaces), and cmd/web names the backends.
 package server
 
 import (
@@ -38,6 +25,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"html/template"
 	"io/fs"
 	"log/slog"
 	"strings"
@@ -68,24 +56,22 @@ type Engine struct {
 // spaces, and the templates. It keeps no per-user state: every request
 // carries its board in the URL.
 type Server struct {
-	cfg      Config
-	log      *slog.Logger
-	engines  map[string]Engine      // by name
-	lineup   *board.Lineup          // the backends in the order registered: the first is the primary
-	spaces   *spaces.Cache          // the compiled spaces of boards and models
-	models   *models.Store          // the feature models: files, uploads, IDs
-	answers  recent[string, answer] // the model page's last answers (see answerKey)
-	missed   missedDeadlines        // the backends Both leaves out, by model
-	site     *view.Site
-	tmpl     *view.Templates
-	static   fs.FS
-	guard    *guard.Guard
-	metrics  *metrics // what /metrics on the debug listener serves
-	quit     chan struct{}
-	quitOnce sync.Once // closes quit when shutdown begins: progress streams end
-	// facets holds, by backend name, what the backend's spaces are known
-	// to offer, from the spaces it compiled (see learn).
-	facets sync.Map
+	cfg     Config
+	log     *slog.Logger
+	engines map[string]Engine      // by name
+	lineup  *board.Lineup          // the backends in the order registered: the first is the primary
+	spaces  *spaces.Cache          // the compiled spaces of boards and models
+	models  *models.Store          // the feature models: files, uploads, IDs
+	answers recent[string, answer] // the model page's last answers (see answerKey)
+	missed  missedDeadlines        // the backends Both leaves out, by model
+	site    *view.Site
+	tmpl    *template.Template
+	static  fs.FS
+	guard   *guard.Guard
+	metrics *metrics // what /metrics on the debug listener serves
+	// graphs holds, by backend name, whether the backend's boards lay out
+	// a graph (configurator.Grapher), known from the spaces it compiled.
+	graphs sync.Map
 }
 
 // New returns a server over the given engines, the primary first. It
@@ -114,7 +100,6 @@ func New(cfg Config, log *slog.Logger, engines ...Engine) (*Server, error) {
 		missed:  missedDeadlines{at: recent[missKey, time.Time]{max: maxMissed}},
 		engines: make(map[string]Engine),
 		lineup:  lineup,
-		quit:    make(chan struct{}),
 		guard:   guard.New(cfg.Guard),
 		site:    &view.Site{Lineup: lineup, Titles: map[string]string{}},
 	}
@@ -178,47 +163,20 @@ func (s *Server) warnBound(name string, l configurator.Limits) {
 	s.log.Warn(msg+l.Bound, "backend", name)
 }
 
-// facets is what a backend's spaces offer that the page words when it is
-// missing.
-type facets struct {
-	marginals, diagram, graph bool
-}
-
 // compiled is the cache's observer: it counts every compile for the
-// metrics and learns from each board's space what its backend's spaces
-// offer.
+// metrics and learns from each board's space whether its backend's
+// spaces lay out a graph.
 func (s *Server) compiled(k spaces.Key, sp configurator.Board, took time.Duration, err error) {
 	s.metrics.compiled(k.Backend, took, err)
-	if sp == nil {
-		return
+	if sp != nil {
+		_, graph := sp.(configurator.Grapher)
+		s.graphs.Store(k.Backend, graph)
 	}
-	var f facets
-	_, f.marginals = sp.(configurator.FeatureMarginaler)
-	_, f.diagram = sp.(configurator.Diagrammer)
-	_, f.graph = sp.(configurator.Grapher)
-	s.facets.Store(k.Backend, f)
 }
 
-// having lists, in the order registered, the backends whose spaces are
-// known, from the spaces they compiled, to offer what has says.
-func (s *Server) having(has func(facets) bool) []string {
-	var names []string
-	for _, name := range s.lineup.Names() {
-		if f, ok := s.facets.Load(name); ok && has(f.(facets)) {
-			names = append(names, name)
-		}
-	}
-	return names
-}
-
-// beginShutdown ends the progress streams, which would otherwise hold the
-// graceful shutdown open until its deadline.
-func (s *Server) beginShutdown() { s.quitOnce.Do(func() { close(s.quit) }) }
-
-// Close cancels the compiles in progress and the detached work, waits
-// for them, and releases the renderer.
+// Close cancels the compiles in progress and the detached work, and
+// waits for them.
 func (s *Server) Close() {
-	s.beginShutdown()
 	s.spaces.Close()
 	s.models.Close()
 }
@@ -247,9 +205,4 @@ func (s *Server) deadline(backend string) time.Duration {
 		return e.Deadline
 	}
 	return s.engines[s.lineup.Primary()].Deadline
-}
-
-// key is the cache key of a backend's space for a state.
-func (s *Server) key(backend string, st board.State) spaces.Key {
-	return s.spaces.Key(backend, st.N, st.Order)
 }

@@ -23,7 +23,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/big"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -83,9 +82,6 @@ type Space struct {
 	Key   Key
 	Took  time.Duration // compile time (the load's, for a loaded space)
 	Bytes int64         // memory held, as the space reports it (or estimates)
-	// total is the count of the empty board's solutions, nil until it
-	// is known (see Total): the count may end after the space is cached.
-	total atomic.Pointer[emptyCount]
 	// Sized: the space reports its own memory (configurator.Sizer), so
 	// Bytes stays true. A space that does not may grow as it is used (the
 	// SAT backend's solver keeps the clauses it learns), so the cache
@@ -96,37 +92,6 @@ type Space struct {
 	// a space asked for within the cache's inUse is in use, and the cache
 	// does not evict it to make room for another (see add).
 	used atomic.Int64
-}
-
-// emptyCount is the count of an empty board's solutions; atLeast marks
-// it as a lower bound.
-type emptyCount struct {
-	n       *big.Int
-	atLeast bool
-}
-
-// Total returns the number of solutions of e's empty board, and whether it
-// is a lower bound; nil while it is not known (the backend does not count,
-// or the count has not ended: it goes on detached from the compile, see
-// Cache.countEmpty, and fills it in with setTotal).
-func (e *Space) Total() (n *big.Int, atLeast bool) {
-	if c := e.total.Load(); c != nil {
-		return c.n, c.atLeast
-	}
-	return nil, false
-}
-
-// setTotal records the count of e's empty board from its analysis a, or
-// from err: ErrNoSolution counts none; another error, or no analysis,
-// leaves the total unknown. Safe for use while requests read it.
-func (e *Space) setTotal(a *configurator.Analysis, err error) {
-	switch {
-	case errors.Is(err, configurator.ErrNoSolution):
-		e.total.Store(&emptyCount{n: new(big.Int)})
-	case err != nil || a == nil || a.Solutions == nil:
-	default:
-		e.total.Store(&emptyCount{n: a.Solutions, atLeast: a.AtLeast})
-	}
 }
 
 // defaultInUse is how long after a request asked for a space the cache
@@ -320,16 +285,6 @@ func (c *Cache) Cached(k Key) bool {
 	defer c.mu.Unlock()
 	_, ok := c.index[k]
 	return ok
-}
-
-// Took returns the compile time of a cached space.
-func (c *Cache) Took(k Key) (time.Duration, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.index[k]; ok {
-		return e.Value.(*Space).Took, true
-	}
-	return 0, false
 }
 
 // Largest returns the largest board of a backend in the cache, 0 if none.
@@ -676,18 +631,6 @@ func (e *Crowded) Error() string {
 
 func (e *Crowded) Unwrap() error { return configurator.ErrBusy }
 
-// Retire drops e from the cache, if it is still there, so that the next
-// request for its key compiles it afresh. Requests using e go on with it.
-func (c *Cache) Retire(e *Space) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	el, ok := c.index[e.Key]
-	if !ok || el.Value.(*Space) != e {
-		return
-	}
-	c.evict(el)
-}
-
 // RetireUnsized drops every space that does not report its memory (see
 // Space.Sized) and returns how many it dropped.
 func (c *Cache) RetireUnsized() int {
@@ -725,12 +668,7 @@ func (c *Cache) add(res *Space) {
 	delete(c.sizes, res.Key)
 	c.index[res.Key] = c.lru.PushFront(res)
 	c.used += res.Bytes
-	since := time.Now().Add(-c.inUse).UnixNano()
-	for e := c.lru.Back(); c.used+c.reserved > c.cfg.Bytes && e != nil; {
-		prev := e.Prev()
-		if old := e.Value.(*Space); old.used.Load() < since {
-			c.evict(e)
-		}
-		e = prev
-	}
+	// res fit beside the spaces in use: evicting those not in use brings
+	// the cache back within its bound.
+	c.makeRoom(0)
 }

@@ -89,16 +89,6 @@ func New(backends []configurator.Backend, models Models, cfg Config, log *slog.L
 	return c
 }
 
-// Cost is the bytes a compile of board k reserves while it runs: its
-// backend's estimate (configurator.Cost).
-func (c *Cache) Cost(k Key) int64 {
-	b, ok := c.backends[k.Backend]
-	if !ok {
-		return 0
-	}
-	return b.Cost(k.N, k.Order).Bytes
-}
-
 // source is a feature model read for its compile (see Models), nil for a
 // board's.
 type source struct {
@@ -118,11 +108,16 @@ func (src *source) spaceBytes(sp configurator.Space) int64 {
 }
 
 // costOf is the bytes a compile of k reserves while it runs: a board's
-// Cost; for model src its backend's budget up to Config.ModelReserve
-// (see Config.Budgets), or else a bound from the model.
+// backend's estimate (configurator.Cost); for model src its backend's
+// budget up to Config.ModelReserve (see Config.Budgets), or else a bound
+// from the model.
 func (c *Cache) costOf(k Key, src *source) int64 {
 	if src == nil {
-		return c.Cost(k)
+		b, ok := c.backends[k.Backend]
+		if !ok {
+			return 0
+		}
+		return b.Cost(k.N, k.Order).Bytes
 	}
 	bound := src.spaceBytes(nil)
 	if b := c.cfg.Budgets[k.Backend]; b > 0 {
@@ -257,18 +252,25 @@ func loadTime(m *sync.Map, k Key) (time.Time, bool) {
 	return v.(time.Time), true
 }
 
-// Use counts a request on e and retires e from the cache after
-// Config.Recycle requests when its memory is not known to stay put.
+// Use counts a request on e and, after Config.Recycle requests when its
+// memory is not known to stay put, drops e from the cache, if it is still
+// there, so that the next request for its key compiles it afresh.
+// Requests using e go on with it.
 func (c *Cache) Use(e *Space) {
-	if !e.Sized && c.cfg.Recycle > 0 && e.uses.Add(1) == int64(c.cfg.Recycle) {
-		c.Retire(e)
+	if e.Sized || c.cfg.Recycle <= 0 || e.uses.Add(1) != int64(c.cfg.Recycle) {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.index[e.Key]; ok && el.Value.(*Space) == e {
+		c.evict(el)
 	}
 }
 
 // build is the cache's compile function: for a board it builds the
-// board, compiles it under the compile deadline, and counts the empty
-// board's solutions once, for the page's "one of 92"; a model's it
-// compiles (buildModel).
+// board, compiles it under the compile deadline, and analyses the empty
+// board once (countEmpty), the answer every first request on it asks for;
+// a model's it compiles (buildModel).
 func (c *Cache) build(ctx context.Context, k Key, src *source) (*Space, error) {
 	b, ok := c.backends[k.Backend]
 	if !ok {
@@ -296,10 +298,10 @@ func (c *Cache) build(ctx context.Context, k Key, src *source) (*Space, error) {
 	if sz, ok := sp.(configurator.Sizer); ok {
 		res.Bytes, res.Sized = sz.Bytes(), true
 	}
-	// The count is a nicety ("one of 92"): when the backend cannot give it
-	// in time, the page goes without.
+	// The count is a head start: when the backend cannot give it in
+	// time, the first request asks again.
 	c.counting.Store(k, time.Now())
-	a, left, err := c.countEmpty(ctx, res)
+	left, err := c.countEmpty(ctx, res)
 	c.counting.Delete(k)
 	switch {
 	case left:
@@ -307,7 +309,6 @@ func (c *Cache) build(ctx context.Context, k Key, src *source) (*Space, error) {
 	case err != nil && !errors.Is(err, configurator.ErrNoSolution):
 		c.log.Warn("counting the empty board's solutions", "backend", k.Backend, "n", k.N, "err", err)
 	}
-	res.setTotal(a, err)
 	if !left {
 		c.settle(ctx, res)
 	}
@@ -379,17 +380,12 @@ func (c *Cache) settle(ctx context.Context, res *Space) {
 // never cancelled by a waiter that gives up (a client gone, a request's
 // deadline) or by the last one leaving, so that a later request finds it
 // done or under way instead of starting it again. When ctx ends first,
-// countEmpty returns with left set and the analysis goes on: it then
-// fills in res's total when it ends (the space is cached by then, and a
-// solved board says "one of N" from then on), or, if it fails, logs why
-// itself.
-func (c *Cache) countEmpty(ctx context.Context, res *Space) (a *configurator.Analysis, left bool, err error) {
-	type answer struct {
-		a   *configurator.Analysis
-		err error
-	}
+// countEmpty returns with left set and the analysis goes on: the space
+// is cached meanwhile and keeps the analysis when it ends, or, if it
+// fails, countEmpty logs why itself.
+func (c *Cache) countEmpty(ctx context.Context, res *Space) (left bool, err error) {
 	k := res.Key
-	done := make(chan answer, 1)
+	done := make(chan error, 1)
 	var mu sync.Mutex // held to answer, and to leave: one or the other
 	gone := false
 	c.detached.Add(1)
@@ -398,30 +394,29 @@ func (c *Cache) countEmpty(ctx context.Context, res *Space) (a *configurator.Ana
 		dctx, cancel := context.WithTimeout(c.ctx, c.cfg.Deadline)
 		defer cancel()
 		start := time.Now()
-		a, err := res.Board().Analyze(dctx, nil)
+		_, err := res.Board().Analyze(dctx, nil)
 		mu.Lock()
 		defer mu.Unlock()
 		if !gone {
-			done <- answer{a, err}
+			done <- err
 			return
 		}
-		res.setTotal(a, err)
 		if err != nil && !errors.Is(err, configurator.ErrNoSolution) {
 			c.log.Warn("counting the empty board's solutions", "backend", k.Backend, "n", k.N, "after", time.Since(start), "err", err)
 		}
 	}()
 	select {
-	case r := <-done:
-		return r.a, false, r.err
+	case err := <-done:
+		return false, err
 	case <-ctx.Done():
 		mu.Lock()
 		defer mu.Unlock()
 		select {
-		case r := <-done:
-			return r.a, false, r.err
+		case err := <-done:
+			return false, err
 		default:
 			gone = true
-			return nil, true, ctx.Err()
+			return true, ctx.Err()
 		}
 	}
 }

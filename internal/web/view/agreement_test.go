@@ -92,7 +92,7 @@ func TestModelAgreementAlarm(t *testing.T) {
 			st := modelstate.State{Model: configurator.BoardID(8), Backend: "both", Select: []string{"a1"}}
 			r := &ModelStep{State: st, Model: m, Runs: []ModelRun{{Backend: "bdd", Domains: bddA1}, tc.sat}}
 			var b strings.Builder
-			if err := tmpl.Execute(&b, "model-app", NewModelApp(site, r)); err != nil {
+			if err := tmpl.ExecuteTemplate(&b, "model-app", NewModelApp(site, r)); err != nil {
 				t.Fatal(err)
 			}
 			page := html.UnescapeString(b.String())

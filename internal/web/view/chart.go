@@ -26,7 +26,6 @@ type Chart struct {
 	Series                   []Series
 	XTicks, YTicks           []Tick
 	XLabel, YLabel           string
-	Marker                   *Marker
 	px, py                   func(float64) float64 // data to user units
 }
 
@@ -46,12 +45,6 @@ type Dot struct {
 // Tick is an axis tick: its place along the axis and its label.
 type Tick struct {
 	Pos   float64
-	Label string
-}
-
-// Marker is a vertical line across the plot at X, labelled.
-type Marker struct {
-	X     float64
 	Label string
 }
 
@@ -195,9 +188,10 @@ func round1(v float64) float64 { return math.Round(v*10) / 10 }
 // ftoa writes a coordinate.
 func ftoa(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
-// sessionChart plots the trail's whole steps per backend, oldest on the
-// left, on a logarithmic scale; nil below two steps.
-func sessionChart(names []string, cols []int, steps []board.Step) *Chart {
+// sessionChart plots the trail's whole steps per backend, the i-th of
+// names being the i-th time of a step, oldest on the left, on a
+// logarithmic scale; nil below two steps.
+func sessionChart(names []string, steps []board.Step) *Chart {
 	if len(steps) < 2 {
 		return nil
 	}
@@ -209,8 +203,8 @@ func sessionChart(names []string, cols []int, steps []board.Step) *Chart {
 		for j := range steps {
 			st := steps[len(steps)-1-j] // oldest first
 			var d time.Duration
-			if c := cols[i]; c >= 0 && c < len(st.Times) {
-				d = st.Times[c]
+			if i < len(st.Times) {
+				d = st.Times[i]
 			}
 			l.xs, l.ys = append(l.xs, float64(j)), append(l.ys, float64(d))
 		}

@@ -71,7 +71,7 @@ func TestChartNamesItsAxes(t *testing.T) {
 		countAxis, []float64{1, 2, 3}, func(x float64) string { return strconv.Itoa(int(x)) })
 	ch.XLabel, ch.YLabel = "rank", "nodes"
 	var b bytes.Buffer
-	if err := tmpl.Execute(&b, "chart", ch); err != nil {
+	if err := tmpl.ExecuteTemplate(&b, "chart", ch); err != nil {
 		t.Fatal(err)
 	}
 	svg := b.String()

@@ -146,7 +146,6 @@ type ModelApp struct {
 	Rows      []*FeatureRow
 	Prev      *Link
 	Next      *Link
-	Shares    bool   // rows carry their share of the configurations
 	ShareNote string // why they do not
 
 	Why    *WhyPanel
@@ -258,13 +257,8 @@ func NewModelApp(site *Site, r *ModelStep) *ModelApp {
 	v.Hidden = modelFields(st)
 	v.Reset = Link{Label: "Reset", Href: st.With(func(s *modelstate.State) { s.Select, s.Deselect, s.Why = nil, nil, "" }).Href(),
 		Title: "Take back every decision"}
-	v.Modes = modelModes(site, st)
+	v.Modes = modelModes(site, st, r.LeftOut)
 	v.ModeNote, v.LeftOut = r.Fallback, r.LeftOut
-	for i := range v.Modes {
-		if v.Modes[i].Label == board.All.Label() && r.LeftOut != "" {
-			v.Modes[i].Title += ". " + r.LeftOut
-		}
-	}
 	if len(r.Pending) > 0 {
 		// The page asks again by itself until the compile ends, and so
 		// keeps it going while the page is open.
@@ -292,12 +286,11 @@ func NewModelApp(site *Site, r *ModelStep) *ModelApp {
 			strings.ToUpper(lead.Backend), words.Plural(int64(n), "feature"))
 	}
 	v.Files = configFiles(st, m)
-	v.FactsSrc = factsSrc(st)
+	v.FactsSrc = "/model-facts?" + modelstate.State{Model: st.Model, Backend: st.Backend}.Query()
 	if r.Changed != nil {
 		v.Changed = stepChanges(st, r.Act, m, *r.Changed)
 	}
-	v.Shares = r.Marginals != nil && d.Configurations != nil && d.Configurations.Sign() > 0
-	if !v.Shares {
+	if r.Marginals == nil || d.Configurations == nil || d.Configurations.Sign() <= 0 {
 		v.ShareNote = "Each feature's share of the configurations needs a backend that counts them for every feature (the BDD)."
 	}
 	v.Agreement, v.CountNote = modelAgreement(m, r.Runs)
@@ -336,11 +329,9 @@ func modelHead(id, name string, m *feature.Model) ModelHead {
 	}
 	h := ModelHead{ID: id, Name: name, Format: strings.ToUpper(string(m.Format)),
 		Features: words.Plural(int64(len(m.Features)), "feature")}
-	switch {
-	case len(m.Clauses) > 0:
+	h.Constraints = words.Plural(int64(len(m.Constraints)), "constraint")
+	if len(m.Clauses) > 0 {
 		h.Constraints = words.Plural(int64(len(m.Clauses)), "clause")
-	default:
-		h.Constraints = words.Plural(int64(len(m.Constraints)), "constraint")
 	}
 	return h
 }
@@ -366,8 +357,9 @@ func modelFields(st modelstate.State) []Field {
 	return fs
 }
 
-// modelModes are the backend switch's links: every backend, then Both.
-func modelModes(site *Site, st modelstate.State) []Link {
+// modelModes are the backend switch's links: every backend, then Both,
+// whose title ends with leftOut (see ModelStep.LeftOut).
+func modelModes(site *Site, st modelstate.State, leftOut string) []Link {
 	var ls []Link
 	for _, m := range site.Lineup.Modes() {
 		name := string(m)
@@ -378,6 +370,9 @@ func modelModes(site *Site, st modelstate.State) []Link {
 		title := site.Titles[string(m)]
 		if m == board.All {
 			title = "Every backend on every step, each checked against the first"
+			if leftOut != "" {
+				title += ". " + leftOut
+			}
 		}
 		href := st.With(func(s *modelstate.State) { s.Backend = name }).Href()
 		ls = append(ls, Link{Label: m.Label(), Href: href, Title: title, Current: cur})
@@ -519,7 +514,7 @@ type ModelsPage struct {
 
 // ModelLink is a model the page offers.
 type ModelLink struct {
-	Name, Href, Format, Features, About string
+	Name, Href, Format, Features string
 }
 
 // NewModelsPage is the page that opens a model.

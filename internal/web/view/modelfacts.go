@@ -11,11 +11,6 @@ import (
 	"github.com/nqueens/configurator/internal/web/words"
 )
 
-// factsSrc is the address of the model's facts (GET /model-facts).
-func factsSrc(st modelstate.State) string {
-	return "/model-facts?" + modelstate.State{Model: st.Model, Backend: st.Backend}.Query()
-}
-
 // ModelFacts is the panel of a model's facts (configurator.Facts) in
 // words: each list of features, its size, and the names (at most
 // factsList of them).

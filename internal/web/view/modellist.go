@@ -29,7 +29,6 @@ type FeatureRow struct {
 	// The buttons a row offers.
 	CanDecide, CanUndo, CanWhy bool
 	Asked                      bool // its Why? is open
-	Hit                        bool // it matches the search
 	// Kids, Open and Hidden are the subtree's: it has children, they are
 	// shown, and how many features a closed one holds.
 	Kids, Open bool
@@ -317,17 +316,13 @@ func (l *lister) flatRows() (rows []*FeatureRow, note string, prev, next *Link) 
 	to := min(from+pageRows, len(hits))
 	for _, f := range hits[from:to] {
 		r := l.row(f)
-		r.Hit = l.find != ""
 		if p := m.Features[f].Parent; p >= 0 {
 			r.Path = "in " + m.Features[p].Name
 		}
 		rows = append(rows, r)
 	}
 	what := "feature"
-	switch {
-	case l.find != "" && l.st.Show != modelstate.All:
-		what = fmt.Sprintf("%s feature", strings.TrimPrefix(string(l.st.Show), "only "))
-	case l.st.Show != modelstate.All:
+	if l.st.Show != modelstate.All {
 		what = string(l.st.Show) + " feature"
 	}
 	switch {

@@ -78,13 +78,7 @@ func modelTiming(r *ModelStep) *ModelTiming {
 		t.Compiles = append(t.Compiles, c)
 	}
 	t.Rows = rows
-	if len(r.Trail) >= 2 {
-		cols := make([]int, len(r.Runs))
-		for i := range cols {
-			cols[i] = i
-		}
-		t.Chart = sessionChart(names, cols, r.Trail)
-	}
+	t.Chart = sessionChart(names, r.Trail)
 	return t
 }
 

@@ -14,7 +14,6 @@ import (
 // WhyPanel says why a feature is forced.
 type WhyPanel struct {
 	Feature, Title, Text string
-	Core                 bool
 	Reasons              []WhyReason
 	More                 string
 	// Room names the decisions Make room undoes; "" when none can.
@@ -54,7 +53,6 @@ func whyPanel(st modelstate.State, m *feature.Model, e *configurator.FeatureExpl
 	p.Title = fmt.Sprintf("Why is %s forced %s?", words.Curly(st.Why), how)
 	p.Took = words.Duration(e.Elapsed)
 	if e.Core {
-		p.Core = true
 		kind := "a core feature: every configuration selects it"
 		if e.State == configurator.ForcedOff {
 			kind = "a dead feature: no configuration selects it"
