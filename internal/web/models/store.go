@@ -315,15 +315,19 @@ func (s *Store) Add(ctx context.Context, name string, src []byte, f feature.Form
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.evicted, id)
-	e := s.entries[id]
-	switch {
-	case e != nil && e.model != nil:
-		return e.info, false, nil // stored meanwhile by another upload
-	case e != nil: // known from the directory, let go since
-		s.hold(e, m)
+	if e := s.entries[id]; e != nil {
+		// Stored meanwhile by another upload, or known from the directory:
+		// its scan may have read the file this upload has just written,
+		// so a model no one owns is the uploader's, as if it were new.
+		if e.owner == "" {
+			e.owner, e.used = client, time.Now()
+		}
+		if e.model == nil {
+			s.hold(e, m)
+		}
 		return e.info, false, nil
 	}
-	e = &entry{info: info, owner: client, used: time.Now()}
+	e := &entry{info: info, owner: client, used: time.Now()}
 	s.entries[id] = e
 	s.hold(e, m)
 	return e.info, true, nil
@@ -640,7 +644,9 @@ func (s *Store) scan() {
 			continue
 		}
 		s.mu.Lock()
-		if _, ok := s.entries[id]; !ok {
+		_, known := s.entries[id]
+		_, removed := s.evicted[id] // by an upload since the scan read it
+		if !known && !removed {
 			e := &entry{info: info}
 			s.entries[id] = e
 			if s.held+Bytes(m) <= s.cfg.Bytes {
