@@ -136,6 +136,7 @@ func preprocess(n int, terms []term, merge bool) ([]term, *reduction, bool) {
 		terms = red.rewrite(terms)
 	}
 	red.settle()
+	terms = slices.DeleteFunc(terms, func(t term) bool { return t.hint })
 	if merge {
 		terms = dropSubsumed(terms)
 	}

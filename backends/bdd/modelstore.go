@@ -39,7 +39,7 @@ import (
 // and nothing after it. The file's name holds the same key.
 const (
 	modelSpaceMagic   = "FMSPACE\n"
-	modelSpaceVersion = 2
+	modelSpaceVersion = 3
 	modelSpaceFixed   = 64 // bytes before the count
 )
 

@@ -14,6 +14,15 @@ import (
 // diagram of its children times its bound), and each constraint, built
 // from its expression. A term's variables are the model's features, and
 // preprocess renumbers them to the variables of the compile.
+//
+// An alternative group also lends preprocessing its clauses (a selected
+// parent has a child, no two children at once) as hints: they are implied
+// by its cardinality diagram, so propagation and merging may use them (a
+// core child makes its siblings dead, two children of a core parent are
+// each other's negation, as in the model's CNF), and they are dropped
+// before the compile, which builds the group as one diagram: as clauses,
+// a group changes the order and the schedule of the compile, and on some
+// models makes it much slower.
 
 // termKind says what a term is.
 type termKind uint8
@@ -28,24 +37,31 @@ const (
 )
 
 // term is one conjunct of a model's diagram: its kind, the literals of a
-// clause, the group or constraint it stands for, and its variables.
+// clause, the group or constraint it stands for, and its variables. A
+// hint is a clause that other terms imply, for preprocessing only.
 type term struct {
 	kind  termKind
+	hint  bool
 	index int32
 	lits  []feature.Lit
 	vars  []int32
 }
 
+// maxHintGroup is the largest alternative group that lends preprocessing
+// its clauses: n(n-1)/2 of them keep apart every two of its n children.
+const maxHintGroup = 64
+
 // modelTerms lists the terms of m's diagram.
 func modelTerms(m *feature.Model) []term {
 	var terms []term
-	clause := func(lits ...feature.Lit) {
+	add := func(hint bool, lits ...feature.Lit) {
 		vars := make([]int32, len(lits))
 		for i, l := range lits {
 			vars[i] = int32(l.Var() - 1)
 		}
-		terms = append(terms, term{kind: termClause, lits: lits, vars: vars})
+		terms = append(terms, term{kind: termClause, hint: hint, lits: lits, vars: vars})
 	}
+	clause := func(lits ...feature.Lit) { add(false, lits...) }
 	for _, c := range m.Clauses {
 		clause(c.Lits...)
 	}
@@ -82,6 +98,18 @@ func modelTerms(m *feature.Model) []term {
 				vars = append(vars, int32(c))
 			}
 			terms = append(terms, term{kind: termGroup, index: int32(gi), vars: vars})
+			if lo == 1 && hi == 1 && n <= maxHintGroup {
+				lits := []feature.Lit{-p}
+				for _, c := range g.Children {
+					lits = append(lits, feature.FeatureLit(c, true))
+				}
+				add(true, lits...)
+				for i, c := range g.Children {
+					for _, d := range g.Children[i+1:] {
+						add(true, feature.FeatureLit(c, false), feature.FeatureLit(d, false))
+					}
+				}
+			}
 		}
 	}
 	direct := directClauses(m)
