@@ -9,6 +9,7 @@ import (
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/feature"
 	"github.com/nqueens/configurator/configurator/feature/dimacs"
+	"github.com/nqueens/configurator/configurator/feature/uvl"
 )
 
 // TestPreprocess checks what preprocessing makes of small CNF files: the
@@ -93,6 +94,68 @@ func TestPreprocess(t *testing.T) {
 // configurations, over every feature, and that the random models do give
 // preprocessing features to merge and clauses to drop (so that the
 // brute-force tests of every compile exercise them).
+// TestAlternativeGroupHints checks that an alternative group lends
+// preprocessing its clauses: a core child's siblings are fixed off, the
+// two children of a core parent are each other's negation; and that the
+// hints are gone from the terms the compile builds, which keep the group
+// as one term.
+func TestAlternativeGroupHints(t *testing.T) {
+	m, err := uvl.Parse([]byte(`features
+	R
+		alternative
+			B
+			C
+		optional
+			P
+				alternative
+					X
+					Y
+					Z
+			Q
+				alternative
+					U
+					V
+					W
+constraints
+	X
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	terms, red, ok := preprocess(len(m.Features), modelTerms(m), true)
+	if !ok {
+		t.Fatal("unsatisfiable")
+	}
+	id := func(name string) int {
+		f, ok := m.ID(name)
+		if !ok {
+			t.Fatalf("no feature %s", name)
+		}
+		return f
+	}
+	for _, name := range []string{"Y", "Z"} {
+		if _, x := red.lit(id(name)); x != 0 {
+			t.Errorf("%s: fixed %d, want 0 (its sibling X is core)", name, x)
+		}
+	}
+	b, _ := red.lit(id("B"))
+	if c, _ := red.lit(id("C")); c == 0 || c != -b {
+		t.Errorf("C stands for %d, B for %d: want one the other's negation", c, b)
+	}
+	groups := 0
+	for _, tm := range terms {
+		if tm.hint {
+			t.Errorf("a hint left for the compile: %v", tm.lits)
+		}
+		if tm.kind == termGroup && len(tm.vars) > 0 {
+			groups++
+		}
+	}
+	if groups != 2 {
+		t.Errorf("%d group terms over variables left, want 2: B and C's, U, V and W's (X, Y and Z are fixed)", groups)
+	}
+}
+
 func TestPreprocessedCompileKeepsTheModel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 33))
 	merged, fixed := 0, 0
