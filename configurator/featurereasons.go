@@ -124,7 +124,7 @@ func (s *FeatureSession) MakeRoom(ctx context.Context, f int) ([]Decision, error
 }
 
 // explain is Explain; firstOnly stops at the first reason (found by
-// deletion) and makes no room, for the message of a refused decision.
+// halves) and makes no room, for the message of a refused decision.
 func (s *FeatureSession) explain(ctx context.Context, f int, firstOnly bool) (*FeatureExplanation, error) {
 	m := s.Model()
 	if f < 0 || f >= len(m.Features) {

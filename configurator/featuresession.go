@@ -330,8 +330,7 @@ func describeParts(m *feature.Model, parts []feature.Origin) string {
 func (e *Conflict) Unwrap() error { return ErrNoSolution }
 
 // conflict describes decisions that no configuration keeps: a minimal
-// subset by the reason search (each decision in turn dropped while the
-// rest still conflict), and what refutes it. When the search itself
+// subset by the reason search, and what refutes it. When the search itself
 // fails, the conflict names every decision.
 func (s *FeatureSession) conflict(ctx context.Context, decisions []Decision) error {
 	e := &Conflict{Model: s.Model(), Decisions: slices.Clone(decisions)}

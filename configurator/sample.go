@@ -299,11 +299,15 @@ func (s *pairSampler) place(ctx context.Context, x, y int) (bool, error) {
 		}
 		return len(s.fixed[j]) - len(s.fixed[i])
 	})
+	// take makes w configuration i's witness and fixes the pair in i.
+	take := func(i int, w []bool) (bool, error) {
+		s.setWitness(i, w)
+		s.fix(i, x, y)
+		return true, nil
+	}
 	for _, i := range cands {
 		if s.keeps(config, i) {
-			s.setWitness(i, config)
-			s.fix(i, x, y)
-			return true, nil
+			return take(i, config)
 		}
 	}
 	for _, i := range cands[:min(len(cands), mergeTries)] {
@@ -322,17 +326,12 @@ func (s *pairSampler) place(ctx context.Context, x, y int) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		s.setWitness(i, merged)
-		s.fix(i, x, y)
-		return true, nil
+		return take(i, merged)
 	}
-	i := len(s.fixed)
 	s.fixed = append(s.fixed, nil)
 	s.witness = append(s.witness, nil)
 	s.dropped = append(s.dropped, false)
-	s.setWitness(i, config)
-	s.fix(i, x, y)
-	return true, nil
+	return take(len(s.fixed)-1, config)
 }
 
 // keeps reports whether config takes every literal configuration i fixes.

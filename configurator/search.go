@@ -40,7 +40,7 @@ type reasonSearch struct {
 	// first.
 	known []int
 	// firstOnly stops run at the first reason: the known ones, or the
-	// one shrink finds.
+	// one split finds.
 	firstOnly bool
 	// turner, when not nil, gives the search's own work its turns (see
 	// Turner); tu holds them while run or room runs.
@@ -87,7 +87,7 @@ func setKey(set []int) string {
 }
 
 // run finds the reasons: the empty set, the known ones, one reason by
-// deletion when none is known, then the rest by size within the budget.
+// halves (split) when none is known, then the rest by size within the budget.
 func (rs *reasonSearch) run(ctx context.Context) error {
 	rs.tu = &turns{ctx: ctx, t: rs.turner}
 	defer rs.tu.pause()
@@ -117,7 +117,7 @@ func (rs *reasonSearch) run(ctx context.Context) error {
 		return nil
 	}
 	if len(rs.found) == 0 {
-		r, err := rs.shrink(ctx, rs.without(nil))
+		r, err := rs.split(ctx, rs.without(nil))
 		if err != nil {
 			return err
 		}
@@ -140,28 +140,10 @@ func (rs *reasonSearch) run(ctx context.Context) error {
 	return nil
 }
 
-// shrink returns a minimal reason inside set, which rules the target:
-// each choice in turn, the last made first, is dropped while the rest
-// still rule.
-func (rs *reasonSearch) shrink(ctx context.Context, set []int) ([]int, error) {
-	set = slices.Clone(set)
-	for i := len(set) - 1; i >= 0; i-- {
-		rest := slices.Delete(slices.Clone(set), i, i+1)
-		ok, err := rs.ask(ctx, rest)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			set = rest
-		}
-	}
-	return set, nil
-}
-
 // split returns a minimal reason inside set, which rules the target, by
 // halves (Junker's QuickXplain): a reason of k choices among n costs
-// about 2k·log2(n/k) questions where shrink asks n, which counts when
-// room finds reason after reason among many choices.
+// about 2k·log2(n/k) questions where dropping each choice in turn asks n,
+// and it finds the reason that dropping them, the last made first, keeps.
 func (rs *reasonSearch) split(ctx context.Context, set []int) ([]int, error) {
 	var xplain func(base, cands []int, added bool) ([]int, error)
 	xplain = func(base, cands []int, added bool) ([]int, error) {

@@ -86,14 +86,9 @@ func (c *modelChecker) checkConflict(i int, ds []configurator.Decision, err erro
 		return
 	}
 	got := "[" + configurator.FormatDecisions(c.m, cf.Decisions) + "]"
-	last := -1
-	for _, d := range cf.Decisions {
-		j := slices.Index(ds, d)
-		if j <= last {
-			c.disagree(i, ds, "conflict", -1, got, "decisions of the session, in their order, each once")
-			return
-		}
-		last = j
+	if _, ok := positions(ds, cf.Decisions); !ok {
+		c.disagree(i, ds, "conflict", -1, got, "decisions of the session, in their order, each once")
+		return
 	}
 	var consistent bool
 	c.ask(func() { consistent = c.oracle.Consistent(odecisions(cf.Decisions)) })
@@ -316,16 +311,9 @@ func kind(attack bool) string {
 // refute them with that value. It returns the reason as indices into ds
 // (increasing), or what is wrong with it.
 func (c *modelChecker) reasonProblem(ds []configurator.Decision, f int, other bool, r configurator.FeatureReason) ([]int, string) {
-	var set []int
-	for _, d := range r.Decisions {
-		j := slices.Index(ds, d)
-		if j < 0 || slices.Contains(set, j) {
-			return nil, "decisions of the session, each once"
-		}
-		set = append(set, j)
-	}
-	if !slices.IsSorted(set) {
-		return nil, "decisions in the order they were made"
+	set, ok := positions(ds, r.Decisions)
+	if !ok {
+		return nil, "decisions of the session, in their order, each once"
 	}
 	od := odecisions(r.Decisions)
 	var forces bool
@@ -345,6 +333,20 @@ func (c *modelChecker) reasonProblem(ds []configurator.Decision, f int, other bo
 		return nil, problem
 	}
 	return set, ""
+}
+
+// positions returns the indices into ds of the decisions of sub, and
+// whether they are decisions of ds, each once, in the order of ds.
+func positions(ds, sub []configurator.Decision) ([]int, bool) {
+	var set []int
+	for _, d := range sub {
+		j := slices.Index(ds, d)
+		if j < 0 || len(set) > 0 && j <= set[len(set)-1] {
+			return nil, false
+		}
+		set = append(set, j)
+	}
+	return set, true
 }
 
 // sameSets reports whether two lists of sets hold the same sets, in any
@@ -377,14 +379,9 @@ func (c *modelChecker) checkRoom(i int, ds []configurator.Decision, f int, other
 		}
 		return
 	}
-	last := -1
-	for _, d := range room {
-		j := slices.Index(ds, d)
-		if j <= last {
-			c.disagree(i, ds, check, f, got, "decisions of the session, in their order, each once")
-			return
-		}
-		last = j
+	if _, ok := positions(ds, room); !ok {
+		c.disagree(i, ds, check, f, got, "decisions of the session, in their order, each once")
+		return
 	}
 	kept := slices.DeleteFunc(slices.Clone(ds), func(d configurator.Decision) bool { return slices.Contains(room, d) })
 	var freed bool
