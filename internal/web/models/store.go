@@ -242,10 +242,7 @@ func describe(id, file string, m *feature.Model) Info {
 	if file != "" && !namespace {
 		name = file
 	}
-	if name == "" {
-		name = "model " + id[:8]
-	}
-	return Info{ID: id, Name: name, Format: m.Format, Features: len(m.Features),
+	return Info{ID: id, Name: cmp.Or(name, "model "+id[:8]), Format: m.Format, Features: len(m.Features),
 		Constraints: len(m.Constraints) + len(m.Clauses)}
 }
 
