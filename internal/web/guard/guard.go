@@ -22,6 +22,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -174,10 +175,8 @@ func (g *Guard) Quotas(free ...string) echo.MiddlewareFunc {
 		return func(c echo.Context) error {
 			now := time.Now()
 			c.Set(ctxStart, now)
-			for _, p := range free {
-				if c.Path() == p {
-					return next(c)
-				}
+			if slices.Contains(free, c.Path()) {
+				return next(c)
 			}
 			done, refused := g.clients.admit(c.RealIP(), now)
 			if refused != nil {

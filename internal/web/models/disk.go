@@ -56,7 +56,8 @@ func (d *disk) clean() {
 		return
 	}
 	kept := make(map[string]bool)
-	for _, fi := range d.files() {
+	files, _ := d.scan()
+	for _, fi := range files {
 		kept[fi.id] = true
 	}
 	for _, de := range entries {
@@ -82,7 +83,7 @@ func (d *disk) path(id string, f feature.Format) string {
 
 // ids lists the IDs of the models kept, the most recently used first.
 func (d *disk) ids() []string {
-	all := d.files()
+	all, _ := d.scan()
 	slices.SortFunc(all, func(a, b file) int { return b.mod.Compare(a.mod) })
 	out := make([]string, len(all))
 	for i, k := range all {
@@ -97,12 +98,6 @@ type file struct {
 	f    feature.Format
 	size int64 // of the model's file and its name's
 	mod  time.Time
-}
-
-// files lists the directory's model files; other files are left alone.
-func (d *disk) files() []file {
-	out, _ := d.scan()
-	return out
 }
 
 // scan lists the directory's model files, each with the size of its name

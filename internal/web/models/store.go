@@ -227,29 +227,22 @@ func ID(f feature.Format, src []byte) string {
 
 // validID reports whether id has the form of an ID.
 func validID(id string) bool {
-	if len(id) != 24 {
-		return false
-	}
-	for _, c := range id {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
+	return len(id) == 24 && strings.Trim(id, "0123456789abcdef") == ""
 }
 
 // describe is the info of model m read from a file named by file (a
 // file's name without its extension, "" when unknown). A model's name is
 // its namespace when it has one, else the file's name, else its root
 // feature's name: people know a model by its file better than by a root
-// feature called "root".
+// feature called "root". A model known by none of them is "model" and the
+// start of its ID.
 func describe(id, file string, m *feature.Model) Info {
 	name := m.Name
 	namespace := m.Name != "" && (m.Root < 0 || m.Name != m.Features[m.Root].Name)
 	if file != "" && !namespace {
 		name = file
 	}
-	return Info{ID: id, Name: name, Format: m.Format, Features: len(m.Features),
+	return Info{ID: id, Name: cmp.Or(name, "model "+id[:8]), Format: m.Format, Features: len(m.Features),
 		Constraints: len(m.Constraints) + len(m.Clauses)}
 }
 
@@ -299,9 +292,6 @@ func (s *Store) Add(ctx context.Context, name string, src []byte, f feature.Form
 		return Info{}, false, err
 	}
 	info = describe(id, base, m)
-	if info.Name == "" {
-		info.Name = "model " + id[:8]
-	}
 	if s.disk != nil {
 		removed, err := s.disk.save(id, f, src, base, s.policy(client))
 		switch {
@@ -429,10 +419,7 @@ func (s *Store) parse(ctx context.Context, name string, src []byte, f feature.Fo
 	// CNF file at its header), before it is built.
 	m, err := modelfile.ParseMax(name, src, f, limit)
 	<-s.parses
-	if err != nil {
-		return nil, err
-	}
-	return m, nil
+	return m, err
 }
 
 // board returns the model of the built-in n×n board and its info, made
@@ -611,11 +598,7 @@ func (s *Store) load(ctx context.Context, id string) (Info, *feature.Model, erro
 		return Info{}, nil, fmt.Errorf("model %s: its file is damaged: %w", id, ErrNotFound)
 	}
 	s.disk.touch(id, f)
-	info := describe(id, s.disk.name(id), m)
-	if info.Name == "" {
-		info.Name = "model " + id[:8]
-	}
-	return info, m, nil
+	return describe(id, s.disk.name(id), m), m, nil
 }
 
 // forget removes id's file (when f names its format) and its entry,

@@ -85,13 +85,13 @@ func newFactsResponse(m *feature.Model, f *configurator.Facts) factsResponse {
 // mode that has the model ready, under its deadline; a page of its own
 // without JavaScript.
 func (s *Server) modelFacts(c echo.Context) error {
-	tmpl := panel(c, "model-facts")
 	v, err := s.pageFacts(c)
+	status := http.StatusOK
 	if err != nil {
 		p := s.pageFailure(c, err)
-		return s.render(c, p.Status, tmpl, &view.ModelFacts{Title: "Model facts", Err: p.Message})
+		v, status = &view.ModelFacts{Title: "Model facts", Err: p.Message}, p.Status
 	}
-	return s.render(c, http.StatusOK, tmpl, v)
+	return s.render(c, status, panel(c, "model-facts"), v)
 }
 
 func (s *Server) pageFacts(c echo.Context) (*view.ModelFacts, error) {

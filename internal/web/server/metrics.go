@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"strconv"
@@ -97,10 +98,7 @@ func (s *Server) measureRequests(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		start := time.Now()
 		err := next(c)
-		route := c.Path()
-		if route == "" {
-			route = "other"
-		}
+		route := cmp.Or(c.Path(), "other")
 		status := c.Response().Status
 		if !c.Response().Committed && err != nil {
 			status = problem.Describe(err).Status

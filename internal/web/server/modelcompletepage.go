@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net/http"
@@ -29,12 +30,12 @@ import (
 // modelComplete serves GET /model-complete.
 func (s *Server) modelComplete(c echo.Context) error {
 	v, err := s.featureCompletion(c)
+	status := http.StatusOK
 	if err != nil {
 		p := s.pageFailure(c, err)
-		v = &view.ModelCompletion{Title: "Complete", Err: p.Message}
-		return s.render(c, p.Status, panel(c, "model-completion"), v)
+		v, status = &view.ModelCompletion{Title: "Complete", Err: p.Message}, p.Status
 	}
-	return s.render(c, http.StatusOK, panel(c, "model-completion"), v)
+	return s.render(c, status, panel(c, "model-completion"), v)
 }
 
 // panel is the template of a panel of the model page: name, the panel
@@ -130,23 +131,12 @@ func (s *Server) pageSpace(ctx context.Context, st modelstate.State, use func(co
 		case err != nil && ctx.Err() != nil:
 			return "", nil, err
 		case err != nil:
-			why = firstErr(why, err)
+			why = cmp.Or(why, err) // the first error of the search
 		case !use(sp.Space):
-			why = firstErr(why, errNoSpace)
+			why = cmp.Or(why, errNoSpace)
 		default:
 			return name, sp, nil
 		}
 	}
-	if why == nil {
-		why = errNoSpace
-	}
-	return "", nil, why
-}
-
-// firstErr keeps the first error of a search.
-func firstErr(first, err error) error {
-	if first != nil {
-		return first
-	}
-	return err
+	return "", nil, cmp.Or(why, errNoSpace)
 }

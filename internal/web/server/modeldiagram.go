@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"strconv"
@@ -53,9 +54,7 @@ func (s *Server) featureDiagram(c echo.Context) error {
 	for _, name := range s.lineup.Backends(mode) {
 		sp, err := s.modelSpace(ctx, st.Model, name)
 		if err != nil {
-			if why == nil {
-				why = err
-			}
+			why = cmp.Or(why, err) // the first backend's error
 			continue
 		}
 		fg, ok := sp.Space.(configurator.FeatureGrapher)

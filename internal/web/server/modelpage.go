@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -455,9 +456,7 @@ func (s *Server) featureSession(ctx context.Context, sp configurator.Space, ds [
 func (s *Server) modelTrailStep(r *view.ModelStep, act modelstate.Action) board.Step {
 	label := map[modelstate.Kind]string{modelstate.Pick: "select", modelstate.Drop: "deselect", modelstate.Undo: "undo",
 		modelstate.Room: "make room", modelstate.Ask: "why", modelstate.Toggle: "open", modelstate.Close: "close"}[act.Kind]
-	if label == "" {
-		label = "show"
-	}
+	label = cmp.Or(label, "show")
 	names := s.lineup.Names()
 	st := board.Step{Label: label, N: 1, Times: make([]time.Duration, len(names))}
 	for _, run := range r.Runs {

@@ -21,6 +21,7 @@
 package server
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -123,9 +124,7 @@ func New(cfg Config, log *slog.Logger, engines ...Engine) (*Server, error) {
 			sc.Budgets[e.Backend.Name()] = min(e.Budget, cfg.Spaces.Bytes)
 		}
 	}
-	if sc.ModelReserve == 0 {
-		sc.ModelReserve = cfg.Models.Bytes
-	}
+	sc.ModelReserve = cmp.Or(sc.ModelReserve, cfg.Models.Bytes)
 	s.spaces = spaces.New(backends, s.readModel, sc, log, s.compiled)
 	if s.static, err = fs.Sub(frontend.Files, "static"); err != nil {
 		return nil, err

@@ -17,6 +17,7 @@
 package spaces
 
 import (
+	"cmp"
 	"container/list"
 	"context"
 	"errors"
@@ -236,25 +237,19 @@ func (c *Cache) Get(ctx context.Context, k Key) (*Space, error) {
 		res.used.Store(time.Now().UnixNano())
 		return res, nil
 	}
-	if err, ok := c.failed[k]; ok {
+	// A failure remembered, a space that would not fit, a key no compile
+	// serves, the server shutting down and NoWork answer at once.
+	err := cmp.Or(c.failed[k], c.refuse(k), c.usable(k))
+	switch {
+	case err != nil:
+	case c.ctx.Err() != nil:
+		err = errors.New("server is shutting down")
+	case noWorkIn(ctx) && c.heavy(k):
+		err = ErrNoWork
+	}
+	if err != nil {
 		c.mu.Unlock()
 		return nil, err
-	}
-	if err := c.refuse(k); err != nil {
-		c.mu.Unlock()
-		return nil, err
-	}
-	if err := c.usable(k); err != nil {
-		c.mu.Unlock()
-		return nil, err
-	}
-	if err := c.ctx.Err(); err != nil {
-		c.mu.Unlock()
-		return nil, errors.New("server is shutting down")
-	}
-	if noWorkIn(ctx) && c.heavy(k) {
-		c.mu.Unlock()
-		return nil, ErrNoWork
 	}
 	f := c.join(k)
 	c.mu.Unlock()
@@ -603,15 +598,9 @@ func (c *Cache) refuse(k Key) error {
 		return nil
 	}
 	if room := c.room() - c.reserved; need > room {
-		return c.crowded(k, need, room)
+		return &Crowded{Key: k, Need: need, Room: max(room, 0), Bound: c.cfg.Bytes, Retry: c.inUse}
 	}
 	return nil
-}
-
-// crowded is the error of a space of need bytes that fits only by
-// evicting spaces in use.
-func (c *Cache) crowded(k Key, need, room int64) error {
-	return &Crowded{Key: k, Need: need, Room: max(room, 0), Bound: c.cfg.Bytes, Retry: c.inUse}
 }
 
 // Crowded is the error of a space that fits in the cache only by evicting

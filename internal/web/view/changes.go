@@ -1,6 +1,7 @@
 package view
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/nqueens/configurator/configurator"
@@ -33,13 +34,10 @@ const maxChanged = 12
 
 // stepChanges words the changes c of the step act that led to st.
 func stepChanges(st modelstate.State, act modelstate.Action, m *feature.Model, c configurator.Changes) *StepChanges {
-	sc := &StepChanges{Step: act.Label(), None: c.Empty()}
+	sc := &StepChanges{Step: cmp.Or(act.Label(), "This step"), None: c.Empty()}
 	noun := "feature"
 	if m.Grid != nil && m.Grid.Queens {
 		noun = "square"
-	}
-	if sc.Step == "" {
-		sc.Step = "This step"
 	}
 	for _, p := range []struct {
 		label string

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -324,10 +325,7 @@ func leadRun(runs []ModelRun) *ModelRun {
 }
 
 func modelHead(id, name string, m *feature.Model) ModelHead {
-	if name == "" {
-		name = configurator.ModelName(m)
-	}
-	h := ModelHead{ID: id, Name: name, Format: strings.ToUpper(string(m.Format)),
+	h := ModelHead{ID: id, Name: cmp.Or(name, configurator.ModelName(m)), Format: strings.ToUpper(string(m.Format)),
 		Features: words.Plural(int64(len(m.Features)), "feature")}
 	h.Constraints = words.Plural(int64(len(m.Constraints)), "constraint")
 	if len(m.Clauses) > 0 {

@@ -106,9 +106,10 @@ func List(items []string, conj string) string {
 
 // Group writes an integer with thousands separators.
 func Group(n *big.Int) string {
-	s := n.String()
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
+	s, sign := n.String(), ""
+	if n.Sign() < 0 {
+		sign, s = "-", s[1:]
+	}
 	var b strings.Builder
 	for i, r := range s {
 		if i > 0 && (len(s)-i)%3 == 0 {
@@ -116,10 +117,7 @@ func Group(n *big.Int) string {
 		}
 		b.WriteRune(r)
 	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
+	return sign + b.String()
 }
 
 // Number writes n with thousands separators.
