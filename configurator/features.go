@@ -142,7 +142,8 @@ type Space interface {
 // random.
 type FeatureSampler interface {
 	// SampleConfiguration returns a configuration that keeps the
-	// decisions, each such configuration equally likely.
+	// decisions, each such configuration equally likely; an error
+	// wrapping ErrTooLarge when the space is too large to draw from.
 	SampleConfiguration(ctx context.Context, decisions []Decision, rng *rand.Rand) ([]bool, error)
 }
 

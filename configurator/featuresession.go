@@ -251,13 +251,16 @@ func (s *FeatureSession) Undo(ctx context.Context, features ...int) error {
 
 // Complete returns a configuration that keeps the decisions (selected[f]
 // for every feature f), drawn uniformly when the space is a
-// FeatureSampler. The session is not changed.
+// FeatureSampler that can draw it (a sampler may refuse a space too large
+// for its exact counts, ErrTooLarge: then any configuration). The session
+// is not changed.
 func (s *FeatureSession) Complete(ctx context.Context, rng *rand.Rand) ([]bool, error) {
 	var config []bool
-	var err error
+	err := ErrNoSampler
 	if sm, ok := s.space.(FeatureSampler); ok {
 		config, err = sm.SampleConfiguration(ctx, s.decisions, rng)
-	} else {
+	}
+	if errors.Is(err, ErrNoSampler) || errors.Is(err, ErrTooLarge) {
 		config, err = s.space.Configuration(ctx, s.decisions)
 	}
 	if err != nil {

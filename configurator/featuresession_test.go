@@ -270,6 +270,33 @@ func TestFeatureCompleteAndParse(t *testing.T) {
 	}
 }
 
+// tooLargeToSample is a space whose sampler refuses it, as the BDD
+// backend's does a diagram too large for its exact counts.
+type tooLargeToSample struct{ configurator.Space }
+
+func (tooLargeToSample) SampleConfiguration(context.Context, []configurator.Decision, *rand.Rand) ([]bool, error) {
+	return nil, fmt.Errorf("sample: %w", configurator.ErrTooLarge)
+}
+
+// Complete gives a configuration all the same when the sampler refuses a
+// space too large to draw from uniformly; Finish(Uniform) says so.
+func TestCompleteWhenTheSamplerRefuses(t *testing.T) {
+	ctx := context.Background()
+	sp := tooLargeToSample{featureSpace(t, modelCompilers[0], kernel)}
+	m := sp.FeatureModel()
+	s, err := configurator.NewFeatureSession(ctx, sp, decisions(t, m, "+Bare"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare, _ := m.ID("Bare")
+	if config, err := s.Complete(ctx, rand.New(rand.NewPCG(1, 1))); err != nil || !m.Valid(config) || !config[bare] {
+		t.Errorf("Complete = %v, %v; want a configuration with Bare", config, err)
+	}
+	if _, err := s.Finish(ctx, configurator.Uniform, rand.New(rand.NewPCG(1, 1))); !errors.Is(err, configurator.ErrTooLarge) {
+		t.Errorf("Finish(Uniform) = %v, want ErrTooLarge", err)
+	}
+}
+
 // An explanation whose fix undoes sixty of a hundred and twenty decisions
 // (each of sixty pairs of selections forces T off alone) answers in
 // seconds, not in the whole of its deadline: the fewest decisions to undo

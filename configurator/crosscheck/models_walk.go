@@ -360,7 +360,8 @@ func (w *modelWalker) makeRoom(ctx context.Context, rng *rand.Rand, forced []int
 
 // complete asks every session for a configuration keeping its decisions,
 // and checks each: one from Complete, then one by each way of Finish (but
-// Uniform on a subject that does not sample), whose fewest and most must
+// Uniform on a subject that does not sample, or refuses a space too large
+// to sample), whose fewest and most must
 // select as few and as many features as the oracle's.
 func (w *modelWalker) complete(ctx context.Context, rng *rand.Rand) error {
 	var fewest, most int
@@ -384,8 +385,8 @@ func (w *modelWalker) complete(ctx context.Context, rng *rand.Rand) error {
 			if stop(ctx, err) {
 				return err
 			}
-			if how == configurator.Uniform && errors.Is(err, configurator.ErrNoSampler) {
-				continue
+			if how == configurator.Uniform && (errors.Is(err, configurator.ErrNoSampler) || errors.Is(err, configurator.ErrTooLarge)) {
+				continue // no sampler, or a diagram too large for its exact counts
 			}
 			check := "complete " + how.String()
 			switch {
