@@ -349,9 +349,9 @@ type modelCompiled struct {
 // raceCompiles compiles model by every compile of cfgs side by side: the
 // first as many as the cores raceStagger apart, each later one raceDelay
 // after the one before, or later while as many run as the cores (two at
-// least); each in a Manager of an equal share of the budget. It returns the first
-// diagram made; the others stop then. When every one fails, the error says why each did (the budget,
-// ctx).
+// least); each in a Manager of an equal share of the budget. It returns
+// the first diagram made; the others stop then. When every one fails, the
+// error says why each did (the budget, ctx).
 func raceCompiles(ctx context.Context, model *feature.Model, o ModelOrder, budget int64, cfgs []compileConfig) (modelCompiled, error) {
 	type result struct {
 		i int

@@ -87,11 +87,7 @@ func modelTerms(m *feature.Model) []term {
 			}
 		case hi >= n && lo == 0:
 		case hi >= n && lo == 1:
-			lits := []feature.Lit{-p}
-			for _, c := range g.Children {
-				lits = append(lits, feature.FeatureLit(c, true))
-			}
-			clause(lits...)
+			clause(needsChild(p, g)...)
 		default:
 			vars := []int32{int32(g.Parent)}
 			for _, c := range g.Children {
@@ -99,11 +95,7 @@ func modelTerms(m *feature.Model) []term {
 			}
 			terms = append(terms, term{kind: termGroup, index: int32(gi), vars: vars})
 			if lo == 1 && hi == 1 && n <= maxHintGroup {
-				lits := []feature.Lit{-p}
-				for _, c := range g.Children {
-					lits = append(lits, feature.FeatureLit(c, true))
-				}
-				add(true, lits...)
+				add(true, needsChild(p, g)...)
 				for i, c := range g.Children {
 					for _, d := range g.Children[i+1:] {
 						add(true, feature.FeatureLit(c, false), feature.FeatureLit(d, false))
@@ -123,6 +115,16 @@ func modelTerms(m *feature.Model) []term {
 		terms = append(terms, term{kind: termConstraint, index: int32(i), vars: exprVars(c.Expr, nil)})
 	}
 	return terms
+}
+
+// needsChild is the clause of group g under its parent's literal p: a
+// selected parent has one of the children at least.
+func needsChild(p feature.Lit, g *feature.Group) []feature.Lit {
+	lits := []feature.Lit{-p}
+	for _, c := range g.Children {
+		lits = append(lits, feature.FeatureLit(c, true))
+	}
+	return lits
 }
 
 // directClauses returns the clauses of each constraint of m that the
