@@ -113,10 +113,10 @@ func (p *propagation) split(with, without []Cell, depth, budget int) (*Split, in
 		if size >= bestSize {
 			continue
 		}
-		cover := p.words(line, p.coverers(line), false, Cell{})
+		who := p.coverers(line)
+		cover := p.words(line, who, false, Cell{})
 		s.By, s.Excluded = cover.By, cover.Excluded
-		var who []int32
-		for _, c := range append(s.cells(), s.By...) {
+		for _, c := range s.cells() {
 			who = append(who, int32(slices.Index(p.placed, c)))
 		}
 		s.Steps = p.needed(len(with), who)
