@@ -282,14 +282,14 @@
   // the restricted diagram's, over the whole diagram's when they differ.
   function profile(box, data) {
     var model = !data.n;
-    var whole = data.whole_profile && (data.queens.length || model && data.whole_profile.some(function (p, i) { return p.nodes !== data.profile[i].nodes; })) ?
+    var whole = data.whole_profile && (!model && data.queens.length || model && data.whole_profile.some(function (p, i) { return p.nodes !== data.profile[i].nodes; })) ?
       data.whole_profile : null;
     var max = Math.max.apply(null, (whole || data.profile).map(function (p) { return p.nodes; }).concat([1]));
     var wrap = document.createElement('div');
     wrap.className = 'dg-profile';
     wrap.id = 'dg-profile';
     var h = document.createElement('p');
-    var diagram = 'The diagram' + (data.queens.length ? ' of the solutions that hold your queens' : '') +
+    var diagram = 'The diagram' + (!model && data.queens.length ? ' of the solutions that hold your queens' : '') +
       ' has ' + group(data.diagram_nodes) + ' nodes';
     h.textContent = model ? 'The diagram of the configurations left has ' + group(data.diagram_nodes) + ' nodes' +
       (data.truncated ? ', more than the ' + group(data.max_nodes) + ' this server draws' : '') +

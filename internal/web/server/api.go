@@ -64,8 +64,8 @@ func newWorkJSON(sp configurator.Space, w configurator.Work) workJSON {
 	return j
 }
 
-// modelOrBoard is the handler of POST /api/v1/analyze, /explain and
-// /complete: a model's request (its "model" field) goes to model, the
+// modelOrBoard is the handler of POST /api/v1/analyze, /explain,
+// /complete and /diagram: a model's request (its "model" field) goes to model, the
 // board's shorthand to board.
 func modelOrBoard(model, board func(echo.Context, []byte) error) echo.HandlerFunc {
 	return func(c echo.Context) error {

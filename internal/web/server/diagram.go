@@ -34,13 +34,16 @@ type diagramRequest struct {
 
 // diagramResponse is the answer of /api/v1/diagram. Root and One are null
 // when Truncated; Solutions, a decimal string, is then absent, and
-// WholeProfile, the profile of the whole diagram, present.
+// WholeProfile, the profile of the whole diagram, present. A model's
+// diagram names the model and its decisions instead of N and Queens.
 type diagramResponse struct {
 	View         string         `json:"view"`
-	N            int            `json:"n"`
+	Model        string         `json:"model,omitempty"`
+	Decisions    *decisionsJSON `json:"decisions,omitempty"`
+	N            int            `json:"n,omitzero"`
 	Backend      string         `json:"backend"`
 	Order        string         `json:"order"`
-	Queens       [][2]int       `json:"queens"`
+	Queens       [][2]int       `json:"queens,omitzero"`
 	Layers       []string       `json:"layers"`
 	Nodes        []graphNode    `json:"nodes"`
 	Edges        []graphEdge    `json:"edges"`
@@ -81,11 +84,8 @@ type profileEntry struct {
 	Nodes int    `json:"nodes"`
 }
 
-func (s *Server) apiDiagram(c echo.Context) error {
-	body, err := readJSON(c)
-	if err != nil {
-		return err
-	}
+// apiDiagramBoard is POST /api/v1/diagram with a board.
+func (s *Server) apiDiagramBoard(c echo.Context, body []byte) error {
 	var req diagramRequest
 	st, backend, err := s.bodyBoard(body, &req, &req.boardRequest)
 	if err != nil {
@@ -163,7 +163,7 @@ func (s *Server) noGraph(backend string) *problem.Problem {
 // root, terminal and solutions when it is not truncated. The caller says
 // whose diagram it is, and its profile.
 func graphJSON(g *configurator.Graph, maxNodes int, took time.Duration) diagramResponse {
-	resp := diagramResponse{View: g.View.String(), Queens: [][2]int{}, Layers: g.Layers, Nodes: make([]graphNode, len(g.Nodes)),
+	resp := diagramResponse{View: g.View.String(), Layers: g.Layers, Nodes: make([]graphNode, len(g.Nodes)),
 		Edges: make([]graphEdge, len(g.Edges)), Truncated: g.Truncated, MaxNodes: maxNodes, DiagramNodes: g.DiagramNodes, ElapsedMS: ms(took)}
 	if resp.Layers == nil {
 		resp.Layers = []string{}

@@ -22,8 +22,9 @@ import (
 )
 
 // The JSON API of feature models: POST /api/v1/models (an upload), GET
-// /api/v1/models (the list), and the model forms of POST /api/v1/analyze
-// and /api/v1/explain, told from the board's by their "model" field.
+// /api/v1/models (the list), and the model forms of POST /api/v1/analyze,
+// /explain, /complete and /diagram, told from the board's by their "model"
+// field (modelOrBoard).
 // Features are named as the model names them; decisions come with every
 // request, as the board's queens do. Errors are {"error": ...} as the
 // board's, with 400 for a malformed request or an unknown feature, 404

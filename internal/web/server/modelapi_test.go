@@ -606,6 +606,23 @@ func TestBoardAsModel(t *testing.T) {
 					t.Errorf("bdd %v %v: %v configurations, want %d", tc.sel, tc.desel, got.Configurations, want)
 				}
 			}
+			// The same body asks for the diagram: the BDD's paths are the
+			// solutions left; SAT keeps none.
+			res, out = post(t, ts, "/api/v1/diagram", string(body))
+			var g diagramResponse
+			switch {
+			case backend == "sat":
+				if res.StatusCode != http.StatusBadRequest || !strings.Contains(out, "keeps no diagram") {
+					t.Errorf("sat diagram %v %v: %d %s", tc.sel, tc.desel, res.StatusCode, out)
+				}
+			case res.StatusCode != http.StatusOK || json.Unmarshal([]byte(out), &g) != nil:
+				t.Errorf("bdd diagram %v %v: %d %s", tc.sel, tc.desel, res.StatusCode, out)
+			case got.Configurations == nil || g.Truncated != (g.Solutions == "") || !g.Truncated && g.Solutions != *got.Configurations ||
+				g.Model != "queens-8" || g.N != 0 || g.Decisions == nil ||
+				!slices.Equal(g.Decisions.Select, got.Select) || !slices.Equal(g.Decisions.Deselect, got.Deselect):
+				t.Errorf("bdd diagram %v %v: %q solutions (truncated %v) of %q (n %d) under %+v; analyze says %v under %v %v",
+					tc.sel, tc.desel, g.Solutions, g.Truncated, g.Model, g.N, g.Decisions, got.Configurations, got.Select, got.Deselect)
+			}
 			if len(tc.desel) > 0 {
 				continue
 			}

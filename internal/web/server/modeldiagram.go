@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/configurator/feature"
 	"github.com/nqueens/configurator/internal/web/problem"
 	"github.com/nqueens/configurator/internal/web/words"
 )
@@ -68,25 +69,65 @@ func (s *Server) featureDiagram(c echo.Context) error {
 			return err
 		}
 		defer done()
-		start := time.Now()
-		g, err := fg.FeatureGraph(dctx, ds, s.cfg.DiagramNodes)
+		resp, err := s.modelGraph(dctx, fg, st.Model, m, ds, name)
 		if err != nil {
 			return err
 		}
-		order, heuristic := fg.DiagramOrder()
-		labels := make([]string, len(order))
-		for l, f := range order {
-			labels[l] = m.Features[f].Name
-		}
-		resp := graphJSON(g, s.cfg.DiagramNodes, time.Since(start))
-		resp.Backend, resp.Order = name, heuristic
-		resp.Profile, resp.WholeProfile = levelProfile(labels, g.Profile), levelProfile(labels, g.Whole)
 		return c.JSON(http.StatusOK, resp)
 	}
 	if why != nil {
 		return why
 	}
 	return problem.New(http.StatusNotFound, "The %s backend keeps no decision diagram: choose a BDD to see one.", mode)
+}
+
+// modelGraph is the diagram of model id (m) under the decisions on the
+// space fg of backend, in the shape of /api/v1/diagram's answer: its
+// levels named by their features, its profile by levels. The caller holds
+// the space's turn; ctx bounds the drawing.
+func (s *Server) modelGraph(ctx context.Context, fg configurator.FeatureGrapher, id string, m *feature.Model, ds []configurator.Decision, backend string) (diagramResponse, error) {
+	start := time.Now()
+	g, err := fg.FeatureGraph(ctx, ds, s.cfg.DiagramNodes)
+	if err != nil {
+		return diagramResponse{}, err
+	}
+	order, heuristic := fg.DiagramOrder()
+	labels := make([]string, len(order))
+	for l, f := range order {
+		labels[l] = m.Features[f].Name
+	}
+	resp := graphJSON(g, s.cfg.DiagramNodes, time.Since(start))
+	dec := newDecisionsJSON(m, ds)
+	resp.Model, resp.Decisions, resp.Backend, resp.Order = id, &dec, backend, heuristic
+	resp.Profile, resp.WholeProfile = levelProfile(labels, g.Profile), levelProfile(labels, g.Whole)
+	return resp, nil
+}
+
+// apiDiagramModel is POST /api/v1/diagram with a "model": the diagram the
+// model page's viewer draws (modelGraph), on the backend named or the
+// first that configures models, drawn in its turn within the time of a
+// diagram.
+func (s *Server) apiDiagramModel(c echo.Context, body []byte) error {
+	var req modelRequest
+	if err := decodeJSON(body, &req); err != nil {
+		return err
+	}
+	mo, err := s.openModel(c, req)
+	if err != nil {
+		return modelError(c, err)
+	}
+	defer mo.done()
+	fg, ok := mo.session.Space().(configurator.FeatureGrapher)
+	if !ok {
+		return s.noGraph(mo.backend)
+	}
+	ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.DiagramDeadline)
+	defer cancel()
+	resp, err := s.modelGraph(ctx, fg, mo.id, mo.model, mo.decisions, mo.backend)
+	if err != nil {
+		return modelWorkProblem(ctx, mo.backend, err)
+	}
+	return c.JSON(http.StatusOK, resp)
 }
 
 // levelProfile labels a profile's counts by the features of the levels,

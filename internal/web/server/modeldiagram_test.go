@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -57,6 +58,16 @@ func TestModelDiagram(t *testing.T) {
 			if _, ok := m.ID(name); !ok {
 				t.Errorf("%s: layer %q is no feature", q, name)
 			}
+		}
+		// The API answers the same diagram for the same decisions.
+		res, body = post(t, ts, "/api/v1/diagram", modelBody(id, tc.sel, tc.desel, `,"backend":"bdd"`))
+		var a diagramResponse
+		if res.StatusCode != http.StatusOK || json.Unmarshal([]byte(body), &a) != nil {
+			t.Fatalf("POST /api/v1/diagram %v %v: %d %s", tc.sel, tc.desel, res.StatusCode, body)
+		}
+		a.ElapsedMS, g.ElapsedMS = 0, 0
+		if !reflect.DeepEqual(a, g) {
+			t.Errorf("POST /api/v1/diagram %v %v answers another diagram than %s:\n%+v\n%+v", tc.sel, tc.desel, q, a, g)
 		}
 	}
 	// Failures answer as the API's do, for the viewer to show.

@@ -100,7 +100,7 @@ func (s *Server) routes() *echo.Echo {
 	api.POST("/analyze", modelOrBoard(s.apiAnalyzeModel, s.apiAnalyzeBoard))
 	api.POST("/explain", modelOrBoard(s.apiExplainModel, s.apiExplainBoard))
 	api.POST("/complete", modelOrBoard(s.apiCompleteModel, s.apiCompleteBoard))
-	api.POST("/diagram", s.apiDiagram)
+	api.POST("/diagram", modelOrBoard(s.apiDiagramModel, s.apiDiagramBoard))
 	api.POST("/orders", s.apiOrders)
 	api.POST("/models", s.apiAddModel)
 	api.POST("/configuration", s.apiConfiguration)
