@@ -26,13 +26,9 @@ func ModelHref(v url.Values, l *Lineup) (string, error) {
 			return "", err
 		}
 	}
-	n := l.Default().N
-	if s := v.Get("n"); s != "" {
-		k, err := parseAnySize(s, l)
-		if err != nil {
-			return "", err
-		}
-		n = k
+	n, err := ParseSize(v, l)
+	if err != nil {
+		return "", err
 	}
 	queens, err := parseQueens(v.Get("q"), n)
 	if err != nil {
@@ -68,9 +64,15 @@ func ModelHref(v url.Values, l *Lineup) (string, error) {
 	return st.Href() + room, nil
 }
 
-// parseAnySize reads a board size that some backend of l serves: a whole
-// number from 1 to the largest board of any backend.
-func parseAnySize(s string, l *Lineup) (int, error) {
+// ParseSize reads the size of a board's own address, ?n= (l's default
+// board when absent), that some backend of l serves: a whole number from
+// 1 to the largest board of any backend, a 400 otherwise, or a 413 past
+// every backend.
+func ParseSize(v url.Values, l *Lineup) (int, error) {
+	s, err := single(v, "n")
+	if err != nil || s == "" {
+		return l.Default().N, err
+	}
 	top, hi := l.Primary(), 0
 	for _, b := range l.Names() {
 		if l.MaxN(b) > hi {

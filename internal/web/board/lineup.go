@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/nqueens/configurator/configurator"
+	"github.com/nqueens/configurator/internal/web/modelstate"
 	"github.com/nqueens/configurator/internal/web/problem"
 	"github.com/nqueens/configurator/internal/web/words"
 )
@@ -95,7 +96,7 @@ func (l *Lineup) MissingFile(backend string, n int, o configurator.Order, m Mode
 	p = &problem.Problem{Status: http.StatusRequestEntityTooLarge, Command: f.Command}
 	if alt, hi, ok := l.Alternative(n, m); ok {
 		msg += fmt.Sprintf(", or switch to %s, which handles boards up to %d×%d", strings.ToUpper(alt), hi, hi)
-		p.Alt, p.AltLabel = l.altBoard(n, alt)
+		p.Alt, p.AltLabel = altBoard(n, alt)
 	}
 	p.Message = msg + "."
 	return p, true
@@ -127,7 +128,7 @@ func (l *Lineup) TooLarge(n int, m Mode) *problem.Problem {
 	if alt, hi, ok := l.Alternative(n, m); ok {
 		name := strings.ToUpper(alt)
 		msg += fmt.Sprintf(" The %s backend handles boards up to %d×%d: switch to %s.", name, hi, hi, name)
-		p.Alt, p.AltLabel = l.altBoard(n, alt)
+		p.Alt, p.AltLabel = altBoard(n, alt)
 	}
 	p.Message = msg
 	return p
@@ -135,10 +136,9 @@ func (l *Lineup) TooLarge(n int, m Mode) *problem.Problem {
 
 // altBoard is the address of the empty n×n board on backend and the
 // words of its link.
-func (l *Lineup) altBoard(n int, backend string) (href, label string) {
-	st := l.Default()
-	st.N, st.Mode = n, Mode(backend)
-	return st.Href(), fmt.Sprintf("Open the %d×%d board on %s", n, n, strings.ToUpper(backend))
+func altBoard(n int, backend string) (href, label string) {
+	href = modelstate.State{Model: configurator.BoardID(n), Backend: backend}.Href()
+	return href, fmt.Sprintf("Open the %d×%d board on %s", n, n, strings.ToUpper(backend))
 }
 
 // Default is the board a visitor sees first, and the one a page falls

@@ -3,7 +3,7 @@
 // [&heat=1][&diagram=1] with the action a click asked for (place, remove,
 // why, make room), which ModelHref turns into the one page's address of
 // the board as a model; and the board's state the JSON API's shorthand
-// and the variable orders' panel read (State). With it are the timing
+// reads (State). With it are the timing
 // trail the page carries from click to click and the lineup of backends
 // the server offers. Its refusals are problems in words. It renders
 // nothing and runs nothing: the server steps, the views show.
@@ -11,7 +11,6 @@ package board
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -39,7 +38,7 @@ func (m Mode) Label() string {
 	return strings.ToUpper(string(m))
 }
 
-// State is a board as the API's shorthand and the order panel read it.
+// State is a board as the JSON API's shorthand reads it.
 type State struct {
 	N      int
 	Queens []configurator.Cell // the user's queens, in placement order
@@ -60,58 +59,8 @@ func single(v url.Values, name string) (string, error) {
 	return "", problem.New(http.StatusBadRequest, "The parameter %q appears more than once in the address; give it once.", name)
 }
 
-// stateParams are the query parameters of a board state.
+// stateParams are the query parameters of a board's own address.
 var stateParams = []string{"n", "q", "auto", "backend", "order", "heat", "diagram"}
-
-// Parse reads a board state from query parameters. Absent parameters
-// take their defaults; anything malformed is a 400 problem in words, and a
-// board beyond the backend's limit a 413. The board's own settings (the
-// heat map, the diagram, the queens Complete filled in: heat, diagram and
-// auto) are checked, as the board's saved address has them, but not
-// kept. The state returned is valid even with an error: the fields read
-// before the fault, defaults for the rest, so that the page can still
-// show a board.
-func Parse(v url.Values, l *Lineup) (State, error) {
-	st := l.Default()
-	for _, name := range stateParams {
-		if _, err := single(v, name); err != nil {
-			return st, err
-		}
-	}
-	if s := v.Get("backend"); s != "" {
-		m, ok := l.ParseMode(s)
-		if !ok {
-			return st, problem.New(http.StatusBadRequest, "%s is not a backend: choose %s.", words.Quote(s), l.Choices(true, false))
-		}
-		st.Mode = m
-	}
-	if s := v.Get("n"); s != "" {
-		n, err := parseSize(s, l.Max(st.Mode), configurator.MaxN, func(n int) error { return l.TooLarge(n, st.Mode) })
-		if err != nil {
-			return st, err
-		}
-		st.N = n
-	}
-	if s := v.Get("order"); s != "" {
-		o, err := configurator.ParseOrder(strings.ToLower(s))
-		if err != nil {
-			return st, problem.New(http.StatusBadRequest, "%s is not a variable order: choose row, col, diag or middle.", words.Quote(s))
-		}
-		st.Order = o
-	}
-	for _, flag := range []string{"heat", "diagram"} {
-		if _, err := parseFlag(v.Get(flag), flag); err != nil {
-			return st, err
-		}
-	}
-	queens, err := parseQueens(v.Get("q"), st.N)
-	st.Queens = queens // with an error, the longest start that parses
-	if err != nil {
-		return st, err
-	}
-	_, err = parseQueens(v.Get("auto"), st.N)
-	return st, err
-}
 
 // parseSize reads a board size from 1 to hi: past limit a 400 says it is
 // out of range, and past hi otherwise tooLarge says why.
@@ -175,22 +124,3 @@ func parseQueens(s string, n int) ([]configurator.Cell, error) {
 	}
 	return queens, nil
 }
-
-// Query is the canonical query string of the state: parameters in a fixed
-// order, the default order left out, and the commas of the queen list
-// kept readable.
-func (st State) Query() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "n=%d", st.N)
-	if len(st.Queens) > 0 {
-		b.WriteString("&q=" + configurator.FormatCells(st.Queens))
-	}
-	b.WriteString("&backend=" + string(st.Mode))
-	if st.Order != configurator.RowMajor {
-		b.WriteString("&order=" + st.Order.String())
-	}
-	return b.String()
-}
-
-// Href is the state's shareable address.
-func (st State) Href() string { return "/?" + st.Query() }

@@ -90,9 +90,8 @@ func (s *Server) modelPage(c echo.Context, v url.Values) error {
 	if n, ok := configurator.ParseBoardID(st.Model); ok {
 		// What the order does is the board's own lesson: the figures of
 		// the orders the cache holds, and a button that makes the others.
-		bst := board.State{N: n, Mode: board.Mode(s.lineup.Primary())}
-		if f := s.orderFacts(ctx, bst, false); f != nil {
-			r.Orders = view.NewOrdersPanel(bst, f)
+		if f := s.orderFacts(ctx, n, false); f != nil {
+			r.Orders = view.NewOrdersPanel(n, f)
 		}
 	}
 	r.Trail = board.ParseTrail(v.Get("t"), s.cfg.Guard.RequestDeadline)

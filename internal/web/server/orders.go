@@ -126,23 +126,23 @@ func (s *Server) apiOrders(c echo.Context) error {
 	return c.JSON(http.StatusOK, ordersResponse{N: n, Backend: backend, Orders: s.orders(c.Request().Context(), backend, n, false)})
 }
 
-// orderFacts is what the order panel of a state shows: the figures of
-// every order's space that the cache holds, and with compile the others
-// too; nil when no backend of the server depends on the order or the
-// board is beyond it.
-func (s *Server) orderFacts(ctx context.Context, st board.State, compile bool) *view.OrderFacts {
+// orderFacts is what the order panel of the n×n board shows: the figures
+// of every order's space that the cache holds, and with compile the
+// others too; nil when no backend of the server depends on the order or
+// the board is beyond it.
+func (s *Server) orderFacts(ctx context.Context, n int, compile bool) *view.OrderFacts {
 	backend, err := s.orderedBackend("")
-	if err != nil || st.N > s.lineup.MaxN(backend) {
+	if err != nil || n > s.lineup.MaxN(backend) {
 		return nil
 	}
-	infos := s.orders(ctx, backend, st.N, !compile)
+	infos := s.orders(ctx, backend, n, !compile)
 	f := &view.OrderFacts{Backend: backend, Budget: s.engines[backend].Budget, Slots: s.spaces.Slots()}
 	for i, o := range configurator.Orders() {
 		in := infos[i]
 		fact := view.OrderFact{Made: in.PerRank != nil || in.CompileMS != 0, Nodes: in.Nodes, Bytes: in.Bytes,
 			Took: time.Duration(in.CompileMS * float64(time.Millisecond)), Loaded: in.Loaded, PerRank: in.PerRank, Error: in.Error,
-			Cost: s.engines[backend].Backend.Cost(st.N, o)}
-		fact.File, fact.Filer = s.lineup.File(backend, st.N, o)
+			Cost: s.engines[backend].Backend.Cost(n, o)}
+		fact.File, fact.Filer = s.lineup.File(backend, n, o)
 		f.Orders = append(f.Orders, fact)
 	}
 	return f
@@ -155,13 +155,13 @@ func (s *Server) ordersFragment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	st, err := board.Parse(v, s.lineup)
+	n, err := board.ParseSize(v, s.lineup)
 	if err != nil {
 		return err
 	}
-	f := s.orderFacts(c.Request().Context(), st, c.QueryParam("compile") == "1")
+	f := s.orderFacts(c.Request().Context(), n, v.Get("compile") == "1")
 	if f == nil {
-		return problem.New(http.StatusNotFound, "No backend of this server compiles a %d×%d diagram.", st.N, st.N)
+		return problem.New(http.StatusNotFound, "No backend of this server compiles a %d×%d diagram.", n, n)
 	}
-	return s.render(c, http.StatusOK, "orders", view.NewOrdersPanel(st, f))
+	return s.render(c, http.StatusOK, "orders", view.NewOrdersPanel(n, f))
 }

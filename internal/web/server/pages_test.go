@@ -78,7 +78,7 @@ func TestPages(t *testing.T) {
 			want: []string{`data-src="/model-diagram?model=queens-4&amp;select=b1&amp;deselect=d4"`}, notWant: []string{`data-dg-view`}},
 		{name: "the order panel of a board", path: "/?model=queens-8", status: 200,
 			want: []string{`<h2 id="orders-h">What the variable order does</h2>`, `<td class="nodes">2,451</td>`,
-				`hx-get="/orders?n=8&amp;backend=bdd&amp;compile=1"`, `>Compile the other 3 orders<`}},
+				`hx-get="/orders?n=8&amp;compile=1"`, `>Compile the other 3 orders<`}},
 		{name: "a feature model has no board size nor order panel", path: "/?model=" + computer, status: 200,
 			want: []string{`id="ftree"`}, notWant: []string{`id="size"`, `id="orders"`, `id="fgrid"`}},
 

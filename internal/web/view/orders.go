@@ -8,7 +8,6 @@ import (
 
 	"github.com/nqueens/configurator/configurator"
 	"github.com/nqueens/configurator/configurator/bytesize"
-	"github.com/nqueens/configurator/internal/web/board"
 	"github.com/nqueens/configurator/internal/web/words"
 )
 
@@ -63,16 +62,17 @@ type OrderRow struct {
 	Command                          string
 }
 
-// NewOrdersPanel builds the order panel of a state from the figures of
-// its board's spaces in every order.
-func NewOrdersPanel(st board.State, f *OrderFacts) *OrdersPanel {
-	v := &OrdersPanel{N: st.N, Backend: strings.ToUpper(f.Backend)}
+// NewOrdersPanel builds the order panel of the n×n board, whose page
+// shows its row-order space, from the figures of its spaces in every
+// order.
+func NewOrdersPanel(n int, f *OrderFacts) *OrdersPanel {
+	v := &OrdersPanel{N: n, Backend: strings.ToUpper(f.Backend)}
 	var lines []series
 	var pend pendingOrders
 	for i, o := range configurator.Orders() {
 		in := f.Orders[i]
 		label := words.Order(o)
-		row := OrderRow{Label: label, Current: o == st.Order, Error: in.Error}
+		row := OrderRow{Label: label, Current: o == configurator.RowMajor, Error: in.Error}
 		switch {
 		case in.Made:
 			row.Known = true
@@ -111,22 +111,22 @@ func NewOrdersPanel(st board.State, f *OrderFacts) *OrdersPanel {
 		v.Rows = append(v.Rows, row)
 	}
 	if len(pend.compile)+len(pend.load) > 0 {
-		v.Compile = "/orders?" + st.Query() + "&compile=1"
+		v.Compile = fmt.Sprintf("/orders?n=%d&compile=1", n)
 		v.Button = pend.button()
 		if pend.heavy || len(pend.load) > 0 {
 			v.Hint = pend.hint(v.Backend, f.Budget, f.Slots)
 		}
 	}
 	if len(pend.noFile) > 0 {
-		v.Unservable = pend.unservable(v.Backend, st.N)
+		v.Unservable = pend.unservable(v.Backend, n)
 	}
 	if len(lines) > 0 {
 		var xticks []float64
-		step := max(1, (st.N+7)/8)
-		for r := 1; r <= st.N; r += step {
+		step := max(1, (n+7)/8)
+		for r := 1; r <= n; r += step {
 			xticks = append(xticks, float64(r))
 		}
-		v.Chart = lineChart("rank-chart", fmt.Sprintf("Nodes of the %d×%d diagram per board rank, in each order", st.N, st.N), lines,
+		v.Chart = lineChart("rank-chart", fmt.Sprintf("Nodes of the %d×%d diagram per board rank, in each order", n, n), lines,
 			countAxis, xticks,
 			func(x float64) string { return strconv.Itoa(int(x)) })
 		if v.Chart != nil {
