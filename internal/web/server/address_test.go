@@ -44,6 +44,10 @@ func TestBoardAddressesRedirect(t *testing.T) {
 		{"a queen twice", "/?n=8&q=a1,a1", false, 400, "", "a1 is listed twice among the queens."},
 		{"a parameter twice", "/?n=8&n=9", false, 400, "", "The parameter &#34;n&#34; appears more than once in the address; give it once."},
 		{"a bad square in an action", "/play?n=8&place=z0", false, 400, "", "“z0” is not a square"},
+		{"remove, then place", "/play?n=8&q=a1,c2&remove=c2&place=d2", false, 303, "/?model=queens-8&select=a1,d2", ""},
+		{"two actions at once", "/play?n=8&q=a1&why=c2&room=c2", false, 400, "", "One action at a time, please: the address asks for why and room."},
+		{"remove nothing", "/play?n=8&q=a1&remove=", false, 400, "", "The parameter &#34;remove&#34; names the squares to clear"},
+		{"an action of two squares", "/play?n=8&q=a1&why=c2,d2", false, 400, "", "The parameter &#34;why&#34; names one square, like c5."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
