@@ -9,7 +9,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/nqueens/configurator/configurator"
-	"github.com/nqueens/configurator/configurator/bytesize"
 	"github.com/nqueens/configurator/configurator/configfile"
 	"github.com/nqueens/configurator/configurator/feature"
 	"github.com/nqueens/configurator/internal/web/models"
@@ -159,13 +158,13 @@ func (s *Server) apiReadConfiguration(c echo.Context) error {
 func readFile(c echo.Context, what string) ([]byte, error) {
 	req := c.Request()
 	if req.ContentLength > models.MaxSize {
-		return nil, problem.New(http.StatusRequestEntityTooLarge, "The %s file has %s; the limit is %s.", what, bytesize.Format(req.ContentLength), bytesize.Format(models.MaxSize))
+		return nil, tooBig(what, req.ContentLength)
 	}
 	src, err := io.ReadAll(http.MaxBytesReader(c.Response(), req.Body, models.MaxSize))
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
-		return nil, problem.New(http.StatusRequestEntityTooLarge, "The %s file is larger than the limit of %s.", what, bytesize.Format(models.MaxSize))
+		return nil, tooBig(what, -1)
 	case err != nil:
 		return nil, problem.New(http.StatusBadRequest, "The %s file could not be read.", what)
 	case len(src) == 0:

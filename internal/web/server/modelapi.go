@@ -195,7 +195,7 @@ func (s *Server) apiAddModel(c echo.Context) error {
 		return problem.New(http.StatusBadRequest, "?format=%s is not a format: use uvl, dimacs, featureide or sxfm, or leave it out to have it told from the file.", words.Quote(c.QueryParam("format")))
 	}
 	if req.ContentLength > models.MaxSize {
-		return tooBig(req.ContentLength)
+		return tooBig("model's", req.ContentLength)
 	}
 	// The body is read once there is room for it among the uploads being
 	// received (one per client, a bound in all), never before.
@@ -203,7 +203,7 @@ func (s *Server) apiAddModel(c echo.Context) error {
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe), errors.Is(err, models.ErrTooBig):
-		return tooBig(-1)
+		return tooBig("model's", -1)
 	case errors.Is(err, models.ErrUploading):
 		return &problem.Problem{Status: http.StatusTooManyRequests, RetryAfter: 1, Err: err,
 			Message: "Another upload from your address is being received: this server receives one at a time from each address. Wait for its answer, then send the next."}
@@ -223,7 +223,7 @@ func (s *Server) apiAddModel(c echo.Context) error {
 	case errors.As(err, &fe):
 		return c.JSON(problem.ParseStatus(fe), parseErrorJSON{Error: "The model does not read: " + fe.Error(), Line: fe.Line, Column: fe.Column, File: fe.File, Quote: fe.Quote})
 	case errors.Is(err, models.ErrTooBig):
-		return tooBig(int64(len(src)))
+		return tooBig("model's", int64(len(src)))
 	case errors.Is(err, models.ErrName):
 		return problem.New(http.StatusBadRequest, "?name=%s cannot name a model: %s. Send a name of at most %d bytes of UTF-8 without control characters, or none.",
 			words.Quote(c.QueryParam("name")), words.Sentence(strings.TrimPrefix(err.Error(), models.ErrName.Error()+": ")), feature.MaxNameBytes)
@@ -242,12 +242,13 @@ func (s *Server) apiAddModel(c echo.Context) error {
 	return c.JSON(status, newModelJSON(info))
 }
 
-// tooBig is the 413 of a file past models.MaxSize (size -1: unknown).
-func tooBig(size int64) *problem.Problem {
+// tooBig is the 413 of a file past models.MaxSize (size -1: unknown),
+// what file it is in words ("model's").
+func tooBig(what string, size int64) *problem.Problem {
 	if size < 0 {
-		return problem.New(http.StatusRequestEntityTooLarge, "The model's file is larger than the limit of %s.", bytesize.Format(models.MaxSize))
+		return problem.New(http.StatusRequestEntityTooLarge, "The %s file is larger than the limit of %s.", what, bytesize.Format(models.MaxSize))
 	}
-	return problem.New(http.StatusRequestEntityTooLarge, "The model's file has %s; the limit is %s.", bytesize.Format(size), bytesize.Format(models.MaxSize))
+	return problem.New(http.StatusRequestEntityTooLarge, "The %s file has %s; the limit is %s.", what, bytesize.Format(size), bytesize.Format(models.MaxSize))
 }
 
 // uploadContentType checks an upload's Content-Type: any type but those a

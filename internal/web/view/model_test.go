@@ -83,6 +83,7 @@ func TestFeatureRows(t *testing.T) {
 		closed  string // a row shown closed, with how many it hides
 		hidden  string
 		note    bool
+		says    string // in the note
 		flat    bool
 		pageEnd bool // a link to the next page
 	}{
@@ -91,8 +92,8 @@ func TestFeatureRows(t *testing.T) {
 		{name: "the path to Why?", st: modelstate.State{Why: "G1_1_1"}, rows: 221 + 5, has: []string{"G1_1_4"}},
 		{name: "opened by the person", st: modelstate.State{Open: []string{"K0_0", "K0_1"}}, rows: 221 + 10, has: []string{"G0_1_4"}},
 		{name: "closed by the person", st: modelstate.State{Open: []string{"-B5"}}, rows: 221 - 10, hasNot: []string{"K5_0"}, closed: "B5", hidden: "60 features"},
-		{name: "a search", st: modelstate.State{Find: "g7_3_"}, rows: 5, has: []string{"G7_3_4"}, flat: true, note: true},
-		{name: "a filter", st: modelstate.State{Show: modelstate.Mine}, sel: []string{"B2", "K2_2"}, rows: 2, has: []string{"B2", "K2_2"}, flat: true, note: true},
+		{name: "a search", st: modelstate.State{Find: "g7_3_"}, rows: 5, has: []string{"G7_3_4"}, flat: true, note: true, says: "5 features match"},
+		{name: "a filter", st: modelstate.State{Show: modelstate.Mine}, sel: []string{"B2", "K2_2"}, rows: 2, has: []string{"B2", "K2_2"}, flat: true, note: true, says: "2 decided features."},
 		{name: "a long list pages", st: modelstate.State{Find: "G"}, rows: pageRows, flat: true, note: true, pageEnd: true},
 		{name: "its last page", st: modelstate.State{Find: "G", From: 1000 - 1}, rows: pageRows, flat: true, note: true},
 	} {
@@ -129,7 +130,7 @@ func TestFeatureRows(t *testing.T) {
 					t.Errorf("%s is shown", n)
 				}
 			}
-			if (note != "") != tc.note {
+			if (note != "") != tc.note || !strings.Contains(note, tc.says) {
 				t.Errorf("note %q", note)
 			}
 			if tc.closed != "" {

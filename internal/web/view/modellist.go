@@ -322,8 +322,11 @@ func (l *lister) flatRows() (rows []*FeatureRow, note string, prev, next *Link) 
 		rows = append(rows, r)
 	}
 	what := "feature"
-	if l.st.Show != modelstate.All {
+	switch l.st.Show {
+	case modelstate.Forced, modelstate.Free:
 		what = string(l.st.Show) + " feature"
+	case modelstate.Mine:
+		what = "decided feature"
 	}
 	switch {
 	case len(hits) == 0 && l.find != "":
