@@ -128,11 +128,24 @@ func (r *reader) pos(off int) feature.Pos {
 	return feature.Pos{Line: r.line, Column: r.col}
 }
 
-// ref is a name in a constraint, resolved once the whole file is read.
+// ref is a name in a constraint (an id in an SXFM clause), resolved once
+// the whole file is read.
 type ref struct {
 	name string
 	off  int
 	expr *feature.Expr
+}
+
+// resolve gives each of refs the feature that ids has under its name,
+// refusing a name it has not: "expected want, found the name".
+func (r *reader) resolve(refs []ref, ids map[string]int, want string) {
+	for _, f := range refs {
+		id, ok := ids[f.name]
+		if !ok {
+			r.fail(feature.ErrInvalid, f.off, "expected %s, found %q", want, f.name)
+		}
+		f.expr.Var = id
+	}
 }
 
 // fail stops reading with an error at byte offset off of src.
@@ -455,13 +468,7 @@ func (r *reader) expr(t xml.StartElement) *feature.Expr {
 // finish resolves the names in constraints, writes each constraint's text
 // and checks the model.
 func (r *reader) finish() (*feature.Model, error) {
-	for _, f := range r.refs {
-		id, ok := r.ids[f.name]
-		if !ok {
-			r.fail(feature.ErrInvalid, f.off, "expected a feature declared in the tree, found %q", f.name)
-		}
-		f.expr.Var = id
-	}
+	r.resolve(r.refs, r.ids, "a feature declared in the tree")
 	name := func(f int) string { return r.m.Features[f].Name }
 	for i := range r.m.Constraints {
 		c := &r.m.Constraints[i]
