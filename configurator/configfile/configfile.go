@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/nqueens/configurator/configurator"
@@ -193,8 +194,7 @@ func Write(w io.Writer, m *feature.Model, c *Configuration, f Format) error {
 
 // Read reads a configuration of m from src, a file in format f.
 func Read(src []byte, m *feature.Model, f Format) (*Configuration, error) {
-	r := &reader{m: m, src: src, c: &Configuration{Manual: make([]Value, len(m.Features)), Automatic: make([]Value, len(m.Features))},
-		seen: make(map[int]bool), unknownSeen: make(map[string]bool)}
+	r := &reader{m: m, src: src, c: New(m, nil, nil), seen: make(map[int]bool), unknownSeen: make(map[string]bool)}
 	var err error
 	switch f {
 	case FeatureIDE:
@@ -263,25 +263,13 @@ func (r *reader) fail(kind error, off int, format string, args ...any) *feature.
 // Fits reports whether a configuration of m can be written in format f:
 // any can, but Kconfig needs feature names that are Kconfig symbols.
 func (f Format) Fits(m *feature.Model) bool {
-	if f != Kconfig {
-		return true
-	}
-	for _, ft := range m.Features {
-		if !isSymbol(ft.Name) {
-			return false
-		}
-	}
-	return true
+	return f != Kconfig || !slices.ContainsFunc(m.Features, func(ft feature.Feature) bool { return !isSymbol(ft.Name) })
 }
 
 // isSymbol reports whether name is a Kconfig symbol's: letters, digits
 // and _, at least one.
 func isSymbol(name string) bool {
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
-			return false
-		}
-	}
-	return name != ""
+	return name != "" && !strings.ContainsFunc(name, func(c rune) bool {
+		return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_')
+	})
 }

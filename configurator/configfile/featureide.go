@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/nqueens/configurator/configurator/feature"
@@ -34,10 +35,8 @@ func writeFeatureIDE(w io.Writer, m *feature.Model, c *Configuration) error {
 
 // ideValue reads a value attribute.
 func ideValue(s string) (Value, bool) {
-	for v, word := range ideValues {
-		if s == word {
-			return Value(v), true
-		}
+	if v := slices.Index(ideValues[:], s); v >= 0 {
+		return Value(v), true
 	}
 	return Undefined, s == ""
 }

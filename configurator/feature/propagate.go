@@ -82,13 +82,17 @@ func (p *Propagator) Mark() int { return len(p.trail) }
 func (p *Propagator) Since(mark int) []Lit {
 	out := make([]Lit, 0, len(p.trail)-mark)
 	for _, v := range p.trail[mark:] {
-		l := Lit(v)
-		if p.val[v] < 0 {
-			l = -l
-		}
-		out = append(out, l)
+		out = append(out, p.lit(v))
 	}
 	return out
+}
+
+// lit returns the literal of variable v, which is set, that is true.
+func (p *Propagator) lit(v int32) Lit {
+	if p.val[v] < 0 {
+		return -Lit(v)
+	}
+	return Lit(v)
 }
 
 // Undo takes back every variable set since mark, and the conflict if any.
@@ -142,10 +146,7 @@ func (p *Propagator) Assume(lits ...Lit) bool {
 // propagated make false, until nothing more follows or a conflict.
 func (p *Propagator) propagate() bool {
 	for ; p.head < len(p.trail); p.head++ {
-		l := Lit(p.trail[p.head])
-		if p.val[l] > 0 {
-			l = -l // the literal made false
-		}
+		l := -p.lit(p.trail[p.head]) // the literal made false
 		for _, i := range p.occurs[litIndex(l)] {
 			if p.examine(i) {
 				return false
@@ -230,11 +231,7 @@ func (p *Propagator) Proof() []Step {
 		if !need[v] || p.reason[v] < 0 || p.reason[v] == p.conflict {
 			continue // a premise, or the negation of one that the conflict's clause set
 		}
-		l := Lit(v)
-		if p.val[v] < 0 {
-			l = -l
-		}
-		out = append(out, Step{Clause: int(p.reason[v]), Lit: l})
+		out = append(out, Step{Clause: int(p.reason[v]), Lit: p.lit(v)})
 	}
 	return append(out, Step{Clause: int(p.conflict)})
 }

@@ -128,11 +128,24 @@ func (r *reader) pos(off int) feature.Pos {
 	return feature.Pos{Line: r.line, Column: r.col}
 }
 
-// ref is a name in a constraint, resolved once the whole file is read.
+// ref is a name in a constraint (an id in an SXFM clause), resolved once
+// the whole file is read.
 type ref struct {
 	name string
 	off  int
 	expr *feature.Expr
+}
+
+// resolve gives each of refs the feature that ids has under its name,
+// refusing a name it has not: "expected want, found the name".
+func (r *reader) resolve(refs []ref, ids map[string]int, want string) {
+	for _, f := range refs {
+		id, ok := ids[f.name]
+		if !ok {
+			r.fail(feature.ErrInvalid, f.off, "expected %s, found %q", want, f.name)
+		}
+		f.expr.Var = id
+	}
 }
 
 // fail stops reading with an error at byte offset off of src.
@@ -203,6 +216,19 @@ func (r *reader) children(where string, elem func(t xml.StartElement)) {
 	})
 }
 
+// elements reads the content of the element just started as children
+// does, calling elem for each element that tags has; any other is left to
+// unknown, want saying what was expected.
+func (r *reader) elements(where string, tags map[string]bool, want string, elem func(t xml.StartElement)) {
+	r.children(where, func(t xml.StartElement) {
+		if !tags[t.Name.Local] {
+			r.unknown(t, where, want)
+			return
+		}
+		elem(t)
+	})
+}
+
 // content reads the content of the element just started, calling elem
 // for each element in it (which must read it whole) and text for each run
 // of text with the offset in src where it begins, until the element ends.
@@ -262,16 +288,12 @@ var featureTags = map[string]bool{"and": true, "or": true, "alt": true, "feature
 const wantFeature = "a feature (<and>, <or>, <alt> or <feature>)"
 
 func (r *reader) structure() {
-	r.children("<struct>", func(t xml.StartElement) {
-		switch {
-		case !featureTags[t.Name.Local]:
-			r.unknown(t, "<struct>", wantFeature)
-		case r.m.Root >= 0:
+	r.elements("<struct>", featureTags, wantFeature, func(t xml.StartElement) {
+		if r.m.Root >= 0 {
 			r.fail(feature.ErrInvalid, r.start, "expected one root feature in <struct>, found a second, <%s>", t.Name.Local)
-		default:
-			r.m.Root = 0
-			r.feature(t, -1, -1)
 		}
+		r.m.Root = 0
+		r.feature(t, -1, -1)
 	})
 }
 
@@ -344,11 +366,7 @@ func (r *reader) feature(t xml.StartElement, parent, g int) {
 	// The groups of this feature, made when a child needs one: an <and>
 	// has a mandatory and an optional one, an <or> or an <alt> one.
 	groupOf := map[feature.GroupKind]int{}
-	r.children("<"+kind+">", func(c xml.StartElement) {
-		if !featureTags[c.Name.Local] {
-			r.unknown(c, "<"+kind+">", wantFeature)
-			return
-		}
+	r.elements("<"+kind+">", featureTags, wantFeature, func(c xml.StartElement) {
 		var gk feature.GroupKind
 		switch kind {
 		case "feature":
@@ -374,18 +392,10 @@ func (r *reader) feature(t xml.StartElement, parent, g int) {
 }
 
 func (r *reader) constraints() {
-	r.children("<constraints>", func(t xml.StartElement) {
-		if t.Name.Local != "rule" {
-			r.unknown(t, "<constraints>", "a <rule>")
-			return
-		}
+	r.elements("<constraints>", map[string]bool{"rule": true}, "a <rule>", func(t xml.StartElement) {
 		at := r.start
 		var e *feature.Expr
-		r.children("<rule>", func(t xml.StartElement) {
-			if !exprTags[t.Name.Local] {
-				r.unknown(t, "<rule>", wantExpr)
-				return
-			}
+		r.elements("<rule>", exprTags, wantExpr, func(t xml.StartElement) {
 			if e != nil {
 				r.fail(feature.ErrInvalid, r.start, "expected one expression in a <rule>, found a second, <%s>", t.Name.Local)
 			}
@@ -418,11 +428,7 @@ func (r *reader) expr(t xml.StartElement) *feature.Expr {
 		return e
 	}
 	var args []*feature.Expr
-	r.children("<"+tag+">", func(c xml.StartElement) {
-		if !exprTags[c.Name.Local] {
-			r.unknown(c, "<"+tag+">", wantExpr)
-			return
-		}
+	r.elements("<"+tag+">", exprTags, wantExpr, func(c xml.StartElement) {
 		e := r.expr(c)
 		if (tag == "conj" && e.Op == feature.OpAnd) || (tag == "disj" && e.Op == feature.OpOr) {
 			// A chain written nested is kept as one wide node, as the
@@ -455,13 +461,7 @@ func (r *reader) expr(t xml.StartElement) *feature.Expr {
 // finish resolves the names in constraints, writes each constraint's text
 // and checks the model.
 func (r *reader) finish() (*feature.Model, error) {
-	for _, f := range r.refs {
-		id, ok := r.ids[f.name]
-		if !ok {
-			r.fail(feature.ErrInvalid, f.off, "expected a feature declared in the tree, found %q", f.name)
-		}
-		f.expr.Var = id
-	}
+	r.resolve(r.refs, r.ids, "a feature declared in the tree")
 	name := func(f int) string { return r.m.Features[f].Name }
 	for i := range r.m.Constraints {
 		c := &r.m.Constraints[i]

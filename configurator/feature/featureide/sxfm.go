@@ -10,12 +10,12 @@ import (
 )
 
 // sxfmReader is what reading SXFM adds to reader: the features by their
-// ids and the clauses whose ids are resolved at the end.
+// ids and the ids in clauses, resolved at the end.
 type sxfmReader struct {
 	*reader
-	byID    map[string]int
-	suffix  map[string]int // the last suffix given to each name met again
-	clauses []sxfmClause
+	byID   map[string]int
+	suffix map[string]int // the last suffix given to each name met again
+	refs   []ref
 	// open are the lines of the tree that may still get children, the
 	// least indented first.
 	open []sxfmLine
@@ -28,17 +28,6 @@ type sxfmLine struct {
 	// groups are a feature's mandatory and optional groups, -1 until a
 	// child needs one.
 	mandatory, optional int
-}
-
-type sxfmClause struct {
-	lits []sxfmLit
-	off  int
-}
-
-type sxfmLit struct {
-	id  string
-	neg bool
-	off int
 }
 
 // sxfm reads the content of <feature_model>, whose start tag is t.
@@ -72,20 +61,7 @@ func (r *reader) sxfm(t xml.StartElement) {
 	if r.m.Root < 0 {
 		r.fail(feature.ErrInvalid, len(r.src), "expected a <feature_tree> with the root feature, found none")
 	}
-	for _, c := range s.clauses {
-		args := make([]*feature.Expr, len(c.lits))
-		for i, l := range c.lits {
-			id, ok := s.byID[l.id]
-			if !ok {
-				r.fail(feature.ErrInvalid, l.off, "expected the id of a feature of the tree, found %q", l.id)
-			}
-			args[i] = feature.Var(id)
-			if l.neg {
-				args[i] = feature.Not(args[i])
-			}
-		}
-		r.m.Constraints = append(r.m.Constraints, feature.Constraint{Expr: feature.Or(args...), Pos: r.pos(c.off)})
-	}
+	r.resolve(s.refs, s.byID, "the id of a feature of the tree")
 }
 
 // lines calls line for each line of text t that begins at off in src,
@@ -283,7 +259,8 @@ func (s *sxfmReader) constraintText(t xml.CharData, off int) {
 		if colon < 0 {
 			s.fail(feature.ErrSyntax, off, "expected a clause, name: id or ~id ..., found %q", cut(strings.TrimSpace(text)))
 		}
-		c := sxfmClause{off: off + len(text) - len(strings.TrimLeft(text, " \t"))}
+		start := off + len(text) - len(strings.TrimLeft(text, " \t"))
+		var lits []*feature.Expr
 		// The words after the colon, each with its offset.
 		at := colon + 1
 		for i, w := range strings.FieldsFunc(text[at:], func(r rune) bool { return r == ' ' || r == '\t' }) {
@@ -293,17 +270,22 @@ func (s *sxfmReader) constraintText(t xml.CharData, off int) {
 				s.fail(feature.ErrSyntax, off+at, "expected or between the literals of a clause, found %q", cut(w))
 			case i%2 == 1:
 			default:
-				lit := sxfmLit{id: strings.TrimPrefix(w, "~"), neg: strings.HasPrefix(w, "~"), off: off + at}
-				if lit.id == "" {
+				id, neg := strings.CutPrefix(w, "~")
+				if id == "" {
 					s.fail(feature.ErrSyntax, off+at, "expected a feature's id after ~, found none")
 				}
-				c.lits = append(c.lits, lit)
+				lit := &feature.Expr{Op: feature.OpVar, Var: -1}
+				s.refs = append(s.refs, ref{name: id, off: off + at, expr: lit})
+				if neg {
+					lit = feature.Not(lit)
+				}
+				lits = append(lits, lit)
 			}
 			at += len(w)
 		}
-		if len(c.lits) == 0 || strings.HasSuffix(strings.TrimSpace(text), " or") {
+		if len(lits) == 0 || strings.HasSuffix(strings.TrimSpace(text), " or") {
 			s.fail(feature.ErrSyntax, off+len(text), "expected a literal, found the end of the line")
 		}
-		s.clauses = append(s.clauses, c)
+		s.m.Constraints = append(s.m.Constraints, feature.Constraint{Expr: feature.Or(lits...), Pos: s.pos(start)})
 	})
 }
