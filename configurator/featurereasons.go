@@ -188,13 +188,11 @@ func (s *FeatureSession) explain(ctx context.Context, f int, firstOnly bool) (*F
 	for _, set := range found {
 		r := FeatureReason{Decisions: pickDecisions(ds, set), Attack: len(set) == 1 && slices.Contains(rs.known, set[0])}
 		premises := append(slices.Clone(r.Decisions), other)
-		if r.Argument = s.boardArgument(premises); r.Argument != nil {
-			e.Reasons = append(e.Reasons, r)
-			continue
-		}
-		r.Solutions = s.boardSolutions(r.Decisions)
-		if err := s.prove(ctx, pctx, &r, premises); err != nil {
-			return nil, fmt.Errorf("explain %q: %w", m.Features[f].Name, err)
+		if r.Argument = s.boardArgument(premises); r.Argument == nil {
+			r.Solutions = s.boardSolutions(r.Decisions)
+			if err := s.prove(ctx, pctx, &r, premises); err != nil {
+				return nil, fmt.Errorf("explain %q: %w", m.Features[f].Name, err)
+			}
 		}
 		e.Reasons = append(e.Reasons, r)
 	}
