@@ -113,9 +113,6 @@ func (rs *reasonSearch) run(ctx context.Context) error {
 		rest = append(rest, j)
 	}
 	rs.nknown = len(rs.found)
-	if rs.firstOnly && len(rs.found) > 0 {
-		return nil
-	}
 	if len(rs.found) == 0 {
 		r, err := rs.split(ctx, rs.without(nil))
 		if err != nil {
