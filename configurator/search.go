@@ -280,7 +280,7 @@ func (rs *reasonSearch) room(ctx context.Context) (set []int, atLeast int, err e
 		if err := rs.tu.hold(); err != nil {
 			return nil, 0, err
 		}
-		hit, _, lower, used, err := hittingSet(ctx, all, budget, rs.tu.hold)
+		hit, lower, used, err := hittingSet(ctx, all, budget, rs.tu.hold)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -354,7 +354,7 @@ const hitNodes = 1 << 14
 // hittingSet returns a fewest set of indices that meets every set of sets
 // (none is empty), the first such set in lexicographic order of its
 // increasing list (the choices made earliest go first) when the search
-// ends within budget nodes: exact is true and lower is the size of set.
+// ends within budget nodes: lower is then the size of set.
 //
 // The search is a branch and bound on the elements in increasing order,
 // each taken before it is left out, so that it meets the sets of each
@@ -365,12 +365,13 @@ const hitNodes = 1 << 14
 // few hundred nodes (the search's turns: see turns) and stops when yield
 // fails or ctx ends, with their error.
 //
-// When the search passes budget nodes it returns the smallest set found,
-// exact false, and lower, a size every set meeting them all has at least
-// (exact still when that is the size found). used is the nodes it took.
-func hittingSet(ctx context.Context, sets [][]int, budget int, yield func() error) (set []int, exact bool, lower, used int, err error) {
+// When the search passes budget nodes it returns the smallest set found
+// and lower, a size every set meeting them all has at least: the set is
+// proved a fewest one exactly when lower is its size. used is the nodes
+// it took.
+func hittingSet(ctx context.Context, sets [][]int, budget int, yield func() error) (set []int, lower, used int, err error) {
 	if slices.ContainsFunc(sets, func(s []int) bool { return len(s) == 0 }) {
-		return nil, false, 0, 0, errors.New("no set meets every reason") // an empty reason has no hitting set
+		return nil, 0, 0, errors.New("no set meets every reason") // an empty reason has no hitting set
 	}
 	h := newHitter(sets)
 	h.budget, h.yield, h.ctx = budget, yield, ctx
@@ -378,12 +379,12 @@ func hittingSet(ctx context.Context, sets [][]int, budget int, yield func() erro
 	lower = h.bound()
 	h.search()
 	if h.err != nil {
-		return nil, false, 0, h.nodes, h.err
+		return nil, 0, h.nodes, h.err
 	}
-	if !h.stopped || lower == len(h.best) {
-		return h.best, true, len(h.best), h.nodes, nil
+	if !h.stopped {
+		lower = len(h.best)
 	}
-	return h.best, false, lower, h.nodes, nil
+	return h.best, lower, h.nodes, nil
 }
 
 // hitter is the state of hittingSet's search.
