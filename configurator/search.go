@@ -104,13 +104,10 @@ func (rs *reasonSearch) run(ctx context.Context) error {
 		}
 		return err
 	}
-	var rest []int
 	for j := range rs.n {
 		if slices.Contains(rs.known, j) {
 			rs.found = append(rs.found, []int{j})
-			continue
 		}
-		rest = append(rest, j)
 	}
 	rs.nknown = len(rs.found)
 	if len(rs.found) == 0 {
@@ -125,7 +122,7 @@ func (rs *reasonSearch) run(ctx context.Context) error {
 	}
 	sctx, cancel := budgeted(ctx, reasonBudget)
 	defer cancel()
-	err := rs.bySize(sctx, rest)
+	err := rs.bySize(sctx, rs.without(rs.known))
 	switch {
 	case err == nil:
 	case ctx.Err() == nil && sctx.Err() != nil:
