@@ -130,7 +130,7 @@ func (rs *reasonSearch) run(ctx context.Context) error {
 	default:
 		return err
 	}
-	rs.sort()
+	slices.SortStableFunc(rs.found[rs.nknown:], compareReasons) // the known ones stay first
 	return nil
 }
 
@@ -230,12 +230,6 @@ func (rs *reasonSearch) bySize(ctx context.Context, rest []int) error {
 func (rs *reasonSearch) pruned(set []int) bool {
 	return slices.ContainsFunc(rs.found, func(r []int) bool { return subset(r, set) }) ||
 		slices.ContainsFunc(rs.held, func(h []int) bool { return subset(set, h) })
-}
-
-// sort puts the known reasons first, then the others by size, then by
-// the order the choices were made.
-func (rs *reasonSearch) sort() {
-	slices.SortStableFunc(rs.found[rs.nknown:], compareReasons)
 }
 
 // compareReasons orders sets of choices by size, then by the order the
@@ -338,7 +332,7 @@ func (rs *reasonSearch) add(r []int) {
 	}
 	rs.found = append(rs.found, r)
 	rs.more = rs.more || len(rs.found) > MaxReasons
-	rs.sort()
+	slices.SortStableFunc(rs.found[rs.nknown:], compareReasons) // the known ones stay first
 }
 
 // hitNodes bounds the searches of one room for a fewest hitting set, in
