@@ -173,11 +173,11 @@ func (s *FeatureSession) explain(ctx context.Context, f int, firstOnly bool) (*F
 		}
 		e.Room, e.RoomAtLeast = pickDecisions(ds, room), least
 	}
-	found, more := rs.capped()
-	e.More = more
-	// The reasons by size, then by the order of the decisions: a board's
-	// attacks, found first, take their place among the others.
-	found = slices.Clone(found)
+	// At most MaxReasons of the reasons, by size, then by the order of the
+	// decisions: a board's attacks, found first, take their place among
+	// the others.
+	found := slices.Clone(rs.found[:min(len(rs.found), MaxReasons)])
+	e.More = rs.more || len(rs.found) > MaxReasons
 	slices.SortStableFunc(found, compareReasons)
 	if firstOnly {
 		found = found[:1]

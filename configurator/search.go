@@ -241,12 +241,6 @@ func compareReasons(a, b []int) int {
 	return slices.Compare(a, b)
 }
 
-// capped reports the reasons to list, at most MaxReasons, and whether
-// more exist or may exist.
-func (rs *reasonSearch) capped() (reasons [][]int, more bool) {
-	return rs.found[:min(len(rs.found), MaxReasons)], rs.more || len(rs.found) > MaxReasons
-}
-
 // room returns a fewest set of choices whose removal frees the target. A
 // fewest set meeting every reason found is a lower bound on the answer
 // (every set that frees the target meets every reason); when removing it
