@@ -206,11 +206,7 @@ func (s *Split) lines(path []Cell) []string {
 			out = append(out, k.Split.lines(in)...)
 			continue
 		}
-		words := make([]string, len(k.Steps))
-		for i, d := range k.Steps {
-			words[i] = d.String()
-		}
-		out = append(out, "If "+ListCells(in)+": "+strings.Join(words, " "))
+		out = append(out, "If "+ListCells(in)+": "+strings.Join(stringsOf(k.Steps), " "))
 	}
 	return out
 }

@@ -258,11 +258,7 @@ func (s *FeatureSession) boardArgument(decisions []Decision) []string {
 	}
 	with, without := boardCells(bm, decisions)
 	if steps := Refute(bm, with, without); steps != nil {
-		lines := make([]string, len(steps))
-		for i, st := range steps {
-			lines[i] = st.String()
-		}
-		return lines
+		return stringsOf(steps)
 	}
 	if split := RefuteByCases(bm, with, without); split != nil {
 		return split.Lines()
@@ -350,9 +346,9 @@ func BoardState(st FeatureState) State {
 // c5 and here"). Squares the reason rules out are named after its queens.
 func BoardReason(bm *Model, e *FeatureExplanation, r FeatureReason) (kind, text string) {
 	queens, empty := boardCells(bm, r.Decisions)
-	list := strings.Join(cellNames(queens), ", ")
+	list := strings.Join(stringsOf(queens), ", ")
 	if len(empty) > 0 {
-		list = strings.TrimPrefix(list+", none on "+strings.Join(cellNames(empty), ", "), ", ")
+		list = strings.TrimPrefix(list+", none on "+strings.Join(stringsOf(empty), ", "), ", ")
 	}
 	switch {
 	case r.Attack:
