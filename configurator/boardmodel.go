@@ -42,7 +42,7 @@ func (m *Model) featureModel() (*feature.Model, error) {
 		}
 		parts.Constraints = append(parts.Constraints, feature.Constraint{
 			Expr: e,
-			Text: fmt.Sprintf("%s: %s %s", c.Name, how, strings.Join(cellNames(c.Cells), ", ")),
+			Text: fmt.Sprintf("%s: %s %s", c.Name, how, strings.Join(stringsOf(c.Cells), ", ")),
 			Pos:  feature.Pos{Line: i + 1, Column: 1},
 		})
 	}

@@ -88,26 +88,20 @@ func (p *propagation) split(with, without []Cell, depth, budget int) (*Split, in
 			}
 			in := append(slices.Clone(given), c)
 			q := settle(p.m, in, without)
-			if q == nil {
-				size = bestSize
-				break
-			}
-			k := Case{Queen: c}
-			if q.empty >= 0 {
+			k, n := Case{Queen: c}, 0 // n: the case's deductions, 0 while unrefuted
+			switch {
+			case q == nil:
+			case q.empty >= 0:
 				k.Steps = q.proof(len(in))
-				size += len(k.Steps)
-			} else if depth > 1 {
-				sub, n := q.split(in, without, depth-1, bestSize-size-1)
-				if sub == nil {
-					size = bestSize
-					break
-				}
-				k.Split = sub
-				size += n
-			} else {
+				n = len(k.Steps)
+			case depth > 1:
+				k.Split, n = q.split(in, without, depth-1, bestSize-size-1)
+			}
+			if n == 0 {
 				size = bestSize
 				break
 			}
+			size += n
 			s.Cases = append(s.Cases, k)
 		}
 		if size >= bestSize {
@@ -212,11 +206,7 @@ func (s *Split) lines(path []Cell) []string {
 			out = append(out, k.Split.lines(in)...)
 			continue
 		}
-		words := make([]string, len(k.Steps))
-		for i, d := range k.Steps {
-			words[i] = d.String()
-		}
-		out = append(out, "If "+ListCells(in)+": "+strings.Join(words, " "))
+		out = append(out, "If "+ListCells(in)+": "+strings.Join(stringsOf(k.Steps), " "))
 	}
 	return out
 }

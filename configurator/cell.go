@@ -83,16 +83,17 @@ func ParseCells(s string) ([]Cell, error) {
 // FormatCells joins cells in chess notation with commas, the inverse of
 // ParseCells.
 func FormatCells(cells []Cell) string {
-	return strings.Join(cellNames(cells), ",")
+	return strings.Join(stringsOf(cells), ",")
 }
 
-// cellNames names each cell in chess notation.
-func cellNames(cells []Cell) []string {
-	names := make([]string, len(cells))
-	for i, c := range cells {
-		names[i] = c.String()
+// stringsOf says each of xs in words (its String): cells in chess
+// notation, deductions as sentences.
+func stringsOf[T fmt.Stringer](xs []T) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = x.String()
 	}
-	return names
+	return out
 }
 
 // ErrNotation reports a cell name that is not chess notation.
@@ -100,7 +101,7 @@ var ErrNotation = errors.New("not a cell in chess notation (file letters then ra
 
 // ListCells names cells for a sentence: "a1", "a1 and c5", "a1, c5 and e2".
 func ListCells(cells []Cell) string {
-	names := cellNames(cells)
+	names := stringsOf(cells)
 	switch len(names) {
 	case 0:
 		return "no squares"

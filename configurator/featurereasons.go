@@ -173,11 +173,11 @@ func (s *FeatureSession) explain(ctx context.Context, f int, firstOnly bool) (*F
 		}
 		e.Room, e.RoomAtLeast = pickDecisions(ds, room), least
 	}
-	found, more := rs.capped()
-	e.More = more
-	// The reasons by size, then by the order of the decisions: a board's
-	// attacks, found first, take their place among the others.
-	found = slices.Clone(found)
+	// At most MaxReasons of the reasons, by size, then by the order of the
+	// decisions: a board's attacks, found first, take their place among
+	// the others.
+	found := slices.Clone(rs.found[:min(len(rs.found), MaxReasons)])
+	e.More = rs.more || len(rs.found) > MaxReasons
 	slices.SortStableFunc(found, compareReasons)
 	if firstOnly {
 		found = found[:1]
@@ -188,13 +188,11 @@ func (s *FeatureSession) explain(ctx context.Context, f int, firstOnly bool) (*F
 	for _, set := range found {
 		r := FeatureReason{Decisions: pickDecisions(ds, set), Attack: len(set) == 1 && slices.Contains(rs.known, set[0])}
 		premises := append(slices.Clone(r.Decisions), other)
-		if r.Argument = s.boardArgument(premises); r.Argument != nil {
-			e.Reasons = append(e.Reasons, r)
-			continue
-		}
-		r.Solutions = s.boardSolutions(r.Decisions)
-		if err := s.prove(ctx, pctx, &r, premises); err != nil {
-			return nil, fmt.Errorf("explain %q: %w", m.Features[f].Name, err)
+		if r.Argument = s.boardArgument(premises); r.Argument == nil {
+			r.Solutions = s.boardSolutions(r.Decisions)
+			if err := s.prove(ctx, pctx, &r, premises); err != nil {
+				return nil, fmt.Errorf("explain %q: %w", m.Features[f].Name, err)
+			}
 		}
 		e.Reasons = append(e.Reasons, r)
 	}
@@ -260,11 +258,7 @@ func (s *FeatureSession) boardArgument(decisions []Decision) []string {
 	}
 	with, without := boardCells(bm, decisions)
 	if steps := Refute(bm, with, without); steps != nil {
-		lines := make([]string, len(steps))
-		for i, st := range steps {
-			lines[i] = st.String()
-		}
-		return lines
+		return stringsOf(steps)
 	}
 	if split := RefuteByCases(bm, with, without); split != nil {
 		return split.Lines()
@@ -352,9 +346,9 @@ func BoardState(st FeatureState) State {
 // c5 and here"). Squares the reason rules out are named after its queens.
 func BoardReason(bm *Model, e *FeatureExplanation, r FeatureReason) (kind, text string) {
 	queens, empty := boardCells(bm, r.Decisions)
-	list := strings.Join(cellNames(queens), ", ")
+	list := strings.Join(stringsOf(queens), ", ")
 	if len(empty) > 0 {
-		list = strings.TrimPrefix(list+", none on "+strings.Join(cellNames(empty), ", "), ", ")
+		list = strings.TrimPrefix(list+", none on "+strings.Join(stringsOf(empty), ", "), ", ")
 	}
 	switch {
 	case r.Attack:

@@ -201,28 +201,27 @@ func (s *FeatureSession) Decide(ctx context.Context, d Decision) error {
 	if d.Feature < 0 || d.Feature >= len(m.Features) {
 		return fmt.Errorf("decide feature %d of a model of %d: %w", d.Feature, len(m.Features), ErrUnknownFeature)
 	}
-	switch st := s.domains.States[d.Feature]; {
+	st := s.domains.States[d.Feature]
+	switch {
 	case st == Selected || st == Deselected:
 		return fmt.Errorf("decide %q: %w", m.Features[d.Feature].Name, ErrDecided)
 	case st == ForcedOn && !d.Select, st == ForcedOff && d.Select:
 		return s.excluded(ctx, d)
-	case st == Unsettled:
-		err := s.set(ctx, append(slices.Clone(s.decisions), d))
-		if !errors.Is(err, ErrNoSolution) {
-			return err
-		}
-		// A deadline left the feature unsettled, and it is forced the
-		// other way: the session knows it now, and says why.
-		settled := *s.domains
-		settled.States = slices.Clone(settled.States)
-		settled.States[d.Feature] = ForcedOn
-		if d.Select {
-			settled.States[d.Feature] = ForcedOff
-		}
-		s.domains = &settled
-		return s.excluded(ctx, d)
 	}
-	return s.set(ctx, append(slices.Clone(s.decisions), d))
+	err := s.set(ctx, append(slices.Clone(s.decisions), d))
+	if st != Unsettled || !errors.Is(err, ErrNoSolution) {
+		return err
+	}
+	// A deadline left the feature unsettled, and it is forced the other
+	// way: the session knows it now, and says why.
+	settled := *s.domains
+	settled.States = slices.Clone(settled.States)
+	settled.States[d.Feature] = ForcedOn
+	if d.Select {
+		settled.States[d.Feature] = ForcedOff
+	}
+	s.domains = &settled
+	return s.excluded(ctx, d)
 }
 
 // excluded is the *Excluded of decision d, on a feature forced the other

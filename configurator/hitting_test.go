@@ -53,7 +53,8 @@ func TestHittingSetExact(t *testing.T) {
 	for trial := range 400 {
 		n, m, k := 2+rng.IntN(12), 1+rng.IntN(10), 1+rng.IntN(4)
 		sets := randomSets(rng, n, m, k)
-		got, exact, lower, _, err := hittingSet(context.Background(), sets, hitNodes, nil)
+		got, lower, _, err := hittingSet(context.Background(), sets, hitNodes, nil)
+		exact := lower == len(got)
 		want := fewestHitting(sets)
 		if err != nil || !exact || lower != len(want) || !slices.Equal(got, want) {
 			t.Fatalf("trial %d, %v: %v exact %v lower %d, %v; want %v", trial, sets, got, exact, lower, err, want)
@@ -73,7 +74,8 @@ func TestHittingSetBounded(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	start := time.Now()
-	got, exact, lower, _, err := hittingSet(ctx, pairs, hitNodes, nil)
+	got, lower, _, err := hittingSet(ctx, pairs, hitNodes, nil)
+	exact := lower == len(got)
 	if err != nil || !exact || len(got) != 60 || lower != 60 || got[0] != 0 || got[59] != 118 {
 		t.Fatalf("sixty pairs: %v exact %v lower %d, %v", got, exact, lower, err)
 	}
@@ -81,7 +83,8 @@ func TestHittingSetBounded(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	hard := randomSets(rng, 120, 400, 3)
 	hard = slices.DeleteFunc(hard, func(s []int) bool { return len(s) < 3 })
-	got, exact, lower, _, err = hittingSet(ctx, hard, hitNodes, nil)
+	got, lower, _, err = hittingSet(ctx, hard, hitNodes, nil)
+	exact = lower == len(got)
 	if err != nil || !hitsAll(got, hard) || lower < 1 || lower > len(got) {
 		t.Fatalf("a hard instance: %d elements, exact %v, lower %d, %v", len(got), exact, lower, err)
 	}
@@ -150,7 +153,8 @@ func TestHittingSetLowerBound(t *testing.T) {
 		triangles, budget int
 	}{{4, 8}, {10, 100}, {20, 1000}, {20, hitNodes}} {
 		sets, fewest := triangles(tt.triangles), 2*tt.triangles
-		got, exact, lower, used, err := hittingSet(context.Background(), sets, tt.budget, nil)
+		got, lower, used, err := hittingSet(context.Background(), sets, tt.budget, nil)
+		exact := lower == len(got)
 		switch {
 		case err != nil:
 			t.Fatalf("%d triangles: %v", tt.triangles, err)
@@ -168,8 +172,8 @@ func TestHittingSetLowerBound(t *testing.T) {
 	for i := range 60 {
 		pairs = append(pairs, []int{2 * i, 2*i + 1})
 	}
-	if got, exact, lower, _, err := hittingSet(context.Background(), pairs, 1, nil); err != nil || !exact || lower != 60 || !hitsAll(got, pairs) {
-		t.Errorf("sixty pairs in one node: %v exact %v lower %d, %v; want a set of 60, proved by the bound", got, exact, lower, err)
+	if got, lower, _, err := hittingSet(context.Background(), pairs, 1, nil); err != nil || lower != len(got) || lower != 60 || !hitsAll(got, pairs) {
+		t.Errorf("sixty pairs in one node: %v lower %d, %v; want a set of 60, proved by the bound", got, lower, err)
 	}
 }
 
@@ -178,13 +182,13 @@ func TestHittingSetLowerBound(t *testing.T) {
 func TestHittingSetYields(t *testing.T) {
 	sets := triangles(20)
 	calls := 0
-	_, _, _, used, err := hittingSet(context.Background(), sets, hitNodes, func() error { calls++; return nil })
+	_, _, used, err := hittingSet(context.Background(), sets, hitNodes, func() error { calls++; return nil })
 	if err != nil || calls < used/256 || calls == 0 {
 		t.Fatalf("%d nodes, yield called %d times, %v; want once every 256 nodes", used, calls, err)
 	}
 	stop := errors.New("stop")
 	calls = 0
-	_, _, _, used, err = hittingSet(context.Background(), sets, hitNodes, func() error {
+	_, _, used, err = hittingSet(context.Background(), sets, hitNodes, func() error {
 		if calls++; calls == 3 {
 			return stop
 		}

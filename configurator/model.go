@@ -239,10 +239,7 @@ func Orders() []Order { return []Order{RowMajor, ColMajor, Diagonal, MiddleOut} 
 
 // String is the order's name as ParseOrder accepts it.
 func (o Order) String() string {
-	if int(o) < len(orderNames) {
-		return orderNames[o]
-	}
-	return fmt.Sprintf("Order(%d)", uint8(o))
+	return nameIn(orderNames[:], int(o), fmt.Sprintf("Order(%d)", uint8(o)))
 }
 
 // ParseOrder parses an order name: row, col, diag or middle.

@@ -104,18 +104,12 @@ func (rs *reasonSearch) run(ctx context.Context) error {
 		}
 		return err
 	}
-	var rest []int
 	for j := range rs.n {
 		if slices.Contains(rs.known, j) {
 			rs.found = append(rs.found, []int{j})
-			continue
 		}
-		rest = append(rest, j)
 	}
 	rs.nknown = len(rs.found)
-	if rs.firstOnly && len(rs.found) > 0 {
-		return nil
-	}
 	if len(rs.found) == 0 {
 		r, err := rs.split(ctx, rs.without(nil))
 		if err != nil {
@@ -128,7 +122,7 @@ func (rs *reasonSearch) run(ctx context.Context) error {
 	}
 	sctx, cancel := budgeted(ctx, reasonBudget)
 	defer cancel()
-	err := rs.bySize(sctx, rest)
+	err := rs.bySize(sctx, rs.without(rs.known))
 	switch {
 	case err == nil:
 	case ctx.Err() == nil && sctx.Err() != nil:
@@ -136,7 +130,7 @@ func (rs *reasonSearch) run(ctx context.Context) error {
 	default:
 		return err
 	}
-	rs.sort()
+	slices.SortStableFunc(rs.found[rs.nknown:], compareReasons) // the known ones stay first
 	return nil
 }
 
@@ -238,12 +232,6 @@ func (rs *reasonSearch) pruned(set []int) bool {
 		slices.ContainsFunc(rs.held, func(h []int) bool { return subset(set, h) })
 }
 
-// sort puts the known reasons first, then the others by size, then by
-// the order the choices were made.
-func (rs *reasonSearch) sort() {
-	slices.SortStableFunc(rs.found[rs.nknown:], compareReasons)
-}
-
 // compareReasons orders sets of choices by size, then by the order the
 // choices were made.
 func compareReasons(a, b []int) int {
@@ -251,12 +239,6 @@ func compareReasons(a, b []int) int {
 		return len(a) - len(b)
 	}
 	return slices.Compare(a, b)
-}
-
-// capped reports the reasons to list, at most MaxReasons, and whether
-// more exist or may exist.
-func (rs *reasonSearch) capped() (reasons [][]int, more bool) {
-	return rs.found[:min(len(rs.found), MaxReasons)], rs.more || len(rs.found) > MaxReasons
 }
 
 // room returns a fewest set of choices whose removal frees the target. A
@@ -283,7 +265,7 @@ func (rs *reasonSearch) room(ctx context.Context) (set []int, atLeast int, err e
 		if err := rs.tu.hold(); err != nil {
 			return nil, 0, err
 		}
-		hit, _, lower, used, err := hittingSet(ctx, all, budget, rs.tu.hold)
+		hit, lower, used, err := hittingSet(ctx, all, budget, rs.tu.hold)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -344,7 +326,7 @@ func (rs *reasonSearch) add(r []int) {
 	}
 	rs.found = append(rs.found, r)
 	rs.more = rs.more || len(rs.found) > MaxReasons
-	rs.sort()
+	slices.SortStableFunc(rs.found[rs.nknown:], compareReasons) // the known ones stay first
 }
 
 // hitNodes bounds the searches of one room for a fewest hitting set, in
@@ -357,7 +339,7 @@ const hitNodes = 1 << 14
 // hittingSet returns a fewest set of indices that meets every set of sets
 // (none is empty), the first such set in lexicographic order of its
 // increasing list (the choices made earliest go first) when the search
-// ends within budget nodes: exact is true and lower is the size of set.
+// ends within budget nodes: lower is then the size of set.
 //
 // The search is a branch and bound on the elements in increasing order,
 // each taken before it is left out, so that it meets the sets of each
@@ -368,12 +350,13 @@ const hitNodes = 1 << 14
 // few hundred nodes (the search's turns: see turns) and stops when yield
 // fails or ctx ends, with their error.
 //
-// When the search passes budget nodes it returns the smallest set found,
-// exact false, and lower, a size every set meeting them all has at least
-// (exact still when that is the size found). used is the nodes it took.
-func hittingSet(ctx context.Context, sets [][]int, budget int, yield func() error) (set []int, exact bool, lower, used int, err error) {
+// When the search passes budget nodes it returns the smallest set found
+// and lower, a size every set meeting them all has at least: the set is
+// proved a fewest one exactly when lower is its size. used is the nodes
+// it took.
+func hittingSet(ctx context.Context, sets [][]int, budget int, yield func() error) (set []int, lower, used int, err error) {
 	if slices.ContainsFunc(sets, func(s []int) bool { return len(s) == 0 }) {
-		return nil, false, 0, 0, errors.New("no set meets every reason") // an empty reason has no hitting set
+		return nil, 0, 0, errors.New("no set meets every reason") // an empty reason has no hitting set
 	}
 	h := newHitter(sets)
 	h.budget, h.yield, h.ctx = budget, yield, ctx
@@ -381,12 +364,12 @@ func hittingSet(ctx context.Context, sets [][]int, budget int, yield func() erro
 	lower = h.bound()
 	h.search()
 	if h.err != nil {
-		return nil, false, 0, h.nodes, h.err
+		return nil, 0, h.nodes, h.err
 	}
-	if !h.stopped || lower == len(h.best) {
-		return h.best, true, len(h.best), h.nodes, nil
+	if !h.stopped {
+		lower = len(h.best)
 	}
-	return h.best, false, lower, h.nodes, nil
+	return h.best, lower, h.nodes, nil
 }
 
 // hitter is the state of hittingSet's search.

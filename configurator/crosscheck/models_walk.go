@@ -249,31 +249,27 @@ func (w *modelWalker) move(ctx context.Context, rng *rand.Rand) error {
 
 // apply performs the same change on every session and checks that each
 // now holds ds and classifies the features as the oracle does. A session
-// that fails is reported and reopened on ds.
+// that fails is reported and reopened on ds, as is one dropped before.
 func (w *modelWalker) apply(ctx context.Context, ds []configurator.Decision, change func(*configurator.FeatureSession) error) error {
 	before := w.ds
 	w.ds, w.want = ds, w.truth(ds)
 	for i, s := range w.sessions {
-		if s == nil {
-			if err := w.reopen(ctx, i); err != nil {
+		if s != nil {
+			var err error
+			w.timed(i, func() { err = change(s) })
+			if stop(ctx, err) {
 				return err
 			}
-			continue
+			if err == nil && slices.Equal(s.Decisions(), ds) {
+				w.compareDomains(i, ds, s.Domains(), w.wantDomains(w.want, ds))
+				w.checkMarginals(ctx, i, s, w.want)
+				continue
+			}
+			w.disagree(i, before, "decide", -1, fmt.Sprintf("[%s], error %v", configurator.FormatDecisions(w.m, s.Decisions()), err), "["+configurator.FormatDecisions(w.m, ds)+"]")
 		}
-		var err error
-		w.timed(i, func() { err = change(s) })
-		if stop(ctx, err) {
+		if err := w.reopen(ctx, i); err != nil {
 			return err
 		}
-		if err != nil || !slices.Equal(s.Decisions(), ds) {
-			w.disagree(i, before, "decide", -1, fmt.Sprintf("[%s], error %v", configurator.FormatDecisions(w.m, s.Decisions()), err), "["+configurator.FormatDecisions(w.m, ds)+"]")
-			if err := w.reopen(ctx, i); err != nil {
-				return err
-			}
-			continue
-		}
-		w.compareDomains(i, ds, s.Domains(), w.wantDomains(w.want, ds))
-		w.checkMarginals(ctx, i, s, w.want)
 	}
 	return nil
 }
