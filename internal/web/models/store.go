@@ -351,25 +351,23 @@ func (s *Store) policy(client string) policy {
 // removed forgets the models whose files the directory removed to make
 // room, and remembers when, so that their addresses say so (Evicted).
 func (s *Store) removed(ids []string) {
-	if len(ids) == 0 {
-		return
-	}
 	now := time.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, id := range ids {
 		s.log.Info("model removed to make room for an upload", "model", id)
-		if e := s.entries[id]; e != nil {
-			s.drop(e)
-			delete(s.entries, id)
-		}
 		s.remember(id, now)
 	}
 }
 
-// remember records that the model of id was removed at when, forgetting
-// the oldest such record beyond maxEvicted. s.mu is held.
+// remember forgets the model of id, removed at when to make room, and
+// records when, forgetting the oldest such record beyond maxEvicted. s.mu
+// is held.
 func (s *Store) remember(id string, when time.Time) {
+	if e := s.entries[id]; e != nil {
+		s.drop(e)
+		delete(s.entries, id)
+	}
 	if _, ok := s.evicted[id]; !ok {
 		s.evictedOrder = append(s.evictedOrder, id)
 	}
@@ -663,10 +661,10 @@ func (s *Store) shed(keep *entry) {
 			return
 		}
 		e := el.Value.(*entry)
-		s.drop(e)
 		if s.disk == nil {
-			delete(s.entries, e.info.ID) // forgotten: nothing to read it from
-			s.remember(e.info.ID, time.Now())
+			s.remember(e.info.ID, time.Now()) // forgotten: nothing to read it from
+		} else {
+			s.drop(e)
 		}
 	}
 }
