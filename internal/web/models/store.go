@@ -514,7 +514,8 @@ func (s *Store) Page(limit int, after string) (page []Info, next string, err err
 
 // Model returns the model of id and its info, read again from the cache
 // directory when it is not held in memory. An ID the store does not know,
-// or whose file is damaged, gives ErrNotFound.
+// or whose file is damaged, gives ErrNotFound. The model may give way to
+// others at any time after; the model and info returned stay valid.
 func (s *Store) Model(ctx context.Context, id string) (*feature.Model, Info, error) {
 	if n, ok := Board(id); ok {
 		m, info := s.board(n)
@@ -523,51 +524,36 @@ func (s *Store) Model(ctx context.Context, id string) (*feature.Model, Info, err
 	if strings.HasPrefix(id, configurator.BoardIDPrefix) {
 		return nil, Info{}, &NoBoard{ID: id}
 	}
-	e, err := s.entry(ctx, id)
-	if err != nil {
-		return nil, Info{}, err
-	}
-	return e.model, e.info, nil
-}
-
-// entry returns id's entry with its model held, reading it from the
-// directory when needed. The entry it returns may give way to others at
-// any time after; its model and info stay valid.
-func (s *Store) entry(ctx context.Context, id string) (*entry, error) {
 	if !validID(id) {
-		return nil, fmt.Errorf("model %q: %w", id, ErrNotFound)
+		return nil, Info{}, fmt.Errorf("model %q: %w", id, ErrNotFound)
 	}
 	s.mu.Lock()
-	if e, ok := s.entries[id]; ok && e.model != nil {
+	e := s.entries[id]
+	if e != nil && e.model != nil {
 		if e.elem != nil {
 			s.lru.MoveToFront(e.elem)
 		}
-		e.used = time.Now()
-		snap := *e
+	} else {
 		s.mu.Unlock()
-		return &snap, nil
+		if s.disk == nil {
+			return nil, Info{}, s.notFound(id)
+		}
+		info, m, err := s.load(ctx, id)
+		if err != nil {
+			return nil, Info{}, err
+		}
+		s.mu.Lock()
+		if e = s.entries[id]; e == nil {
+			e = &entry{info: info}
+			s.entries[id] = e
+		}
+		if e.model == nil {
+			s.hold(e, m)
+		}
 	}
-	s.mu.Unlock()
-	if s.disk == nil {
-		return nil, s.notFound(id)
-	}
-	info, m, err := s.load(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
 	defer s.mu.Unlock()
-	e, ok := s.entries[id]
-	if !ok {
-		e = &entry{info: info}
-		s.entries[id] = e
-	}
 	e.used = time.Now()
-	if e.model == nil {
-		s.hold(e, m)
-	}
-	snap := *e
-	return &snap, nil
+	return e.model, e.info, nil
 }
 
 // load reads the model of id from the directory. A file that does not
