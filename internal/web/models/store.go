@@ -567,17 +567,14 @@ func (s *Store) load(ctx context.Context, id string) (Info, *feature.Model, erro
 		s.forget(id, f)
 		return Info{}, nil, s.notFound(id)
 	}
+	var m *feature.Model
 	if ID(f, src) != id {
-		s.log.Warn("refusing a damaged model file: its content does not hash to its name", "model", id)
-		s.forget(id, f)
-		return Info{}, nil, fmt.Errorf("model %s: its file is damaged: %w", id, ErrNotFound)
+		err = errors.New("its content does not hash to its name")
+	} else if m, err = s.parse(ctx, "", src, f); err != nil && ctx.Err() != nil {
+		return Info{}, nil, err
 	}
-	m, err := s.parse(ctx, "", src, f)
 	if err != nil {
-		if ctx.Err() != nil {
-			return Info{}, nil, err
-		}
-		s.log.Warn("refusing a model file that does not read", "model", id, "err", err)
+		s.log.Warn("refusing a damaged model file", "model", id, "err", err)
 		s.forget(id, f)
 		return Info{}, nil, fmt.Errorf("model %s: its file is damaged: %w", id, ErrNotFound)
 	}
