@@ -215,16 +215,12 @@ func (d *disk) write(path string, b []byte) error {
 
 func (d *disk) namePath(id string) string { return filepath.Join(d.dir, id+".name") }
 
-// maxName bounds the name kept beside a model: a name as a reader
-// bounds it.
-const maxName = feature.MaxNameBytes
-
 // name returns the name id's model was uploaded as, "" when none is kept
-// or the one kept is not a name (not one line of valid UTF-8, too long,
-// not a regular file).
+// or the one kept is not a name (not one line of valid UTF-8, longer than
+// a reader takes a name, not a regular file).
 func (d *disk) name(id string) string {
-	b, err := regularfile.ReadFile(d.namePath(id), maxName)
-	if err != nil || len(b) > maxName || !utf8.Valid(b) || strings.ContainsAny(string(b), "\r\n\x00") {
+	b, err := regularfile.ReadFile(d.namePath(id), feature.MaxNameBytes)
+	if err != nil || len(b) > feature.MaxNameBytes || !utf8.Valid(b) || strings.ContainsAny(string(b), "\r\n\x00") {
 		return ""
 	}
 	return string(b)
