@@ -269,12 +269,17 @@ func (s *Store) Add(ctx context.Context, name string, src []byte, f feature.Form
 		f = modelfile.Detect(name, src)
 	}
 	id := ID(f, src)
-	info, known := s.inMemory(id)
-	if known {
-		if s.disk != nil && !info.Example {
-			s.disk.touch(id, info.Format)
+	var held Info // the model's when the store holds it in memory
+	s.mu.Lock()
+	if e := s.entries[id]; e != nil && e.model != nil {
+		held = e.info
+	}
+	s.mu.Unlock()
+	if held.ID != "" {
+		if s.disk != nil && !held.Example {
+			s.disk.touch(id, held.Format)
 		}
-		return info, false, nil
+		return held, false, nil
 	}
 	base := strings.TrimSuffix(path.Base(name), path.Ext(name))
 	if base == "." || base == "/" {
@@ -291,7 +296,7 @@ func (s *Store) Add(ctx context.Context, name string, src []byte, f feature.Form
 	if err := s.uploads.admit(client, int64(len(src)), time.Now()); err != nil {
 		return Info{}, false, err
 	}
-	info = describe(id, base, m)
+	info := describe(id, base, m)
 	if s.disk != nil {
 		removed, err := s.disk.save(id, f, src, base, s.policy(client))
 		switch {
@@ -388,17 +393,6 @@ func (s *Store) notFound(id string) error {
 		return &Evicted{ID: id, When: when}
 	}
 	return fmt.Errorf("model %s: %w", id, ErrNotFound)
-}
-
-// inMemory returns the info of a model the store holds in memory by id.
-func (s *Store) inMemory(id string) (Info, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e, ok := s.entries[id]
-	if !ok || e.model == nil {
-		return Info{}, false
-	}
-	return e.info, true
 }
 
 // parse reads src in format f in one of the parses' slots, and checks
