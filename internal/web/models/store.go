@@ -476,16 +476,13 @@ func (s *Store) List() []Info {
 // MaxPage is the most models Page lists at once.
 const MaxPage = 500
 
-// ErrCursor: Page's after names no model of the list.
-var ErrCursor = errors.New("no model of the list has that ID")
-
 // Page returns at most limit models of List (at most MaxPage; limit < 1
 // means MaxPage), those after the model with ID after ("": from the
 // first), and the ID to ask after for the next page, "" at the end. An
-// after that names no model of the list (one removed since) gives
-// ErrCursor. A page's bytes are bounded by its length, each model's info
-// being bounded (names of at most 256 bytes).
-func (s *Store) Page(limit int, after string) (page []Info, next string, err error) {
+// after that names no model of the list (one removed since) gives no page
+// and ok false. A page's bytes are bounded by its length, each model's
+// info being bounded (names of at most 256 bytes).
+func (s *Store) Page(limit int, after string) (page []Info, next string, ok bool) {
 	if limit < 1 || limit > MaxPage {
 		limit = MaxPage
 	}
@@ -494,7 +491,7 @@ func (s *Store) Page(limit int, after string) (page []Info, next string, err err
 	if after != "" {
 		i := slices.IndexFunc(list, func(in Info) bool { return in.ID == after })
 		if i < 0 {
-			return nil, "", fmt.Errorf("after %q: %w", after, ErrCursor)
+			return nil, "", false
 		}
 		start = i + 1
 	}
@@ -503,7 +500,7 @@ func (s *Store) Page(limit int, after string) (page []Info, next string, err err
 	if end < len(list) {
 		next = page[len(page)-1].ID
 	}
-	return page, next, nil
+	return page, next, true
 }
 
 // Model returns the model of id and its info, read again from the cache
