@@ -234,16 +234,14 @@ func (d *disk) shed(keep string, p policy) (removed []string, ok bool) {
 	if !over() {
 		return nil, true
 	}
-	if p.used != nil {
-		for i := range files {
-			files[i].mod = p.used(files[i].id, files[i].mod)
-		}
+	for i := range files {
+		files[i].mod = p.used(files[i].id, files[i].mod)
 	}
 	slices.SortStableFunc(files, func(a, b file) int { return a.mod.Compare(b.mod) })
 	var plan []file
 	for _, pass := range []func(file) bool{
-		func(fi file) bool { return p.mine != nil && p.mine(fi.id) },
-		func(fi file) bool { return (p.mine == nil || !p.mine(fi.id)) && !fi.mod.After(p.since) },
+		func(fi file) bool { return p.mine(fi.id) },
+		func(fi file) bool { return !p.mine(fi.id) && !fi.mod.After(p.since) },
 	} {
 		for _, fi := range files {
 			if !over() {
