@@ -139,7 +139,6 @@ type Store struct {
 	boards [MaxBoard + 1]struct {
 		once  sync.Once
 		model *feature.Model
-		info  Info
 	}
 
 	mu      sync.Mutex
@@ -427,9 +426,8 @@ func (s *Store) board(n int) (*feature.Model, Info) {
 		if err != nil {
 			panic(fmt.Sprintf("models: the built-in %d×%d board: %v", n, n, err)) // New takes every n up to MaxBoard
 		}
-		b.info = boardInfo(n)
 	})
-	return b.model, b.info
+	return b.model, boardInfo(n)
 }
 
 // boardInfo is the info of the built-in n×n board, without making its
