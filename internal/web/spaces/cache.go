@@ -59,15 +59,6 @@ func (e *Space) Board() configurator.Board {
 	return b
 }
 
-// close stops the background work of an evicted space that does some (a
-// BDD precomputing the boards of one queen: io.Closer); requests still
-// holding it are answered as before.
-func (e *Space) close() {
-	if c, ok := e.Space.(io.Closer); ok {
-		c.Close()
-	}
-}
-
 // Loaded reports whether e's space was loaded from its saved file, not
 // compiled (configurator.Sourcer).
 func (e *Space) Loaded() bool {
@@ -513,13 +504,18 @@ func (c *Cache) free() {
 	c.freed = make(chan struct{})
 }
 
-// evict drops the space of element e from the cache. c.mu must be held.
+// evict drops the space of element e from the cache, and stops the
+// background work of one that does some (a BDD precomputing the boards of
+// one queen: io.Closer); requests still holding it are answered as before.
+// c.mu must be held.
 func (c *Cache) evict(e *list.Element) {
 	old := e.Value.(*Space)
 	c.lru.Remove(e)
 	delete(c.index, old.Key)
 	c.used -= old.Bytes
-	old.close()
+	if cl, ok := old.Space.(io.Closer); ok {
+		cl.Close()
+	}
 	c.free()
 }
 
