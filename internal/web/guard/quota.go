@@ -175,15 +175,10 @@ func (l *clients) room(now time.Time) bool {
 			break // the others were seen more recently still
 		}
 		if cl.inFlight == 0 {
-			l.forget(e)
+			delete(l.clients, cl.key)
+			l.lru.Remove(e)
 		}
 		e = prev
 	}
 	return len(l.clients) < l.max
-}
-
-// forget drops a client from the table. The caller holds l.mu.
-func (l *clients) forget(e *list.Element) {
-	delete(l.clients, e.Value.(*client).key)
-	l.lru.Remove(e)
 }
