@@ -21,7 +21,6 @@ import "math"
 
 // Plan is the server's memory settings for a memory.
 type Plan struct {
-	Memory    int64 // what the process may use
 	SoftLimit int64 // the runtime's soft memory limit (GOMEMLIMIT)
 	Peak      int64 // the bound of the peak resident memory the rest is sized to
 	Scratch   int64 // the BDD queries' work space
@@ -54,7 +53,7 @@ const (
 // boards wanted, loaded and compiled, when memory allows; cores bounds the
 // compile slots.
 func For(memory, cache int64, cost func(n int) int64, maxN, compileMaxN, cores int) Plan {
-	p := Plan{Memory: memory, SoftLimit: memory / 3 * 2, Peak: memory / 6 * 5}
+	p := Plan{SoftLimit: memory / 3 * 2, Peak: memory / 6 * 5}
 	other := max(p.SoftLimit/8, minOther)
 	p.Scratch = min(max(p.SoftLimit/8, minScratch), maxScratch)
 	p.Models = min(max(p.SoftLimit/16, minModels), maxModels)

@@ -39,8 +39,8 @@ func TestFor(t *testing.T) {
 			if cost(p.MaxN) > p.Cache || p.MaxN < 16 && cost(p.MaxN+1) <= p.Cache {
 				t.Errorf("the largest board %d×%d is not the largest whose compile fits the cache of %d bytes", p.MaxN, p.MaxN, p.Cache)
 			}
-			if p.SoftLimit >= p.Peak || p.Peak >= p.Memory || p.Budget != p.Cache {
-				t.Errorf("soft limit %d, peak %d, memory %d, budget %d, cache %d", p.SoftLimit, p.Peak, p.Memory, p.Budget, p.Cache)
+			if p.SoftLimit >= p.Peak || p.Peak >= tt.memory || p.Budget != p.Cache {
+				t.Errorf("soft limit %d, peak %d, memory %d, budget %d, cache %d", p.SoftLimit, p.Peak, tt.memory, p.Budget, p.Cache)
 			}
 			if tt.memory >= 1<<30 && p.Cache+p.Scratch+p.Models > p.SoftLimit {
 				t.Errorf("cache %d, work space %d and models %d past the soft limit %d", p.Cache, p.Scratch, p.Models, p.SoftLimit)
