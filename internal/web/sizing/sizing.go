@@ -25,8 +25,7 @@ type Plan struct {
 	Peak      int64 // the bound of the peak resident memory the rest is sized to
 	Scratch   int64 // the BDD queries' work space
 	Models    int64 // the feature models parsed
-	Cache     int64 // the compiled spaces and the compiles and loads under way
-	Budget    int64 // the node budget of one BDD compile or load
+	Cache     int64 // the compiled spaces and the compiles and loads under way, and one BDD compile's node budget
 	Slots     int   // heavy compiles of one board size at once
 	// MaxN is the largest BDD board, compiled or loaded from its file;
 	// CompileMaxN the largest compiled.
@@ -61,7 +60,6 @@ func For(memory, cache int64, cost func(n int) int64, maxN, compileMaxN, cores i
 	if cache > 0 {
 		p.Cache = cache
 	}
-	p.Budget = p.Cache
 	p.MaxN = 1
 	for n := maxN; n > 1; n-- {
 		if cost(n) <= p.Cache {
