@@ -33,10 +33,8 @@ import (
 )
 
 // Key names one compiled space: a backend and either a board size and a
-// variable order (a built-in board) or a feature model's ID (Model; N is
-// then 0). A backend whose spaces do not depend on the order has one space
-// of a board for every order, under RowMajor (see Cache.Key); a model's
-// key has no order (see Cache.ModelKey).
+// variable order (a built-in board: see Cache.Key) or a feature model's
+// ID (Model; N is then 0, and there is no order: see ModelKey).
 type Key struct {
 	Backend string
 	N       int
