@@ -170,6 +170,12 @@ type entry struct {
 // background: List shows each once it has been read and found sound.
 // Close ends what the store runs.
 func New(cfg Config, log *slog.Logger) (*Store, error) {
+	if cfg.Recent <= 0 {
+		cfg.Recent = DefaultRecent
+	}
+	if cfg.Receiving <= 0 {
+		cfg.Receiving = DefaultReceiving
+	}
 	ctx, stop := context.WithCancel(context.Background())
 	s := &Store{
 		cfg:     cfg,
@@ -179,11 +185,9 @@ func New(cfg Config, log *slog.Logger) (*Store, error) {
 		stop:    stop,
 		entries: make(map[string]*entry),
 		lru:     list.New(),
-		uploads: newUploaders(cfg),
+		uploads: &uploaders{quota: cfg.Quota, bound: cfg.Receiving, freed: make(chan struct{}),
+			reading: make(map[string]bool), windows: make(map[string]window)},
 		evicted: make(map[string]time.Time),
-	}
-	if s.cfg.Recent <= 0 {
-		s.cfg.Recent = DefaultRecent
 	}
 	for _, ex := range examples.All() {
 		m, err := ex.Model()
