@@ -315,7 +315,7 @@ func (o *options) size(mem int64, given map[string]bool, memory func() (sysmem.L
 	}{
 		{"mem-limit", &o.MemLimit, nil, p.SoftLimit},
 		{"cache", &o.Server.Spaces.Bytes, nil, p.Cache},
-		{"bdd-budget", &o.BDD.Budget, nil, p.Budget},
+		{"bdd-budget", &o.BDD.Budget, nil, p.Cache},
 		{"bdd-scratch", &o.BDD.Scratch, nil, p.Scratch},
 		{"compile-slots", nil, &o.Server.Spaces.Slots, int64(p.Slots)},
 		{"bdd-compile-max-n", nil, &o.BDD.CompileMaxN, int64(p.CompileMaxN)},

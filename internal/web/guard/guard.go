@@ -162,23 +162,17 @@ func (g *Guard) Harden(next echo.HandlerFunc) echo.HandlerFunc {
 	})
 }
 
-// ctxStart is the Echo context key of the time a request was admitted.
-const ctxStart = "guard.start"
-
 // Quotas is the middleware of the per-client quotas: every route but the
 // free ones (route patterns, as Echo names them) goes through it, keyed by
 // the client's address (Echo's RealIP, as IPExtractor finds it: never a
-// header but a trusted proxy's). It also notes when the request began
-// (Start).
+// header but a trusted proxy's).
 func (g *Guard) Quotas(free ...string) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			now := time.Now()
-			c.Set(ctxStart, now)
 			if slices.Contains(free, c.Path()) {
 				return next(c)
 			}
-			done, refused := g.clients.admit(c.RealIP(), now)
+			done, refused := g.clients.admit(c.RealIP(), time.Now())
 			if refused != nil {
 				return refused
 			}

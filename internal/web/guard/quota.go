@@ -25,9 +25,6 @@ type Quota struct {
 	Concurrent int
 }
 
-// off reports whether the quota bounds nothing.
-func (q Quota) off() bool { return q.Rate <= 0 && q.Concurrent <= 0 }
-
 // Check validates a quota; name is the prefix of its flags.
 func (q Quota) Check(name string) error {
 	switch {
@@ -117,7 +114,7 @@ func (l *clients) admit(addr string, now time.Time) (done func(), refused *probl
 	if loop {
 		q = l.loopback
 	}
-	if q.off() {
+	if q.Rate <= 0 && q.Concurrent <= 0 { // the quota bounds nothing
 		return func() {}, nil
 	}
 	l.mu.Lock()
@@ -178,15 +175,10 @@ func (l *clients) room(now time.Time) bool {
 			break // the others were seen more recently still
 		}
 		if cl.inFlight == 0 {
-			l.forget(e)
+			delete(l.clients, cl.key)
+			l.lru.Remove(e)
 		}
 		e = prev
 	}
 	return len(l.clients) < l.max
-}
-
-// forget drops a client from the table. The caller holds l.mu.
-func (l *clients) forget(e *list.Element) {
-	delete(l.clients, e.Value.(*client).key)
-	l.lru.Remove(e)
 }

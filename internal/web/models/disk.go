@@ -51,25 +51,9 @@ func openDisk(dir string, bound int64, models int) (*disk, error) {
 
 // clean removes the stale temporary files and the names without a model.
 func (d *disk) clean() {
-	entries, err := os.ReadDir(d.dir)
-	if err != nil {
-		return
-	}
-	kept := make(map[string]bool)
-	files, _ := d.scan()
-	for _, fi := range files {
-		kept[fi.id] = true
-	}
-	for _, de := range entries {
-		name := de.Name()
-		switch {
-		case strings.HasPrefix(name, tempPrefix) && de.Type().IsRegular():
-			if fi, err := de.Info(); err == nil && time.Since(fi.ModTime()) > staleTemp {
-				_ = os.Remove(filepath.Join(d.dir, name))
-			}
-		case strings.HasSuffix(name, ".name") && validID(strings.TrimSuffix(name, ".name")) && !kept[strings.TrimSuffix(name, ".name")]:
-			_ = os.Remove(filepath.Join(d.dir, name))
-		}
+	_, _, stray := d.scan()
+	for _, name := range stray {
+		_ = os.Remove(filepath.Join(d.dir, name))
 	}
 }
 
@@ -83,7 +67,7 @@ func (d *disk) path(id string, f feature.Format) string {
 
 // ids lists the IDs of the models kept, the most recently used first.
 func (d *disk) ids() []string {
-	all, _ := d.scan()
+	all, _, _ := d.scan()
 	slices.SortFunc(all, func(a, b file) int { return b.mod.Compare(a.mod) })
 	out := make([]string, len(all))
 	for i, k := range all {
@@ -102,11 +86,12 @@ type file struct {
 
 // scan lists the directory's model files, each with the size of its name
 // too, and the bytes of the store's other files (temporary files and
-// names without a model).
-func (d *disk) scan() (models []file, other int64) {
+// names without a model); stray names those of them that no write under
+// way holds (the names, and the temporary files older than staleTemp).
+func (d *disk) scan() (models []file, other int64, stray []string) {
 	entries, err := os.ReadDir(d.dir)
 	if err != nil {
-		return nil, 0
+		return nil, 0, nil
 	}
 	names := make(map[string]int64)
 	for _, de := range entries {
@@ -119,6 +104,9 @@ func (d *disk) scan() (models []file, other int64) {
 		case err != nil:
 		case strings.HasPrefix(de.Name(), tempPrefix):
 			other += fi.Size()
+			if time.Since(fi.ModTime()) > staleTemp {
+				stray = append(stray, de.Name())
+			}
 		case !ok || !validID(id):
 		case ext == "name":
 			names[id] = fi.Size()
@@ -130,10 +118,11 @@ func (d *disk) scan() (models []file, other int64) {
 		models[i].size += names[models[i].id]
 		delete(names, models[i].id)
 	}
-	for _, n := range names {
+	for id, n := range names {
 		other += n
+		stray = append(stray, id+".name")
 	}
-	return models, other
+	return models, other, stray
 }
 
 // read returns the format and the content of id's file, refusing one
@@ -215,16 +204,12 @@ func (d *disk) write(path string, b []byte) error {
 
 func (d *disk) namePath(id string) string { return filepath.Join(d.dir, id+".name") }
 
-// maxName bounds the name kept beside a model: a name as a reader
-// bounds it.
-const maxName = feature.MaxNameBytes
-
 // name returns the name id's model was uploaded as, "" when none is kept
-// or the one kept is not a name (not one line of valid UTF-8, too long,
-// not a regular file).
+// or the one kept is not a name (not one line of valid UTF-8, longer than
+// a reader takes a name, not a regular file).
 func (d *disk) name(id string) string {
-	b, err := regularfile.ReadFile(d.namePath(id), maxName)
-	if err != nil || len(b) > maxName || !utf8.Valid(b) || strings.ContainsAny(string(b), "\r\n\x00") {
+	b, err := regularfile.ReadFile(d.namePath(id), feature.MaxNameBytes)
+	if err != nil || len(b) > feature.MaxNameBytes || !utf8.Valid(b) || strings.ContainsAny(string(b), "\r\n\x00") {
 		return ""
 	}
 	return string(b)
@@ -238,7 +223,7 @@ func (d *disk) name(id string) string {
 // removes nothing and reports false; else it reports the IDs it removed.
 // d.mu is held.
 func (d *disk) shed(keep string, p policy) (removed []string, ok bool) {
-	files, total := d.scan()
+	files, total, _ := d.scan()
 	for _, fi := range files {
 		total += fi.size
 	}
@@ -249,16 +234,14 @@ func (d *disk) shed(keep string, p policy) (removed []string, ok bool) {
 	if !over() {
 		return nil, true
 	}
-	if p.used != nil {
-		for i := range files {
-			files[i].mod = p.used(files[i].id, files[i].mod)
-		}
+	for i := range files {
+		files[i].mod = p.used(files[i].id, files[i].mod)
 	}
 	slices.SortStableFunc(files, func(a, b file) int { return a.mod.Compare(b.mod) })
 	var plan []file
 	for _, pass := range []func(file) bool{
-		func(fi file) bool { return p.mine != nil && p.mine(fi.id) },
-		func(fi file) bool { return (p.mine == nil || !p.mine(fi.id)) && !fi.mod.After(p.since) },
+		func(fi file) bool { return p.mine(fi.id) },
+		func(fi file) bool { return !p.mine(fi.id) && !fi.mod.After(p.since) },
 	} {
 		for _, fi := range files {
 			if !over() {

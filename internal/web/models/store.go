@@ -139,7 +139,6 @@ type Store struct {
 	boards [MaxBoard + 1]struct {
 		once  sync.Once
 		model *feature.Model
-		info  Info
 	}
 
 	mu      sync.Mutex
@@ -171,6 +170,12 @@ type entry struct {
 // background: List shows each once it has been read and found sound.
 // Close ends what the store runs.
 func New(cfg Config, log *slog.Logger) (*Store, error) {
+	if cfg.Recent <= 0 {
+		cfg.Recent = DefaultRecent
+	}
+	if cfg.Receiving <= 0 {
+		cfg.Receiving = DefaultReceiving
+	}
 	ctx, stop := context.WithCancel(context.Background())
 	s := &Store{
 		cfg:     cfg,
@@ -180,11 +185,9 @@ func New(cfg Config, log *slog.Logger) (*Store, error) {
 		stop:    stop,
 		entries: make(map[string]*entry),
 		lru:     list.New(),
-		uploads: newUploaders(cfg),
+		uploads: &uploaders{quota: cfg.Quota, bound: cfg.Receiving, freed: make(chan struct{}),
+			reading: make(map[string]bool), windows: make(map[string]window)},
 		evicted: make(map[string]time.Time),
-	}
-	if s.cfg.Recent <= 0 {
-		s.cfg.Recent = DefaultRecent
 	}
 	for _, ex := range examples.All() {
 		m, err := ex.Model()
@@ -269,12 +272,17 @@ func (s *Store) Add(ctx context.Context, name string, src []byte, f feature.Form
 		f = modelfile.Detect(name, src)
 	}
 	id := ID(f, src)
-	info, known := s.inMemory(id)
-	if known {
-		if s.disk != nil && !info.Example {
-			s.disk.touch(id, info.Format)
+	var held Info // the model's when the store holds it in memory
+	s.mu.Lock()
+	if e := s.entries[id]; e != nil && e.model != nil {
+		held = e.info
+	}
+	s.mu.Unlock()
+	if held.ID != "" {
+		if s.disk != nil && !held.Example {
+			s.disk.touch(id, held.Format)
 		}
-		return info, false, nil
+		return held, false, nil
 	}
 	base := strings.TrimSuffix(path.Base(name), path.Ext(name))
 	if base == "." || base == "/" {
@@ -291,7 +299,7 @@ func (s *Store) Add(ctx context.Context, name string, src []byte, f feature.Form
 	if err := s.uploads.admit(client, int64(len(src)), time.Now()); err != nil {
 		return Info{}, false, err
 	}
-	info = describe(id, base, m)
+	info := describe(id, base, m)
 	if s.disk != nil {
 		removed, err := s.disk.save(id, f, src, base, s.policy(client))
 		switch {
@@ -351,25 +359,23 @@ func (s *Store) policy(client string) policy {
 // removed forgets the models whose files the directory removed to make
 // room, and remembers when, so that their addresses say so (Evicted).
 func (s *Store) removed(ids []string) {
-	if len(ids) == 0 {
-		return
-	}
 	now := time.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, id := range ids {
 		s.log.Info("model removed to make room for an upload", "model", id)
-		if e := s.entries[id]; e != nil {
-			s.drop(e)
-			delete(s.entries, id)
-		}
 		s.remember(id, now)
 	}
 }
 
-// remember records that the model of id was removed at when, forgetting
-// the oldest such record beyond maxEvicted. s.mu is held.
+// remember forgets the model of id, removed at when to make room, and
+// records when, forgetting the oldest such record beyond maxEvicted. s.mu
+// is held.
 func (s *Store) remember(id string, when time.Time) {
+	if e := s.entries[id]; e != nil {
+		s.drop(e)
+		delete(s.entries, id)
+	}
 	if _, ok := s.evicted[id]; !ok {
 		s.evictedOrder = append(s.evictedOrder, id)
 	}
@@ -390,17 +396,6 @@ func (s *Store) notFound(id string) error {
 		return &Evicted{ID: id, When: when}
 	}
 	return fmt.Errorf("model %s: %w", id, ErrNotFound)
-}
-
-// inMemory returns the info of a model the store holds in memory by id.
-func (s *Store) inMemory(id string) (Info, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e, ok := s.entries[id]
-	if !ok || e.model == nil {
-		return Info{}, false
-	}
-	return e.info, true
 }
 
 // parse reads src in format f in one of the parses' slots, and checks
@@ -435,9 +430,8 @@ func (s *Store) board(n int) (*feature.Model, Info) {
 		if err != nil {
 			panic(fmt.Sprintf("models: the built-in %d×%d board: %v", n, n, err)) // New takes every n up to MaxBoard
 		}
-		b.info = boardInfo(n)
 	})
-	return b.model, b.info
+	return b.model, boardInfo(n)
 }
 
 // boardInfo is the info of the built-in n×n board, without making its
@@ -484,16 +478,13 @@ func (s *Store) List() []Info {
 // MaxPage is the most models Page lists at once.
 const MaxPage = 500
 
-// ErrCursor: Page's after names no model of the list.
-var ErrCursor = errors.New("no model of the list has that ID")
-
 // Page returns at most limit models of List (at most MaxPage; limit < 1
 // means MaxPage), those after the model with ID after ("": from the
 // first), and the ID to ask after for the next page, "" at the end. An
-// after that names no model of the list (one removed since) gives
-// ErrCursor. A page's bytes are bounded by its length, each model's info
-// being bounded (names of at most 256 bytes).
-func (s *Store) Page(limit int, after string) (page []Info, next string, err error) {
+// after that names no model of the list (one removed since) gives no page
+// and ok false. A page's bytes are bounded by its length, each model's
+// info being bounded (names of at most 256 bytes).
+func (s *Store) Page(limit int, after string) (page []Info, next string, ok bool) {
 	if limit < 1 || limit > MaxPage {
 		limit = MaxPage
 	}
@@ -502,7 +493,7 @@ func (s *Store) Page(limit int, after string) (page []Info, next string, err err
 	if after != "" {
 		i := slices.IndexFunc(list, func(in Info) bool { return in.ID == after })
 		if i < 0 {
-			return nil, "", fmt.Errorf("after %q: %w", after, ErrCursor)
+			return nil, "", false
 		}
 		start = i + 1
 	}
@@ -511,12 +502,13 @@ func (s *Store) Page(limit int, after string) (page []Info, next string, err err
 	if end < len(list) {
 		next = page[len(page)-1].ID
 	}
-	return page, next, nil
+	return page, next, true
 }
 
 // Model returns the model of id and its info, read again from the cache
 // directory when it is not held in memory. An ID the store does not know,
-// or whose file is damaged, gives ErrNotFound.
+// or whose file is damaged, gives ErrNotFound. The model may give way to
+// others at any time after; the model and info returned stay valid.
 func (s *Store) Model(ctx context.Context, id string) (*feature.Model, Info, error) {
 	if n, ok := Board(id); ok {
 		m, info := s.board(n)
@@ -525,51 +517,36 @@ func (s *Store) Model(ctx context.Context, id string) (*feature.Model, Info, err
 	if strings.HasPrefix(id, configurator.BoardIDPrefix) {
 		return nil, Info{}, &NoBoard{ID: id}
 	}
-	e, err := s.entry(ctx, id)
-	if err != nil {
-		return nil, Info{}, err
-	}
-	return e.model, e.info, nil
-}
-
-// entry returns id's entry with its model held, reading it from the
-// directory when needed. The entry it returns may give way to others at
-// any time after; its model and info stay valid.
-func (s *Store) entry(ctx context.Context, id string) (*entry, error) {
 	if !validID(id) {
-		return nil, fmt.Errorf("model %q: %w", id, ErrNotFound)
+		return nil, Info{}, fmt.Errorf("model %q: %w", id, ErrNotFound)
 	}
 	s.mu.Lock()
-	if e, ok := s.entries[id]; ok && e.model != nil {
+	e := s.entries[id]
+	if e != nil && e.model != nil {
 		if e.elem != nil {
 			s.lru.MoveToFront(e.elem)
 		}
-		e.used = time.Now()
-		snap := *e
+	} else {
 		s.mu.Unlock()
-		return &snap, nil
+		if s.disk == nil {
+			return nil, Info{}, s.notFound(id)
+		}
+		info, m, err := s.load(ctx, id)
+		if err != nil {
+			return nil, Info{}, err
+		}
+		s.mu.Lock()
+		if e = s.entries[id]; e == nil {
+			e = &entry{info: info}
+			s.entries[id] = e
+		}
+		if e.model == nil {
+			s.hold(e, m)
+		}
 	}
-	s.mu.Unlock()
-	if s.disk == nil {
-		return nil, s.notFound(id)
-	}
-	info, m, err := s.load(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
 	defer s.mu.Unlock()
-	e, ok := s.entries[id]
-	if !ok {
-		e = &entry{info: info}
-		s.entries[id] = e
-	}
 	e.used = time.Now()
-	if e.model == nil {
-		s.hold(e, m)
-	}
-	snap := *e
-	return &snap, nil
+	return e.model, e.info, nil
 }
 
 // load reads the model of id from the directory. A file that does not
@@ -583,17 +560,14 @@ func (s *Store) load(ctx context.Context, id string) (Info, *feature.Model, erro
 		s.forget(id, f)
 		return Info{}, nil, s.notFound(id)
 	}
+	var m *feature.Model
 	if ID(f, src) != id {
-		s.log.Warn("refusing a damaged model file: its content does not hash to its name", "model", id)
-		s.forget(id, f)
-		return Info{}, nil, fmt.Errorf("model %s: its file is damaged: %w", id, ErrNotFound)
+		err = errors.New("its content does not hash to its name")
+	} else if m, err = s.parse(ctx, "", src, f); err != nil && ctx.Err() != nil {
+		return Info{}, nil, err
 	}
-	m, err := s.parse(ctx, "", src, f)
 	if err != nil {
-		if ctx.Err() != nil {
-			return Info{}, nil, err
-		}
-		s.log.Warn("refusing a model file that does not read", "model", id, "err", err)
+		s.log.Warn("refusing a damaged model file", "model", id, "err", err)
 		s.forget(id, f)
 		return Info{}, nil, fmt.Errorf("model %s: its file is damaged: %w", id, ErrNotFound)
 	}
@@ -663,10 +637,10 @@ func (s *Store) shed(keep *entry) {
 			return
 		}
 		e := el.Value.(*entry)
-		s.drop(e)
 		if s.disk == nil {
-			delete(s.entries, e.info.ID) // forgotten: nothing to read it from
-			s.remember(e.info.ID, time.Now())
+			s.remember(e.info.ID, time.Now()) // forgotten: nothing to read it from
+		} else {
+			s.drop(e)
 		}
 	}
 }

@@ -108,15 +108,6 @@ type window struct {
 // the windows that ended are forgotten, and then the oldest.
 const maxWindows = 1 << 16
 
-func newUploaders(cfg Config) *uploaders {
-	bound := cfg.Receiving
-	if bound <= 0 {
-		bound = DefaultReceiving
-	}
-	return &uploaders{quota: cfg.Quota, bound: bound, freed: make(chan struct{}),
-		reading: make(map[string]bool), windows: make(map[string]window)}
-}
-
 // DefaultReceiving is the bound of the bodies being received at once
 // when Config.Receiving says none: four files of MaxSize.
 const DefaultReceiving = 4 * MaxSize

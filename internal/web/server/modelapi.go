@@ -281,8 +281,8 @@ func (s *Server) apiModels(c echo.Context) error {
 		}
 		limit = n
 	}
-	list, next, err := s.models.Page(limit, c.QueryParam("after"))
-	if err != nil {
+	list, next, ok := s.models.Page(limit, c.QueryParam("after"))
+	if !ok {
 		return problem.New(http.StatusBadRequest, "?after=%s is no model of the list (it may have been removed since): list again from the start, without ?after=.", words.Quote(c.QueryParam("after")))
 	}
 	resp := modelsResponse{Models: make([]modelJSON, len(list)), Next: next, MaxBytes: models.MaxSize, MaxFeatures: s.cfg.Models.MaxFeatures}

@@ -21,13 +21,11 @@ import "math"
 
 // Plan is the server's memory settings for a memory.
 type Plan struct {
-	Memory    int64 // what the process may use
 	SoftLimit int64 // the runtime's soft memory limit (GOMEMLIMIT)
 	Peak      int64 // the bound of the peak resident memory the rest is sized to
 	Scratch   int64 // the BDD queries' work space
 	Models    int64 // the feature models parsed
-	Cache     int64 // the compiled spaces and the compiles and loads under way
-	Budget    int64 // the node budget of one BDD compile or load
+	Cache     int64 // the compiled spaces and the compiles and loads under way, and one BDD compile's node budget
 	Slots     int   // heavy compiles of one board size at once
 	// MaxN is the largest BDD board, compiled or loaded from its file;
 	// CompileMaxN the largest compiled.
@@ -54,7 +52,7 @@ const (
 // boards wanted, loaded and compiled, when memory allows; cores bounds the
 // compile slots.
 func For(memory, cache int64, cost func(n int) int64, maxN, compileMaxN, cores int) Plan {
-	p := Plan{Memory: memory, SoftLimit: memory / 3 * 2, Peak: memory / 6 * 5}
+	p := Plan{SoftLimit: memory / 3 * 2, Peak: memory / 6 * 5}
 	other := max(p.SoftLimit/8, minOther)
 	p.Scratch = min(max(p.SoftLimit/8, minScratch), maxScratch)
 	p.Models = min(max(p.SoftLimit/16, minModels), maxModels)
@@ -62,7 +60,6 @@ func For(memory, cache int64, cost func(n int) int64, maxN, compileMaxN, cores i
 	if cache > 0 {
 		p.Cache = cache
 	}
-	p.Budget = p.Cache
 	p.MaxN = 1
 	for n := maxN; n > 1; n-- {
 		if cost(n) <= p.Cache {

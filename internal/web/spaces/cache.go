@@ -33,10 +33,8 @@ import (
 )
 
 // Key names one compiled space: a backend and either a board size and a
-// variable order (a built-in board) or a feature model's ID (Model; N is
-// then 0). A backend whose spaces do not depend on the order has one space
-// of a board for every order, under RowMajor (see Cache.Key); a model's
-// key has no order (see Cache.ModelKey).
+// variable order (a built-in board: see Cache.Key) or a feature model's
+// ID (Model; N is then 0, and there is no order: see ModelKey).
 type Key struct {
 	Backend string
 	N       int
@@ -57,15 +55,6 @@ func (k Key) String() string {
 func (e *Space) Board() configurator.Board {
 	b, _ := e.Space.(configurator.Board)
 	return b
-}
-
-// close stops the background work of an evicted space that does some (a
-// BDD precomputing the boards of one queen: io.Closer); requests still
-// holding it are answered as before.
-func (e *Space) close() {
-	if c, ok := e.Space.(io.Closer); ok {
-		c.Close()
-	}
 }
 
 // Loaded reports whether e's space was loaded from its saved file, not
@@ -513,13 +502,18 @@ func (c *Cache) free() {
 	c.freed = make(chan struct{})
 }
 
-// evict drops the space of element e from the cache. c.mu must be held.
+// evict drops the space of element e from the cache, and stops the
+// background work of one that does some (a BDD precomputing the boards of
+// one queen: io.Closer); requests still holding it are answered as before.
+// c.mu must be held.
 func (c *Cache) evict(e *list.Element) {
 	old := e.Value.(*Space)
 	c.lru.Remove(e)
 	delete(c.index, old.Key)
 	c.used -= old.Bytes
-	old.close()
+	if cl, ok := old.Space.(io.Closer); ok {
+		cl.Close()
+	}
 	c.free()
 }
 

@@ -270,12 +270,10 @@ func (c *Cache) Use(e *Space) {
 // build is the cache's compile function: for a board it builds the
 // board, compiles it under the compile deadline, and analyses the empty
 // board once (countEmpty), the answer every first request on it asks for;
-// a model's it compiles (buildModel).
+// a model's it compiles (buildModel). Get has refused a key of a backend
+// the cache does not have (usable).
 func (c *Cache) build(ctx context.Context, k Key, src *source) (*Space, error) {
-	b, ok := c.backends[k.Backend]
-	if !ok {
-		return nil, fmt.Errorf("backend %q: %w", k.Backend, ErrNoBackend)
-	}
+	b := c.backends[k.Backend]
 	ctx, cancel := context.WithTimeout(ctx, c.deadline(k))
 	defer cancel()
 	if src != nil {
