@@ -3,10 +3,10 @@
 // [&heat=1][&diagram=1] with the action a click asked for (place, remove,
 // why, make room), which ModelHref turns into the one page's address of
 // the board as a model; and the board's state the JSON API's shorthand
-// reads (State). With it are the timing
-// trail the page carries from click to click and the lineup of backends
-// the server offers. Its refusals are problems in words. It renders
-// nothing and runs nothing: the server steps, the views show.
+// reads (State). With it are the timing trail the page carries from click
+// to click and the lineup of backends the server offers. Its refusals are
+// problems in words. It renders nothing and runs nothing: the server
+// steps, the views show.
 package board
 
 import (

@@ -65,8 +65,8 @@ func newWorkJSON(sp configurator.Space, w configurator.Work) workJSON {
 }
 
 // modelOrBoard is the handler of POST /api/v1/analyze, /explain,
-// /complete and /diagram: a model's request (its "model" field) goes to model, the
-// board's shorthand to board.
+// /complete and /diagram: a model's request (its "model" field) goes to
+// model, the board's shorthand to board.
 func modelOrBoard(model, board func(echo.Context, []byte) error) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		body, err := readJSON(c)
