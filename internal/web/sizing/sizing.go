@@ -25,8 +25,10 @@ type Plan struct {
 	Peak      int64 // the bound of the peak resident memory the rest is sized to
 	Scratch   int64 // the BDD queries' work space
 	Models    int64 // the feature models parsed
-	Cache     int64 // the compiled spaces and the compiles and loads under way, and one BDD compile's node budget
-	Slots     int   // heavy compiles of one board size at once
+	// Cache bounds the compiled spaces and the compiles and loads under
+	// way; it is also the node budget of one BDD compile or load.
+	Cache int64
+	Slots int // heavy compiles of one board size at once
 	// MaxN is the largest BDD board, compiled or loaded from its file;
 	// CompileMaxN the largest compiled.
 	MaxN, CompileMaxN int
