@@ -333,31 +333,42 @@ func modelError(c echo.Context, err error) error {
 // under its deadline. Decisions that no configuration keeps give a
 // *conflictError. The caller calls done when it has finished its work.
 func (s *Server) openModel(c echo.Context, req modelRequest) (*modelSession, error) {
+	mo, sp, err := s.findModel(c, req)
+	if err != nil {
+		return nil, err
+	}
+	return s.openSession(c.Request().Context(), mo, sp)
+}
+
+// findModel is openModel before the session: the request checked, the
+// model and its space found (or compiled), so that a request that needs
+// a facet of the space can ask for it before any work on the decisions.
+func (s *Server) findModel(c echo.Context, req modelRequest) (*modelSession, configurator.Space, error) {
 	if req.Model == nil || *req.Model == "" {
-		return nil, problem.New(http.StatusBadRequest, "Say which model: \"model\" is the ID that POST /api/v1/models gave (GET /api/v1/models lists them).")
+		return nil, nil, problem.New(http.StatusBadRequest, "Say which model: \"model\" is the ID that POST /api/v1/models gave (GET /api/v1/models lists them).")
 	}
 	id := *req.Model
 	backend, err := s.modelBackend(req.Backend)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ctx := c.Request().Context()
 	m, _, err := s.models.Model(ctx, id)
 	if err != nil {
-		return nil, s.modelProblem(id, backend, err)
+		return nil, nil, s.modelProblem(id, backend, err)
 	}
 	ds, err := configurator.ParseDecisions(m, req.Select, req.Deselect)
 	if err != nil {
-		return nil, problem.New(http.StatusBadRequest, "%s", words.Sentence(err.Error()))
+		return nil, nil, problem.New(http.StatusBadRequest, "%s", words.Sentence(err.Error()))
 	}
 	sp, err := s.featureSpace(ctx, id, backend)
 	if err != nil {
 		if sc, ok := s.stillCompiling(s.modelKey(id, backend), err); ok && ctx.Err() != nil {
-			return nil, sc.problem()
+			return nil, nil, sc.problem()
 		}
-		return nil, s.modelProblem(id, backend, err)
+		return nil, nil, s.modelProblem(id, backend, err)
 	}
-	return s.openSession(ctx, &modelSession{id: id, backend: backend, model: m, decisions: ds, compiled: sp.Took}, sp.Space)
+	return &modelSession{id: id, backend: backend, model: m, decisions: ds, compiled: sp.Took}, sp.Space, nil
 }
 
 // openSession opens mo's session on sp, the space of its model, in the

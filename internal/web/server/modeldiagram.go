@@ -106,21 +106,25 @@ func (s *Server) modelGraph(ctx context.Context, fg configurator.FeatureGrapher,
 // apiDiagramModel is POST /api/v1/diagram with a "model": the diagram the
 // model page's viewer draws (modelGraph), on the backend named or the
 // first that configures models, drawn in its turn within the time of a
-// diagram.
+// diagram. A backend that keeps no diagram is refused before any work on
+// the decisions; the session that checks them says which conflict.
 func (s *Server) apiDiagramModel(c echo.Context, body []byte) error {
 	var req modelRequest
 	if err := decodeJSON(body, &req); err != nil {
 		return err
 	}
-	mo, err := s.openModel(c, req)
+	mo, sp, err := s.findModel(c, req)
 	if err != nil {
-		return modelError(c, err)
+		return err
 	}
-	defer mo.done()
-	fg, ok := mo.session.Space().(configurator.FeatureGrapher)
+	fg, ok := sp.(configurator.FeatureGrapher)
 	if !ok {
 		return s.noGraph(mo.backend)
 	}
+	if mo, err = s.openSession(c.Request().Context(), mo, sp); err != nil {
+		return modelError(c, err)
+	}
+	defer mo.done()
 	ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.DiagramDeadline)
 	defer cancel()
 	resp, err := s.modelGraph(ctx, fg, mo.id, mo.model, mo.decisions, mo.backend)

@@ -98,3 +98,29 @@ func TestModelDiagram(t *testing.T) {
 		t.Errorf("a model beyond the BDD's budget: %d %s", res.StatusCode, body)
 	}
 }
+
+// A model's diagram asked of a backend that keeps none is refused before
+// any work on the decisions: the SAT backend opens no session for it (no
+// analysis in the metrics), while the BDD opens the one that checks them.
+func TestModelDiagramAPIRefusesFirst(t *testing.T) {
+	s, ts := newTestServer(t, modelSetup())
+	_, id, _ := example(t, "computer")
+	analyses := func(backend string) float64 {
+		n, _ := sample(scrape(t, s), "nqueens_analysis_duration_seconds", "backend", backend)
+		return n
+	}
+	res, body := post(t, ts, "/api/v1/diagram", modelBody(id, []string{"ARM"}, nil, `,"backend":"sat"`))
+	if res.StatusCode != http.StatusBadRequest || !strings.Contains(body, "keeps no diagram") {
+		t.Fatalf("SAT: %d %s", res.StatusCode, body)
+	}
+	if n := analyses("sat"); n != 0 {
+		t.Errorf("SAT refused the diagram after %v analyses; want it refused before any", n)
+	}
+	res, body = post(t, ts, "/api/v1/diagram", modelBody(id, []string{"ARM"}, nil, `,"backend":"bdd"`))
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("BDD: %d %s", res.StatusCode, body)
+	}
+	if n := analyses("bdd"); n != 1 {
+		t.Errorf("the BDD's diagram took %v analyses, want the one that checks the decisions", n)
+	}
+}
